@@ -1,1 +1,593 @@
-//! (in progress)
+//! Launch descriptions: which pointer is which tensor, the grid, the sizes.
+//!
+//! Architecture invariant: this module only reads and evaluates the TOML contract of
+//! DESIGN.md ("Launch descriptions"); it knows nothing of kernels. [`Launch::instantiate`]
+//! turns a launch plus size overrides into a fully concrete [`Instance`].
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An error in a launch file, with the file it came from.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct LaunchError {
+    pub file: String,
+    pub message: String,
+}
+
+/// How a tensor argument is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    #[default]
+    In,
+    Out,
+    Inout,
+}
+
+/// An integer or an expression over sizes, as written in TOML (`4` or `"cdiv(N, 4)"`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum IntOrExpr {
+    Int(i64),
+    Expr(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ArgToml {
+    Tensor {
+        tensor: String,
+        shape: Vec<IntOrExpr>,
+        #[serde(default)]
+        role: Role,
+    },
+    Scalar {
+        scalar: String,
+    },
+    Value {
+        value: f64,
+    },
+    Int(IntOrExpr),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LaunchToml {
+    grid: Option<Vec<IntOrExpr>>,
+    block: Option<Vec<IntOrExpr>>,
+    cta: Option<Vec<i64>>,
+    #[serde(default)]
+    sizes: BTreeMap<String, i64>,
+    #[serde(default)]
+    args: BTreeMap<String, ArgToml>,
+}
+
+/// A parsed launch description (sizes still symbolic).
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// Where it was read from, for messages.
+    pub file: String,
+    pub grid: Vec<Expr>,
+    pub block: Vec<Expr>,
+    pub cta: Vec<i64>,
+    /// The default instance.
+    pub sizes: BTreeMap<String, i64>,
+    pub args: BTreeMap<String, ArgBinding>,
+}
+
+/// What one kernel parameter is bound to.
+#[derive(Clone, Debug)]
+pub enum ArgBinding {
+    Tensor {
+        tensor: String,
+        shape: Vec<Expr>,
+        role: Role,
+    },
+    /// A real-valued argument kept symbolic (`{ scalar = "eps" }`).
+    Scalar(String),
+    /// A real-valued argument fixed to a number.
+    Value(f64),
+    /// An integer argument.
+    Int(Expr),
+}
+
+/// A launch with every size fixed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instance {
+    pub sizes: BTreeMap<String, i64>,
+    /// Programs per axis, always three entries (missing axes are 1).
+    pub grid: [i64; 3],
+    /// Distinct tensors, in order of first mention in `args`.
+    pub tensors: Vec<TensorDecl>,
+    pub args: BTreeMap<String, ArgValue>,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TensorDecl {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub role: Role,
+}
+
+impl TensorDecl {
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Row-major multi-index of a flat offset (which must be in bounds).
+    pub fn unravel(&self, mut flat: usize) -> Vec<i64> {
+        let mut index = vec![0i64; self.shape.len()];
+        for (slot, &dim) in index.iter_mut().zip(&self.shape).rev() {
+            if dim > 0 {
+                *slot = (flat % dim) as i64;
+                flat /= dim;
+            }
+        }
+        index
+    }
+}
+
+/// The concrete value of one kernel parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    /// Index into [`Instance::tensors`].
+    Tensor(usize),
+    Scalar(String),
+    Value(f64),
+    Int(i64),
+}
+
+impl Launch {
+    /// Read a launch file.
+    pub fn from_file(path: &Path) -> Result<Launch, LaunchError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LaunchError {
+            file: path.display().to_string(),
+            message: format!("cannot read launch file: {e}"),
+        })?;
+        Launch::parse(&text, &path.display().to_string())
+    }
+
+    /// Parse launch TOML; `file` names it in messages.
+    pub fn parse(text: &str, file: &str) -> Result<Launch, LaunchError> {
+        let err = |message: String| LaunchError {
+            file: file.to_string(),
+            message,
+        };
+        let raw: LaunchToml = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        let expr = |e: &IntOrExpr, what: &str| -> Result<Expr, LaunchError> {
+            match e {
+                IntOrExpr::Int(i) => Ok(Expr::Int(*i)),
+                IntOrExpr::Expr(s) => Expr::parse(s).map_err(|m| err(format!("{what}: {m}"))),
+            }
+        };
+        let grid = raw
+            .grid
+            .unwrap_or_default()
+            .iter()
+            .map(|g| expr(g, "grid"))
+            .collect::<Result<Vec<_>, _>>()?;
+        if grid.len() > 3 {
+            return Err(err(format!("grid has {} axes; at most 3", grid.len())));
+        }
+        let block = raw
+            .block
+            .unwrap_or_default()
+            .iter()
+            .map(|b| expr(b, "block"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut args = BTreeMap::new();
+        for (name, a) in raw.args {
+            let binding = match a {
+                ArgToml::Tensor {
+                    tensor,
+                    shape,
+                    role,
+                } => ArgBinding::Tensor {
+                    tensor,
+                    shape: shape
+                        .iter()
+                        .map(|d| expr(d, &format!("args.{name}.shape")))
+                        .collect::<Result<_, _>>()?,
+                    role,
+                },
+                ArgToml::Scalar { scalar } => ArgBinding::Scalar(scalar),
+                ArgToml::Value { value } => ArgBinding::Value(value),
+                ArgToml::Int(e) => ArgBinding::Int(expr(&e, &format!("args.{name}"))?),
+            };
+            args.insert(name, binding);
+        }
+        Ok(Launch {
+            file: file.to_string(),
+            grid,
+            block,
+            cta: raw.cta.unwrap_or_default(),
+            sizes: raw.sizes,
+            args,
+        })
+    }
+
+    /// The launch file beside a kernel: `dir/kernel.launch.toml` for `dir/kernel.ttir`.
+    pub fn beside(kernel: &Path) -> PathBuf {
+        kernel.with_extension("launch.toml")
+    }
+
+    /// Fix every size: the launch's defaults, then `overrides` on top.
+    pub fn instantiate(&self, overrides: &BTreeMap<String, i64>) -> Result<Instance, LaunchError> {
+        let err = |message: String| LaunchError {
+            file: self.file.clone(),
+            message,
+        };
+        let mut sizes = self.sizes.clone();
+        for (k, v) in overrides {
+            sizes.insert(k.clone(), *v);
+        }
+        let eval = |e: &Expr, what: &str| e.eval(&sizes).map_err(|m| err(format!("{what}: {m}")));
+        let mut grid = [1i64; 3];
+        for (axis, g) in self.grid.iter().enumerate() {
+            grid[axis] = eval(g, "grid")?;
+            if grid[axis] < 0 {
+                return Err(err(format!(
+                    "grid axis {axis} is {} (negative)",
+                    grid[axis]
+                )));
+            }
+        }
+        let mut tensors: Vec<TensorDecl> = Vec::new();
+        let mut args = BTreeMap::new();
+        for (name, binding) in &self.args {
+            let value = match binding {
+                ArgBinding::Tensor {
+                    tensor,
+                    shape,
+                    role,
+                } => {
+                    let mut dims = Vec::with_capacity(shape.len());
+                    for d in shape {
+                        let v = eval(d, &format!("shape of {tensor}"))?;
+                        if v < 0 {
+                            return Err(err(format!("tensor {tensor} has negative extent {v}")));
+                        }
+                        dims.push(v as usize);
+                    }
+                    match tensors.iter().position(|t| &t.name == tensor) {
+                        Some(i) if tensors[i].shape != dims || tensors[i].role != *role => {
+                            return Err(err(format!(
+                                "tensor {tensor} is bound twice with different shapes or roles"
+                            )))
+                        }
+                        Some(i) => ArgValue::Tensor(i),
+                        None => {
+                            tensors.push(TensorDecl {
+                                name: tensor.clone(),
+                                shape: dims,
+                                role: *role,
+                            });
+                            ArgValue::Tensor(tensors.len() - 1)
+                        }
+                    }
+                }
+                ArgBinding::Scalar(s) => ArgValue::Scalar(s.clone()),
+                ArgBinding::Value(v) => ArgValue::Value(*v),
+                ArgBinding::Int(e) => ArgValue::Int(eval(e, &format!("args.{name}"))?),
+            };
+            args.insert(name.clone(), value);
+        }
+        Ok(Instance {
+            sizes,
+            grid,
+            tensors,
+            args,
+        })
+    }
+
+    /// Size names that appear as a whole extent of some tensor, with the tensor and
+    /// axis: used to read sizes off input arrays.
+    pub fn size_axes(&self) -> Vec<(String, String, usize)> {
+        let mut out = Vec::new();
+        for binding in self.args.values() {
+            if let ArgBinding::Tensor { tensor, shape, .. } = binding {
+                for (axis, d) in shape.iter().enumerate() {
+                    if let Expr::Size(name) = d {
+                        out.push((name.clone(), tensor.clone(), axis));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Integer expressions over sizes: literals, names, `+ - * // %`, parentheses,
+/// `cdiv(a, b)`, `min(a, b)`, `max(a, b)`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Int(i64),
+    Size(String),
+    Neg(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    FloorDiv,
+    Mod,
+    CeilDiv,
+    Min,
+    Max,
+}
+
+impl Expr {
+    pub fn parse(text: &str) -> Result<Expr, String> {
+        let tokens = tokenize(text)?;
+        let mut p = ExprParser { tokens, pos: 0 };
+        let e = p.sum()?;
+        match p.tokens.get(p.pos) {
+            None => Ok(e),
+            Some(t) => Err(format!("unexpected '{t}' in expression '{text}'")),
+        }
+    }
+
+    pub fn eval(&self, sizes: &BTreeMap<String, i64>) -> Result<i64, String> {
+        Ok(match self {
+            Expr::Int(i) => *i,
+            Expr::Size(name) => *sizes.get(name).ok_or_else(|| {
+                let known: Vec<&str> = sizes.keys().map(|s| s.as_str()).collect();
+                format!(
+                    "unknown size '{name}' (known: {}); give it with --size {name}=…",
+                    known.join(", ")
+                )
+            })?,
+            Expr::Neg(e) => e.eval(sizes)?.checked_neg().ok_or("overflow")?,
+            Expr::Bin(op, a, b) => {
+                let (a, b) = (a.eval(sizes)?, b.eval(sizes)?);
+                let nonzero = |b: i64| {
+                    if b == 0 {
+                        Err(format!("division by zero in {self}"))
+                    } else {
+                        Ok(b)
+                    }
+                };
+                match op {
+                    BinOp::Add => a.checked_add(b).ok_or("overflow")?,
+                    BinOp::Sub => a.checked_sub(b).ok_or("overflow")?,
+                    BinOp::Mul => a.checked_mul(b).ok_or("overflow")?,
+                    BinOp::FloorDiv => a.div_euclid(nonzero(b)?),
+                    BinOp::Mod => a.rem_euclid(nonzero(b)?),
+                    BinOp::CeilDiv => {
+                        let b = nonzero(b)?;
+                        -((-a).div_euclid(b))
+                    }
+                    BinOp::Min => a.min(b),
+                    BinOp::Max => a.max(b),
+                }
+            }
+        })
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Int(i) => write!(f, "{i}"),
+            Expr::Size(s) => write!(f, "{s}"),
+            Expr::Neg(e) => write!(f, "-({e})"),
+            Expr::Bin(op, a, b) => match op {
+                BinOp::CeilDiv => write!(f, "cdiv({a}, {b})"),
+                BinOp::Min => write!(f, "min({a}, {b})"),
+                BinOp::Max => write!(f, "max({a}, {b})"),
+                _ => {
+                    let sym = match op {
+                        BinOp::Add => "+",
+                        BinOp::Sub => "-",
+                        BinOp::Mul => "*",
+                        BinOp::FloorDiv => "//",
+                        _ => "%",
+                    };
+                    write!(f, "({a} {sym} {b})")
+                }
+            },
+        }
+    }
+}
+
+fn tokenize(text: &str) -> Result<Vec<String>, String> {
+    let mut tokens = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            tokens.push(chars[start..i].iter().collect());
+        } else if c == '/' && chars.get(i + 1) == Some(&'/') {
+            tokens.push("//".into());
+            i += 2;
+        } else if "+-*%(),".contains(c) {
+            tokens.push(c.to_string());
+            i += 1;
+        } else {
+            return Err(format!("unexpected character '{c}' in expression '{text}'"));
+        }
+    }
+    Ok(tokens)
+}
+
+struct ExprParser {
+    tokens: Vec<String>,
+    pos: usize,
+}
+
+impl ExprParser {
+    fn peek(&self) -> Option<&str> {
+        self.tokens.get(self.pos).map(|s| s.as_str())
+    }
+
+    fn expect(&mut self, t: &str) -> Result<(), String> {
+        if self.peek() == Some(t) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(format!(
+                "expected '{t}', found {}",
+                self.peek()
+                    .map_or("end of expression".into(), |s| format!("'{s}'"))
+            ))
+        }
+    }
+
+    fn sum(&mut self) -> Result<Expr, String> {
+        let mut e = self.product()?;
+        while let Some(op) = self.peek() {
+            let op = match op {
+                "+" => BinOp::Add,
+                "-" => BinOp::Sub,
+                _ => break,
+            };
+            self.pos += 1;
+            e = Expr::Bin(op, Box::new(e), Box::new(self.product()?));
+        }
+        Ok(e)
+    }
+
+    fn product(&mut self) -> Result<Expr, String> {
+        let mut e = self.atom()?;
+        while let Some(op) = self.peek() {
+            let op = match op {
+                "*" => BinOp::Mul,
+                "//" => BinOp::FloorDiv,
+                "%" => BinOp::Mod,
+                _ => break,
+            };
+            self.pos += 1;
+            e = Expr::Bin(op, Box::new(e), Box::new(self.atom()?));
+        }
+        Ok(e)
+    }
+
+    fn atom(&mut self) -> Result<Expr, String> {
+        let Some(tok) = self.peek().map(str::to_string) else {
+            return Err("expression ends too early".into());
+        };
+        self.pos += 1;
+        if tok == "-" {
+            return Ok(Expr::Neg(Box::new(self.atom()?)));
+        }
+        if tok == "(" {
+            let e = self.sum()?;
+            self.expect(")")?;
+            return Ok(e);
+        }
+        if let Some(first) = tok.chars().next() {
+            if first.is_ascii_digit() {
+                return tok
+                    .parse()
+                    .map(Expr::Int)
+                    .map_err(|_| format!("bad integer '{tok}'"));
+            }
+        }
+        let func = match tok.as_str() {
+            "cdiv" => Some(BinOp::CeilDiv),
+            "min" => Some(BinOp::Min),
+            "max" => Some(BinOp::Max),
+            _ => None,
+        };
+        match func {
+            Some(op) if self.peek() == Some("(") => {
+                self.pos += 1;
+                let a = self.sum()?;
+                self.expect(",")?;
+                let b = self.sum()?;
+                self.expect(")")?;
+                Ok(Expr::Bin(op, Box::new(a), Box::new(b)))
+            }
+            _ if tok.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => Ok(Expr::Size(tok)),
+            _ => Err(format!("unexpected '{tok}'")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(text: &str, sizes: &[(&str, i64)]) -> Result<i64, String> {
+        let sizes = sizes.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        Expr::parse(text)?.eval(&sizes)
+    }
+
+    #[test]
+    fn expressions_follow_python_integer_semantics() {
+        assert_eq!(eval("cdiv(N, 4)", &[("N", 9)]), Ok(3));
+        assert_eq!(eval("cdiv(N, 4)", &[("N", 8)]), Ok(2));
+        assert_eq!(eval("M * N + 1", &[("M", 3), ("N", 4)]), Ok(13));
+        assert_eq!(eval("(M + 1) * 2", &[("M", 3)]), Ok(8));
+        assert_eq!(eval("-7 // 2", &[]), Ok(-4));
+        assert_eq!(eval("-7 % 2", &[]), Ok(1));
+        assert_eq!(eval("min(N, 4) - max(1, 2)", &[("N", 9)]), Ok(2));
+    }
+
+    #[test]
+    fn bad_expressions_say_what_is_wrong() {
+        assert!(eval("N +", &[("N", 1)])
+            .unwrap_err()
+            .contains("ends too early"));
+        assert!(eval("K", &[("N", 1)])
+            .unwrap_err()
+            .contains("unknown size 'K'"));
+        assert!(eval("N / 2", &[("N", 1)])
+            .unwrap_err()
+            .contains("unexpected character '/'"));
+        assert!(eval("N // 0", &[("N", 1)])
+            .unwrap_err()
+            .contains("division by zero"));
+    }
+
+    #[test]
+    fn launch_instantiates_tensors_and_ints() {
+        let l = Launch::parse(
+            r#"
+grid = ["M"]
+sizes = { M = 3, N = 4 }
+[args]
+y_ptr = { tensor = "y", shape = ["M", "N"], role = "out" }
+x_ptr = { tensor = "x", shape = ["M", "N"] }
+n_cols = "N"
+eps = { scalar = "eps" }
+alpha = { value = 0.5 }
+"#,
+            "t.toml",
+        )
+        .unwrap();
+        let inst = l
+            .instantiate(&[("N".to_string(), 5)].into_iter().collect())
+            .unwrap();
+        assert_eq!(inst.grid, [3, 1, 1]);
+        assert_eq!(inst.args["n_cols"], ArgValue::Int(5));
+        assert_eq!(inst.args["alpha"], ArgValue::Value(0.5));
+        assert_eq!(inst.args["eps"], ArgValue::Scalar("eps".into()));
+        let ArgValue::Tensor(y) = inst.args["y_ptr"] else {
+            panic!("y_ptr is not a tensor")
+        };
+        assert_eq!(inst.tensors[y].shape, vec![3, 5]);
+        assert_eq!(inst.tensors[y].role, Role::Out);
+        assert_eq!(inst.tensors[y].unravel(7), vec![1, 2]);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_with_the_file_name() {
+        let e = Launch::parse("grd = [1]", "k.launch.toml").unwrap_err();
+        assert!(e.to_string().starts_with("k.launch.toml:"), "{e}");
+        assert!(e.to_string().contains("grd"), "{e}");
+    }
+}

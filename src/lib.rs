@@ -2,11 +2,17 @@
 //!
 //! The modules follow the pipeline of DESIGN.md, data flowing one way:
 //! front ends (`triton_ir`) → `exec` (bounded symbolic/concrete execution on a
-//! `launch`) → `spec` (one term per output element, over `term`s).
+//! `launch` instance) → `spec` (one `term` per output element). `kernel` ties them
+//! together for the CLI; `error` holds what a command can end with.
 
+pub mod error;
 pub mod exec;
+pub mod kernel;
 pub mod launch;
 pub mod npy;
 pub mod spec;
 pub mod term;
 pub mod triton_ir;
+
+pub use error::Error;
+pub use kernel::Kernel;

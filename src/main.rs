@@ -1,1 +1,167 @@
-fn main() {}
+//! The `lift` command line: parses arguments and calls the library. No logic here.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use lift::{npy, term::Terms, Error, Kernel};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// lift tells you, with proofs, what a GPU kernel computes.
+///
+/// Kernels are Triton IR files (`.ttir`) exactly as Triton emits them. A launch
+/// description (`kernel.launch.toml` beside the kernel, or `--launch FILE`) says which
+/// pointer is which tensor, the grid, and the default sizes.
+///
+/// Exit codes: 0 success, 1 the kernel is wrong (e.g. out-of-bounds access),
+/// 2 usage or input error, 3 unknown (something lift does not support).
+#[derive(Parser)]
+#[command(name = "lift", version, about, long_about)]
+struct Cli {
+    /// Log what each phase does (-v info, -vv debug).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the term every output element is computed by, on one launch instance.
+    ///
+    /// Example: lift spec triton_ir/softmax/kernel.ttir --size N=5
+    Spec {
+        /// The kernel (.ttir).
+        kernel: PathBuf,
+        #[command(flatten)]
+        launch: LaunchArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Execute a kernel on NumPy inputs and write its outputs as .npy files.
+    ///
+    /// Sizes are read off the input arrays' shapes (then --size, then the launch's
+    /// defaults). Outputs are written as float64 to DIR/<tensor>.npy.
+    ///
+    /// Example: lift run triton_ir/softmax/kernel.ttir --input x=x.npy --out out/
+    Run {
+        /// The kernel (.ttir).
+        kernel: PathBuf,
+        #[command(flatten)]
+        launch: LaunchArgs,
+        /// An input tensor: NAME=FILE.npy (repeatable).
+        #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_pair::<PathBuf>)]
+        inputs: Vec<(String, PathBuf)>,
+        /// A real scalar argument (`{ scalar = "eps" }` in the launch): NAME=VALUE.
+        #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = parse_pair::<f64>)]
+        scalars: Vec<(String, f64)>,
+        /// Directory to write the outputs into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct LaunchArgs {
+    /// Launch description (default: <kernel>.launch.toml beside the kernel).
+    #[arg(long, value_name = "FILE")]
+    launch: Option<PathBuf>,
+    /// Override one size of the launch: NAME=VALUE (repeatable).
+    #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_pair::<i64>)]
+    sizes: Vec<(String, i64)>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn parse_pair<T: std::str::FromStr>(s: &str) -> Result<(String, T), String>
+where
+    T::Err: std::fmt::Display,
+{
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, got '{s}'"))?;
+    let v = v
+        .parse()
+        .map_err(|e| format!("bad value '{v}' for {k}: {e}"))?;
+    Ok((k.trim().to_string(), v))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let level = match cli.verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(level))
+        .with_writer(std::io::stderr)
+        .init();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<(), Error> {
+    match command {
+        Command::Spec {
+            kernel,
+            launch,
+            format,
+        } => {
+            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let inst = k.instance(&launch.sizes.into_iter().collect())?;
+            let mut terms = Terms::new();
+            let spec = k.spec(&inst, &mut terms)?;
+            match format {
+                Format::Text => print!("{}", spec.to_text(&terms)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&spec.to_json(&terms)).unwrap_or_default()
+                ),
+            }
+            Ok(())
+        }
+        Command::Run {
+            kernel,
+            launch,
+            inputs,
+            scalars,
+            out,
+        } => {
+            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let mut arrays = BTreeMap::new();
+            for (name, path) in inputs {
+                arrays.insert(name, npy::read(&path)?);
+            }
+            let sizes = k.sizes_from_inputs(&arrays, &launch.sizes.into_iter().collect())?;
+            let inst = k.instance(&sizes)?;
+            let result = k.run(&inst, &arrays, &scalars.into_iter().collect())?;
+            for w in &result.warnings {
+                eprintln!("warning: {w}");
+            }
+            std::fs::create_dir_all(&out).map_err(|e| Error::Io {
+                path: out.display().to_string(),
+                message: format!("cannot create output directory: {e}"),
+            })?;
+            for (name, array) in &result.outputs {
+                let path = out.join(format!("{name}.npy"));
+                npy::write(&path, array)?;
+                println!("wrote {} {:?}", show(&path), array.shape);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn show(p: &Path) -> String {
+    p.display().to_string()
+}

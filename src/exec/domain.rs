@@ -1,0 +1,220 @@
+//! The value domains one interpreter runs over: symbolic (terms) and concrete (f64).
+//!
+//! Architecture invariant: the interpreter never inspects a real value itself; every
+//! float operation goes through [`Domain`], so the symbolic and the concrete run execute
+//! the same control flow and the same arithmetic, op for op. Integers, pointers and
+//! masks are concrete in both domains and stay outside this trait.
+
+use crate::term::{CmpOp, Func, TermId, Terms};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Binary real operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+}
+
+/// The result of a comparison: decided now, or a boolean value of the domain.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Truth<V> {
+    Known(bool),
+    Unknown(V),
+}
+
+/// Arithmetic over real values.
+pub trait Domain {
+    type V: Copy + std::fmt::Debug;
+    /// The exact value of an f64 (constants are already rounded to their float type).
+    fn constant(&mut self, x: f64) -> Self::V;
+    /// Element `index` (flat offset `flat`) of input tensor number `tensor`.
+    fn input(&mut self, tensor: usize, index: &[i64], flat: usize) -> Self::V;
+    /// A named real scalar argument; `None` if the domain has no value for it.
+    fn param(&mut self, name: &str) -> Option<Self::V>;
+    fn neg(&mut self, a: Self::V) -> Self::V;
+    fn func(&mut self, f: Func, a: Self::V) -> Self::V;
+    fn powi(&mut self, a: Self::V, n: i32) -> Self::V;
+    fn binary(&mut self, op: Binary, a: Self::V, b: Self::V) -> Self::V;
+    /// The sum of several values at once (a dot product, a reduction).
+    fn sum(&mut self, xs: &[Self::V]) -> Self::V {
+        let mut acc = self.constant(0.0);
+        for &x in xs {
+            acc = self.binary(Binary::Add, acc, x);
+        }
+        acc
+    }
+    fn cmp(&mut self, op: CmpOp, a: Self::V, b: Self::V) -> Truth<Self::V>;
+    /// `c ? a : b` for an undecided condition `c`.
+    fn select(&mut self, c: Self::V, a: Self::V, b: Self::V) -> Self::V;
+    fn not(&mut self, a: Self::V) -> Truth<Self::V>;
+    fn and(&mut self, a: Self::V, b: Self::V) -> Truth<Self::V>;
+    fn or(&mut self, a: Self::V, b: Self::V) -> Truth<Self::V>;
+    /// The value as a number when it is one (for float → int casts).
+    fn as_number(&self, a: Self::V) -> Option<f64>;
+}
+
+/// Symbolic execution: every real value is a term over the inputs.
+pub struct Symbolic<'t> {
+    pub terms: &'t mut Terms,
+    /// Tensor names by index (the launch instance's order).
+    pub tensor_names: Vec<Arc<str>>,
+}
+
+impl Domain for Symbolic<'_> {
+    type V = TermId;
+
+    fn constant(&mut self, x: f64) -> TermId {
+        self.terms.float(x)
+    }
+    fn input(&mut self, tensor: usize, index: &[i64], _flat: usize) -> TermId {
+        let name = self.tensor_names[tensor].clone();
+        self.terms.input(&name, index)
+    }
+    fn param(&mut self, name: &str) -> Option<TermId> {
+        Some(self.terms.param(name))
+    }
+    fn neg(&mut self, a: TermId) -> TermId {
+        self.terms.neg(a)
+    }
+    fn func(&mut self, f: Func, a: TermId) -> TermId {
+        self.terms.call(f, a)
+    }
+    fn powi(&mut self, a: TermId, n: i32) -> TermId {
+        self.terms.powi(a, n)
+    }
+    fn binary(&mut self, op: Binary, a: TermId, b: TermId) -> TermId {
+        let t = &mut *self.terms;
+        match op {
+            Binary::Add => t.add(a, b),
+            Binary::Sub => t.sub(a, b),
+            Binary::Mul => t.mul(a, b),
+            Binary::Div => t.div(a, b),
+            Binary::Max => t.max(a, b),
+            Binary::Min => t.min(a, b),
+        }
+    }
+    fn sum(&mut self, xs: &[TermId]) -> TermId {
+        self.terms.sum(xs)
+    }
+    fn cmp(&mut self, op: CmpOp, a: TermId, b: TermId) -> Truth<TermId> {
+        let c = self.terms.cmp(op, a, b);
+        self.truth(c)
+    }
+    fn select(&mut self, c: TermId, a: TermId, b: TermId) -> TermId {
+        self.terms.select(c, a, b)
+    }
+    fn not(&mut self, a: TermId) -> Truth<TermId> {
+        let c = self.terms.not(a);
+        self.truth(c)
+    }
+    fn and(&mut self, a: TermId, b: TermId) -> Truth<TermId> {
+        let c = self.terms.and(a, b);
+        self.truth(c)
+    }
+    fn or(&mut self, a: TermId, b: TermId) -> Truth<TermId> {
+        let c = self.terms.or(a, b);
+        self.truth(c)
+    }
+    fn as_number(&self, a: TermId) -> Option<f64> {
+        use num_traits::ToPrimitive;
+        self.terms.as_const(a).and_then(|r| r.to_f64())
+    }
+}
+
+impl Symbolic<'_> {
+    fn truth(&self, c: TermId) -> Truth<TermId> {
+        match self.terms.as_bool(c) {
+            Some(b) => Truth::Known(b),
+            None => Truth::Unknown(c),
+        }
+    }
+}
+
+/// Concrete execution in f64 (the reals, approximated).
+pub struct Concrete {
+    /// Data of each tensor by index; `None` for tensors with no initial data (outputs).
+    pub data: Vec<Option<Vec<f64>>>,
+    pub scalars: BTreeMap<String, f64>,
+}
+
+impl Domain for Concrete {
+    type V = f64;
+
+    fn constant(&mut self, x: f64) -> f64 {
+        x
+    }
+    fn input(&mut self, tensor: usize, _index: &[i64], flat: usize) -> f64 {
+        // The interpreter only asks for tensors that have data (checked at setup).
+        self.data[tensor].as_ref().map_or(f64::NAN, |d| d[flat])
+    }
+    fn param(&mut self, name: &str) -> Option<f64> {
+        self.scalars.get(name).copied()
+    }
+    fn neg(&mut self, a: f64) -> f64 {
+        -a
+    }
+    fn func(&mut self, f: Func, a: f64) -> f64 {
+        match f {
+            Func::Exp => a.exp(),
+            Func::Exp2 => a.exp2(),
+            Func::Log => a.ln(),
+            Func::Log2 => a.log2(),
+            Func::Sqrt => a.sqrt(),
+            Func::Rsqrt => 1.0 / a.sqrt(),
+            Func::Tanh => a.tanh(),
+            Func::Sin => a.sin(),
+            Func::Cos => a.cos(),
+            Func::Erf => libm::erf(a),
+            Func::Abs => a.abs(),
+            Func::Floor => a.floor(),
+            Func::Ceil => a.ceil(),
+        }
+    }
+    fn powi(&mut self, a: f64, n: i32) -> f64 {
+        a.powi(n)
+    }
+    fn binary(&mut self, op: Binary, a: f64, b: f64) -> f64 {
+        match op {
+            Binary::Add => a + b,
+            Binary::Sub => a - b,
+            Binary::Mul => a * b,
+            Binary::Div => a / b,
+            Binary::Max => a.max(b),
+            Binary::Min => a.min(b),
+        }
+    }
+    fn cmp(&mut self, op: CmpOp, a: f64, b: f64) -> Truth<f64> {
+        Truth::Known(match op {
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+        })
+    }
+    fn select(&mut self, c: f64, a: f64, b: f64) -> f64 {
+        if c != 0.0 {
+            a
+        } else {
+            b
+        }
+    }
+    fn not(&mut self, a: f64) -> Truth<f64> {
+        Truth::Known(a == 0.0)
+    }
+    fn and(&mut self, a: f64, b: f64) -> Truth<f64> {
+        Truth::Known(a != 0.0 && b != 0.0)
+    }
+    fn or(&mut self, a: f64, b: f64) -> Truth<f64> {
+        Truth::Known(a != 0.0 || b != 0.0)
+    }
+    fn as_number(&self, a: f64) -> Option<f64> {
+        Some(a)
+    }
+}

@@ -1,0 +1,193 @@
+//! Bounded execution of a Triton kernel: every program of the grid, in order, over a
+//! value domain that is either symbolic (terms) or concrete (f64).
+//!
+//! Architecture invariant: execution depends only on the parsed module (`triton_ir::ast`),
+//! a concrete launch [`Instance`] and a [`Domain`]; it does no I/O. Control flow,
+//! indices, pointers and masks are concrete (the launch fixes every size), so both
+//! domains follow exactly the same path. Errors name the op's .ttir line, its Python
+//! source line, the program id and, for memory errors, the lane and element.
+
+pub mod domain;
+mod ops;
+pub mod value;
+
+use crate::launch::{ArgValue, Instance, Role};
+use crate::triton_ir::ast::{Loc, Module, Type};
+use domain::Domain;
+use std::fmt;
+use value::{Elem, Value};
+
+/// What went wrong, for tests and exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A load or store outside its tensor.
+    OutOfBounds,
+    /// A read of an output element no program wrote before.
+    NeverWritten,
+    /// A masked-off lane loaded without `other=` reaches a store or a reduction.
+    MaskedOff,
+    /// A write into a tensor the launch declares as an input.
+    WriteToInput,
+    /// The launch does not fit the kernel (missing or mistyped arguments).
+    Launch,
+    /// An op or an op form the interpreter does not support.
+    Unsupported,
+    /// Ill-typed IR (shape or element-kind mismatch).
+    Malformed,
+    /// The run would exceed a safety limit (loop trips, steps).
+    Limit,
+}
+
+/// An execution error with the place it happened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// Line of the op in the .ttir file (0 when not tied to an op).
+    pub line: u32,
+    /// The op's Python source location.
+    pub loc: Loc,
+    /// The program (x, y, z) that was running.
+    pub program: [i64; 3],
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.program;
+        write!(f, "{}", self.message)?;
+        if self.line > 0 {
+            write!(f, " [program ({x}, {y}, {z})")?;
+            if self.loc.file.is_some() {
+                write!(f, ", source {}", self.loc)?;
+            }
+            write!(f, "]")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ExecError {}
+
+/// Where a store happened: its .ttir line and Python source location.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoreSite {
+    pub line: u32,
+    pub loc: Loc,
+}
+
+/// The final contents of one output (`out` or `inout`) tensor.
+#[derive(Clone, Debug)]
+pub struct Output<V> {
+    /// Index into the instance's tensors.
+    pub tensor: usize,
+    pub name: String,
+    pub shape: Vec<usize>,
+    /// Element values, row-major; `None` where nothing was written (for `inout`
+    /// tensors unwritten elements keep their input value and are `Some`).
+    pub elems: Vec<Option<V>>,
+    /// For each element, the index into [`Execution::store_sites`] of its last writer.
+    pub writers: Vec<Option<usize>>,
+}
+
+/// The result of running every program.
+#[derive(Clone, Debug)]
+pub struct Execution<V> {
+    pub outputs: Vec<Output<V>>,
+    pub store_sites: Vec<StoreSite>,
+    /// Non-fatal findings (e.g. an element written by two programs).
+    pub warnings: Vec<String>,
+    /// Ops executed, over all programs (a measure of work).
+    pub ops_executed: u64,
+}
+
+/// Safety limit on ops executed in one run (a kernel looping on huge sizes).
+pub const MAX_OPS: u64 = 200_000_000;
+
+/// Run every program of the launch's grid over `domain`.
+///
+/// The domain must be able to read every `in`/`inout` tensor (the concrete domain
+/// needs their data) and every `{ scalar = ... }` argument.
+pub fn execute<D: Domain>(
+    module: &Module,
+    inst: &Instance,
+    domain: &mut D,
+) -> Result<Execution<D::V>, ExecError> {
+    let func = module.entry().ok_or_else(|| ExecError {
+        kind: ErrorKind::Malformed,
+        message: "the module has no tt.func".into(),
+        line: 0,
+        loc: Loc::default(),
+        program: [0; 3],
+    })?;
+    let launch_err = |message: String| ExecError {
+        kind: ErrorKind::Launch,
+        message,
+        line: func.line,
+        loc: func.loc.clone(),
+        program: [0; 3],
+    };
+
+    // Bind kernel parameters to launch values.
+    let mut args = Vec::with_capacity(func.args.len());
+    for arg in &func.args {
+        let bound = inst.args.get(&arg.name).ok_or_else(|| {
+            launch_err(format!(
+                "kernel parameter `{}` ({}) is not bound by the launch; add it under [args]",
+                arg.name, arg.ty
+            ))
+        })?;
+        let elem = match (&arg.ty, bound) {
+            (Type::Ptr(_), ArgValue::Tensor(t)) => Elem::Ptr {
+                tensor: *t,
+                offset: 0,
+            },
+            (Type::Int(_) | Type::Index, ArgValue::Int(i)) => Elem::Int(*i),
+            (Type::Float(_), ArgValue::Value(v)) => Elem::Float(domain.constant(*v)),
+            (Type::Float(_), ArgValue::Scalar(name)) => {
+                Elem::Float(domain.param(name).ok_or_else(|| {
+                    launch_err(format!(
+                        "no value for scalar `{name}` (parameter `{}`); give it with --scalar {name}=VALUE",
+                        arg.name
+                    ))
+                })?)
+            }
+            (ty, bound) => {
+                let what = match bound {
+                    ArgValue::Tensor(_) => "a tensor",
+                    ArgValue::Int(_) => "an integer",
+                    ArgValue::Scalar(_) | ArgValue::Value(_) => "a real scalar",
+                };
+                return Err(launch_err(format!(
+                    "kernel parameter `{}` has type {ty} but the launch binds it to {what}",
+                    arg.name
+                )));
+            }
+        };
+        args.push(Value::scalar(elem));
+    }
+    for name in inst.args.keys() {
+        if !func.args.iter().any(|a| &a.name == name) {
+            let params: Vec<&str> = func.args.iter().map(|a| a.name.as_str()).collect();
+            return Err(launch_err(format!(
+                "the launch binds `{name}`, which is not a parameter of @{} (parameters: {}; constexpr parameters are folded into the IR and must not be listed)",
+                func.name,
+                params.join(", ")
+            )));
+        }
+    }
+
+    let mut interp = ops::Interp::new(module, inst, domain);
+    for z in 0..inst.grid[2] {
+        for y in 0..inst.grid[1] {
+            for x in 0..inst.grid[0] {
+                interp.run_program([x, y, z], func, args.clone())?;
+            }
+        }
+    }
+    Ok(interp.finish())
+}
+
+/// Whether a tensor role starts with data the domain must provide.
+pub fn role_reads_input(role: Role) -> bool {
+    matches!(role, Role::In | Role::Inout)
+}

@@ -1,0 +1,1608 @@
+//! The semantics of each TTIR op (`tt`, `arith`, `math`, `scf`, `cf`).
+
+use super::domain::{Binary, Domain, Truth};
+use super::value::{strides, unravel, Elem, Value};
+use super::{ErrorKind, ExecError, Execution, Output, StoreSite, MAX_OPS};
+use crate::launch::{Instance, Role};
+use crate::term::{CmpOp, Func};
+use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+type Env<V> = FxHashMap<String, Rc<Value<V>>>;
+
+/// An error before it is tied to an op.
+struct Fail {
+    kind: ErrorKind,
+    message: String,
+}
+
+type R<T> = Result<T, Fail>;
+
+fn fail<T>(kind: ErrorKind, message: impl Into<String>) -> R<T> {
+    Err(Fail {
+        kind,
+        message: message.into(),
+    })
+}
+
+fn malformed<T>(message: impl Into<String>) -> R<T> {
+    fail(ErrorKind::Malformed, message)
+}
+
+/// How a region ended.
+enum Flow<V> {
+    /// `scf.yield`, `tt.reduce.return`, `scf.condition`, or falling off the end.
+    Yield(Vec<Rc<Value<V>>>),
+    /// `tt.return`.
+    Return(Vec<Rc<Value<V>>>),
+}
+
+/// Memory of one tensor: what has been written, and by whom.
+struct Memory<V> {
+    written: Vec<Option<(V, usize, [i64; 3])>>,
+}
+
+pub(super) struct Interp<'a, D: Domain> {
+    module: &'a Module,
+    inst: &'a Instance,
+    domain: &'a mut D,
+    memory: Vec<Memory<D::V>>,
+    store_sites: Vec<StoreSite>,
+    /// (ttir line, source) of loads whose masked-off lanes had no `other=`.
+    undef_loads: Vec<(u32, Loc)>,
+    warnings: Vec<String>,
+    program: [i64; 3],
+    ops: u64,
+    depth: u32,
+}
+
+impl<'a, D: Domain> Interp<'a, D> {
+    pub(super) fn new(module: &'a Module, inst: &'a Instance, domain: &'a mut D) -> Self {
+        let memory = inst
+            .tensors
+            .iter()
+            .map(|t| Memory {
+                written: vec![None; if t.role == Role::In { 0 } else { t.numel() }],
+            })
+            .collect();
+        Interp {
+            module,
+            inst,
+            domain,
+            memory,
+            store_sites: Vec::new(),
+            undef_loads: Vec::new(),
+            warnings: Vec::new(),
+            program: [0; 3],
+            ops: 0,
+            depth: 0,
+        }
+    }
+
+    pub(super) fn run_program(
+        &mut self,
+        program: [i64; 3],
+        func: &IrFunc,
+        args: Vec<Value<D::V>>,
+    ) -> Result<(), ExecError> {
+        self.program = program;
+        let mut env = Env::default();
+        let args = args.into_iter().map(Rc::new).collect();
+        self.run_region(&func.body, args, &mut env, func.line, &func.loc)?;
+        Ok(())
+    }
+
+    pub(super) fn finish(mut self) -> Execution<D::V> {
+        let mut outputs = Vec::new();
+        for (i, t) in self.inst.tensors.iter().enumerate() {
+            if t.role == Role::In {
+                continue;
+            }
+            let mem = std::mem::take(&mut self.memory[i].written);
+            let mut elems = Vec::with_capacity(mem.len());
+            let mut writers = Vec::with_capacity(mem.len());
+            for (flat, slot) in mem.into_iter().enumerate() {
+                match slot {
+                    Some((v, site, _)) => {
+                        elems.push(Some(v));
+                        writers.push(Some(site));
+                    }
+                    None if t.role == Role::Inout => {
+                        let index = t.unravel(flat);
+                        elems.push(Some(self.domain.input(i, &index, flat)));
+                        writers.push(None);
+                    }
+                    None => {
+                        elems.push(None);
+                        writers.push(None);
+                    }
+                }
+            }
+            outputs.push(Output {
+                tensor: i,
+                name: t.name.clone(),
+                shape: t.shape.clone(),
+                elems,
+                writers,
+            });
+        }
+        Execution {
+            outputs,
+            store_sites: self.store_sites,
+            warnings: self.warnings,
+            ops_executed: self.ops,
+        }
+    }
+
+    fn at(&self, op: &Op, f: Fail) -> ExecError {
+        ExecError {
+            kind: f.kind,
+            message: format!("{}: {}", op.name, f.message),
+            line: op.line,
+            loc: op.loc.clone(),
+            program: self.program,
+        }
+    }
+
+    /// Run a region from its entry block with `args` bound to the entry block's
+    /// arguments; follows `cf.br`/`cf.cond_br` between its blocks.
+    fn run_region(
+        &mut self,
+        region: &Region,
+        args: Vec<Rc<Value<D::V>>>,
+        env: &mut Env<D::V>,
+        line: u32,
+        loc: &Loc,
+    ) -> Result<Flow<D::V>, ExecError> {
+        let program = self.program;
+        let here = |kind, message: String| ExecError {
+            kind,
+            message,
+            line,
+            loc: loc.clone(),
+            program,
+        };
+        if self.depth > 256 {
+            return Err(here(
+                ErrorKind::Limit,
+                "call/region nesting deeper than 256".into(),
+            ));
+        }
+        let Some(mut block) = region.blocks.first() else {
+            return Ok(Flow::Yield(Vec::new()));
+        };
+        let mut args = args;
+        self.depth += 1;
+        let result = loop {
+            bind_block_args(block, args, env).map_err(|m| here(ErrorKind::Malformed, m))?;
+            let mut next: Option<(&Block, Vec<Rc<Value<D::V>>>)> = None;
+            let mut ended = None;
+            for op in &block.ops {
+                self.ops += 1;
+                if self.ops > MAX_OPS {
+                    return Err(self.at(
+                        op,
+                        Fail {
+                            kind: ErrorKind::Limit,
+                            message: format!("more than {MAX_OPS} ops executed; use smaller sizes"),
+                        },
+                    ));
+                }
+                match op.name.as_str() {
+                    "scf.yield" | "tt.reduce.return" | "tt.scan.return" | "scf.condition" => {
+                        ended = Some(Flow::Yield(self.operands(op, env)?));
+                        break;
+                    }
+                    "tt.return" => {
+                        ended = Some(Flow::Return(self.operands(op, env)?));
+                        break;
+                    }
+                    "cf.br" | "cf.cond_br" => {
+                        let target = if op.name == "cf.br" {
+                            0
+                        } else {
+                            let c = self.operands(op, env)?;
+                            match c.first().and_then(|v| v.single()) {
+                                Some(Elem::Bool(true)) => 0,
+                                Some(Elem::Bool(false)) => 1,
+                                _ => {
+                                    return Err(self.at(op, Fail {
+                                        kind: ErrorKind::Unsupported,
+                                        message: "branch on a value that depends on the data; only index-dependent branches are supported".into(),
+                                    }))
+                                }
+                            }
+                        };
+                        let succ = op.successors.get(target).ok_or_else(|| {
+                            self.at(
+                                op,
+                                Fail {
+                                    kind: ErrorKind::Malformed,
+                                    message: "missing branch target".into(),
+                                },
+                            )
+                        })?;
+                        let dest = region
+                            .blocks
+                            .iter()
+                            .find(|b| b.label.as_deref() == Some(succ.label.as_str()))
+                            .ok_or_else(|| {
+                                self.at(
+                                    op,
+                                    Fail {
+                                        kind: ErrorKind::Malformed,
+                                        message: format!("no block ^{}", succ.label),
+                                    },
+                                )
+                            })?;
+                        let vals = succ
+                            .args
+                            .iter()
+                            .map(|n| lookup(env, n))
+                            .collect::<R<Vec<_>>>()
+                            .map_err(|f| self.at(op, f))?;
+                        next = Some((dest, vals));
+                        break;
+                    }
+                    _ => self.op(op, env)?,
+                }
+            }
+            if let Some(flow) = ended {
+                break flow;
+            }
+            match next {
+                Some((b, a)) => {
+                    block = b;
+                    args = a;
+                }
+                None => break Flow::Yield(Vec::new()),
+            }
+        };
+        self.depth -= 1;
+        Ok(result)
+    }
+
+    fn operands(&self, op: &Op, env: &Env<D::V>) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        op.operands
+            .iter()
+            .map(|n| lookup(env, n))
+            .collect::<R<Vec<_>>>()
+            .map_err(|f| self.at(op, f))
+    }
+
+    /// Execute one non-terminator op, binding its results in `env`.
+    fn op(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<(), ExecError> {
+        let results = match op.name.as_str() {
+            "scf.for" => self.scf_for(op, env)?,
+            "scf.if" => self.scf_if(op, env)?,
+            "scf.while" => self.scf_while(op, env)?,
+            "tt.reduce" => self.reduce(op, env)?,
+            "tt.scan" => self.scan(op, env)?,
+            "tt.call" => self.call(op, env)?,
+            _ => {
+                let args = self.operands(op, env)?;
+                let out = self.simple(op, &args).map_err(|f| self.at(op, f))?;
+                vec![Rc::new(out)]
+            }
+        };
+        if results.len() < op.results.len() {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: format!(
+                        "produced {} values for {} results",
+                        results.len(),
+                        op.results.len()
+                    ),
+                },
+            ));
+        }
+        for (name, v) in op.results.iter().zip(results) {
+            env.insert(name.clone(), v);
+        }
+        Ok(())
+    }
+
+    /// Ops without regions: one result from operand values.
+    fn simple(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> R<Value<D::V>> {
+        let arg = |i: usize| -> R<&Value<D::V>> {
+            args.get(i).map(|v| &**v).ok_or_else(|| Fail {
+                kind: ErrorKind::Malformed,
+                message: format!("expects at least {} operands, has {}", i + 1, args.len()),
+            })
+        };
+        let out_shape = || -> Vec<usize> {
+            op.result_types
+                .first()
+                .map(|t| t.shape().iter().map(|&d| d.max(0) as usize).collect())
+                .unwrap_or_default()
+        };
+        let name = op.name.as_str();
+        // Elementwise float ops.
+        if let Some(f) = unary_func(name) {
+            return map1(arg(0)?, |e| self.float_unary(e, f));
+        }
+        if let Some(b) = float_binary(name) {
+            return map2(arg(0)?, arg(1)?, |a, b2| self.float_binary(b, a, b2));
+        }
+        if let Some(ib) = int_binary(name) {
+            return map2(arg(0)?, arg(1)?, |a, b| self.int_binary(ib, a, b));
+        }
+        match name {
+            "arith.constant" => self.constant(op),
+            "tt.get_program_id" | "tt.get_num_programs" => {
+                let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
+                if !(0..3).contains(&axis) {
+                    return malformed(format!("axis {axis}"));
+                }
+                let v = if name == "tt.get_program_id" {
+                    self.program[axis as usize]
+                } else {
+                    self.inst.grid[axis as usize]
+                };
+                Ok(Value::scalar(Elem::Int(v)))
+            }
+            "tt.make_range" => {
+                let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
+                let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
+                let elems: Vec<_> = (start..end).map(Elem::Int).collect();
+                Ok(Value {
+                    shape: vec![elems.len()],
+                    elems,
+                })
+            }
+            "arith.negf" => map1(arg(0)?, |e| match e {
+                Elem::Float(a) => Ok(Elem::Float(self.domain.neg(a))),
+                Elem::Undef(u) => Ok(Elem::Undef(u)),
+                other => malformed(format!("operand is {}", other.kind())),
+            }),
+            "math.fma" => map3(arg(0)?, arg(1)?, arg(2)?, |a, b, c| {
+                let ab = self.float_binary(Binary::Mul, a, b)?;
+                self.float_binary(Binary::Add, ab, c)
+            }),
+            "tt.clampf" => map3(arg(0)?, arg(1)?, arg(2)?, |x, lo, hi| {
+                let m = self.float_binary(Binary::Max, x, lo)?;
+                self.float_binary(Binary::Min, m, hi)
+            }),
+            "arith.cmpf" => {
+                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
+                let Some(cmp) = float_predicate(pred) else {
+                    return fail(ErrorKind::Unsupported, format!("predicate '{pred}'"));
+                };
+                map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
+                    (Elem::Float(x), Elem::Float(y)) => Ok(match cmp {
+                        Some(c) => truth_elem(self.domain.cmp(c, x, y)),
+                        None => Elem::Bool(pred == "ord" || pred == "true"),
+                    }),
+                    (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
+                    (a, b) => malformed(format!("compares {} with {}", a.kind(), b.kind())),
+                })
+            }
+            "arith.cmpi" => {
+                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
+                map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
+                    (Elem::Int(x), Elem::Int(y)) => int_compare(pred, x, y).map(Elem::Bool),
+                    (Elem::Bool(x), Elem::Bool(y)) => int_compare(pred, x as i64, y as i64).map(Elem::Bool),
+                    (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
+                    (a, b) => fail(
+                        ErrorKind::Unsupported,
+                        format!("integer comparison of {} with {}", a.kind(), b.kind()),
+                    ),
+                })
+            }
+            "arith.select" => {
+                let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
+                let c = if c.shape.is_empty() && !a.shape.is_empty() {
+                    Value::splat(c.elems[0], &a.shape)
+                } else {
+                    c.clone()
+                };
+                map3(&c, a, b, |c, a, b| self.select(c, a, b))
+            }
+            "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => map1(arg(0)?, |e| match e {
+                Elem::Float(_) | Elem::Undef(_) => Ok(e),
+                other => malformed(format!("converts {}", other.kind())),
+            }),
+            "arith.sitofp" | "arith.uitofp" => map1(arg(0)?, |e| match e {
+                Elem::Int(i) => Ok(Elem::Float(self.domain.constant(i as f64))),
+                Elem::Bool(b) => Ok(Elem::Float(self.domain.constant(b as u8 as f64))),
+                Elem::Cond(c) => {
+                    let (one, zero) = (self.domain.constant(1.0), self.domain.constant(0.0));
+                    Ok(Elem::Float(self.domain.select(c, one, zero)))
+                }
+                Elem::Undef(u) => Ok(Elem::Undef(u)),
+                other => malformed(format!("converts {}", other.kind())),
+            }),
+            "arith.fptosi" | "arith.fptoui" => map1(arg(0)?, |e| match e {
+                Elem::Float(v) => match self.domain.as_number(v) {
+                    Some(x) if x.is_finite() => Ok(Elem::Int(x.trunc() as i64)),
+                    _ => fail(
+                        ErrorKind::Unsupported,
+                        "float to integer cast of a value that depends on the data",
+                    ),
+                },
+                Elem::Undef(u) => Ok(Elem::Undef(u)),
+                other => malformed(format!("converts {}", other.kind())),
+            }),
+            "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.index_cast"
+            | "arith.index_castui" => {
+                let to_bool = matches!(op.result_types.first().map(Type::elem), Some(Type::Int(1)));
+                let signed = name == "arith.extsi";
+                map1(arg(0)?, |e| match e {
+                    Elem::Int(i) if to_bool => Ok(Elem::Bool(i & 1 == 1)),
+                    Elem::Int(i) => Ok(Elem::Int(i)),
+                    Elem::Bool(b) if to_bool => Ok(Elem::Bool(b)),
+                    Elem::Bool(b) => Ok(Elem::Int(if b && signed { -1 } else { b as i64 })),
+                    Elem::Undef(u) => Ok(Elem::Undef(u)),
+                    other => fail(ErrorKind::Unsupported, format!("integer cast of {}", other.kind())),
+                })
+            }
+            "tt.splat" => {
+                let Some(e) = arg(0)?.single() else {
+                    return malformed("splat of a non-scalar");
+                };
+                Ok(Value::splat(e, &out_shape()))
+            }
+            "tt.broadcast" => broadcast(arg(0)?, &out_shape()),
+            "tt.expand_dims" | "tt.reshape" => {
+                if op.attrs.contains_key("allow_reorder") {
+                    return fail(
+                        ErrorKind::Unsupported,
+                        "reshape with allow_reorder has no fixed element order",
+                    );
+                }
+                let a = arg(0)?;
+                let shape = out_shape();
+                if shape.iter().product::<usize>() != a.elems.len() {
+                    return malformed(format!("{:?} cannot become {:?}", a.shape, shape));
+                }
+                Ok(Value {
+                    shape,
+                    elems: a.elems.clone(),
+                })
+            }
+            "tt.trans" => {
+                let order: Vec<usize> = match op.attr("order") {
+                    Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
+                    _ => (0..arg(0)?.shape.len()).rev().collect(),
+                };
+                transpose(arg(0)?, &order)
+            }
+            "tt.join" => {
+                let (a, b) = (arg(0)?, arg(1)?);
+                if a.shape != b.shape {
+                    return malformed("join of tensors of different shapes");
+                }
+                let mut shape = a.shape.clone();
+                shape.push(2);
+                let elems = a.elems.iter().zip(&b.elems).flat_map(|(x, y)| [*x, *y]).collect();
+                Ok(Value { shape, elems })
+            }
+            "tt.addptr" => map2(arg(0)?, arg(1)?, |p, o| match (p, o) {
+                (Elem::Ptr { tensor, offset }, Elem::Int(d)) => Ok(Elem::Ptr {
+                    tensor,
+                    offset: offset + d,
+                }),
+                (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
+                (p, o) => malformed(format!("adds {} to {}", o.kind(), p.kind())),
+            }),
+            "tt.load" => self.load(op, args),
+            "tt.store" => {
+                self.store(op, args)?;
+                Ok(Value::scalar(Elem::Int(0)))
+            }
+            "tt.dot" => self.dot(arg(0)?, arg(1)?, arg(2)?),
+            "tt.extern_elementwise" => self.extern_call(op, args),
+            "ub.poison" => {
+                let idx = self.undef_loads.len();
+                self.undef_loads.push((op.line, op.loc.clone()));
+                Ok(Value::splat(Elem::Undef(idx), &out_shape()))
+            }
+            "tt.assert" | "tt.print" => {
+                self.warn_once(format!("{name} at line {} is ignored", op.line));
+                Ok(Value::scalar(Elem::Int(0)))
+            }
+            _ => fail(
+                ErrorKind::Unsupported,
+                format!(
+                    "op `{name}` is not supported by the interpreter (supported: tt, arith, math, scf and cf ops of Triton kernels; see src/exec/ops.rs)"
+                ),
+            ),
+        }
+    }
+
+    fn warn_once(&mut self, w: String) {
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+
+    fn constant(&mut self, op: &Op) -> R<Value<D::V>> {
+        let ty = op.result_types.first().cloned().unwrap_or(Type::Int(32));
+        let shape: Vec<usize> = ty.shape().iter().map(|&d| d.max(0) as usize).collect();
+        let elem_ty = ty.elem().clone();
+        let mut make = |s: &Scalar| -> R<Elem<D::V>> {
+            Ok(match (s, &elem_ty) {
+                (Scalar::Bool(b), _) => Elem::Bool(*b),
+                (Scalar::Int(i), Type::Int(1)) => Elem::Bool(*i & 1 == 1),
+                (Scalar::Int(i), Type::Float(_)) => Elem::Float(self.domain.constant(*i as f64)),
+                (Scalar::Int(i), _) => Elem::Int(i64::try_from(*i).map_err(|_| Fail {
+                    kind: ErrorKind::Unsupported,
+                    message: format!("integer constant {i} exceeds 64 bits"),
+                })?),
+                (Scalar::Float(x), _) => Elem::Float(self.domain.constant(*x)),
+            })
+        };
+        match op.attr("value") {
+            Some(Attr::Scalar(s)) => Ok(Value::splat(make(s)?, &shape)),
+            Some(Attr::Int(i)) => Ok(Value::splat(make(&Scalar::Int(*i as i128))?, &shape)),
+            Some(Attr::Dense { values, .. }) if values.len() == 1 => {
+                Ok(Value::splat(make(&values[0])?, &shape))
+            }
+            Some(Attr::Dense { values, .. }) if values.len() == shape.iter().product::<usize>() => {
+                let elems = values.iter().map(&mut make).collect::<R<Vec<_>>>()?;
+                Ok(Value { shape, elems })
+            }
+            other => malformed(format!("unreadable constant value {other:?}")),
+        }
+    }
+
+    fn float_unary(&mut self, e: Elem<D::V>, f: Func) -> R<Elem<D::V>> {
+        match e {
+            Elem::Float(a) => Ok(Elem::Float(self.domain.func(f, a))),
+            Elem::Undef(u) => Ok(Elem::Undef(u)),
+            Elem::Int(i) if f == Func::Abs => Ok(Elem::Int(i.abs())),
+            other => malformed(format!("operand is {}", other.kind())),
+        }
+    }
+
+    fn float_binary(&mut self, op: Binary, a: Elem<D::V>, b: Elem<D::V>) -> R<Elem<D::V>> {
+        match (a, b) {
+            (Elem::Float(x), Elem::Float(y)) => Ok(Elem::Float(self.domain.binary(op, x, y))),
+            (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
+            (a, b) => malformed(format!("operands are {} and {}", a.kind(), b.kind())),
+        }
+    }
+
+    fn int_binary(&mut self, op: IntOp, a: Elem<D::V>, b: Elem<D::V>) -> R<Elem<D::V>> {
+        match (a, b) {
+            (Elem::Int(x), Elem::Int(y)) => int_arith(op, x, y).map(Elem::Int),
+            (Elem::Bool(x), Elem::Bool(y)) => match op {
+                IntOp::And => Ok(Elem::Bool(x && y)),
+                IntOp::Or => Ok(Elem::Bool(x || y)),
+                IntOp::Xor => Ok(Elem::Bool(x != y)),
+                _ => int_arith(op, x as i64, y as i64).map(|v| Elem::Bool(v & 1 == 1)),
+            },
+            (Elem::Cond(c), Elem::Bool(k)) | (Elem::Bool(k), Elem::Cond(c)) => match (op, k) {
+                (IntOp::And, true) | (IntOp::Or, false) | (IntOp::Xor, false) => Ok(Elem::Cond(c)),
+                (IntOp::And, false) => Ok(Elem::Bool(false)),
+                (IntOp::Or, true) => Ok(Elem::Bool(true)),
+                (IntOp::Xor, true) => Ok(truth_elem(self.domain.not(c))),
+                _ => fail(
+                    ErrorKind::Unsupported,
+                    "integer arithmetic on a data-dependent boolean",
+                ),
+            },
+            (Elem::Cond(x), Elem::Cond(y)) => match op {
+                IntOp::And => Ok(truth_elem(self.domain.and(x, y))),
+                IntOp::Or => Ok(truth_elem(self.domain.or(x, y))),
+                IntOp::Xor => {
+                    // x != y  ==  (x || y) && !(x && y)
+                    let either = self.domain.or(x, y);
+                    let both = self.domain.and(x, y);
+                    match (either, both) {
+                        (Truth::Known(e), Truth::Known(b)) => Ok(Elem::Bool(e && !b)),
+                        _ => fail(ErrorKind::Unsupported, "xor of two data-dependent booleans"),
+                    }
+                }
+                _ => fail(
+                    ErrorKind::Unsupported,
+                    "integer arithmetic on a data-dependent boolean",
+                ),
+            },
+            (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
+            (a, b) => malformed(format!("integer op on {} and {}", a.kind(), b.kind())),
+        }
+    }
+
+    fn select(&mut self, c: Elem<D::V>, a: Elem<D::V>, b: Elem<D::V>) -> R<Elem<D::V>> {
+        match c {
+            Elem::Bool(true) => Ok(a),
+            Elem::Bool(false) => Ok(b),
+            Elem::Undef(u) => Ok(Elem::Undef(u)),
+            Elem::Cond(c) => match (a, b) {
+                (Elem::Float(x), Elem::Float(y)) => Ok(Elem::Float(self.domain.select(c, x, y))),
+                (Elem::Cond(x), Elem::Cond(y)) => Ok(Elem::Cond(self.domain.select(c, x, y))),
+                (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
+                (Elem::Int(x), Elem::Int(y)) if x == y => Ok(Elem::Int(x)),
+                (Elem::Bool(x), Elem::Bool(y)) if x == y => Ok(Elem::Bool(x)),
+                (x, y) => fail(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "data-dependent select between {} and {} (only reals can depend on the data)",
+                        x.kind(),
+                        y.kind()
+                    ),
+                ),
+            },
+            other => malformed(format!("condition is {}", other.kind())),
+        }
+    }
+
+    /// Check a pointer lane and return (tensor, flat offset).
+    fn address(
+        &self,
+        p: Elem<D::V>,
+        lane: &[usize],
+        shape_rank: usize,
+        verb: &str,
+    ) -> R<(usize, usize)> {
+        let Elem::Ptr { tensor, offset } = p else {
+            return match p {
+                Elem::Undef(_) => fail(
+                    ErrorKind::MaskedOff,
+                    format!("{verb} through a pointer computed from a masked-off value"),
+                ),
+                other => malformed(format!("address is {}", other.kind())),
+            };
+        };
+        let t = &self.inst.tensors[tensor];
+        let n = t.numel();
+        if offset < 0 || offset as usize >= n {
+            let lane = if shape_rank == 0 {
+                String::new()
+            } else {
+                format!("lane {lane:?} ")
+            };
+            return fail(
+                ErrorKind::OutOfBounds,
+                format!(
+                    "out of bounds: {lane}{verb} {}[{offset}] (flat), but {} has {n} elements (shape {:?})",
+                    t.name, t.name, t.shape
+                ),
+            );
+        }
+        Ok((tensor, offset as usize))
+    }
+
+    fn load(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> R<Value<D::V>> {
+        let Some(ptrs) = args.first() else {
+            return malformed("no pointer operand");
+        };
+        let mask = args.get(1).map(|m| broadcast_scalar(m, &ptrs.shape));
+        let other = args.get(2).map(|o| broadcast_scalar(o, &ptrs.shape));
+        let mut elems = Vec::with_capacity(ptrs.elems.len());
+        let mut undef_index = None;
+        for (i, &p) in ptrs.elems.iter().enumerate() {
+            let on = match mask.as_ref().map(|m| m.elems[i]) {
+                None | Some(Elem::Bool(true)) => true,
+                Some(Elem::Bool(false)) => false,
+                Some(other) => {
+                    return fail(
+                        ErrorKind::Unsupported,
+                        format!("load mask is {} that depends on the data", other.kind()),
+                    )
+                }
+            };
+            if !on {
+                match &other {
+                    Some(o) => elems.push(o.elems[i]),
+                    None => {
+                        let u = *undef_index.get_or_insert_with(|| {
+                            self.undef_loads.push((op.line, op.loc.clone()));
+                            self.undef_loads.len() - 1
+                        });
+                        elems.push(Elem::Undef(u));
+                    }
+                }
+                continue;
+            }
+            let lane = unravel(i, &ptrs.shape);
+            let (tensor, flat) = self.address(p, &lane, ptrs.shape.len(), "loads")?;
+            let decl = &self.inst.tensors[tensor];
+            let value = match decl.role {
+                Role::In => self.domain.input(tensor, &decl.unravel(flat), flat),
+                Role::Out | Role::Inout => match self.memory[tensor].written[flat] {
+                    Some((v, _, _)) => v,
+                    None if decl.role == Role::Inout => self.domain.input(tensor, &decl.unravel(flat), flat),
+                    None => {
+                        return fail(
+                            ErrorKind::NeverWritten,
+                            format!(
+                                "lane {lane:?} reads {}{:?}, an element of output `{}` that was never written (declare it role = \"inout\" if the kernel reads its initial value)",
+                                decl.name,
+                                decl.unravel(flat),
+                                decl.name
+                            ),
+                        )
+                    }
+                },
+            };
+            elems.push(Elem::Float(value));
+        }
+        Ok(Value {
+            shape: ptrs.shape.clone(),
+            elems,
+        })
+    }
+
+    fn store(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> R<()> {
+        let (Some(ptrs), Some(vals)) = (args.first(), args.get(1)) else {
+            return malformed("needs a pointer and a value");
+        };
+        let vals = broadcast_scalar(vals, &ptrs.shape);
+        let mask = args.get(2).map(|m| broadcast_scalar(m, &ptrs.shape));
+        let site = self.store_sites.len();
+        let mut used_site = false;
+        for (i, &p) in ptrs.elems.iter().enumerate() {
+            match mask.as_ref().map(|m| m.elems[i]) {
+                None | Some(Elem::Bool(true)) => {}
+                Some(Elem::Bool(false)) => continue,
+                Some(other) => {
+                    return fail(
+                        ErrorKind::Unsupported,
+                        format!("store mask is {} that depends on the data", other.kind()),
+                    )
+                }
+            }
+            let lane = unravel(i, &ptrs.shape);
+            let (tensor, flat) = self.address(p, &lane, ptrs.shape.len(), "stores")?;
+            let decl = &self.inst.tensors[tensor];
+            if decl.role == Role::In {
+                return fail(
+                    ErrorKind::WriteToInput,
+                    format!(
+                        "lane {lane:?} writes {}{:?}, but the launch declares `{}` as an input (use role = \"out\" or \"inout\")",
+                        decl.name,
+                        decl.unravel(flat),
+                        decl.name
+                    ),
+                );
+            }
+            let value = match vals.elems[i] {
+                Elem::Float(v) => v,
+                Elem::Int(k) => self.domain.constant(k as f64),
+                Elem::Bool(b) => self.domain.constant(b as u8 as f64),
+                Elem::Cond(c) => {
+                    let (one, zero) = (self.domain.constant(1.0), self.domain.constant(0.0));
+                    self.domain.select(c, one, zero)
+                }
+                Elem::Undef(u) => return self.masked_off_error(u, &lane, "is stored"),
+                Elem::Ptr { .. } => return malformed("stores a pointer"),
+            };
+            if let Some((_, _, prev)) = self.memory[tensor].written[flat] {
+                if prev != self.program {
+                    self.warn_once(format!(
+                        "{}{:?} is written by programs {:?} and {:?}; the later write wins",
+                        decl.name,
+                        decl.unravel(flat),
+                        prev,
+                        self.program
+                    ));
+                }
+            }
+            used_site = true;
+            self.memory[tensor].written[flat] = Some((value, site, self.program));
+        }
+        if used_site {
+            self.store_sites.push(StoreSite {
+                line: op.line,
+                loc: op.loc.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn masked_off_error<T>(&self, u: usize, lane: &[usize], what: &str) -> R<T> {
+        let (line, loc) = self.undef_loads.get(u).cloned().unwrap_or_default();
+        fail(
+            ErrorKind::MaskedOff,
+            format!(
+                "lane {lane:?} {what}, but its value comes from a masked-off lane of the load at line {line} ({loc}), which has no `other=`"
+            ),
+        )
+    }
+
+    fn dot(&mut self, a: &Value<D::V>, b: &Value<D::V>, c: &Value<D::V>) -> R<Value<D::V>> {
+        let (ra, rb) = (a.shape.len(), b.shape.len());
+        if ra < 2 || ra != rb || c.shape.len() != ra {
+            return malformed(format!("dot of shapes {:?} and {:?}", a.shape, b.shape));
+        }
+        let batch: usize = a.shape[..ra - 2].iter().product();
+        let (m, k) = (a.shape[ra - 2], a.shape[ra - 1]);
+        let (k2, n) = (b.shape[rb - 2], b.shape[rb - 1]);
+        if k != k2 || c.shape[ra - 2] != m || c.shape[ra - 1] != n {
+            return malformed(format!(
+                "dot of shapes {:?} × {:?} + {:?}",
+                a.shape, b.shape, c.shape
+            ));
+        }
+        let mut out = Vec::with_capacity(c.elems.len());
+        let mut terms = Vec::with_capacity(k + 1);
+        for bt in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    terms.clear();
+                    let acc = c.elems[bt * m * n + i * n + j];
+                    for kk in 0..k {
+                        let x = a.elems[bt * m * k + i * k + kk];
+                        let y = b.elems[bt * k * n + kk * n + j];
+                        for e in [x, y] {
+                            if let Elem::Undef(u) = e {
+                                return self.masked_off_error(u, &[i, j], "enters a tt.dot");
+                            }
+                        }
+                        let p = self.float_binary(Binary::Mul, x, y)?;
+                        terms.push(p);
+                    }
+                    terms.push(acc);
+                    let mut vals = Vec::with_capacity(terms.len());
+                    for t in &terms {
+                        match t {
+                            Elem::Float(v) => vals.push(*v),
+                            Elem::Undef(u) => {
+                                return self.masked_off_error(*u, &[i, j], "enters a tt.dot")
+                            }
+                            other => return malformed(format!("dot operand is {}", other.kind())),
+                        }
+                    }
+                    out.push(Elem::Float(self.domain.sum(&vals)));
+                }
+            }
+        }
+        Ok(Value {
+            shape: c.shape.clone(),
+            elems: out,
+        })
+    }
+
+    fn extern_call(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> R<Value<D::V>> {
+        let symbol = op.attr("symbol").and_then(Attr::as_str).unwrap_or("");
+        let base = symbol.strip_prefix("__nv_").unwrap_or(symbol);
+        let unary = |name: &str| -> Option<Func> {
+            Some(match name {
+                "exp" | "expf" => Func::Exp,
+                "exp2" | "exp2f" => Func::Exp2,
+                "log" | "logf" => Func::Log,
+                "log2" | "log2f" => Func::Log2,
+                "sqrt" | "sqrtf" => Func::Sqrt,
+                "rsqrt" | "rsqrtf" => Func::Rsqrt,
+                "tanh" | "tanhf" => Func::Tanh,
+                "sin" | "sinf" => Func::Sin,
+                "cos" | "cosf" => Func::Cos,
+                "erf" | "erff" => Func::Erf,
+                "fabs" | "fabsf" => Func::Abs,
+                "floor" | "floorf" => Func::Floor,
+                "ceil" | "ceilf" => Func::Ceil,
+                _ => return None,
+            })
+        };
+        if let Some(f) = unary(base) {
+            let a = args.first().ok_or_else(|| Fail {
+                kind: ErrorKind::Malformed,
+                message: format!("{symbol} needs one operand"),
+            })?;
+            return map1(a, |e| self.float_unary(e, f));
+        }
+        let two = || -> R<(&Value<D::V>, &Value<D::V>)> {
+            match (args.first(), args.get(1)) {
+                (Some(a), Some(b)) => Ok((a, b)),
+                _ => malformed(format!("{symbol} needs two operands")),
+            }
+        };
+        match base {
+            "fmaxf" | "fmax" => {
+                let (a, b) = two()?;
+                map2(a, b, |x, y| self.float_binary(Binary::Max, x, y))
+            }
+            "fminf" | "fmin" => {
+                let (a, b) = two()?;
+                map2(a, b, |x, y| self.float_binary(Binary::Min, x, y))
+            }
+            "fmaf" | "fma" => {
+                let (Some(a), Some(b), Some(c)) = (args.first(), args.get(1), args.get(2)) else {
+                    return malformed("fma needs three operands");
+                };
+                map3(a, b, c, |x, y, z| {
+                    let p = self.float_binary(Binary::Mul, x, y)?;
+                    self.float_binary(Binary::Add, p, z)
+                })
+            }
+            "powif" | "powi" | "powf" | "pow" => {
+                let (a, b) = two()?;
+                map2(a, b, |x, n| {
+                    let exponent = match n {
+                        Elem::Int(k) => Some(k),
+                        Elem::Float(v) => self
+                            .domain
+                            .as_number(v)
+                            .filter(|e| e.fract() == 0.0 && e.abs() < 1e6)
+                            .map(|e| e as i64),
+                        _ => None,
+                    };
+                    match (x, exponent) {
+                        (Elem::Float(v), Some(k)) => Ok(Elem::Float(self.domain.powi(v, k as i32))),
+                        (Elem::Undef(u), _) => Ok(Elem::Undef(u)),
+                        _ => fail(
+                            ErrorKind::Unsupported,
+                            format!("{symbol} with an exponent that is not a constant integer"),
+                        ),
+                    }
+                })
+            }
+            _ => fail(
+                ErrorKind::Unsupported,
+                format!("libdevice function `{symbol}` is not supported"),
+            ),
+        }
+    }
+
+    fn scf_for(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let args = self.operands(op, env)?;
+        let int = |i: usize| match args.get(i).and_then(|v| v.single()) {
+            Some(Elem::Int(v)) => Ok(v),
+            _ => Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: "loop bounds must be integers".into(),
+                },
+            )),
+        };
+        let (lb, ub, step) = (int(0)?, int(1)?, int(2)?);
+        if step <= 0 {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: format!("loop step {step} is not positive"),
+                },
+            ));
+        }
+        let Some(body) = op.regions.first() else {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: "missing body".into(),
+                },
+            ));
+        };
+        let mut carried: Vec<Rc<Value<D::V>>> = args[3..].to_vec();
+        let mut iv = lb;
+        while iv < ub {
+            let mut block_args = Vec::with_capacity(carried.len() + 1);
+            block_args.push(Rc::new(Value::scalar(Elem::Int(iv))));
+            block_args.extend(carried.iter().cloned());
+            match self.run_region(body, block_args, env, op.line, &op.loc)? {
+                Flow::Yield(v) => carried = v,
+                Flow::Return(_) => {
+                    return Err(self.at(
+                        op,
+                        Fail {
+                            kind: ErrorKind::Unsupported,
+                            message: "return inside a loop".into(),
+                        },
+                    ))
+                }
+            }
+            iv += step;
+        }
+        Ok(carried)
+    }
+
+    fn scf_if(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let args = self.operands(op, env)?;
+        let cond = match args.first().and_then(|v| v.single()) {
+            Some(Elem::Bool(b)) => b,
+            _ => {
+                return Err(self.at(op, Fail {
+                    kind: ErrorKind::Unsupported,
+                    message: "`if` on a value that depends on the data; only index-dependent branches are supported".into(),
+                }))
+            }
+        };
+        let region = if cond {
+            op.regions.first()
+        } else {
+            op.regions.get(1)
+        };
+        match region {
+            Some(r) => match self.run_region(r, Vec::new(), env, op.line, &op.loc)? {
+                Flow::Yield(v) => Ok(v),
+                Flow::Return(_) => Err(self.at(
+                    op,
+                    Fail {
+                        kind: ErrorKind::Unsupported,
+                        message: "return inside an if".into(),
+                    },
+                )),
+            },
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn scf_while(
+        &mut self,
+        op: &Op,
+        env: &mut Env<D::V>,
+    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let mut carried = self.operands(op, env)?;
+        let (Some(before), Some(after)) = (op.regions.first(), op.regions.get(1)) else {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: "scf.while needs two regions".into(),
+                },
+            ));
+        };
+        loop {
+            let Flow::Yield(cond_args) = self.run_region(before, carried, env, op.line, &op.loc)?
+            else {
+                return Err(self.at(
+                    op,
+                    Fail {
+                        kind: ErrorKind::Unsupported,
+                        message: "return inside a while".into(),
+                    },
+                ));
+            };
+            let Some((cond, rest)) = cond_args.split_first() else {
+                return Err(self.at(
+                    op,
+                    Fail {
+                        kind: ErrorKind::Malformed,
+                        message: "scf.condition without a condition".into(),
+                    },
+                ));
+            };
+            match cond.single() {
+                Some(Elem::Bool(true)) => {}
+                Some(Elem::Bool(false)) => return Ok(rest.to_vec()),
+                _ => {
+                    return Err(self.at(
+                        op,
+                        Fail {
+                            kind: ErrorKind::Unsupported,
+                            message: "`while` condition depends on the data".into(),
+                        },
+                    ))
+                }
+            }
+            let Flow::Yield(next) = self.run_region(after, rest.to_vec(), env, op.line, &op.loc)?
+            else {
+                return Err(self.at(
+                    op,
+                    Fail {
+                        kind: ErrorKind::Unsupported,
+                        message: "return inside a while".into(),
+                    },
+                ));
+            };
+            carried = next;
+        }
+    }
+
+    fn call(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let callee = op
+            .attr("callee")
+            .and_then(Attr::as_str)
+            .unwrap_or("")
+            .trim_start_matches('@');
+        let module = self.module;
+        let Some(func) = module.func(callee) else {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: format!("no function @{callee}"),
+                },
+            ));
+        };
+        let args = self.operands(op, env)?;
+        let mut inner = Env::default();
+        match self.run_region(&func.body, args, &mut inner, op.line, &op.loc)? {
+            Flow::Return(v) | Flow::Yield(v) => Ok(v),
+        }
+    }
+
+    /// `tt.reduce` over `axis`: folds the combine region left to right.
+    fn reduce(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let inputs = self.operands(op, env)?;
+        let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
+        let (shape, groups) = self.lanes_along(op, &inputs, axis)?;
+        let out_shape: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != axis)
+            .map(|(_, &d)| d)
+            .collect();
+        let fast = simple_combine(op);
+        let mut outs: Vec<Vec<Elem<D::V>>> = vec![Vec::with_capacity(groups.len()); inputs.len()];
+        for lanes in &groups {
+            for &l in lanes {
+                for v in &inputs {
+                    if let Elem::Undef(u) = v.elems[l] {
+                        let lane = unravel(l, &shape);
+                        return Err(self.at(
+                            op,
+                            self.masked_off_error::<()>(u, &lane, "enters a reduction")
+                                .unwrap_err(),
+                        ));
+                    }
+                }
+            }
+            if let (Some(b), 1) = (fast, inputs.len()) {
+                let vals: Option<Vec<D::V>> = lanes
+                    .iter()
+                    .map(|&l| match inputs[0].elems[l] {
+                        Elem::Float(v) => Some(v),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(vals) = vals {
+                    let r = if b == Binary::Add {
+                        self.domain.sum(&vals)
+                    } else {
+                        let mut acc = vals[0];
+                        for &v in &vals[1..] {
+                            acc = self.domain.binary(b, acc, v);
+                        }
+                        acc
+                    };
+                    outs[0].push(Elem::Float(r));
+                    continue;
+                }
+            }
+            let mut acc: Vec<Rc<Value<D::V>>> = inputs
+                .iter()
+                .map(|v| Rc::new(Value::scalar(v.elems[lanes[0]])))
+                .collect();
+            for &l in &lanes[1..] {
+                let mut block_args = acc.clone();
+                block_args.extend(inputs.iter().map(|v| Rc::new(Value::scalar(v.elems[l]))));
+                let Some(region) = op.regions.first() else {
+                    return Err(self.at(
+                        op,
+                        Fail {
+                            kind: ErrorKind::Malformed,
+                            message: "missing combine region".into(),
+                        },
+                    ));
+                };
+                acc = match self.run_region(region, block_args, env, op.line, &op.loc)? {
+                    Flow::Yield(v) | Flow::Return(v) => v,
+                };
+            }
+            for (o, a) in outs.iter_mut().zip(&acc) {
+                o.push(a.single().unwrap_or(Elem::Int(0)));
+            }
+        }
+        Ok(outs
+            .into_iter()
+            .map(|elems| {
+                Rc::new(Value {
+                    shape: out_shape.clone(),
+                    elems,
+                })
+            })
+            .collect())
+    }
+
+    /// `tt.scan`: inclusive prefix combine along `axis` (reversed if `reverse`).
+    fn scan(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let inputs = self.operands(op, env)?;
+        let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
+        let reverse = matches!(
+            op.attr("reverse"),
+            Some(Attr::Scalar(Scalar::Bool(true))) | Some(Attr::Unit)
+        );
+        let (shape, groups) = self.lanes_along(op, &inputs, axis)?;
+        let mut outs: Vec<Vec<Elem<D::V>>> = inputs.iter().map(|v| v.elems.clone()).collect();
+        let Some(region) = op.regions.first() else {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: "missing combine region".into(),
+                },
+            ));
+        };
+        for mut lanes in groups {
+            if reverse {
+                lanes.reverse();
+            }
+            for &l in &lanes {
+                for v in &inputs {
+                    if let Elem::Undef(u) = v.elems[l] {
+                        let lane = unravel(l, &shape);
+                        return Err(self.at(
+                            op,
+                            self.masked_off_error::<()>(u, &lane, "enters a scan")
+                                .unwrap_err(),
+                        ));
+                    }
+                }
+            }
+            let mut acc: Vec<Rc<Value<D::V>>> = inputs
+                .iter()
+                .map(|v| Rc::new(Value::scalar(v.elems[lanes[0]])))
+                .collect();
+            for &l in &lanes[1..] {
+                let mut block_args = acc.clone();
+                block_args.extend(inputs.iter().map(|v| Rc::new(Value::scalar(v.elems[l]))));
+                acc = match self.run_region(region, block_args, env, op.line, &op.loc)? {
+                    Flow::Yield(v) | Flow::Return(v) => v,
+                };
+                for (o, a) in outs.iter_mut().zip(&acc) {
+                    o[l] = a.single().unwrap_or(Elem::Int(0));
+                }
+            }
+        }
+        Ok(outs
+            .into_iter()
+            .map(|elems| {
+                Rc::new(Value {
+                    shape: shape.clone(),
+                    elems,
+                })
+            })
+            .collect())
+    }
+
+    /// The flat positions of each line of `inputs[0]` along `axis`.
+    #[allow(clippy::type_complexity)]
+    fn lanes_along(
+        &self,
+        op: &Op,
+        inputs: &[Rc<Value<D::V>>],
+        axis: usize,
+    ) -> Result<(Vec<usize>, Vec<Vec<usize>>), ExecError> {
+        let Some(first) = inputs.first() else {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: "no operands".into(),
+                },
+            ));
+        };
+        let shape = first.shape.clone();
+        if axis >= shape.len() || shape[axis] == 0 || inputs.iter().any(|v| v.shape != shape) {
+            return Err(self.at(
+                op,
+                Fail {
+                    kind: ErrorKind::Malformed,
+                    message: format!("axis {axis} of shape {shape:?}"),
+                },
+            ));
+        }
+        let st = strides(&shape);
+        let mut groups = Vec::new();
+        for flat in 0..first.elems.len() {
+            if unravel(flat, &shape)[axis] != 0 {
+                continue;
+            }
+            groups.push((0..shape[axis]).map(|k| flat + k * st[axis]).collect());
+        }
+        Ok((shape, groups))
+    }
+}
+
+fn lookup<V>(env: &Env<V>, name: &str) -> R<Rc<Value<V>>> {
+    env.get(name).cloned().ok_or_else(|| Fail {
+        kind: ErrorKind::Malformed,
+        message: format!("use of undefined value %{name}"),
+    })
+}
+
+fn bind_block_args<V>(
+    block: &Block,
+    args: Vec<Rc<Value<V>>>,
+    env: &mut Env<V>,
+) -> Result<(), String> {
+    if block.args.len() != args.len() {
+        return Err(format!(
+            "block {} takes {} arguments, given {}",
+            block.label.as_deref().unwrap_or("(entry)"),
+            block.args.len(),
+            args.len()
+        ));
+    }
+    for (a, v) in block.args.iter().zip(args) {
+        env.insert(a.name.clone(), v);
+    }
+    Ok(())
+}
+
+fn truth_elem<V>(t: Truth<V>) -> Elem<V> {
+    match t {
+        Truth::Known(b) => Elem::Bool(b),
+        Truth::Unknown(v) => Elem::Cond(v),
+    }
+}
+
+/// A scalar operand used with a tensor (masks and values of `tt.load`/`tt.store`).
+fn broadcast_scalar<V: Copy>(v: &Value<V>, shape: &[usize]) -> Value<V> {
+    if v.shape.is_empty() && !shape.is_empty() {
+        Value::splat(v.elems[0], shape)
+    } else {
+        v.clone()
+    }
+}
+
+fn same_shape<V>(a: &Value<V>, b: &Value<V>) -> R<()> {
+    if a.shape != b.shape {
+        return malformed(format!(
+            "operand shapes {:?} and {:?} differ",
+            a.shape, b.shape
+        ));
+    }
+    Ok(())
+}
+
+fn map1<V: Copy>(a: &Value<V>, mut f: impl FnMut(Elem<V>) -> R<Elem<V>>) -> R<Value<V>> {
+    let elems = a.elems.iter().map(|&x| f(x)).collect::<R<Vec<_>>>()?;
+    Ok(Value {
+        shape: a.shape.clone(),
+        elems,
+    })
+}
+
+fn map2<V: Copy>(
+    a: &Value<V>,
+    b: &Value<V>,
+    mut f: impl FnMut(Elem<V>, Elem<V>) -> R<Elem<V>>,
+) -> R<Value<V>> {
+    same_shape(a, b)?;
+    let elems = a
+        .elems
+        .iter()
+        .zip(&b.elems)
+        .map(|(&x, &y)| f(x, y))
+        .collect::<R<Vec<_>>>()?;
+    Ok(Value {
+        shape: a.shape.clone(),
+        elems,
+    })
+}
+
+fn map3<V: Copy>(
+    a: &Value<V>,
+    b: &Value<V>,
+    c: &Value<V>,
+    mut f: impl FnMut(Elem<V>, Elem<V>, Elem<V>) -> R<Elem<V>>,
+) -> R<Value<V>> {
+    same_shape(a, b)?;
+    same_shape(a, c)?;
+    let elems = (0..a.elems.len())
+        .map(|i| f(a.elems[i], b.elems[i], c.elems[i]))
+        .collect::<R<Vec<_>>>()?;
+    Ok(Value {
+        shape: a.shape.clone(),
+        elems,
+    })
+}
+
+fn broadcast<V: Copy>(a: &Value<V>, shape: &[usize]) -> R<Value<V>> {
+    if a.shape.len() != shape.len() || a.shape.iter().zip(shape).any(|(&s, &d)| s != d && s != 1) {
+        return malformed(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
+    }
+    let src_strides = strides(&a.shape);
+    let n: usize = shape.iter().product();
+    let elems = (0..n)
+        .map(|flat| {
+            let idx = unravel(flat, shape);
+            let src: usize = idx
+                .iter()
+                .zip(&a.shape)
+                .zip(&src_strides)
+                .map(|((&i, &s), &st)| if s == 1 { 0 } else { i * st })
+                .sum();
+            a.elems[src]
+        })
+        .collect();
+    Ok(Value {
+        shape: shape.to_vec(),
+        elems,
+    })
+}
+
+fn transpose<V: Copy>(a: &Value<V>, order: &[usize]) -> R<Value<V>> {
+    let rank = a.shape.len();
+    let mut seen = vec![false; rank];
+    if order.len() != rank
+        || order
+            .iter()
+            .any(|&o| o >= rank || std::mem::replace(&mut seen[o], true))
+    {
+        return malformed(format!("bad permutation {order:?} for rank {rank}"));
+    }
+    let shape: Vec<usize> = order.iter().map(|&o| a.shape[o]).collect();
+    let src_strides = strides(&a.shape);
+    let elems = (0..a.elems.len())
+        .map(|flat| {
+            let idx = unravel(flat, &shape);
+            let src: usize = idx
+                .iter()
+                .zip(order)
+                .map(|(&i, &o)| i * src_strides[o])
+                .sum();
+            a.elems[src]
+        })
+        .collect();
+    Ok(Value { shape, elems })
+}
+
+fn unary_func(name: &str) -> Option<Func> {
+    Some(match name {
+        "math.exp" => Func::Exp,
+        "math.exp2" => Func::Exp2,
+        "math.log" => Func::Log,
+        "math.log2" => Func::Log2,
+        "math.sqrt" | "tt.precise_sqrt" => Func::Sqrt,
+        "math.rsqrt" => Func::Rsqrt,
+        "math.tanh" => Func::Tanh,
+        "math.sin" => Func::Sin,
+        "math.cos" => Func::Cos,
+        "math.erf" => Func::Erf,
+        "math.absf" | "math.absi" => Func::Abs,
+        "math.floor" => Func::Floor,
+        "math.ceil" => Func::Ceil,
+        _ => return None,
+    })
+}
+
+fn float_binary(name: &str) -> Option<Binary> {
+    Some(match name {
+        "arith.addf" => Binary::Add,
+        "arith.subf" => Binary::Sub,
+        "arith.mulf" => Binary::Mul,
+        "arith.divf" | "tt.precise_divf" => Binary::Div,
+        "arith.maxnumf" | "arith.maximumf" => Binary::Max,
+        "arith.minnumf" | "arith.minimumf" => Binary::Min,
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    DivS,
+    DivU,
+    RemS,
+    RemU,
+    CeilDiv,
+    FloorDiv,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrS,
+    ShrU,
+    Max,
+    Min,
+}
+
+fn int_binary(name: &str) -> Option<IntOp> {
+    Some(match name {
+        "arith.addi" => IntOp::Add,
+        "arith.subi" => IntOp::Sub,
+        "arith.muli" => IntOp::Mul,
+        "arith.divsi" => IntOp::DivS,
+        "arith.divui" => IntOp::DivU,
+        "arith.remsi" => IntOp::RemS,
+        "arith.remui" => IntOp::RemU,
+        "arith.ceildivsi" | "arith.ceildivui" => IntOp::CeilDiv,
+        "arith.floordivsi" => IntOp::FloorDiv,
+        "arith.andi" => IntOp::And,
+        "arith.ori" => IntOp::Or,
+        "arith.xori" => IntOp::Xor,
+        "arith.shli" => IntOp::Shl,
+        "arith.shrsi" => IntOp::ShrS,
+        "arith.shrui" => IntOp::ShrU,
+        "arith.maxsi" | "arith.maxui" => IntOp::Max,
+        "arith.minsi" | "arith.minui" => IntOp::Min,
+        _ => return None,
+    })
+}
+
+fn int_arith(op: IntOp, x: i64, y: i64) -> R<i64> {
+    let nonzero = || {
+        if y == 0 {
+            fail(ErrorKind::Malformed, "integer division by zero")
+        } else {
+            Ok(y)
+        }
+    };
+    let overflow = || Fail {
+        kind: ErrorKind::Malformed,
+        message: "integer overflow".into(),
+    };
+    Ok(match op {
+        IntOp::Add => x.checked_add(y).ok_or_else(overflow)?,
+        IntOp::Sub => x.checked_sub(y).ok_or_else(overflow)?,
+        IntOp::Mul => x.checked_mul(y).ok_or_else(overflow)?,
+        IntOp::DivS => x / nonzero()?,
+        IntOp::DivU => ((x as u64) / (nonzero()? as u64)) as i64,
+        IntOp::RemS => x % nonzero()?,
+        IntOp::RemU => ((x as u64) % (nonzero()? as u64)) as i64,
+        IntOp::CeilDiv => {
+            let y = nonzero()?;
+            -((-x).div_euclid(y))
+        }
+        IntOp::FloorDiv => x.div_euclid(nonzero()?),
+        IntOp::And => x & y,
+        IntOp::Or => x | y,
+        IntOp::Xor => x ^ y,
+        IntOp::Shl => x.checked_shl(y as u32).ok_or_else(overflow)?,
+        IntOp::ShrS => x.checked_shr(y as u32).ok_or_else(overflow)?,
+        IntOp::ShrU => (x as u64).checked_shr(y as u32).ok_or_else(overflow)? as i64,
+        IntOp::Max => x.max(y),
+        IntOp::Min => x.min(y),
+    })
+}
+
+fn int_compare(pred: &str, x: i64, y: i64) -> R<bool> {
+    let (ux, uy) = (x as u64, y as u64);
+    Ok(match pred {
+        "eq" => x == y,
+        "ne" => x != y,
+        "slt" => x < y,
+        "sle" => x <= y,
+        "sgt" => x > y,
+        "sge" => x >= y,
+        "ult" => ux < uy,
+        "ule" => ux <= uy,
+        "ugt" => ux > uy,
+        "uge" => ux >= uy,
+        _ => {
+            return fail(
+                ErrorKind::Unsupported,
+                format!("integer predicate '{pred}'"),
+            )
+        }
+    })
+}
+
+/// Map a float predicate to a comparison over the reals (ordered and unordered
+/// agree there); `Some(None)` for `ord`/`uno`/`true`/`false`, decided without values.
+fn float_predicate(pred: &str) -> Option<Option<CmpOp>> {
+    let base = pred
+        .strip_prefix('o')
+        .or_else(|| pred.strip_prefix('u'))
+        .unwrap_or(pred);
+    Some(match (pred, base) {
+        ("ord" | "uno" | "true" | "false", _) => None,
+        (_, "eq") => Some(CmpOp::Eq),
+        (_, "ne") => Some(CmpOp::Ne),
+        (_, "lt") => Some(CmpOp::Lt),
+        (_, "le") => Some(CmpOp::Le),
+        (_, "gt") => Some(CmpOp::Gt),
+        (_, "ge") => Some(CmpOp::Ge),
+        _ => return None,
+    })
+}
+
+/// A combine region that is one float op of its two arguments (`a + b`, `max(a, b)`).
+fn simple_combine(op: &Op) -> Option<Binary> {
+    let block = op.regions.first()?.blocks.first()?;
+    if block.args.len() != 2 || block.ops.len() != 2 {
+        return None;
+    }
+    let (body, ret) = (&block.ops[0], &block.ops[1]);
+    let b = float_binary(&body.name)?;
+    if !matches!(b, Binary::Add | Binary::Max | Binary::Min | Binary::Mul) {
+        return None;
+    }
+    let args: Vec<&str> = block.args.iter().map(|a| a.name.as_str()).collect();
+    let operands: Vec<&str> = body.operands.iter().map(|s| s.as_str()).collect();
+    let uses_both = operands == args || operands == [args[1], args[0]];
+    let returns_it = ret.operands.len() == 1 && body.results.first() == ret.operands.first();
+    (uses_both && returns_it).then_some(b)
+}

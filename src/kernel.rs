@@ -1,0 +1,203 @@
+//! A kernel file together with its launch: what every command starts from.
+//!
+//! Architecture invariant: this is the library's front door for the CLI. It reads
+//! files, picks the front end by extension, and runs the pipeline stages in order;
+//! each stage's logic lives in its own module.
+
+use crate::error::Error;
+use crate::exec::{self, domain::Concrete, domain::Symbolic};
+use crate::launch::{Instance, Launch, Role};
+use crate::npy::Array;
+use crate::spec::Spec;
+use crate::term::Terms;
+use crate::triton_ir::{self, ast::Module};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A parsed kernel and its launch description.
+pub struct Kernel {
+    pub path: PathBuf,
+    pub module: Module,
+    pub launch: Launch,
+}
+
+/// The outputs of a concrete run.
+pub struct RunResult {
+    /// Output tensors in launch order; elements never written are NaN.
+    pub outputs: Vec<(String, Array)>,
+    pub warnings: Vec<String>,
+}
+
+impl Kernel {
+    /// Read a kernel (`.ttir`) and its launch (`launch`, or `<kernel>.launch.toml`).
+    pub fn load(path: &Path, launch: Option<&Path>) -> Result<Kernel, Error> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            path: shown.clone(),
+            message: format!("cannot read kernel: {e}"),
+        })?;
+        let module = match path.extension().and_then(|e| e.to_str()) {
+            Some("ttir") | Some("mlir") => triton_ir::parse(&text).map_err(|err| Error::Parse {
+                file: shown.clone(),
+                err,
+            })?,
+            Some("ptx") => {
+                return Err(Error::Usage(format!(
+                    "{shown}: PTX kernels are not supported yet; give a .ttir file"
+                )))
+            }
+            _ => {
+                return Err(Error::Usage(format!(
+                    "{shown}: unknown kernel kind; expected a Triton IR file ending in .ttir"
+                )))
+            }
+        };
+        let launch_path = match launch {
+            Some(p) => p.to_path_buf(),
+            None => {
+                let beside = Launch::beside(path);
+                if !beside.exists() {
+                    return Err(Error::Usage(format!(
+                        "{shown}: no launch description: expected {} beside the kernel, or --launch FILE (see DESIGN.md, \"Launch descriptions\")",
+                        beside.display()
+                    )));
+                }
+                beside
+            }
+        };
+        let launch = Launch::from_file(&launch_path)?;
+        Ok(Kernel {
+            path: path.to_path_buf(),
+            module,
+            launch,
+        })
+    }
+
+    fn file(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// The launch's default sizes with `overrides` on top.
+    pub fn instance(&self, overrides: &BTreeMap<String, i64>) -> Result<Instance, Error> {
+        Ok(self.launch.instantiate(overrides)?)
+    }
+
+    /// Symbolic execution: the term of every output element.
+    pub fn spec(&self, inst: &Instance, terms: &mut Terms) -> Result<Spec, Error> {
+        let tensor_names = inst
+            .tensors
+            .iter()
+            .map(|t| Arc::from(t.name.as_str()))
+            .collect();
+        let mut domain = Symbolic {
+            terms,
+            tensor_names,
+        };
+        let run = exec::execute(&self.module, inst, &mut domain).map_err(|err| Error::Exec {
+            file: self.file(),
+            err,
+        })?;
+        Ok(Spec::from_execution(run, inst.sizes.clone(), inst.grid))
+    }
+
+    /// Sizes read off the input arrays (a size named as a whole extent of an input
+    /// tensor), then `overrides`, then the launch's defaults.
+    pub fn sizes_from_inputs(
+        &self,
+        inputs: &BTreeMap<String, Array>,
+        overrides: &BTreeMap<String, i64>,
+    ) -> Result<BTreeMap<String, i64>, Error> {
+        let mut sizes: BTreeMap<String, (i64, String)> = BTreeMap::new();
+        for (size, tensor, axis) in self.launch.size_axes() {
+            let Some(array) = inputs.get(&tensor) else {
+                continue;
+            };
+            let Some(&extent) = array.shape.get(axis) else {
+                continue;
+            };
+            let extent = extent as i64;
+            let from = format!("axis {axis} of {tensor}");
+            if let Some((prev, prev_from)) = sizes.get(&size) {
+                if *prev != extent {
+                    return Err(Error::Usage(format!(
+                        "inconsistent inputs: size {size} is {prev} ({prev_from}) but {extent} ({from})"
+                    )));
+                }
+            }
+            sizes.insert(size, (extent, from));
+        }
+        let mut out = self.launch.sizes.clone();
+        out.extend(sizes.into_iter().map(|(k, (v, _))| (k, v)));
+        out.extend(overrides.iter().map(|(k, v)| (k.clone(), *v)));
+        Ok(out)
+    }
+
+    /// Concrete execution on NumPy arrays.
+    pub fn run(
+        &self,
+        inst: &Instance,
+        inputs: &BTreeMap<String, Array>,
+        scalars: &BTreeMap<String, f64>,
+    ) -> Result<RunResult, Error> {
+        for name in inputs.keys() {
+            if !inst.tensors.iter().any(|t| &t.name == name) {
+                let known: Vec<&str> = inst.tensors.iter().map(|t| t.name.as_str()).collect();
+                return Err(Error::Usage(format!(
+                    "--input {name}: the launch has no tensor `{name}` (tensors: {})",
+                    known.join(", ")
+                )));
+            }
+        }
+        let mut data = Vec::with_capacity(inst.tensors.len());
+        for t in &inst.tensors {
+            match inputs.get(&t.name) {
+                Some(a) if a.shape != t.shape => {
+                    return Err(Error::Usage(format!(
+                        "--input {}: array has shape {:?} but the launch's instance needs {:?} (sizes {:?})",
+                        t.name, a.shape, t.shape, inst.sizes
+                    )))
+                }
+                Some(a) => data.push(Some(a.data.clone())),
+                None if exec::role_reads_input(t.role) => {
+                    return Err(Error::Usage(format!(
+                        "missing --input {}=FILE.npy (tensor `{}`, shape {:?}, role {:?})",
+                        t.name, t.name, t.shape, t.role
+                    )))
+                }
+                None => data.push(None),
+            }
+        }
+        let mut domain = Concrete {
+            data,
+            scalars: scalars.clone(),
+        };
+        let run = exec::execute(&self.module, inst, &mut domain).map_err(|err| Error::Exec {
+            file: self.file(),
+            err,
+        })?;
+        let mut warnings = run.warnings;
+        let outputs = run
+            .outputs
+            .into_iter()
+            .map(|o| {
+                let missing = o.elems.iter().filter(|e| e.is_none()).count();
+                if missing > 0 && inst.tensors[o.tensor].role == Role::Out {
+                    warnings.push(format!(
+                        "{missing} elements of `{}` were never written (NaN in the output)",
+                        o.name
+                    ));
+                }
+                let data = o.elems.iter().map(|e| e.unwrap_or(f64::NAN)).collect();
+                (
+                    o.name,
+                    Array {
+                        shape: o.shape,
+                        data,
+                    },
+                )
+            })
+            .collect();
+        Ok(RunResult { outputs, warnings })
+    }
+}
