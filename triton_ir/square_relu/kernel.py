@@ -1,0 +1,37 @@
+"""Squared ReLU (Primer): y = relu(x)^2."""
+import numpy as np
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def square_relu_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    r = tl.where(x > 0, x, 0.0)
+    y = r * r
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+KERNEL = "square_relu_kernel"
+SIGNATURE = {"y_ptr": "*fp32", "x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+CONSTEXPRS = {"BLOCK": 4}
+GRID = ["cdiv(N, 4)"]
+ARGS = {
+    "y_ptr": {"tensor": "y", "shape": ["N"], "role": "out"},
+    "x_ptr": {"tensor": "x", "shape": ["N"]},
+    "n": "N",
+}
+SPEC = "y = torch.square(torch.relu(x))"
+EXPECT = "verified"
+INSTANCES = [
+    {"name": "even", "sizes": {"N": 8}},
+    {"name": "ragged", "sizes": {"N": 11}},
+]
+
+
+def reference(inputs, sizes, scalars):
+    x = inputs["x"]
+    return {"y": np.maximum(x, 0.0) ** 2}

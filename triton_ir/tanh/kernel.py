@@ -1,0 +1,37 @@
+"""Elementwise tanh through libdevice (__nv_tanhf): y = tanh(x)."""
+import numpy as np
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+
+@triton.jit
+def tanh_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y = libdevice.tanh(x)
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+KERNEL = "tanh_kernel"
+SIGNATURE = {"y_ptr": "*fp32", "x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+CONSTEXPRS = {"BLOCK": 4}
+GRID = ["cdiv(N, 4)"]
+ARGS = {
+    "y_ptr": {"tensor": "y", "shape": ["N"], "role": "out"},
+    "x_ptr": {"tensor": "x", "shape": ["N"]},
+    "n": "N",
+}
+SPEC = "y = torch.tanh(x)"
+EXPECT = "verified"
+INSTANCES = [
+    {"name": "even", "sizes": {"N": 8}},
+    {"name": "ragged", "sizes": {"N": 10}},
+]
+
+
+def reference(inputs, sizes, scalars):
+    x = inputs["x"]
+    return {"y": np.tanh(x)}
