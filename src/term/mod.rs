@@ -26,9 +26,16 @@
 //!   sub-terms printed in full (no let-bindings), `/` and `-` recovered from
 //!   `Pow(_, -1)` and `-1 *` factors, minimal parentheses by precedence.
 
+mod display;
+mod eval;
+
+pub use display::{format_const, Display};
+pub use eval::{erf, eval_func, Evaluator};
+
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use std::fmt;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// Index of a node in a [`Terms`] store.
@@ -100,39 +107,86 @@ pub enum Node {
     Select(TermId, TermId, TermId),
 }
 
-/// The hash-consing store.
-#[derive(Default)]
+/// The hash-consing store: an arena of nodes plus an interner.
+///
+/// Children always have smaller ids than their parents (nodes are created bottom-up),
+/// which [`Terms::eval`] relies on to evaluate without recursion.
+#[derive(Default, Clone)]
 pub struct Terms {
-    // implementation-defined
+    nodes: Vec<Node>,
+    ids: FxHashMap<Node, TermId>,
+}
+
+/// Largest number of bits a folded power of a constant may have; beyond it the power
+/// stays an unfolded `Pow` node (so that `powi(3/2, i32::MAX)` cannot exhaust memory).
+const MAX_FOLD_BITS: u64 = 1 << 16;
+
+fn rat(n: i64) -> BigRational {
+    BigRational::from_integer(BigInt::from(n))
+}
+
+/// A value on the extended real line, for folding comparisons.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ext<'a> {
+    NegInf,
+    Fin(&'a BigRational),
+    PosInf,
 }
 
 impl Terms {
     pub fn new() -> Self {
-        todo!()
+        Self::default()
     }
     pub fn len(&self) -> usize {
-        todo!()
+        self.nodes.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    pub fn node(&self, _id: TermId) -> &Node {
-        todo!()
+    pub fn node(&self, id: TermId) -> &Node {
+        &self.nodes[id.0 as usize]
     }
-    pub fn input(&mut self, _tensor: &str, _index: &[i64]) -> TermId {
-        todo!()
+
+    /// Returns the id of `node`, creating it if it is new. Callers are responsible for the
+    /// node invariants documented on [`Node`].
+    fn intern(&mut self, node: Node) -> TermId {
+        if let Some(&id) = self.ids.get(&node) {
+            return id;
+        }
+        let id = TermId(u32::try_from(self.nodes.len()).expect("more than 2^32 terms"));
+        self.nodes.push(node.clone());
+        self.ids.insert(node, id);
+        id
     }
-    pub fn param(&mut self, _name: &str) -> TermId {
-        todo!()
+
+    // ---- leaves ------------------------------------------------------------------
+
+    pub fn input(&mut self, tensor: &str, index: &[i64]) -> TermId {
+        self.intern(Node::Input {
+            tensor: tensor.into(),
+            index: index.into(),
+        })
     }
-    pub fn constant(&mut self, _value: BigRational) -> TermId {
-        todo!()
+    pub fn param(&mut self, name: &str) -> TermId {
+        self.intern(Node::Param(name.into()))
+    }
+    pub fn constant(&mut self, value: BigRational) -> TermId {
+        self.intern(Node::Const(value))
     }
     pub fn int(&mut self, value: i64) -> TermId {
-        self.constant(BigRational::from_integer(BigInt::from(value)))
+        self.constant(rat(value))
     }
-    pub fn float(&mut self, _value: f64) -> TermId {
-        todo!()
+    /// The exact rational value of `value`'s bits; ±inf and NaN become `Inf`/`NaN`.
+    pub fn float(&mut self, value: f64) -> TermId {
+        if value.is_nan() {
+            self.nan()
+        } else if value.is_infinite() {
+            self.inf(value < 0.0)
+        } else {
+            // `from_float` is exact for every finite f64 (including subnormals and -0).
+            let r = BigRational::from_float(value).unwrap_or_else(|| rat(0));
+            self.constant(r)
+        }
     }
     pub fn zero(&mut self) -> TermId {
         self.int(0)
@@ -140,35 +194,443 @@ impl Terms {
     pub fn one(&mut self) -> TermId {
         self.int(1)
     }
+    /// `+inf` (`negative == false`) or `-inf`.
+    pub fn inf(&mut self, negative: bool) -> TermId {
+        self.intern(Node::Inf { negative })
+    }
+    pub fn nan(&mut self) -> TermId {
+        self.intern(Node::NaN)
+    }
+    fn boolean(&mut self, b: bool) -> TermId {
+        self.int(b as i64)
+    }
+
+    // ---- small queries -------------------------------------------------------------
+
+    pub fn as_const(&self, id: TermId) -> Option<&BigRational> {
+        match self.node(id) {
+            Node::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+    /// Truth value of a constant condition: the constant 0 is false, any other constant
+    /// (and ±inf) is true; `None` for NaN and non-constant terms.
+    pub fn as_bool(&self, id: TermId) -> Option<bool> {
+        match self.node(id) {
+            Node::Const(c) => Some(!c.is_zero()),
+            Node::Inf { .. } => Some(true),
+            _ => None,
+        }
+    }
+    /// `Some(negative)` when `id` is ±inf.
+    pub fn as_inf(&self, id: TermId) -> Option<bool> {
+        match self.node(id) {
+            Node::Inf { negative } => Some(*negative),
+            _ => None,
+        }
+    }
+    pub fn is_nan(&self, id: TermId) -> bool {
+        matches!(self.node(id), Node::NaN)
+    }
+    /// Whether the term is boolean-valued by construction (its value is always 0 or 1).
+    pub fn is_boolean(&self, id: TermId) -> bool {
+        match self.node(id) {
+            Node::Cmp(..) | Node::Not(_) | Node::And(_) | Node::Or(_) => true,
+            Node::Const(c) => c.is_zero() || c.is_one(),
+            _ => false,
+        }
+    }
+    fn ext(&self, id: TermId) -> Option<Ext<'_>> {
+        match self.node(id) {
+            Node::Const(c) => Some(Ext::Fin(c)),
+            Node::Inf { negative: true } => Some(Ext::NegInf),
+            Node::Inf { negative: false } => Some(Ext::PosInf),
+            _ => None,
+        }
+    }
+    /// Whether `id` is a product with an infinite factor (`x * inf`), whose sign and
+    /// finiteness are unknown.
+    fn has_inf_factor(&self, id: TermId) -> bool {
+        match self.node(id) {
+            Node::Mul(ops) => ops.iter().any(|&o| self.as_inf(o).is_some()),
+            _ => false,
+        }
+    }
+
+    /// Calls `f` on each child of `id`, in operand order.
+    pub fn for_each_child(&self, id: TermId, mut f: impl FnMut(TermId)) {
+        match self.node(id) {
+            Node::Input { .. } | Node::Param(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN => {
+            }
+            Node::Add(ops)
+            | Node::Mul(ops)
+            | Node::Max(ops)
+            | Node::Min(ops)
+            | Node::And(ops)
+            | Node::Or(ops) => ops.iter().for_each(|&o| f(o)),
+            Node::Pow(a, _) | Node::Call(_, a) | Node::Not(a) => f(*a),
+            Node::Cmp(_, a, b) => {
+                f(*a);
+                f(*b)
+            }
+            Node::Select(c, a, b) => {
+                f(*c);
+                f(*a);
+                f(*b)
+            }
+        }
+    }
+    /// The children of `id`, in operand order.
+    pub fn children(&self, id: TermId) -> Vec<TermId> {
+        let mut v = Vec::new();
+        self.for_each_child(id, |c| v.push(c));
+        v
+    }
+
+    // ---- arithmetic ----------------------------------------------------------------
+
+    /// Splits a summand into (coefficient, base): `c * rest` → (c, rest).
+    fn split_coeff(&mut self, id: TermId) -> (BigRational, TermId) {
+        if let Node::Mul(ops) = self.node(id) {
+            if let Some(c) = self.as_const(ops[0]) {
+                let c = c.clone();
+                let rest: Vec<TermId> = ops[1..].to_vec();
+                let base = if rest.len() == 1 {
+                    rest[0]
+                } else {
+                    self.intern(Node::Mul(rest.into()))
+                };
+                return (c, base);
+            }
+        }
+        (rat(1), id)
+    }
+
+    /// n-ary sum: flattens, folds constants, combines like terms (`x + 2*x = 3*x`,
+    /// `x - x = 0`), applies the ±inf rules, sorts. `sum(&[]) = 0`, `sum(&[a]) = a`.
+    pub fn sum(&mut self, terms: &[TermId]) -> TermId {
+        let mut flat: Vec<TermId> = Vec::with_capacity(terms.len());
+        for &t in terms {
+            match self.node(t) {
+                Node::Add(ops) => flat.extend_from_slice(ops),
+                _ => flat.push(t),
+            }
+        }
+        let mut constant = rat(0);
+        let (mut pos_inf, mut neg_inf) = (false, false);
+        let mut others: Vec<TermId> = Vec::with_capacity(flat.len());
+        for &t in &flat {
+            match self.node(t) {
+                Node::NaN => return self.nan(),
+                Node::Const(c) => constant += c,
+                Node::Inf { negative: true } => neg_inf = true,
+                Node::Inf { negative: false } => pos_inf = true,
+                _ => others.push(t),
+            }
+        }
+        if pos_inf && neg_inf {
+            return self.nan();
+        }
+        if pos_inf || neg_inf {
+            // Finite summands do not matter; a summand `x * inf` might be ±inf or NaN,
+            // so then the sum stays symbolic.
+            let inf = self.inf(neg_inf);
+            if !others.iter().any(|&o| self.has_inf_factor(o)) {
+                return inf;
+            }
+            let mut ops: Vec<TermId> = others;
+            ops.push(inf);
+            ops.sort_unstable();
+            ops.dedup();
+            return self.intern(Node::Add(ops.into()));
+        }
+        // Combine like terms: (base, coefficient) sorted by base.
+        let mut pairs: Vec<(TermId, BigRational)> = Vec::with_capacity(others.len());
+        for &t in &others {
+            let (c, b) = self.split_coeff(t);
+            pairs.push((b, c));
+        }
+        pairs.sort_by_key(|p| p.0);
+        let mut ops: Vec<TermId> = Vec::with_capacity(pairs.len() + 1);
+        let mut i = 0;
+        while i < pairs.len() {
+            let base = pairs[i].0;
+            let mut coeff = pairs[i].1.clone();
+            let mut j = i + 1;
+            while j < pairs.len() && pairs[j].0 == base {
+                coeff += &pairs[j].1;
+                j += 1;
+            }
+            i = j;
+            if coeff.is_zero() {
+                continue;
+            }
+            let term = if coeff.is_one() {
+                base
+            } else {
+                let c = self.constant(coeff);
+                self.product(&[c, base])
+            };
+            ops.push(term);
+        }
+        ops.sort_unstable();
+        if !constant.is_zero() {
+            let c = self.constant(constant);
+            ops.insert(0, c);
+        }
+        match ops.len() {
+            0 => self.zero(),
+            1 => ops[0],
+            _ => self.intern(Node::Add(ops.into())),
+        }
+    }
     pub fn add(&mut self, a: TermId, b: TermId) -> TermId {
         self.sum(&[a, b])
     }
-    pub fn sum(&mut self, _terms: &[TermId]) -> TermId {
-        todo!()
+    pub fn sub(&mut self, a: TermId, b: TermId) -> TermId {
+        let nb = self.neg(b);
+        self.sum(&[a, nb])
     }
-    pub fn sub(&mut self, _a: TermId, _b: TermId) -> TermId {
-        todo!()
+    pub fn neg(&mut self, a: TermId) -> TermId {
+        let m1 = self.int(-1);
+        self.product(&[m1, a])
     }
-    pub fn neg(&mut self, _a: TermId) -> TermId {
-        todo!()
+
+    /// n-ary product: flattens, folds constants, merges repeated factors into powers
+    /// (`x * x = x^2`, but only powers of the same sign: `x * x^-1` is *not* cancelled,
+    /// so that the precondition `x ≠ 0` survives), applies the ±inf rules, sorts.
+    /// A constant factor 0 gives 0. `product(&[]) = 1`, `product(&[a]) = a`.
+    pub fn product(&mut self, terms: &[TermId]) -> TermId {
+        let mut flat: Vec<TermId> = Vec::with_capacity(terms.len());
+        for &t in terms {
+            match self.node(t) {
+                Node::Mul(ops) => flat.extend_from_slice(ops),
+                _ => flat.push(t),
+            }
+        }
+        let mut constant = rat(1);
+        let mut infs = 0usize;
+        let mut negative = false;
+        // (base, exponent) of the non-constant factors.
+        let mut pairs: Vec<(TermId, i64)> = Vec::with_capacity(flat.len());
+        for &t in &flat {
+            match self.node(t) {
+                Node::NaN => return self.nan(),
+                Node::Const(c) => constant *= c,
+                Node::Inf { negative: n } => {
+                    infs += 1;
+                    negative ^= *n;
+                }
+                Node::Pow(b, k) => pairs.push((*b, *k as i64)),
+                _ => pairs.push((t, 1)),
+            }
+        }
+        if infs > 0 {
+            if constant.is_zero() {
+                return self.nan();
+            }
+            negative ^= constant.is_negative();
+            let inf = self.inf(negative);
+            if pairs.is_empty() {
+                return inf;
+            }
+            constant = rat(1);
+            pairs.push((inf, 1));
+        } else if constant.is_zero() {
+            return self.zero();
+        }
+        // Merge powers of the same base and the same exponent sign.
+        pairs.sort_by_key(|&(b, k)| (b, k < 0));
+        let mut ops: Vec<TermId> = Vec::with_capacity(pairs.len() + 1);
+        let mut i = 0;
+        while i < pairs.len() {
+            let (base, k0) = pairs[i];
+            let mut k = k0;
+            let mut j = i + 1;
+            while j < pairs.len() && pairs[j].0 == base && (pairs[j].1 < 0) == (k0 < 0) {
+                match i32::try_from(k + pairs[j].1) {
+                    Ok(_) => k += pairs[j].1,
+                    Err(_) => break,
+                }
+                j += 1;
+            }
+            i = j;
+            let f = if k == 1 {
+                base
+            } else {
+                self.powi(base, k as i32)
+            };
+            // An unfoldable power of a constant stays a factor; a folded one joins the
+            // constant.
+            match self.node(f) {
+                Node::Const(c) => constant *= c,
+                _ => ops.push(f),
+            }
+        }
+        if constant.is_zero() {
+            return self.zero();
+        }
+        ops.sort_unstable();
+        if !constant.is_one() {
+            let c = self.constant(constant);
+            ops.insert(0, c);
+        }
+        match ops.len() {
+            0 => self.one(),
+            1 => ops[0],
+            _ => self.intern(Node::Mul(ops.into())),
+        }
     }
     pub fn mul(&mut self, a: TermId, b: TermId) -> TermId {
         self.product(&[a, b])
     }
-    pub fn product(&mut self, _terms: &[TermId]) -> TermId {
-        todo!()
+    pub fn div(&mut self, a: TermId, b: TermId) -> TermId {
+        let rb = self.recip(b);
+        self.product(&[a, rb])
     }
-    pub fn div(&mut self, _a: TermId, _b: TermId) -> TermId {
-        todo!()
+    pub fn recip(&mut self, a: TermId) -> TermId {
+        self.powi(a, -1)
     }
-    pub fn recip(&mut self, _a: TermId) -> TermId {
-        todo!()
+
+    /// `a^k`. Folds constants exactly (except `0^k` for `k < 0`, which stays a `Pow`),
+    /// `a^0 = 1`, `a^1 = a`, `(x^a)^b = x^(a·b)`, `(x·y)^k = x^k · y^k`, and the ±inf
+    /// rules (`inf^-1 = 0`).
+    pub fn powi(&mut self, a: TermId, k: i32) -> TermId {
+        if self.is_nan(a) {
+            return a;
+        }
+        if k == 0 {
+            return self.one();
+        }
+        if k == 1 {
+            return a;
+        }
+        match self.node(a).clone() {
+            Node::Const(c) => {
+                if c.is_zero() {
+                    if k > 0 {
+                        return a;
+                    }
+                } else {
+                    let bits = c.numer().bits().max(c.denom().bits());
+                    if bits.saturating_mul(k.unsigned_abs() as u64) <= MAX_FOLD_BITS {
+                        return self.constant(num_traits::Pow::pow(&c, k));
+                    }
+                }
+            }
+            Node::Inf { negative } => {
+                if k < 0 {
+                    return self.zero();
+                }
+                return self.inf(negative && k % 2 != 0);
+            }
+            Node::Pow(b, j) => {
+                if let Ok(jk) = i32::try_from(j as i64 * k as i64) {
+                    return self.powi(b, jk);
+                }
+            }
+            Node::Mul(ops) => {
+                let pows: Vec<TermId> = ops.iter().map(|&o| self.powi(o, k)).collect();
+                return self.product(&pows);
+            }
+            _ => {}
+        }
+        self.intern(Node::Pow(a, k))
     }
-    pub fn powi(&mut self, _a: TermId, _exponent: i32) -> TermId {
-        todo!()
+
+    // ---- functions -----------------------------------------------------------------
+
+    /// `f(a)`. Folds only where the result is exact: `exp(0) = 1`, `exp2(k) = 2^k` for
+    /// integer `k`, `log(1) = 0`, `log2(2^k) = k`, `sqrt`/`rsqrt` of perfect squares,
+    /// `abs`/`floor`/`ceil` of constants, `sin(0) = tanh(0) = erf(0) = 0`, `cos(0) = 1`;
+    /// the IEEE values at ±inf; `abs`, `floor`, `ceil` are idempotent.
+    pub fn call(&mut self, f: Func, a: TermId) -> TermId {
+        if self.is_nan(a) {
+            return a;
+        }
+        if let Some(negative) = self.as_inf(a) {
+            return match (f, negative) {
+                (Func::Exp | Func::Exp2, true) => self.zero(),
+                (Func::Exp | Func::Exp2, false) => a,
+                (Func::Log | Func::Log2 | Func::Sqrt, false) => a,
+                (Func::Log | Func::Log2 | Func::Sqrt | Func::Rsqrt, true) => self.nan(),
+                (Func::Rsqrt, false) => self.zero(),
+                (Func::Tanh | Func::Erf, n) => self.int(if n { -1 } else { 1 }),
+                (Func::Sin | Func::Cos, _) => self.nan(),
+                (Func::Abs, _) => self.inf(false),
+                (Func::Floor | Func::Ceil, _) => a,
+            };
+        }
+        if let Some(c) = self.as_const(a) {
+            let c = c.clone();
+            if let Some(v) = fold_call(f, &c) {
+                return self.constant(v);
+            }
+        }
+        if matches!(f, Func::Abs | Func::Floor | Func::Ceil) {
+            if let Node::Call(g, _) = self.node(a) {
+                if *g == f {
+                    return a;
+                }
+            }
+        }
+        self.intern(Node::Call(f, a))
     }
-    pub fn call(&mut self, _f: Func, _a: TermId) -> TermId {
-        todo!()
+
+    // ---- max / min -----------------------------------------------------------------
+
+    fn extremum(&mut self, terms: &[TermId], is_max: bool) -> TermId {
+        let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
+        let mut best: Option<BigRational> = None;
+        for &t in terms {
+            let children: Vec<TermId> = match self.node(t) {
+                Node::Max(ops) if is_max => ops.to_vec(),
+                Node::Min(ops) if !is_max => ops.to_vec(),
+                _ => vec![t],
+            };
+            for c in children {
+                match self.node(c) {
+                    Node::NaN => return self.nan(),
+                    // The absorbing infinity wins, the neutral one is dropped.
+                    Node::Inf { negative } => {
+                        if *negative != is_max {
+                            return c;
+                        }
+                    }
+                    Node::Const(v) => {
+                        let better = match &best {
+                            None => true,
+                            Some(b) => (v > b) == is_max && v != b,
+                        };
+                        if better {
+                            best = Some(v.clone());
+                        }
+                    }
+                    _ => ops.push(c),
+                }
+            }
+        }
+        if let Some(b) = best {
+            let c = self.constant(b);
+            ops.push(c);
+        }
+        ops.sort_unstable();
+        ops.dedup();
+        match ops.len() {
+            0 => self.inf(is_max),
+            1 => ops[0],
+            _ if is_max => self.intern(Node::Max(ops.into())),
+            _ => self.intern(Node::Min(ops.into())),
+        }
+    }
+    /// n-ary max: flattens, dedupes, sorts by id (the folded constant, if any, is one of
+    /// the sorted operands), drops `-inf`; `+inf` absorbs. `maxn(&[]) = -inf`.
+    pub fn maxn(&mut self, terms: &[TermId]) -> TermId {
+        self.extremum(terms, true)
+    }
+    /// Dual of [`Terms::maxn`]; `minn(&[]) = +inf`.
+    pub fn minn(&mut self, terms: &[TermId]) -> TermId {
+        self.extremum(terms, false)
     }
     pub fn max(&mut self, a: TermId, b: TermId) -> TermId {
         self.maxn(&[a, b])
@@ -176,55 +638,168 @@ impl Terms {
     pub fn min(&mut self, a: TermId, b: TermId) -> TermId {
         self.minn(&[a, b])
     }
-    pub fn maxn(&mut self, _terms: &[TermId]) -> TermId {
-        todo!()
+
+    // ---- logic ---------------------------------------------------------------------
+
+    /// Comparison. Folds between constants/infinities and for identical operands
+    /// (`x <= x` is true); a comparison with NaN is false (`!=`: true), as in IEEE.
+    pub fn cmp(&mut self, op: CmpOp, a: TermId, b: TermId) -> TermId {
+        if self.is_nan(a) || self.is_nan(b) {
+            return self.boolean(op == CmpOp::Ne);
+        }
+        let ord = match (self.ext(a), self.ext(b)) {
+            (Some(x), Some(y)) => Some(x.cmp(&y)),
+            _ if a == b => Some(std::cmp::Ordering::Equal),
+            _ => None,
+        };
+        if let Some(o) = ord {
+            use std::cmp::Ordering::*;
+            let r = match op {
+                CmpOp::Lt => o == Less,
+                CmpOp::Le => o != Greater,
+                CmpOp::Gt => o == Greater,
+                CmpOp::Ge => o != Less,
+                CmpOp::Eq => o == Equal,
+                CmpOp::Ne => o != Equal,
+            };
+            return self.boolean(r);
+        }
+        self.intern(Node::Cmp(op, a, b))
     }
-    pub fn minn(&mut self, _terms: &[TermId]) -> TermId {
-        todo!()
+    /// Logical not: folds constants (0 → 1, other → 0), `!!c = c` for boolean `c`, and
+    /// `!(a < b) = a >= b` (sound as operands are never NaN).
+    pub fn not(&mut self, a: TermId) -> TermId {
+        match self.node(a).clone() {
+            Node::NaN => a,
+            Node::Const(_) | Node::Inf { .. } => {
+                let b = self.as_bool(a) == Some(true);
+                self.boolean(!b)
+            }
+            Node::Not(x) if self.is_boolean(x) => x,
+            Node::Cmp(op, x, y) => {
+                let neg = match op {
+                    CmpOp::Lt => CmpOp::Ge,
+                    CmpOp::Le => CmpOp::Gt,
+                    CmpOp::Gt => CmpOp::Le,
+                    CmpOp::Ge => CmpOp::Lt,
+                    CmpOp::Eq => CmpOp::Ne,
+                    CmpOp::Ne => CmpOp::Eq,
+                };
+                self.intern(Node::Cmp(neg, x, y))
+            }
+            _ => self.intern(Node::Not(a)),
+        }
     }
-    pub fn cmp(&mut self, _op: CmpOp, _a: TermId, _b: TermId) -> TermId {
-        todo!()
+    fn junction(&mut self, terms: &[TermId], is_and: bool) -> TermId {
+        let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
+        for &t in terms {
+            let children: Vec<TermId> = match self.node(t) {
+                Node::And(ops) if is_and => ops.to_vec(),
+                Node::Or(ops) if !is_and => ops.to_vec(),
+                _ => vec![t],
+            };
+            for c in children {
+                if self.is_nan(c) {
+                    return c;
+                }
+                match self.as_bool(c) {
+                    // The absorbing value (false for and, true for or) decides.
+                    Some(v) if v != is_and => return self.boolean(v),
+                    Some(_) => {}
+                    None => ops.push(c),
+                }
+            }
+        }
+        ops.sort_unstable();
+        ops.dedup();
+        match ops.len() {
+            0 => self.boolean(is_and),
+            1 if self.is_boolean(ops[0]) => ops[0],
+            _ if is_and => self.intern(Node::And(ops.into())),
+            _ => self.intern(Node::Or(ops.into())),
+        }
     }
-    pub fn not(&mut self, _a: TermId) -> TermId {
-        todo!()
+    /// n-ary and (flattened, sorted, deduplicated; constant operands folded).
+    pub fn and(&mut self, a: TermId, b: TermId) -> TermId {
+        self.junction(&[a, b], true)
     }
-    pub fn and(&mut self, _a: TermId, _b: TermId) -> TermId {
-        todo!()
+    pub fn or(&mut self, a: TermId, b: TermId) -> TermId {
+        self.junction(&[a, b], false)
     }
-    pub fn or(&mut self, _a: TermId, _b: TermId) -> TermId {
-        todo!()
+    pub fn andn(&mut self, terms: &[TermId]) -> TermId {
+        self.junction(terms, true)
     }
-    pub fn select(&mut self, _cond: TermId, _a: TermId, _b: TermId) -> TermId {
-        todo!()
+    pub fn orn(&mut self, terms: &[TermId]) -> TermId {
+        self.junction(terms, false)
     }
-    pub fn as_const(&self, _id: TermId) -> Option<&BigRational> {
-        todo!()
+    /// `if cond then a else b`: picks a side for a constant condition, `select(c, a, a) =
+    /// a`, `select(!c, a, b) = select(c, b, a)`; a NaN condition gives NaN.
+    pub fn select(&mut self, cond: TermId, a: TermId, b: TermId) -> TermId {
+        if self.is_nan(cond) {
+            return cond;
+        }
+        if let Some(v) = self.as_bool(cond) {
+            return if v { a } else { b };
+        }
+        if a == b {
+            return a;
+        }
+        if let Node::Not(c) = self.node(cond) {
+            let c = *c;
+            if self.is_boolean(c) {
+                return self.select(c, b, a);
+            }
+        }
+        self.intern(Node::Select(cond, a, b))
     }
-    pub fn as_bool(&self, _id: TermId) -> Option<bool> {
-        todo!()
-    }
-    pub fn eval(
-        &self,
-        _id: TermId,
-        _input: &dyn Fn(&str, &[i64]) -> f64,
-        _param: &dyn Fn(&str) -> f64,
-    ) -> f64 {
-        todo!()
-    }
+
     pub fn display(&self, id: TermId) -> Display<'_> {
         Display { terms: self, id }
     }
 }
 
-/// Printer returned by [`Terms::display`].
-pub struct Display<'a> {
-    terms: &'a Terms,
-    id: TermId,
+/// Exact value of `f(c)` where it is rational (see [`Terms::call`]).
+fn fold_call(f: Func, c: &BigRational) -> Option<BigRational> {
+    let zero = c.is_zero();
+    match f {
+        Func::Exp if zero => Some(rat(1)),
+        Func::Exp2 if c.is_integer() => {
+            let k = c
+                .to_integer()
+                .to_i32()
+                .filter(|k| k.unsigned_abs() <= 4096)?;
+            Some(num_traits::Pow::pow(&rat(2), k))
+        }
+        Func::Log if c.is_one() => Some(rat(0)),
+        Func::Log2 if c.is_positive() => {
+            // c = 2^k exactly?
+            let (n, d) = (c.numer(), c.denom());
+            let one = BigInt::from(1);
+            if d.is_one() && (n & (n - &one)).is_zero() {
+                Some(rat(n.bits() as i64 - 1))
+            } else if n.is_one() && (d & (d - &one)).is_zero() {
+                Some(rat(-(d.bits() as i64 - 1)))
+            } else {
+                None
+            }
+        }
+        Func::Sqrt if !c.is_negative() => exact_sqrt(c),
+        Func::Rsqrt if c.is_positive() => exact_sqrt(c).map(|r| r.recip()),
+        Func::Sin | Func::Tanh | Func::Erf if zero => Some(rat(0)),
+        Func::Cos if zero => Some(rat(1)),
+        Func::Abs => Some(c.abs()),
+        Func::Floor => Some(c.floor()),
+        Func::Ceil => Some(c.ceil()),
+        _ => None,
+    }
 }
 
-impl fmt::Display for Display<'_> {
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let _ = (self.terms, self.id);
-        todo!()
+fn exact_sqrt(c: &BigRational) -> Option<BigRational> {
+    let n = c.numer().sqrt();
+    let d = c.denom().sqrt();
+    if &(&n * &n) == c.numer() && &(&d * &d) == c.denom() {
+        Some(BigRational::new(n, d))
+    } else {
+        None
     }
 }
