@@ -68,13 +68,18 @@ pub enum CmpOp {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     /// Element `index` (row-major multi-index) of the input tensor `tensor`.
-    Input { tensor: Arc<str>, index: Box<[i64]> },
+    Input {
+        tensor: Arc<str>,
+        index: Box<[i64]>,
+    },
     /// A named real scalar argument (`eps`).
     Param(Arc<str>),
     /// An exact rational constant.
     Const(BigRational),
     /// +inf (`negative == false`) or -inf.
-    Inf { negative: bool },
+    Inf {
+        negative: bool,
+    },
     NaN,
     /// n-ary sum, operands sorted by id, at most one constant (first), length ≥ 2.
     Add(Box<[TermId]>),
