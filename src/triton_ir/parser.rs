@@ -994,9 +994,10 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        let stop = self.cur().clone();
         op.loc = self.parse_opt_loc()?.unwrap_or_default();
         self.name_keywords(op, keywords)?;
-        self.assign_types(op, spec, arrow_results)?;
+        self.assign_types(op, spec, arrow_results, &stop)?;
         self.derive_cache_attrs(op);
         Ok(())
     }
@@ -1045,6 +1046,7 @@ impl<'a> Parser<'a> {
         op: &mut Op,
         spec: TypeSpec,
         arrow_results: Option<Vec<Type>>,
+        stop: &Token,
     ) -> PResult<()> {
         let nres = op.results.len();
         let nops = op.operands.len();
@@ -1057,7 +1059,8 @@ impl<'a> Parser<'a> {
         };
         match spec {
             TypeSpec::Arrow(ins, outs) => {
-                op.operand_types = ins;
+                // `tt.cat %a, %b : T -> U` states the shared operand type once.
+                op.operand_types = replicate(ins, nops);
                 op.result_types = replicate(outs, nres);
             }
             TypeSpec::Dot(a, b, c) => {
@@ -1124,8 +1127,8 @@ impl<'a> Parser<'a> {
         }
         if !op.result_types.is_empty() && op.result_types.len() != nres {
             return Err(ParseError {
-                line: op.line,
-                col: 1,
+                line: stop.line,
+                col: stop.col,
                 message: format!(
                     "{} has {} results but {} result types",
                     op.name,
@@ -1136,11 +1139,13 @@ impl<'a> Parser<'a> {
         }
         if op.result_types.is_empty() && nres > 0 {
             return Err(ParseError {
-                line: op.line,
-                col: 1,
+                line: stop.line,
+                col: stop.col,
                 message: format!(
-                    "cannot tell the result type of {} (expected ': type' after its operands)",
-                    op.name
+                    "expected ':' and the result type after the operands of {} (line {}), found {}",
+                    op.name,
+                    op.line,
+                    stop.tok.describe()
                 ),
             });
         }
