@@ -87,10 +87,35 @@ impl<'a, D: Domain> Interp<'a, D> {
         args: Vec<Value<D::V>>,
     ) -> Result<(), ExecError> {
         self.program = program;
-        let mut env = Env::default();
         let args = args.into_iter().map(Rc::new).collect();
-        self.run_region(&func.body, args, &mut env, func.line, &func.loc)?;
+        self.run_func(func, args, func.line, &func.loc)?;
         Ok(())
+    }
+
+    /// Run a function body in a fresh environment with its parameters bound.
+    fn run_func(
+        &mut self,
+        func: &IrFunc,
+        args: Vec<Rc<Value<D::V>>>,
+        line: u32,
+        loc: &Loc,
+    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let mut env = Env::default();
+        if args.len() != func.args.len() {
+            return Err(ExecError {
+                kind: ErrorKind::Malformed,
+                message: format!("@{} takes {} arguments, given {}", func.name, func.args.len(), args.len()),
+                line,
+                loc: loc.clone(),
+                program: self.program,
+            });
+        }
+        for (a, v) in func.args.iter().zip(args) {
+            env.insert(a.name.clone(), v);
+        }
+        match self.run_region(&func.body, Vec::new(), &mut env, line, loc)? {
+            Flow::Return(v) | Flow::Yield(v) => Ok(v),
+        }
     }
 
     pub(super) fn finish(mut self) -> Execution<D::V> {
@@ -1103,10 +1128,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             ));
         };
         let args = self.operands(op, env)?;
-        let mut inner = Env::default();
-        match self.run_region(&func.body, args, &mut inner, op.line, &op.loc)? {
-            Flow::Return(v) | Flow::Yield(v) => Ok(v),
-        }
+        self.run_func(func, args, op.line, &op.loc)
     }
 
     /// `tt.reduce` over `axis`: folds the combine region left to right.

@@ -1,0 +1,132 @@
+//! The `lift` binary end to end: `lift run` on every reference instance, `lift spec`
+//! output, and the errors a user sees for bad input.
+
+mod common;
+
+use assert_cmd::Command;
+use common::{first_mismatch, fixtures};
+
+fn lift() -> Command {
+    Command::cargo_bin("lift").unwrap()
+}
+
+#[test]
+fn lift_run_reproduces_every_reference_output() {
+    let out_root = tempfile::tempdir().unwrap();
+    let mut runs = 0;
+    for f in fixtures().iter().filter(|f| f.meta.expect == "verified") {
+        for inst in &f.meta.instance {
+            let out = out_root.path().join(format!("{}-{}", f.name(), inst.name));
+            let mut cmd = lift();
+            cmd.arg("run").arg(f.kernel()).arg("--out").arg(&out);
+            for (name, path) in f.input_paths(inst) {
+                cmd.arg("--input").arg(format!("{name}={}", path.display()));
+            }
+            for (name, v) in &inst.scalars {
+                cmd.arg("--scalar").arg(format!("{name}={v}"));
+            }
+            // Sizes that no input determines (e.g. `zeros`) come from the instance.
+            for (name, v) in &inst.sizes {
+                cmd.arg("--size").arg(format!("{name}={v}"));
+            }
+            cmd.assert().success();
+            for (name, want) in f.expected(inst) {
+                let got = lift::npy::read(&out.join(format!("{name}.npy"))).unwrap();
+                if let Some(m) = first_mismatch(&got, &want, 1e-5, 1e-8) {
+                    panic!("{}/{}: {name}: {m}", f.name(), inst.name);
+                }
+            }
+            runs += 1;
+        }
+    }
+    assert!(runs >= 66, "only {runs} runs");
+}
+
+#[test]
+fn lift_run_reads_sizes_off_the_inputs() {
+    // No --size: the ragged instance's sizes must come from x.npy's shape.
+    let f = fixtures().into_iter().find(|f| f.name() == "softmax").unwrap();
+    let inst = f.meta.instance.iter().find(|i| i.name == "ragged").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (name, path) = &f.input_paths(inst)[0];
+    lift()
+        .arg("run")
+        .arg(f.kernel())
+        .arg("--input")
+        .arg(format!("{name}={}", path.display()))
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let got = lift::npy::read(&out.path().join("y.npy")).unwrap();
+    let want = &f.expected(inst)["y"];
+    assert_eq!(first_mismatch(&got, want, 1e-5, 1e-8), None);
+}
+
+#[test]
+fn lift_spec_prints_one_term_per_element() {
+    let f = fixtures().into_iter().find(|f| f.name() == "add").unwrap();
+    let out = lift().arg("spec").arg(f.kernel()).arg("--size").arg("N=5").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    insta::assert_snapshot!("spec_add_n5", String::from_utf8(out.stdout).unwrap());
+}
+
+#[test]
+fn lift_spec_json_has_the_stable_schema() {
+    let f = fixtures().into_iter().find(|f| f.name() == "softmax").unwrap();
+    let out = lift()
+        .args(["spec", "--format", "json", "--size", "M=1", "--size", "N=3"])
+        .arg(f.kernel())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "lift.spec/1");
+    assert_eq!(v["sizes"]["N"], 3);
+    let y = &v["outputs"][0];
+    assert_eq!(y["tensor"], "y");
+    assert_eq!(y["shape"], serde_json::json!([1, 3]));
+    let elems = y["elements"].as_array().unwrap();
+    assert_eq!(elems.len(), 3);
+    assert_eq!(elems[2]["index"], serde_json::json!([0, 2]));
+    let term = elems[2]["term"].as_str().unwrap();
+    assert!(term.contains("exp") && term.contains("x[0,2]"), "{term}");
+    assert!(elems[2]["source"]["python"].as_str().unwrap().contains("softmax/kernel.py:"));
+}
+
+#[test]
+fn missing_launch_is_a_usage_error_naming_the_expected_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.ttir");
+    std::fs::copy(common::suite_dir().join("add/kernel.ttir"), &k).unwrap();
+    let out = lift().arg("spec").arg(&k).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("k.launch.toml"), "{err}");
+}
+
+#[test]
+fn garbled_kernel_reports_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("kernel.ttir");
+    let text = std::fs::read_to_string(common::suite_dir().join("add/kernel.ttir")).unwrap();
+    // Cut the kernel in the middle of its body.
+    let cut = text.find("tt.load").unwrap() + 4;
+    std::fs::write(&k, &text[..cut]).unwrap();
+    std::fs::copy(common::suite_dir().join("add/kernel.launch.toml"), dir.path().join("kernel.launch.toml")).unwrap();
+    let out = lift().arg("spec").arg(&k).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("kernel.ttir:"), "{err}");
+}
+
+#[test]
+fn unknown_size_and_bad_flags_are_explained() {
+    let f = fixtures().into_iter().find(|f| f.name() == "add").unwrap();
+    let out = lift().arg("spec").arg(f.kernel()).args(["--size", "N"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NAME=VALUE"));
+    let out = lift().arg("run").arg(f.kernel()).args(["--out", "/tmp/x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing --input"), "{}", String::from_utf8_lossy(&out.stderr));
+}
