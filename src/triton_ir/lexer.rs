@@ -268,18 +268,16 @@ impl<'a> Lexer<'a> {
         self.take_while(|b| b.is_ascii_digit());
         let mut float = false;
         // MLIR float literals always have a '.' (`1.5`, `1.000000e+00`).
-        if self.peek(0) == b'.' {
-            if self.peek(1).is_ascii_digit() || !is_id_char(self.peek(1)) {
-                float = true;
-                self.pos += 1;
+        if self.peek(0) == b'.' && (self.peek(1).is_ascii_digit() || !is_id_char(self.peek(1))) {
+            float = true;
+            self.pos += 1;
+            self.take_while(|b| b.is_ascii_digit());
+            if matches!(self.peek(0), b'e' | b'E')
+                && (self.peek(1).is_ascii_digit()
+                    || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
+            {
+                self.pos += 2;
                 self.take_while(|b| b.is_ascii_digit());
-                if matches!(self.peek(0), b'e' | b'E')
-                    && (self.peek(1).is_ascii_digit()
-                        || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
-                {
-                    self.pos += 2;
-                    self.take_while(|b| b.is_ascii_digit());
-                }
             }
         }
         let text = self.src.get(start..self.pos).unwrap_or("").to_string();

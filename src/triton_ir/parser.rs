@@ -1510,7 +1510,7 @@ impl<'a> Parser<'a> {
                 .ok_or_else(|| err("unsupported float type in dense<...>"))?,
             _ => return Err(err("unsupported element type in a dense hex string")),
         };
-        if width == 0 || width > 16 || bytes.len() % width != 0 {
+        if width == 0 || width > 16 || !bytes.len().is_multiple_of(width) {
             return Err(err("hex string length does not match the element type"));
         }
         let mut out = Vec::new();
