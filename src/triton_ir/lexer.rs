@@ -106,18 +106,27 @@ struct Lexer<'a> {
     line: u32,
     /// Byte offset where the current line starts.
     line_start: usize,
+    /// Last (byte offset, column) computed by `col_of`.
+    col_cache: std::cell::Cell<(usize, u32)>,
 }
 
 impl<'a> Lexer<'a> {
+    /// Column (1-based, in characters) of `pos` on the current line. Counts on from the
+    /// last position asked about, so a long line costs linear time overall.
     fn col_of(&self, pos: usize) -> u32 {
-        // Columns count characters, not bytes.
-        let from = self.line_start.min(pos);
+        let (mut from, mut col) = self.col_cache.get();
+        if from < self.line_start || from > pos {
+            from = self.line_start.min(pos);
+            col = 1;
+        }
         let n = self
             .src
             .get(from..pos)
             .map(|s| s.chars().count())
             .unwrap_or(pos - from);
-        u32::try_from(n).unwrap_or(u32::MAX).saturating_add(1)
+        let col = col.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+        self.col_cache.set((pos, col));
+        col
     }
 
     fn err(&self, pos: usize, message: String) -> ParseError {
@@ -259,18 +268,16 @@ impl<'a> Lexer<'a> {
         self.take_while(|b| b.is_ascii_digit());
         let mut float = false;
         // MLIR float literals always have a '.' (`1.5`, `1.000000e+00`).
-        if self.peek(0) == b'.' {
-            if self.peek(1).is_ascii_digit() || !is_id_char(self.peek(1)) {
-                float = true;
-                self.pos += 1;
+        if self.peek(0) == b'.' && (self.peek(1).is_ascii_digit() || !is_id_char(self.peek(1))) {
+            float = true;
+            self.pos += 1;
+            self.take_while(|b| b.is_ascii_digit());
+            if matches!(self.peek(0), b'e' | b'E')
+                && (self.peek(1).is_ascii_digit()
+                    || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
+            {
+                self.pos += 2;
                 self.take_while(|b| b.is_ascii_digit());
-                if matches!(self.peek(0), b'e' | b'E')
-                    && (self.peek(1).is_ascii_digit()
-                        || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
-                {
-                    self.pos += 2;
-                    self.take_while(|b| b.is_ascii_digit());
-                }
             }
         }
         let text = self.src.get(start..self.pos).unwrap_or("").to_string();
@@ -373,6 +380,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
         pos: 0,
         line: 1,
         line_start: 0,
+        col_cache: std::cell::Cell::new((0, 1)),
     };
     let mut out = Vec::new();
     loop {

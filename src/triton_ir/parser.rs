@@ -376,11 +376,17 @@ impl<'a> Parser<'a> {
         if self.eat_ident("attributes") {
             self.parse_attr_dict()?;
         }
-        let body = if matches!(self.peek(), Tok::LBrace) {
+        let mut body = if matches!(self.peek(), Tok::LBrace) {
             self.parse_region()?
         } else {
             Region::default()
         };
+        // As in MLIR, the function's arguments are its entry block's arguments.
+        if let Some(entry) = body.blocks.first_mut() {
+            if entry.label.is_none() && entry.args.is_empty() {
+                entry.args = args.clone();
+            }
+        }
         let loc = self.parse_opt_loc()?.unwrap_or_default();
         Ok(Func {
             name,
@@ -1510,7 +1516,7 @@ impl<'a> Parser<'a> {
                 .ok_or_else(|| err("unsupported float type in dense<...>"))?,
             _ => return Err(err("unsupported element type in a dense hex string")),
         };
-        if width == 0 || width > 16 || bytes.len() % width != 0 {
+        if width == 0 || width > 16 || !bytes.len().is_multiple_of(width) {
             return Err(err("hex string length does not match the element type"));
         }
         let mut out = Vec::new();

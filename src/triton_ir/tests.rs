@@ -422,6 +422,9 @@ fn branches_calls_and_private_functions() {
     assert_eq!(m.funcs.len(), 2);
     let main = m.entry().unwrap();
     assert_eq!(main.name, "calls");
+    // The entry block carries the function's arguments, as in MLIR.
+    assert_eq!(main.body.blocks[0].args, main.args);
+    assert_eq!(main.args[2].name, "n");
     assert_eq!(main.body.blocks.len(), 3);
     assert_eq!(main.body.blocks[1].label.as_deref(), Some("bb1"));
     let br = main.body.blocks[0].ops.last().unwrap();
