@@ -110,10 +110,14 @@ impl<'a, D: Domain> Interp<'a, D> {
                 program: self.program,
             });
         }
-        for (a, v) in func.args.iter().zip(args) {
-            env.insert(a.name.clone(), v);
+        // The parser may also list the parameters as the entry block's arguments (as
+        // MLIR does); bind them either way.
+        let entry_takes_args = func.body.blocks.first().is_some_and(|b| !b.args.is_empty());
+        for (a, v) in func.args.iter().zip(&args) {
+            env.insert(a.name.clone(), v.clone());
         }
-        match self.run_region(&func.body, Vec::new(), &mut env, line, loc)? {
+        let block_args = if entry_takes_args { args } else { Vec::new() };
+        match self.run_region(&func.body, block_args, &mut env, line, loc)? {
             Flow::Return(v) | Flow::Yield(v) => Ok(v),
         }
     }
