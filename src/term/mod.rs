@@ -332,13 +332,17 @@ impl Terms {
             return self.nan();
         }
         if pos_inf || neg_inf {
-            // Finite summands do not matter; a summand `x * inf` might be ±inf or NaN,
-            // so then the sum stays symbolic.
+            // Finite summands do not matter; a summand `x * inf` might be ±inf or NaN
+            // (its sign is unknown), so then the sum stays symbolic.
             let inf = self.inf(neg_inf);
             if !others.iter().any(|&o| self.has_inf_factor(o)) {
                 return inf;
             }
-            let mut ops: Vec<TermId> = others;
+            // Finite summands are dropped all the same (keeps the result associative).
+            let mut ops: Vec<TermId> = others
+                .into_iter()
+                .filter(|&o| self.has_inf_factor(o))
+                .collect();
             ops.push(inf);
             ops.sort_unstable();
             ops.dedup();
@@ -580,6 +584,10 @@ impl Terms {
     // ---- max / min -----------------------------------------------------------------
 
     fn extremum(&mut self, terms: &[TermId], is_max: bool) -> TermId {
+        // NaN wins over everything (checked first, so the result is order-independent).
+        if let Some(&n) = terms.iter().find(|&&t| self.is_nan(t)) {
+            return n;
+        }
         let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
         let mut best: Option<BigRational> = None;
         for &t in terms {
@@ -691,6 +699,10 @@ impl Terms {
         }
     }
     fn junction(&mut self, terms: &[TermId], is_and: bool) -> TermId {
+        // NaN wins over everything (checked first, so the result is order-independent).
+        if let Some(&n) = terms.iter().find(|&&t| self.is_nan(t)) {
+            return n;
+        }
         let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
         for &t in terms {
             let children: Vec<TermId> = match self.node(t) {
