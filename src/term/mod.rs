@@ -25,6 +25,31 @@
 //! - `display(id)` prints e.g. `exp(x[0,1] - max(x[0,0], x[0,1]))`, with shared
 //!   sub-terms printed in full (no let-bindings), `/` and `-` recovered from
 //!   `Pow(_, -1)` and `-1 *` factors, minimal parentheses by precedence.
+//!
+//! Normalisation, precisely (every rule is sound for finite real inputs):
+//! - `sum`: flatten; fold constants into one leading constant (dropped if 0); combine
+//!   like terms by their rational coefficient (`x + 2*x = 3*x`, `x - x = 0`); sort the
+//!   rest by id. Constants are *not* distributed over sums: `a - (a + b)` stays as is.
+//! - `product`: flatten; fold constants (a constant 0 gives 0, 1 is dropped); merge
+//!   powers of one base *of the same sign* (`x*x = x^2`, `x^-1 * x^-2 = x^-3`) but never
+//!   cancel `x * x^-1` (the precondition `x != 0` must survive to `decide`).
+//! - `powi`: `a^0 = 1`, `a^1 = a`, exact constant folding (except `0^k`, `k < 0`, and
+//!   powers too large to fold, which stay `Pow`), `(x^a)^b = x^(ab)`, `(x*y)^k = x^k*y^k`;
+//!   so no `Pow` has a `Mul` or (barring i32 overflow) a `Pow` as its base.
+//! - ±inf: `x + inf = inf` for finite `x`, `inf + -inf = nan`, `c * inf` signed by `c`
+//!   (`0 * inf = nan`); `x * inf` with symbolic `x` stays a `Mul` (sign unknown), and a
+//!   sum of such a product and an infinity stays an `Add` of just those two kinds.
+//!   `inf^-k = 0`; max/min drop their neutral infinity and are absorbed by the other;
+//!   `exp(-inf) = exp2(-inf) = 0`, `exp(inf) = inf`, and the other IEEE values at ±inf.
+//! - NaN: any arithmetic, function, max/min, not/and/or, or select *condition* with a NaN
+//!   operand is NaN. Comparisons follow IEEE (false with NaN; `!=` true). A NaN in an
+//!   unselected branch of a symbolic `select` stays there.
+//! - Truth values: the constant 0 is false, any other constant (and ±inf) is true; the
+//!   folded results of `cmp`/`not`/`and`/`or` are the constants 1 and 0. `not` of a
+//!   comparison flips the operator (`!(a < b) = a >= b`); `select(!c, a, b) =
+//!   select(c, b, a)` for boolean `c`. `>`/`>=` are kept as written (not swapped to `<`).
+//! - Cost: flattening copies operands, so growing a sum/max one operand at a time over `n`
+//!   steps costs O(n^2) ids; build wide sums with `sum(&[..])` where possible.
 
 mod display;
 mod eval;
@@ -89,19 +114,24 @@ pub enum Node {
     },
     NaN,
     /// n-ary sum, operands sorted by id, at most one constant (first), length ≥ 2.
+    /// (An `Inf` operand occurs only beside products with an infinite factor.)
     Add(Box<[TermId]>),
     /// n-ary product, operands sorted by id, at most one constant (first), length ≥ 2.
     Mul(Box<[TermId]>),
     /// Integer power, exponent ∉ {0, 1}; division is `Pow(d, -1)`.
     Pow(TermId, i32),
     Call(Func, TermId),
-    /// n-ary, sorted, deduplicated, length ≥ 2.
+    /// n-ary, sorted by id (a folded constant, at most one, sorts like any operand),
+    /// deduplicated, length ≥ 2, no infinities.
     Max(Box<[TermId]>),
     Min(Box<[TermId]>),
     /// A boolean-valued comparison of two reals.
     Cmp(CmpOp, TermId, TermId),
     Not(TermId),
+    /// n-ary, sorted, deduplicated, no constants; length ≥ 2, or 1 when that operand is
+    /// not boolean-valued (`And([x])` is the truth value of the real `x`).
     And(Box<[TermId]>),
+    /// As `And`.
     Or(Box<[TermId]>),
     /// `if cond then a else b`.
     Select(TermId, TermId, TermId),
@@ -332,13 +362,17 @@ impl Terms {
             return self.nan();
         }
         if pos_inf || neg_inf {
-            // Finite summands do not matter; a summand `x * inf` might be ±inf or NaN,
-            // so then the sum stays symbolic.
+            // Finite summands do not matter; a summand `x * inf` might be ±inf or NaN
+            // (its sign is unknown), so then the sum stays symbolic.
             let inf = self.inf(neg_inf);
             if !others.iter().any(|&o| self.has_inf_factor(o)) {
                 return inf;
             }
-            let mut ops: Vec<TermId> = others;
+            // Finite summands are dropped all the same (keeps the result associative).
+            let mut ops: Vec<TermId> = others
+                .into_iter()
+                .filter(|&o| self.has_inf_factor(o))
+                .collect();
             ops.push(inf);
             ops.sort_unstable();
             ops.dedup();
@@ -580,6 +614,10 @@ impl Terms {
     // ---- max / min -----------------------------------------------------------------
 
     fn extremum(&mut self, terms: &[TermId], is_max: bool) -> TermId {
+        // NaN wins over everything (checked first, so the result is order-independent).
+        if let Some(&n) = terms.iter().find(|&&t| self.is_nan(t)) {
+            return n;
+        }
         let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
         let mut best: Option<BigRational> = None;
         for &t in terms {
@@ -691,6 +729,10 @@ impl Terms {
         }
     }
     fn junction(&mut self, terms: &[TermId], is_and: bool) -> TermId {
+        // NaN wins over everything (checked first, so the result is order-independent).
+        if let Some(&n) = terms.iter().find(|&&t| self.is_nan(t)) {
+            return n;
+        }
         let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
         for &t in terms {
             let children: Vec<TermId> = match self.node(t) {
