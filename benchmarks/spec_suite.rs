@@ -83,8 +83,13 @@ fn ops_executed(dir: &Path, sizes: &BTreeMap<String, i64>) -> u64 {
     let i = k.instance(sizes).unwrap();
     let mut terms = Terms::new();
     let tensor_names = i.tensors.iter().map(|t| t.name.as_str().into()).collect();
-    let mut d = lift::exec::domain::Symbolic { terms: &mut terms, tensor_names };
-    lift::exec::execute(&k.module, &i, &mut d).unwrap().ops_executed
+    let mut d = lift::exec::domain::Symbolic {
+        terms: &mut terms,
+        tensor_names,
+    };
+    lift::exec::execute(&k.module, &i, &mut d)
+        .unwrap()
+        .ops_executed
 }
 
 fn peak_rss_kib() -> String {

@@ -45,7 +45,10 @@ fn lift_run_reproduces_every_reference_output() {
 #[test]
 fn lift_run_reads_sizes_off_the_inputs() {
     // No --size: the ragged instance's sizes must come from x.npy's shape.
-    let f = fixtures().into_iter().find(|f| f.name() == "softmax").unwrap();
+    let f = fixtures()
+        .into_iter()
+        .find(|f| f.name() == "softmax")
+        .unwrap();
     let inst = f.meta.instance.iter().find(|i| i.name == "ragged").unwrap();
     let out = tempfile::tempdir().unwrap();
     let (name, path) = &f.input_paths(inst)[0];
@@ -66,20 +69,37 @@ fn lift_run_reads_sizes_off_the_inputs() {
 #[test]
 fn lift_spec_prints_one_term_per_element() {
     let f = fixtures().into_iter().find(|f| f.name() == "add").unwrap();
-    let out = lift().arg("spec").arg(f.kernel()).arg("--size").arg("N=5").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = lift()
+        .arg("spec")
+        .arg(f.kernel())
+        .arg("--size")
+        .arg("N=5")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     insta::assert_snapshot!("spec_add_n5", String::from_utf8(out.stdout).unwrap());
 }
 
 #[test]
 fn lift_spec_json_has_the_stable_schema() {
-    let f = fixtures().into_iter().find(|f| f.name() == "softmax").unwrap();
+    let f = fixtures()
+        .into_iter()
+        .find(|f| f.name() == "softmax")
+        .unwrap();
     let out = lift()
         .args(["spec", "--format", "json", "--size", "M=1", "--size", "N=3"])
         .arg(f.kernel())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "lift.spec/1");
     assert_eq!(v["sizes"]["N"], 3);
@@ -91,7 +111,10 @@ fn lift_spec_json_has_the_stable_schema() {
     assert_eq!(elems[2]["index"], serde_json::json!([0, 2]));
     let term = elems[2]["term"].as_str().unwrap();
     assert!(term.contains("exp") && term.contains("x[0,2]"), "{term}");
-    assert!(elems[2]["source"]["python"].as_str().unwrap().contains("softmax/kernel.py:"));
+    assert!(elems[2]["source"]["python"]
+        .as_str()
+        .unwrap()
+        .contains("softmax/kernel.py:"));
 }
 
 #[test]
@@ -113,7 +136,11 @@ fn garbled_kernel_reports_file_and_line() {
     // Cut the kernel in the middle of its body.
     let cut = text.find("tt.load").unwrap() + 4;
     std::fs::write(&k, &text[..cut]).unwrap();
-    std::fs::copy(common::suite_dir().join("add/kernel.launch.toml"), dir.path().join("kernel.launch.toml")).unwrap();
+    std::fs::copy(
+        common::suite_dir().join("add/kernel.launch.toml"),
+        dir.path().join("kernel.launch.toml"),
+    )
+    .unwrap();
     let out = lift().arg("spec").arg(&k).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -123,10 +150,24 @@ fn garbled_kernel_reports_file_and_line() {
 #[test]
 fn unknown_size_and_bad_flags_are_explained() {
     let f = fixtures().into_iter().find(|f| f.name() == "add").unwrap();
-    let out = lift().arg("spec").arg(f.kernel()).args(["--size", "N"]).output().unwrap();
+    let out = lift()
+        .arg("spec")
+        .arg(f.kernel())
+        .args(["--size", "N"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("NAME=VALUE"));
-    let out = lift().arg("run").arg(f.kernel()).args(["--out", "/tmp/x"]).output().unwrap();
+    let out = lift()
+        .arg("run")
+        .arg(f.kernel())
+        .args(["--out", "/tmp/x"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("missing --input"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("missing --input"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -104,7 +104,12 @@ impl<'a, D: Domain> Interp<'a, D> {
         if args.len() != func.args.len() {
             return Err(ExecError {
                 kind: ErrorKind::Malformed,
-                message: format!("@{} takes {} arguments, given {}", func.name, func.args.len(), args.len()),
+                message: format!(
+                    "@{} takes {} arguments, given {}",
+                    func.name,
+                    func.args.len(),
+                    args.len()
+                ),
                 line,
                 loc: loc.clone(),
                 program: self.program,

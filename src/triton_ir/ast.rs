@@ -133,7 +133,10 @@ pub enum Type {
     /// `!tt.ptr<f32>` (the optional address space is dropped).
     Ptr(Box<Type>),
     /// `tensor<4x8xf32>`, `tensor<4x!tt.ptr<f32>>`
-    Tensor { shape: Vec<i64>, elem: Box<Type> },
+    Tensor {
+        shape: Vec<i64>,
+        elem: Box<Type>,
+    },
     /// Anything else, kept verbatim (e.g. `!tt.tensordesc<...>`), so that an op using
     /// it can be reported by name rather than failing to parse.
     Other(String),

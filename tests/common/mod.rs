@@ -72,12 +72,16 @@ pub fn fixtures() -> Vec<Fixture> {
             continue;
         }
         let text = std::fs::read_to_string(&toml_path).unwrap();
-        let meta: FixtureToml = toml::from_str(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", toml_path.display()));
+        let meta: FixtureToml =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", toml_path.display()));
         out.push(Fixture { dir, meta });
     }
     out.sort_by_key(|f| f.name());
-    assert!(!out.is_empty(), "no fixtures under {}", suite_dir().display());
+    assert!(
+        !out.is_empty(),
+        "no fixtures under {}",
+        suite_dir().display()
+    );
     out
 }
 
@@ -104,7 +108,10 @@ fn read_dir_npy(dir: &Path) -> BTreeMap<String, Array> {
 /// numpy.allclose(actual, expected, rtol, atol): the first element that is not close.
 pub fn first_mismatch(actual: &Array, expected: &Array, rtol: f64, atol: f64) -> Option<String> {
     if actual.shape != expected.shape {
-        return Some(format!("shape {:?} != expected {:?}", actual.shape, expected.shape));
+        return Some(format!(
+            "shape {:?} != expected {:?}",
+            actual.shape, expected.shape
+        ));
     }
     for (i, (a, e)) in actual.data.iter().zip(&expected.data).enumerate() {
         let close = if e.is_finite() {
