@@ -38,5 +38,6 @@ def attn_fwd_kernel(Q, K, V, Out, sm_scale, seq_q, seq_k, stride_qm, stride_km, 
 
 KERNEL = "attn_fwd_kernel"
 REFERENCE_OP = "attention"
+EQUIV = "attention"
 EXPECT = "refuted"
 BUG = "softmax scale missing: scores multiplied by log2(e) only, not by sm_scale"

@@ -19,5 +19,6 @@ def exp_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
 
 KERNEL = "exp_kernel"
 REFERENCE_OP = "exp"
+EQUIV = "exp"
 EXPECT = "refuted"
 BUG = "exp2(x) without the log2(e) scaling, i.e. 2^x instead of e^x"

@@ -28,5 +28,6 @@ def layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_N: tl.co
 
 KERNEL = "layer_norm_fwd_kernel"
 REFERENCE_OP = "layer_norm"
+EQUIV = "layer_norm"
 EXPECT = "refuted"
 BUG = "variance divides by N - 1 (unbiased) instead of N"

@@ -18,5 +18,6 @@ def leaky_relu_kernel(x_ptr, y_ptr, n, NEG_SLOPE: tl.constexpr, BLOCK: tl.conste
 
 KERNEL = "leaky_relu_kernel"
 REFERENCE_OP = "leaky_relu"
+EQUIV = "leaky_relu"
 EXPECT = "refuted"
 BUG = "slope applied on the positive side (branches of tl.where swapped)"

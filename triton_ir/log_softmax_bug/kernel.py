@@ -20,5 +20,6 @@ def log_softmax_kernel(x_ptr, y_ptr, stride, n_cols, BLOCK_N: tl.constexpr):
 
 KERNEL = "log_softmax_kernel"
 REFERENCE_OP = "log_softmax"
+EQUIV = "log_softmax"
 EXPECT = "refuted"
 BUG = "the max is subtracted inside the log-sum-exp but not from x: y = x - log(sum(exp(x - max)))"

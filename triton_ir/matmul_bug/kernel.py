@@ -32,5 +32,6 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 KERNEL = "matmul_kernel"
 REFERENCE_OP = "matmul"
+EQUIV = "matmul"
 EXPECT = "refuted"
 BUG = "K loop bound cdiv(K, BLOCK_K) - 1 drops the last K tile"

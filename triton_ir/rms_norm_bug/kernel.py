@@ -20,5 +20,6 @@ def rms_norm_kernel(x_ptr, w_ptr, y_ptr, stride, n_cols, eps, BLOCK_N: tl.conste
 
 KERNEL = "rms_norm_kernel"
 REFERENCE_OP = "rms_norm"
+EQUIV = "rms_norm"
 EXPECT = "refuted"
 BUG = "sum of squares instead of their mean (forgets to divide by n_cols)"

@@ -18,5 +18,6 @@ def silu_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
 
 KERNEL = "silu_kernel"
 REFERENCE_OP = "silu"
+EQUIV = "silu"
 EXPECT = "refuted"
 BUG = "sign error in the exponent: x / (1 + exp(x)) instead of x / (1 + exp(-x))"

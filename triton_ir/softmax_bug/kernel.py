@@ -21,5 +21,6 @@ def softmax_kernel(y_ptr, x_ptr, x_row_stride, y_row_stride, n_cols, BLOCK_N: tl
 
 KERNEL = "softmax_kernel"
 REFERENCE_OP = "softmax"
+EQUIV = "softmax"
 EXPECT = "refuted"
 BUG = "numerator exp(x) is not max-subtracted while the denominator is"

@@ -29,5 +29,6 @@ def softmax_online_kernel(y_ptr, x_ptr, stride_row, n_cols, BLOCK: tl.constexpr)
 
 KERNEL = "softmax_online_kernel"
 REFERENCE_OP = "softmax_online"
+EQUIV = "softmax_online"
 EXPECT = "refuted"
 BUG = "running sum is not rescaled by exp(m_old - m_new) when the max grows"

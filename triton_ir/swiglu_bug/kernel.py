@@ -19,5 +19,6 @@ def swiglu_kernel(x_ptr, y_ptr, stride_x, stride_y, H, BLOCK: tl.constexpr):
 
 KERNEL = "swiglu_kernel"
 REFERENCE_OP = "swiglu"
+EQUIV = "swiglu"
 EXPECT = "refuted"
 BUG = "halves swapped: silu applied to the second half and multiplied by the first"
