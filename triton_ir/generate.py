@@ -48,8 +48,14 @@ any emitted file.
 
 Determinism: inputs are drawn from numpy.random.default_rng seeded with
 crc32("<data op>/<instance>") where <data op> is the fixture's REFERENCE_OP (the
-correct op, for wrong twins) or its own name; running the script twice gives
-identical files.
+correct op, for wrong twins; the EQUIV op, for second implementations) or its
+own name; running the script twice gives identical files.
+
+EQUIV = "<op>" (optional; written to fixture.toml as `equiv`): the pair the
+`equiv` command must decide, proved equal for "verified" kernels, refuted for
+wrong twins.  It implies REFERENCE_OP = "<op>" unless that is set, and the
+script checks that the two kernels share one launch interface (tensor names,
+shapes and roles, scalar and size names, instances, spec, input domain).
 """
 import os
 import sys
@@ -123,9 +129,12 @@ def load_op(op):
     mod.__file__ = rel
     sys.modules[mod.__name__] = mod
     exec(compile(source, rel, "exec"), mod.__dict__)
+    if getattr(mod, "EQUIV", None) and not getattr(mod, "REFERENCE_OP", None):
+        # a second implementation of a correct op: it carries that op's reference data
+        mod.REFERENCE_OP = mod.EQUIV
     ref_op = getattr(mod, "REFERENCE_OP", None)
     if ref_op:
-        # a wrong twin: whatever it does not define is the correct op's
+        # a wrong twin or an equiv kernel: whatever it does not define is the reference op's
         base = load_op(ref_op)
         for key in INHERITED:
             if not hasattr(mod, key) and hasattr(base, key):
@@ -134,7 +143,8 @@ def load_op(op):
     return mod
 
 
-# metadata a twin (REFERENCE_OP = "<correct op>") takes from the correct op unless it sets it
+# metadata a twin (REFERENCE_OP = "<correct op>") or an equiv kernel (EQUIV = "<op>", which
+# implies REFERENCE_OP = "<op>") takes from the reference op unless it sets it
 INHERITED = ("SIGNATURE", "CONSTEXPRS", "GRID", "ARGS", "SPEC", "INSTANCES", "DOMAIN")
 
 
@@ -237,6 +247,8 @@ def fixture_toml(op, mod):
         lines.append(f"error = {toml_value(mod.ERROR)}\n")
     if getattr(mod, "REFERENCE_OP", None):
         lines.append(f"reference_op = {toml_value(mod.REFERENCE_OP)}\n")
+    if getattr(mod, "EQUIV", None):
+        lines.append(f"equiv = {toml_value(mod.EQUIV)}\n")
     for inst in mod.INSTANCES:
         lines.append("\n[[instance]]\n")
         lines.append(f"name = {toml_value(inst['name'])}\n")
@@ -346,12 +358,39 @@ def validate(op, mod):
         assert getattr(mod, "BUG", None), f"{op}: twins need BUG"
     if mod.EXPECT == "error":
         assert getattr(mod, "ERROR", None), f"{op}: error kernels need ERROR"
+    if getattr(mod, "EQUIV", None):
+        validate_equiv(op, mod)
     names = [i["name"] for i in mod.INSTANCES]
     assert len(set(names)) == len(names), f"{op}: duplicate instance names"
     for inst in mod.INSTANCES:
         for _, a in arg_entries(mod):
             if isinstance(a, dict) and "scalar" in a:
                 assert a["scalar"] in inst.get("scalars", {}), f"{op}/{inst['name']}: no value for {a['scalar']}"
+
+
+def launch_interface(mod):
+    """What two kernels must share to run on one launch: tensors (shape, role), scalar
+    names, size names, instances, spec and input domain (argument order, parameter names,
+    constexprs and the grid may differ)."""
+    tens = {t: (list(shape), role) for t, shape, role in tensors(mod)}
+    scalars = sorted(a["scalar"] for _, a in arg_entries(mod) if isinstance(a, dict) and "scalar" in a)
+    sizes = sorted({k for inst in mod.INSTANCES for k in inst["sizes"]})
+    insts = [(i["name"], dict(i["sizes"]), dict(i.get("scalars", {}))) for i in mod.INSTANCES]
+    return {"tensors": tens, "scalars": scalars, "sizes": sizes, "instances": insts,
+            "spec": mod.SPEC, "domain": dict(getattr(mod, "DOMAIN", {}))}
+
+
+def validate_equiv(op, mod):
+    """EQUIV = "<op>": the kernel must line up with <op> on one launch and carry its data."""
+    other = mod.EQUIV
+    assert other != op, f"{op}: EQUIV names the fixture itself"
+    assert mod.REFERENCE_OP == other, f"{op}: EQUIV = {other!r} but REFERENCE_OP = {mod.REFERENCE_OP!r}"
+    base = load_op(other)
+    assert base.EXPECT == "verified", f"{op}: EQUIV names {other}, which is not a correct kernel"
+    mine, theirs = launch_interface(mod), launch_interface(base)
+    for key in mine:
+        if mine[key] != theirs[key]:
+            raise SystemExit(f"{op}: EQUIV = {other!r} but the {key} differ:\n  {mine[key]}\n  {theirs[key]}")
 
 
 def generate(op):

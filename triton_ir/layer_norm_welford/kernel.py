@@ -1,0 +1,45 @@
+"""LayerNorm forward with Welford's single-pass mean/variance, element by element.
+
+One program per row.  A scalar loop over the N columns keeps count, mean and M2 (count += 1):
+    delta = x_j - mean;  mean += delta / count;  M2 += delta * (x_j - mean)
+then var = M2 / N (biased) and rstd = 1 / sqrt(var + eps); y is written over column tiles of
+BLOCK = 4.  Outputs y, mean, rstd as layer_norm.  Launch, spec, instances and reference data
+are those of layer_norm (EQUIV, inherited by generate.py)."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def layer_norm_welford_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * stride
+    Y += row * stride
+    count = 0.0
+    mean = 0.0
+    m2 = 0.0
+    for j in range(0, N):
+        x = tl.load(X + j)
+        count = count + 1.0
+        delta = x - mean
+        mean = mean + delta / count
+        m2 = m2 + delta * (x - mean)
+    var = m2 / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < N
+        x = tl.load(X + cols, mask=mask, other=0.0)
+        w = tl.load(W + cols, mask=mask, other=0.0)
+        b = tl.load(B + cols, mask=mask, other=0.0)
+        y = (x - mean) * rstd * w + b
+        tl.store(Y + cols, y, mask=mask)
+
+
+KERNEL = "layer_norm_welford_kernel"
+SIGNATURE = {"X": "*fp32", "Y": "*fp32", "W": "*fp32", "B": "*fp32", "Mean": "*fp32", "Rstd": "*fp32",
+             "stride": "i32", "N": "i32", "eps": "fp32", "BLOCK": "constexpr"}
+CONSTEXPRS = {"BLOCK": 4}
+EQUIV = "layer_norm"
+EXPECT = "verified"
