@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+"""Rebuild the PTX fixture suite of `lift` from its CUDA C++ sources with NVRTC.
+
+Usage (from anywhere; paths are resolved against the repository root):
+
+    python3 ptx/generate.py                 # every family
+    python3 ptx/generate.py reduce softmax  # some families
+    python3 ptx/generate.py --mnemonics     # also print the sorted unique PTX
+                                            # instruction mnemonics of all .ptx files
+                                            # under ptx/ (Triton's kernel.ptx included
+                                            # with --mnemonics=all)
+
+No GPU and no nvcc: NVRTC comes from pip (`nvidia-cuda-nvrtc-cu12`), loaded with
+ctypes from the wheel's `nvidia/cuda_nvrtc/lib/libnvrtc.so.12`.  The script
+creates `.venv-ptx/` at the repository root (nvidia-cuda-nvrtc-cu12, numpy) if
+it is missing and re-executes itself with that interpreter.
+
+For every variant `ptx/<family>/<variant>.cu` (hand-written, one
+`extern "C" __global__` entry `<family>_<variant>` per file) it writes
+
+    <variant>.ptx           NVRTC's PTX (options below)
+    <variant>.launch.toml   the launch description (DESIGN.md "Launch descriptions")
+    <variant>.fixture.toml  expected verdict, the variant it is compared with, race/bug
+and per family
+    ref/<instance>/<tensor>.npy            float32 inputs
+    ref/<instance>/expected/<tensor>.npy   float64 expected outputs (NumPy, from the
+                                           math definition of the op)
+
+NVRTC options: --gpu-architecture=compute_80 -lineinfo --std=c++17 (the defaults
+otherwise: -O3, --fmad=true, IEEE division and sqrt, no fast math).
+
+Paths: NVRTC joins the process's working directory with the program name in the
+PTX `.file` directive, whatever the name looks like.  The program is named
+`ptx/<family>/<variant>.cu` and compiled with the repository root as working
+directory, then the one `.file` line is rewritten from `"<root>/ptx/..."` to
+`"ptx/..."`.  That is the only edit made to NVRTC's output; the script asserts
+that no absolute path remains.
+
+Determinism: each variant is compiled twice and the two PTX texts must be
+identical; inputs come from numpy.random.default_rng seeded with
+crc32("ptx/<family>/<instance>"), so two runs give identical files.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+VENV = os.path.join(ROOT, ".venv-ptx")
+VENV_PY = os.path.join(VENV, "bin", "python")
+NVRTC_PKG = "nvidia-cuda-nvrtc-cu12==12.9.86"
+
+
+def ensure_venv():
+    """Create .venv-ptx if missing and re-exec this script with its python."""
+    if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
+        return
+    if not os.path.exists(VENV_PY):
+        import subprocess
+        subprocess.check_call([sys.executable or "python3", "-m", "venv", VENV])
+        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q", NVRTC_PKG, "numpy"])
+    os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
+
+
+ensure_venv()
+
+import ctypes  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+import zlib  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+os.chdir(ROOT)
+
+NVRTC_OPTIONS = ["--gpu-architecture=compute_80", "-lineinfo", "--std=c++17"]
+
+# ----------------------------------------------------------------------------
+# the suite: families (one launch interface, one reference data set each) and
+# their variants
+# ----------------------------------------------------------------------------
+
+FAMILIES = {
+    "reduce": {
+        "spec": "out = torch.sum(x, dim=-1)",
+        # C parameters in order -> launch entries (PTX params are <entry>_param_<i>)
+        "params": [
+            ("x", {"tensor": "x", "shape": ["B", "N"], "role": "in"}),
+            ("out", {"tensor": "out", "shape": ["B"], "role": "out"}),
+            ("n", "B * N"),
+        ],
+        "grid": ["B"],
+        "instances": [
+            {"name": "two_ctas", "sizes": {"B": 2, "N": 128}},
+            {"name": "three_ctas", "sizes": {"B": 3, "N": 128}},
+        ],
+        "note": "N must be 128: each CTA sums one row of 128 floats.",
+        "reference": lambda ins, sz: {"out": ins["x"].sum(axis=1)},
+        "reference_variant": "interleaved_divergent",
+    },
+    "matmul": {
+        "spec": "C = A @ B",
+        "params": [
+            ("A", {"tensor": "A", "shape": ["M", "K"], "role": "in"}),
+            ("B", {"tensor": "B", "shape": ["K", "N"], "role": "in"}),
+            ("C", {"tensor": "C", "shape": ["M", "N"], "role": "out"}),
+            ("M", "M"),
+            ("N", "N"),
+            ("K", "K"),
+        ],
+        "grid": ["cdiv(N, 16)", "cdiv(M, 16)"],
+        "instances": [
+            {"name": "k32", "sizes": {"M": 16, "N": 16, "K": 32}},
+            {"name": "k16", "sizes": {"M": 16, "N": 16, "K": 16}},
+            {"name": "tiles2x2", "sizes": {"M": 32, "N": 32, "K": 32}},
+        ],
+        "note": "M, N, K multiples of 16 (the tiled variants do not bounds-check).",
+        "reference": lambda ins, sz: {"C": ins["A"] @ ins["B"]},
+        "reference_variant": "naive",
+    },
+    "softmax": {
+        "spec": "y = torch.softmax(x, dim=-1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["M", "N"], "role": "in"}),
+            ("y", {"tensor": "y", "shape": ["M", "N"], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["M"],
+        "instances": [
+            {"name": "two_rows", "sizes": {"M": 2, "N": 128}},
+            {"name": "five_rows", "sizes": {"M": 5, "N": 128}},
+        ],
+        "note": "N must be 128: one CTA per row of 128 floats.",
+        "reference": lambda ins, sz: {"y": _softmax(ins["x"])},
+        "reference_variant": "naive_smem",
+    },
+}
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+# (family, variant): block, expect ("equivalent" | "refuted" | "race"), and for
+# wrong variants `bug`, for racy ones `race` (the two conflicting accesses).
+# `equiv` defaults to the family's reference variant.
+VARIANTS = {
+    ("reduce", "interleaved_divergent"): {
+        "block": [128], "expect": "equivalent",
+        "about": "Harris #1: interleaved addressing, tid % (2*stride) == 0 (reference)"},
+    ("reduce", "interleaved_strided"): {
+        "block": [128], "expect": "equivalent",
+        "about": "Harris #2: interleaved addressing, index = 2*stride*tid"},
+    ("reduce", "sequential"): {
+        "block": [128], "expect": "equivalent",
+        "about": "Harris #3: sequential addressing, stride halves, tid < stride"},
+    ("reduce", "first_add_during_load"): {
+        "block": [64], "expect": "equivalent",
+        "about": "Harris #4: 64 threads, each adds x[i] + x[i+64] while loading"},
+    ("reduce", "warp_unrolled_syncwarp"): {
+        "block": [128], "expect": "equivalent",
+        "about": "Harris #5 made Volta-safe: last warp unrolled, read / __syncwarp / write / __syncwarp"},
+    ("reduce", "warp_unrolled_racy"): {
+        "block": [128], "expect": "race",
+        "race": "warp 0, no __syncwarp: lane 16 writes s[16] (s[16] += s[48]) and lane 0 "
+                "reads s[16] (s[0] += s[16]) in the unrolled volatile warp_reduce",
+        "about": "Harris #5 as published: volatile, no __syncwarp"},
+    ("reduce", "missing_syncthreads"): {
+        "block": [128], "expect": "race",
+        "race": "thread 64 stores s[64] (initial load) and thread 0 reads s[64] "
+                "(s[0] += s[64], stride 64) with no __syncthreads between",
+        "about": "sequential with the barrier after the shared-memory load removed"},
+    ("matmul", "naive"): {
+        "block": [16, 16], "expect": "equivalent",
+        "about": "one thread per C element, K loop over global memory (reference)"},
+    ("matmul", "smem_tiled"): {
+        "block": [16, 16], "expect": "equivalent",
+        "about": "16x16 shared-memory tiles of A and B, two __syncthreads per K step"},
+    ("matmul", "register_blocked_2x2"): {
+        "block": [8, 8], "expect": "equivalent",
+        "about": "64 threads, 2x2 outputs per thread in registers, cooperative tile loads"},
+    ("matmul", "wrong_bound"): {
+        "block": [16, 16], "expect": "refuted",
+        "bug": "K loop bound K - 1: the last term A[i, K-1] * B[K-1, j] is dropped",
+        "about": "naive with k < K - 1"},
+    ("softmax", "naive_smem"): {
+        "block": [128], "expect": "equivalent",
+        "about": "one element per thread, max and sum by shared-memory trees, __expf (reference)"},
+    ("softmax", "naive_smem_expf"): {
+        "block": [128], "expect": "equivalent",
+        "about": "naive_smem with accurate expf (range reduction + ex2.approx.ftz + 2^j from bits)"},
+    ("softmax", "online"): {
+        "block": [32], "expect": "equivalent",
+        "about": "32 threads, per-thread online max/sum over 4 columns, (m, d) tree in shared memory"},
+    ("softmax", "warp_shuffle"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one warp, __shfl_xor_sync butterflies (16, 8, 4, 2, 1) for max and sum"},
+    ("softmax", "missing_barrier"): {
+        "block": [128], "expect": "race",
+        "race": "thread 0 stores s[0] = e (sum phase) and thread t != 0 reads s[0] "
+                "(m = s[0], the max) with no __syncthreads between",
+        "about": "naive_smem without the barrier between reading the max and reusing s"},
+    ("softmax", "wrong_shuffle_offset"): {
+        "block": [32], "expect": "refuted",
+        "bug": "butterfly offsets 16, 8, 4, 2 (loop `offset > 1`): max and sum over "
+               "only the 16 lanes of one parity",
+        "about": "warp_shuffle without the offset-1 exchange"},
+}
+
+
+def variants_of(family):
+    return [v for (f, v) in VARIANTS if f == family]
+
+
+def entry_name(family, variant):
+    return f"{family}_{variant}"
+
+
+# ----------------------------------------------------------------------------
+# NVRTC through ctypes
+# ----------------------------------------------------------------------------
+
+_NVRTC = None
+
+
+def nvrtc():
+    global _NVRTC
+    if _NVRTC is None:
+        import nvidia.cuda_nvrtc  # the wheel's namespace package
+        libdir = os.path.join(list(nvidia.cuda_nvrtc.__path__)[0], "lib")
+        _NVRTC = ctypes.CDLL(os.path.join(libdir, "libnvrtc.so.12"))
+        _NVRTC.nvrtcGetErrorString.restype = ctypes.c_char_p
+    return _NVRTC
+
+
+def nvrtc_version():
+    lib = nvrtc()
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
+    return f"{major.value}.{minor.value}"
+
+
+def _check(rc, what):
+    if rc != 0:
+        raise RuntimeError(f"{what}: {nvrtc().nvrtcGetErrorString(rc).decode()}")
+
+
+def compile_cuda(source, name, options):
+    """Compile CUDA C++ source text to PTX; `name` is the program (file) name."""
+    lib = nvrtc()
+    prog = ctypes.c_void_p()
+    _check(lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(),
+                                  0, None, None), "nvrtcCreateProgram")
+    try:
+        opts = [o.encode() for o in options]
+        arr = (ctypes.c_char_p * len(opts))(*opts)
+        rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        log = log.value.decode()
+        if rc != 0:
+            raise SystemExit(f"{name}: NVRTC failed:\n{log}")
+        if log.strip():
+            print(f"{name}: NVRTC log:\n{log}", file=sys.stderr)
+        _check(lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "nvrtcGetPTXSize")
+        buf = ctypes.create_string_buffer(size.value)
+        _check(lib.nvrtcGetPTX(prog, buf), "nvrtcGetPTX")
+        return buf.value.decode()
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+def compile_variant(family, variant):
+    rel = f"ptx/{family}/{variant}.cu"
+    with open(rel) as f:
+        source = f.read()
+    ptx = compile_cuda(source, rel, NVRTC_OPTIONS)
+    again = compile_cuda(source, rel, NVRTC_OPTIONS)
+    if ptx != again:
+        raise SystemExit(f"{rel}: NVRTC output is not deterministic")
+    # NVRTC writes `.file 1 "<cwd>/<name>"`; make it repo-relative
+    ptx = ptx.replace(f'"{ROOT}/ptx/', '"ptx/')
+    if ROOT in ptx or re.search(r'\.file\s+\d+\s+"/', ptx):
+        raise SystemExit(f"{rel}: absolute path left in the PTX")
+    return ptx
+
+
+def ptx_entries(ptx):
+    """[(entry name, [param names])] of the .entry directives."""
+    res = []
+    for m in re.finditer(r"\.entry\s+(\w+)\s*\(([^)]*)\)", ptx):
+        params = re.findall(r"(\w+)\s*,?\s*$", m.group(2), flags=re.M)
+        params = [p for p in params if p]
+        res.append((m.group(1), params))
+    return res
+
+
+# ----------------------------------------------------------------------------
+# TOML writing (small, just what the fixtures need)
+# ----------------------------------------------------------------------------
+
+def toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(v)
+
+
+HEADER = "# Generated by ptx/generate.py from {src}; edit the source or generate.py and regenerate.\n"
+
+
+def launch_toml(family, variant, params):
+    fam, var = FAMILIES[family], VARIANTS[(family, variant)]
+    lines = [HEADER.format(src=f"ptx/{family}/{variant}.cu"),
+             f"block = {toml_value(var['block'])}\n",
+             f"grid = {toml_value(fam['grid'])}\n",
+             f"sizes = {toml_value(fam['instances'][0]['sizes'])}\n",
+             "\n[args]\n"]
+    for pname, (cname, a) in zip(params, fam["params"]):
+        lines.append(f"{pname} = {toml_value(a)}  # {cname}\n")
+    return "".join(lines)
+
+
+def fixture_toml(family, variant, entry):
+    fam, var = FAMILIES[family], VARIANTS[(family, variant)]
+    ref = fam["reference_variant"]
+    lines = [HEADER.format(src=f"ptx/{family}/{variant}.cu"),
+             f"family = {toml_value(family)}\n",
+             f"variant = {toml_value(variant)}\n",
+             f"entry = {toml_value(entry)}\n",
+             f"source = {toml_value(f'ptx/{family}/{variant}.cu')}\n",
+             f"about = {toml_value(var['about'])}\n",
+             f"spec = {toml_value(fam['spec'])}\n",
+             f"expect = {toml_value(var['expect'])}\n",
+             f"equiv = {toml_value(var.get('equiv', ref))}\n"]
+    if variant == ref:
+        lines.append("reference = true\n")
+    if var["expect"] == "race":
+        lines.append(f"race = {toml_value(var['race'])}\n")
+    if var["expect"] == "refuted":
+        lines.append(f"bug = {toml_value(var['bug'])}\n")
+    lines.append(f"note = {toml_value(fam['note'])}\n")
+    lines.append('ref = "ref"  # reference data: ref/<instance>/ in this folder\n')
+    for inst in fam["instances"]:
+        lines.append("\n[[instance]]\n")
+        lines.append(f"name = {toml_value(inst['name'])}\n")
+        lines.append(f"sizes = {toml_value(inst['sizes'])}\n")
+    return "".join(lines)
+
+
+# ----------------------------------------------------------------------------
+# reference data
+# ----------------------------------------------------------------------------
+
+def eval_size(expr, sizes):
+    if isinstance(expr, int):
+        return expr
+    env = {"__builtins__": {}, "cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
+    env.update(sizes)
+    return eval(expr, env)  # trusted: our own metadata
+
+
+def write_refs(family):
+    fam = FAMILIES[family]
+    ref_dir = os.path.join(HERE, family, "ref")
+    if os.path.isdir(ref_dir):
+        shutil.rmtree(ref_dir)
+    for inst in fam["instances"]:
+        d = os.path.join(ref_dir, inst["name"])
+        os.makedirs(os.path.join(d, "expected"))
+        rng = np.random.default_rng(zlib.crc32(f"ptx/{family}/{inst['name']}".encode()))
+        inputs, outs = {}, {}
+        for _, a in fam["params"]:
+            if isinstance(a, dict) and "tensor" in a:
+                shp = tuple(eval_size(s, inst["sizes"]) for s in a["shape"])
+                if a["role"] == "out":
+                    outs[a["tensor"]] = shp
+                else:
+                    inputs[a["tensor"]] = rng.uniform(-2.0, 2.0, size=shp).astype(np.float32)
+        for t, arr in inputs.items():
+            np.save(os.path.join(d, f"{t}.npy"), arr)
+        exp = fam["reference"]({k: v.astype(np.float64) for k, v in inputs.items()}, inst["sizes"])
+        assert set(exp) == set(outs), (family, sorted(exp), sorted(outs))
+        for t, arr in exp.items():
+            arr = np.ascontiguousarray(np.asarray(arr, dtype=np.float64))
+            assert arr.shape == outs[t], (family, t, arr.shape, outs[t])
+            np.save(os.path.join(d, "expected", f"{t}.npy"), arr)
+
+
+# ----------------------------------------------------------------------------
+# driver
+# ----------------------------------------------------------------------------
+
+def write_text(path, text):
+    with open(path, "w", newline="\n") as f:
+        f.write(text)
+
+
+def generate(family):
+    fam = FAMILIES[family]
+    assert (family, fam["reference_variant"]) in VARIANTS
+    for variant in variants_of(family):
+        var = VARIANTS[(family, variant)]
+        assert var["expect"] in ("equivalent", "refuted", "race"), var["expect"]
+        assert var["expect"] != "race" or var.get("race"), (family, variant)
+        assert var["expect"] != "refuted" or var.get("bug"), (family, variant)
+        ptx = compile_variant(family, variant)
+        entries = ptx_entries(ptx)
+        entry = entry_name(family, variant)
+        if [e for e, _ in entries] != [entry]:
+            raise SystemExit(f"ptx/{family}/{variant}.ptx: entries {entries}, want [{entry}]")
+        params = entries[0][1]
+        if params != [f"{entry}_param_{i}" for i in range(len(fam["params"]))]:
+            raise SystemExit(f"ptx/{family}/{variant}.ptx: parameters {params} do not match "
+                             f"{[c for c, _ in fam['params']]}")
+        base = os.path.join(HERE, family, variant)
+        write_text(base + ".ptx", ptx)
+        write_text(base + ".launch.toml", launch_toml(family, variant, params))
+        write_text(base + ".fixture.toml", fixture_toml(family, variant, entry))
+        print(f"generated ptx/{family}/{variant}.ptx")
+    write_refs(family)
+
+
+# `opcode` of every instruction line: optional predicate guard, then the
+# dotted mnemonic; directives (.reg, .loc, ...), labels and braces are skipped
+_INSN = re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)\b")
+
+
+def mnemonics(paths):
+    found = set()
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                line = line.split("//")[0]
+                if not line.strip() or line.lstrip().startswith((".", "$", "{", "}", ")")):
+                    continue
+                m = _INSN.match(line)
+                if m and not line.rstrip().endswith(":"):
+                    found.add(m.group(1))
+    return sorted(found)
+
+
+def main(argv):
+    show = None
+    for a in argv:
+        if a.startswith("--mnemonics"):
+            show = a.split("=", 1)[1] if "=" in a else "cuda"
+    fams = [a for a in argv if not a.startswith("--")] or list(FAMILIES)
+    unknown = [f for f in fams if f not in FAMILIES]
+    if unknown:
+        raise SystemExit(f"unknown families: {unknown} (known: {list(FAMILIES)})")
+    print(f"NVRTC {nvrtc_version()}, options {' '.join(NVRTC_OPTIONS)}")
+    for family in fams:
+        generate(family)
+    if show:
+        paths = [os.path.join(HERE, f, f"{v}.ptx") for (f, v) in VARIANTS]
+        if show == "all":
+            tdir = os.path.join(ROOT, "triton_ir")
+            paths += sorted(os.path.join(tdir, d, "kernel.ptx") for d in os.listdir(tdir)
+                            if os.path.isfile(os.path.join(tdir, d, "kernel.ptx")))
+        for m in mnemonics(paths):
+            print(m)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
