@@ -98,8 +98,13 @@ pub enum ArgBinding {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instance {
     pub sizes: BTreeMap<String, i64>,
-    /// Programs per axis, always three entries (missing axes are 1).
+    /// Programs (CTAs) per axis, always three entries (missing axes are 1).
     pub grid: [i64; 3],
+    /// PTX: threads per CTA per axis (missing axes are 1; `[0, 1, 1]` when the launch
+    /// gives no `block`, so the kernel's `.reqntid`/`.maxntid` decides).
+    pub block: [i64; 3],
+    /// PTX: the one CTA to analyse, if the launch names one.
+    pub cta: Option<[i64; 3]>,
     /// Distinct tensors, in order of first mention in `args`.
     pub tensors: Vec<TensorDecl>,
     pub args: BTreeMap<String, ArgValue>,
@@ -235,6 +240,22 @@ impl Launch {
                 )));
             }
         }
+        let mut block = [0i64, 1, 1];
+        for (axis, b) in self.block.iter().enumerate().take(3) {
+            block[axis] = eval(b, "block")?;
+            if block[axis] <= 0 {
+                return Err(err(format!("block axis {axis} is {} (must be positive)", block[axis])));
+            }
+        }
+        let cta = match self.cta.as_slice() {
+            [] => None,
+            c if c.len() <= 3 => {
+                let mut v = [0i64; 3];
+                v[..c.len()].copy_from_slice(c);
+                Some(v)
+            }
+            c => return Err(err(format!("cta has {} entries; at most 3", c.len()))),
+        };
         let mut tensors: Vec<TensorDecl> = Vec::new();
         let mut args = BTreeMap::new();
         for (name, binding) in &self.args {
@@ -278,6 +299,8 @@ impl Launch {
         Ok(Instance {
             sizes,
             grid,
+            block,
+            cta,
             tensors,
             args,
         })
