@@ -489,7 +489,7 @@ pub(crate) fn power(cx: &mut Cx, op: &str, base: &Value, exponent: &Value) -> R<
     } else if k == -half {
         x.map(cx.terms, |t, e| t.call(Func::Rsqrt, e))
     } else {
-        let v = k.to_f64().unwrap_or(f64::NAN);
+        let v = cx.show(k.to_f64().unwrap_or(f64::NAN));
         return Err(format!(
             "{op}: exponent {v} is not supported (only integers and ±0.5)"
         ));

@@ -73,6 +73,13 @@ impl Cx<'_> {
         let v = self.float.round(&r);
         self.terms.float(v)
     }
+    /// A value of the float type, printed as short as that type allows (`0.3`).
+    pub fn show(&self, v: f64) -> String {
+        match self.float {
+            FloatType::F64 => format!("{v}"),
+            _ => format!("{}", v as f32),
+        }
+    }
     pub fn int(&mut self, v: i64) -> TermId {
         self.terms.int(v)
     }
@@ -93,6 +100,9 @@ impl Cx<'_> {
 
 /// The exact value of a decimal literal such as `0.044715`, `1e-5`, `.5`, `2.`.
 pub(crate) fn parse_decimal(text: &str) -> Option<BigRational> {
+    if let Some(rest) = text.strip_prefix('-') {
+        return parse_decimal(rest).map(|r| -r);
+    }
     let (mant, exp) = match text.find(['e', 'E']) {
         Some(i) => (&text[..i], text[i + 1..].parse::<i64>().ok()?),
         None => (text, 0),
