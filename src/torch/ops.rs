@@ -234,7 +234,6 @@ fn bind(op: &'static str, pos: Vec<Value>, kw: Vec<(String, Value)>) -> R<Args> 
         let key = match k.as_str() {
             "axis" => "dim",
             "keepdims" => "keepdim",
-            "other" if op == "where" => "other",
             k => k,
         };
         match names.iter().position(|n| n.trim_start_matches('*') == key) {
@@ -879,7 +878,7 @@ fn infer_shape(op: &str, want: &[i64], total: usize, from: &[usize]) -> R<Vec<us
         }
     }
     match hole {
-        Some(i) if known != 0 && total % known == 0 => out[i] = total / known,
+        Some(i) if known != 0 && total.is_multiple_of(known) => out[i] = total / known,
         None if known == total => {}
         _ => return Err(bad()),
     }

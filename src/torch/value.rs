@@ -69,7 +69,7 @@ impl Cx<'_> {
     }
     /// A real constant known as an f64 (`sqrt(2/pi)`), rounded to the float type.
     pub fn real(&mut self, v: f64) -> TermId {
-        let r = BigRational::from_float(v).unwrap_or_else(|| BigRational::zero());
+        let r = BigRational::from_float(v).unwrap_or_else(BigRational::zero);
         let v = self.float.round(&r);
         self.terms.float(v)
     }
