@@ -12,6 +12,7 @@ pub mod launch;
 pub mod npy;
 pub mod spec;
 pub mod term;
+pub mod torch;
 pub mod triton_ir;
 
 pub use error::Error;
