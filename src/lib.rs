@@ -5,6 +5,7 @@
 //! `launch` instance) → `spec` (one `term` per output element). `kernel` ties them
 //! together for the CLI; `error` holds what a command can end with.
 
+pub mod check;
 pub mod error;
 pub mod exec;
 pub mod kernel;

@@ -1,7 +1,7 @@
 //! The `lift` command line: parses arguments and calls the library. No logic here.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lift::{npy, term::Terms, Error, Kernel};
+use lift::{check, npy, term::Terms, Error, Kernel};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -59,6 +59,62 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Prove a kernel computes a PyTorch op on one launch instance, or refute it
+    /// with a concrete input.
+    ///
+    /// The spec is PyTorch Python over the launch's tensor and scalar names; several
+    /// outputs are separated by `;`. Examples:
+    ///   lift check softmax.ttir --spec 'y = torch.softmax(x, dim=-1)'
+    ///   lift check rms.ttir --spec 'y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w'
+    /// Verdicts: VERIFIED (exit 0), REFUTED with a counterexample (exit 1),
+    /// UNKNOWN with the reason (exit 3).
+    Check {
+        /// The kernel (.ttir).
+        kernel: PathBuf,
+        /// The PyTorch reference, e.g. 'y = torch.softmax(x, dim=-1)'.
+        #[arg(long)]
+        spec: String,
+        #[command(flatten)]
+        launch: LaunchArgs,
+        #[command(flatten)]
+        decide: DecideArgs,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Prove two kernels compute the same outputs on one launch instance.
+    ///
+    /// Each kernel uses its own launch file (parameter names may differ); tensors and
+    /// sizes are matched by name, and --size applies to both.
+    Equiv {
+        /// The reference kernel (.ttir).
+        left: PathBuf,
+        /// The kernel to compare with it (.ttir).
+        right: PathBuf,
+        /// Launch of the reference kernel (default: beside it).
+        #[arg(long, value_name = "FILE")]
+        launch: Option<PathBuf>,
+        /// Launch of the second kernel (default: beside it).
+        #[arg(long, value_name = "FILE")]
+        launch2: Option<PathBuf>,
+        /// Override one size: NAME=VALUE (repeatable).
+        #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_pair::<i64>)]
+        sizes: Vec<(String, i64)>,
+        #[command(flatten)]
+        decide: DecideArgs,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+#[derive(clap::Args)]
+struct DecideArgs {
+    /// Input arrays to try first when looking for a counterexample: NAME=FILE.npy.
+    #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_pair::<PathBuf>)]
+    inputs: Vec<(String, PathBuf)>,
+    /// Write the counterexample's whole input tensors as DIR/<tensor>.npy, ready for
+    /// `lift run`.
+    #[arg(long, value_name = "DIR")]
+    counterexample: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -102,7 +158,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     match run(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code() as u8)
@@ -110,7 +166,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<(), Error> {
+fn run(command: Command) -> Result<i32, Error> {
     match command {
         Command::Spec {
             kernel,
@@ -128,7 +184,7 @@ fn run(command: Command) -> Result<(), Error> {
                     serde_json::to_string_pretty(&spec.to_json(&terms)).unwrap_or_default()
                 ),
             }
-            Ok(())
+            Ok(0)
         }
         Command::Run {
             kernel,
@@ -157,9 +213,77 @@ fn run(command: Command) -> Result<(), Error> {
                 npy::write(&path, array)?;
                 println!("wrote {} {:?}", show(&path), array.shape);
             }
-            Ok(())
+            Ok(0)
+        }
+        Command::Check {
+            kernel,
+            spec,
+            launch,
+            decide,
+            format,
+        } => {
+            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let inst = k.instance(&launch.sizes.into_iter().collect())?;
+            let opts = decide_options(&decide)?;
+            let report = check::check(&k, &inst, &spec, &opts)?;
+            finish(&report, &inst, &opts, &decide, format)
+        }
+        Command::Equiv {
+            left,
+            right,
+            launch,
+            launch2,
+            sizes,
+            decide,
+            format,
+        } => {
+            let a = Kernel::load(&left, launch.as_deref())?;
+            let b = Kernel::load(&right, launch2.as_deref())?;
+            let opts = decide_options(&decide)?;
+            let sizes = sizes.into_iter().collect();
+            let report = check::equiv(&a, &b, &sizes, &opts)?;
+            let inst = a.instance(&report.sizes)?;
+            finish(&report, &inst, &opts, &decide, format)
         }
     }
+}
+
+fn decide_options(args: &DecideArgs) -> Result<check::CheckOptions, Error> {
+    let mut opts = check::CheckOptions::default();
+    for (name, path) in &args.inputs {
+        opts.inputs.insert(name.clone(), npy::read(path)?);
+    }
+    Ok(opts)
+}
+
+fn finish(
+    report: &check::Report,
+    inst: &lift::launch::Instance,
+    opts: &check::CheckOptions,
+    args: &DecideArgs,
+    format: Format,
+) -> Result<i32, Error> {
+    match format {
+        Format::Text => print!("{}", report.to_text()),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
+        ),
+    }
+    if let Some(dir) = &args.counterexample {
+        let arrays = report.counterexample_inputs(inst, &opts.inputs);
+        if !arrays.is_empty() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+                path: dir.display().to_string(),
+                message: format!("cannot create directory: {e}"),
+            })?;
+            for (name, array) in &arrays {
+                npy::write(&dir.join(format!("{name}.npy")), array)?;
+            }
+            eprintln!("counterexample inputs written to {}", dir.display());
+        }
+    }
+    Ok(report.outcome.exit_code())
 }
 
 fn show(p: &Path) -> String {

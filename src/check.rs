@@ -1,0 +1,492 @@
+//! `lift check` and `lift equiv`: pair every output element of a kernel with the
+//! element of a PyTorch spec or of a second kernel, decide all pairs, and fold the
+//! per-element verdicts into one report.
+//!
+//! Architecture invariant: this module only pairs and aggregates; proofs and
+//! counterexamples come from `decide`, terms from `exec` (kernels) and `torch` (specs).
+//! A report says `Verified` only when every paired element was proved equal.
+
+use crate::decide::{self, Counterexample, Leaf, Verdict as ElemVerdict};
+use crate::error::Error;
+use crate::exec::StoreSite;
+use crate::kernel::Kernel;
+use crate::launch::{ArgValue, Instance, Role};
+use crate::npy::Array;
+use crate::spec::Spec;
+use crate::term::{TermId, Terms};
+use crate::torch;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::time::Instant;
+
+/// The overall answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Verified,
+    Refuted,
+    Unknown,
+}
+
+impl Outcome {
+    /// DESIGN.md exit codes: 0 proved, 1 refuted, 3 unknown.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Outcome::Verified => 0,
+            Outcome::Refuted => 1,
+            Outcome::Unknown => 3,
+        }
+    }
+}
+
+/// One output element that is not proved equal.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub tensor: String,
+    pub index: Vec<usize>,
+    /// The left side's value (the kernel, or the first kernel), if computed.
+    pub left: Option<f64>,
+    /// The right side's value (the spec, or the second kernel).
+    pub right: Option<f64>,
+    /// The input values at which they differ (refutations only).
+    pub inputs: Vec<(String, f64)>,
+    /// Why it is refuted or unknown, in words.
+    pub reason: String,
+    /// Where the left side stored the element.
+    pub source: Option<StoreSite>,
+    /// The decider's point, to rebuild whole input tensors (see [`Report::counterexample_inputs`]).
+    pub point: Option<u64>,
+}
+
+/// What `check`/`equiv` found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub outcome: Outcome,
+    /// What was compared with what, in words.
+    pub title: String,
+    pub sizes: BTreeMap<String, i64>,
+    /// Per output tensor: name, shape, number of elements proved equal.
+    pub tensors: Vec<(String, Vec<usize>, usize)>,
+    /// Kernel outputs the spec says nothing about (not checked).
+    pub unchecked: Vec<String>,
+    pub preconditions: Vec<String>,
+    /// The first refuted element (in row-major order of the first tensor that has one).
+    pub counterexample: Option<Finding>,
+    /// Elements left undecided (first few), with reasons.
+    pub unknown: Vec<Finding>,
+    pub seconds: f64,
+}
+
+/// Options shared by `check` and `equiv`.
+#[derive(Default)]
+pub struct CheckOptions {
+    /// Input arrays to try first as the refutation point (e.g. reference inputs).
+    pub inputs: BTreeMap<String, Array>,
+    pub decide: decide::Options,
+}
+
+/// The float type of a kernel's tensors, for rounding the spec's decimal constants.
+fn float_type(kernel: &Kernel) -> torch::FloatType {
+    use crate::triton_ir::ast::{FloatKind, Type};
+    let entry = kernel.module.entry();
+    let kinds: BTreeSet<FloatKind> = entry
+        .into_iter()
+        .flat_map(|f| f.args.iter())
+        .filter_map(|a| match &a.ty {
+            Type::Ptr(t) => match t.elem() {
+                Type::Float(k) => Some(*k),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    match kinds.iter().next() {
+        Some(FloatKind::F64) => torch::FloatType::F64,
+        Some(FloatKind::F16) => torch::FloatType::F16,
+        Some(FloatKind::BF16) => torch::FloatType::BF16,
+        _ => torch::FloatType::F32,
+    }
+}
+
+/// Prove a kernel equal to a PyTorch spec on one launch instance.
+pub fn check(kernel: &Kernel, inst: &Instance, spec_src: &str, opts: &CheckOptions) -> Result<Report, Error> {
+    let start = Instant::now();
+    let program = torch::parse(spec_src).map_err(|e| Error::Usage(format!("--spec: {e}")))?;
+    let mut terms = Terms::new();
+    let spec = kernel.spec(inst, &mut terms)?;
+
+    let mut tensors = BTreeMap::new();
+    let mut scalars = BTreeSet::new();
+    let mut values = BTreeMap::new();
+    for t in &inst.tensors {
+        if t.role != Role::Out {
+            tensors.insert(t.name.clone(), t.shape.clone());
+        }
+    }
+    for (param, v) in &inst.args {
+        match v {
+            ArgValue::Scalar(s) => {
+                scalars.insert(s.clone());
+            }
+            ArgValue::Value(x) => {
+                values.insert(param.clone(), *x);
+            }
+            _ => {}
+        }
+    }
+    let env = torch::Env {
+        tensors: &tensors,
+        scalars: &scalars,
+        values: &values,
+        sizes: &inst.sizes,
+        float: float_type(kernel),
+    };
+    let expected = program
+        .instantiate(&mut terms, &env)
+        .map_err(|e| Error::Usage(format!("--spec: {e}")))?;
+    let mut right = BTreeMap::new();
+    for out in expected {
+        right.insert(out.name.clone(), (out.shape, out.elems.into_iter().map(Some).collect()));
+    }
+    let title = format!("{} against `{}`", kernel.path.display(), spec_src.trim());
+    compare(&terms, &spec, right, "spec", title, inst, opts, start)
+}
+
+/// Prove two kernels equal on one launch instance (tensors matched by name).
+pub fn equiv(
+    left: &Kernel,
+    right: &Kernel,
+    sizes: &BTreeMap<String, i64>,
+    opts: &CheckOptions,
+) -> Result<Report, Error> {
+    let start = Instant::now();
+    let li = left.instance(sizes)?;
+    // The right kernel's own launch (its parameter names may differ) on the same sizes.
+    let ri = right.instance(&li.sizes)?;
+    for t in &li.tensors {
+        match ri.tensors.iter().find(|r| r.name == t.name) {
+            Some(r) if r.shape != t.shape || r.role != t.role => {
+                return Err(Error::Usage(format!(
+                    "tensor `{}` is {:?} {:?} in {} but {:?} {:?} in {}",
+                    t.name,
+                    t.role,
+                    t.shape,
+                    left.launch.file,
+                    r.role,
+                    r.shape,
+                    right.launch.file
+                )))
+            }
+            _ => {}
+        }
+    }
+    let mut terms = Terms::new();
+    let ls = left.spec(&li, &mut terms)?;
+    let rs = right.spec(&ri, &mut terms)?;
+    let mut rmap = BTreeMap::new();
+    for t in rs.outputs {
+        rmap.insert(t.name.clone(), (t.shape, t.elems));
+    }
+    let title = format!("{} against {}", left.path.display(), right.path.display());
+    compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)
+}
+
+type Side = BTreeMap<String, (Vec<usize>, Vec<Option<TermId>>)>;
+
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    terms: &Terms,
+    left: &Spec,
+    right: Side,
+    right_name: &str,
+    title: String,
+    inst: &Instance,
+    opts: &CheckOptions,
+    start: Instant,
+) -> Result<Report, Error> {
+    let mut pairs = Vec::new();
+    let mut slots = Vec::new(); // (tensor position in left.outputs, flat)
+    let mut findings_unwritten = Vec::new();
+    let mut tensors = Vec::new();
+    let mut unchecked = Vec::new();
+    for (ti, t) in left.outputs.iter().enumerate() {
+        let Some((shape, elems)) = right.get(&t.name) else {
+            unchecked.push(t.name.clone());
+            continue;
+        };
+        if shape != &t.shape {
+            return Err(Error::Usage(format!(
+                "output `{}` has shape {:?} in the kernel but {:?} in the {right_name}",
+                t.name, t.shape, shape
+            )));
+        }
+        tensors.push((t.name.clone(), t.shape.clone(), 0usize));
+        for (flat, (l, r)) in t.elems.iter().zip(elems).enumerate() {
+            match (l, r) {
+                (Some(a), Some(b)) => {
+                    pairs.push((*a, *b));
+                    slots.push((ti, flat));
+                }
+                (None, None) => {}
+                (l, r) => findings_unwritten.push(Finding {
+                    tensor: t.name.clone(),
+                    index: t.index(flat),
+                    left: None,
+                    right: None,
+                    inputs: Vec::new(),
+                    reason: if l.is_none() {
+                        "the kernel never writes this element".into()
+                    } else {
+                        format!("the {right_name} never writes this element")
+                    },
+                    source: t.sources[flat].clone(),
+                    point: None,
+                }),
+            }
+        }
+    }
+    for name in right.keys() {
+        if !left.outputs.iter().any(|t| &t.name == name) {
+            return Err(Error::Usage(format!(
+                "the {right_name} defines `{name}`, which is not an output of the kernel (outputs: {})",
+                left.outputs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+
+    let extra = |leaf: &Leaf| -> Option<f64> {
+        match leaf {
+            Leaf::Input { tensor, index } => {
+                let a = opts.inputs.get(&**tensor)?;
+                let flat = flat_index(index, &a.shape)?;
+                a.data.get(flat).copied()
+            }
+            Leaf::Param(_) => None,
+        }
+    };
+    let verdicts: Vec<ElemVerdict> = pairs
+        .par_iter()
+        .map(|&(a, b)| decide::decide_with_points(terms, a, b, &opts.decide, &extra))
+        .collect();
+
+    let mut preconditions = BTreeSet::new();
+    let mut counterexample = findings_unwritten.first().cloned();
+    let mut unknown = Vec::new();
+    let mut proved = vec![0usize; left.outputs.len()];
+    for ((ti, flat), v) in slots.iter().zip(verdicts) {
+        let t = &left.outputs[*ti];
+        match v {
+            ElemVerdict::Equal { preconditions: pre } => {
+                proved[*ti] += 1;
+                preconditions.extend(pre.iter().map(|p| p.to_string()));
+            }
+            ElemVerdict::NotEqual(cx) => {
+                if counterexample.is_none() {
+                    counterexample = Some(refutation(t, *flat, &cx));
+                }
+            }
+            ElemVerdict::Unknown { reason } => unknown.push(Finding {
+                tensor: t.name.clone(),
+                index: t.index(*flat),
+                left: None,
+                right: None,
+                inputs: Vec::new(),
+                reason,
+                source: t.sources[*flat].clone(),
+                point: None,
+            }),
+        }
+    }
+    for (name, _, n) in tensors.iter_mut() {
+        if let Some(ti) = left.outputs.iter().position(|t| &t.name == name) {
+            *n = proved[ti];
+        }
+    }
+    let outcome = if counterexample.is_some() {
+        Outcome::Refuted
+    } else if !unknown.is_empty() || tensors.is_empty() {
+        Outcome::Unknown
+    } else {
+        Outcome::Verified
+    };
+    unknown.truncate(5);
+    Ok(Report {
+        outcome,
+        title,
+        sizes: inst.sizes.clone(),
+        tensors,
+        unchecked,
+        preconditions: preconditions.into_iter().collect(),
+        counterexample,
+        unknown,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn flat_index(index: &[i64], shape: &[usize]) -> Option<usize> {
+    if index.len() != shape.len() {
+        return None;
+    }
+    let mut flat = 0usize;
+    for (&i, &d) in index.iter().zip(shape) {
+        if i < 0 || i as usize >= d {
+            return None;
+        }
+        flat = flat * d + i as usize;
+    }
+    Some(flat)
+}
+
+fn refutation(t: &crate::spec::SpecTensor, flat: usize, cx: &Counterexample) -> Finding {
+    let inputs = cx
+        .values
+        .iter()
+        .map(|(leaf, v)| (leaf_name(leaf), *v))
+        .collect();
+    Finding {
+        tensor: t.name.clone(),
+        index: t.index(flat),
+        left: Some(cx.lhs),
+        right: Some(cx.rhs),
+        inputs,
+        reason: "the two sides differ at these inputs".into(),
+        source: t.sources[flat].clone(),
+        point: Some(cx.point),
+    }
+}
+
+impl Report {
+    /// Whole input tensors for a refutation: the counterexample's values where it
+    /// names elements, the same point's values elsewhere (or the given arrays' values
+    /// when the refutation point was theirs). Write them with `npy::write` and replay
+    /// with `lift run`.
+    pub fn counterexample_inputs(&self, inst: &Instance, given: &BTreeMap<String, Array>) -> Vec<(String, Array)> {
+        let Some(cx) = &self.counterexample else {
+            return Vec::new();
+        };
+        let Some(point) = cx.point else {
+            return Vec::new();
+        };
+        let named: BTreeMap<&str, f64> = cx.inputs.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        inst.tensors
+            .iter()
+            .filter(|t| t.role != Role::Out)
+            .map(|t| {
+                let data = (0..t.numel())
+                    .map(|flat| {
+                        let index: Box<[i64]> = t.unravel(flat).into();
+                        let leaf = Leaf::Input {
+                            tensor: t.name.as_str().into(),
+                            index,
+                        };
+                        let key = leaf_name(&leaf);
+                        named.get(key.as_str()).copied().unwrap_or_else(|| {
+                            given
+                                .get(&t.name)
+                                .and_then(|a| a.data.get(flat).copied())
+                                .unwrap_or_else(|| decide::point_value(point, &leaf))
+                        })
+                    })
+                    .collect();
+                (t.name.clone(), Array { shape: t.shape.clone(), data })
+            })
+            .collect()
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let sizes: Vec<String> = self.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(s, "{} on {}", self.title, sizes.join(", "));
+        for (name, shape, proved) in &self.tensors {
+            let total: usize = shape.iter().product();
+            let _ = writeln!(s, "  {name}{shape:?}: {proved} of {total} elements proved equal");
+        }
+        if !self.unchecked.is_empty() {
+            let _ = writeln!(s, "  not checked (not in the spec): {}", self.unchecked.join(", "));
+        }
+        if !self.preconditions.is_empty() {
+            let _ = writeln!(s, "  preconditions ({}):", self.preconditions.len());
+            for p in self.preconditions.iter().take(8) {
+                let _ = writeln!(s, "    {p}");
+            }
+            if self.preconditions.len() > 8 {
+                let _ = writeln!(s, "    … and {} more (see --format json)", self.preconditions.len() - 8);
+            }
+        }
+        if let Some(cx) = &self.counterexample {
+            let _ = writeln!(s, "  counterexample at {}{}:", cx.tensor, show_index(&cx.index));
+            match (cx.left, cx.right) {
+                (Some(l), Some(r)) => {
+                    let _ = writeln!(s, "    kernel gives {l}, expected {r}");
+                }
+                _ => {
+                    let _ = writeln!(s, "    {}", cx.reason);
+                }
+            }
+            if !cx.inputs.is_empty() {
+                let shown: Vec<String> = cx.inputs.iter().take(12).map(|(k, v)| format!("{k} = {v}")).collect();
+                let more = if cx.inputs.len() > 12 {
+                    format!(", … ({} values)", cx.inputs.len())
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(s, "    at {}{more}", shown.join(", "));
+            }
+            if let Some(src) = &cx.source {
+                let _ = writeln!(s, "    stored at {} (.ttir line {})", src.loc, src.line);
+            }
+        }
+        for u in &self.unknown {
+            let _ = writeln!(s, "  undecided {}{}: {}", u.tensor, show_index(&u.index), u.reason);
+        }
+        let verdict = match self.outcome {
+            Outcome::Verified => "VERIFIED (proved on this launch instance)",
+            Outcome::Refuted => "REFUTED",
+            Outcome::Unknown => "UNKNOWN",
+        };
+        let _ = writeln!(s, "{verdict} in {:.3} s", self.seconds);
+        s
+    }
+
+    /// Stable JSON schema `lift.check/1`.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let finding = |f: &Finding| {
+            json!({
+                "tensor": f.tensor, "index": f.index, "kernel": f.left, "expected": f.right,
+                "inputs": f.inputs.iter().map(|(k, v)| json!({"leaf": k, "value": v})).collect::<Vec<_>>(),
+                "reason": f.reason,
+                "source": f.source.as_ref().map(|s| json!({"ttir_line": s.line, "python": s.loc.to_string()})),
+            })
+        };
+        json!({
+            "schema": "lift.check/1",
+            "verdict": self.outcome,
+            "title": self.title,
+            "sizes": self.sizes,
+            "tensors": self.tensors.iter().map(|(n, s, p)| json!({"tensor": n, "shape": s, "proved": p})).collect::<Vec<_>>(),
+            "unchecked": self.unchecked,
+            "preconditions": self.preconditions,
+            "counterexample": self.counterexample.as_ref().map(finding),
+            "unknown": self.unknown.iter().map(finding).collect::<Vec<_>>(),
+            "seconds": self.seconds,
+        })
+    }
+}
+
+/// `x[1,2]` for an input element, the name for a scalar (as terms print them).
+fn leaf_name(leaf: &Leaf) -> String {
+    match leaf {
+        Leaf::Input { tensor, index } => {
+            let parts: Vec<String> = index.iter().map(|i| i.to_string()).collect();
+            format!("{tensor}[{}]", parts.join(","))
+        }
+        Leaf::Param(p) => p.to_string(),
+    }
+}
+
+fn show_index(index: &[usize]) -> String {
+    let parts: Vec<String> = index.iter().map(|i| i.to_string()).collect();
+    format!("[{}]", parts.join(","))
+}
