@@ -6,6 +6,7 @@
 //! together for the CLI; `error` holds what a command can end with.
 
 pub mod error;
+pub mod decide;
 pub mod exec;
 pub mod kernel;
 pub mod launch;
