@@ -5,8 +5,8 @@
 //! `launch` instance) → `spec` (one `term` per output element). `kernel` ties them
 //! together for the CLI; `error` holds what a command can end with.
 
-pub mod error;
 pub mod decide;
+pub mod error;
 pub mod exec;
 pub mod kernel;
 pub mod launch;

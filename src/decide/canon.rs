@@ -142,19 +142,61 @@ fn known_table() -> &'static FxHashMap<BigRational, (Known, f64)> {
     })
 }
 
-/// `Some((known, exact f64 value))` when `c` (or `-c`) is a known constant's nearest
-/// float; the value carries `c`'s sign.
-pub(crate) fn known_value(c: &BigRational) -> Option<(f64, bool)> {
-    let t = known_table();
-    if let Some(&(_, v)) = t.get(c) {
-        return Some((v, false));
+/// A constant recognised as `sign · 2^shift · K^power` for a known constant `K`
+/// (`power` is 1 or -1): the smart constructors fold `2 · f32(k)` and `1 / f32(ln2)`
+/// into single rationals, which stand for `2k` and `1/ln2`.
+#[derive(Clone, Copy, Debug)]
+struct KnownMatch {
+    known: Known,
+    value: f64,
+    negative: bool,
+    shift: i32,
+    inverse: bool,
+}
+
+fn match_known(c: &BigRational) -> Option<KnownMatch> {
+    if c.is_zero() {
+        return None;
     }
-    if c.is_negative() {
-        if let Some(&(_, v)) = t.get(&-c) {
-            return Some((-v, true));
+    let t = known_table();
+    let negative = c.is_negative();
+    let a = c.abs();
+    for inverse in [false, true] {
+        let base = if inverse { a.recip() } else { a.clone() };
+        for shift in 0..=10i32 {
+            for s in [shift, -shift] {
+                if shift == 0 && s < 0 {
+                    continue;
+                }
+                // base = 2^s · K  ⇔  base / 2^s = K
+                let two = rat(2);
+                let scaled = if s >= 0 {
+                    &base / num_traits::Pow::pow(&two, s as u32)
+                } else {
+                    &base * num_traits::Pow::pow(&two, (-s) as u32)
+                };
+                if let Some(&(known, value)) = t.get(&scaled) {
+                    return Some(KnownMatch {
+                        known,
+                        value,
+                        negative,
+                        shift: s,
+                        inverse,
+                    });
+                }
+            }
         }
     }
     None
+}
+
+/// The exact f64 value of a constant that stands for a known constant (see
+/// [`KnownMatch`]).
+pub(crate) fn known_value(c: &BigRational) -> Option<f64> {
+    let m = match_known(c)?;
+    let v = m.value * 2f64.powi(m.shift);
+    let v = if m.inverse { 1.0 / v } else { v };
+    Some(if m.negative { -v } else { v })
 }
 
 /// Reachable sub-DAG of a pair of terms, in ascending id order (children first).
@@ -222,7 +264,7 @@ pub(crate) struct Canon<'t> {
     dep: FxHashMap<TermId, bool>,
     conds: FxHashMap<CondKey, CondId>,
     pub assignment: FxHashMap<CondId, bool>,
-    pub pre: Vec<(PreKind, TermId)>,
+    pub pre: Vec<(PreKind, TermId, Rc<Rf>)>,
     pre_seen: FxHashSet<(PreKind, TermId)>,
 }
 
@@ -291,9 +333,97 @@ impl<'t> Canon<'t> {
         &self.rfs[id as usize]
     }
 
-    fn require(&mut self, kind: PreKind, t: TermId) {
+    fn require(&mut self, kind: PreKind, t: TermId, form: &Rf) {
         if self.pre_seen.insert((kind, t)) {
-            self.pre.push((kind, t));
+            self.pre.push((kind, t, Rc::new(form.clone())));
+        }
+    }
+
+    /// Prints a canonical form, in at most about `budget` characters.
+    pub fn print(&self, rf: &Rf, budget: usize) -> String {
+        let mut out = String::new();
+        self.print_rf(rf, &mut out, budget, 0);
+        if out.len() > budget {
+            let cut = out.char_indices().nth(budget).map_or(out.len(), |(i, _)| i);
+            out.truncate(cut);
+            out.push('…');
+        }
+        out
+    }
+    fn print_rf(&self, rf: &Rf, out: &mut String, budget: usize, depth: usize) {
+        if rf.d.is_one() {
+            self.print_poly(&rf.n, out, budget, depth);
+        } else {
+            out.push('(');
+            self.print_poly(&rf.n, out, budget, depth);
+            out.push_str(") / (");
+            self.print_poly(&rf.d, out, budget, depth);
+            out.push(')');
+        }
+    }
+    fn print_poly(&self, p: &Poly, out: &mut String, budget: usize, depth: usize) {
+        if p.is_zero() {
+            out.push('0');
+        }
+        for (i, (m, c)) in p.0.iter().enumerate() {
+            if out.len() > budget || depth > 20 {
+                out.push('…');
+                return;
+            }
+            if i > 0 {
+                out.push_str(if c.is_negative() { " - " } else { " + " });
+            } else if c.is_negative() {
+                out.push('-');
+            }
+            let c = c.abs();
+            let mut parts: Vec<String> = Vec::new();
+            if !c.is_one() || m.is_one() {
+                parts.push(crate::term::format_const(&c).0);
+            }
+            for &(a, e) in m.atoms.iter() {
+                let mut s = String::new();
+                self.print_atom(a, &mut s, budget, depth + 1);
+                if e != 1 {
+                    s = format!("{s}^{e}");
+                }
+                parts.push(s);
+            }
+            if m.exp != 0 {
+                let mut s = String::from("exp(");
+                self.print_poly(self.alg.exp_poly(m.exp), &mut s, budget, depth + 1);
+                s.push(')');
+                parts.push(s);
+            }
+            out.push_str(&parts.join(" * "));
+        }
+    }
+    fn print_atom(&self, a: AtomId, out: &mut String, budget: usize, depth: usize) {
+        match &self.atoms[a as usize] {
+            Atom::Leaf(t) => out.push_str(&self.terms.display(*t).to_string()),
+            Atom::Ln2 => out.push_str("ln(2)"),
+            Atom::Ln10 => out.push_str("ln(10)"),
+            Atom::SqrtPi => out.push_str("sqrt(pi)"),
+            Atom::Fn(f, arg) => {
+                out.push_str(&format!("{f:?}(").to_lowercase());
+                self.print_rf(self.rf(*arg), out, budget, depth);
+                out.push(')');
+            }
+            Atom::Exp(arg) => {
+                out.push_str("exp(");
+                self.print_rf(self.rf(*arg), out, budget, depth);
+                out.push(')');
+            }
+            Atom::Max(ops) | Atom::Min(ops) => {
+                let is_max = matches!(&self.atoms[a as usize], Atom::Max(_));
+                out.push_str(if is_max { "max(" } else { "min(" });
+                for (i, o) in ops.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.print_rf(self.rf(*o), out, budget, depth);
+                }
+                out.push(')');
+            }
         }
     }
 
@@ -337,10 +467,7 @@ impl<'t> Canon<'t> {
             let n = b.n.add(&self.alg.mul(&a.n, &b.d)?);
             return self.normalize(n, b.d.clone());
         }
-        let n = self
-            .alg
-            .mul(&a.n, &b.d)?
-            .add(&self.alg.mul(&b.n, &a.d)?);
+        let n = self.alg.mul(&a.n, &b.d)?.add(&self.alg.mul(&b.n, &a.d)?);
         let d = self.alg.mul(&a.d, &b.d)?;
         self.normalize(n, d)
     }
@@ -371,7 +498,9 @@ impl<'t> Canon<'t> {
     }
     pub fn inv(&mut self, a: &Rf) -> Result<Rf, Stop> {
         if a.n.is_zero() {
-            return Err(Stop("division by an expression that is identically 0".into()));
+            return Err(Stop(
+                "division by an expression that is identically 0".into(),
+            ));
         }
         self.normalize(a.d.clone(), a.n.clone())
     }
@@ -394,10 +523,7 @@ impl<'t> Canon<'t> {
     fn atom_positive(&self, a: AtomId) -> bool {
         match &self.atoms[a as usize] {
             Atom::Ln2 | Atom::Ln10 | Atom::SqrtPi | Atom::Exp(_) => true,
-            Atom::Fn(Func::Sqrt, arg) => self
-                .rf(*arg)
-                .as_const()
-                .is_some_and(|c| c.is_positive()),
+            Atom::Fn(Func::Sqrt, arg) => self.rf(*arg).as_const().is_some_and(|c| c.is_positive()),
             _ => false,
         }
     }
@@ -497,17 +623,24 @@ impl<'t> Canon<'t> {
         Rf::poly(Poly::mono(Mono::atom(a, 1), rat(1)))
     }
     fn constant(&mut self, c: &BigRational) -> Result<Rf, Stop> {
-        let t = known_table();
-        if let Some(&(k, _)) = t.get(c) {
-            return self.known(k);
+        let Some(m) = match_known(c) else {
+            return Ok(Rf::constant(c.clone()));
+        };
+        let k = self.known(m.known)?;
+        let k = if m.inverse { self.inv(&k)? } else { k };
+        let two = rat(2);
+        let mut f = if m.shift >= 0 {
+            num_traits::Pow::pow(&two, m.shift as u32)
+        } else {
+            num_traits::Pow::pow(&two, (-m.shift) as u32).recip()
+        };
+        if m.inverse {
+            f = f.recip();
         }
-        if c.is_negative() {
-            if let Some(&(k, _)) = t.get(&-c) {
-                let r = self.known(k)?;
-                return Ok(self.scale(&r, &rat(-1)));
-            }
+        if m.negative {
+            f = -f;
         }
-        Ok(Rf::constant(c.clone()))
+        Ok(self.scale(&k, &f))
     }
 
     /// `exp(a)`: a polynomial exponent becomes an exponential part, with `exp(k·log x)
@@ -565,7 +698,7 @@ impl<'t> Canon<'t> {
 
     fn log(&mut self, a: &Rf, t: TermId) -> Result<Rf, Stop> {
         if !self.positive(a) {
-            self.require(PreKind::Positive, t);
+            self.require(PreKind::Positive, t, a);
         }
         if let Some(q) = self.as_exp(a) {
             return Ok(Rf::poly(q));
@@ -613,7 +746,7 @@ impl<'t> Canon<'t> {
             } else {
                 PreKind::NonNegative
             };
-            self.require(kind, t);
+            self.require(kind, t, a);
         }
         if let Some(q) = self.as_exp(a) {
             let half = BigRational::new(1.into(), 2.into());
@@ -933,10 +1066,11 @@ impl<'t> Canon<'t> {
                 match base_node {
                     Node::Call(Func::Sqrt, a) if k % 2 == 0 => {
                         // sqrt(a)^(2j) = a^j (a >= 0 recorded by the sqrt)
-                        if k < 0 {
-                            self.require(PreKind::NonZero, b);
-                        }
                         let a = self.get(a);
+                        if k < 0 {
+                            let s = self.get(b);
+                            self.require(PreKind::NonZero, b, &s);
+                        }
                         self.pow(&a, k / 2)?
                     }
                     Node::Call(Func::Rsqrt, a) if k % 2 == 0 => {
@@ -946,7 +1080,7 @@ impl<'t> Canon<'t> {
                     _ => {
                         let r = self.get(b);
                         if k < 0 && !self.nonzero(&r) {
-                            self.require(PreKind::NonZero, b);
+                            self.require(PreKind::NonZero, b, &r);
                         }
                         self.pow(&r, k)?
                     }

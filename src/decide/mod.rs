@@ -48,10 +48,14 @@ impl Default for Options {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     /// Proved equal wherever the preconditions hold.
-    Equal { preconditions: Vec<Precondition> },
+    Equal {
+        preconditions: Vec<Precondition>,
+    },
     /// Refuted at a concrete point.
     NotEqual(Counterexample),
-    Unknown { reason: String },
+    Unknown {
+        reason: String,
+    },
 }
 
 impl Verdict {
@@ -110,7 +114,10 @@ pub struct Counterexample {
 pub const CALLER_POINT: u64 = u64::MAX;
 
 fn mix(mut h: u64, x: u64) -> u64 {
-    h ^= x.wrapping_add(0x9e37_79b9_7f4a_7c15).wrapping_add(h << 6).wrapping_add(h >> 2);
+    h ^= x
+        .wrapping_add(0x9e37_79b9_7f4a_7c15)
+        .wrapping_add(h << 6)
+        .wrapping_add(h >> 2);
     // splitmix64 finaliser
     h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -158,13 +165,17 @@ fn leaf_of(terms: &Terms, t: TermId) -> Option<Leaf> {
     }
 }
 
-/// f64 evaluation of the reachable DAG at one point; known constants take their exact
-/// values. `compensated` sums with Neumaier's algorithm. Returns (value, magnitude) of
-/// each root, where the magnitude bounds the size of the intermediate values (so that
-/// a difference within cancellation error is not taken for a counterexample).
+const EPS: f64 = f64::EPSILON;
+
+/// f64 evaluation of the reachable DAG at one point; constants standing for known
+/// constants take the known values (`consts`). `compensated` sums with Neumaier's
+/// algorithm. Returns (value, error bound) for both roots: the bound is a first-order
+/// estimate of the rounding error (absolute), so that a difference within rounding
+/// is never taken for a counterexample.
 fn evaluate(
     terms: &Terms,
     dag: &Dag,
+    consts: &FxHashMap<TermId, f64>,
     leaf_values: &FxHashMap<TermId, f64>,
     roots: [TermId; 2],
     compensated: bool,
@@ -174,15 +185,10 @@ fn evaluate(
     for &t in &dag.nodes {
         let g = |c: &TermId| val[c];
         let v = match terms.node(t) {
-            Node::Input { .. } | Node::Param(_) => {
-                let v = leaf_values[&t];
-                (v, v.abs())
-            }
-            Node::Const(c) => {
-                let v = known_value(c)
-                    .map(|(v, _)| v)
-                    .unwrap_or_else(|| c.to_f64().unwrap_or(f64::NAN));
-                (v, v.abs())
+            Node::Input { .. } | Node::Param(_) => (leaf_values[&t], 0.0),
+            Node::Const(_) => {
+                let v = consts[&t];
+                (v, v.abs() * EPS)
             }
             Node::Inf { negative } => {
                 let v = if *negative {
@@ -190,11 +196,12 @@ fn evaluate(
                 } else {
                     f64::INFINITY
                 };
-                (v, f64::INFINITY)
+                (v, 0.0)
             }
             Node::NaN => (f64::NAN, f64::NAN),
             Node::Add(ops) => {
-                let mag: f64 = ops.iter().map(|o| g(o).1).sum();
+                let abs_sum: f64 = ops.iter().map(|o| g(o).0.abs()).sum();
+                let err: f64 = ops.iter().map(|o| g(o).1).sum::<f64>() + abs_sum * EPS * 2.0;
                 let v = if compensated {
                     let (mut s, mut comp) = (0.0f64, 0.0f64);
                     for o in ops.iter() {
@@ -211,36 +218,56 @@ fn evaluate(
                 } else {
                     ops.iter().map(|o| g(o).0).sum()
                 };
-                (v, mag)
+                (v, err)
             }
             Node::Mul(ops) => {
-                let v = ops.iter().map(|o| g(o).0).product();
-                let m = ops.iter().map(|o| g(o).1).product();
-                (v, m)
+                let vals: Vec<(f64, f64)> = ops.iter().map(g).collect();
+                let v: f64 = vals.iter().map(|x| x.0).product();
+                // err = Σ errᵢ · Π_{j≠i} |vⱼ| (prefix/suffix products avoid 0/0)
+                let n = vals.len();
+                let mut suffix = vec![1.0f64; n + 1];
+                for i in (0..n).rev() {
+                    suffix[i] = suffix[i + 1] * vals[i].0.abs();
+                }
+                let mut prefix = 1.0f64;
+                let mut err = v.abs() * EPS * n as f64;
+                for i in 0..n {
+                    err += vals[i].1 * prefix * suffix[i + 1];
+                    prefix *= vals[i].0.abs();
+                }
+                (v, err)
             }
             Node::Pow(b, k) => {
-                let (bv, bm) = g(b);
+                let (bv, be) = g(b);
                 let v = bv.powi(*k);
-                let m = if *k > 0 { bm.powi(*k) } else { v.abs() };
-                (v, m)
+                let rel = if bv == 0.0 {
+                    f64::INFINITY
+                } else {
+                    be / bv.abs()
+                };
+                (v, v.abs() * (rel * k.unsigned_abs() as f64 + EPS * 2.0))
             }
             Node::Call(f, a) => {
-                let (av, am) = g(a);
+                let (av, ae) = g(a);
                 let v = crate::term::eval_func(*f, av);
-                let m = match f {
-                    Func::Exp => am.min(700.0).exp().max(v.abs()),
-                    Func::Exp2 => am.min(1000.0).exp2().max(v.abs()),
-                    _ => v.abs(),
+                let err = match f {
+                    Func::Exp => v.abs() * (ae + EPS),
+                    Func::Exp2 => v.abs() * (ae * std::f64::consts::LN_2 + EPS),
+                    Func::Log | Func::Log2 => ae / av.abs() * 1.5 + v.abs() * EPS,
+                    Func::Sqrt | Func::Rsqrt => v.abs() * (ae / av.abs() * 0.5 + EPS),
+                    Func::Erf => ae * 1.2 + v.abs() * EPS,
+                    Func::Floor | Func::Ceil => 0.0,
+                    _ => ae + v.abs() * EPS,
                 };
-                (v, m)
+                (v, err)
             }
             Node::Max(ops) | Node::Min(ops) => {
                 let is_max = matches!(terms.node(t), Node::Max(_));
                 let mut acc: Option<f64> = None;
-                let mut m = 0.0f64;
+                let mut err = 0.0f64;
                 for o in ops.iter() {
-                    let (x, xm) = g(o);
-                    m = m.max(xm);
+                    let (x, xe) = g(o);
+                    err = err.max(xe);
                     acc = Some(match acc {
                         _ if x.is_nan() => f64::NAN,
                         None => x,
@@ -254,7 +281,7 @@ fn evaluate(
                         }
                     });
                 }
-                (acc.unwrap_or(f64::NAN), m)
+                (acc.unwrap_or(f64::NAN), err)
             }
             Node::Cmp(op, a, b) => {
                 let (a, b) = (g(a).0, g(b).0);
@@ -266,14 +293,14 @@ fn evaluate(
                     CmpOp::Eq => a == b,
                     CmpOp::Ne => a != b,
                 };
-                (r as u8 as f64, 1.0)
+                (r as u8 as f64, 0.0)
             }
             Node::Not(a) => {
                 let a = g(a).0;
                 if a.is_nan() {
                     (a, a)
                 } else {
-                    ((a == 0.0) as u8 as f64, 1.0)
+                    ((a == 0.0) as u8 as f64, 0.0)
                 }
             }
             Node::And(ops) | Node::Or(ops) => {
@@ -292,7 +319,7 @@ fn evaluate(
                 if nan {
                     (f64::NAN, f64::NAN)
                 } else {
-                    (r as u8 as f64, 1.0)
+                    (r as u8 as f64, 0.0)
                 }
             }
             Node::Select(c, x, y) => {
@@ -311,19 +338,21 @@ fn evaluate(
     [val[&roots[0]], val[&roots[1]]]
 }
 
+/// The sides differ beyond the relative tolerance and far beyond rounding error.
 fn differ(a: (f64, f64), b: (f64, f64)) -> bool {
-    let (av, am) = a;
-    let (bv, bm) = b;
-    if !av.is_finite() || !bv.is_finite() {
+    let (av, ae) = a;
+    let (bv, be) = b;
+    if !av.is_finite() || !bv.is_finite() || ae.is_nan() || be.is_nan() {
         return false;
     }
     let diff = (av - bv).abs();
-    diff > 1e-6 * 1f64.max(av.abs()).max(bv.abs()) && diff > 1e-9 * am.max(bm)
+    diff > 1e-6 * 1f64.max(av.abs()).max(bv.abs()) && diff > 1e3 * (ae + be)
 }
 
 struct Refuter<'a> {
     terms: &'a Terms,
     dag: &'a Dag,
+    consts: FxHashMap<TermId, f64>,
     leaves: Vec<(TermId, Leaf)>,
     roots: [TermId; 2],
 }
@@ -338,11 +367,11 @@ impl Refuter<'_> {
             lv.insert(*t, v);
             values.push((leaf.clone(), v));
         }
-        let [a, b] = evaluate(self.terms, self.dag, &lv, self.roots, false);
+        let [a, b] = evaluate(self.terms, self.dag, &self.consts, &lv, self.roots, false);
         if !differ(a, b) {
             return None;
         }
-        let [a2, b2] = evaluate(self.terms, self.dag, &lv, self.roots, true);
+        let [a2, b2] = evaluate(self.terms, self.dag, &self.consts, &lv, self.roots, true);
         if !differ(a2, b2) {
             return None;
         }
@@ -386,9 +415,20 @@ pub fn decide_with_points(
         .iter()
         .filter_map(|&t| leaf_of(terms, t).map(|l| (t, l)))
         .collect();
+    let consts = dag
+        .nodes
+        .iter()
+        .filter_map(|&t| {
+            terms.as_const(t).map(|c| {
+                let v = known_value(c).unwrap_or_else(|| c.to_f64().unwrap_or(f64::NAN));
+                (t, v)
+            })
+        })
+        .collect();
     let refuter = Refuter {
         terms,
         dag: &dag,
+        consts,
         leaves,
         roots: [a, b],
     };
@@ -411,14 +451,20 @@ pub fn decide_with_points(
     let outcome = prove(&mut canon, a, b, opts);
     match outcome {
         Proof::Equal => {
-            let mut pre: Vec<(PreKind, TermId)> = canon.pre.clone();
-            pre.sort();
+            let sizes = tree_sizes(terms, &dag);
+            let mut pre = canon.pre.clone();
+            pre.sort_by_key(|p| (p.0, p.1));
             Verdict::Equal {
                 preconditions: pre
                     .into_iter()
-                    .map(|(kind, t)| Precondition {
+                    .map(|(kind, t, form)| Precondition {
                         kind,
-                        expr: terms.display(t).to_string(),
+                        // Display prints shared sub-terms in full: only small trees.
+                        expr: if sizes.get(&t).is_some_and(|&s| s <= 2000) {
+                            terms.display(t).to_string()
+                        } else {
+                            canon.print(&form, 2000)
+                        },
                     })
                     .collect(),
             }
@@ -451,6 +497,17 @@ pub fn decide_with_points(
             Verdict::Unknown { reason }
         }
     }
+}
+
+/// Size of each term printed as a tree (saturating).
+fn tree_sizes(terms: &Terms, dag: &Dag) -> FxHashMap<TermId, u64> {
+    let mut size: FxHashMap<TermId, u64> = FxHashMap::default();
+    for &t in &dag.nodes {
+        let mut s = 1u64;
+        terms.for_each_child(t, |c| s = s.saturating_add(size[&c]));
+        size.insert(t, s);
+    }
+    size
 }
 
 enum Proof {

@@ -9,7 +9,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Zero};
 use rustc_hash::FxHashMap;
 
 pub(crate) type AtomId = u32;
