@@ -90,18 +90,18 @@ pub struct CheckOptions {
 fn float_type(kernel: &Kernel) -> torch::FloatType {
     use crate::triton_ir::ast::{FloatKind, Type};
     let entry = kernel.module.entry();
-    let kinds: BTreeSet<FloatKind> = entry
+    // The element type of the first float tensor parameter.
+    let kind = entry
         .into_iter()
         .flat_map(|f| f.args.iter())
-        .filter_map(|a| match &a.ty {
+        .find_map(|a| match &a.ty {
             Type::Ptr(t) => match t.elem() {
                 Type::Float(k) => Some(*k),
                 _ => None,
             },
             _ => None,
-        })
-        .collect();
-    match kinds.iter().next() {
+        });
+    match kind {
         Some(FloatKind::F64) => torch::FloatType::F64,
         Some(FloatKind::F16) => torch::FloatType::F16,
         Some(FloatKind::BF16) => torch::FloatType::BF16,
@@ -229,7 +229,7 @@ fn compare(
                     slots.push((ti, flat));
                 }
                 (None, None) => {}
-                (l, r) => findings_unwritten.push(Finding {
+                (l, _) => findings_unwritten.push(Finding {
                     tensor: t.name.clone(),
                     index: t.index(flat),
                     left: None,

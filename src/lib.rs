@@ -6,6 +6,7 @@
 //! together for the CLI; `error` holds what a command can end with.
 
 pub mod check;
+pub mod decide;
 pub mod error;
 pub mod exec;
 pub mod kernel;

@@ -1,0 +1,1170 @@
+//! Canonical rational functions of terms: `N / D` with `N` a Laurent polynomial and `D`
+//! a monic polynomial with at least two monomials (or 1), over hash-consed atoms.
+//!
+//! Invariant: every rewrite here is an identity over the reals under the recorded
+//! preconditions (denominators non-zero, `log`/`rsqrt` arguments positive, `sqrt`
+//! arguments non-negative). Two terms whose forms satisfy `N1·D2 = N2·D1` are equal
+//! wherever the preconditions hold; the converse (completeness) holds only in the
+//! exp-polynomial fragment.
+
+use super::poly::{rat, Algebra, AtomId, Mono, Poly, Stop};
+use super::PreKind;
+use crate::term::{CmpOp, Func, Node, TermId, Terms};
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+pub(crate) type RfId = u32;
+pub(crate) type CondId = u32;
+
+/// `n / d`: `d` is 1 or a monic polynomial of two or more monomials.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct Rf {
+    pub n: Poly,
+    pub d: Poly,
+}
+
+impl Rf {
+    pub fn poly(n: Poly) -> Rf {
+        Rf { n, d: Poly::one() }
+    }
+    pub fn constant(c: BigRational) -> Rf {
+        Rf::poly(Poly::constant(c))
+    }
+    pub fn as_const(&self) -> Option<BigRational> {
+        if self.d.is_one() {
+            self.n.as_const()
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Atom {
+    /// An input element or a param.
+    Leaf(TermId),
+    Ln2,
+    Ln10,
+    SqrtPi,
+    /// `f(arg)` for the functions kept opaque (sqrt, log, sin, cos, erf, abs, floor, ceil).
+    Fn(Func, RfId),
+    /// `exp` of a non-polynomial argument (always positive).
+    Exp(RfId),
+    Max(Box<[RfId]>),
+    Min(Box<[RfId]>),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum CondKey {
+    /// `d > 0`
+    Pos(RfId),
+    /// `d == 0`
+    Zero(RfId),
+}
+
+pub(crate) enum Halt {
+    /// The value depends on a condition atom the current assignment does not fix.
+    Split(CondId),
+    Stop(String),
+}
+
+impl From<Stop> for Halt {
+    fn from(s: Stop) -> Self {
+        Halt::Stop(s.0)
+    }
+}
+
+/// Known constants: (value, form). `e` is `exp(1)`; the others are monomials in
+/// `ln2`, `ln10`, `sqrt(pi)`, `sqrt(2)` with rational coefficients.
+#[derive(Clone, Copy, Debug)]
+enum Known {
+    Ln2,
+    Log2E,
+    Ln10,
+    Log10E,
+    Log2Of10,
+    Log10Of2,
+    Pi,
+    FracPi2,
+    FracPi4,
+    Frac1Pi,
+    Frac2Pi,
+    Tau,
+    E,
+    Sqrt2,
+    FracSqrt2,
+    SqrtPi,
+    Frac2SqrtPi,
+    Sqrt2OverPi,
+}
+
+const KNOWN: [(f64, Known); 18] = {
+    use std::f64::consts as k;
+    [
+        (k::LN_2, Known::Ln2),
+        (k::LOG2_E, Known::Log2E),
+        (k::LN_10, Known::Ln10),
+        (k::LOG10_E, Known::Log10E),
+        (k::LOG2_10, Known::Log2Of10),
+        (k::LOG10_2, Known::Log10Of2),
+        (k::PI, Known::Pi),
+        (k::FRAC_PI_2, Known::FracPi2),
+        (k::FRAC_PI_4, Known::FracPi4),
+        (k::FRAC_1_PI, Known::Frac1Pi),
+        (k::FRAC_2_PI, Known::Frac2Pi),
+        (k::TAU, Known::Tau),
+        (k::E, Known::E),
+        (k::SQRT_2, Known::Sqrt2),
+        (k::FRAC_1_SQRT_2, Known::FracSqrt2),
+        (1.772_453_850_905_516, Known::SqrtPi),
+        (k::FRAC_2_SQRT_PI, Known::Frac2SqrtPi),
+        (0.797_884_560_802_865_4, Known::Sqrt2OverPi),
+    ]
+};
+
+/// The exact rationals that are the nearest f64 or f32 to a known constant, with the
+/// f64 value of the constant itself.
+fn known_table() -> &'static FxHashMap<BigRational, (Known, f64)> {
+    static TABLE: OnceLock<FxHashMap<BigRational, (Known, f64)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut m = FxHashMap::default();
+        for &(v, k) in KNOWN.iter() {
+            for f in [v, v as f32 as f64] {
+                if let Some(r) = BigRational::from_float(f) {
+                    m.insert(r, (k, v));
+                }
+            }
+        }
+        m
+    })
+}
+
+/// A constant recognised as `sign · 2^shift · K^power` for a known constant `K`
+/// (`power` is 1 or -1): the smart constructors fold `2 · f32(k)` and `1 / f32(ln2)`
+/// into single rationals, which stand for `2k` and `1/ln2`.
+#[derive(Clone, Copy, Debug)]
+struct KnownMatch {
+    known: Known,
+    value: f64,
+    negative: bool,
+    shift: i32,
+    inverse: bool,
+}
+
+fn match_known(c: &BigRational) -> Option<KnownMatch> {
+    if c.is_zero() {
+        return None;
+    }
+    let t = known_table();
+    let negative = c.is_negative();
+    let a = c.abs();
+    for inverse in [false, true] {
+        let base = if inverse { a.recip() } else { a.clone() };
+        for shift in 0..=10i32 {
+            for s in [shift, -shift] {
+                if shift == 0 && s < 0 {
+                    continue;
+                }
+                // base = 2^s · K  ⇔  base / 2^s = K
+                let two = rat(2);
+                let scaled = if s >= 0 {
+                    &base / num_traits::Pow::pow(&two, s as u32)
+                } else {
+                    &base * num_traits::Pow::pow(&two, (-s) as u32)
+                };
+                if let Some(&(known, value)) = t.get(&scaled) {
+                    return Some(KnownMatch {
+                        known,
+                        value,
+                        negative,
+                        shift: s,
+                        inverse,
+                    });
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The exact f64 value of a constant that stands for a known constant (see
+/// [`KnownMatch`]).
+pub(crate) fn known_value(c: &BigRational) -> Option<f64> {
+    let m = match_known(c)?;
+    let v = m.value * 2f64.powi(m.shift);
+    let v = if m.inverse { 1.0 / v } else { v };
+    Some(if m.negative { -v } else { v })
+}
+
+/// Reachable sub-DAG of a pair of terms, in ascending id order (children first).
+pub(crate) struct Dag {
+    pub nodes: Vec<TermId>,
+    pub has_inf_nan: bool,
+}
+
+impl Dag {
+    pub fn new(terms: &Terms, roots: &[TermId]) -> Dag {
+        let mut seen = FxHashSet::default();
+        let mut stack: Vec<TermId> = roots.to_vec();
+        let mut nodes = Vec::new();
+        let mut has_inf_nan = false;
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            nodes.push(t);
+            if matches!(terms.node(t), Node::Inf { .. } | Node::NaN) {
+                has_inf_nan = true;
+            }
+            terms.for_each_child(t, |c| stack.push(c));
+        }
+        nodes.sort_unstable();
+        Dag { nodes, has_inf_nan }
+    }
+}
+
+/// `select(p > q, p, q)` and its variants as `(is_max, p, q)`.
+pub(crate) fn select_extremum(
+    terms: &Terms,
+    c: TermId,
+    x: TermId,
+    y: TermId,
+) -> Option<(bool, TermId, TermId)> {
+    if let Node::Cmp(op, p, q) = terms.node(c) {
+        let (p, q) = (*p, *q);
+        let same = (x, y) == (p, q);
+        let swapped = (x, y) == (q, p);
+        if !same && !swapped {
+            return None;
+        }
+        return match op {
+            CmpOp::Gt | CmpOp::Ge => Some((same, p, q)),
+            CmpOp::Lt | CmpOp::Le => Some((swapped, p, q)),
+            _ => None,
+        };
+    }
+    None
+}
+
+pub(crate) struct Canon<'t> {
+    terms: &'t Terms,
+    pub alg: Algebra,
+    pub atoms: Vec<Atom>,
+    atom_ids: FxHashMap<Atom, AtomId>,
+    rfs: Vec<Rc<Rf>>,
+    rf_ids: FxHashMap<Rc<Rf>, RfId>,
+    /// Forms of condition-independent terms (valid under every assignment).
+    pure: FxHashMap<TermId, Rc<Rf>>,
+    /// Forms of condition-dependent terms under the current assignment.
+    branch: FxHashMap<TermId, Rc<Rf>>,
+    /// Which terms depend on a condition.
+    dep: FxHashMap<TermId, bool>,
+    conds: FxHashMap<CondKey, CondId>,
+    pub assignment: FxHashMap<CondId, bool>,
+    pub pre: Vec<(PreKind, TermId, Rc<Rf>)>,
+    pre_seen: FxHashSet<(PreKind, TermId)>,
+}
+
+impl<'t> Canon<'t> {
+    pub fn new(terms: &'t Terms, dag: &Dag, limit: usize) -> Self {
+        let mut dep: FxHashMap<TermId, bool> = FxHashMap::default();
+        for &t in &dag.nodes {
+            let own = match terms.node(t) {
+                Node::Select(c, x, y) => select_extremum(terms, *c, *x, *y).is_none(),
+                Node::Cmp(..) | Node::Not(_) | Node::And(_) | Node::Or(_) => true,
+                _ => false,
+            };
+            let mut d = own;
+            if !d {
+                terms.for_each_child(t, |c| d |= dep.get(&c).copied().unwrap_or(false));
+            }
+            dep.insert(t, d);
+        }
+        Canon {
+            terms,
+            alg: Algebra::new(limit),
+            atoms: Vec::new(),
+            atom_ids: FxHashMap::default(),
+            rfs: Vec::new(),
+            rf_ids: FxHashMap::default(),
+            pure: FxHashMap::default(),
+            branch: FxHashMap::default(),
+            dep,
+            conds: FxHashMap::default(),
+            assignment: FxHashMap::default(),
+            pre: Vec::new(),
+            pre_seen: FxHashSet::default(),
+        }
+    }
+
+    /// Starts a new case: clears the condition-dependent forms.
+    pub fn set_assignment(&mut self, assignment: FxHashMap<CondId, bool>) {
+        self.assignment = assignment;
+        self.branch.clear();
+    }
+
+    fn atom(&mut self, a: Atom) -> AtomId {
+        if let Some(&id) = self.atom_ids.get(&a) {
+            return id;
+        }
+        let id = self.atoms.len() as AtomId;
+        self.atoms.push(a.clone());
+        self.atom_ids.insert(a, id);
+        id
+    }
+    fn atom_rf(&mut self, a: Atom) -> Rf {
+        let id = self.atom(a);
+        Rf::poly(Poly::mono(Mono::atom(id, 1), rat(1)))
+    }
+    fn rf_id(&mut self, rf: &Rf) -> RfId {
+        if let Some(&id) = self.rf_ids.get(rf) {
+            return id;
+        }
+        let id = self.rfs.len() as RfId;
+        let rc = Rc::new(rf.clone());
+        self.rfs.push(rc.clone());
+        self.rf_ids.insert(rc, id);
+        id
+    }
+    pub fn rf(&self, id: RfId) -> &Rf {
+        &self.rfs[id as usize]
+    }
+
+    fn require(&mut self, kind: PreKind, t: TermId, form: &Rf) {
+        if self.pre_seen.insert((kind, t)) {
+            self.pre.push((kind, t, Rc::new(form.clone())));
+        }
+    }
+
+    /// Prints a canonical form, in at most about `budget` characters.
+    pub fn print(&self, rf: &Rf, budget: usize) -> String {
+        let mut out = String::new();
+        self.print_rf(rf, &mut out, budget, 0);
+        if out.len() > budget {
+            let cut = out.char_indices().nth(budget).map_or(out.len(), |(i, _)| i);
+            out.truncate(cut);
+            out.push('…');
+        }
+        out
+    }
+    fn print_rf(&self, rf: &Rf, out: &mut String, budget: usize, depth: usize) {
+        if rf.d.is_one() {
+            self.print_poly(&rf.n, out, budget, depth);
+        } else {
+            out.push('(');
+            self.print_poly(&rf.n, out, budget, depth);
+            out.push_str(") / (");
+            self.print_poly(&rf.d, out, budget, depth);
+            out.push(')');
+        }
+    }
+    fn print_poly(&self, p: &Poly, out: &mut String, budget: usize, depth: usize) {
+        if p.is_zero() {
+            out.push('0');
+        }
+        for (i, (m, c)) in p.0.iter().enumerate() {
+            if out.len() > budget || depth > 20 {
+                out.push('…');
+                return;
+            }
+            if i > 0 {
+                out.push_str(if c.is_negative() { " - " } else { " + " });
+            } else if c.is_negative() {
+                out.push('-');
+            }
+            let c = c.abs();
+            let mut parts: Vec<String> = Vec::new();
+            if !c.is_one() || m.is_one() {
+                parts.push(crate::term::format_const(&c).0);
+            }
+            for &(a, e) in m.atoms.iter() {
+                let mut s = String::new();
+                self.print_atom(a, &mut s, budget, depth + 1);
+                if e != 1 {
+                    s = format!("{s}^{e}");
+                }
+                parts.push(s);
+            }
+            if m.exp != 0 {
+                let mut s = String::from("exp(");
+                self.print_poly(self.alg.exp_poly(m.exp), &mut s, budget, depth + 1);
+                s.push(')');
+                parts.push(s);
+            }
+            out.push_str(&parts.join(" * "));
+        }
+    }
+    fn print_atom(&self, a: AtomId, out: &mut String, budget: usize, depth: usize) {
+        match &self.atoms[a as usize] {
+            Atom::Leaf(t) => out.push_str(&self.terms.display(*t).to_string()),
+            Atom::Ln2 => out.push_str("ln(2)"),
+            Atom::Ln10 => out.push_str("ln(10)"),
+            Atom::SqrtPi => out.push_str("sqrt(pi)"),
+            Atom::Fn(f, arg) => {
+                out.push_str(&format!("{f:?}(").to_lowercase());
+                self.print_rf(self.rf(*arg), out, budget, depth);
+                out.push(')');
+            }
+            Atom::Exp(arg) => {
+                out.push_str("exp(");
+                self.print_rf(self.rf(*arg), out, budget, depth);
+                out.push(')');
+            }
+            Atom::Max(ops) | Atom::Min(ops) => {
+                let is_max = matches!(&self.atoms[a as usize], Atom::Max(_));
+                out.push_str(if is_max { "max(" } else { "min(" });
+                for (i, o) in ops.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.print_rf(self.rf(*o), out, budget, depth);
+                }
+                out.push(')');
+            }
+        }
+    }
+
+    // ---- rational-function arithmetic ------------------------------------------------
+
+    fn normalize(&mut self, n: Poly, d: Poly) -> Result<Rf, Stop> {
+        if n.is_zero() {
+            return Ok(Rf::constant(rat(0)));
+        }
+        if d.is_one() {
+            return Ok(Rf::poly(n));
+        }
+        if n == d {
+            return Ok(Rf::constant(rat(1)));
+        }
+        if let Some((m, c)) = d.single() {
+            let inv = self.alg.mono_inverse(&m.clone(), &c.clone())?;
+            return Ok(Rf::poly(self.alg.mul(&n, &inv)?));
+        }
+        let lc = d.lc().cloned().unwrap_or_else(|| rat(1));
+        if lc.is_one() {
+            Ok(Rf { n, d })
+        } else {
+            let r = lc.recip();
+            Ok(Rf {
+                n: n.scale(&r),
+                d: d.scale(&r),
+            })
+        }
+    }
+    pub fn add(&mut self, a: &Rf, b: &Rf) -> Result<Rf, Stop> {
+        if a.d == b.d {
+            let n = a.n.add(&b.n);
+            return self.normalize(n, a.d.clone());
+        }
+        if b.d.is_one() {
+            let n = a.n.add(&self.alg.mul(&b.n, &a.d)?);
+            return self.normalize(n, a.d.clone());
+        }
+        if a.d.is_one() {
+            let n = b.n.add(&self.alg.mul(&a.n, &b.d)?);
+            return self.normalize(n, b.d.clone());
+        }
+        let n = self.alg.mul(&a.n, &b.d)?.add(&self.alg.mul(&b.n, &a.d)?);
+        let d = self.alg.mul(&a.d, &b.d)?;
+        self.normalize(n, d)
+    }
+    pub fn sub(&mut self, a: &Rf, b: &Rf) -> Result<Rf, Stop> {
+        let nb = Rf {
+            n: b.n.neg(),
+            d: b.d.clone(),
+        };
+        self.add(a, &nb)
+    }
+    pub fn mul(&mut self, a: &Rf, b: &Rf) -> Result<Rf, Stop> {
+        // Cancel a denominator against an equal numerator (its non-zeroness is recorded).
+        if !a.d.is_one() && a.d == b.n {
+            return Ok(Rf {
+                n: a.n.clone(),
+                d: b.d.clone(),
+            });
+        }
+        if !b.d.is_one() && b.d == a.n {
+            return Ok(Rf {
+                n: b.n.clone(),
+                d: a.d.clone(),
+            });
+        }
+        let n = self.alg.mul(&a.n, &b.n)?;
+        let d = self.alg.mul(&a.d, &b.d)?;
+        self.normalize(n, d)
+    }
+    pub fn inv(&mut self, a: &Rf) -> Result<Rf, Stop> {
+        if a.n.is_zero() {
+            return Err(Stop(
+                "division by an expression that is identically 0".into(),
+            ));
+        }
+        self.normalize(a.d.clone(), a.n.clone())
+    }
+    pub fn pow(&mut self, a: &Rf, k: i32) -> Result<Rf, Stop> {
+        let base = if k < 0 { self.inv(a)? } else { a.clone() };
+        let e = k.unsigned_abs();
+        let n = self.alg.pow(&base.n, e)?;
+        let d = self.alg.pow(&base.d, e)?;
+        self.normalize(n, d)
+    }
+    fn scale(&self, a: &Rf, c: &BigRational) -> Rf {
+        Rf {
+            n: a.n.scale(c),
+            d: a.d.clone(),
+        }
+    }
+
+    // ---- signs -------------------------------------------------------------------------
+
+    fn atom_positive(&self, a: AtomId) -> bool {
+        match &self.atoms[a as usize] {
+            Atom::Ln2 | Atom::Ln10 | Atom::SqrtPi | Atom::Exp(_) => true,
+            Atom::Fn(Func::Sqrt, arg) => self.rf(*arg).as_const().is_some_and(|c| c.is_positive()),
+            _ => false,
+        }
+    }
+    /// Whether `p > 0` everywhere: positive coefficients, monomials of positive atoms
+    /// and even powers, at least one monomial of positive atoms only.
+    fn poly_positive(&self, p: &Poly) -> bool {
+        let mut strict = false;
+        for (m, c) in &p.0 {
+            if !c.is_positive() {
+                return false;
+            }
+            let mut all_pos = true;
+            for &(a, e) in m.atoms.iter() {
+                if !self.atom_positive(a) {
+                    all_pos = false;
+                    if e % 2 != 0 {
+                        return false;
+                    }
+                }
+            }
+            strict |= all_pos;
+        }
+        strict
+    }
+    pub fn positive(&self, a: &Rf) -> bool {
+        self.poly_positive(&a.n) && self.poly_positive(&a.d)
+    }
+    fn nonzero(&self, a: &Rf) -> bool {
+        if self.positive(a) {
+            return true;
+        }
+        if let Some((m, c)) = a.n.single() {
+            return !c.is_zero() && m.atoms.iter().all(|&(x, _)| self.atom_positive(x));
+        }
+        false
+    }
+
+    // ---- functions -----------------------------------------------------------------------
+
+    fn known(&mut self, k: Known) -> Result<Rf, Stop> {
+        let ln2 = self.atom(Atom::Ln2);
+        let ln10 = self.atom(Atom::Ln10);
+        let sp = self.atom(Atom::SqrtPi);
+        let m = |atoms: &[(AtomId, i32)], c: BigRational| {
+            let mut v = atoms.to_vec();
+            v.sort_unstable();
+            Rf::poly(Poly::mono(
+                Mono {
+                    exp: 0,
+                    atoms: v.into(),
+                },
+                c,
+            ))
+        };
+        let half = BigRational::new(1.into(), 2.into());
+        Ok(match k {
+            Known::Ln2 => m(&[(ln2, 1)], rat(1)),
+            Known::Log2E => m(&[(ln2, -1)], rat(1)),
+            Known::Ln10 => m(&[(ln10, 1)], rat(1)),
+            Known::Log10E => m(&[(ln10, -1)], rat(1)),
+            Known::Log2Of10 => m(&[(ln10, 1), (ln2, -1)], rat(1)),
+            Known::Log10Of2 => m(&[(ln2, 1), (ln10, -1)], rat(1)),
+            Known::Pi => m(&[(sp, 2)], rat(1)),
+            Known::FracPi2 => m(&[(sp, 2)], half),
+            Known::FracPi4 => m(&[(sp, 2)], BigRational::new(1.into(), 4.into())),
+            Known::Frac1Pi => m(&[(sp, -2)], rat(1)),
+            Known::Frac2Pi => m(&[(sp, -2)], rat(2)),
+            Known::Tau => m(&[(sp, 2)], rat(2)),
+            Known::E => {
+                let e = self.alg.intern_exp(Poly::one());
+                Rf::poly(Poly::mono(
+                    Mono {
+                        exp: e,
+                        atoms: Box::new([]),
+                    },
+                    rat(1),
+                ))
+            }
+            Known::Sqrt2 => self.sqrt_const(&rat(2)),
+            Known::FracSqrt2 => self.sqrt_const(&rat(2)).n.scale(&half).pipe(Rf::poly),
+            Known::SqrtPi => m(&[(sp, 1)], rat(1)),
+            Known::Frac2SqrtPi => m(&[(sp, -1)], rat(2)),
+            Known::Sqrt2OverPi => {
+                let s2 = self.sqrt_const(&rat(2));
+                let r = m(&[(sp, -1)], rat(1));
+                self.mul(&s2, &r)?
+            }
+        })
+    }
+    fn sqrt_const(&mut self, c: &BigRational) -> Rf {
+        let arg = Rf::constant(c.clone());
+        let id = self.rf_id(&arg);
+        let a = self.atom(Atom::Fn(Func::Sqrt, id));
+        if c.is_positive() {
+            self.alg.squares.insert(a, c.clone());
+        }
+        Rf::poly(Poly::mono(Mono::atom(a, 1), rat(1)))
+    }
+    fn constant(&mut self, c: &BigRational) -> Result<Rf, Stop> {
+        let Some(m) = match_known(c) else {
+            return Ok(Rf::constant(c.clone()));
+        };
+        let k = self.known(m.known)?;
+        let k = if m.inverse { self.inv(&k)? } else { k };
+        let two = rat(2);
+        let mut f = if m.shift >= 0 {
+            num_traits::Pow::pow(&two, m.shift as u32)
+        } else {
+            num_traits::Pow::pow(&two, (-m.shift) as u32).recip()
+        };
+        if m.inverse {
+            f = f.recip();
+        }
+        if m.negative {
+            f = -f;
+        }
+        Ok(self.scale(&k, &f))
+    }
+
+    /// `exp(a)`: a polynomial exponent becomes an exponential part, with `exp(k·log x)
+    /// = x^k` for integer `k`.
+    pub fn exp(&mut self, a: &Rf) -> Result<Rf, Stop> {
+        if !a.d.is_one() {
+            let id = self.rf_id(a);
+            return Ok(self.atom_rf(Atom::Exp(id)));
+        }
+        let mut rest = Vec::new();
+        let mut result = Rf::constant(rat(1));
+        for (m, c) in &a.n.0 {
+            let log_arg = match (m.exp, &*m.atoms) {
+                (0, [(x, 1)]) => match &self.atoms[*x as usize] {
+                    Atom::Fn(Func::Log, arg) if c.is_integer() => c
+                        .to_integer()
+                        .to_i32()
+                        .filter(|k| k.unsigned_abs() <= 64)
+                        .map(|k| (*arg, k)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match log_arg {
+                Some((arg, k)) => {
+                    let x = self.rf(arg).clone();
+                    let xk = self.pow(&x, k)?;
+                    result = self.mul(&result, &xk)?;
+                }
+                None => rest.push((m.clone(), c.clone())),
+            }
+        }
+        let e = self.alg.intern_exp(Poly(rest));
+        let em = Rf::poly(Poly::mono(
+            Mono {
+                exp: e,
+                atoms: Box::new([]),
+            },
+            rat(1),
+        ));
+        self.mul(&result, &em)
+    }
+
+    /// If `a` is `exp(q)` exactly, `q`.
+    fn as_exp(&self, a: &Rf) -> Option<Poly> {
+        if !a.d.is_one() {
+            return None;
+        }
+        let (m, c) = a.n.single()?;
+        if c.is_one() && m.atoms.is_empty() {
+            return Some(self.alg.exp_poly(m.exp).clone());
+        }
+        None
+    }
+
+    fn log(&mut self, a: &Rf, t: TermId) -> Result<Rf, Stop> {
+        if !self.positive(a) {
+            self.require(PreKind::Positive, t, a);
+        }
+        if let Some(q) = self.as_exp(a) {
+            return Ok(Rf::poly(q));
+        }
+        // log(exp(q) · y) = q + log(y)
+        if a.d.is_one() {
+            if let Some((m, c)) = a.n.single() {
+                if m.exp != 0 {
+                    let q = Rf::poly(self.alg.exp_poly(m.exp).clone());
+                    let rest = Rf::poly(Poly::mono(
+                        Mono {
+                            exp: 0,
+                            atoms: m.atoms.clone(),
+                        },
+                        c.clone(),
+                    ));
+                    let l = self.log_atom(&rest)?;
+                    return self.add(&q, &l);
+                }
+            }
+        }
+        self.log_atom(a)
+    }
+    fn log_atom(&mut self, a: &Rf) -> Result<Rf, Stop> {
+        if let Some(c) = a.as_const() {
+            if c.is_one() {
+                return Ok(Rf::constant(rat(0)));
+            }
+            // c = 2^k, 10^k
+            for (base, atom) in [(2i64, Atom::Ln2), (10, Atom::Ln10)] {
+                if let Some(k) = int_log(&c, base) {
+                    let r = self.atom_rf(atom);
+                    return Ok(self.scale(&r, &rat(k)));
+                }
+            }
+        }
+        let id = self.rf_id(a);
+        Ok(self.atom_rf(Atom::Fn(Func::Log, id)))
+    }
+
+    fn sqrt(&mut self, a: &Rf, t: TermId, strict: bool) -> Result<Rf, Stop> {
+        if !self.positive(a) {
+            let kind = if strict {
+                PreKind::Positive
+            } else {
+                PreKind::NonNegative
+            };
+            self.require(kind, t, a);
+        }
+        if let Some(q) = self.as_exp(a) {
+            let half = BigRational::new(1.into(), 2.into());
+            let e = self.alg.intern_exp(q.scale(&half));
+            return Ok(Rf::poly(Poly::mono(
+                Mono {
+                    exp: e,
+                    atoms: Box::new([]),
+                },
+                rat(1),
+            )));
+        }
+        if let Some(c) = a.as_const() {
+            return Ok(self.sqrt_const(&c));
+        }
+        let id = self.rf_id(a);
+        Ok(self.atom_rf(Atom::Fn(Func::Sqrt, id)))
+    }
+
+    /// Opaque function atom; odd functions pull the sign out, even ones drop it.
+    fn opaque(&mut self, f: Func, a: &Rf) -> Result<Rf, Stop> {
+        let negative = a.n.lc().is_some_and(|c| c.is_negative());
+        let (arg, sign) = match (f, negative) {
+            (Func::Sin | Func::Erf, true) => (self.scale(a, &rat(-1)), -1),
+            (Func::Cos | Func::Abs, true) => (self.scale(a, &rat(-1)), 1),
+            _ => (a.clone(), 1),
+        };
+        let id = self.rf_id(&arg);
+        let r = self.atom_rf(Atom::Fn(f, id));
+        Ok(self.scale(&r, &rat(sign)))
+    }
+
+    fn call(&mut self, f: Func, a: &Rf, arg: TermId) -> Result<Rf, Stop> {
+        match f {
+            Func::Exp => self.exp(a),
+            Func::Exp2 => {
+                let ln2 = self.atom_rf(Atom::Ln2);
+                let x = self.mul(a, &ln2)?;
+                self.exp(&x)
+            }
+            Func::Log => self.log(a, arg),
+            Func::Log2 => {
+                let l = self.log(a, arg)?;
+                let ln2 = self.atom_rf(Atom::Ln2);
+                let r = self.inv(&ln2)?;
+                self.mul(&l, &r)
+            }
+            Func::Sqrt => self.sqrt(a, arg, false),
+            Func::Rsqrt => {
+                let s = self.sqrt(a, arg, true)?;
+                self.inv(&s)
+            }
+            Func::Tanh => {
+                // tanh(z) = (exp(2z) - 1) / (exp(2z) + 1)
+                let two = self.scale(a, &rat(2));
+                let e = self.exp(&two)?;
+                let one = Rf::constant(rat(1));
+                let num = self.sub(&e, &one)?;
+                let den = self.add(&e, &one)?;
+                let r = self.inv(&den)?;
+                self.mul(&num, &r)
+            }
+            Func::Sin | Func::Cos | Func::Erf | Func::Abs | Func::Floor | Func::Ceil => {
+                self.opaque(f, a)
+            }
+        }
+    }
+
+    fn extremum(&mut self, ops: &[Rc<Rf>], is_max: bool) -> Result<Rf, Stop> {
+        let mut ids: Vec<RfId> = Vec::with_capacity(ops.len());
+        let mut best: Option<BigRational> = None;
+        for op in ops {
+            // Flatten a nested extremum of the same kind.
+            if op.d.is_one() {
+                if let Some((m, c)) = op.n.single() {
+                    if c.is_one() && m.exp == 0 && m.atoms.len() == 1 && m.atoms[0].1 == 1 {
+                        match &self.atoms[m.atoms[0].0 as usize] {
+                            Atom::Max(inner) if is_max => {
+                                ids.extend_from_slice(inner);
+                                continue;
+                            }
+                            Atom::Min(inner) if !is_max => {
+                                ids.extend_from_slice(inner);
+                                continue;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            if let Some(c) = op.as_const() {
+                let better = match &best {
+                    None => true,
+                    Some(b) => (c > *b) == is_max,
+                };
+                if better {
+                    best = Some(c);
+                }
+                continue;
+            }
+            ids.push(self.rf_id(op));
+        }
+        if let Some(b) = best {
+            ids.push(self.rf_id(&Rf::constant(b)));
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() == 1 {
+            return Ok(self.rf(ids[0]).clone());
+        }
+        let a = if is_max {
+            Atom::Max(ids.into())
+        } else {
+            Atom::Min(ids.into())
+        };
+        Ok(self.atom_rf(a))
+    }
+
+    // ---- conditions ------------------------------------------------------------------------
+
+    /// The real-valued terms whose forms a condition needs.
+    fn cond_leaves(&self, c: TermId, out: &mut Vec<TermId>) {
+        let mut stack = vec![c];
+        while let Some(t) = stack.pop() {
+            match self.terms.node(t) {
+                Node::Cmp(_, p, q) => {
+                    out.push(*p);
+                    out.push(*q);
+                }
+                Node::Not(x) => stack.push(*x),
+                Node::And(ops) | Node::Or(ops) => stack.extend_from_slice(ops),
+                Node::Const(_) | Node::Inf { .. } => {}
+                _ => out.push(t),
+            }
+        }
+    }
+
+    fn cond_literal(&mut self, key: CondKey, polarity: bool) -> Result<bool, Halt> {
+        let next = self.conds.len() as CondId;
+        let id = *self.conds.entry(key).or_insert(next);
+        match self.assignment.get(&id) {
+            Some(&v) => Ok(v == polarity),
+            None => Err(Halt::Split(id)),
+        }
+    }
+
+    fn pos_key(&mut self, d: &Rf) -> CondKey {
+        let lc = d.n.lc().cloned().unwrap_or_else(|| rat(1)).abs();
+        let n = self.scale(d, &lc.recip());
+        CondKey::Pos(self.rf_id(&n))
+    }
+    fn zero_key(&mut self, d: &Rf) -> CondKey {
+        let lc = d.n.lc().cloned().unwrap_or_else(|| rat(1));
+        let n = Rf::poly(d.n.scale(&lc.recip()));
+        CondKey::Zero(self.rf_id(&n))
+    }
+
+    fn cmp(&mut self, op: CmpOp, p: &Rf, q: &Rf) -> Result<bool, Halt> {
+        let d = self.sub(p, q)?;
+        if let Some(c) = d.as_const() {
+            return Ok(match op {
+                CmpOp::Lt => c.is_negative(),
+                CmpOp::Le => !c.is_positive(),
+                CmpOp::Gt => c.is_positive(),
+                CmpOp::Ge => !c.is_negative(),
+                CmpOp::Eq => c.is_zero(),
+                CmpOp::Ne => !c.is_zero(),
+            });
+        }
+        let nd = self.scale(&d, &rat(-1));
+        match op {
+            CmpOp::Gt => {
+                let k = self.pos_key(&d);
+                self.cond_literal(k, true)
+            }
+            CmpOp::Lt => {
+                let k = self.pos_key(&nd);
+                self.cond_literal(k, true)
+            }
+            CmpOp::Ge => {
+                let k = self.pos_key(&nd);
+                self.cond_literal(k, false)
+            }
+            CmpOp::Le => {
+                let k = self.pos_key(&d);
+                self.cond_literal(k, false)
+            }
+            CmpOp::Eq => {
+                let k = self.zero_key(&d);
+                self.cond_literal(k, true)
+            }
+            CmpOp::Ne => {
+                let k = self.zero_key(&d);
+                self.cond_literal(k, false)
+            }
+        }
+    }
+
+    /// Truth of a condition under the current assignment (all its leaves converted).
+    fn eval_cond(&mut self, c: TermId) -> Result<bool, Halt> {
+        match self.terms.node(c).clone() {
+            Node::Cmp(op, p, q) => {
+                let (p, q) = (self.get(p), self.get(q));
+                self.cmp(op, &p, &q)
+            }
+            Node::Not(x) => Ok(!self.eval_cond(x)?),
+            Node::And(ops) => {
+                let mut r = true;
+                for o in ops.iter() {
+                    r &= self.eval_cond(*o)?;
+                }
+                Ok(r)
+            }
+            Node::Or(ops) => {
+                let mut r = false;
+                for o in ops.iter() {
+                    r |= self.eval_cond(*o)?;
+                }
+                Ok(r)
+            }
+            Node::Const(v) => Ok(!v.is_zero()),
+            Node::Inf { .. } => Ok(true),
+            _ => {
+                let v = self.get(c);
+                if let Some(k) = v.as_const() {
+                    return Ok(!k.is_zero());
+                }
+                let k = self.zero_key(&v);
+                self.cond_literal(k, false)
+            }
+        }
+    }
+
+    // ---- conversion ------------------------------------------------------------------------
+
+    fn lookup(&self, t: TermId) -> Option<&Rc<Rf>> {
+        self.pure.get(&t).or_else(|| self.branch.get(&t))
+    }
+    fn get(&self, t: TermId) -> Rc<Rf> {
+        self.lookup(t).cloned().expect("child converted first")
+    }
+
+    /// Children of `t` that must be converted before `t` (under the current assignment).
+    fn missing(&mut self, t: TermId) -> Result<Vec<TermId>, Halt> {
+        let mut need = Vec::new();
+        match self.terms.node(t).clone() {
+            Node::Select(c, x, y) => {
+                if let Some((_, p, q)) = select_extremum(self.terms, c, x, y) {
+                    need.extend([p, q]);
+                } else {
+                    self.cond_leaves(c, &mut need);
+                    need.retain(|&n| self.lookup(n).is_none());
+                    if need.is_empty() {
+                        let branch = if self.eval_cond(c)? { x } else { y };
+                        need.push(branch);
+                    }
+                }
+            }
+            Node::Cmp(..) | Node::Not(_) | Node::And(_) | Node::Or(_) => {
+                self.cond_leaves(t, &mut need)
+            }
+            _ => self.terms.for_each_child(t, |c| need.push(c)),
+        }
+        need.retain(|&n| self.lookup(n).is_none());
+        Ok(need)
+    }
+
+    pub fn convert(&mut self, root: TermId) -> Result<Rc<Rf>, Halt> {
+        let mut stack = vec![root];
+        while let Some(&t) = stack.last() {
+            if self.lookup(t).is_some() {
+                stack.pop();
+                continue;
+            }
+            let need = self.missing(t)?;
+            if !need.is_empty() {
+                stack.extend(need);
+                continue;
+            }
+            let rf = Rc::new(self.convert_node(t)?);
+            if self.dep.get(&t).copied().unwrap_or(true) {
+                self.branch.insert(t, rf);
+            } else {
+                self.pure.insert(t, rf);
+            }
+            stack.pop();
+        }
+        Ok(self.get(root))
+    }
+
+    fn convert_node(&mut self, t: TermId) -> Result<Rf, Halt> {
+        let node = self.terms.node(t).clone();
+        Ok(match node {
+            Node::Input { .. } | Node::Param(_) => self.atom_rf(Atom::Leaf(t)),
+            Node::Const(c) => self.constant(&c)?,
+            Node::Inf { .. } | Node::NaN => {
+                return Err(Halt::Stop("the term contains an infinity or NaN".into()))
+            }
+            Node::Add(ops) => {
+                let mut acc = Rf::constant(rat(0));
+                for o in ops.iter() {
+                    let r = self.get(*o);
+                    acc = self.add(&acc, &r)?;
+                }
+                acc
+            }
+            Node::Mul(ops) => {
+                let mut acc = Rf::constant(rat(1));
+                for o in ops.iter() {
+                    let r = self.get(*o);
+                    acc = self.mul(&acc, &r)?;
+                }
+                acc
+            }
+            Node::Pow(b, k) => {
+                let base_node = self.terms.node(b).clone();
+                match base_node {
+                    Node::Call(Func::Sqrt, a) if k % 2 == 0 => {
+                        // sqrt(a)^(2j) = a^j (a >= 0 recorded by the sqrt)
+                        let a = self.get(a);
+                        if k < 0 {
+                            let s = self.get(b);
+                            self.require(PreKind::NonZero, b, &s);
+                        }
+                        self.pow(&a, k / 2)?
+                    }
+                    Node::Call(Func::Rsqrt, a) if k % 2 == 0 => {
+                        let a = self.get(a);
+                        self.pow(&a, -(k / 2))?
+                    }
+                    _ => {
+                        let r = self.get(b);
+                        if k < 0 && !self.nonzero(&r) {
+                            self.require(PreKind::NonZero, b, &r);
+                        }
+                        self.pow(&r, k)?
+                    }
+                }
+            }
+            Node::Call(f, a) => {
+                let r = self.get(a);
+                self.call(f, &r, a)?
+            }
+            Node::Max(ops) | Node::Min(ops) => {
+                let is_max = matches!(self.terms.node(t), Node::Max(_));
+                let rs: Vec<Rc<Rf>> = ops.iter().map(|&o| self.get(o)).collect();
+                self.extremum(&rs, is_max)?
+            }
+            Node::Cmp(..) | Node::Not(_) | Node::And(_) | Node::Or(_) => {
+                Rf::constant(rat(self.eval_cond(t)? as i64))
+            }
+            Node::Select(c, x, y) => {
+                if let Some((is_max, p, q)) = select_extremum(self.terms, c, x, y) {
+                    let rs = [self.get(p), self.get(q)];
+                    self.extremum(&rs, is_max)?
+                } else {
+                    let branch = if self.eval_cond(c)? { x } else { y };
+                    (*self.get(branch)).clone()
+                }
+            }
+        })
+    }
+
+    /// Whether every atom is an input, a param or a known constant (with exponential
+    /// parts), where the canonical form is complete.
+    pub fn in_exp_poly_fragment(&self) -> bool {
+        self.atoms.iter().all(|a| {
+            matches!(a, Atom::Leaf(_) | Atom::Ln2 | Atom::Ln10 | Atom::SqrtPi)
+                || matches!(a, Atom::Fn(Func::Sqrt, arg) if self.rf(*arg).as_const().is_some())
+        })
+    }
+
+    /// Names of the opaque functions among the atoms (for Unknown reasons).
+    pub fn opaque_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .atoms
+            .iter()
+            .filter_map(|a| match a {
+                Atom::Fn(f, _) => Some(format!("{f:?}").to_lowercase()),
+                Atom::Exp(_) => Some("exp of a quotient".into()),
+                Atom::Max(_) => Some("max".into()),
+                Atom::Min(_) => Some("min".into()),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// `Some(k)` when `c = base^k` for an integer `k ≠ 0`.
+fn int_log(c: &BigRational, base: i64) -> Option<i64> {
+    if !c.is_positive() || c.is_one() {
+        return None;
+    }
+    let b = num_bigint::BigInt::from(base);
+    let (mut n, neg) = if c.is_integer() {
+        (c.numer().clone(), false)
+    } else if c.numer().is_one() {
+        (c.denom().clone(), true)
+    } else {
+        return None;
+    };
+    let mut k = 0i64;
+    while n > num_bigint::BigInt::one() {
+        if (&n % &b) != num_bigint::BigInt::zero() {
+            return None;
+        }
+        n /= &b;
+        k += 1;
+    }
+    Some(if neg { -k } else { k })
+}
+
+trait Pipe: Sized {
+    fn pipe<R>(self, f: impl FnOnce(Self) -> R) -> R {
+        f(self)
+    }
+}
+impl<T> Pipe for T {}

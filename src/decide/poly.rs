@@ -1,0 +1,375 @@
+//! Laurent polynomials over exact rationals, with exponential parts.
+//!
+//! A [`Mono`] is `exp(q) · Π atomᵢ^eᵢ` (integer, possibly negative, exponents); `q` is
+//! itself a polynomial, interned in [`Algebra`] as an [`ExpId`] (0 is the zero
+//! polynomial, i.e. no exponential part). Monomials multiply by adding atom exponents
+//! and adding exponent polynomials, so `exp(a)·exp(b) = exp(a+b)` holds by construction.
+//! A [`Poly`] is a sorted list of distinct monomials with non-zero coefficients, so two
+//! polynomials are equal iff their representations are equal.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use rustc_hash::FxHashMap;
+
+pub(crate) type AtomId = u32;
+pub(crate) type ExpId = u32;
+
+/// Why a canonical form could not be built.
+#[derive(Clone, Debug)]
+pub(crate) struct Stop(pub String);
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub(crate) struct Mono {
+    pub exp: ExpId,
+    /// Sorted by atom id, no zero exponents.
+    pub atoms: Box<[(AtomId, i32)]>,
+}
+
+impl Mono {
+    pub fn one() -> Mono {
+        Mono {
+            exp: 0,
+            atoms: Box::new([]),
+        }
+    }
+    pub fn atom(a: AtomId, e: i32) -> Mono {
+        Mono {
+            exp: 0,
+            atoms: Box::new([(a, e)]),
+        }
+    }
+    pub fn is_one(&self) -> bool {
+        self.exp == 0 && self.atoms.is_empty()
+    }
+}
+
+/// Sorted by monomial, distinct monomials, no zero coefficients.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub(crate) struct Poly(pub Vec<(Mono, BigRational)>);
+
+pub(crate) fn rat(n: i64) -> BigRational {
+    BigRational::from_integer(BigInt::from(n))
+}
+
+impl Poly {
+    pub fn zero() -> Poly {
+        Poly(Vec::new())
+    }
+    pub fn constant(c: BigRational) -> Poly {
+        if c.is_zero() {
+            Poly::zero()
+        } else {
+            Poly(vec![(Mono::one(), c)])
+        }
+    }
+    pub fn one() -> Poly {
+        Poly::constant(rat(1))
+    }
+    pub fn mono(m: Mono, c: BigRational) -> Poly {
+        if c.is_zero() {
+            Poly::zero()
+        } else {
+            Poly(vec![(m, c)])
+        }
+    }
+    pub fn is_zero(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn is_one(&self) -> bool {
+        self.0.len() == 1 && self.0[0].0.is_one() && self.0[0].1.is_one()
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// The value of a constant polynomial (0 for the zero polynomial).
+    pub fn as_const(&self) -> Option<BigRational> {
+        match self.0.as_slice() {
+            [] => Some(rat(0)),
+            [(m, c)] if m.is_one() => Some(c.clone()),
+            _ => None,
+        }
+    }
+    pub fn single(&self) -> Option<(&Mono, &BigRational)> {
+        match self.0.as_slice() {
+            [(m, c)] => Some((m, c)),
+            _ => None,
+        }
+    }
+    pub fn add(&self, other: &Poly) -> Poly {
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => {
+                    out.push(a[i].clone());
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(b[j].clone());
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let c = &a[i].1 + &b[j].1;
+                    if !c.is_zero() {
+                        out.push((a[i].0.clone(), c));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        Poly(out)
+    }
+    pub fn scale(&self, c: &BigRational) -> Poly {
+        if c.is_zero() {
+            return Poly::zero();
+        }
+        Poly(self.0.iter().map(|(m, k)| (m.clone(), k * c)).collect())
+    }
+    pub fn neg(&self) -> Poly {
+        self.scale(&rat(-1))
+    }
+    /// Leading coefficient (of the smallest monomial); `None` for zero.
+    pub fn lc(&self) -> Option<&BigRational> {
+        self.0.first().map(|(_, c)| c)
+    }
+    /// Builds a polynomial from unsorted, possibly repeated terms.
+    pub fn from_terms(terms: FxHashMap<Mono, BigRational>) -> Poly {
+        let mut v: Vec<(Mono, BigRational)> =
+            terms.into_iter().filter(|(_, c)| !c.is_zero()).collect();
+        v.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+        Poly(v)
+    }
+}
+
+/// The interned exponent polynomials and the algebraic facts about atoms
+/// (`atom² = c` for square roots of constants).
+pub(crate) struct Algebra {
+    exps: Vec<Poly>,
+    exp_ids: FxHashMap<Poly, ExpId>,
+    add_cache: FxHashMap<(ExpId, ExpId), ExpId>,
+    /// Atoms whose square is a known rational (`sqrt(2)² = 2`).
+    pub squares: FxHashMap<AtomId, BigRational>,
+    pub limit: usize,
+}
+
+impl Algebra {
+    pub fn new(limit: usize) -> Self {
+        let mut alg = Algebra {
+            exps: Vec::new(),
+            exp_ids: FxHashMap::default(),
+            add_cache: FxHashMap::default(),
+            squares: FxHashMap::default(),
+            limit,
+        };
+        alg.intern_exp(Poly::zero());
+        alg
+    }
+    pub fn intern_exp(&mut self, p: Poly) -> ExpId {
+        if let Some(&id) = self.exp_ids.get(&p) {
+            return id;
+        }
+        let id = self.exps.len() as ExpId;
+        self.exps.push(p.clone());
+        self.exp_ids.insert(p, id);
+        id
+    }
+    pub fn exp_poly(&self, id: ExpId) -> &Poly {
+        &self.exps[id as usize]
+    }
+    fn add_exp(&mut self, a: ExpId, b: ExpId) -> ExpId {
+        if a == 0 {
+            return b;
+        }
+        if b == 0 {
+            return a;
+        }
+        let key = if a <= b { (a, b) } else { (b, a) };
+        if let Some(&r) = self.add_cache.get(&key) {
+            return r;
+        }
+        let p = self.exps[a as usize].add(&self.exps[b as usize]);
+        let r = self.intern_exp(p);
+        self.add_cache.insert(key, r);
+        r
+    }
+    pub fn scale_exp(&mut self, a: ExpId, k: &BigRational) -> ExpId {
+        if a == 0 || k.is_one() {
+            return a;
+        }
+        let p = self.exps[a as usize].scale(k);
+        self.intern_exp(p)
+    }
+
+    fn reduce(&self, atoms: &mut Vec<(AtomId, i32)>, factor: &mut BigRational) {
+        if self.squares.is_empty() {
+            return;
+        }
+        for (a, e) in atoms.iter_mut() {
+            if let Some(sq) = self.squares.get(a) {
+                if *e < 0 || *e > 1 {
+                    let q = e.div_euclid(2);
+                    *e = e.rem_euclid(2);
+                    *factor *= num_traits::Pow::pow(sq, q);
+                }
+            }
+        }
+        atoms.retain(|&(_, e)| e != 0);
+    }
+
+    /// `a · b` as (monomial, rational factor).
+    pub fn mono_mul(&mut self, a: &Mono, b: &Mono) -> Result<(Mono, BigRational), Stop> {
+        let mut atoms = Vec::with_capacity(a.atoms.len() + b.atoms.len());
+        let (x, y) = (&a.atoms, &b.atoms);
+        let (mut i, mut j) = (0, 0);
+        while i < x.len() && j < y.len() {
+            match x[i].0.cmp(&y[j].0) {
+                std::cmp::Ordering::Less => {
+                    atoms.push(x[i]);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    atoms.push(y[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let e = x[i]
+                        .1
+                        .checked_add(y[j].1)
+                        .ok_or_else(|| Stop("exponent overflow".into()))?;
+                    if e != 0 {
+                        atoms.push((x[i].0, e));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        atoms.extend_from_slice(&x[i..]);
+        atoms.extend_from_slice(&y[j..]);
+        let mut factor = rat(1);
+        self.reduce(&mut atoms, &mut factor);
+        let exp = self.add_exp(a.exp, b.exp);
+        Ok((
+            Mono {
+                exp,
+                atoms: atoms.into(),
+            },
+            factor,
+        ))
+    }
+
+    /// `m^k` as (monomial, rational factor).
+    pub fn mono_pow(&mut self, m: &Mono, k: i32) -> Result<(Mono, BigRational), Stop> {
+        let mut atoms = Vec::with_capacity(m.atoms.len());
+        for &(a, e) in m.atoms.iter() {
+            let e = e
+                .checked_mul(k)
+                .ok_or_else(|| Stop("exponent overflow".into()))?;
+            if e != 0 {
+                atoms.push((a, e));
+            }
+        }
+        let mut factor = rat(1);
+        self.reduce(&mut atoms, &mut factor);
+        let exp = self.scale_exp(m.exp, &rat(k as i64));
+        Ok((
+            Mono {
+                exp,
+                atoms: atoms.into(),
+            },
+            factor,
+        ))
+    }
+
+    pub fn mul(&mut self, a: &Poly, b: &Poly) -> Result<Poly, Stop> {
+        if a.is_zero() || b.is_zero() {
+            return Ok(Poly::zero());
+        }
+        if a.is_one() {
+            return Ok(b.clone());
+        }
+        if b.is_one() {
+            return Ok(a.clone());
+        }
+        let work = a.len().saturating_mul(b.len());
+        if work > self.limit.saturating_mul(64) {
+            return Err(self.too_big(work));
+        }
+        let mut acc: FxHashMap<Mono, BigRational> = FxHashMap::default();
+        acc.reserve(work.min(self.limit));
+        for (ma, ca) in &a.0 {
+            for (mb, cb) in &b.0 {
+                let (m, f) = self.mono_mul(ma, mb)?;
+                let c = ca * cb * f;
+                match acc.entry(m) {
+                    std::collections::hash_map::Entry::Occupied(mut o) => *o.get_mut() += c,
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(c);
+                    }
+                }
+            }
+            if acc.len() > self.limit {
+                return Err(self.too_big(acc.len()));
+            }
+        }
+        let p = Poly::from_terms(acc);
+        if p.len() > self.limit {
+            return Err(self.too_big(p.len()));
+        }
+        Ok(p)
+    }
+
+    fn too_big(&self, n: usize) -> Stop {
+        Stop(format!(
+            "expansion exceeds {} monomials in a product ({} terms)",
+            self.limit, n
+        ))
+    }
+
+    /// `p^k` for `k ≥ 0`.
+    pub fn pow(&mut self, p: &Poly, k: u32) -> Result<Poly, Stop> {
+        if k == 0 {
+            return Ok(Poly::one());
+        }
+        if let Some((m, c)) = p.single() {
+            let ki = i32::try_from(k).map_err(|_| Stop("exponent overflow".into()))?;
+            let (m2, f) = self.mono_pow(m, ki)?;
+            let bits = c.numer().bits().max(c.denom().bits());
+            if bits.saturating_mul(k as u64) > 1 << 16 {
+                return Err(Stop("constant power too large".into()));
+            }
+            return Ok(Poly::mono(m2, num_traits::Pow::pow(c, k) * f));
+        }
+        if k > 64 {
+            return Err(Stop(format!(
+                "expansion exceeds {} monomials in a power ^{k}",
+                self.limit
+            )));
+        }
+        let mut result = Poly::one();
+        let mut base = p.clone();
+        let mut e = k;
+        loop {
+            if e & 1 == 1 {
+                result = self.mul(&result, &base)?;
+            }
+            e >>= 1;
+            if e == 0 {
+                break;
+            }
+            base = self.mul(&base, &base)?;
+        }
+        Ok(result)
+    }
+
+    /// `1 / (c · m)` as a polynomial (a single Laurent monomial).
+    pub fn mono_inverse(&mut self, m: &Mono, c: &BigRational) -> Result<Poly, Stop> {
+        let (mi, f) = self.mono_pow(m, -1)?;
+        Ok(Poly::mono(mi, c.recip() * f))
+    }
+}
