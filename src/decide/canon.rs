@@ -158,6 +158,14 @@ fn match_known(c: &BigRational) -> Option<KnownMatch> {
     if c.is_zero() {
         return None;
     }
+    // Every table entry is dyadic, so `c` or `1/c` must be.
+    let pow2 = |x: &num_bigint::BigInt| {
+        let x = x.magnitude();
+        x.count_ones() == 1
+    };
+    if !pow2(c.denom()) && !pow2(c.numer()) {
+        return None;
+    }
     let t = known_table();
     let negative = c.is_negative();
     let a = c.abs();
@@ -272,11 +280,17 @@ impl<'t> Canon<'t> {
     pub fn new(terms: &'t Terms, dag: &Dag, limit: usize) -> Self {
         let mut dep: FxHashMap<TermId, bool> = FxHashMap::default();
         for &t in &dag.nodes {
-            let own = match terms.node(t) {
-                Node::Select(c, x, y) => select_extremum(terms, *c, *x, *y).is_none(),
-                Node::Cmp(..) | Node::Not(_) | Node::And(_) | Node::Or(_) => true,
-                _ => false,
-            };
+            // Max/min forms depend on the case too: a case may order their operands.
+            let own = matches!(
+                terms.node(t),
+                Node::Select(..)
+                    | Node::Cmp(..)
+                    | Node::Not(_)
+                    | Node::And(_)
+                    | Node::Or(_)
+                    | Node::Max(_)
+                    | Node::Min(_)
+            );
             let mut d = own;
             if !d {
                 terms.for_each_child(t, |c| d |= dep.get(&c).copied().unwrap_or(false));
@@ -653,6 +667,24 @@ impl<'t> Canon<'t> {
         let mut rest = Vec::new();
         let mut result = Rf::constant(rat(1));
         for (m, c) in &a.n.0 {
+            // exp(k·ln2) = 2^k, exp(k·ln10) = 10^k for integer k
+            if let (0, [(x, 1)]) = (m.exp, &*m.atoms) {
+                let base = match &self.atoms[*x as usize] {
+                    Atom::Ln2 => Some(2),
+                    Atom::Ln10 => Some(10),
+                    _ => None,
+                };
+                let k = c
+                    .is_integer()
+                    .then(|| c.to_integer().to_i32())
+                    .flatten()
+                    .filter(|k| k.unsigned_abs() <= 64);
+                if let (Some(base), Some(k)) = (base, k) {
+                    let f = num_traits::Pow::pow(&rat(base), k);
+                    result = self.scale(&result, &f);
+                    continue;
+                }
+            }
             let log_arg = match (m.exp, &*m.atoms) {
                 (0, [(x, 1)]) => match &self.atoms[*x as usize] {
                     Atom::Fn(Func::Log, arg) if c.is_integer() => c
@@ -854,6 +886,9 @@ impl<'t> Canon<'t> {
         }
         ids.sort_unstable();
         ids.dedup();
+        if !self.assignment.is_empty() && ids.len() > 1 {
+            ids = self.drop_dominated(ids, is_max)?;
+        }
         if ids.len() == 1 {
             return Ok(self.rf(ids[0]).clone());
         }
@@ -863,6 +898,48 @@ impl<'t> Canon<'t> {
             Atom::Min(ids.into())
         };
         Ok(self.atom_rf(a))
+    }
+
+    /// Drops the operands of a max (min) that the current case shows to be no larger
+    /// (no smaller) than another operand. Looks up existing condition atoms only.
+    fn drop_dominated(&mut self, ids: Vec<RfId>, is_max: bool) -> Result<Vec<RfId>, Stop> {
+        let mut keep = vec![true; ids.len()];
+        for i in 0..ids.len() {
+            for j in 0..ids.len() {
+                if i == j || !keep[i] || !keep[j] {
+                    continue;
+                }
+                // Is ids[i] >= ids[j] (max) / ids[i] <= ids[j] (min) known?
+                let (a, b) = (self.rf(ids[i]).clone(), self.rf(ids[j]).clone());
+                let d = if is_max {
+                    self.sub(&b, &a)?
+                } else {
+                    self.sub(&a, &b)?
+                };
+                // d = the amount by which j beats i; "not (d > 0)" means i wins.
+                if d.as_const().is_some() {
+                    continue;
+                }
+                let key = self.pos_key(&d);
+                if let Some(id) = self.conds.get(&key) {
+                    if self.assignment.get(id) == Some(&false) {
+                        keep[j] = false;
+                    }
+                }
+                let nd = self.scale(&d, &rat(-1));
+                let key = self.pos_key(&nd);
+                if let Some(id) = self.conds.get(&key) {
+                    if self.assignment.get(id) == Some(&true) {
+                        keep[j] = false;
+                    }
+                }
+            }
+        }
+        Ok(ids
+            .into_iter()
+            .zip(keep)
+            .filter_map(|(id, k)| k.then_some(id))
+            .collect())
     }
 
     // ---- conditions ------------------------------------------------------------------------
