@@ -406,12 +406,13 @@ impl Report {
             let _ = writeln!(s, "  not checked (not in the spec): {}", self.unchecked.join(", "));
         }
         if !self.preconditions.is_empty() {
-            let _ = writeln!(s, "  preconditions ({}):", self.preconditions.len());
-            for p in self.preconditions.iter().take(8) {
-                let _ = writeln!(s, "    {p}");
+            // Preconditions can be long (a variance under an rsqrt): show a few, cut.
+            let _ = writeln!(s, "  under {} preconditions, e.g.:", self.preconditions.len());
+            for p in self.preconditions.iter().take(3) {
+                let _ = writeln!(s, "    {}", shorten(p, 160));
             }
-            if self.preconditions.len() > 8 {
-                let _ = writeln!(s, "    … and {} more (see --format json)", self.preconditions.len() - 8);
+            if self.preconditions.len() > 3 {
+                let _ = writeln!(s, "    … (all of them with --format json)");
             }
         }
         if let Some(cx) = &self.counterexample {
@@ -484,6 +485,18 @@ fn leaf_name(leaf: &Leaf) -> String {
         }
         Leaf::Param(p) => p.to_string(),
     }
+}
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(max_chars / 2).collect();
+    let tail: String = {
+        let v: Vec<char> = text.chars().collect();
+        v[v.len() - max_chars / 2..].iter().collect()
+    };
+    format!("{head} … {tail}")
 }
 
 fn show_index(index: &[usize]) -> String {

@@ -17,6 +17,9 @@ pub struct FixtureToml {
     pub bug: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
+    /// The op this kernel must be proved equivalent to (or refuted against, for twins).
+    #[serde(default)]
+    pub equiv: Option<String>,
     #[serde(default)]
     pub instance: Vec<InstanceToml>,
 }

@@ -1,0 +1,114 @@
+//! `lift check` and `lift equiv` over the suite: every correct kernel is verified
+//! against its PyTorch spec at both instances; every wrong twin is refuted with a
+//! counterexample that replays through `lift run` against the NumPy reference; every
+//! second implementation is proved equivalent to its first, every twin refuted.
+
+mod common;
+
+use common::{fixtures, Fixture, InstanceToml};
+use lift::check::{self, CheckOptions, Outcome, Report};
+use lift::Kernel;
+
+fn check_fixture(f: &Fixture, inst: &InstanceToml, with_reference_inputs: bool) -> Report {
+    let k = Kernel::load(&f.kernel(), None).unwrap();
+    let i = k.instance(&inst.sizes).unwrap();
+    let mut opts = CheckOptions::default();
+    if with_reference_inputs {
+        opts.inputs = f.inputs(inst);
+    }
+    check::check(&k, &i, &f.meta.spec, &opts).unwrap_or_else(|e| panic!("{}/{}: {e}", f.name(), inst.name))
+}
+
+#[test]
+fn every_correct_kernel_is_verified_against_its_spec_at_two_instances() {
+    let mut failures = Vec::new();
+    let mut verified = 0;
+    for f in fixtures().iter().filter(|f| f.meta.expect == "verified") {
+        for inst in &f.meta.instance {
+            let r = check_fixture(f, inst, false);
+            if r.outcome == Outcome::Verified {
+                verified += 1;
+            } else {
+                failures.push(format!("{}/{}:\n{}", f.name(), inst.name, r.to_text()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} not verified:\n{}", failures.len(), failures.join("\n"));
+    assert!(verified >= 80, "only {verified} verified");
+}
+
+#[test]
+fn every_wrong_twin_is_refuted_with_a_counterexample_that_replays() {
+    for f in fixtures().iter().filter(|f| f.meta.expect == "refuted") {
+        let mut refuted = false;
+        for inst in &f.meta.instance {
+            // The reference inputs are tried first, so a counterexample there can be
+            // replayed against the NumPy reference outputs.
+            let r = check_fixture(f, inst, true);
+            assert_ne!(r.outcome, Outcome::Verified, "{}/{}: twin verified!\n{}", f.name(), inst.name, r.to_text());
+            let Some(cx) = &r.counterexample else { continue };
+            refuted = true;
+            assert_eq!(r.outcome, Outcome::Refuted);
+            let (Some(kernel_value), Some(spec_value)) = (cx.left, cx.right) else {
+                continue; // an element the kernel never writes
+            };
+            // Replay: run the kernel concretely on the counterexample's inputs.
+            let k = Kernel::load(&f.kernel(), None).unwrap();
+            let i = k.instance(&inst.sizes).unwrap();
+            let given = f.inputs(inst);
+            let arrays: std::collections::BTreeMap<_, _> = r.counterexample_inputs(&i, &given).into_iter().collect();
+            let run = k.run(&i, &arrays, &inst.scalars).unwrap();
+            let out = &run.outputs.iter().find(|(n, _)| n == &cx.tensor).unwrap().1;
+            let flat = cx.index.iter().zip(&out.shape).fold(0, |acc, (&x, &d)| acc * d + x);
+            let replayed = out.data[flat];
+            assert!(
+                (replayed - kernel_value).abs() <= 1e-6 * (1.0 + kernel_value.abs()),
+                "{}/{}: lift run gives {replayed} at {}{:?}, counterexample says {kernel_value}",
+                f.name(), inst.name, cx.tensor, cx.index
+            );
+            // At the reference inputs the expected value is NumPy's.
+            if arrays.iter().all(|(n, a)| given.get(n).is_some_and(|g| g.data == a.data)) {
+                let want = f.expected(inst)[&cx.tensor].data[flat];
+                assert!(
+                    (spec_value - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                    "{}/{}: spec value {spec_value} but NumPy says {want}",
+                    f.name(), inst.name
+                );
+                assert!((replayed - want).abs() > 1e-5 * (1.0 + want.abs()), "{}: replay agrees with NumPy", f.name());
+            }
+        }
+        assert!(refuted, "{}: no instance refuted", f.name());
+    }
+}
+
+#[test]
+fn second_implementations_are_equivalent_and_twins_are_not() {
+    let mut proved = 0;
+    for f in fixtures().iter().filter(|f| f.meta.equiv.is_some()) {
+        let other = common::suite_dir().join(f.meta.equiv.as_ref().unwrap()).join("kernel.ttir");
+        let a = Kernel::load(&other, None).unwrap();
+        let b = Kernel::load(&f.kernel(), None).unwrap();
+        for inst in &f.meta.instance {
+            let r = check::equiv(&a, &b, &inst.sizes, &CheckOptions::default())
+                .unwrap_or_else(|e| panic!("{}/{}: {e}", f.name(), inst.name));
+            match f.meta.expect.as_str() {
+                "verified" => {
+                    assert_eq!(r.outcome, Outcome::Verified, "{}/{}:\n{}", f.name(), inst.name, r.to_text());
+                    proved += 1;
+                }
+                _ => assert_ne!(r.outcome, Outcome::Verified, "{}/{}: twin proved equivalent!", f.name(), inst.name),
+            }
+        }
+    }
+    assert!(proved >= 14, "only {proved} equivalences proved");
+}
+
+#[test]
+fn looped_online_softmax_equals_one_pass_softmax() {
+    // softmax_online has its own instances; compare it on a size both handle.
+    let one_pass = Kernel::load(&common::suite_dir().join("softmax/kernel.ttir"), None).unwrap();
+    let online = Kernel::load(&common::suite_dir().join("softmax_online/kernel.ttir"), None).unwrap();
+    let sizes = [("M".to_string(), 2), ("N".to_string(), 7)].into_iter().collect();
+    let r = check::equiv(&one_pass, &online, &sizes, &CheckOptions::default()).unwrap();
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+}
