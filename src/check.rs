@@ -83,6 +83,8 @@ pub struct Report {
 pub struct CheckOptions {
     /// Input arrays to try first as the refutation point (e.g. reference inputs).
     pub inputs: BTreeMap<String, Array>,
+    /// Values of symbolic scalars for that first point.
+    pub scalars: BTreeMap<String, f64>,
     pub decide: decide::Options,
 }
 
@@ -110,7 +112,12 @@ fn float_type(kernel: &Kernel) -> torch::FloatType {
 }
 
 /// Prove a kernel equal to a PyTorch spec on one launch instance.
-pub fn check(kernel: &Kernel, inst: &Instance, spec_src: &str, opts: &CheckOptions) -> Result<Report, Error> {
+pub fn check(
+    kernel: &Kernel,
+    inst: &Instance,
+    spec_src: &str,
+    opts: &CheckOptions,
+) -> Result<Report, Error> {
     let start = Instant::now();
     let program = torch::parse(spec_src).map_err(|e| Error::Usage(format!("--spec: {e}")))?;
     let mut terms = Terms::new();
@@ -147,7 +154,10 @@ pub fn check(kernel: &Kernel, inst: &Instance, spec_src: &str, opts: &CheckOptio
         .map_err(|e| Error::Usage(format!("--spec: {e}")))?;
     let mut right = BTreeMap::new();
     for out in expected {
-        right.insert(out.name.clone(), (out.shape, out.elems.into_iter().map(Some).collect()));
+        right.insert(
+            out.name.clone(),
+            (out.shape, out.elems.into_iter().map(Some).collect()),
+        );
     }
     let title = format!("{} against `{}`", kernel.path.display(), spec_src.trim());
     compare(&terms, &spec, right, "spec", title, inst, opts, start)
@@ -169,13 +179,7 @@ pub fn equiv(
             Some(r) if r.shape != t.shape || r.role != t.role => {
                 return Err(Error::Usage(format!(
                     "tensor `{}` is {:?} {:?} in {} but {:?} {:?} in {}",
-                    t.name,
-                    t.role,
-                    t.shape,
-                    left.launch.file,
-                    r.role,
-                    r.shape,
-                    right.launch.file
+                    t.name, t.role, t.shape, left.launch.file, r.role, r.shape, right.launch.file
                 )))
             }
             _ => {}
@@ -262,7 +266,7 @@ fn compare(
                 let flat = flat_index(index, &a.shape)?;
                 a.data.get(flat).copied()
             }
-            Leaf::Param(_) => None,
+            Leaf::Param(p) => opts.scalars.get(&**p).copied(),
         }
     };
     let verdicts: Vec<ElemVerdict> = pairs
@@ -357,19 +361,33 @@ fn refutation(t: &crate::spec::SpecTensor, flat: usize, cx: &Counterexample) -> 
 }
 
 impl Report {
-    /// Whole input tensors for a refutation: the counterexample's values where it
-    /// names elements, the same point's values elsewhere (or the given arrays' values
-    /// when the refutation point was theirs). Write them with `npy::write` and replay
-    /// with `lift run`.
-    pub fn counterexample_inputs(&self, inst: &Instance, given: &BTreeMap<String, Array>) -> Vec<(String, Array)> {
-        let Some(cx) = &self.counterexample else {
-            return Vec::new();
-        };
-        let Some(point) = cx.point else {
-            return Vec::new();
+    /// Whole inputs for a refutation: every input tensor, and the value of every
+    /// symbolic scalar. The counterexample's values where it names elements, the same
+    /// point's values elsewhere (the given arrays' values when the point was theirs).
+    /// Write them with `npy::write` and replay with `lift run`.
+    pub fn counterexample_inputs(
+        &self,
+        inst: &Instance,
+        given: &BTreeMap<String, Array>,
+    ) -> (Vec<(String, Array)>, BTreeMap<String, f64>) {
+        let Some((cx, point)) = self
+            .counterexample
+            .as_ref()
+            .and_then(|c| Some((c, c.point?)))
+        else {
+            return (Vec::new(), BTreeMap::new());
         };
         let named: BTreeMap<&str, f64> = cx.inputs.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-        inst.tensors
+        let from_caller = point == decide::CALLER_POINT;
+        let value = |leaf: Leaf, fallback: Option<f64>| -> f64 {
+            named
+                .get(leaf_name(&leaf).as_str())
+                .copied()
+                .or(if from_caller { fallback } else { None })
+                .unwrap_or_else(|| decide::point_value(point, &leaf))
+        };
+        let arrays = inst
+            .tensors
             .iter()
             .filter(|t| t.role != Role::Out)
             .map(|t| {
@@ -380,18 +398,34 @@ impl Report {
                             tensor: t.name.as_str().into(),
                             index,
                         };
-                        let key = leaf_name(&leaf);
-                        named.get(key.as_str()).copied().unwrap_or_else(|| {
-                            given
-                                .get(&t.name)
-                                .and_then(|a| a.data.get(flat).copied())
-                                .unwrap_or_else(|| decide::point_value(point, &leaf))
-                        })
+                        value(
+                            leaf,
+                            given.get(&t.name).and_then(|a| a.data.get(flat).copied()),
+                        )
                     })
                     .collect();
-                (t.name.clone(), Array { shape: t.shape.clone(), data })
+                (
+                    t.name.clone(),
+                    Array {
+                        shape: t.shape.clone(),
+                        data,
+                    },
+                )
             })
-            .collect()
+            .collect();
+        let scalars = inst
+            .args
+            .values()
+            .filter_map(|a| match a {
+                ArgValue::Scalar(name) => Some(name.clone()),
+                _ => None,
+            })
+            .map(|name| {
+                let v = value(Leaf::Param(name.as_str().into()), None);
+                (name, v)
+            })
+            .collect();
+        (arrays, scalars)
     }
 
     pub fn to_text(&self) -> String {
@@ -400,14 +434,25 @@ impl Report {
         let _ = writeln!(s, "{} on {}", self.title, sizes.join(", "));
         for (name, shape, proved) in &self.tensors {
             let total: usize = shape.iter().product();
-            let _ = writeln!(s, "  {name}{shape:?}: {proved} of {total} elements proved equal");
+            let _ = writeln!(
+                s,
+                "  {name}{shape:?}: {proved} of {total} elements proved equal"
+            );
         }
         if !self.unchecked.is_empty() {
-            let _ = writeln!(s, "  not checked (not in the spec): {}", self.unchecked.join(", "));
+            let _ = writeln!(
+                s,
+                "  not checked (not in the spec): {}",
+                self.unchecked.join(", ")
+            );
         }
         if !self.preconditions.is_empty() {
             // Preconditions can be long (a variance under an rsqrt): show a few, cut.
-            let _ = writeln!(s, "  under {} preconditions, e.g.:", self.preconditions.len());
+            let _ = writeln!(
+                s,
+                "  under {} preconditions, e.g.:",
+                self.preconditions.len()
+            );
             for p in self.preconditions.iter().take(3) {
                 let _ = writeln!(s, "    {}", shorten(p, 160));
             }
@@ -416,7 +461,12 @@ impl Report {
             }
         }
         if let Some(cx) = &self.counterexample {
-            let _ = writeln!(s, "  counterexample at {}{}:", cx.tensor, show_index(&cx.index));
+            let _ = writeln!(
+                s,
+                "  counterexample at {}{}:",
+                cx.tensor,
+                show_index(&cx.index)
+            );
             match (cx.left, cx.right) {
                 (Some(l), Some(r)) => {
                     let _ = writeln!(s, "    kernel gives {l}, expected {r}");
@@ -426,7 +476,12 @@ impl Report {
                 }
             }
             if !cx.inputs.is_empty() {
-                let shown: Vec<String> = cx.inputs.iter().take(12).map(|(k, v)| format!("{k} = {v}")).collect();
+                let shown: Vec<String> = cx
+                    .inputs
+                    .iter()
+                    .take(12)
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect();
                 let more = if cx.inputs.len() > 12 {
                     format!(", … ({} values)", cx.inputs.len())
                 } else {
@@ -439,7 +494,13 @@ impl Report {
             }
         }
         for u in &self.unknown {
-            let _ = writeln!(s, "  undecided {}{}: {}", u.tensor, show_index(&u.index), u.reason);
+            let _ = writeln!(
+                s,
+                "  undecided {}{}: {}",
+                u.tensor,
+                show_index(&u.index),
+                u.reason
+            );
         }
         let verdict = match self.outcome {
             Outcome::Verified => "VERIFIED (proved on this launch instance)",

@@ -111,8 +111,11 @@ struct DecideArgs {
     /// Input arrays to try first when looking for a counterexample: NAME=FILE.npy.
     #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_pair::<PathBuf>)]
     inputs: Vec<(String, PathBuf)>,
-    /// Write the counterexample's whole input tensors as DIR/<tensor>.npy, ready for
-    /// `lift run`.
+    /// Values of symbolic scalars for that first attempt: NAME=VALUE.
+    #[arg(long = "scalar", value_name = "NAME=VALUE", value_parser = parse_pair::<f64>)]
+    scalars: Vec<(String, f64)>,
+    /// Write the counterexample's whole input tensors as DIR/<tensor>.npy (and its
+    /// scalar values to DIR/scalars.txt), ready for `lift run`.
     #[arg(long, value_name = "DIR")]
     counterexample: Option<PathBuf>,
 }
@@ -253,6 +256,7 @@ fn decide_options(args: &DecideArgs) -> Result<check::CheckOptions, Error> {
     for (name, path) in &args.inputs {
         opts.inputs.insert(name.clone(), npy::read(path)?);
     }
+    opts.scalars = args.scalars.iter().cloned().collect();
     Ok(opts)
 }
 
@@ -271,7 +275,7 @@ fn finish(
         ),
     }
     if let Some(dir) = &args.counterexample {
-        let arrays = report.counterexample_inputs(inst, &opts.inputs);
+        let (arrays, scalars) = report.counterexample_inputs(inst, &opts.inputs);
         if !arrays.is_empty() {
             std::fs::create_dir_all(dir).map_err(|e| Error::Io {
                 path: dir.display().to_string(),
@@ -279,6 +283,17 @@ fn finish(
             })?;
             for (name, array) in &arrays {
                 npy::write(&dir.join(format!("{name}.npy")), array)?;
+            }
+            if !scalars.is_empty() {
+                let text: String = scalars
+                    .iter()
+                    .map(|(k, v)| format!("--scalar {k}={v}\n"))
+                    .collect();
+                let path = dir.join("scalars.txt");
+                std::fs::write(&path, text).map_err(|e| Error::Io {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
             }
             eprintln!("counterexample inputs written to {}", dir.display());
         }

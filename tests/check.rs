@@ -15,8 +15,10 @@ fn check_fixture(f: &Fixture, inst: &InstanceToml, with_reference_inputs: bool) 
     let mut opts = CheckOptions::default();
     if with_reference_inputs {
         opts.inputs = f.inputs(inst);
+        opts.scalars = inst.scalars.clone();
     }
-    check::check(&k, &i, &f.meta.spec, &opts).unwrap_or_else(|e| panic!("{}/{}: {e}", f.name(), inst.name))
+    check::check(&k, &i, &f.meta.spec, &opts)
+        .unwrap_or_else(|e| panic!("{}/{}: {e}", f.name(), inst.name))
 }
 
 #[test]
@@ -33,20 +35,35 @@ fn every_correct_kernel_is_verified_against_its_spec_at_two_instances() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} not verified:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} not verified:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(verified >= 80, "only {verified} verified");
 }
 
 #[test]
 fn every_wrong_twin_is_refuted_with_a_counterexample_that_replays() {
+    let mut against_numpy = 0;
     for f in fixtures().iter().filter(|f| f.meta.expect == "refuted") {
         let mut refuted = false;
         for inst in &f.meta.instance {
             // The reference inputs are tried first, so a counterexample there can be
             // replayed against the NumPy reference outputs.
             let r = check_fixture(f, inst, true);
-            assert_ne!(r.outcome, Outcome::Verified, "{}/{}: twin verified!\n{}", f.name(), inst.name, r.to_text());
-            let Some(cx) = &r.counterexample else { continue };
+            assert_ne!(
+                r.outcome,
+                Outcome::Verified,
+                "{}/{}: twin verified!\n{}",
+                f.name(),
+                inst.name,
+                r.to_text()
+            );
+            let Some(cx) = &r.counterexample else {
+                continue;
+            };
             refuted = true;
             assert_eq!(r.outcome, Outcome::Refuted);
             let (Some(kernel_value), Some(spec_value)) = (cx.left, cx.right) else {
@@ -56,36 +73,61 @@ fn every_wrong_twin_is_refuted_with_a_counterexample_that_replays() {
             let k = Kernel::load(&f.kernel(), None).unwrap();
             let i = k.instance(&inst.sizes).unwrap();
             let given = f.inputs(inst);
-            let arrays: std::collections::BTreeMap<_, _> = r.counterexample_inputs(&i, &given).into_iter().collect();
-            let run = k.run(&i, &arrays, &inst.scalars).unwrap();
+            let (arrays, scalars) = r.counterexample_inputs(&i, &given);
+            let arrays: std::collections::BTreeMap<_, _> = arrays.into_iter().collect();
+            let run = k.run(&i, &arrays, &scalars).unwrap();
             let out = &run.outputs.iter().find(|(n, _)| n == &cx.tensor).unwrap().1;
-            let flat = cx.index.iter().zip(&out.shape).fold(0, |acc, (&x, &d)| acc * d + x);
+            let flat = cx
+                .index
+                .iter()
+                .zip(&out.shape)
+                .fold(0, |acc, (&x, &d)| acc * d + x);
             let replayed = out.data[flat];
             assert!(
                 (replayed - kernel_value).abs() <= 1e-6 * (1.0 + kernel_value.abs()),
                 "{}/{}: lift run gives {replayed} at {}{:?}, counterexample says {kernel_value}",
-                f.name(), inst.name, cx.tensor, cx.index
+                f.name(),
+                inst.name,
+                cx.tensor,
+                cx.index
             );
             // At the reference inputs the expected value is NumPy's.
-            if arrays.iter().all(|(n, a)| given.get(n).is_some_and(|g| g.data == a.data)) {
+            let same_scalars = scalars.iter().all(|(n, v)| inst.scalars.get(n) == Some(v));
+            if same_scalars
+                && arrays
+                    .iter()
+                    .all(|(n, a)| given.get(n).is_some_and(|g| g.data == a.data))
+            {
                 let want = f.expected(inst)[&cx.tensor].data[flat];
                 assert!(
                     (spec_value - want).abs() <= 1e-5 * (1.0 + want.abs()),
                     "{}/{}: spec value {spec_value} but NumPy says {want}",
-                    f.name(), inst.name
+                    f.name(),
+                    inst.name
                 );
-                assert!((replayed - want).abs() > 1e-5 * (1.0 + want.abs()), "{}: replay agrees with NumPy", f.name());
+                assert!(
+                    (replayed - want).abs() > 1e-5 * (1.0 + want.abs()),
+                    "{}: replay agrees with NumPy",
+                    f.name()
+                );
+                against_numpy += 1;
             }
         }
         assert!(refuted, "{}: no instance refuted", f.name());
     }
+    assert!(
+        against_numpy >= 16,
+        "only {against_numpy} counterexamples replayed against NumPy"
+    );
 }
 
 #[test]
 fn second_implementations_are_equivalent_and_twins_are_not() {
     let mut proved = 0;
     for f in fixtures().iter().filter(|f| f.meta.equiv.is_some()) {
-        let other = common::suite_dir().join(f.meta.equiv.as_ref().unwrap()).join("kernel.ttir");
+        let other = common::suite_dir()
+            .join(f.meta.equiv.as_ref().unwrap())
+            .join("kernel.ttir");
         let a = Kernel::load(&other, None).unwrap();
         let b = Kernel::load(&f.kernel(), None).unwrap();
         for inst in &f.meta.instance {
@@ -93,10 +135,23 @@ fn second_implementations_are_equivalent_and_twins_are_not() {
                 .unwrap_or_else(|e| panic!("{}/{}: {e}", f.name(), inst.name));
             match f.meta.expect.as_str() {
                 "verified" => {
-                    assert_eq!(r.outcome, Outcome::Verified, "{}/{}:\n{}", f.name(), inst.name, r.to_text());
+                    assert_eq!(
+                        r.outcome,
+                        Outcome::Verified,
+                        "{}/{}:\n{}",
+                        f.name(),
+                        inst.name,
+                        r.to_text()
+                    );
                     proved += 1;
                 }
-                _ => assert_ne!(r.outcome, Outcome::Verified, "{}/{}: twin proved equivalent!", f.name(), inst.name),
+                _ => assert_ne!(
+                    r.outcome,
+                    Outcome::Verified,
+                    "{}/{}: twin proved equivalent!",
+                    f.name(),
+                    inst.name
+                ),
             }
         }
     }
@@ -107,8 +162,14 @@ fn second_implementations_are_equivalent_and_twins_are_not() {
 fn looped_online_softmax_equals_one_pass_softmax() {
     // softmax_online has its own instances; compare it on a size both handle.
     let one_pass = Kernel::load(&common::suite_dir().join("softmax/kernel.ttir"), None).unwrap();
-    let online = Kernel::load(&common::suite_dir().join("softmax_online/kernel.ttir"), None).unwrap();
-    let sizes = [("M".to_string(), 2), ("N".to_string(), 7)].into_iter().collect();
+    let online = Kernel::load(
+        &common::suite_dir().join("softmax_online/kernel.ttir"),
+        None,
+    )
+    .unwrap();
+    let sizes = [("M".to_string(), 2), ("N".to_string(), 7)]
+        .into_iter()
+        .collect();
     let r = check::equiv(&one_pass, &online, &sizes, &CheckOptions::default()).unwrap();
     assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
 }
