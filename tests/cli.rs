@@ -171,3 +171,71 @@ fn unknown_size_and_bad_flags_are_explained() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn lift_check_verdicts_and_exit_codes() {
+    let dir = common::suite_dir();
+    let out = lift()
+        .arg("check")
+        .arg(dir.join("softmax/kernel.ttir"))
+        .args(["--spec", "y = torch.softmax(x, dim=-1)"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("VERIFIED"));
+
+    // A wrong twin: exit 1, a counterexample naming the element and the Python line,
+    // and whole input tensors written for replay.
+    let cx = tempfile::tempdir().unwrap();
+    let out = lift()
+        .arg("check")
+        .arg(dir.join("softmax_bug/kernel.ttir"))
+        .args(["--spec", "y = torch.softmax(x, dim=-1)", "--counterexample"])
+        .arg(cx.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("REFUTED") && text.contains("counterexample at y["), "{text}");
+    assert!(text.contains("softmax_bug/kernel.py:"), "{text}");
+    let x = lift::npy::read(&cx.path().join("x.npy")).unwrap();
+    assert_eq!(x.shape, vec![4, 8]);
+
+    // A spec naming a tensor the launch does not have: usage error.
+    let out = lift()
+        .arg("check")
+        .arg(dir.join("softmax/kernel.ttir"))
+        .args(["--spec", "y = torch.softmax(z, dim=-1)"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("z"));
+}
+
+#[test]
+fn lift_equiv_json_reports_the_verdict() {
+    let dir = common::suite_dir();
+    let out = lift()
+        .arg("equiv")
+        .arg(dir.join("gelu/kernel.ttir"))
+        .arg(dir.join("gelu_sigmoid/kernel.ttir"))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "lift.check/1");
+    assert_eq!(v["verdict"], "verified");
+    assert_eq!(v["tensors"][0]["tensor"], "y");
+    let out = lift()
+        .arg("equiv")
+        .arg(dir.join("gelu/kernel.ttir"))
+        .arg(dir.join("gelu_bug/kernel.ttir"))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "refuted");
+    assert!(v["counterexample"]["inputs"].as_array().unwrap().len() >= 1);
+}
