@@ -12,8 +12,9 @@ use std::process::ExitCode;
 /// description (`kernel.launch.toml` beside the kernel, or `--launch FILE`) says which
 /// pointer is which tensor, the grid, and the default sizes.
 ///
-/// Exit codes: 0 success, 1 the kernel is wrong (e.g. out-of-bounds access),
-/// 2 usage or input error, 3 unknown (something lift does not support).
+/// Exit codes: 0 success or proved, 1 the kernel is wrong (refuted, or e.g. an
+/// out-of-bounds access), 2 usage or input error, 3 unknown (not decided, or
+/// something lift does not support).
 #[derive(Parser)]
 #[command(name = "lift", version, about, long_about)]
 struct Cli {
