@@ -244,7 +244,10 @@ impl Launch {
         for (axis, b) in self.block.iter().enumerate().take(3) {
             block[axis] = eval(b, "block")?;
             if block[axis] <= 0 {
-                return Err(err(format!("block axis {axis} is {} (must be positive)", block[axis])));
+                return Err(err(format!(
+                    "block axis {axis} is {} (must be positive)",
+                    block[axis]
+                )));
             }
         }
         let cta = match self.cta.as_slice() {
