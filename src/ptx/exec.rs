@@ -132,6 +132,9 @@ enum Flow {
 
 type Fail = (ErrorKind, String);
 
+/// Marks a race that an earlier read of never-written memory explains better.
+const PENDING: &str = "<pending never-written read>";
+
 fn fail<T>(kind: ErrorKind, msg: impl Into<String>) -> Result<T, Fail> {
     Err((kind, msg.into()))
 }
@@ -317,6 +320,7 @@ pub fn execute<D: Domain>(
         store_sites: Vec::new(),
         ops: 0,
         pending: None,
+        pending_rec: None,
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -419,6 +423,8 @@ struct Sim<'a, D: Domain> {
     /// The first read of memory nobody had written: an error unless a later write by
     /// another thread of the same epoch turns it into a race.
     pending: Option<ExecError>,
+    /// That read, as logged.
+    pending_rec: Option<Rec>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -473,6 +479,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn run_cta(&mut self, cta: [i64; 3]) -> Result<(), ExecError> {
         self.cta = cta;
         self.epoch = 0;
+        self.pending_rec = None;
         self.shared.clear();
         self.shared_log.clear();
         let n = self.block.iter().product::<i64>() as usize;
@@ -543,6 +550,12 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let flow = match self.exec(t, pc, ins) {
             Ok(f) => f,
+            Err((ErrorKind::NeverWritten, m)) if m == PENDING => {
+                return Err(self
+                    .pending
+                    .take()
+                    .unwrap_or_else(|| self.err_at(t, pc, ErrorKind::NeverWritten, m)))
+            }
             Err((ErrorKind::Race, m)) => return Err(self.err_at(t, pc, ErrorKind::Race, m)),
             // An earlier read of unwritten memory explains later failures.
             Err((kind, m)) => {
@@ -1307,7 +1320,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         addr: u64,
         size: u64,
         space: Option<Space>,
-        ty: &str,
+        _ty: &str,
     ) -> Result<Val<D::V>, Fail> {
         match self.place(t, addr, size, space)? {
             Place::Tensor(i, off) => {
@@ -1328,7 +1341,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                         td.name,
                         td.unravel(flat as usize)
                     );
-                    return Ok(self.uninit(t, pc, m));
+                    return Ok(self.uninit(t, pc, (off, size), m));
                 }
                 if let Some(v) = self.inputs.get(&(i, flat)) {
                     return Ok(Val::Float(*v));
@@ -1349,7 +1362,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                             self.vars[vi].name,
                             off / size
                         );
-                        Ok(self.uninit(t, pc, m))
+                        Ok(self.uninit(t, pc, (addr, size), m))
                     }
                 }
             }
@@ -1362,9 +1375,10 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// A read of memory nobody wrote yet: remember the error and go on with NaN, so
     /// that a write by another thread later in the epoch is reported as the race it is.
-    fn uninit(&mut self, t: usize, pc: usize, message: String) -> Val<D::V> {
+    fn uninit(&mut self, t: usize, pc: usize, at: (u64, u64), message: String) -> Val<D::V> {
         if self.pending.is_none() {
             self.pending = Some(self.err_at(t, pc, ErrorKind::NeverWritten, message));
+            self.pending_rec = Some(self.rec(t, pc, at.0, at.1, false));
         }
         Val::Float(self.domain.constant(f64::NAN))
     }
@@ -1470,6 +1484,16 @@ impl<'a, D: Domain> Sim<'a, D> {
             let overlap = a.addr < r.addr + r.size && r.addr < a.addr + a.size;
             if !overlap || (a.cta == r.cta && a.thread == t) || self.ordered(a, t) {
                 continue;
+            }
+            // A read of unwritten memory that is not itself part of this race is the
+            // kernel's first fault (the race only repeats it).
+            if let Some(p) = &self.pending_rec {
+                let same = |x: &Rec| {
+                    x.cta == p.cta && x.thread == p.thread && x.instr == p.instr && x.addr == p.addr
+                };
+                if !same(a) && !same(r) {
+                    return Err((ErrorKind::NeverWritten, PENDING.into()));
+                }
             }
             return Err((ErrorKind::Race, self.race_message(a, r, what)));
         }
@@ -1779,6 +1803,14 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
 
     fn arith(&mut self, t: usize, ins: &Instr, ty: &str) -> Result<Val<D::V>, Fail> {
+        const KNOWN: &[&str] = &[
+            "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "neg", "abs", "and",
+            "or", "xor", "not", "cnot", "shl", "shr", "bfe", "popc", "clz", "brev", "ex2", "lg2",
+            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp",
+        ];
+        if !KNOWN.contains(&ins.op.as_str()) {
+            return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
+        }
         let ops = &ins.operands;
         let mut args = Vec::with_capacity(ops.len().saturating_sub(1));
         // mad.wide's addend has the doubled width.
