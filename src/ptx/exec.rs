@@ -132,6 +132,9 @@ enum Flow {
 
 type Fail = (ErrorKind, String);
 
+/// A tensor's written elements: value and store site.
+type Written<V> = Vec<Option<(V, usize)>>;
+
 /// Marks a race that an earlier read of never-written memory explains better.
 const PENDING: &str = "<pending never-written read>";
 
@@ -414,7 +417,7 @@ struct Sim<'a, D: Domain> {
     shared: HashMap<u64, (Val<D::V>, u64)>,
     shared_log: HashMap<u64, Log>,
     /// Written elements of each tensor: value and store site.
-    global: Vec<Vec<Option<(D::V, usize)>>>,
+    global: Vec<Written<D::V>>,
     global_log: HashMap<(usize, u64), Log>,
     inputs: HashMap<(usize, u64), D::V>,
     sites: HashMap<usize, usize>,
@@ -923,8 +926,8 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn release_barrier(&mut self) -> Result<(), ExecError> {
         let mut at: Option<(usize, usize, i64)> = None;
         for (t, th) in self.threads.iter().enumerate() {
-            match th.state {
-                State::Barrier(pc, id) => match at {
+            if let State::Barrier(pc, id) = th.state {
+                match at {
                     None => at = Some((t, pc, id)),
                     Some((t0, pc0, id0)) if pc0 != pc || id0 != id => {
                         return Err(self.deadlock(format!(
@@ -936,8 +939,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                         ), t, pc));
                     }
                     _ => {}
-                },
-                _ => {}
+                }
             }
         }
         let Some((t0, pc0, _)) = at else {

@@ -584,8 +584,8 @@ impl Parser {
         let (line, _) = self.here();
         let name = self.ident("the entry's name")?;
         let mut params = Vec::new();
-        if self.eat_punct('(') {
-            if !self.eat_punct(')') {
+        if self.eat_punct('(') && !self.eat_punct(')') {
+            {
                 loop {
                     if !self.eat_ident(".param") {
                         return self.err("'.param'");
