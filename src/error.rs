@@ -35,7 +35,9 @@ impl Error {
                 ErrorKind::OutOfBounds
                 | ErrorKind::NeverWritten
                 | ErrorKind::MaskedOff
-                | ErrorKind::WriteToInput => 1,
+                | ErrorKind::WriteToInput
+                | ErrorKind::Race
+                | ErrorKind::Deadlock => 1,
                 ErrorKind::Unsupported | ErrorKind::Limit => 3,
                 ErrorKind::Launch | ErrorKind::Malformed => 2,
             },

@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::exec::{self, domain::Concrete, domain::Symbolic};
 use crate::launch::{Instance, Launch, Role};
 use crate::npy::Array;
+use crate::ptx;
 use crate::spec::Spec;
 use crate::term::Terms;
 use crate::triton_ir::{self, ast::Module};
@@ -18,8 +19,19 @@ use std::sync::Arc;
 /// A parsed kernel and its launch description.
 pub struct Kernel {
     pub path: PathBuf,
+    /// The Triton IR module (empty for a PTX kernel).
     pub module: Module,
+    /// The PTX module, for a `.ptx` kernel.
+    pub ptx: Option<PtxKernel>,
     pub launch: Launch,
+}
+
+/// A parsed PTX kernel and how its launch names the parameters.
+pub struct PtxKernel {
+    pub module: ptx::ast::Module,
+    /// The launch file's `[args]` keys in file order: Triton's launches bind PTX
+    /// parameters by position under their Python names.
+    pub arg_order: Vec<String>,
 }
 
 /// The outputs of a concrete run.
@@ -30,33 +42,53 @@ pub struct RunResult {
 }
 
 impl Kernel {
-    /// Read a kernel (`.ttir`) and its launch (`launch`, or `<kernel>.launch.toml`).
+    /// Read a kernel (`.ttir` or `.ptx`) and its launch (`launch`, else
+    /// `<kernel>.launch.toml`, else `<stem>.launch.toml` in the same folder).
     pub fn load(path: &Path, launch: Option<&Path>) -> Result<Kernel, Error> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
             path: shown.clone(),
             message: format!("cannot read kernel: {e}"),
         })?;
+        let mut ptx_module = None;
         let module = match path.extension().and_then(|e| e.to_str()) {
             Some("ttir") | Some("mlir") => triton_ir::parse(&text).map_err(|err| Error::Parse {
                 file: shown.clone(),
                 err,
             })?,
             Some("ptx") => {
-                return Err(Error::Usage(format!(
-                    "{shown}: PTX kernels are not supported yet; give a .ttir file"
-                )))
+                let m = ptx::parse(&text).map_err(|e| Error::Parse {
+                    file: shown.clone(),
+                    err: triton_ir::ParseError {
+                        line: e.line,
+                        col: e.col,
+                        message: e.message,
+                    },
+                })?;
+                if m.entries.is_empty() {
+                    return Err(Error::Usage(format!("{shown}: the PTX file has no .entry")));
+                }
+                ptx_module = Some(m);
+                Module { funcs: Vec::new() }
             }
             _ => {
                 return Err(Error::Usage(format!(
-                    "{shown}: unknown kernel kind; expected a Triton IR file ending in .ttir"
+                    "{shown}: unknown kernel kind; expected Triton IR (.ttir) or PTX (.ptx)"
                 )))
             }
         };
         let launch_path = match launch {
             Some(p) => p.to_path_buf(),
             None => {
-                let beside = Launch::beside(path);
+                let mut beside = Launch::beside(path);
+                if !beside.exists() {
+                    // `dir/kernel.launch.toml` for `dir/kernel.ptx` is the same rule; a
+                    // PTX file may also share the folder's `kernel.launch.toml`.
+                    let shared = path.with_file_name("kernel.launch.toml");
+                    if path.extension().is_some_and(|e| e == "ptx") && shared.exists() {
+                        beside = shared;
+                    }
+                }
                 if !beside.exists() {
                     return Err(Error::Usage(format!(
                         "{shown}: no launch description: expected {} beside the kernel, or --launch FILE (see DESIGN.md, \"Launch descriptions\")",
@@ -67,9 +99,16 @@ impl Kernel {
             }
         };
         let launch = Launch::from_file(&launch_path)?;
+        let ptx = ptx_module.map(|module| PtxKernel {
+            module,
+            arg_order: std::fs::read_to_string(&launch_path)
+                .map(|t| ptx::launch_arg_order(&t))
+                .unwrap_or_default(),
+        });
         Ok(Kernel {
             path: path.to_path_buf(),
             module,
+            ptx,
             launch,
         })
     }
@@ -83,6 +122,22 @@ impl Kernel {
         Ok(self.launch.instantiate(overrides)?)
     }
 
+    /// Run the kernel's front end's executor over `domain`.
+    pub fn execute<D: exec::domain::Domain>(
+        &self,
+        inst: &Instance,
+        domain: &mut D,
+    ) -> Result<exec::Execution<D::V>, Error> {
+        let res = match &self.ptx {
+            Some(p) => ptx::execute(&p.module, inst, &p.arg_order, domain),
+            None => exec::execute(&self.module, inst, domain),
+        };
+        res.map_err(|err| Error::Exec {
+            file: self.file(),
+            err,
+        })
+    }
+
     /// Symbolic execution: the term of every output element.
     pub fn spec(&self, inst: &Instance, terms: &mut Terms) -> Result<Spec, Error> {
         let tensor_names = inst
@@ -94,10 +149,7 @@ impl Kernel {
             terms,
             tensor_names,
         };
-        let run = exec::execute(&self.module, inst, &mut domain).map_err(|err| Error::Exec {
-            file: self.file(),
-            err,
-        })?;
+        let run = self.execute(inst, &mut domain)?;
         Ok(Spec::from_execution(run, inst.sizes.clone(), inst.grid))
     }
 
@@ -172,10 +224,7 @@ impl Kernel {
             data,
             scalars: scalars.clone(),
         };
-        let run = exec::execute(&self.module, inst, &mut domain).map_err(|err| Error::Exec {
-            file: self.file(),
-            err,
-        })?;
+        let run = self.execute(inst, &mut domain)?;
         let mut warnings = run.warnings;
         let outputs = run
             .outputs

@@ -12,6 +12,7 @@ pub mod exec;
 pub mod kernel;
 pub mod launch;
 pub mod npy;
+pub mod ptx;
 pub mod spec;
 pub mod term;
 pub mod torch;

@@ -36,6 +36,11 @@ pub enum ErrorKind {
     Malformed,
     /// The run would exceed a safety limit (loop trips, steps).
     Limit,
+    /// PTX: two unsynchronised accesses to the same address, at least one a write.
+    Race,
+    /// PTX: a barrier that can never complete (some threads never arrive, or threads
+    /// wait at different barriers).
+    Deadlock,
 }
 
 /// An execution error with the place it happened.

@@ -1,0 +1,163 @@
+//! The parsed form of a PTX module: entries, their parameters, declared variables and
+//! one flat instruction list per entry (labels resolved to instruction indices,
+//! registers resolved to slots, scoping blocks `{ }` flattened away).
+//!
+//! Architecture invariant: plain data, no behaviour beyond small accessors.
+
+use crate::triton_ir::ast::Loc;
+use std::collections::BTreeMap;
+
+/// A whole `.ptx` file.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// `.version`, e.g. "8.8".
+    pub version: String,
+    /// `.target` words, e.g. ["sm_80"].
+    pub target: Vec<String>,
+    pub address_size: u32,
+    /// Module-scope variables (`.global`, `.shared`, `.const`).
+    pub globals: Vec<VarDecl>,
+    pub entries: Vec<Entry>,
+    /// `.file N "path"` table.
+    pub files: BTreeMap<u32, String>,
+}
+
+impl Module {
+    /// The entry named `name`, or the only entry when `name` is `None`.
+    pub fn entry(&self, name: Option<&str>) -> Option<&Entry> {
+        match name {
+            Some(n) => self.entries.iter().find(|e| e.name == n),
+            None => self.entries.first(),
+        }
+    }
+}
+
+/// A state space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Param,
+    Const,
+}
+
+/// A variable declaration (`.shared .align 4 .b8 name[512];`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    pub space: Space,
+    pub name: String,
+    pub align: u64,
+    /// Element type without the dot, e.g. "b8", "f32".
+    pub ty: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    pub line: u32,
+}
+
+/// A kernel parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    /// Type without the dot, e.g. "u64", "u32", "f32".
+    pub ty: String,
+    /// Declared `.ptr` (Triton).
+    pub is_ptr: bool,
+}
+
+/// A `.entry` kernel.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub name: String,
+    pub line: u32,
+    pub params: Vec<Param>,
+    pub reqntid: Option<[i64; 3]>,
+    pub maxntid: Option<[i64; 3]>,
+    /// `.shared`/`.local` variables declared in the body (or at module scope).
+    pub vars: Vec<VarDecl>,
+    /// Register slots: name and declared type (e.g. ("%r3", "b32")); inner-scope
+    /// registers get their own slots even when their names repeat.
+    pub regs: Vec<(String, String)>,
+    pub body: Vec<Instr>,
+    /// Label name → index of the instruction it precedes.
+    pub labels: BTreeMap<String, usize>,
+}
+
+/// Special registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Special {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+}
+
+/// One instruction operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A register slot of the entry.
+    Reg(u32),
+    Special(Special),
+    /// An integer immediate (two's complement in 64 bits).
+    Imm(i64),
+    /// A float immediate: `0fXXXXXXXX` (is_f64 = false) or `0dXXXXXXXXXXXXXXXX`.
+    FBits {
+        bits: u64,
+        is_f64: bool,
+    },
+    /// A decimal float immediate (`1.5`).
+    Float(f64),
+    /// A variable, parameter or label name.
+    Sym(String),
+    /// `[base+offset]`.
+    Mem {
+        base: Box<Operand>,
+        offset: i64,
+    },
+    /// `{a, b, ...}`.
+    Vector(Vec<Operand>),
+    /// `%r|%p`: two destinations (shfl's value and predicate).
+    Pair(Box<Operand>, Box<Operand>),
+    /// `!%p` as an operand (negated predicate source).
+    Not(Box<Operand>),
+    /// `_` sink.
+    Sink,
+}
+
+/// One instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instr {
+    /// `@%p` / `@!%p` guard: (negated, register slot).
+    pub guard: Option<(bool, u32)>,
+    /// Base opcode, e.g. "ld".
+    pub op: String,
+    /// Modifiers in order, without dots, e.g. ["global", "nc", "f32"].
+    pub mods: Vec<String>,
+    pub operands: Vec<Operand>,
+    /// Line and column in the .ptx file.
+    pub line: u32,
+    pub col: u32,
+    /// Source location: the caller's line for inlined code.
+    pub loc: Loc,
+    /// For inlined code, the inlined function's own line.
+    pub inner: Option<Loc>,
+}
+
+impl Instr {
+    /// The opcode with its modifiers, e.g. "ld.global.nc.f32".
+    pub fn mnemonic(&self) -> String {
+        let mut s = self.op.clone();
+        for m in &self.mods {
+            s.push('.');
+            s.push_str(m);
+        }
+        s
+    }
+
+    pub fn has(&self, m: &str) -> bool {
+        self.mods.iter().any(|x| x == m)
+    }
+}

@@ -1,0 +1,225 @@
+//! The CTA simulator's synchronisation rules on small PTX kernels: barriers order a
+//! whole CTA, `bar.warp.sync` only its lanes, nothing is warp-synchronous by itself;
+//! barriers that cannot complete are deadlocks; out-of-bounds and unwritten reads fail.
+
+use lift::exec::domain::Concrete;
+use lift::exec::{ErrorKind, ExecError, Execution};
+use lift::launch::Launch;
+use std::collections::BTreeMap;
+
+const LAUNCH: &str = r#"
+block = [64]
+grid = [1]
+[args]
+param_0 = { tensor = "x", shape = [64], role = "in" }
+param_1 = { tensor = "y", shape = [64], role = "out" }
+"#;
+
+/// A kernel over x[64] -> y[64] whose body is `body`; %r1 = tid, %rd1 = &x[tid],
+/// %rd2 = &y[tid], %rd3 = &s[tid] (s: 64 floats of shared memory).
+fn kernel(body: &str) -> String {
+    format!(
+        r#"
+.version 8.8
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)
+{{
+	.reg .pred %p<4>;
+	.reg .f32 %f<8>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	.shared .align 4 .b8 s[256];
+	ld.param.u64 %rd4, [k_param_0];
+	ld.param.u64 %rd5, [k_param_1];
+	cvta.to.global.u64 %rd4, %rd4;
+	cvta.to.global.u64 %rd5, %rd5;
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd6, %r1, 4;
+	add.s64 %rd1, %rd4, %rd6;
+	add.s64 %rd2, %rd5, %rd6;
+	mov.u64 %rd7, s;
+	add.s64 %rd3, %rd7, %rd6;
+{body}
+	ret;
+}}
+"#
+    )
+}
+
+fn run(body: &str) -> Result<Execution<f64>, ExecError> {
+    let m = lift::ptx::parse(&kernel(body)).unwrap_or_else(|e| panic!("{e}"));
+    let inst = Launch::parse(LAUNCH, "t.toml")
+        .unwrap()
+        .instantiate(&BTreeMap::new())
+        .unwrap();
+    let x: Vec<f64> = (0..64).map(|i| i as f64).collect();
+    let mut d = Concrete {
+        data: vec![Some(x), None],
+        scalars: BTreeMap::new(),
+    };
+    lift::ptx::execute(&m, &inst, &[], &mut d)
+}
+
+fn kind(body: &str) -> Option<ErrorKind> {
+    run(body).err().map(|e| e.kind)
+}
+
+/// Each thread writes s[tid], then reads s[tid ^ 1] (its neighbour, same warp).
+fn exchange(sync: &str) -> String {
+    format!(
+        "	ld.global.f32 %f1, [%rd1];
+	st.shared.f32 [%rd3], %f1;
+{sync}
+	xor.b32 %r2, %r1, 1;
+	mul.wide.u32 %rd6, %r2, 4;
+	add.s64 %rd6, %rd7, %rd6;
+	ld.shared.f32 %f2, [%rd6];
+	st.global.f32 [%rd2], %f2;"
+    )
+}
+
+#[test]
+fn a_cta_barrier_orders_shared_accesses() {
+    let e = run(&exchange("	bar.sync 0;")).unwrap();
+    let y: Vec<f64> = e.outputs[0].elems.iter().map(|v| v.unwrap()).collect();
+    assert_eq!(y[0], 1.0);
+    assert_eq!(y[1], 0.0);
+    assert_eq!(y[63], 62.0);
+}
+
+#[test]
+fn warp_lanes_are_not_synchronous_without_a_warp_barrier() {
+    let e = run(&exchange("")).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Race, "{e}");
+    assert!(
+        e.message.contains("s[1]") || e.message.contains("s[0]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_full_warp_barrier_orders_its_lanes() {
+    assert!(run(&exchange("	bar.warp.sync -1;")).is_ok());
+}
+
+#[test]
+fn a_warp_barrier_orders_only_the_lanes_in_its_mask() {
+    // Lanes 0 and 1 are in different halves of no mask: mask 0x55555555 holds only
+    // the even lanes, so the odd lanes must sync with another mask (their own).
+    let body = exchange(
+        "	and.b32 %r3, %r1, 1;
+	setp.eq.u32 %p1, %r3, 0;
+	@%p1 bar.warp.sync 0x55555555;
+	@!%p1 bar.warp.sync 0xAAAAAAAA;",
+    );
+    assert_eq!(kind(&body), Some(ErrorKind::Race));
+}
+
+#[test]
+fn a_barrier_not_reached_by_every_thread_is_a_deadlock() {
+    let body = "	setp.lt.u32 %p1, %r1, 32;
+	@%p1 bar.sync 0;";
+    let e = run(body).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(e.message.contains("has returned"), "{e}");
+}
+
+#[test]
+fn threads_at_different_barriers_deadlock() {
+    let body = "	setp.lt.u32 %p1, %r1, 32;
+	@%p1 bra $L1;
+	bar.sync 0;
+	bra $L2;
+$L1:
+	bar.sync 0;
+$L2:";
+    let e = run(body).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Deadlock, "{e}");
+    assert!(e.message.contains("different barriers"), "{e}");
+}
+
+#[test]
+fn a_shuffle_reads_the_partner_lane() {
+    let body = "	ld.global.f32 %f1, [%rd1];
+	mov.b32 %r4, %f1;
+	shfl.sync.bfly.b32 %r5|%p2, %r4, 1, 31, -1;
+	mov.b32 %f2, %r5;
+	st.global.f32 [%rd2], %f2;";
+    let e = run(body).unwrap();
+    let y: Vec<f64> = e.outputs[0].elems.iter().map(|v| v.unwrap()).collect();
+    assert_eq!(&y[..4], &[1.0, 0.0, 3.0, 2.0]);
+    let body = body.replace(
+        "bfly.b32 %r5|%p2, %r4, 1, 31",
+        "down.b32 %r5|%p2, %r4, 4, 31",
+    );
+    let y: Vec<f64> = run(&body).unwrap().outputs[0]
+        .elems
+        .iter()
+        .map(|v| v.unwrap())
+        .collect();
+    assert_eq!(y[0], 4.0);
+    assert_eq!(y[31], 31.0, "out of range: own value");
+    assert_eq!(y[32], 36.0, "second warp");
+}
+
+#[test]
+fn a_shuffle_some_lanes_skip_deadlocks() {
+    let body = "	mov.b32 %r4, 0;
+	setp.lt.u32 %p1, %r1, 16;
+	@%p1 shfl.sync.bfly.b32 %r5, %r4, 1, 31, -1;";
+    assert_eq!(kind(body), Some(ErrorKind::Deadlock));
+}
+
+#[test]
+fn out_of_bounds_and_unwritten_reads_fail() {
+    assert_eq!(
+        kind("	ld.global.f32 %f1, [%rd1+256];"),
+        Some(ErrorKind::OutOfBounds)
+    );
+    assert_eq!(
+        kind("	ld.shared.f32 %f1, [%rd3];"),
+        Some(ErrorKind::NeverWritten)
+    );
+    assert_eq!(
+        kind("	ld.shared.f32 %f1, [%rd3+256];"),
+        Some(ErrorKind::OutOfBounds)
+    );
+    assert_eq!(
+        kind("	ld.global.f32 %f1, [%rd1];\n	st.global.f32 [%rd1], %f1;"),
+        Some(ErrorKind::WriteToInput)
+    );
+}
+
+#[test]
+fn writes_to_one_global_element_by_two_threads_race() {
+    let body = "	ld.global.f32 %f1, [%rd1];
+	st.global.f32 [%rd5], %f1;";
+    let e = run(body).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Race, "{e}");
+    assert!(e.message.contains("`y`[0]"), "{e}");
+}
+
+#[test]
+fn float_bit_tricks_follow_ieee() {
+    // -inf from bits, abs by mask, neg by xor.
+    let body = "	ld.global.f32 %f1, [%rd1];
+	sub.f32 %f1, 0f00000000, %f1;
+	mov.b32 %r4, %f1;
+	and.b32 %r5, %r4, 2147483647;
+	xor.b32 %r6, %r5, -2147483648;
+	mov.b32 %r7, -8388608;
+	max.f32 %r6, %r6, %r7;
+	mov.b32 %f3, %r6;
+	st.global.f32 [%rd2], %f3;";
+    let e = run(body).unwrap();
+    let y: Vec<f64> = e.outputs[0].elems.iter().map(|v| v.unwrap()).collect();
+    assert_eq!(y[5], -5.0);
+}
+
+#[test]
+fn unsupported_instructions_are_named() {
+    let e = run("	prmt.b32 %r2, %r1, %r1, 0;").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert!(e.message.contains("prmt.b32"), "{e}");
+}
