@@ -68,7 +68,11 @@ fn main() {
                 let r = check::check(&k, &i, &meta.spec, &CheckOptions::default()).unwrap();
                 format!("{:?}", r.outcome).to_lowercase()
             });
-            println!("| {name} | {} | check | {verdict} | {:.1} |", inst.name, t.as_secs_f64() * 1e3);
+            println!(
+                "| {name} | {} | check | {verdict} | {:.1} |",
+                inst.name,
+                t.as_secs_f64() * 1e3
+            );
             total_check += t;
             n_check += 1;
             if t > slowest.0 {
@@ -80,7 +84,11 @@ fn main() {
                     let r = check::equiv(&a, &k, &inst.sizes, &CheckOptions::default()).unwrap();
                     format!("{:?}", r.outcome).to_lowercase()
                 });
-                println!("| {name} | {} | equiv {other} | {verdict} | {:.1} |", inst.name, t.as_secs_f64() * 1e3);
+                println!(
+                    "| {name} | {} | equiv {other} | {verdict} | {:.1} |",
+                    inst.name,
+                    t.as_secs_f64() * 1e3
+                );
                 total_equiv += t;
                 n_equiv += 1;
             }

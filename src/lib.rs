@@ -13,6 +13,7 @@ pub mod kernel;
 pub mod launch;
 pub mod npy;
 pub mod ptx;
+pub mod race;
 pub mod spec;
 pub mod term;
 pub mod torch;

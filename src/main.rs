@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 /// lift tells you, with proofs, what a GPU kernel computes.
 ///
-/// Kernels are Triton IR files (`.ttir`) exactly as Triton emits them. A launch
+/// Kernels are Triton IR files (`.ttir`) or PTX (`.ptx`) exactly as Triton or NVRTC
+/// emit them. A launch
 /// description (`kernel.launch.toml` beside the kernel, or `--launch FILE`) says which
 /// pointer is which tensor, the grid, and the default sizes.
 ///
@@ -31,7 +32,7 @@ enum Command {
     ///
     /// Example: lift spec triton_ir/softmax/kernel.ttir --size N=5
     Spec {
-        /// The kernel (.ttir).
+        /// The kernel (.ttir or .ptx).
         kernel: PathBuf,
         #[command(flatten)]
         launch: LaunchArgs,
@@ -46,7 +47,7 @@ enum Command {
     ///
     /// Example: lift run triton_ir/softmax/kernel.ttir --input x=x.npy --out out/
     Run {
-        /// The kernel (.ttir).
+        /// The kernel (.ttir or .ptx).
         kernel: PathBuf,
         #[command(flatten)]
         launch: LaunchArgs,
@@ -70,7 +71,7 @@ enum Command {
     /// Verdicts: VERIFIED (exit 0), REFUTED with a counterexample (exit 1),
     /// UNKNOWN with the reason (exit 3).
     Check {
-        /// The kernel (.ttir).
+        /// The kernel (.ttir or .ptx).
         kernel: PathBuf,
         /// The PyTorch reference, e.g. 'y = torch.softmax(x, dim=-1)'.
         #[arg(long)]
@@ -82,14 +83,26 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Check that a kernel's memory accesses are safe on one launch instance: no data
+    /// race (two accesses to one address, one a write, not ordered by bar.sync or
+    /// bar.warp.sync), no deadlock, no out-of-bounds access, no read of unwritten memory.
+    ///
+    /// Example: lift race ptx/reduce/warp_unrolled_racy.ptx
+    /// Verdicts: SAFE (exit 0), RACE / DEADLOCK / OUT OF BOUNDS / … (exit 1).
+    Race {
+        /// The kernel (.ptx or .ttir).
+        kernel: PathBuf,
+        #[command(flatten)]
+        launch: LaunchArgs,
+    },
     /// Prove two kernels compute the same outputs on one launch instance.
     ///
     /// Each kernel uses its own launch file (parameter names may differ); tensors and
     /// sizes are matched by name, and --size applies to both.
     Equiv {
-        /// The reference kernel (.ttir).
+        /// The reference kernel (.ttir or .ptx).
         left: PathBuf,
-        /// The kernel to compare with it (.ttir).
+        /// The kernel to compare with it (.ttir or .ptx).
         right: PathBuf,
         /// Launch of the reference kernel (default: beside it).
         #[arg(long, value_name = "FILE")]
@@ -165,6 +178,12 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
             eprintln!("error: {e}");
+            // A finding about the kernel also gets its greppable verdict line.
+            if let Error::Exec { err, .. } = &e {
+                if e.exit_code() == 1 {
+                    println!("{}", lift::race::verdict_word(err.kind));
+                }
+            }
             ExitCode::from(e.exit_code() as u8)
         }
     }
@@ -231,6 +250,13 @@ fn run(command: Command) -> Result<i32, Error> {
             let opts = decide_options(&decide)?;
             let report = check::check(&k, &inst, &spec, &opts)?;
             finish(&report, &inst, &opts, &decide, format)
+        }
+        Command::Race { kernel, launch } => {
+            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let inst = k.instance(&launch.sizes.into_iter().collect())?;
+            let report = lift::race::race(&k, &inst)?;
+            print!("{}", report.to_text());
+            Ok(report.exit_code())
         }
         Command::Equiv {
             left,

@@ -181,7 +181,12 @@ fn lift_check_verdicts_and_exit_codes() {
         .args(["--spec", "y = torch.softmax(x, dim=-1)"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("VERIFIED"));
 
     // A wrong twin: exit 1, a counterexample naming the element and the Python line,
@@ -196,7 +201,10 @@ fn lift_check_verdicts_and_exit_codes() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("REFUTED") && text.contains("counterexample at y["), "{text}");
+    assert!(
+        text.contains("REFUTED") && text.contains("counterexample at y["),
+        "{text}"
+    );
     assert!(text.contains("softmax_bug/kernel.py:"), "{text}");
     let x = lift::npy::read(&cx.path().join("x.npy")).unwrap();
     assert_eq!(x.shape, vec![4, 8]);
@@ -222,7 +230,12 @@ fn lift_equiv_json_reports_the_verdict() {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "lift.check/1");
     assert_eq!(v["verdict"], "verified");
@@ -238,4 +251,34 @@ fn lift_equiv_json_reports_the_verdict() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"], "refuted");
     assert!(v["counterexample"]["inputs"].as_array().unwrap().len() >= 1);
+}
+
+#[test]
+fn lift_race_names_the_conflicting_accesses() {
+    let root = common::suite_dir().parent().unwrap().join("ptx/reduce");
+    let out = lift()
+        .arg("race")
+        .arg(root.join("missing_syncthreads.ptx"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.lines().last().unwrap().starts_with("RACE"), "{text}");
+    // Both threads, both instructions' lines in the CUDA source.
+    assert!(
+        text.contains("thread (0, 0, 0)") && text.contains("thread (64, 0, 0)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("missing_syncthreads.cu:13") && text.contains("missing_syncthreads.cu:17"),
+        "{text}"
+    );
+
+    let out = lift()
+        .arg("race")
+        .arg(root.join("sequential.ptx"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SAFE"));
 }

@@ -41,25 +41,63 @@ fn triton_pair(op: &str) -> (Kernel, Kernel, Vec<Instance>) {
     let launch = dir.join("kernel.launch.toml");
     let ttir = Kernel::load(&dir.join("kernel.ttir"), None).unwrap();
     let ptx = Kernel::load(&dir.join("kernel.ptx"), Some(&launch)).unwrap();
-    let f: TritonFixture = toml::from_str(&std::fs::read_to_string(dir.join("fixture.toml")).unwrap()).unwrap();
+    let f: TritonFixture =
+        toml::from_str(&std::fs::read_to_string(dir.join("fixture.toml")).unwrap()).unwrap();
     (ttir, ptx, f.instance)
 }
 
 #[test]
 fn triton_ptx_is_proved_equal_to_its_ttir() {
     let ops = [
-        "add", "sub", "mul", "div", "neg", "abs", "reciprocal", "zeros", "cat", "exp", "exp_native", "rsqrt", "relu",
-        "leaky_relu", "square_relu", "sigmoid", "silu", "silu_mul", "swiglu", "sum", "sum_tree", "max", "softmax",
-        "softmax_nomax", "softmax_looped", "softmax_online", "layer_norm", "layer_norm_welford", "rms_norm",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "abs",
+        "reciprocal",
+        "zeros",
+        "cat",
+        "exp",
+        "exp_native",
+        "rsqrt",
+        "relu",
+        "leaky_relu",
+        "square_relu",
+        "sigmoid",
+        "silu",
+        "silu_mul",
+        "swiglu",
+        "sum",
+        "sum_tree",
+        "max",
+        "softmax",
+        "softmax_nomax",
+        "softmax_looped",
+        "softmax_online",
+        "layer_norm",
+        "layer_norm_welford",
+        "rms_norm",
         // Wrong twins: their PTX is as wrong as their TTIR, so the pair is equal.
-        "softmax_bug", "sum_bug", "leaky_relu_bug", "silu_bug", "exp_bug", "layer_norm_bug",
+        "softmax_bug",
+        "sum_bug",
+        "leaky_relu_bug",
+        "silu_bug",
+        "exp_bug",
+        "layer_norm_bug",
     ];
     for op in ops {
         let (ttir, ptx, instances) = triton_pair(op);
         for inst in &instances {
             let r = check::equiv(&ttir, &ptx, &inst.sizes, &CheckOptions::default())
                 .unwrap_or_else(|e| panic!("{op}/{}: {e}", inst.name));
-            assert_eq!(r.outcome, Outcome::Verified, "{op}/{}:\n{}", inst.name, r.to_text());
+            assert_eq!(
+                r.outcome,
+                Outcome::Verified,
+                "{op}/{}:\n{}",
+                inst.name,
+                r.to_text()
+            );
         }
     }
 }
@@ -68,11 +106,25 @@ fn triton_ptx_is_proved_equal_to_its_ttir() {
 fn libdevice_expansions_are_unknown_never_refuted() {
     // The PTX computes libdevice's polynomial approximation; under the reals it is
     // not the function, and lift must say it cannot tell rather than blame the kernel.
-    for op in ["log", "sin", "cos", "tanh", "gelu", "gelu_mul", "log_softmax", "gelu_sigmoid"] {
+    for op in [
+        "log",
+        "sin",
+        "cos",
+        "tanh",
+        "gelu",
+        "gelu_mul",
+        "log_softmax",
+        "gelu_sigmoid",
+    ] {
         let (ttir, ptx, instances) = triton_pair(op);
         let inst = &instances[0];
         match check::equiv(&ttir, &ptx, &inst.sizes, &CheckOptions::default()) {
-            Ok(r) => assert_ne!(r.outcome, Outcome::Refuted, "{op}: refuted\n{}", r.to_text()),
+            Ok(r) => assert_ne!(
+                r.outcome,
+                Outcome::Refuted,
+                "{op}: refuted\n{}",
+                r.to_text()
+            ),
             Err(e) => assert_eq!(e.exit_code(), 3, "{op}: {e}"),
         }
     }
@@ -80,7 +132,11 @@ fn libdevice_expansions_are_unknown_never_refuted() {
 
 #[test]
 fn twin_ptx_is_refuted_against_the_correct_ptx() {
-    for (op, twin) in [("softmax", "softmax_bug"), ("sum", "sum_bug"), ("leaky_relu", "leaky_relu_bug")] {
+    for (op, twin) in [
+        ("softmax", "softmax_bug"),
+        ("sum", "sum_bug"),
+        ("leaky_relu", "leaky_relu_bug"),
+    ] {
         let (_, good, instances) = triton_pair(op);
         let (_, bad, _) = triton_pair(twin);
         let r = check::equiv(&good, &bad, &instances[0].sizes, &CheckOptions::default()).unwrap();
@@ -120,7 +176,8 @@ fn nvrtc_variants_get_their_expected_verdicts() {
             continue;
         }
         let variant = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let reference = Kernel::load(&path.with_file_name(format!("{}.ptx", f.equiv)), None).unwrap();
+        let reference =
+            Kernel::load(&path.with_file_name(format!("{}.ptx", f.equiv)), None).unwrap();
         let kernel = Kernel::load(&path, None).unwrap();
         for inst in &f.instance {
             let result = check::equiv(&reference, &kernel, &inst.sizes, &CheckOptions::default());
@@ -128,13 +185,22 @@ fn nvrtc_variants_get_their_expected_verdicts() {
             match (f.expect.as_str(), result) {
                 ("race", Err(Error::Exec { err, .. })) => {
                     assert_eq!(err.kind, ErrorKind::Race, "{what}: {err}");
-                    assert!(err.message.contains("data race") && err.message.contains("thread ("), "{what}: {err}");
+                    assert!(
+                        err.message.contains("data race") && err.message.contains("thread ("),
+                        "{what}: {err}"
+                    );
                 }
                 ("race", Ok(r)) => panic!("{what}: no race reported:\n{}", r.to_text()),
-                (_, Err(e)) if known_unknown.contains(&variant.as_str()) => assert_eq!(e.exit_code(), 3, "{what}: {e}"),
+                (_, Err(e)) if known_unknown.contains(&variant.as_str()) => {
+                    assert_eq!(e.exit_code(), 3, "{what}: {e}")
+                }
                 (_, Err(e)) => panic!("{what}: {e}"),
-                ("equivalent", Ok(r)) => assert_eq!(r.outcome, Outcome::Verified, "{what}:\n{}", r.to_text()),
-                ("refuted", Ok(r)) => assert_eq!(r.outcome, Outcome::Refuted, "{what}:\n{}", r.to_text()),
+                ("equivalent", Ok(r)) => {
+                    assert_eq!(r.outcome, Outcome::Verified, "{what}:\n{}", r.to_text())
+                }
+                ("refuted", Ok(r)) => {
+                    assert_eq!(r.outcome, Outcome::Refuted, "{what}:\n{}", r.to_text())
+                }
                 (other, _) => panic!("{what}: unknown expectation {other}"),
             }
             verdicts += 1;

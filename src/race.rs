@@ -1,0 +1,119 @@
+//! `lift race`: does a kernel, on one launch instance, access memory safely?
+//!
+//! Architecture invariant: this module only interprets the result of symbolic
+//! execution; the checks themselves (races under barrier and warp-sync ordering,
+//! deadlocks, bounds, reads of unwritten memory) happen in the executors.
+
+use crate::error::Error;
+use crate::exec::ErrorKind;
+use crate::kernel::Kernel;
+use crate::launch::Instance;
+use crate::term::Terms;
+use std::time::Instant;
+
+/// The answer of `lift race`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Safety {
+    /// Every access of every thread was in bounds and ordered.
+    Safe,
+    /// A finding, with the executor's message (threads, instructions, lines).
+    Unsafe { kind: ErrorKind, message: String },
+}
+
+#[derive(Clone, Debug)]
+pub struct RaceReport {
+    pub safety: Safety,
+    pub kernel: String,
+    pub instance: Instance,
+    pub seconds: f64,
+}
+
+impl Safety {
+    /// The greppable verdict word.
+    pub fn verdict(&self) -> &'static str {
+        match self {
+            Safety::Safe => "SAFE",
+            Safety::Unsafe { kind, .. } => verdict_word(*kind),
+        }
+    }
+}
+
+/// The verdict word of an execution finding.
+pub fn verdict_word(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Race => "RACE",
+        ErrorKind::Deadlock => "DEADLOCK",
+        ErrorKind::OutOfBounds => "OUT OF BOUNDS",
+        ErrorKind::NeverWritten => "UNINITIALISED READ",
+        ErrorKind::MaskedOff => "MASKED-OFF VALUE USED",
+        ErrorKind::WriteToInput => "WRITE TO INPUT",
+        _ => "UNKNOWN",
+    }
+}
+
+/// Execute the kernel symbolically on `inst` and report the first unsafe access.
+/// Errors that are not findings about the kernel (unsupported ops, bad launches)
+/// are returned as errors.
+pub fn race(kernel: &Kernel, inst: &Instance) -> Result<RaceReport, Error> {
+    let start = Instant::now();
+    let mut terms = Terms::new();
+    let safety = match kernel.spec(inst, &mut terms) {
+        Ok(_) => Safety::Safe,
+        Err(Error::Exec { err, file }) => match err.kind {
+            ErrorKind::Race
+            | ErrorKind::Deadlock
+            | ErrorKind::OutOfBounds
+            | ErrorKind::NeverWritten
+            | ErrorKind::MaskedOff
+            | ErrorKind::WriteToInput => Safety::Unsafe {
+                kind: err.kind,
+                message: format!("{file}:{}: {err}", err.line),
+            },
+            _ => return Err(Error::Exec { err, file }),
+        },
+        Err(e) => return Err(e),
+    };
+    Ok(RaceReport {
+        safety,
+        kernel: kernel.path.display().to_string(),
+        instance: inst.clone(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+impl RaceReport {
+    pub fn to_text(&self) -> String {
+        let sizes: Vec<String> = self
+            .instance
+            .sizes
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let [gx, gy, gz] = self.instance.grid;
+        let mut s = format!(
+            "{} on {} (grid ({gx}, {gy}, {gz}))\n",
+            self.kernel,
+            sizes.join(", ")
+        );
+        match &self.safety {
+            Safety::Safe => s.push_str(
+                "  no data race, deadlock, out-of-bounds access or read of unwritten memory\n",
+            ),
+            Safety::Unsafe { message, .. } => s.push_str(&format!("  {message}\n")),
+        }
+        s.push_str(&format!(
+            "{} in {:.3} s\n",
+            self.safety.verdict(),
+            self.seconds
+        ));
+        s
+    }
+
+    /// Exit code: 0 safe, 1 a finding.
+    pub fn exit_code(&self) -> i32 {
+        match self.safety {
+            Safety::Safe => 0,
+            Safety::Unsafe { .. } => 1,
+        }
+    }
+}
