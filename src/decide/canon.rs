@@ -271,6 +271,8 @@ pub(crate) struct Canon<'t> {
     /// Which terms depend on a condition.
     dep: FxHashMap<TermId, bool>,
     conds: FxHashMap<CondKey, CondId>,
+    /// The key of each condition id (inverse of `conds`).
+    cond_keys: Vec<CondKey>,
     pub assignment: FxHashMap<CondId, bool>,
     pub pre: Vec<(PreKind, TermId, Rc<Rf>)>,
     pre_seen: FxHashSet<(PreKind, TermId)>,
@@ -308,6 +310,7 @@ impl<'t> Canon<'t> {
             branch: FxHashMap::default(),
             dep,
             conds: FxHashMap::default(),
+            cond_keys: Vec::new(),
             assignment: FxHashMap::default(),
             pre: Vec::new(),
             pre_seen: FxHashSet::default(),
@@ -964,6 +967,9 @@ impl<'t> Canon<'t> {
     fn cond_literal(&mut self, key: CondKey, polarity: bool) -> Result<bool, Halt> {
         let next = self.conds.len() as CondId;
         let id = *self.conds.entry(key).or_insert(next);
+        if id == next {
+            self.cond_keys.push(key);
+        }
         match self.assignment.get(&id) {
             Some(&v) => Ok(v == polarity),
             None => Err(Halt::Split(id)),
@@ -1055,6 +1061,212 @@ impl<'t> Canon<'t> {
                 self.cond_literal(k, false)
             }
         }
+    }
+
+    // ---- what a case implies ---------------------------------------------------------------
+
+    /// The literals of the current case, in condition-id order.
+    fn case_literals(&self) -> Vec<(CondKey, bool)> {
+        let mut ids: Vec<(CondId, bool)> = self.assignment.iter().map(|(&i, &v)| (i, v)).collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .filter_map(|(i, v)| self.cond_keys.get(i as usize).map(|&k| (k, v)))
+            .collect()
+    }
+
+    /// The condition id of `Pos(-r)`, when that condition exists.
+    fn neg_pos_cond(&self, r: RfId) -> Option<CondId> {
+        let rf = self.rf(r);
+        let neg = Rf {
+            n: rf.n.neg(),
+            d: rf.d.clone(),
+        };
+        let nid = *self.rf_ids.get(&neg)?;
+        self.conds.get(&CondKey::Pos(nid)).copied()
+    }
+
+    /// The condition id of `Zero(numerator of r)`, when that condition exists.
+    fn zero_cond_of(&self, r: RfId) -> Option<CondId> {
+        let rf = self.rf(r);
+        let lc = rf.n.lc()?.clone();
+        let z = Rf::poly(rf.n.scale(&lc.recip()));
+        let zid = *self.rf_ids.get(&z)?;
+        self.conds.get(&CondKey::Zero(zid)).copied()
+    }
+
+    /// Polynomial equations `p = 0` that hold at every point of the current case:
+    /// `Zero(p)` true, and `Pos(d)`, `Pos(-d)` both false (then `d = 0`, so its
+    /// numerator is 0).
+    fn case_equations(&self) -> Vec<Poly> {
+        let mut eqs = Vec::new();
+        for (key, v) in self.case_literals() {
+            match (key, v) {
+                (CondKey::Zero(r), true) => eqs.push(self.rf(r).n.clone()),
+                (CondKey::Pos(r), false) => {
+                    if let Some(c) = self.neg_pos_cond(r) {
+                        if self.assignment.get(&c) == Some(&false) {
+                            eqs.push(self.rf(r).n.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        eqs
+    }
+
+    /// `v = e` from `p = 0` when `p = a·v + rest` with `v` an input or param atom, `a` a
+    /// non-zero rational and `v` in no monomial of `rest` (outside nested atoms).
+    fn solve(&self, p: &Poly) -> Option<(AtomId, Poly)> {
+        for (m, a) in &p.0 {
+            if m.exp != 0 || m.atoms.len() != 1 || m.atoms[0].1 != 1 {
+                continue;
+            }
+            let v = m.atoms[0].0;
+            if !matches!(self.atoms[v as usize], Atom::Leaf(_)) {
+                continue;
+            }
+            let elsewhere = p
+                .0
+                .iter()
+                .any(|(m2, _)| m2 != m && m2.atoms.iter().any(|&(x, _)| x == v));
+            if elsewhere {
+                continue;
+            }
+            let rest = Poly(p.0.iter().filter(|(m2, _)| m2 != m).cloned().collect());
+            return Some((v, rest.scale(&-a.recip())));
+        }
+        None
+    }
+
+    /// `p` with every top-level occurrence of atom `v` replaced by `e` (occurrences
+    /// inside nested atoms and exponential parts stay: they are opaque values here).
+    /// `None` when `v` has a negative or very large exponent.
+    fn substitute(&mut self, p: &Poly, v: AtomId, e: &Poly) -> Result<Option<Poly>, Stop> {
+        if !p.0.iter().any(|(m, _)| m.atoms.iter().any(|&(x, _)| x == v)) {
+            return Ok(Some(p.clone()));
+        }
+        let mut powers: Vec<Poly> = vec![Poly::one()];
+        let mut kept = Vec::new();
+        let mut out = Poly::zero();
+        for (m, c) in &p.0 {
+            let k = m.atoms.iter().find(|&&(x, _)| x == v).map_or(0, |&(_, k)| k);
+            if k == 0 {
+                kept.push((m.clone(), c.clone()));
+                continue;
+            }
+            if !(1..=64).contains(&k) {
+                return Ok(None);
+            }
+            while powers.len() <= k as usize {
+                let next = self.alg.mul(powers.last().expect("non-empty"), e)?;
+                powers.push(next);
+            }
+            let rest = Mono {
+                exp: m.exp,
+                atoms: m.atoms.iter().filter(|&&(x, _)| x != v).copied().collect(),
+            };
+            let term = self.alg.mul(&Poly::mono(rest, c.clone()), &powers[k as usize])?;
+            out = out.add(&term);
+            if out.len() > self.alg.limit {
+                return Err(Stop(format!(
+                    "expansion exceeds {} monomials in a substitution",
+                    self.alg.limit
+                )));
+            }
+        }
+        Ok(Some(out.add(&Poly(kept))))
+    }
+
+    /// The substitutions `v := e` the case's equations give, each already reduced by
+    /// the earlier ones.
+    fn case_substitutions(&mut self) -> Result<Vec<(AtomId, Poly)>, Stop> {
+        let mut subs: Vec<(AtomId, Poly)> = Vec::new();
+        for eq in self.case_equations() {
+            let Some(eq) = self.apply(&eq, &subs)? else {
+                continue;
+            };
+            if let Some(s) = self.solve(&eq) {
+                subs.push(s);
+            }
+        }
+        Ok(subs)
+    }
+
+    fn apply(&mut self, p: &Poly, subs: &[(AtomId, Poly)]) -> Result<Option<Poly>, Stop> {
+        let mut p = p.clone();
+        for (v, e) in subs {
+            match self.substitute(&p, *v, e)? {
+                Some(q) => p = q,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(p))
+    }
+
+    /// Whether `p = 0` at every point of the current case: `p` is 0 after substituting
+    /// the case's equations.
+    pub fn zero_in_case(&mut self, p: &Poly) -> Result<bool, Stop> {
+        if p.is_zero() {
+            return Ok(true);
+        }
+        let subs = self.case_substitutions()?;
+        if subs.is_empty() {
+            return Ok(false);
+        }
+        Ok(self.apply(p, &subs)?.is_some_and(|q| q.is_zero()))
+    }
+
+    /// Whether no real point satisfies the literals of the current case; `true` only
+    /// when the contradiction is certain.
+    pub fn case_infeasible(&mut self) -> bool {
+        let lits = self.case_literals();
+        for &(key, v) in &lits {
+            if let CondKey::Pos(r) = key {
+                let neg = self.neg_pos_cond(r).and_then(|c| self.assignment.get(&c).copied());
+                let zero = self.zero_cond_of(r).and_then(|c| self.assignment.get(&c).copied());
+                // d > 0 and -d > 0
+                if v && neg == Some(true) {
+                    return true;
+                }
+                // d > 0 and d = 0
+                if v && zero == Some(true) {
+                    return true;
+                }
+                // d <= 0, -d <= 0 and d != 0
+                if !v && neg == Some(false) && zero == Some(false) {
+                    return true;
+                }
+            }
+        }
+        // Literals that the case's equations turn into constants.
+        let Ok(subs) = self.case_substitutions() else {
+            return false;
+        };
+        if subs.is_empty() {
+            return false;
+        }
+        for (key, v) in lits {
+            let (r, is_pos) = match key {
+                CondKey::Pos(r) => (r, true),
+                CondKey::Zero(r) => (r, false),
+            };
+            let rf = self.rf(r).clone();
+            if is_pos && !self.poly_positive(&rf.d) {
+                continue;
+            }
+            let Ok(Some(q)) = self.apply(&rf.n, &subs) else {
+                continue;
+            };
+            let Some(c) = q.as_const() else {
+                continue;
+            };
+            let holds = if is_pos { c.is_positive() } else { c.is_zero() };
+            if holds != v {
+                return true;
+            }
+        }
+        false
     }
 
     // ---- conversion ------------------------------------------------------------------------

@@ -527,12 +527,20 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
         }
         let depth = assignment.len();
         canon.set_assignment(assignment.clone());
+        // No point satisfies the case: nothing to prove there.
+        if canon.case_infeasible() {
+            continue;
+        }
         let result = (|| -> Result<bool, Halt> {
             let ra = canon.convert(a)?;
             let rb = canon.convert(b)?;
             let l = canon.alg.mul(&ra.n, &rb.d)?;
             let r = canon.alg.mul(&rb.n, &ra.d)?;
-            Ok(l == r)
+            if l == r {
+                return Ok(true);
+            }
+            // Use the equalities the case implies (`d = 0` substituted for a leaf).
+            Ok(canon.zero_in_case(&l.add(&r.neg()))?)
         })();
         match result {
             Ok(true) => {}
