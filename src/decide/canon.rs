@@ -274,6 +274,8 @@ pub(crate) struct Canon<'t> {
     /// The key of each condition id (inverse of `conds`).
     cond_keys: Vec<CondKey>,
     pub assignment: FxHashMap<CondId, bool>,
+    /// Case-split on the order of the two operands of a max/min the case leaves open.
+    pub split_extrema: bool,
     pub pre: Vec<(PreKind, TermId, Rc<Rf>)>,
     pre_seen: FxHashSet<(PreKind, TermId)>,
 }
@@ -312,6 +314,7 @@ impl<'t> Canon<'t> {
             conds: FxHashMap::default(),
             cond_keys: Vec::new(),
             assignment: FxHashMap::default(),
+            split_extrema: false,
             pre: Vec::new(),
             pre_seen: FxHashSet::default(),
         }
@@ -850,7 +853,7 @@ impl<'t> Canon<'t> {
         }
     }
 
-    fn extremum(&mut self, ops: &[Rc<Rf>], is_max: bool) -> Result<Rf, Stop> {
+    fn extremum(&mut self, ops: &[Rc<Rf>], is_max: bool) -> Result<Rf, Halt> {
         let mut ids: Vec<RfId> = Vec::with_capacity(ops.len());
         let mut best: Option<BigRational> = None;
         for op in ops {
@@ -889,7 +892,7 @@ impl<'t> Canon<'t> {
         }
         ids.sort_unstable();
         ids.dedup();
-        if !self.assignment.is_empty() && ids.len() > 1 {
+        if (!self.assignment.is_empty() || self.split_extrema) && ids.len() > 1 {
             ids = self.drop_dominated(ids, is_max)?;
         }
         if ids.len() == 1 {
@@ -905,7 +908,7 @@ impl<'t> Canon<'t> {
 
     /// Drops the operands of a max (min) that the current case shows to be no larger
     /// (no smaller) than another operand. Looks up existing condition atoms only.
-    fn drop_dominated(&mut self, ids: Vec<RfId>, is_max: bool) -> Result<Vec<RfId>, Stop> {
+    fn drop_dominated(&mut self, ids: Vec<RfId>, is_max: bool) -> Result<Vec<RfId>, Halt> {
         let mut keep = vec![true; ids.len()];
         for i in 0..ids.len() {
             for j in 0..ids.len() {
@@ -923,6 +926,10 @@ impl<'t> Canon<'t> {
                 if d.as_const().is_some() {
                     continue;
                 }
+                if self.implied_pos(&d) == Some(false) {
+                    keep[j] = false;
+                    continue;
+                }
                 let key = self.pos_key(&d);
                 if let Some(id) = self.conds.get(&key) {
                     if self.assignment.get(id) == Some(&false) {
@@ -935,6 +942,24 @@ impl<'t> Canon<'t> {
                     if self.assignment.get(id) == Some(&true) {
                         keep[j] = false;
                     }
+                }
+            }
+        }
+        // Two operands the case does not order: split on their order when asked to.
+        if self.split_extrema && ids.len() == 2 && keep[0] && keep[1] {
+            let (a, b) = (self.rf(ids[0]).clone(), self.rf(ids[1]).clone());
+            // d > 0 means ids[1] beats ids[0].
+            let d = if is_max {
+                self.sub(&b, &a)?
+            } else {
+                self.sub(&a, &b)?
+            };
+            if d.as_const().is_none() {
+                let key = self.pos_key(&d);
+                if self.cond_literal(key, true)? {
+                    keep[0] = false;
+                } else {
+                    keep[1] = false;
                 }
             }
         }
@@ -1000,6 +1025,19 @@ impl<'t> Canon<'t> {
             });
         }
         let nd = self.scale(&d, &rat(-1));
+        // A literal the case already decides (e.g. `x > 0` when `x - 6 > 0`).
+        if !self.assignment.is_empty() {
+            let forced = match op {
+                CmpOp::Gt => self.implied_pos(&d),
+                CmpOp::Lt => self.implied_pos(&nd),
+                CmpOp::Ge => self.implied_pos(&nd).map(|v| !v),
+                CmpOp::Le => self.implied_pos(&d).map(|v| !v),
+                CmpOp::Eq | CmpOp::Ne => None,
+            };
+            if let Some(v) = forced {
+                return Ok(v);
+            }
+        }
         match op {
             CmpOp::Gt => {
                 let k = self.pos_key(&d);
@@ -1064,6 +1102,52 @@ impl<'t> Canon<'t> {
     }
 
     // ---- what a case implies ---------------------------------------------------------------
+
+    /// `Some(true)` when the current case implies `d > 0`, `Some(false)` when it
+    /// implies `d <= 0`: `d = c·p + k` for a literal `p > 0` (or `p <= 0`) of the case,
+    /// a rational `c ≠ 0` and a constant `k` of the right sign.
+    fn implied_pos(&self, d: &Rf) -> Option<bool> {
+        if !d.d.is_one() {
+            return None;
+        }
+        if let Some(c) = d.n.as_const() {
+            return Some(c.is_positive());
+        }
+        for (key, val) in self.case_literals() {
+            let CondKey::Pos(r) = key else {
+                continue;
+            };
+            let p = self.rf(r);
+            if !p.d.is_one() {
+                continue;
+            }
+            let Some((pm, pc)) = p.n.0.iter().find(|(m, _)| !m.is_one()) else {
+                continue;
+            };
+            let Ok(i) = d.n.0.binary_search_by(|(m, _)| m.cmp(pm)) else {
+                continue;
+            };
+            let c = &d.n.0[i].1 / pc;
+            let Some(k) = d.n.add(&p.n.scale(&-c.clone())).as_const() else {
+                continue;
+            };
+            // d = c·p + k
+            let implied = match (val, c.is_positive()) {
+                // p > 0, c > 0: d > k
+                (true, true) => (!k.is_negative()).then_some(true),
+                // p > 0, c < 0: d < k
+                (true, false) => (!k.is_positive()).then_some(false),
+                // p <= 0, c > 0: d <= k
+                (false, true) => (!k.is_positive()).then_some(false),
+                // p <= 0, c < 0: d >= k
+                (false, false) => k.is_positive().then_some(true),
+            };
+            if implied.is_some() {
+                return implied;
+            }
+        }
+        None
+    }
 
     /// The literals of the current case, in condition-id order.
     fn case_literals(&self) -> Vec<(CondKey, bool)> {
@@ -1139,23 +1223,36 @@ impl<'t> Canon<'t> {
         None
     }
 
-    /// `p` with every top-level occurrence of atom `v` replaced by `e` (occurrences
-    /// inside nested atoms and exponential parts stay: they are opaque values here).
+    /// `p` with every occurrence of atom `v` replaced by `e`, in the monomials and in
+    /// their exponential parts (re-canonicalised); occurrences inside other nested atoms
+    /// stay: they are opaque values here.
     /// `None` when `v` has a negative or very large exponent.
     fn substitute(&mut self, p: &Poly, v: AtomId, e: &Poly) -> Result<Option<Poly>, Stop> {
-        if !p.0.iter().any(|(m, _)| m.atoms.iter().any(|&(x, _)| x == v)) {
-            return Ok(Some(p.clone()));
-        }
         let mut powers: Vec<Poly> = vec![Poly::one()];
         let mut kept = Vec::new();
         let mut out = Poly::zero();
         for (m, c) in &p.0 {
             let k = m.atoms.iter().find(|&&(x, _)| x == v).map_or(0, |&(_, k)| k);
-            if k == 0 {
+            // The exponential part, with `v` substituted in its exponent.
+            let mut new_exp = None;
+            if m.exp != 0 {
+                let q = self.alg.exp_poly(m.exp).clone();
+                let Some(q2) = self.substitute(&q, v, e)? else {
+                    return Ok(None);
+                };
+                if q2 != q {
+                    let r = self.exp(&Rf::poly(q2))?;
+                    if !r.d.is_one() {
+                        return Ok(None);
+                    }
+                    new_exp = Some(r.n);
+                }
+            }
+            if k == 0 && new_exp.is_none() {
                 kept.push((m.clone(), c.clone()));
                 continue;
             }
-            if !(1..=64).contains(&k) {
+            if !(0..=64).contains(&k) {
                 return Ok(None);
             }
             while powers.len() <= k as usize {
@@ -1163,10 +1260,13 @@ impl<'t> Canon<'t> {
                 powers.push(next);
             }
             let rest = Mono {
-                exp: m.exp,
+                exp: if new_exp.is_some() { 0 } else { m.exp },
                 atoms: m.atoms.iter().filter(|&&(x, _)| x != v).copied().collect(),
             };
-            let term = self.alg.mul(&Poly::mono(rest, c.clone()), &powers[k as usize])?;
+            let mut term = self.alg.mul(&Poly::mono(rest, c.clone()), &powers[k as usize])?;
+            if let Some(ef) = new_exp {
+                term = self.alg.mul(&term, &ef)?;
+            }
             out = out.add(&term);
             if out.len() > self.alg.limit {
                 return Err(Stop(format!(
@@ -1174,6 +1274,9 @@ impl<'t> Canon<'t> {
                     self.alg.limit
                 )));
             }
+        }
+        if kept.len() == p.len() {
+            return Ok(Some(p.clone()));
         }
         Ok(Some(out.add(&Poly(kept))))
     }
@@ -1401,6 +1504,12 @@ impl<'t> Canon<'t> {
 
     /// Whether every atom is an input, a param or a known constant (with exponential
     /// parts), where the canonical form is complete.
+    pub fn has_extrema(&self) -> bool {
+        self.atoms
+            .iter()
+            .any(|a| matches!(a, Atom::Max(_) | Atom::Min(_)))
+    }
+
     pub fn in_exp_poly_fragment(&self) -> bool {
         self.atoms.iter().all(|a| {
             matches!(a, Atom::Leaf(_) | Atom::Ln2 | Atom::Ln10 | Atom::SqrtPi)

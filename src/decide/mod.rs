@@ -448,7 +448,12 @@ pub fn decide_with_points(
     }
     // 2. Prover.
     let mut canon = Canon::new(terms, &dag, opts.max_monomials);
-    let outcome = prove(&mut canon, a, b, opts);
+    let mut outcome = prove(&mut canon, a, b, opts);
+    if matches!(outcome, Proof::Differ) && canon.has_extrema() {
+        // Retry with the order of max/min operands split into cases.
+        canon.split_extrema = true;
+        outcome = prove(&mut canon, a, b, opts);
+    }
     match outcome {
         Proof::Equal => {
             let sizes = tree_sizes(terms, &dag);
