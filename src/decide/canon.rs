@@ -1210,10 +1210,9 @@ impl<'t> Canon<'t> {
             if !matches!(self.atoms[v as usize], Atom::Leaf(_)) {
                 continue;
             }
-            let elsewhere = p
-                .0
-                .iter()
-                .any(|(m2, _)| m2 != m && m2.atoms.iter().any(|&(x, _)| x == v));
+            let elsewhere =
+                p.0.iter()
+                    .any(|(m2, _)| m2 != m && m2.atoms.iter().any(|&(x, _)| x == v));
             if elsewhere {
                 continue;
             }
@@ -1232,7 +1231,11 @@ impl<'t> Canon<'t> {
         let mut kept = Vec::new();
         let mut out = Poly::zero();
         for (m, c) in &p.0 {
-            let k = m.atoms.iter().find(|&&(x, _)| x == v).map_or(0, |&(_, k)| k);
+            let k = m
+                .atoms
+                .iter()
+                .find(|&&(x, _)| x == v)
+                .map_or(0, |&(_, k)| k);
             // The exponential part, with `v` substituted in its exponent.
             let mut new_exp = None;
             if m.exp != 0 {
@@ -1263,7 +1266,9 @@ impl<'t> Canon<'t> {
                 exp: if new_exp.is_some() { 0 } else { m.exp },
                 atoms: m.atoms.iter().filter(|&&(x, _)| x != v).copied().collect(),
             };
-            let mut term = self.alg.mul(&Poly::mono(rest, c.clone()), &powers[k as usize])?;
+            let mut term = self
+                .alg
+                .mul(&Poly::mono(rest, c.clone()), &powers[k as usize])?;
             if let Some(ef) = new_exp {
                 term = self.alg.mul(&term, &ef)?;
             }
@@ -1326,8 +1331,12 @@ impl<'t> Canon<'t> {
         let lits = self.case_literals();
         for &(key, v) in &lits {
             if let CondKey::Pos(r) = key {
-                let neg = self.neg_pos_cond(r).and_then(|c| self.assignment.get(&c).copied());
-                let zero = self.zero_cond_of(r).and_then(|c| self.assignment.get(&c).copied());
+                let neg = self
+                    .neg_pos_cond(r)
+                    .and_then(|c| self.assignment.get(&c).copied());
+                let zero = self
+                    .zero_cond_of(r)
+                    .and_then(|c| self.assignment.get(&c).copied());
                 // d > 0 and -d > 0
                 if v && neg == Some(true) {
                     return true;

@@ -437,22 +437,35 @@ pub fn decide_with_points(
     if let Some(cex) = refuter.try_point(CALLER_POINT, &caller) {
         return Verdict::NotEqual(cex);
     }
-    if let Some(cex) = refuter.search(1..1 + opts.random_points as u64) {
+    // A few points before the prover; the rest only when the prover does not prove.
+    let first = opts.random_points.min(2) as u64;
+    if let Some(cex) = refuter.search(1..1 + first) {
         return Verdict::NotEqual(cex);
     }
     if dag.has_inf_nan {
+        if let Some(cex) = refuter.search(1 + first..1 + opts.random_points as u64) {
+            return Verdict::NotEqual(cex);
+        }
         return Verdict::Unknown {
             reason: "the terms contain an infinity or NaN (e.g. an unsimplified masked lane)"
                 .into(),
         };
     }
     // 2. Prover.
+    let rest_points = 1 + first..1 + opts.random_points as u64;
     let mut canon = Canon::new(terms, &dag, opts.max_monomials);
     let mut outcome = prove(&mut canon, a, b, opts);
     if matches!(outcome, Proof::Differ) && canon.has_extrema() {
         // Retry with the order of max/min operands split into cases.
         canon.split_extrema = true;
-        outcome = prove(&mut canon, a, b, opts);
+        if let Proof::Equal = prove(&mut canon, a, b, opts) {
+            outcome = Proof::Equal;
+        }
+    }
+    if !matches!(outcome, Proof::Equal) {
+        if let Some(cex) = refuter.search(rest_points) {
+            return Verdict::NotEqual(cex);
+        }
     }
     match outcome {
         Proof::Equal => {
