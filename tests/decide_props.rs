@@ -23,6 +23,11 @@ enum E {
     Max(Box<E>, Box<E>),
     /// `select(a > b, c, d)`
     Sel(Box<E>, Box<E>, Box<E>, Box<E>),
+    /// `select(v > b, v·h, b·h)` for a fresh leaf `v = x[4 + i]`: the branches agree
+    /// at `v = b`, so `>` may be rewritten to `>=`.
+    Bnd(u8, Box<E>, Box<E>),
+    /// `select(v > b, v + k·(v - b), v)` (leaky-like; agree at `v = b`).
+    Leaky(u8, Box<E>, i8),
 }
 
 fn expr() -> impl Strategy<Value = E> {
@@ -43,6 +48,8 @@ fn expr() -> impl Strategy<Value = E> {
             1 => b().prop_map(E::Sq),
             1 => (b(), b()).prop_map(|(a, c)| E::Max(a, c)),
             1 => (b(), b(), b(), b()).prop_map(|(a, c, d, e)| E::Sel(a, c, d, e)),
+            1 => (0u8..4, b(), b()).prop_map(|(i, a, c)| E::Bnd(i, a, c)),
+            1 => (0u8..4, b(), -4i8..=4).prop_map(|(i, a, k)| E::Leaky(i, a, k)),
         ]
     })
 }
@@ -174,6 +181,29 @@ impl Builder<'_> {
                     self.t.max(x, y)
                 }
             }
+            E::Bnd(i, b, h) => {
+                let v = self.t.input("x", &[4 + *i as i64]);
+                let (q, h) = (self.build(b), self.build(h));
+                let (f, g) = (self.t.mul(v, h), self.t.mul(q, h));
+                let c = self.strict_or_not(v, q);
+                self.t.select(c, f, g)
+            }
+            E::Leaky(i, b, k) => {
+                let v = self.t.input("x", &[4 + *i as i64]);
+                let q = self.build(b);
+                let k = self.t.float(*k as f64 / 4.0);
+                let d = self.t.sub(v, q);
+                let kd = self.t.mul(k, d);
+                let f = self.t.add(v, kd);
+                let c = self.strict_or_not(v, q);
+                if self.coin() {
+                    // The negated condition with swapped branches.
+                    let n = self.t.cmp(CmpOp::Le, v, q);
+                    self.t.select(n, v, f)
+                } else {
+                    self.t.select(c, f, v)
+                }
+            }
             E::Sel(a, b, c, d) => {
                 let (p, q) = (self.build(a), self.build(b));
                 let (x, y) = (self.build(c), self.build(d));
@@ -185,6 +215,19 @@ impl Builder<'_> {
                     self.t.select(c, x, y)
                 }
             }
+        }
+    }
+}
+
+impl Builder<'_> {
+    /// `v > q`, or with a coin one of `v >= q`, `q < v`, `q <= v` (the branches it is
+    /// used with agree at `v = q`).
+    fn strict_or_not(&mut self, v: TermId, q: TermId) -> TermId {
+        match (self.coin(), self.coin()) {
+            (false, false) => self.t.cmp(CmpOp::Gt, v, q),
+            (true, false) => self.t.cmp(CmpOp::Ge, v, q),
+            (false, true) => self.t.cmp(CmpOp::Lt, q, v),
+            (true, true) => self.t.cmp(CmpOp::Le, q, v),
         }
     }
 }

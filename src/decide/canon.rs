@@ -271,7 +271,11 @@ pub(crate) struct Canon<'t> {
     /// Which terms depend on a condition.
     dep: FxHashMap<TermId, bool>,
     conds: FxHashMap<CondKey, CondId>,
+    /// The key of each condition id (inverse of `conds`).
+    cond_keys: Vec<CondKey>,
     pub assignment: FxHashMap<CondId, bool>,
+    /// Case-split on the order of the two operands of a max/min the case leaves open.
+    pub split_extrema: bool,
     pub pre: Vec<(PreKind, TermId, Rc<Rf>)>,
     pre_seen: FxHashSet<(PreKind, TermId)>,
 }
@@ -308,7 +312,9 @@ impl<'t> Canon<'t> {
             branch: FxHashMap::default(),
             dep,
             conds: FxHashMap::default(),
+            cond_keys: Vec::new(),
             assignment: FxHashMap::default(),
+            split_extrema: false,
             pre: Vec::new(),
             pre_seen: FxHashSet::default(),
         }
@@ -847,7 +853,7 @@ impl<'t> Canon<'t> {
         }
     }
 
-    fn extremum(&mut self, ops: &[Rc<Rf>], is_max: bool) -> Result<Rf, Stop> {
+    fn extremum(&mut self, ops: &[Rc<Rf>], is_max: bool) -> Result<Rf, Halt> {
         let mut ids: Vec<RfId> = Vec::with_capacity(ops.len());
         let mut best: Option<BigRational> = None;
         for op in ops {
@@ -886,7 +892,7 @@ impl<'t> Canon<'t> {
         }
         ids.sort_unstable();
         ids.dedup();
-        if !self.assignment.is_empty() && ids.len() > 1 {
+        if (!self.assignment.is_empty() || self.split_extrema) && ids.len() > 1 {
             ids = self.drop_dominated(ids, is_max)?;
         }
         if ids.len() == 1 {
@@ -902,7 +908,7 @@ impl<'t> Canon<'t> {
 
     /// Drops the operands of a max (min) that the current case shows to be no larger
     /// (no smaller) than another operand. Looks up existing condition atoms only.
-    fn drop_dominated(&mut self, ids: Vec<RfId>, is_max: bool) -> Result<Vec<RfId>, Stop> {
+    fn drop_dominated(&mut self, ids: Vec<RfId>, is_max: bool) -> Result<Vec<RfId>, Halt> {
         let mut keep = vec![true; ids.len()];
         for i in 0..ids.len() {
             for j in 0..ids.len() {
@@ -920,6 +926,10 @@ impl<'t> Canon<'t> {
                 if d.as_const().is_some() {
                     continue;
                 }
+                if self.implied_pos(&d) == Some(false) {
+                    keep[j] = false;
+                    continue;
+                }
                 let key = self.pos_key(&d);
                 if let Some(id) = self.conds.get(&key) {
                     if self.assignment.get(id) == Some(&false) {
@@ -932,6 +942,24 @@ impl<'t> Canon<'t> {
                     if self.assignment.get(id) == Some(&true) {
                         keep[j] = false;
                     }
+                }
+            }
+        }
+        // Two operands the case does not order: split on their order when asked to.
+        if self.split_extrema && ids.len() == 2 && keep[0] && keep[1] {
+            let (a, b) = (self.rf(ids[0]).clone(), self.rf(ids[1]).clone());
+            // d > 0 means ids[1] beats ids[0].
+            let d = if is_max {
+                self.sub(&b, &a)?
+            } else {
+                self.sub(&a, &b)?
+            };
+            if d.as_const().is_none() {
+                let key = self.pos_key(&d);
+                if self.cond_literal(key, true)? {
+                    keep[0] = false;
+                } else {
+                    keep[1] = false;
                 }
             }
         }
@@ -964,6 +992,9 @@ impl<'t> Canon<'t> {
     fn cond_literal(&mut self, key: CondKey, polarity: bool) -> Result<bool, Halt> {
         let next = self.conds.len() as CondId;
         let id = *self.conds.entry(key).or_insert(next);
+        if id == next {
+            self.cond_keys.push(key);
+        }
         match self.assignment.get(&id) {
             Some(&v) => Ok(v == polarity),
             None => Err(Halt::Split(id)),
@@ -994,6 +1025,19 @@ impl<'t> Canon<'t> {
             });
         }
         let nd = self.scale(&d, &rat(-1));
+        // A literal the case already decides (e.g. `x > 0` when `x - 6 > 0`).
+        if !self.assignment.is_empty() {
+            let forced = match op {
+                CmpOp::Gt => self.implied_pos(&d),
+                CmpOp::Lt => self.implied_pos(&nd),
+                CmpOp::Ge => self.implied_pos(&nd).map(|v| !v),
+                CmpOp::Le => self.implied_pos(&d).map(|v| !v),
+                CmpOp::Eq | CmpOp::Ne => None,
+            };
+            if let Some(v) = forced {
+                return Ok(v);
+            }
+        }
         match op {
             CmpOp::Gt => {
                 let k = self.pos_key(&d);
@@ -1055,6 +1099,286 @@ impl<'t> Canon<'t> {
                 self.cond_literal(k, false)
             }
         }
+    }
+
+    // ---- what a case implies ---------------------------------------------------------------
+
+    /// `Some(true)` when the current case implies `d > 0`, `Some(false)` when it
+    /// implies `d <= 0`: `d = c·p + k` for a literal `p > 0` (or `p <= 0`) of the case,
+    /// a rational `c ≠ 0` and a constant `k` of the right sign.
+    fn implied_pos(&self, d: &Rf) -> Option<bool> {
+        if !d.d.is_one() {
+            return None;
+        }
+        if let Some(c) = d.n.as_const() {
+            return Some(c.is_positive());
+        }
+        for (key, val) in self.case_literals() {
+            let CondKey::Pos(r) = key else {
+                continue;
+            };
+            let p = self.rf(r);
+            if !p.d.is_one() {
+                continue;
+            }
+            let Some((pm, pc)) = p.n.0.iter().find(|(m, _)| !m.is_one()) else {
+                continue;
+            };
+            let Ok(i) = d.n.0.binary_search_by(|(m, _)| m.cmp(pm)) else {
+                continue;
+            };
+            let c = &d.n.0[i].1 / pc;
+            let Some(k) = d.n.add(&p.n.scale(&-c.clone())).as_const() else {
+                continue;
+            };
+            // d = c·p + k
+            let implied = match (val, c.is_positive()) {
+                // p > 0, c > 0: d > k
+                (true, true) => (!k.is_negative()).then_some(true),
+                // p > 0, c < 0: d < k
+                (true, false) => (!k.is_positive()).then_some(false),
+                // p <= 0, c > 0: d <= k
+                (false, true) => (!k.is_positive()).then_some(false),
+                // p <= 0, c < 0: d >= k
+                (false, false) => k.is_positive().then_some(true),
+            };
+            if implied.is_some() {
+                return implied;
+            }
+        }
+        None
+    }
+
+    /// The literals of the current case, in condition-id order.
+    fn case_literals(&self) -> Vec<(CondKey, bool)> {
+        let mut ids: Vec<(CondId, bool)> = self.assignment.iter().map(|(&i, &v)| (i, v)).collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .filter_map(|(i, v)| self.cond_keys.get(i as usize).map(|&k| (k, v)))
+            .collect()
+    }
+
+    /// The condition id of `Pos(-r)`, when that condition exists.
+    fn neg_pos_cond(&self, r: RfId) -> Option<CondId> {
+        let rf = self.rf(r);
+        let neg = Rf {
+            n: rf.n.neg(),
+            d: rf.d.clone(),
+        };
+        let nid = *self.rf_ids.get(&neg)?;
+        self.conds.get(&CondKey::Pos(nid)).copied()
+    }
+
+    /// The condition id of `Zero(numerator of r)`, when that condition exists.
+    fn zero_cond_of(&self, r: RfId) -> Option<CondId> {
+        let rf = self.rf(r);
+        let lc = rf.n.lc()?.clone();
+        let z = Rf::poly(rf.n.scale(&lc.recip()));
+        let zid = *self.rf_ids.get(&z)?;
+        self.conds.get(&CondKey::Zero(zid)).copied()
+    }
+
+    /// Polynomial equations `p = 0` that hold at every point of the current case:
+    /// `Zero(p)` true, and `Pos(d)`, `Pos(-d)` both false (then `d = 0`, so its
+    /// numerator is 0).
+    fn case_equations(&self) -> Vec<Poly> {
+        let mut eqs = Vec::new();
+        for (key, v) in self.case_literals() {
+            match (key, v) {
+                (CondKey::Zero(r), true) => eqs.push(self.rf(r).n.clone()),
+                (CondKey::Pos(r), false) => {
+                    if let Some(c) = self.neg_pos_cond(r) {
+                        if self.assignment.get(&c) == Some(&false) {
+                            eqs.push(self.rf(r).n.clone());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        eqs
+    }
+
+    /// `v = e` from `p = 0` when `p = a·v + rest` with `v` an input or param atom, `a` a
+    /// non-zero rational and `v` in no monomial of `rest` (outside nested atoms).
+    fn solve(&self, p: &Poly) -> Option<(AtomId, Poly)> {
+        for (m, a) in &p.0 {
+            if m.exp != 0 || m.atoms.len() != 1 || m.atoms[0].1 != 1 {
+                continue;
+            }
+            let v = m.atoms[0].0;
+            if !matches!(self.atoms[v as usize], Atom::Leaf(_)) {
+                continue;
+            }
+            let elsewhere =
+                p.0.iter()
+                    .any(|(m2, _)| m2 != m && m2.atoms.iter().any(|&(x, _)| x == v));
+            if elsewhere {
+                continue;
+            }
+            let rest = Poly(p.0.iter().filter(|(m2, _)| m2 != m).cloned().collect());
+            return Some((v, rest.scale(&-a.recip())));
+        }
+        None
+    }
+
+    /// `p` with every occurrence of atom `v` replaced by `e`, in the monomials and in
+    /// their exponential parts (re-canonicalised); occurrences inside other nested atoms
+    /// stay: they are opaque values here.
+    /// `None` when `v` has a negative or very large exponent.
+    fn substitute(&mut self, p: &Poly, v: AtomId, e: &Poly) -> Result<Option<Poly>, Stop> {
+        let mut powers: Vec<Poly> = vec![Poly::one()];
+        let mut kept = Vec::new();
+        let mut out = Poly::zero();
+        for (m, c) in &p.0 {
+            let k = m
+                .atoms
+                .iter()
+                .find(|&&(x, _)| x == v)
+                .map_or(0, |&(_, k)| k);
+            // The exponential part, with `v` substituted in its exponent.
+            let mut new_exp = None;
+            if m.exp != 0 {
+                let q = self.alg.exp_poly(m.exp).clone();
+                let Some(q2) = self.substitute(&q, v, e)? else {
+                    return Ok(None);
+                };
+                if q2 != q {
+                    let r = self.exp(&Rf::poly(q2))?;
+                    if !r.d.is_one() {
+                        return Ok(None);
+                    }
+                    new_exp = Some(r.n);
+                }
+            }
+            if k == 0 && new_exp.is_none() {
+                kept.push((m.clone(), c.clone()));
+                continue;
+            }
+            if !(0..=64).contains(&k) {
+                return Ok(None);
+            }
+            while powers.len() <= k as usize {
+                let next = self.alg.mul(powers.last().expect("non-empty"), e)?;
+                powers.push(next);
+            }
+            let rest = Mono {
+                exp: if new_exp.is_some() { 0 } else { m.exp },
+                atoms: m.atoms.iter().filter(|&&(x, _)| x != v).copied().collect(),
+            };
+            let mut term = self
+                .alg
+                .mul(&Poly::mono(rest, c.clone()), &powers[k as usize])?;
+            if let Some(ef) = new_exp {
+                term = self.alg.mul(&term, &ef)?;
+            }
+            out = out.add(&term);
+            if out.len() > self.alg.limit {
+                return Err(Stop(format!(
+                    "expansion exceeds {} monomials in a substitution",
+                    self.alg.limit
+                )));
+            }
+        }
+        if kept.len() == p.len() {
+            return Ok(Some(p.clone()));
+        }
+        Ok(Some(out.add(&Poly(kept))))
+    }
+
+    /// The substitutions `v := e` the case's equations give, each already reduced by
+    /// the earlier ones.
+    fn case_substitutions(&mut self) -> Result<Vec<(AtomId, Poly)>, Stop> {
+        let mut subs: Vec<(AtomId, Poly)> = Vec::new();
+        for eq in self.case_equations() {
+            let Some(eq) = self.apply(&eq, &subs)? else {
+                continue;
+            };
+            if let Some(s) = self.solve(&eq) {
+                subs.push(s);
+            }
+        }
+        Ok(subs)
+    }
+
+    fn apply(&mut self, p: &Poly, subs: &[(AtomId, Poly)]) -> Result<Option<Poly>, Stop> {
+        let mut p = p.clone();
+        for (v, e) in subs {
+            match self.substitute(&p, *v, e)? {
+                Some(q) => p = q,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(p))
+    }
+
+    /// Whether `p = 0` at every point of the current case: `p` is 0 after substituting
+    /// the case's equations.
+    pub fn zero_in_case(&mut self, p: &Poly) -> Result<bool, Stop> {
+        if p.is_zero() {
+            return Ok(true);
+        }
+        let subs = self.case_substitutions()?;
+        if subs.is_empty() {
+            return Ok(false);
+        }
+        Ok(self.apply(p, &subs)?.is_some_and(|q| q.is_zero()))
+    }
+
+    /// Whether no real point satisfies the literals of the current case; `true` only
+    /// when the contradiction is certain.
+    pub fn case_infeasible(&mut self) -> bool {
+        let lits = self.case_literals();
+        for &(key, v) in &lits {
+            if let CondKey::Pos(r) = key {
+                let neg = self
+                    .neg_pos_cond(r)
+                    .and_then(|c| self.assignment.get(&c).copied());
+                let zero = self
+                    .zero_cond_of(r)
+                    .and_then(|c| self.assignment.get(&c).copied());
+                // d > 0 and -d > 0
+                if v && neg == Some(true) {
+                    return true;
+                }
+                // d > 0 and d = 0
+                if v && zero == Some(true) {
+                    return true;
+                }
+                // d <= 0, -d <= 0 and d != 0
+                if !v && neg == Some(false) && zero == Some(false) {
+                    return true;
+                }
+            }
+        }
+        // Literals that the case's equations turn into constants.
+        let Ok(subs) = self.case_substitutions() else {
+            return false;
+        };
+        if subs.is_empty() {
+            return false;
+        }
+        for (key, v) in lits {
+            let (r, is_pos) = match key {
+                CondKey::Pos(r) => (r, true),
+                CondKey::Zero(r) => (r, false),
+            };
+            let rf = self.rf(r).clone();
+            if is_pos && !self.poly_positive(&rf.d) {
+                continue;
+            }
+            let Ok(Some(q)) = self.apply(&rf.n, &subs) else {
+                continue;
+            };
+            let Some(c) = q.as_const() else {
+                continue;
+            };
+            let holds = if is_pos { c.is_positive() } else { c.is_zero() };
+            if holds != v {
+                return true;
+            }
+        }
+        false
     }
 
     // ---- conversion ------------------------------------------------------------------------
@@ -1189,6 +1513,12 @@ impl<'t> Canon<'t> {
 
     /// Whether every atom is an input, a param or a known constant (with exponential
     /// parts), where the canonical form is complete.
+    pub fn has_extrema(&self) -> bool {
+        self.atoms
+            .iter()
+            .any(|a| matches!(a, Atom::Max(_) | Atom::Min(_)))
+    }
+
     pub fn in_exp_poly_fragment(&self) -> bool {
         self.atoms.iter().all(|a| {
             matches!(a, Atom::Leaf(_) | Atom::Ln2 | Atom::Ln10 | Atom::SqrtPi)

@@ -437,18 +437,36 @@ pub fn decide_with_points(
     if let Some(cex) = refuter.try_point(CALLER_POINT, &caller) {
         return Verdict::NotEqual(cex);
     }
-    if let Some(cex) = refuter.search(1..1 + opts.random_points as u64) {
+    // A few points before the prover; the rest only when the prover does not prove.
+    let first = opts.random_points.min(2) as u64;
+    if let Some(cex) = refuter.search(1..1 + first) {
         return Verdict::NotEqual(cex);
     }
     if dag.has_inf_nan {
+        if let Some(cex) = refuter.search(1 + first..1 + opts.random_points as u64) {
+            return Verdict::NotEqual(cex);
+        }
         return Verdict::Unknown {
             reason: "the terms contain an infinity or NaN (e.g. an unsimplified masked lane)"
                 .into(),
         };
     }
     // 2. Prover.
+    let rest_points = 1 + first..1 + opts.random_points as u64;
     let mut canon = Canon::new(terms, &dag, opts.max_monomials);
-    let outcome = prove(&mut canon, a, b, opts);
+    let mut outcome = prove(&mut canon, a, b, opts);
+    if matches!(outcome, Proof::Differ) && canon.has_extrema() {
+        // Retry with the order of max/min operands split into cases.
+        canon.split_extrema = true;
+        if let Proof::Equal = prove(&mut canon, a, b, opts) {
+            outcome = Proof::Equal;
+        }
+    }
+    if !matches!(outcome, Proof::Equal) {
+        if let Some(cex) = refuter.search(rest_points) {
+            return Verdict::NotEqual(cex);
+        }
+    }
     match outcome {
         Proof::Equal => {
             let sizes = tree_sizes(terms, &dag);
@@ -527,12 +545,20 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
         }
         let depth = assignment.len();
         canon.set_assignment(assignment.clone());
+        // No point satisfies the case: nothing to prove there.
+        if canon.case_infeasible() {
+            continue;
+        }
         let result = (|| -> Result<bool, Halt> {
             let ra = canon.convert(a)?;
             let rb = canon.convert(b)?;
             let l = canon.alg.mul(&ra.n, &rb.d)?;
             let r = canon.alg.mul(&rb.n, &ra.d)?;
-            Ok(l == r)
+            if l == r {
+                return Ok(true);
+            }
+            // Use the equalities the case implies (`d = 0` substituted for a leaf).
+            Ok(canon.zero_in_case(&l.add(&r.neg()))?)
         })();
         match result {
             Ok(true) => {}

@@ -45,8 +45,25 @@ impl Mono {
 }
 
 /// Sorted by monomial, distinct monomials, no zero coefficients.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub(crate) struct Poly(pub Vec<(Mono, BigRational)>);
+
+/// Hashes the monomials and the low digits of the coefficients. `BigRational`'s own
+/// hash expands a continued fraction (divisions); coefficients here are always in
+/// lowest terms, so equal polynomials have equal numerators and denominators and hash
+/// alike.
+impl std::hash::Hash for Poly {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.len());
+        for (m, c) in &self.0 {
+            m.hash(state);
+            let n = c.numer();
+            state.write_u8(n.sign() as u8);
+            state.write_u64(n.iter_u64_digits().next().unwrap_or(0));
+            state.write_u64(c.denom().iter_u64_digits().next().unwrap_or(0));
+        }
+    }
+}
 
 pub(crate) fn rat(n: i64) -> BigRational {
     BigRational::from_integer(BigInt::from(n))
