@@ -73,7 +73,11 @@ fn broadcast_shape(shapes: &[&[usize]]) -> Vec<usize> {
 }
 
 /// Applies `f` element-wise over the broadcast of `args`.
-fn zip(terms: &mut Terms, args: &[&Dense], mut f: impl FnMut(&mut Terms, &[TermId]) -> TermId) -> Dense {
+fn zip(
+    terms: &mut Terms,
+    args: &[&Dense],
+    mut f: impl FnMut(&mut Terms, &[TermId]) -> TermId,
+) -> Dense {
     let shapes: Vec<&[usize]> = args.iter().map(|a| a.shape.as_slice()).collect();
     let shape = broadcast_shape(&shapes);
     let n: usize = shape.iter().product();

@@ -458,7 +458,10 @@ impl Formula {
         match self {
             Formula::Input(n) if !t.contains(n) => t.push(n.clone()),
             Formula::Scalar(n) if !s.contains(n) => s.push(n.clone()),
-            _ => self.children().into_iter().for_each(|c| c.collect_names(t, s)),
+            _ => self
+                .children()
+                .into_iter()
+                .for_each(|c| c.collect_names(t, s)),
         }
     }
 

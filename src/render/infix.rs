@@ -47,8 +47,7 @@ pub(super) fn text_const(c: &BigRational) -> (String, u8) {
 pub(super) fn python_const(c: &BigRational) -> (String, u8) {
     let sign = if c.is_negative() { "-" } else { "" };
     let (s, _) = format_const(&c.abs());
-    let body = if let Some(stripped) = s.strip_suffix("f32").or_else(|| s.strip_suffix("f64")) {
-        let _ = stripped;
+    let body = if s.ends_with("f32") || s.ends_with("f64") {
         let f: f64 = num_traits::ToPrimitive::to_f64(&c.abs()).unwrap_or(f64::NAN);
         format!("{f:?}")
     } else if let Some((p, q)) = s.split_once('/') {
@@ -144,10 +143,13 @@ impl Infix<'_> {
                     BinaryOp::Mul => ("*", P_MUL),
                     _ => ("/", P_MUL),
                 };
-                (
-                    format!("{} {sym} {}", self.at(a, p, true), self.at(b, p + 1, true)),
-                    p,
-                )
+                // A matrix product beside `*` or `/` is parenthesized for the reader
+                // (Python would group them left to right).
+                let side = |x: &Formula, min: u8| match x {
+                    Formula::MatMul(..) if p == P_MUL => self.at(x, P_ATOM, true),
+                    _ => self.at(x, min, true),
+                };
+                (format!("{} {sym} {}", side(a, p), side(b, p + 1)), p)
             }
             Formula::Powi(a, k) => {
                 let sym = if py { " ** " } else { "^" };
@@ -214,7 +216,7 @@ impl Infix<'_> {
             Formula::MatMul(a, b) => (
                 format!(
                     "{} @ {}",
-                    self.at(a, P_MUL, false),
+                    self.at(a, P_MUL + 1, false),
                     self.at(b, P_MUL + 1, false)
                 ),
                 P_MUL,

@@ -14,6 +14,7 @@
 use super::{check, heading};
 use crate::formula::{BinaryOp, Formula, FormulaError, Output, ReduceOp, ShapeEnv, UnaryOp};
 use crate::term::{format_const, CmpOp};
+use num_traits::Signed;
 
 const P_CMP: u8 = 1;
 const P_ADD: u8 = 2;
@@ -63,11 +64,42 @@ fn wrap(s: (String, u8), min: u8) -> String {
     }
 }
 
-fn at(f: &Formula, min: u8) -> String {
-    wrap(repr(f), min)
+/// `f` bound at least as tightly as `min`; `followed`: more of the expression follows
+/// it on the same line, so a big operator (`\\sum_{j} x`) would swallow what follows.
+fn at(f: &Formula, min: u8, followed: bool) -> String {
+    if prec(f, followed) < min {
+        // Parenthesized, nothing follows it inside the parentheses.
+        wrap(repr(f, false), u8::MAX)
+    } else {
+        let (s, p) = repr(f, followed);
+        debug_assert_eq!(p, prec(f, followed), "{s}");
+        s
+    }
 }
 
-fn repr(f: &Formula) -> (String, u8) {
+/// The precedence `repr(f, followed)` returns, without printing.
+fn prec(f: &Formula, followed: bool) -> u8 {
+    match f {
+        Formula::Input(_) | Formula::Scalar(_) => P_ATOM,
+        Formula::Const(c) if c.is_negative() => P_NEG,
+        Formula::Const(_) => P_ATOM,
+        Formula::Unary(UnaryOp::Neg | UnaryOp::Rsqrt, _) => P_NEG,
+        Formula::Unary(UnaryOp::Exp2, _) => P_POW,
+        Formula::Unary(..) => P_ATOM,
+        Formula::Binary(BinaryOp::Add | BinaryOp::Sub, ..) => P_ADD,
+        Formula::Binary(BinaryOp::Mul, ..) => P_MUL,
+        Formula::Binary(BinaryOp::Div, ..) => P_NEG,
+        Formula::Binary(..) => P_ATOM,
+        Formula::Powi(..) | Formula::Transpose(_) => P_POW,
+        Formula::Cmp(..) => P_CMP,
+        Formula::Select(..) => P_ATOM,
+        Formula::Reduce { .. } if followed => P_ADD,
+        Formula::Reduce { .. } => P_NEG,
+        Formula::MatMul(..) => P_MUL,
+    }
+}
+
+fn repr(f: &Formula, followed: bool) -> (String, u8) {
     match f {
         Formula::Input(n) | Formula::Scalar(n) => (name(n), P_ATOM),
         Formula::Const(c) => {
@@ -89,10 +121,10 @@ fn repr(f: &Formula) -> (String, u8) {
             (format!("{sign}{body}"), p)
         }
         Formula::Unary(op, a) => {
-            let arg = || at(a, 0);
+            let arg = || at(a, 0, false);
             match op {
-                UnaryOp::Neg => (format!("-{}", at(a, P_NEG)), P_NEG),
-                UnaryOp::Exp2 => (format!("2^{{{}}}", at(a, 0)), P_POW),
+                UnaryOp::Neg => (format!("-{}", at(a, P_NEG, followed)), P_NEG),
+                UnaryOp::Exp2 => (format!("2^{{{}}}", at(a, 0, false)), P_POW),
                 UnaryOp::Sqrt => (format!("\\sqrt{{{}}}", arg()), P_ATOM),
                 UnaryOp::Rsqrt => (format!("\\frac{{1}}{{\\sqrt{{{}}}}}", arg()), P_NEG),
                 UnaryOp::Abs => (format!("\\left|{}\\right|", arg()), P_ATOM),
@@ -111,22 +143,22 @@ fn repr(f: &Formula) -> (String, u8) {
             }
         }
         Formula::Binary(op, a, b) => match op {
-            BinaryOp::Add => (format!("{} + {}", at(a, P_ADD), at(b, P_ADD + 1)), P_ADD),
-            BinaryOp::Sub => (format!("{} - {}", at(a, P_ADD), at(b, P_ADD + 1)), P_ADD),
+            BinaryOp::Add => (format!("{} + {}", at(a, P_ADD, true), at(b, P_ADD + 1, followed)), P_ADD),
+            BinaryOp::Sub => (format!("{} - {}", at(a, P_ADD, true), at(b, P_ADD + 1, followed)), P_ADD),
             BinaryOp::Mul => (
-                format!("{} \\cdot {}", at(a, P_MUL), at(b, P_MUL + 1)),
+                format!("{} \\cdot {}", at(a, P_MUL, true), at(b, P_MUL + 1, followed)),
                 P_MUL,
             ),
-            BinaryOp::Div => (format!("\\frac{{{}}}{{{}}}", at(a, 0), at(b, 0)), P_NEG),
+            BinaryOp::Div => (format!("\\frac{{{}}}{{{}}}", at(a, 0, false), at(b, 0, false)), P_NEG),
             BinaryOp::Max | BinaryOp::Min => {
                 let m = if *op == BinaryOp::Max { "max" } else { "min" };
                 (
-                    format!("\\{m}\\left({}, {}\\right)", at(a, 0), at(b, 0)),
+                    format!("\\{m}\\left({}, {}\\right)", at(a, 0, false), at(b, 0, false)),
                     P_ATOM,
                 )
             }
         },
-        Formula::Powi(a, k) => (format!("{}^{{{k}}}", at(a, P_ATOM)), P_POW),
+        Formula::Powi(a, k) => (format!("{}^{{{k}}}", at(a, P_ATOM, false)), P_POW),
         Formula::Cmp(op, a, b) => {
             let sym = match op {
                 CmpOp::Lt => "<",
@@ -136,14 +168,14 @@ fn repr(f: &Formula) -> (String, u8) {
                 CmpOp::Eq => "=",
                 CmpOp::Ne => "\\neq",
             };
-            (format!("{} {sym} {}", at(a, P_ADD), at(b, P_ADD)), P_CMP)
+            (format!("{} {sym} {}", at(a, P_ADD, true), at(b, P_ADD, followed)), P_CMP)
         }
         Formula::Select(c, a, b) => (
             format!(
                 "\\begin{{cases}} {} & \\text{{if }} {} \\\\ {} & \\text{{otherwise}} \\end{{cases}}",
-                at(a, 0),
-                at(c, 0),
-                at(b, 0)
+                at(a, 0, false),
+                at(c, 0, false),
+                at(b, 0, false)
             ),
             P_ATOM,
         ),
@@ -155,18 +187,19 @@ fn repr(f: &Formula) -> (String, u8) {
                 ReduceOp::Mean => "\\operatorname{mean}",
             };
             (
-                format!("{big}_{{{}}} {}", index_letter(*axis), at(arg, P_POW)),
-                P_ADD,
+                format!("{big}_{{{}}} {}", index_letter(*axis), at(arg, P_NEG, followed)),
+                // Binds tighter than `+` (`\\sum_{j} x + 1`); wrapped before `\\cdot`.
+                if followed { P_ADD } else { P_NEG },
             )
         }
-        Formula::MatMul(a, b) => (format!("{} {}", at(a, P_POW), at(b, P_POW)), P_MUL),
-        Formula::Transpose(a) => (format!("{}^{{\\top}}", at(a, P_ATOM)), P_POW),
+        Formula::MatMul(a, b) => (format!("{} {}", at(a, P_POW, true), at(b, P_POW, followed)), P_MUL),
+        Formula::Transpose(a) => (format!("{}^{{\\top}}", at(a, P_ATOM, false)), P_POW),
     }
 }
 
 /// One formula.
 pub fn expr(f: &Formula) -> String {
-    repr(f).0
+    repr(f, false).0
 }
 
 /// One equation per output (`y = ...`), separated by `\\` and newlines; shapes as a
