@@ -356,7 +356,7 @@ impl Formula {
     pub fn int(v: i64) -> Formula {
         Formula::Const(BigRational::from_integer(BigInt::from(v)))
     }
-    /// The exact value of `v` (finite).
+    /// The exact value of `v`. Panics if `v` is not finite (formulas have no ±inf/NaN).
     pub fn float(v: f64) -> Formula {
         Formula::Const(BigRational::from_float(v).expect("finite constant"))
     }
