@@ -384,3 +384,42 @@ fn numpy_renderings_reproduce_the_references() {
         "only {compared} elements compared:\n{stdout}"
     );
 }
+
+/// The PyTorch renderings are valid Python (PyTorch itself is not installed here, so
+/// they are parsed, not run); skipped when no Python is found.
+#[test]
+fn torch_renderings_are_valid_python() {
+    let python = python_with_numpy().or_else(|| {
+        std::process::Command::new("python3")
+            .arg("--version")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|_| PathBuf::from("python3"))
+    });
+    let Some(python) = python else {
+        eprintln!("note: no Python found (set LIFT_PYTHON); skipping");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for (op, outputs) in suite() {
+        let src = render::torch::function(&outputs, &env_of(op), "kernel").unwrap();
+        let p = dir.path().join(format!("t_{op}.py"));
+        std::fs::write(&p, src).unwrap();
+        paths.push(p.to_string_lossy().into_owned());
+    }
+    let script = "import ast, sys\nfor p in sys.argv[1:]:\n    ast.parse(open(p).read(), p)\nprint('parsed', len(sys.argv) - 1)\n";
+    let out = std::process::Command::new(&python)
+        .args(["-c", script])
+        .args(&paths)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.trim(), format!("parsed {}", paths.len()));
+}
