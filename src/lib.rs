@@ -1,19 +1,23 @@
 //! lift: tells GPU-kernel authors, with proofs, what their kernels compute.
 //!
 //! The modules follow the pipeline of DESIGN.md, data flowing one way:
-//! front ends (`triton_ir`) → `exec` (bounded symbolic/concrete execution on a
-//! `launch` instance) → `spec` (one `term` per output element). `kernel` ties them
+//! front ends (`triton_ir`, `ptx`) → `exec` (bounded symbolic/concrete execution on
+//! a `launch` instance) → `spec` (one `term` per output element) → `decide` (against a
+//! `torch` spec or a second kernel, in `check`; memory safety in `race`). `formula` and
+//! `render` are the language lifted formulas are written in. `kernel` ties the stages
 //! together for the CLI; `error` holds what a command can end with.
 
 pub mod check;
 pub mod decide;
 pub mod error;
 pub mod exec;
+pub mod formula;
 pub mod kernel;
 pub mod launch;
 pub mod npy;
 pub mod ptx;
 pub mod race;
+pub mod render;
 pub mod spec;
 pub mod term;
 pub mod torch;

@@ -1,0 +1,265 @@
+//! A formula at concrete sizes: a dense row-major tensor of terms per sub-formula.
+//! Callers type-check with `Formula::dims` first; shapes here are then consistent.
+
+use super::{BinaryOp, Formula, ReduceOp, ShapeEnv};
+use crate::term::{TermId, Terms};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+
+pub(super) struct Dense {
+    pub shape: Vec<usize>,
+    pub elems: Vec<TermId>,
+}
+
+fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// Row-major multi-index of `flat` in `shape`.
+fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for (slot, &d) in idx.iter_mut().zip(shape).rev() {
+        if d > 0 {
+            *slot = flat % d;
+            flat /= d;
+        }
+    }
+    idx
+}
+
+impl Dense {
+    fn scalar(t: TermId) -> Dense {
+        Dense {
+            shape: vec![],
+            elems: vec![t],
+        }
+    }
+
+    /// The element at multi-index `idx` of the broadcast shape `out` (trailing-aligned).
+    fn at_broadcast(&self, idx: &[usize]) -> TermId {
+        let off = idx.len() - self.shape.len();
+        let st = strides(&self.shape);
+        let mut flat = 0;
+        for (k, (&d, &s)) in self.shape.iter().zip(&st).enumerate() {
+            let i = if d == 1 { 0 } else { idx[off + k] };
+            flat += i * s;
+        }
+        self.elems[flat]
+    }
+
+    fn map(&self, terms: &mut Terms, mut f: impl FnMut(&mut Terms, TermId) -> TermId) -> Dense {
+        Dense {
+            shape: self.shape.clone(),
+            elems: self.elems.iter().map(|&e| f(terms, e)).collect(),
+        }
+    }
+}
+
+fn broadcast_shape(shapes: &[&[usize]]) -> Vec<usize> {
+    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    (0..n)
+        .map(|i| {
+            shapes
+                .iter()
+                .filter_map(|s| (i + s.len()).checked_sub(n).map(|k| s[k]))
+                .find(|&d| d != 1)
+                .unwrap_or(1)
+        })
+        .collect()
+}
+
+/// Applies `f` element-wise over the broadcast of `args`.
+fn zip(
+    terms: &mut Terms,
+    args: &[&Dense],
+    mut f: impl FnMut(&mut Terms, &[TermId]) -> TermId,
+) -> Dense {
+    let shapes: Vec<&[usize]> = args.iter().map(|a| a.shape.as_slice()).collect();
+    let shape = broadcast_shape(&shapes);
+    let n: usize = shape.iter().product();
+    let mut elems = Vec::with_capacity(n);
+    let mut ops = Vec::with_capacity(args.len());
+    for flat in 0..n {
+        let idx = unravel(flat, &shape);
+        ops.clear();
+        ops.extend(args.iter().map(|a| a.at_broadcast(&idx)));
+        elems.push(f(terms, &ops));
+    }
+    Dense { shape, elems }
+}
+
+fn reduce(terms: &mut Terms, x: &Dense, op: ReduceOp, axis: usize, keepdim: bool) -> Dense {
+    let n = x.shape[axis];
+    let mut out_shape = x.shape.clone();
+    out_shape[axis] = 1;
+    let st = strides(&x.shape);
+    let count: usize = out_shape.iter().product();
+    let inv = BigRational::new(BigInt::from(1), BigInt::from(n.max(1)));
+    let mut elems = Vec::with_capacity(count);
+    let mut ops = Vec::with_capacity(n);
+    for flat in 0..count {
+        let idx = unravel(flat, &out_shape);
+        let base: usize = idx.iter().zip(&st).map(|(i, s)| i * s).sum();
+        ops.clear();
+        ops.extend((0..n).map(|k| x.elems[base + k * st[axis]]));
+        let e = match op {
+            ReduceOp::Sum => terms.sum(&ops),
+            ReduceOp::Max => terms.maxn(&ops),
+            ReduceOp::Min => terms.minn(&ops),
+            ReduceOp::Mean => {
+                let s = terms.sum(&ops);
+                let c = terms.constant(inv.clone());
+                terms.mul(s, c)
+            }
+        };
+        elems.push(e);
+    }
+    if !keepdim {
+        out_shape.remove(axis);
+    }
+    Dense {
+        shape: out_shape,
+        elems,
+    }
+}
+
+fn transpose(x: &Dense) -> Dense {
+    let n = x.shape.len();
+    let mut shape = x.shape.clone();
+    shape.swap(n - 2, n - 1);
+    let st = strides(&x.shape);
+    let count = x.elems.len();
+    let elems = (0..count)
+        .map(|flat| {
+            let mut idx = unravel(flat, &shape);
+            idx.swap(n - 2, n - 1);
+            x.elems[idx.iter().zip(&st).map(|(i, s)| i * s).sum::<usize>()]
+        })
+        .collect();
+    Dense { shape, elems }
+}
+
+fn matmul(terms: &mut Terms, a: &Dense, b: &Dense) -> Dense {
+    // Promote 1-D operands as NumPy does, multiply, then drop the added axes.
+    let mut a2 = Dense {
+        shape: a.shape.clone(),
+        elems: a.elems.clone(),
+    };
+    let mut b2 = Dense {
+        shape: b.shape.clone(),
+        elems: b.elems.clone(),
+    };
+    if a.shape.len() == 1 {
+        a2.shape.insert(0, 1);
+    }
+    if b.shape.len() == 1 {
+        b2.shape.push(1);
+    }
+    let (na, nb) = (a2.shape.len(), b2.shape.len());
+    let (m, k, n) = (a2.shape[na - 2], a2.shape[na - 1], b2.shape[nb - 1]);
+    let batch = broadcast_shape(&[&a2.shape[..na - 2], &b2.shape[..nb - 2]]);
+    let mut shape = batch.clone();
+    shape.extend([m, n]);
+    let count: usize = shape.iter().product();
+    let (sa, sb) = (strides(&a2.shape), strides(&b2.shape));
+    let nbatch = batch.len();
+    let offset = |d: &Dense, st: &[usize], bidx: &[usize]| -> usize {
+        let nd = d.shape.len() - 2;
+        let off = nbatch - nd;
+        (0..nd)
+            .map(|q| {
+                let i = if d.shape[q] == 1 { 0 } else { bidx[off + q] };
+                i * st[q]
+            })
+            .sum()
+    };
+    let mut elems = Vec::with_capacity(count);
+    let mut prods = Vec::with_capacity(k);
+    for flat in 0..count {
+        let idx = unravel(flat, &shape);
+        let (bidx, i, j) = (&idx[..nbatch], idx[nbatch], idx[nbatch + 1]);
+        let (oa, ob) = (offset(&a2, &sa, bidx), offset(&b2, &sb, bidx));
+        prods.clear();
+        for q in 0..k {
+            let x = a2.elems[oa + i * sa[na - 2] + q * sa[na - 1]];
+            let y = b2.elems[ob + q * sb[nb - 2] + j * sb[nb - 1]];
+            prods.push(terms.mul(x, y));
+        }
+        elems.push(terms.sum(&prods));
+    }
+    if b.shape.len() == 1 {
+        shape.pop();
+    }
+    if a.shape.len() == 1 {
+        let l = shape.len();
+        shape.remove(l - if b.shape.len() == 1 { 1 } else { 2 });
+    }
+    Dense { shape, elems }
+}
+
+/// The dense value of `f`; `f` must type-check in `env`.
+pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
+    match f {
+        Formula::Input(name) => {
+            let shape = env.tensors[name].clone();
+            let count: usize = shape.iter().product();
+            let elems = (0..count)
+                .map(|flat| {
+                    let idx: Vec<i64> = unravel(flat, &shape).iter().map(|&i| i as i64).collect();
+                    terms.input(name, &idx)
+                })
+                .collect();
+            Dense { shape, elems }
+        }
+        Formula::Scalar(name) => Dense::scalar(terms.param(name)),
+        Formula::Const(c) => Dense::scalar(terms.constant(c.clone())),
+        Formula::Unary(op, a) => {
+            let a = run(a, terms, env);
+            match op.func() {
+                None => a.map(terms, |t, e| t.neg(e)),
+                Some(func) => a.map(terms, |t, e| t.call(func, e)),
+            }
+        }
+        Formula::Powi(a, k) => {
+            let a = run(a, terms, env);
+            a.map(terms, |t, e| t.powi(e, *k))
+        }
+        Formula::Binary(op, a, b) => {
+            let (a, b) = (run(a, terms, env), run(b, terms, env));
+            zip(terms, &[&a, &b], |t, o| match op {
+                BinaryOp::Add => t.add(o[0], o[1]),
+                BinaryOp::Sub => t.sub(o[0], o[1]),
+                BinaryOp::Mul => t.mul(o[0], o[1]),
+                BinaryOp::Div => t.div(o[0], o[1]),
+                BinaryOp::Max => t.max(o[0], o[1]),
+                BinaryOp::Min => t.min(o[0], o[1]),
+            })
+        }
+        Formula::Cmp(op, a, b) => {
+            let (a, b) = (run(a, terms, env), run(b, terms, env));
+            zip(terms, &[&a, &b], |t, o| t.cmp(*op, o[0], o[1]))
+        }
+        Formula::Select(c, a, b) => {
+            let (c, a, b) = (run(c, terms, env), run(a, terms, env), run(b, terms, env));
+            zip(terms, &[&c, &a, &b], |t, o| t.select(o[0], o[1], o[2]))
+        }
+        Formula::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg,
+        } => {
+            let a = run(arg, terms, env);
+            reduce(terms, &a, *op, *axis, *keepdim)
+        }
+        Formula::MatMul(a, b) => {
+            let (a, b) = (run(a, terms, env), run(b, terms, env));
+            matmul(terms, &a, &b)
+        }
+        Formula::Transpose(a) => transpose(&run(a, terms, env)),
+    }
+}

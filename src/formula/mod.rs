@@ -1,0 +1,654 @@
+//! Formulas: the tensor language `lift` lifts kernels to, e.g.
+//! `y[M,N] = exp(x - max(x, axis=1)) / sum(exp(x - max(x, axis=1)), axis=1)`.
+//!
+//! Architecture invariant: this module depends only on `term` (and `launch`, to read a
+//! [`ShapeEnv`] off a launch). A [`Formula`] is a plain tree over named launch tensors and
+//! scalars; it has a shape ([`Formula::shape`]) and, at concrete sizes, one term per
+//! output element ([`Formula::instantiate`]), built with the same `Terms` constructors the
+//! kernels' execution and the PyTorch specs use, so that `decide` can compare them.
+//! Nothing here panics on a malformed formula: shape errors are [`FormulaError`]s.
+//!
+//! Grammar (kept small on purpose; idioms such as `sigmoid` are recognised by renderers
+//! and `simplify`, not by the grammar):
+//! ```text
+//! f ::= Input(name)                 a launch tensor
+//!     | Scalar(name)                a real scalar argument (0-d)
+//!     | Const(p/q)                  an exact rational (0-d)
+//!     | Unary(op, f)                neg exp exp2 log log2 sqrt rsqrt tanh sin cos erf abs
+//!     | Binary(op, f, f)            add sub mul div max min, NumPy broadcasting
+//!     | Powi(f, k)                  integer power
+//!     | Cmp(op, f, f)               < <= > >= == != (0/1-valued), broadcasting
+//!     | Select(c, f, f)             where(c, a, b), broadcasting over all three
+//!     | Reduce { op, axis, keepdim, arg }   sum max min mean over one axis
+//!     | MatMul(f, f)                NumPy `@` (1-D operands and batch dims as NumPy)
+//!     | Transpose(f)                swaps the last two axes (needs ≥ 2 axes)
+//! ```
+//! Semantics: elements are reals; `mean = sum · (1/n)` with `1/n` an exact constant;
+//! reductions are one n-ary `sum`/`maxn`/`minn` term per output element; the product of a
+//! matmul is one n-ary `sum` of binary products. There is no `Let`: shared
+//! subexpressions are repeated (renderers print them once per occurrence).
+
+mod instantiate;
+
+use crate::launch::{ArgBinding, ArgValue, Launch, LaunchError, Role};
+use crate::term::{CmpOp, Func};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Element-wise unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnaryOp {
+    Neg,
+    Exp,
+    /// `2^x`
+    Exp2,
+    Log,
+    Log2,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Sin,
+    Cos,
+    Erf,
+    Abs,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 12] = [
+        UnaryOp::Neg,
+        UnaryOp::Exp,
+        UnaryOp::Exp2,
+        UnaryOp::Log,
+        UnaryOp::Log2,
+        UnaryOp::Sqrt,
+        UnaryOp::Rsqrt,
+        UnaryOp::Tanh,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Erf,
+        UnaryOp::Abs,
+    ];
+
+    /// The term function it applies (`None` for `Neg`).
+    pub fn func(self) -> Option<Func> {
+        Some(match self {
+            UnaryOp::Neg => return None,
+            UnaryOp::Exp => Func::Exp,
+            UnaryOp::Exp2 => Func::Exp2,
+            UnaryOp::Log => Func::Log,
+            UnaryOp::Log2 => Func::Log2,
+            UnaryOp::Sqrt => Func::Sqrt,
+            UnaryOp::Rsqrt => Func::Rsqrt,
+            UnaryOp::Tanh => Func::Tanh,
+            UnaryOp::Sin => Func::Sin,
+            UnaryOp::Cos => Func::Cos,
+            UnaryOp::Erf => Func::Erf,
+            UnaryOp::Abs => Func::Abs,
+        })
+    }
+
+    /// The op applying the term function `f`, where the grammar has one (`floor`/`ceil`
+    /// have none).
+    pub fn from_func(f: Func) -> Option<UnaryOp> {
+        UnaryOp::ALL.into_iter().find(|u| u.func() == Some(f))
+    }
+
+    /// Lower-case name, as in the text rendering and the JSON schema (`"neg"`, `"exp"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Log => "log",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Abs => "abs",
+        }
+    }
+}
+
+/// Element-wise binary operators (NumPy broadcasting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+}
+
+impl BinaryOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Max => "maximum",
+            BinaryOp::Min => "minimum",
+        }
+    }
+}
+
+/// Reductions over one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReduceOp {
+    Sum,
+    Max,
+    Min,
+    Mean,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::Mean => "mean",
+        }
+    }
+}
+
+/// Name of a comparison in the JSON schema (`lt le gt ge eq ne`).
+pub fn cmp_name(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Lt => "lt",
+        CmpOp::Le => "le",
+        CmpOp::Gt => "gt",
+        CmpOp::Ge => "ge",
+        CmpOp::Eq => "eq",
+        CmpOp::Ne => "ne",
+    }
+}
+
+/// Infix symbol of a comparison (`<`, `<=`, ...).
+pub fn cmp_symbol(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+        CmpOp::Eq => "==",
+        CmpOp::Ne => "!=",
+    }
+}
+
+/// A tensor formula (see the module documentation for the grammar).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Formula {
+    Input(String),
+    Scalar(String),
+    Const(BigRational),
+    Unary(UnaryOp, Box<Formula>),
+    Binary(BinaryOp, Box<Formula>, Box<Formula>),
+    Powi(Box<Formula>, i32),
+    Cmp(CmpOp, Box<Formula>, Box<Formula>),
+    Select(Box<Formula>, Box<Formula>, Box<Formula>),
+    Reduce {
+        op: ReduceOp,
+        axis: usize,
+        keepdim: bool,
+        arg: Box<Formula>,
+    },
+    MatMul(Box<Formula>, Box<Formula>),
+    Transpose(Box<Formula>),
+}
+
+/// One output of a lifted kernel: `name = formula`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Output {
+    pub name: String,
+    pub formula: Formula,
+}
+
+impl Output {
+    pub fn new(name: &str, formula: Formula) -> Output {
+        Output {
+            name: name.to_string(),
+            formula,
+        }
+    }
+}
+
+/// What the names of a formula stand for: input tensor shapes, scalar names, and
+/// (optionally) the size name of each tensor axis, for headings like `y[M,N]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShapeEnv {
+    pub tensors: BTreeMap<String, Vec<usize>>,
+    pub scalars: BTreeSet<String>,
+    /// tensor → one entry per axis: the size name (`"M"`) or `None`.
+    pub dim_names: BTreeMap<String, Vec<Option<String>>>,
+}
+
+impl ShapeEnv {
+    pub fn new() -> ShapeEnv {
+        ShapeEnv::default()
+    }
+
+    /// Adds an input tensor.
+    pub fn tensor(mut self, name: &str, shape: &[usize]) -> ShapeEnv {
+        self.tensors.insert(name.to_string(), shape.to_vec());
+        self
+    }
+
+    /// Adds an input tensor with the size name of each axis.
+    pub fn named_tensor(mut self, name: &str, shape: &[(&str, usize)]) -> ShapeEnv {
+        self.tensors
+            .insert(name.to_string(), shape.iter().map(|d| d.1).collect());
+        self.dim_names.insert(
+            name.to_string(),
+            shape.iter().map(|d| Some(d.0.to_string())).collect(),
+        );
+        self
+    }
+
+    /// Adds a scalar.
+    pub fn scalar(mut self, name: &str) -> ShapeEnv {
+        self.scalars.insert(name.to_string());
+        self
+    }
+
+    /// The inputs (roles `in`/`inout`), symbolic scalars and size names of a launch at
+    /// `sizes` (overriding its defaults).
+    pub fn from_launch(
+        launch: &Launch,
+        sizes: &BTreeMap<String, i64>,
+    ) -> Result<ShapeEnv, LaunchError> {
+        let inst = launch.instantiate(sizes)?;
+        let mut env = ShapeEnv::new();
+        for t in &inst.tensors {
+            if t.role != Role::Out {
+                env.tensors.insert(t.name.clone(), t.shape.clone());
+            }
+        }
+        for v in inst.args.values() {
+            if let ArgValue::Scalar(s) = v {
+                env.scalars.insert(s.clone());
+            }
+        }
+        for b in launch.args.values() {
+            if let ArgBinding::Tensor { tensor, shape, .. } = b {
+                let names = shape
+                    .iter()
+                    .map(|e| match e {
+                        crate::launch::Expr::Size(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                env.dim_names.insert(tensor.clone(), names);
+            }
+        }
+        Ok(env)
+    }
+}
+
+/// One axis of a shape: its size and, where known, the size name it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dim {
+    pub size: usize,
+    pub name: Option<String>,
+}
+
+/// A formula that does not type-check: what and where (the offending sub-formula,
+/// printed in the text form).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormulaError {
+    pub message: String,
+}
+
+impl fmt::Display for FormulaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FormulaError {}
+
+fn err<T>(message: String) -> Result<T, FormulaError> {
+    Err(FormulaError { message })
+}
+
+/// NumPy broadcasting of two shapes (names: the first known name of equal axes, the
+/// non-1 side's name otherwise).
+pub fn broadcast(a: &[Dim], b: &[Dim]) -> Option<Vec<Dim>> {
+    let n = a.len().max(b.len());
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let da = (i + a.len()).checked_sub(n).map(|k| &a[k]);
+        let db = (i + b.len()).checked_sub(n).map(|k| &b[k]);
+        let d = match (da, db) {
+            (Some(x), None) | (None, Some(x)) => x.clone(),
+            (Some(x), Some(y)) if x.size == y.size => Dim {
+                size: x.size,
+                name: x.name.clone().or_else(|| y.name.clone()),
+            },
+            (Some(x), Some(y)) if x.size == 1 => y.clone(),
+            (Some(x), Some(y)) if y.size == 1 => x.clone(),
+            _ => return None,
+        };
+        out.push(d);
+    }
+    Some(out)
+}
+
+fn sizes(d: &[Dim]) -> Vec<usize> {
+    d.iter().map(|d| d.size).collect()
+}
+
+impl Formula {
+    // ---- constructors --------------------------------------------------------------
+
+    pub fn input(name: &str) -> Formula {
+        Formula::Input(name.to_string())
+    }
+    pub fn scalar(name: &str) -> Formula {
+        Formula::Scalar(name.to_string())
+    }
+    pub fn int(v: i64) -> Formula {
+        Formula::Const(BigRational::from_integer(BigInt::from(v)))
+    }
+    /// The exact value of `v`. Panics if `v` is not finite (formulas have no ±inf/NaN).
+    pub fn float(v: f64) -> Formula {
+        Formula::Const(BigRational::from_float(v).expect("finite constant"))
+    }
+    /// `p / q` exactly.
+    pub fn ratio(p: i64, q: i64) -> Formula {
+        Formula::Const(BigRational::new(BigInt::from(p), BigInt::from(q)))
+    }
+    pub fn unary(op: UnaryOp, a: Formula) -> Formula {
+        Formula::Unary(op, Box::new(a))
+    }
+    pub fn binary(op: BinaryOp, a: Formula, b: Formula) -> Formula {
+        Formula::Binary(op, Box::new(a), Box::new(b))
+    }
+    pub fn exp(self) -> Formula {
+        Formula::unary(UnaryOp::Exp, self)
+    }
+    pub fn log(self) -> Formula {
+        Formula::unary(UnaryOp::Log, self)
+    }
+    pub fn sqrt(self) -> Formula {
+        Formula::unary(UnaryOp::Sqrt, self)
+    }
+    pub fn rsqrt(self) -> Formula {
+        Formula::unary(UnaryOp::Rsqrt, self)
+    }
+    pub fn tanh(self) -> Formula {
+        Formula::unary(UnaryOp::Tanh, self)
+    }
+    pub fn erf(self) -> Formula {
+        Formula::unary(UnaryOp::Erf, self)
+    }
+    pub fn maximum(self, b: Formula) -> Formula {
+        Formula::binary(BinaryOp::Max, self, b)
+    }
+    pub fn minimum(self, b: Formula) -> Formula {
+        Formula::binary(BinaryOp::Min, self, b)
+    }
+    pub fn powi(self, k: i32) -> Formula {
+        Formula::Powi(Box::new(self), k)
+    }
+    pub fn cmp(op: CmpOp, a: Formula, b: Formula) -> Formula {
+        Formula::Cmp(op, Box::new(a), Box::new(b))
+    }
+    pub fn select(c: Formula, a: Formula, b: Formula) -> Formula {
+        Formula::Select(Box::new(c), Box::new(a), Box::new(b))
+    }
+    pub fn reduce(op: ReduceOp, arg: Formula, axis: usize, keepdim: bool) -> Formula {
+        Formula::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg: Box::new(arg),
+        }
+    }
+    pub fn sum(self, axis: usize, keepdim: bool) -> Formula {
+        Formula::reduce(ReduceOp::Sum, self, axis, keepdim)
+    }
+    pub fn max(self, axis: usize, keepdim: bool) -> Formula {
+        Formula::reduce(ReduceOp::Max, self, axis, keepdim)
+    }
+    pub fn min(self, axis: usize, keepdim: bool) -> Formula {
+        Formula::reduce(ReduceOp::Min, self, axis, keepdim)
+    }
+    pub fn mean(self, axis: usize, keepdim: bool) -> Formula {
+        Formula::reduce(ReduceOp::Mean, self, axis, keepdim)
+    }
+    pub fn matmul(self, b: Formula) -> Formula {
+        Formula::MatMul(Box::new(self), Box::new(b))
+    }
+    /// Swaps the last two axes.
+    pub fn t(self) -> Formula {
+        Formula::Transpose(Box::new(self))
+    }
+
+    /// The direct sub-formulas, in operand order.
+    pub fn children(&self) -> Vec<&Formula> {
+        match self {
+            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) => vec![],
+            Formula::Unary(_, a)
+            | Formula::Powi(a, _)
+            | Formula::Reduce { arg: a, .. }
+            | Formula::Transpose(a) => vec![a],
+            Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) | Formula::MatMul(a, b) => {
+                vec![a, b]
+            }
+            Formula::Select(c, a, b) => vec![c, a, b],
+        }
+    }
+
+    /// Input tensor names and scalar names, each in order of first occurrence (operands
+    /// left to right).
+    pub fn free_names(&self) -> (Vec<String>, Vec<String>) {
+        let (mut t, mut s) = (Vec::new(), Vec::new());
+        self.collect_names(&mut t, &mut s);
+        (t, s)
+    }
+
+    fn collect_names(&self, t: &mut Vec<String>, s: &mut Vec<String>) {
+        match self {
+            Formula::Input(n) if !t.contains(n) => t.push(n.clone()),
+            Formula::Scalar(n) if !s.contains(n) => s.push(n.clone()),
+            _ => self
+                .children()
+                .into_iter()
+                .for_each(|c| c.collect_names(t, s)),
+        }
+    }
+
+    /// Number of nodes (a size measure for synthesis and simplification).
+    pub fn size(&self) -> usize {
+        1 + self.children().iter().map(|c| c.size()).sum::<usize>()
+    }
+
+    // ---- shapes --------------------------------------------------------------------
+
+    /// The shape of the formula's value (row-major), or why it does not type-check.
+    pub fn shape(&self, env: &ShapeEnv) -> Result<Vec<usize>, FormulaError> {
+        self.dims(env).map(|d| sizes(&d))
+    }
+
+    /// The shape with the size name of each axis where it can be traced to a named axis
+    /// of an input tensor (broadcasting keeps names; reductions with `keepdim` and
+    /// matmul's contracted axis lose them).
+    pub fn dims(&self, env: &ShapeEnv) -> Result<Vec<Dim>, FormulaError> {
+        match self {
+            Formula::Input(n) => match env.tensors.get(n) {
+                Some(shape) => {
+                    let names = env.dim_names.get(n);
+                    Ok(shape
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &size)| Dim {
+                            size,
+                            name: names.and_then(|v| v.get(i).cloned().flatten()),
+                        })
+                        .collect())
+                }
+                None if env.scalars.contains(n) => {
+                    err(format!("`{n}` is a scalar, used as the tensor Input({n})"))
+                }
+                None => err(format!("unknown input tensor `{n}`")),
+            },
+            Formula::Scalar(n) => {
+                if env.scalars.contains(n) {
+                    Ok(vec![])
+                } else {
+                    err(format!("unknown scalar `{n}`"))
+                }
+            }
+            Formula::Const(_) => Ok(vec![]),
+            Formula::Unary(_, a) | Formula::Powi(a, _) => a.dims(env),
+            Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) => {
+                let (da, db) = (a.dims(env)?, b.dims(env)?);
+                broadcast(&da, &db).ok_or_else(|| FormulaError {
+                    message: format!(
+                        "shapes {:?} and {:?} do not broadcast in {}",
+                        sizes(&da),
+                        sizes(&db),
+                        crate::render::text::expr(self)
+                    ),
+                })
+            }
+            Formula::Select(c, a, b) => {
+                let (dc, da, db) = (c.dims(env)?, a.dims(env)?, b.dims(env)?);
+                broadcast(&dc, &da)
+                    .and_then(|d| broadcast(&d, &db))
+                    .ok_or_else(|| FormulaError {
+                        message: format!(
+                            "shapes {:?}, {:?} and {:?} do not broadcast in {}",
+                            sizes(&dc),
+                            sizes(&da),
+                            sizes(&db),
+                            crate::render::text::expr(self)
+                        ),
+                    })
+            }
+            Formula::Reduce {
+                axis, keepdim, arg, ..
+            } => {
+                let mut d = arg.dims(env)?;
+                if *axis >= d.len() {
+                    return err(format!(
+                        "axis {axis} out of range for shape {:?} in {}",
+                        sizes(&d),
+                        crate::render::text::expr(self)
+                    ));
+                }
+                if *keepdim {
+                    d[*axis] = Dim {
+                        size: 1,
+                        name: None,
+                    };
+                } else {
+                    d.remove(*axis);
+                }
+                Ok(d)
+            }
+            Formula::MatMul(a, b) => {
+                let (da, db) = (a.dims(env)?, b.dims(env)?);
+                matmul_dims(&da, &db).ok_or_else(|| FormulaError {
+                    message: format!(
+                        "shapes {:?} and {:?} do not multiply in {}",
+                        sizes(&da),
+                        sizes(&db),
+                        crate::render::text::expr(self)
+                    ),
+                })
+            }
+            Formula::Transpose(a) => {
+                let mut d = a.dims(env)?;
+                let n = d.len();
+                if n < 2 {
+                    return err(format!(
+                        "transpose needs at least 2 axes, shape {:?} in {}",
+                        sizes(&d),
+                        crate::render::text::expr(self)
+                    ));
+                }
+                d.swap(n - 2, n - 1);
+                Ok(d)
+            }
+        }
+    }
+
+    /// One term per element of the value, row-major, at the sizes of `env`. Input
+    /// elements are `terms.input(name, &[i, j])`, scalars `terms.param(name)`.
+    pub fn instantiate(
+        &self,
+        terms: &mut crate::term::Terms,
+        env: &ShapeEnv,
+    ) -> Result<Vec<crate::term::TermId>, FormulaError> {
+        self.dims(env)?;
+        Ok(instantiate::run(self, terms, env).elems)
+    }
+}
+
+/// NumPy matmul shapes: 1-D operands are promoted (a vector on the left gets a leading 1,
+/// on the right a trailing 1, removed again from the result); batch axes broadcast.
+pub fn matmul_dims(a: &[Dim], b: &[Dim]) -> Option<Vec<Dim>> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let one = || Dim {
+        size: 1,
+        name: None,
+    };
+    let (mut a2, mut b2) = (a.to_vec(), b.to_vec());
+    if a.len() == 1 {
+        a2.insert(0, one());
+    }
+    if b.len() == 1 {
+        b2.push(one());
+    }
+    let (na, nb) = (a2.len(), b2.len());
+    if a2[na - 1].size != b2[nb - 2].size {
+        return None;
+    }
+    let mut out = broadcast(&a2[..na - 2], &b2[..nb - 2])?;
+    if a.len() > 1 {
+        out.push(a2[na - 2].clone());
+    }
+    if b.len() > 1 {
+        out.push(b2[nb - 1].clone());
+    }
+    Some(out)
+}
+
+macro_rules! infix {
+    ($trait:ident, $method:ident, $op:expr) => {
+        impl std::ops::$trait for Formula {
+            type Output = Formula;
+            fn $method(self, rhs: Formula) -> Formula {
+                Formula::binary($op, self, rhs)
+            }
+        }
+    };
+}
+infix!(Add, add, BinaryOp::Add);
+infix!(Sub, sub, BinaryOp::Sub);
+infix!(Mul, mul, BinaryOp::Mul);
+infix!(Div, div, BinaryOp::Div);
+
+impl std::ops::Neg for Formula {
+    type Output = Formula;
+    fn neg(self) -> Formula {
+        Formula::unary(UnaryOp::Neg, self)
+    }
+}
+
+impl fmt::Display for Formula {
+    /// The text rendering (see `render::text`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::render::text::expr(self))
+    }
+}

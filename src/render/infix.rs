@@ -1,0 +1,236 @@
+//! The one infix printer behind `text`, `torch` and `numpy`: the three share Python's
+//! operator precedence (`<` < `+ -` < `* / @` < unary `-` < `**`/`^` < atoms) and differ
+//! only in function names, constants and reductions.
+
+use crate::formula::{cmp_symbol, BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
+use crate::term::format_const;
+use num_rational::BigRational;
+use num_traits::Signed;
+
+pub(super) const P_CMP: u8 = 1;
+pub(super) const P_ADD: u8 = 2;
+pub(super) const P_MUL: u8 = 3;
+pub(super) const P_NEG: u8 = 4;
+pub(super) const P_POW: u8 = 5;
+pub(super) const P_ATOM: u8 = 6;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    Text,
+    Torch,
+    Numpy,
+}
+
+pub(super) struct Infix<'a> {
+    pub dialect: Dialect,
+    /// Shapes, where the dialect needs them (`.T` versus `swapaxes` in Python).
+    pub env: Option<&'a ShapeEnv>,
+}
+
+/// A constant as the term printer writes it (`3`, `0.375`, `0.044715f32`, `1/3`), with
+/// its precedence on this module's scale.
+pub(super) fn text_const(c: &BigRational) -> (String, u8) {
+    let (s, _) = format_const(c);
+    let p = if s.starts_with('-') {
+        P_NEG
+    } else if s.contains('/') {
+        P_MUL
+    } else {
+        P_ATOM
+    };
+    (s, p)
+}
+
+/// A constant as a Python literal denoting the same f64 where the value is one (the
+/// shortest round-trip repr, e.g. `0.044714998453855515` for the f32 `0.044715f32`),
+/// else `p / q`.
+pub(super) fn python_const(c: &BigRational) -> (String, u8) {
+    let sign = if c.is_negative() { "-" } else { "" };
+    let (s, _) = format_const(&c.abs());
+    let body = if s.ends_with("f32") || s.ends_with("f64") {
+        let f: f64 = num_traits::ToPrimitive::to_f64(&c.abs()).unwrap_or(f64::NAN);
+        format!("{f:?}")
+    } else if let Some((p, q)) = s.split_once('/') {
+        return (format!("{sign}{p} / {q}"), P_MUL);
+    } else {
+        s
+    };
+    let p = if sign.is_empty() { P_ATOM } else { P_NEG };
+    (format!("{sign}{body}"), p)
+}
+
+/// Whether a formula mentions no tensor (its value is a Python number in the Python
+/// dialects).
+pub(super) fn is_number(f: &Formula) -> bool {
+    match f {
+        Formula::Input(_) => false,
+        Formula::Scalar(_) | Formula::Const(_) => true,
+        _ => f.children().iter().all(|c| is_number(c)),
+    }
+}
+
+impl Infix<'_> {
+    pub fn expr(&self, f: &Formula) -> String {
+        self.repr(f, false).0
+    }
+
+    fn at(&self, f: &Formula, min: u8, elementwise: bool) -> String {
+        let (s, p) = self.repr(f, elementwise);
+        if p < min {
+            format!("({s})")
+        } else {
+            s
+        }
+    }
+
+    fn ndim(&self, f: &Formula) -> Option<usize> {
+        self.env.and_then(|e| f.shape(e).ok()).map(|s| s.len())
+    }
+
+    /// `f` printed, with its precedence; `elementwise` says the parent is an element-wise
+    /// operation (so a `keepdim` reduction broadcasts back).
+    fn repr(&self, f: &Formula, elementwise: bool) -> (String, u8) {
+        let d = self.dialect;
+        let py = d != Dialect::Text;
+        match f {
+            Formula::Input(n) | Formula::Scalar(n) => (n.clone(), P_ATOM),
+            Formula::Const(c) if py => python_const(c),
+            Formula::Const(c) => text_const(c),
+            Formula::Unary(UnaryOp::Neg, a) => (format!("-{}", self.at(a, P_NEG, true)), P_NEG),
+            Formula::Unary(op, a) => {
+                let arg = self.at(a, 0, true);
+                match d {
+                    Dialect::Text => (format!("{}({arg})", op.name()), P_ATOM),
+                    Dialect::Numpy => match op {
+                        UnaryOp::Rsqrt => (format!("1 / np.sqrt({arg})"), P_MUL),
+                        UnaryOp::Erf => (format!("np.vectorize(math.erf)({arg})"), P_ATOM),
+                        _ => (format!("np.{}({arg})", op.name()), P_ATOM),
+                    },
+                    Dialect::Torch => {
+                        let arg = if is_number(a) {
+                            format!("torch.as_tensor({arg}, dtype=torch.float64)")
+                        } else {
+                            arg
+                        };
+                        (format!("torch.{}({arg})", op.name()), P_ATOM)
+                    }
+                }
+            }
+            Formula::Binary(op @ (BinaryOp::Max | BinaryOp::Min), a, b) => {
+                let (sa, sb) = (self.at(a, 0, true), self.at(b, 0, true));
+                let is_max = *op == BinaryOp::Max;
+                let s = match d {
+                    Dialect::Text => format!("{}({sa}, {sb})", if is_max { "max" } else { "min" }),
+                    Dialect::Numpy => format!("np.{}({sa}, {sb})", op.name()),
+                    Dialect::Torch => {
+                        let kw = if is_max { "min" } else { "max" };
+                        match (is_number(a), is_number(b)) {
+                            (true, true) => {
+                                format!("{}({sa}, {sb})", if is_max { "max" } else { "min" })
+                            }
+                            (false, true) => format!("torch.clamp({sa}, {kw}={sb})"),
+                            (true, false) => format!("torch.clamp({sb}, {kw}={sa})"),
+                            (false, false) => format!("torch.{}({sa}, {sb})", op.name()),
+                        }
+                    }
+                };
+                (s, P_ATOM)
+            }
+            Formula::Binary(op, a, b) => {
+                let (sym, p) = match op {
+                    BinaryOp::Add => ("+", P_ADD),
+                    BinaryOp::Sub => ("-", P_ADD),
+                    BinaryOp::Mul => ("*", P_MUL),
+                    _ => ("/", P_MUL),
+                };
+                // A matrix product beside `*` or `/` is parenthesized for the reader
+                // (Python would group them left to right).
+                let side = |x: &Formula, min: u8| match x {
+                    Formula::MatMul(..) if p == P_MUL => self.at(x, P_ATOM, true),
+                    _ => self.at(x, min, true),
+                };
+                (format!("{} {sym} {}", side(a, p), side(b, p + 1)), p)
+            }
+            Formula::Powi(a, k) => {
+                let sym = if py { " ** " } else { "^" };
+                (format!("{}{sym}{k}", self.at(a, P_ATOM, true)), P_POW)
+            }
+            Formula::Cmp(op, a, b) => (
+                format!(
+                    "{} {} {}",
+                    self.at(a, P_ADD, true),
+                    cmp_symbol(*op),
+                    self.at(b, P_ADD, true)
+                ),
+                P_CMP,
+            ),
+            Formula::Select(c, a, b) => {
+                let prefix = match d {
+                    Dialect::Text => "",
+                    Dialect::Numpy => "np.",
+                    Dialect::Torch => "torch.",
+                };
+                (
+                    format!(
+                        "{prefix}where({}, {}, {})",
+                        self.at(c, 0, true),
+                        self.at(a, 0, true),
+                        self.at(b, 0, true)
+                    ),
+                    P_ATOM,
+                )
+            }
+            Formula::Reduce {
+                op,
+                axis,
+                keepdim,
+                arg,
+            } => {
+                let e = self.at(arg, 0, false);
+                let s = match d {
+                    Dialect::Text => {
+                        let kd = if *keepdim && !elementwise {
+                            ", keepdim=True"
+                        } else {
+                            ""
+                        };
+                        format!("{}({e}, axis={axis}{kd})", op.name())
+                    }
+                    Dialect::Numpy => {
+                        let kd = if *keepdim { ", keepdims=True" } else { "" };
+                        format!("np.{}({e}, axis={axis}{kd})", op.name())
+                    }
+                    Dialect::Torch => {
+                        let name = match op {
+                            ReduceOp::Sum => "sum",
+                            ReduceOp::Max => "amax",
+                            ReduceOp::Min => "amin",
+                            ReduceOp::Mean => "mean",
+                        };
+                        let kd = if *keepdim { ", keepdim=True" } else { "" };
+                        format!("torch.{name}({e}, dim={axis}{kd})")
+                    }
+                };
+                (s, P_ATOM)
+            }
+            Formula::MatMul(a, b) => (
+                format!(
+                    "{} @ {}",
+                    self.at(a, P_MUL + 1, false),
+                    self.at(b, P_MUL + 1, false)
+                ),
+                P_MUL,
+            ),
+            Formula::Transpose(a) => {
+                let s = self.at(a, P_ATOM, false);
+                let two_d = self.ndim(a) == Some(2);
+                match d {
+                    Dialect::Text => (format!("{s}.T"), P_ATOM),
+                    _ if two_d => (format!("{s}.T"), P_ATOM),
+                    Dialect::Numpy => (format!("np.swapaxes({s}, -1, -2)"), P_ATOM),
+                    Dialect::Torch => (format!("{s}.transpose(-2, -1)"), P_ATOM),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! The NumPy rendering: a runnable reference function.
+//!
+//! ```python
+//! import math
+//! import numpy as np
+//!
+//!
+//! def kernel(x):
+//!     y = np.exp(x - np.max(x, axis=1, keepdims=True)) / np.sum(..., axis=1, keepdims=True)
+//!     return y
+//! ```
+//! Conventions: parameters are the input tensors then the scalars, each in order of
+//! first occurrence; outputs are returned in order (a tuple for several); `np.exp`,
+//! `np.exp2`, `np.log`, `np.log2`, `np.sqrt`, `1 / np.sqrt(..)` for rsqrt,
+//! `np.vectorize(math.erf)` for erf (no SciPy); `np.maximum`/`np.minimum`; `np.where`;
+//! `np.sum/max/min/mean(e, axis=k, keepdims=True)`; `a @ b`; `a.T` for 2-D operands,
+//! `np.swapaxes(a, -1, -2)` otherwise; constants are Python literals of the same f64
+//! (see [`super::torch`] for the shared rules).
+
+use super::infix::{Dialect, Infix};
+use crate::formula::{Formula, FormulaError, Output, ShapeEnv};
+
+/// One formula as a NumPy expression.
+pub fn expr(f: &Formula, env: &ShapeEnv) -> String {
+    Infix {
+        dialect: Dialect::Numpy,
+        env: Some(env),
+    }
+    .expr(f)
+}
+
+/// A Python module defining `def {name}(...)` that computes `outputs`.
+pub fn function(outputs: &[Output], env: &ShapeEnv, name: &str) -> Result<String, FormulaError> {
+    super::torch::python_function(
+        outputs,
+        env,
+        name,
+        "import math\nimport numpy as np\n",
+        &|f| expr(f, env),
+    )
+}

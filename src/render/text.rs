@@ -1,0 +1,33 @@
+//! The text rendering: `y[M,N] = exp(x - max(x, axis=1)) / sum(exp(x - max(x, axis=1)), axis=1)`.
+//!
+//! Conventions: infix `+ - * /` and unary `-` with Python's precedence and minimal
+//! parentheses; `x^3`; functions `exp(..) log2(..) rsqrt(..)`; element-wise `max(a, b)`,
+//! `min(a, b)`; comparisons `a > b`; `where(c, a, b)`; reductions `sum(e, axis=1)`,
+//! `max(..)`, `min(..)`, `mean(..)`, with `keepdim=True` printed only where the reduction
+//! is not an operand of an element-wise operation; `a @ b`; `a.T` (swaps the last two
+//! axes); constants as the term printer writes them (`3`, `0.375`, `0.044715f32` = the
+//! f32 nearest to 0.044715, `1/3`). Headings `y[M,N]` name axes by the launch's size
+//! names where they can be traced, by their sizes otherwise.
+
+use super::infix::{Dialect, Infix};
+use super::{check, heading};
+use crate::formula::{Formula, FormulaError, Output, ShapeEnv};
+
+/// One formula, without heading.
+pub fn expr(f: &Formula) -> String {
+    Infix {
+        dialect: Dialect::Text,
+        env: None,
+    }
+    .expr(f)
+}
+
+/// One line per output: `y[M,N] = ...`.
+pub fn outputs(outputs: &[Output], env: &ShapeEnv) -> Result<String, FormulaError> {
+    let dims = check(outputs, env)?;
+    let mut s = String::new();
+    for (o, d) in outputs.iter().zip(&dims) {
+        s += &format!("{} = {}\n", heading(&o.name, d), expr(&o.formula));
+    }
+    Ok(s)
+}

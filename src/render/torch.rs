@@ -1,0 +1,63 @@
+//! The PyTorch rendering: a runnable reference function.
+//!
+//! ```python
+//! import torch
+//!
+//!
+//! def kernel(x, w, eps):
+//!     y = x * torch.rsqrt(torch.mean(x * x, dim=1, keepdim=True) + eps) * w
+//!     return y
+//! ```
+//! Conventions (shared with [`super::numpy`]): parameters are the input tensors, then the
+//! scalars (Python floats), each in order of first occurrence; one assignment per output,
+//! returned in order (a tuple for several); an output whose name is also a parameter is
+//! assigned to `<name>_out`. `torch.exp` etc. by name (`torch.rsqrt`, `torch.erf`);
+//! element-wise max/min are `torch.maximum`/`torch.minimum`, or `torch.clamp(a, min=c)`
+//! when one side is a number; `torch.where`; `torch.sum/amax/amin/mean(e, dim=k,
+//! keepdim=True)`; `a @ b`; `a.T` for 2-D operands, `a.transpose(-2, -1)` otherwise; a
+//! function of numbers only gets `torch.as_tensor(.., dtype=torch.float64)`. Constants
+//! are Python literals: integers, exact short decimals, otherwise the shortest repr of
+//! the f64 equal to the constant (an f32 constant such as `0.044715f32` prints as
+//! `0.044714998453855515`), else `p / q`.
+
+use super::infix::{Dialect, Infix};
+use super::{check, parameters};
+use crate::formula::{Formula, FormulaError, Output, ShapeEnv};
+
+/// One formula as a PyTorch expression.
+pub fn expr(f: &Formula, env: &ShapeEnv) -> String {
+    Infix {
+        dialect: Dialect::Torch,
+        env: Some(env),
+    }
+    .expr(f)
+}
+
+/// A Python module defining `def {name}(...)` that computes `outputs`.
+pub fn function(outputs: &[Output], env: &ShapeEnv, name: &str) -> Result<String, FormulaError> {
+    python_function(outputs, env, name, "import torch\n", &|f| expr(f, env))
+}
+
+pub(super) fn python_function(
+    outputs: &[Output],
+    env: &ShapeEnv,
+    name: &str,
+    imports: &str,
+    expr: &dyn Fn(&Formula) -> String,
+) -> Result<String, FormulaError> {
+    check(outputs, env)?;
+    let params = parameters(outputs);
+    let mut s = format!("{imports}\n\ndef {name}({}):\n", params.join(", "));
+    let mut results = Vec::new();
+    for o in outputs {
+        let var = if params.contains(&o.name) {
+            format!("{}_out", o.name)
+        } else {
+            o.name.clone()
+        };
+        s += &format!("    {var} = {}\n", expr(&o.formula));
+        results.push(var);
+    }
+    s += &format!("    return {}\n", results.join(", "));
+    Ok(s)
+}

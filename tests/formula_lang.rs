@@ -1,0 +1,355 @@
+//! The formula language on its own: shapes and their errors, instantiation to exactly the
+//! terms the kernels and specs use, and the renderers' conventions (precedence,
+//! constants, keepdim, Python forms, JSON schema).
+
+use lift::formula::{Formula, Output, ShapeEnv};
+use lift::render;
+use lift::term::{CmpOp, Node, Terms};
+
+fn x() -> Formula {
+    Formula::input("x")
+}
+fn w() -> Formula {
+    Formula::input("w")
+}
+
+fn env() -> ShapeEnv {
+    ShapeEnv::new()
+        .named_tensor("x", &[("M", 3), ("N", 4)])
+        .named_tensor("w", &[("N", 4)])
+        .tensor("b3", &[2, 3, 4])
+        .tensor("v", &[4])
+        .scalar("eps")
+}
+
+fn text(f: &Formula) -> String {
+    render::text::expr(f)
+}
+
+#[test]
+fn shapes_broadcast_reduce_and_multiply() {
+    let e = env();
+    assert_eq!(x().shape(&e).unwrap(), vec![3, 4]);
+    assert_eq!((x() * w()).shape(&e).unwrap(), vec![3, 4]);
+    assert_eq!((x() - x().max(1, true)).shape(&e).unwrap(), vec![3, 4]);
+    assert_eq!(x().sum(1, false).shape(&e).unwrap(), vec![3]);
+    assert_eq!(x().sum(0, true).shape(&e).unwrap(), vec![1, 4]);
+    assert_eq!(
+        (Formula::scalar("eps") + Formula::int(1))
+            .shape(&e)
+            .unwrap(),
+        Vec::<usize>::new()
+    );
+    assert_eq!(x().matmul(x().t()).shape(&e).unwrap(), vec![3, 3]);
+    assert_eq!(x().matmul(Formula::input("v")).shape(&e).unwrap(), vec![3]);
+    assert_eq!(
+        Formula::input("v").matmul(x().t()).shape(&e).unwrap(),
+        vec![3]
+    );
+    assert_eq!(
+        Formula::input("v")
+            .matmul(Formula::input("v"))
+            .shape(&e)
+            .unwrap(),
+        Vec::<usize>::new()
+    );
+    assert_eq!(
+        Formula::input("b3").matmul(x().t()).shape(&e).unwrap(),
+        vec![2, 3, 3]
+    );
+    assert_eq!(Formula::input("b3").t().shape(&e).unwrap(), vec![2, 4, 3]);
+    // Size names follow the axes they come from.
+    let d = x().matmul(x().t()).dims(&e).unwrap();
+    assert_eq!(d[0].name.as_deref(), Some("M"));
+    let d = (x() / x().sum(1, true)).dims(&e).unwrap();
+    assert_eq!(
+        d.iter()
+            .map(|d| d.name.clone().unwrap())
+            .collect::<Vec<_>>(),
+        ["M", "N"]
+    );
+}
+
+#[test]
+fn shape_errors_say_what_and_where() {
+    let e = env();
+    let cases = [
+        (x() + x().sum(1, false), "do not broadcast"),
+        (x().sum(2, false), "axis 2 out of range"),
+        (x().matmul(x()), "do not multiply"),
+        (Formula::input("v").t(), "at least 2 axes"),
+        (Formula::input("nope"), "unknown input tensor `nope`"),
+        (Formula::scalar("nope"), "unknown scalar `nope`"),
+        (Formula::input("eps"), "is a scalar"),
+    ];
+    for (f, want) in cases {
+        let err = f.shape(&e).unwrap_err().message;
+        assert!(err.contains(want), "{f}: {err}");
+        let mut terms = Terms::new();
+        assert!(f.instantiate(&mut terms, &e).is_err());
+    }
+    let bad = [Output::new("y", x() + x().sum(1, false))];
+    let err = render::text::outputs(&bad, &e).unwrap_err().message;
+    assert!(
+        err.starts_with("output `y`: shapes [3, 4] and [3]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn instantiate_builds_the_shared_terms() {
+    let e = env();
+    let mut t = Terms::new();
+    // Inputs: exactly `terms.input(name, &[i, j])`, row-major.
+    let got = x().instantiate(&mut t, &e).unwrap();
+    assert_eq!(got.len(), 12);
+    assert_eq!(got[6], t.input("x", &[1, 2]));
+    // A reduction is one n-ary term per output element.
+    let s = x().sum(1, false).instantiate(&mut t, &e).unwrap();
+    let row: Vec<_> = (0..4).map(|j| t.input("x", &[2, j])).collect();
+    assert_eq!(s[2], t.sum(&row));
+    let m = x().max(1, false).instantiate(&mut t, &e).unwrap();
+    assert_eq!(m[2], t.maxn(&row));
+    // mean = sum * (1/n), with 1/n exact.
+    let mean = x().mean(1, false).instantiate(&mut t, &e).unwrap();
+    let quarter = t.constant(num_rational::BigRational::new(1.into(), 4.into()));
+    let s2 = t.sum(&row);
+    assert_eq!(mean[2], t.mul(s2, quarter));
+    // Scalars are params; broadcasting repeats the row vector.
+    let y = (x() * w() + Formula::scalar("eps"))
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let (x12, w2, eps) = (t.input("x", &[1, 2]), t.input("w", &[2]), t.param("eps"));
+    let p = t.mul(x12, w2);
+    assert_eq!(y[6], t.add(p, eps));
+    // matmul: one sum of products; transpose swaps indices.
+    let g = x().matmul(x().t()).instantiate(&mut t, &e).unwrap();
+    let prods: Vec<_> = (0..4)
+        .map(|k| {
+            let (a, b) = (t.input("x", &[0, k]), t.input("x", &[2, k]));
+            t.mul(a, b)
+        })
+        .collect();
+    assert_eq!(g[2], t.sum(&prods));
+    assert!(matches!(t.node(g[2]), Node::Add(ops) if ops.len() == 4));
+    let tr = Formula::input("b3").t().instantiate(&mut t, &e).unwrap();
+    assert_eq!(tr[12 + 2 * 3 + 1], t.input("b3", &[1, 1, 2]));
+    // Batched matmul broadcasts the 2-D operand over the batch.
+    let bm = Formula::input("b3")
+        .matmul(x().t())
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let prods: Vec<_> = (0..4)
+        .map(|k| {
+            let (a, b) = (t.input("b3", &[1, 2, k]), t.input("x", &[0, k]));
+            t.mul(a, b)
+        })
+        .collect();
+    assert_eq!(bm[9 + 2 * 3], t.sum(&prods));
+    // Vector on both sides.
+    let vx = Formula::input("v")
+        .matmul(x().t())
+        .instantiate(&mut t, &e)
+        .unwrap();
+    assert_eq!(vx.len(), 3);
+    // where / comparisons / unary ops.
+    let r = Formula::select(Formula::cmp(CmpOp::Gt, x(), Formula::int(0)), x(), -x())
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let z = t.zero();
+    let c = t.cmp(CmpOp::Gt, x12, z);
+    let n = t.neg(x12);
+    assert_eq!(r[6], t.select(c, x12, n));
+}
+
+#[test]
+fn text_parenthesizes_by_precedence_only() {
+    let (a, b, c) = (
+        Formula::scalar("a"),
+        Formula::scalar("b"),
+        Formula::scalar("c"),
+    );
+    assert_eq!(text(&(a.clone() - (b.clone() - c.clone()))), "a - (b - c)");
+    assert_eq!(text(&((a.clone() - b.clone()) - c.clone())), "a - b - c");
+    assert_eq!(text(&((a.clone() + b.clone()) * c.clone())), "(a + b) * c");
+    assert_eq!(text(&(a.clone() / (b.clone() * c.clone()))), "a / (b * c)");
+    assert_eq!(text(&(-(a.clone().powi(2)))), "-a^2");
+    assert_eq!(text(&(-a.clone()).powi(2)), "(-a)^2");
+    assert_eq!(text(&(a.clone() * b.clone()).powi(-1)), "(a * b)^-1");
+    assert_eq!(text(&(x() + w()).t()), "(x + w).T");
+    assert_eq!(
+        text(&Formula::cmp(CmpOp::Le, a.clone() + b.clone(), c.clone())),
+        "a + b <= c"
+    );
+    assert_eq!(text(&a.clone().maximum(b.clone() * c)), "max(a, b * c)");
+    assert_eq!(text(&x().matmul(w()).exp()), "exp(x @ w)");
+}
+
+#[test]
+fn text_prints_keepdim_only_outside_elementwise_operations() {
+    assert_eq!(text(&(x() - x().max(1, true))), "x - max(x, axis=1)");
+    assert_eq!(text(&x().max(1, true)), "max(x, axis=1, keepdim=True)");
+    assert_eq!(text(&x().max(1, false)), "max(x, axis=1)");
+    assert_eq!(
+        text(&x().mean(1, true).sum(0, false)),
+        "sum(mean(x, axis=1, keepdim=True), axis=0)"
+    );
+}
+
+#[test]
+fn constants_print_honestly() {
+    let cases = [
+        (Formula::int(3), "3", "3"),
+        (Formula::int(-2), "-2", "-2"),
+        (Formula::ratio(3, 8), "0.375", "0.375"),
+        (
+            Formula::float(0.044715f32 as f64),
+            "0.044715f32",
+            "0.044714998453855515",
+        ),
+        (Formula::float(0.1), "0.1f64", "0.1"),
+        (Formula::ratio(1, 3), "1/3", "1 / 3"),
+        (Formula::ratio(-1, 3), "-1/3", "-1 / 3"),
+    ];
+    let e = env();
+    for (f, t, py) in cases {
+        assert_eq!(text(&f), t);
+        assert_eq!(render::numpy::expr(&f, &e), py);
+        assert_eq!(render::torch::expr(&f, &e), py);
+    }
+    // A fraction is a product in precedence: its power is parenthesized.
+    assert_eq!(text(&Formula::ratio(1, 3).powi(2)), "(1/3)^2");
+    assert_eq!(
+        render::numpy::expr(&Formula::ratio(1, 3).powi(2), &e),
+        "(1 / 3) ** 2"
+    );
+    assert_eq!(
+        render::latex::expr(&(x() * Formula::ratio(1, 3))),
+        "x \\cdot \\frac{1}{3}"
+    );
+    assert_eq!(
+        render::latex::expr(&Formula::float(0.044715f32 as f64)),
+        "0.044715"
+    );
+}
+
+#[test]
+fn python_forms() {
+    let e = env();
+    let np = |f: &Formula| render::numpy::expr(f, &e);
+    let th = |f: &Formula| render::torch::expr(f, &e);
+    let relu = x().maximum(Formula::int(0));
+    assert_eq!(np(&relu), "np.maximum(x, 0)");
+    assert_eq!(th(&relu), "torch.clamp(x, min=0)");
+    assert_eq!(th(&Formula::int(1).minimum(x())), "torch.clamp(x, max=1)");
+    assert_eq!(th(&x().maximum(w())), "torch.maximum(x, w)");
+    assert_eq!(
+        th(&Formula::scalar("eps").sqrt()),
+        "torch.sqrt(torch.as_tensor(eps, dtype=torch.float64))"
+    );
+    assert_eq!(np(&(-x()).powi(2)), "(-x) ** 2");
+    assert_eq!(np(&x().rsqrt().powi(2)), "(1 / np.sqrt(x)) ** 2");
+    assert_eq!(np(&x().erf()), "np.vectorize(math.erf)(x)");
+    assert_eq!(th(&x().erf()), "torch.erf(x)");
+    assert_eq!(np(&x().sum(0, true)), "np.sum(x, axis=0, keepdims=True)");
+    assert_eq!(th(&x().max(1, false)), "torch.amax(x, dim=1)");
+    assert_eq!(np(&Formula::input("b3").t()), "np.swapaxes(b3, -1, -2)");
+    assert_eq!(th(&Formula::input("b3").t()), "b3.transpose(-2, -1)");
+    assert_eq!(np(&x().t()), "x.T");
+    assert_eq!(
+        np(&Formula::select(
+            Formula::cmp(CmpOp::Gt, x(), Formula::int(0)),
+            x(),
+            Formula::int(0)
+        )),
+        "np.where(x > 0, x, 0)"
+    );
+    // An output named like an input does not shadow it for later outputs.
+    let outs = [
+        Output::new("x", x() * Formula::int(2)),
+        Output::new("y", x() + Formula::scalar("eps")),
+    ];
+    let src = render::numpy::function(&outs, &e, "kernel").unwrap();
+    assert!(
+        src.contains(
+            "def kernel(x, eps):\n    x_out = x * 2\n    y = x + eps\n    return x_out, y\n"
+        ),
+        "{src}"
+    );
+}
+
+#[test]
+fn text_headings_use_size_names() {
+    let e = env();
+    let outs = [
+        Output::new("y", x() / x().sum(1, true)),
+        Output::new("s", x().sum(1, true)),
+        Output::new("t", Formula::scalar("eps")),
+        Output::new("g", Formula::input("b3").sum(0, false)),
+    ];
+    assert_eq!(
+        render::text::outputs(&outs, &e).unwrap(),
+        "y[M,N] = x / sum(x, axis=1)\n\
+         s[M,1] = sum(x, axis=1, keepdim=True)\n\
+         t = eps\n\
+         g[3,4] = sum(b3, axis=0)\n"
+    );
+}
+
+#[test]
+fn json_schema() {
+    let e = env();
+    let outs = [Output::new(
+        "y",
+        (x() - x().max(1, true)).exp().powi(2) * Formula::scalar("eps"),
+    )];
+    let doc = render::json::outputs(&outs, &e).unwrap();
+    assert_eq!(doc["schema"], "lift.formula/1");
+    assert_eq!(doc["inputs"][0]["name"], "x");
+    assert_eq!(doc["inputs"][0]["dims"], serde_json::json!(["M", "N"]));
+    assert_eq!(doc["scalars"], serde_json::json!(["eps"]));
+    let f = &doc["outputs"][0]["formula"];
+    assert_eq!(f["op"], "mul");
+    assert_eq!(f["shape"], serde_json::json!([3, 4]));
+    let pow = &f["args"][0];
+    assert_eq!(pow["op"], "pow");
+    assert_eq!(pow["exponent"], 2);
+    let max = &pow["args"][0]["args"][0]["args"][1];
+    assert_eq!(max["op"], "max");
+    assert_eq!(max["axis"], 1);
+    assert_eq!(max["keepdim"], true);
+    assert_eq!(max["shape"], serde_json::json!([3, 1]));
+    assert_eq!(
+        f["args"][1],
+        serde_json::json!({"op": "scalar", "name": "eps", "shape": []})
+    );
+}
+
+#[test]
+fn latex_forms() {
+    let l = render::latex::expr;
+    assert_eq!(l(&(x().sum(1, false) + Formula::int(1))), "\\sum_{j} x + 1");
+    assert_eq!(
+        l(&(x().sum(1, false) * w())),
+        "\\left(\\sum_{j} x\\right) \\cdot w"
+    );
+    assert_eq!(l(&(w() * x().sum(1, false))), "w \\cdot \\sum_{j} x");
+    assert_eq!(
+        l(&(x().sum(1, false).powi(2))),
+        "\\left(\\sum_{j} x\\right)^{2}"
+    );
+    assert_eq!(l(&(x() / w()).exp()), "\\exp\\left(\\frac{x}{w}\\right)");
+    assert_eq!(l(&x().matmul(x().t())), "x x^{\\top}");
+    assert_eq!(
+        l(&Formula::scalar("eps").rsqrt()),
+        "\\frac{1}{\\sqrt{\\varepsilon}}"
+    );
+    assert_eq!(
+        l(&Formula::select(
+            Formula::cmp(CmpOp::Ge, x(), Formula::int(0)),
+            x(),
+            -x()
+        )),
+        "\\begin{cases} x & \\text{if } x \\geq 0 \\\\ -x & \\text{otherwise} \\end{cases}"
+    );
+}
