@@ -58,17 +58,34 @@ fn main() {
         if f.expect == "race" {
             continue;
         }
-        let stem = path.file_name().unwrap().to_string_lossy().replace(".fixture.toml", "");
-        let family = path.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+        let stem = path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".fixture.toml", "");
+        let family = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let kernel = Kernel::load(&path.with_file_name(format!("{stem}.ptx")), None).unwrap();
-        let reference = Kernel::load(&path.with_file_name(format!("{}.ptx", f.equiv)), None).unwrap();
+        let reference =
+            Kernel::load(&path.with_file_name(format!("{}.ptx", f.equiv)), None).unwrap();
         for inst in &f.instance {
             let i = kernel.instance(&inst.sizes).unwrap();
             let (t_exec, ops) = median(|| {
                 let mut terms = Terms::new();
                 let names = i.tensors.iter().map(|t| t.name.as_str().into()).collect();
-                let mut d = Symbolic { terms: &mut terms, tensor_names: names };
-                kernel.execute(&i, &mut d).map(|e| e.ops_executed).unwrap_or(0)
+                let mut d = Symbolic {
+                    terms: &mut terms,
+                    tensor_names: names,
+                };
+                kernel
+                    .execute(&i, &mut d)
+                    .map(|e| e.ops_executed)
+                    .unwrap_or(0)
             });
             let (t_equiv, verdict) = median(|| {
                 match check::equiv(&reference, &kernel, &inst.sizes, &CheckOptions::default()) {

@@ -982,7 +982,7 @@ fn error_messages_name_the_op_the_argument_and_the_shapes() {
     let cases: &[(&str, usize, &[&str])] = &[
         ("y = torch.foo(x)", 11, &["unknown function `torch.foo`", "softmax", "layer_norm"]),
         ("z = x.frobnicate()", 17, &["unknown method `.frobnicate`", "supported ops"]),
-        ("z = F.cross_entropy(x, x)", 7, &["not supported", "cross_entropy", "integer"]),
+        ("z = F.nll_loss(x, x)", 7, &["not supported", "nll_loss", "integer"]),
         ("z = torch.softmax(x, -1, None, 3)", 18, &["softmax: takes at most 3 positional arguments (4 given)"]),
         ("z = torch.softmax(x, dimm=-1)", 18, &["softmax: unexpected keyword argument `dimm`", "input, dim, dtype"]),
         ("z = torch.softmax(x)", 18, &["softmax: missing required argument `dim`"]),
@@ -1219,4 +1219,75 @@ fn printed_terms_of_tiny_specs() {
         show("y = F.leaky_relu(x)", &[("x", &[1])]),
         ["select(x[0] > 0, x[0], 0.01f32 * x[0])"]
     );
+}
+
+#[test]
+fn cross_entropy_picks_the_target_class_with_selects() {
+    // Logits [2, 3], targets [2] holding class indices as reals.
+    let tensors: BTreeMap<String, Vec<usize>> =
+        [("x".to_string(), vec![2, 3]), ("t".to_string(), vec![2])]
+            .into_iter()
+            .collect();
+    let empty_s = BTreeSet::new();
+    let empty_v = BTreeMap::new();
+    let sizes = BTreeMap::new();
+    let env = Env {
+        tensors: &tensors,
+        scalars: &empty_s,
+        values: &empty_v,
+        sizes: &sizes,
+        float: FloatType::F32,
+    };
+    let x = [0.5, -1.0, 2.0, 1.5, 0.25, -0.75];
+    let target = [2.0, 0.0];
+    // Hand-computed: mean over rows of logsumexp(row) - row[target].
+    let lse = |r: &[f64]| r.iter().map(|v| v.exp()).sum::<f64>().ln();
+    let want_rows = [lse(&x[0..3]) - x[2], lse(&x[3..6]) - x[3]];
+    for (spec, want) in [
+        (
+            "l = F.cross_entropy(x, t)",
+            vec![(want_rows[0] + want_rows[1]) / 2.0],
+        ),
+        (
+            "l = F.cross_entropy(x, t, reduction='sum')",
+            vec![want_rows[0] + want_rows[1]],
+        ),
+        (
+            "l = F.cross_entropy(x, t, reduction='none')",
+            want_rows.to_vec(),
+        ),
+    ] {
+        let mut terms = Terms::new();
+        let out = lift::torch::parse(spec)
+            .unwrap()
+            .instantiate(&mut terms, &env)
+            .unwrap();
+        let got: Vec<f64> = out[0]
+            .elems
+            .iter()
+            .map(|&e| {
+                terms.eval(
+                    e,
+                    &|name, idx| {
+                        if name == "x" {
+                            x[idx[0] as usize * 3 + idx[1] as usize]
+                        } else {
+                            target[idx[0] as usize]
+                        }
+                    },
+                    &|_| 0.0,
+                )
+            })
+            .collect();
+        assert_eq!(got.len(), want.len(), "{spec}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-12, "{spec}: {g} vs {w}");
+        }
+    }
+    let mut terms = Terms::new();
+    let err = lift::torch::parse("l = F.cross_entropy(x, x)")
+        .unwrap()
+        .instantiate(&mut terms, &env)
+        .unwrap_err();
+    assert!(err.to_string().contains("target [N]"), "{err}");
 }

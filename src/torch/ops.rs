@@ -83,6 +83,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "softmax",
     "log_softmax",
     "logsumexp",
+    "cross_entropy",
     "layer_norm",
     "rms_norm",
     // linear algebra
@@ -169,6 +170,7 @@ fn params(op: &str) -> &'static [&'static str] {
         "prod" | "amax" | "amin" | "max" | "min" | "logsumexp" => &["input", "dim", "keepdim"],
         "var" | "std" => &["input", "dim", "unbiased", "keepdim", "correction"],
         "softmax" | "log_softmax" => &["input", "dim", "dtype"],
+        "cross_entropy" => &["input", "target", "weight", "reduction"],
         "layer_norm" => &["input", "normalized_shape", "weight", "bias", "eps"],
         "rms_norm" => &["input", "normalized_shape", "weight", "eps"],
         "linear" => &["input", "weight", "bias"],
@@ -1449,15 +1451,60 @@ pub(crate) fn call(
             let v = a.number(cx, "fill_value", None)?;
             t(like(cx, &x, v))
         }
+        "cross_entropy" => {
+            let x = a.tensor(cx, "input")?;
+            let target = a.tensor(cx, "target")?;
+            if a.get("weight").is_some() {
+                return Err("cross_entropy: `weight` is not supported".into());
+            }
+            let reduction = a.str("reduction", "mean")?;
+            t(cross_entropy(cx, &x, &target, &reduction)?)
+        }
         _ => Err(format!("{op}: not implemented")),
+    }
+}
+
+/// `logsumexp(x[i]) - x[i, target[i]]` per row, then reduced. Tensors are real, so the
+/// class index is picked with selects: `sum_c select(target[i] == c, x[i, c], 0)`.
+fn cross_entropy(cx: &mut Cx, x: &Tensor, target: &Tensor, reduction: &str) -> R<Tensor> {
+    if x.ndim() != 2 || target.shape != [x.shape[0]] {
+        return Err(format!(
+            "cross_entropy: expects input [N, C] and target [N] (class indices); got {} and {}",
+            x.shape_str(),
+            target.shape_str()
+        ));
+    }
+    let (n, c) = (x.shape[0], x.shape[1]);
+    let lse = logsumexp(cx, x, &[1], false)?;
+    let mut losses = Vec::with_capacity(n);
+    for i in 0..n {
+        let picks: Vec<TermId> = (0..c)
+            .map(|k| {
+                let class = cx.terms.int(k as i64);
+                let is_class = cx.terms.cmp(CmpOp::Eq, target.elems[i], class);
+                let zero = cx.terms.zero();
+                cx.terms.select(is_class, x.elems[i * c + k], zero)
+            })
+            .collect();
+        let picked = cx.terms.sum(&picks);
+        losses.push(cx.terms.sub(lse.elems[i], picked));
+    }
+    let losses = Tensor::new(vec![n], losses);
+    match reduction {
+        "none" => Ok(losses),
+        "sum" => Ok(sum(cx, &losses, &[0], false)),
+        "mean" => Ok(mean(cx, &losses, &[0], false)),
+        other => Err(format!(
+            "cross_entropy: reduction must be 'mean', 'sum' or 'none', not '{other}'"
+        )),
     }
 }
 
 /// Ops PyTorch has that specs cannot express, with the reason.
 pub(crate) fn unsupported_reason(name: &str) -> Option<&'static str> {
     match name {
-        "cross_entropy" | "nll_loss" | "argmax" | "argmin" | "gather" | "index_select"
-        | "embedding" | "one_hot" | "topk" | "sort" => {
+        "nll_loss" | "argmax" | "argmin" | "gather" | "index_select" | "embedding" | "one_hot"
+        | "topk" | "sort" => {
             Some("needs integer indices or targets, which specs cannot express (tensors are real)")
         }
         "dropout" => Some("is random"),
