@@ -1,7 +1,7 @@
 //! Case splits that need the equalities and contradictions of a case: `>` against
 //! `>=` where the branches agree on the boundary, clamps, and their wrong twins.
 
-use lift::decide::{decide, Leaf, Options, Verdict};
+use lift::decide::{decide, Options, Verdict};
 use lift::term::{CmpOp, Func, TermId, Terms};
 
 #[track_caller]
@@ -26,22 +26,8 @@ fn not_equal(t: &Terms, a: TermId, b: TermId) {
             t.display(b)
         )
     };
-    let input = |name: &str, idx: &[i64]| {
-        cex.values
-            .iter()
-            .find_map(|(l, v)| match l {
-                Leaf::Input { tensor, index } if &**tensor == name && &**index == idx => Some(*v),
-                _ => None,
-            })
-            .expect("every leaf has a value")
-    };
-    let param = |name: &str| {
-        cex.values
-            .iter()
-            .find_map(|(l, v)| matches!(l, Leaf::Param(p) if &**p == name).then_some(*v))
-            .expect("every param has a value")
-    };
-    let (l, r) = (t.eval(a, &input, &param), t.eval(b, &input, &param));
+    let (l, r) = (cex.eval(t, a), cex.eval(t, b));
+    assert!(l.is_finite() && r.is_finite(), "every leaf has a value");
     assert!(
         (l - r).abs() > 1e-6 * 1f64.max(l.abs()).max(r.abs()),
         "counterexample does not replay: {l} vs {r}"

@@ -211,7 +211,10 @@ fn nvrtc_variants_get_their_expected_verdicts() {
 
 #[test]
 fn ptx_counterexamples_replay_through_a_concrete_run() {
-    for (family, reference, wrong) in [("matmul", "naive", "wrong_bound"), ("softmax", "warp_shuffle", "wrong_shuffle_offset")] {
+    for (family, reference, wrong) in [
+        ("matmul", "naive", "wrong_bound"),
+        ("softmax", "warp_shuffle", "wrong_shuffle_offset"),
+    ] {
         let dir = root().join("ptx").join(family);
         let good = Kernel::load(&dir.join(format!("{reference}.ptx")), None).unwrap();
         let bad = Kernel::load(&dir.join(format!("{wrong}.ptx")), None).unwrap();
@@ -219,7 +222,9 @@ fn ptx_counterexamples_replay_through_a_concrete_run() {
         let r = check::equiv(&good, &bad, &sizes, &CheckOptions::default()).unwrap();
         assert_eq!(r.outcome, Outcome::Refuted, "{wrong}:\n{}", r.to_text());
         let cx = r.counterexample.as_ref().unwrap();
-        let (Some(left), Some(right)) = (cx.left, cx.right) else { panic!("{wrong}: no values") };
+        let (Some(left), Some(right)) = (cx.left, cx.right) else {
+            panic!("{wrong}: no values")
+        };
         // Both kernels, run concretely on the counterexample's whole inputs, give the
         // two reported values at the reported element.
         let inst = good.instance(&r.sizes).unwrap();
@@ -229,10 +234,20 @@ fn ptx_counterexamples_replay_through_a_concrete_run() {
             let i = kernel.instance(&r.sizes).unwrap();
             let run = kernel.run(&i, &arrays, &scalars).unwrap();
             let out = &run.outputs.iter().find(|(n, _)| n == &cx.tensor).unwrap().1;
-            let flat = cx.index.iter().zip(&out.shape).fold(0, |acc, (&x, &d)| acc * d + x);
+            let flat = cx
+                .index
+                .iter()
+                .zip(&out.shape)
+                .fold(0, |acc, (&x, &d)| acc * d + x);
             let got = out.data[flat];
-            assert!((got - want).abs() <= 1e-6 * (1.0 + want.abs()), "{wrong}: replay gives {got}, report says {want}");
+            assert!(
+                (got - want).abs() <= 1e-6 * (1.0 + want.abs()),
+                "{wrong}: replay gives {got}, report says {want}"
+            );
         }
-        assert!((left - right).abs() > 1e-6 * (1.0 + left.abs()), "{wrong}: values agree");
+        assert!(
+            (left - right).abs() > 1e-6 * (1.0 + left.abs()),
+            "{wrong}: values agree"
+        );
     }
 }

@@ -110,6 +110,31 @@ pub struct Counterexample {
     pub rhs: f64,
 }
 
+impl Counterexample {
+    /// Evaluate a term at this point (f64), e.g. to replay the refutation. Leaves the
+    /// point has no value for evaluate to NaN.
+    pub fn eval(&self, terms: &Terms, id: TermId) -> f64 {
+        let input = |name: &str, idx: &[i64]| {
+            self.values
+                .iter()
+                .find_map(|(l, v)| match l {
+                    Leaf::Input { tensor, index } if &**tensor == name && &**index == idx => {
+                        Some(*v)
+                    }
+                    _ => None,
+                })
+                .unwrap_or(f64::NAN)
+        };
+        let param = |name: &str| {
+            self.values
+                .iter()
+                .find_map(|(l, v)| matches!(l, Leaf::Param(p) if &**p == name).then_some(*v))
+                .unwrap_or(f64::NAN)
+        };
+        terms.eval(id, &input, &param)
+    }
+}
+
 /// The `point` of a counterexample found at the caller-supplied point.
 pub const CALLER_POINT: u64 = u64::MAX;
 
