@@ -142,15 +142,16 @@ fn known_table() -> &'static FxHashMap<BigRational, (Known, f64)> {
     })
 }
 
-/// A constant recognised as `sign · 2^shift · K^power` for a known constant `K`
-/// (`power` is 1 or -1): the smart constructors fold `2 · f32(k)` and `1 / f32(ln2)`
-/// into single rationals, which stand for `2k` and `1/ln2`.
-#[derive(Clone, Copy, Debug)]
+/// A constant recognised as `factor · K^power` for a known constant `K` (`power` is 1,
+/// or -1 when `inverse`): the smart constructors fold `2 · f32(k)` and `1 / f32(ln2)`
+/// into single rationals, which stand for `2k` and `1/ln2`; compilers fold
+/// `c · f32(log2 e)` into one constant too (`exp2(x · c·log2e)` is `exp(c·x)`).
+#[derive(Clone, Debug)]
 struct KnownMatch {
     known: Known,
+    /// The f64 value of `K` itself.
     value: f64,
-    negative: bool,
-    shift: i32,
+    factor: BigRational,
     inverse: bool,
 }
 
@@ -184,14 +185,47 @@ fn match_known(c: &BigRational) -> Option<KnownMatch> {
                     &base * num_traits::Pow::pow(&two, (-s) as u32)
                 };
                 if let Some(&(known, value)) = t.get(&scaled) {
+                    // c = ±(2^s · K)^(±1)
+                    let mut factor = if s >= 0 {
+                        num_traits::Pow::pow(&two, s as u32)
+                    } else {
+                        num_traits::Pow::pow(&two, (-s) as u32).recip()
+                    };
+                    if inverse {
+                        factor = factor.recip();
+                    }
+                    if negative {
+                        factor = -factor;
+                    }
                     return Some(KnownMatch {
                         known,
                         value,
-                        negative,
-                        shift: s,
+                        factor,
                         inverse,
                     });
                 }
+            }
+        }
+    }
+    // A product `q · f(K)` of a float `q` and the nearest float to `K`, folded into one
+    // rational. Only a numerator divisible by f(K)'s odd mantissa (about 24 or 53 bits)
+    // leaves a dyadic quotient, so plain float constants never match by accident.
+    if !pow2(c.denom()) {
+        return None;
+    }
+    for &(v, known) in KNOWN.iter() {
+        for f in [v, v as f32 as f64] {
+            let Some(r) = BigRational::from_float(f) else {
+                continue;
+            };
+            let q = c / &r;
+            if pow2(q.denom()) && q.numer().bits() <= 53 {
+                return Some(KnownMatch {
+                    known,
+                    value: v,
+                    factor: q,
+                    inverse: false,
+                });
             }
         }
     }
@@ -202,9 +236,8 @@ fn match_known(c: &BigRational) -> Option<KnownMatch> {
 /// [`KnownMatch`]).
 pub(crate) fn known_value(c: &BigRational) -> Option<f64> {
     let m = match_known(c)?;
-    let v = m.value * 2f64.powi(m.shift);
-    let v = if m.inverse { 1.0 / v } else { v };
-    Some(if m.negative { -v } else { v })
+    let k = if m.inverse { 1.0 / m.value } else { m.value };
+    Some(m.factor.to_f64()? * k)
 }
 
 /// Reachable sub-DAG of a pair of terms, in ascending id order (children first).
@@ -648,19 +681,7 @@ impl<'t> Canon<'t> {
         };
         let k = self.known(m.known)?;
         let k = if m.inverse { self.inv(&k)? } else { k };
-        let two = rat(2);
-        let mut f = if m.shift >= 0 {
-            num_traits::Pow::pow(&two, m.shift as u32)
-        } else {
-            num_traits::Pow::pow(&two, (-m.shift) as u32).recip()
-        };
-        if m.inverse {
-            f = f.recip();
-        }
-        if m.negative {
-            f = -f;
-        }
-        Ok(self.scale(&k, &f))
+        Ok(self.scale(&k, &m.factor))
     }
 
     /// `exp(a)`: a polynomial exponent becomes an exponential part, with `exp(k·log x)
