@@ -19,6 +19,7 @@ pub mod ptx;
 pub mod race;
 pub mod render;
 pub mod spec;
+pub mod synth;
 pub mod term;
 pub mod torch;
 pub mod triton_ir;

@@ -17,17 +17,40 @@ use std::process::ExitCode;
 /// out-of-bounds access), 2 usage or input error, 3 unknown (not decided, or
 /// something lift does not support).
 #[derive(Parser)]
-#[command(name = "lift", version, about, long_about)]
+#[command(name = "lift", version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
     /// Log what each phase does (-v info, -vv debug).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// The default command (`lift KERNEL`): as `lift lift KERNEL`.
+    #[command(flatten)]
+    lift: LiftArgs,
+}
+
+#[derive(clap::Args)]
+struct LiftArgs {
+    /// The kernel (.ttir or .ptx) to lift to a tensor formula.
+    kernel: Option<PathBuf>,
+    #[command(flatten)]
+    launch: LaunchArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Lift a kernel to a tensor formula proved equal to it on one launch instance
+    /// (the default command: `lift KERNEL` is the same).
+    ///
+    /// Example: lift triton_ir/softmax/kernel.ttir --size N=8
+    /// Verdicts: VERIFIED (exit 0); a stalled output with its point-wise spec (exit 3).
+    Lift {
+        #[command(flatten)]
+        args: LiftArgs,
+    },
     /// Print the term every output element is computed by, on one launch instance.
     ///
     /// Example: lift spec triton_ir/softmax/kernel.ttir --size N=5
@@ -174,7 +197,15 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::new(level))
         .with_writer(std::io::stderr)
         .init();
-    match run(cli.command) {
+    let command = match cli.command {
+        Some(c) => c,
+        None if cli.lift.kernel.is_some() => Command::Lift { args: cli.lift },
+        None => {
+            eprintln!("error: no kernel given (lift KERNEL, or lift --help)");
+            return ExitCode::from(2);
+        }
+    };
+    match run(command) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
             eprintln!("error: {e}");
@@ -191,6 +222,23 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<i32, Error> {
     match command {
+        Command::Lift { args } => {
+            let path = args
+                .kernel
+                .ok_or_else(|| Error::Usage("no kernel given".into()))?;
+            let k = Kernel::load(&path, args.launch.launch.as_deref())?;
+            let inst = k.instance(&args.launch.sizes.into_iter().collect())?;
+            let mut terms = Terms::new();
+            let lifted = lift::synth::lift(&k, &inst, &mut terms)?;
+            match args.format {
+                Format::Text => print!("{}", lifted.to_text(&terms)),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&lifted.to_json()).unwrap_or_default()
+                ),
+            }
+            Ok(lifted.exit_code())
+        }
         Command::Spec {
             kernel,
             launch,

@@ -1,0 +1,126 @@
+//! Synth over the Triton IR suite: which ops lift to a proved formula, that each
+//! formula also holds at the fixture's second instance, snapshots of printed formulas,
+//! and that wrong twins do not lift to their correct op's formula.
+
+use lift::formula::ShapeEnv;
+use lift::synth;
+use lift::term::Terms;
+use lift::Kernel;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Ops that must lift at their default instance (and hold at their second instance).
+const LIFTED: &[&str] = &[
+    "abs", "add", "cos", "div", "exp", "exp_native", "gelu", "gelu_mul", "gelu_sigmoid",
+    "leaky_relu", "log", "log_softmax", "matmul", "matmul_tiles", "max", "mul", "neg",
+    "reciprocal", "relu", "rsqrt", "sigmoid", "silu", "silu_mul", "sin", "softmax",
+    "softmax_nomax", "square_relu", "sub", "sum", "sum_tree", "tanh",
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(op: &str) -> toml::Value {
+    let text = std::fs::read_to_string(root().join("triton_ir").join(op).join("fixture.toml"))
+        .expect("fixture.toml");
+    text.parse().expect("fixture parses")
+}
+
+fn instance_sizes(op: &str, k: usize) -> Option<BTreeMap<String, i64>> {
+    let f = fixture(op);
+    let inst = f.get("instance")?.as_array()?.get(k)?;
+    let sizes = inst.get("sizes")?.as_table()?;
+    Some(
+        sizes
+            .iter()
+            .map(|(n, v)| (n.clone(), v.as_integer().expect("integer size")))
+            .collect(),
+    )
+}
+
+/// The lifted text of every output (`None` when some output stalls).
+fn lift_op(op: &str) -> Option<(Kernel, Vec<(String, lift::formula::Formula)>, String)> {
+    let k = Kernel::load(&root().join("triton_ir").join(op).join("kernel.ttir"), None).ok()?;
+    let inst = k.instance(&BTreeMap::new()).ok()?;
+    let mut terms = Terms::new();
+    let l = synth::lift(&k, &inst, &mut terms).ok()?;
+    if l.exit_code() != 0 {
+        return None;
+    }
+    let text = l.to_text(&terms);
+    let fs = l
+        .outputs
+        .into_iter()
+        .map(|o| (o.name, o.formula.expect("lifted")))
+        .collect();
+    Some((k, fs, text))
+}
+
+#[test]
+fn listed_ops_lift_and_hold_at_the_second_instance() {
+    for op in LIFTED {
+        let (k, fs, _) = lift_op(op).unwrap_or_else(|| panic!("{op} does not lift"));
+        let sizes = instance_sizes(op, 1).unwrap_or_else(|| panic!("{op}: no second instance"));
+        let inst = k.instance(&sizes).unwrap();
+        let mut terms = Terms::new();
+        let spec = k.spec(&inst, &mut terms).unwrap();
+        let env = ShapeEnv::from_launch(&k.launch, &inst.sizes).unwrap();
+        for (name, f) in &fs {
+            let t = spec.outputs.iter().find(|t| &t.name == name).unwrap();
+            let elems: Vec<_> = t.elems.iter().map(|e| e.expect("written")).collect();
+            synth::prove(&mut terms, &env, f, &t.shape, &elems)
+                .unwrap_or_else(|e| panic!("{op}: {name} at {sizes:?}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn suite_lift_count() {
+    let mut lifted = Vec::new();
+    let mut total = 0;
+    for entry in std::fs::read_dir(root().join("triton_ir")).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.join("fixture.toml").exists() || !dir.join("kernel.ttir").exists() {
+            continue;
+        }
+        let op = dir.file_name().unwrap().to_str().unwrap().to_string();
+        if fixture(&op).get("expect").and_then(|e| e.as_str()) != Some("verified") {
+            continue;
+        }
+        total += 1;
+        if lift_op(&op).is_some() {
+            lifted.push(op);
+        }
+    }
+    lifted.sort();
+    eprintln!("lifted {}/{} verified ops: {lifted:?}", lifted.len(), total);
+    for op in LIFTED {
+        assert!(lifted.iter().any(|l| l == op), "{op} should lift");
+    }
+    assert!(lifted.len() >= LIFTED.len());
+}
+
+#[test]
+fn snapshots_of_lifted_formulas() {
+    for op in ["softmax", "gelu", "matmul", "sum", "leaky_relu"] {
+        let (_, _, text) = lift_op(op).unwrap();
+        insta::assert_snapshot!(format!("synth_{op}"), text);
+    }
+}
+
+#[test]
+fn wrong_twins_lift_to_other_formulas() {
+    for (good, bad) in [
+        ("softmax", "softmax_bug"),
+        ("silu", "silu_bug"),
+        ("gelu", "gelu_bug"),
+        ("leaky_relu", "leaky_relu_bug"),
+        ("log_softmax", "log_softmax_bug"),
+    ] {
+        let g = lift_op(good).unwrap().2;
+        if let Some((_, _, b)) = lift_op(bad) {
+            assert_ne!(g, b, "{bad} lifts to the formula of {good}");
+        }
+    }
+}
