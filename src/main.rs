@@ -17,7 +17,13 @@ use std::process::ExitCode;
 /// out-of-bounds access), 2 usage or input error, 3 unknown (not decided, or
 /// something lift does not support).
 #[derive(Parser)]
-#[command(name = "lift", version, about, long_about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "lift",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     /// Log what each phase does (-v info, -vv debug).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]

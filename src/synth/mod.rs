@@ -79,7 +79,10 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
                 }
             }
             Err(stall) => {
-                lifted.stalled = Some(format!("no formula for the sub-term {}", terms.display(stall)))
+                lifted.stalled = Some(format!(
+                    "no formula for the sub-term {}",
+                    terms.display(stall)
+                ))
             }
         }
         outputs.push(lifted);
@@ -344,7 +347,13 @@ impl Synth<'_> {
 
     /// Every element an n-ary `op` of `n` operands ranging over one new axis: the
     /// operands ordered by the input elements that tell them apart.
-    fn reduction(&mut self, rop: ReduceOp, shape: &[usize], list: &[TermId], n: usize) -> Option<Formula> {
+    fn reduction(
+        &mut self,
+        rop: ReduceOp,
+        shape: &[usize],
+        list: &[TermId],
+        n: usize,
+    ) -> Option<Formula> {
         let mut per_elem: Vec<Vec<TermId>> = Vec::new();
         for &t in list {
             let ops = nary(self.terms.node(t))?.to_vec();
@@ -420,10 +429,10 @@ impl Synth<'_> {
     fn order_operands(&self, ops: &[TermId]) -> Vec<TermId> {
         let leaves: Vec<BTreeSet<(String, Vec<i64>)>> =
             ops.iter().map(|&o| input_leaves(self.terms, o)).collect();
-        let common: BTreeSet<(String, Vec<i64>)> = leaves
-            .iter()
-            .skip(1)
-            .fold(leaves[0].clone(), |acc, s| acc.intersection(s).cloned().collect());
+        let common: BTreeSet<(String, Vec<i64>)> =
+            leaves.iter().skip(1).fold(leaves[0].clone(), |acc, s| {
+                acc.intersection(s).cloned().collect()
+            });
         let mut keyed: Vec<(Vec<(String, Vec<i64>)>, TermId)> = ops
             .iter()
             .zip(&leaves)
@@ -453,9 +462,12 @@ fn input_leaves(terms: &Terms, t: TermId) -> BTreeSet<(String, Vec<i64>)> {
             Node::Input { tensor, index } => {
                 out.insert((tensor.to_string(), index.to_vec()));
             }
-            Node::Add(o) | Node::Mul(o) | Node::Max(o) | Node::Min(o) | Node::And(o) | Node::Or(o) => {
-                stack.extend(o.iter())
-            }
+            Node::Add(o)
+            | Node::Mul(o)
+            | Node::Max(o)
+            | Node::Min(o)
+            | Node::And(o)
+            | Node::Or(o) => stack.extend(o.iter()),
             Node::Pow(a, _) | Node::Call(_, a) | Node::Not(a) => stack.push(*a),
             Node::Cmp(_, a, b) => stack.extend([*a, *b]),
             Node::Select(c, a, b) => stack.extend([*c, *a, *b]),
@@ -504,7 +516,12 @@ pub fn tidy(f: Formula) -> Formula {
         F::Unary(op, a) => F::unary(op, tidy(*a)),
         F::Cmp(op, a, b) => F::cmp(op, tidy(*a), tidy(*b)),
         F::Select(c, a, b) => F::select(tidy(*c), tidy(*a), tidy(*b)),
-        F::Reduce { op, axis, keepdim, arg } => F::reduce(op, tidy(*arg), axis, keepdim),
+        F::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg,
+        } => F::reduce(op, tidy(*arg), axis, keepdim),
         F::MatMul(a, b) => F::MatMul(Box::new(tidy(*a)), Box::new(tidy(*b))),
         F::Transpose(a) => F::Transpose(Box::new(tidy(*a))),
         f => f,
@@ -531,7 +548,12 @@ impl Lift {
     }
 
     fn sizes_text(&self) -> String {
-        let s: Vec<String> = self.spec.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let s: Vec<String> = self
+            .spec
+            .sizes
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         s.join(", ")
     }
 
@@ -565,7 +587,8 @@ impl Lift {
                     );
                     s += "  point-wise spec:\n";
                     for (flat, e) in t.elems.iter().enumerate() {
-                        let idx: Vec<String> = t.index(flat).iter().map(|i| i.to_string()).collect();
+                        let idx: Vec<String> =
+                            t.index(flat).iter().map(|i| i.to_string()).collect();
                         let v = match e {
                             Some(id) => terms.display(*id).to_string(),
                             None => "<never written>".into(),
@@ -576,9 +599,15 @@ impl Lift {
             }
         }
         if self.exit_code() == 0 {
-            s += &format!("VERIFIED on {} (decide: every element)\n", self.sizes_text());
+            s += &format!(
+                "VERIFIED on {} (decide: every element)\n",
+                self.sizes_text()
+            );
         } else {
-            s += &format!("UNKNOWN on {}: not every output lifted\n", self.sizes_text());
+            s += &format!(
+                "UNKNOWN on {}: not every output lifted\n",
+                self.sizes_text()
+            );
         }
         s
     }
