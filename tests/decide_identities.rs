@@ -5,6 +5,7 @@ use lift::decide::{
     decide, decide_all, decide_with_points, Leaf, Options, PreKind, Verdict, CALLER_POINT,
 };
 use lift::term::{CmpOp, Func, TermId, Terms};
+use num_traits::ToPrimitive;
 use std::time::Instant;
 
 fn xs(t: &mut Terms, name: &str, n: usize) -> Vec<TermId> {
@@ -347,6 +348,43 @@ fn exp_equals_exp2_with_log2e() {
     assert_eq!(pre[0].kind, PreKind::Positive);
     let wrong = t.call(Func::Exp2, x);
     not_equal(&t, a, wrong);
+}
+
+#[test]
+fn folded_constant_products_are_read_as_their_known_factors() {
+    // A compiler folds `-2·f32(sqrt(2/pi))·f32(log2 e)` into one constant before ex2:
+    // 2^(c·x) with that constant is exp(-2·sqrt(2/pi)·x), the TTIR's form.
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let s = f32c(&mut t, (2.0 / std::f64::consts::PI).sqrt());
+    let l = f32c(&mut t, std::f64::consts::LOG2_E);
+    let m2 = t.int(-2);
+    let folded = t.product(&[m2, s, l]);
+    assert!(
+        t.as_const(folded).is_some(),
+        "the constructors fold the product"
+    );
+    let arg = t.mul(folded, x);
+    let ptx_like = t.call(Func::Exp2, arg);
+    let two_s = f32c(&mut t, -2.0 * (2.0 / std::f64::consts::PI).sqrt());
+    let arg2 = t.mul(two_s, x);
+    let ttir_like = t.call(Func::Exp, arg2);
+    equal(&t, ttir_like, ptx_like);
+    // Wrong twin: the same fold with 1/sqrt(2) instead of sqrt(2/pi).
+    let w = f32c(&mut t, std::f64::consts::FRAC_1_SQRT_2);
+    let wrong_fold = t.product(&[m2, w, l]);
+    let wrong_arg = t.mul(wrong_fold, x);
+    let wrong = t.call(Func::Exp2, wrong_arg);
+    not_equal(&t, ttir_like, wrong);
+    // The folded product is exactly an f64. The f64 one step away is not such a
+    // product: it must not be proved equal (the difference is too small to refute).
+    let folded_value = t.as_const(folded).unwrap().to_f64().unwrap();
+    let next = f64::from_bits(folded_value.to_bits() + 1);
+    let plain = t.float(next);
+    let plain_arg = t.mul(plain, x);
+    let plain_exp2 = t.call(Func::Exp2, plain_arg);
+    let v = decide(&t, ttir_like, plain_exp2, &Options::default());
+    assert!(!v.is_equal(), "one ulp off proved equal: {v:?}");
 }
 
 #[test]

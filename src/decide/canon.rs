@@ -237,7 +237,8 @@ fn match_known(c: &BigRational) -> Option<KnownMatch> {
 pub(crate) fn known_value(c: &BigRational) -> Option<f64> {
     let m = match_known(c)?;
     let k = if m.inverse { 1.0 / m.value } else { m.value };
-    Some(m.factor.to_f64()? * k)
+    let factor = known_value(&m.factor).or_else(|| m.factor.to_f64())?;
+    Some(factor * k)
 }
 
 /// Reachable sub-DAG of a pair of terms, in ascending id order (children first).
@@ -681,7 +682,18 @@ impl<'t> Canon<'t> {
         };
         let k = self.known(m.known)?;
         let k = if m.inverse { self.inv(&k)? } else { k };
-        Ok(self.scale(&k, &m.factor))
+        // A folded product can hold a second known constant (`-2·f32(sqrt(2/pi))` times
+        // `f32(log2 e)`): read the factor the same way. Each step divides out one
+        // table constant, so this ends.
+        let two_power = {
+            let (n, d) = (m.factor.numer().magnitude(), m.factor.denom().magnitude());
+            n.count_ones() == 1 && d.count_ones() == 1
+        };
+        if two_power {
+            return Ok(self.scale(&k, &m.factor));
+        }
+        let f = self.constant(&m.factor)?;
+        self.mul(&k, &f)
     }
 
     /// `exp(a)`: a polynomial exponent becomes an exponential part, with `exp(k·log x)
