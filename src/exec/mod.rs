@@ -192,6 +192,45 @@ pub fn execute<D: Domain>(
     Ok(interp.finish())
 }
 
+/// The final contents of every `out`/`inout` tensor, from each executor's memory:
+/// `written(i)` gives tensor `i`'s last write per element (value, store site).
+/// Unwritten `inout` elements keep their input value; unwritten `out` elements are
+/// `None`.
+pub fn collect_outputs<D: Domain>(
+    inst: &Instance,
+    domain: &mut D,
+    mut written: impl FnMut(usize) -> Vec<Option<(D::V, usize)>>,
+) -> Vec<Output<D::V>> {
+    let mut outputs = Vec::new();
+    for (i, t) in inst.tensors.iter().enumerate() {
+        if t.role == Role::In {
+            continue;
+        }
+        let mem = written(i);
+        let mut elems = Vec::with_capacity(mem.len());
+        let mut writers = Vec::with_capacity(mem.len());
+        for (flat, slot) in mem.into_iter().enumerate() {
+            let (elem, writer) = match slot {
+                Some((v, site)) => (Some(v), Some(site)),
+                None if t.role == Role::Inout => {
+                    (Some(domain.input(i, &t.unravel(flat), flat)), None)
+                }
+                None => (None, None),
+            };
+            elems.push(elem);
+            writers.push(writer);
+        }
+        outputs.push(Output {
+            tensor: i,
+            name: t.name.clone(),
+            shape: t.shape.clone(),
+            elems,
+            writers,
+        });
+    }
+    outputs
+}
+
 /// Whether a tensor role starts with data the domain must provide.
 pub fn role_reads_input(role: Role) -> bool {
     matches!(role, Role::In | Role::Inout)

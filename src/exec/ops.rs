@@ -2,7 +2,7 @@
 
 use super::domain::{Binary, Domain, Truth};
 use super::value::{strides, unravel, Elem, Value};
-use super::{ErrorKind, ExecError, Execution, Output, StoreSite, MAX_OPS};
+use super::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
 use crate::launch::{Instance, Role};
 use crate::term::{CmpOp, Func};
 use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
@@ -128,39 +128,13 @@ impl<'a, D: Domain> Interp<'a, D> {
     }
 
     pub(super) fn finish(mut self) -> Execution<D::V> {
-        let mut outputs = Vec::new();
-        for (i, t) in self.inst.tensors.iter().enumerate() {
-            if t.role == Role::In {
-                continue;
-            }
-            let mem = std::mem::take(&mut self.memory[i].written);
-            let mut elems = Vec::with_capacity(mem.len());
-            let mut writers = Vec::with_capacity(mem.len());
-            for (flat, slot) in mem.into_iter().enumerate() {
-                match slot {
-                    Some((v, site, _)) => {
-                        elems.push(Some(v));
-                        writers.push(Some(site));
-                    }
-                    None if t.role == Role::Inout => {
-                        let index = t.unravel(flat);
-                        elems.push(Some(self.domain.input(i, &index, flat)));
-                        writers.push(None);
-                    }
-                    None => {
-                        elems.push(None);
-                        writers.push(None);
-                    }
-                }
-            }
-            outputs.push(Output {
-                tensor: i,
-                name: t.name.clone(),
-                shape: t.shape.clone(),
-                elems,
-                writers,
-            });
-        }
+        let memory = &mut self.memory;
+        let outputs = super::collect_outputs(self.inst, &mut *self.domain, |i| {
+            std::mem::take(&mut memory[i].written)
+                .into_iter()
+                .map(|slot| slot.map(|(v, site, _)| (v, site)))
+                .collect()
+        });
         Execution {
             outputs,
             store_sites: self.store_sites,

@@ -15,7 +15,7 @@
 use super::ast::*;
 use super::parser::type_bytes;
 use crate::exec::domain::{Binary, Domain, Truth};
-use crate::exec::{ErrorKind, ExecError, Execution, Output, StoreSite, MAX_OPS};
+use crate::exec::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
 use crate::launch::{ArgValue, Instance, Role};
 use crate::term::{CmpOp, Func};
 use crate::triton_ir::ast::Loc;
@@ -432,39 +432,10 @@ struct Sim<'a, D: Domain> {
 
 impl<'a, D: Domain> Sim<'a, D> {
     fn finish(mut self) -> Execution<D::V> {
-        let mut outputs = Vec::new();
-        for (i, t) in self.inst.tensors.iter().enumerate() {
-            if t.role == Role::In {
-                continue;
-            }
-            let mem = std::mem::take(&mut self.global[i]);
-            let mut elems = Vec::with_capacity(mem.len());
-            let mut writers = Vec::with_capacity(mem.len());
-            for (flat, slot) in mem.into_iter().enumerate() {
-                match slot {
-                    Some((v, site)) => {
-                        elems.push(Some(v));
-                        writers.push(Some(site));
-                    }
-                    None if t.role == Role::Inout => {
-                        let index = t.unravel(flat);
-                        elems.push(Some(self.domain.input(i, &index, flat)));
-                        writers.push(None);
-                    }
-                    None => {
-                        elems.push(None);
-                        writers.push(None);
-                    }
-                }
-            }
-            outputs.push(Output {
-                tensor: i,
-                name: t.name.clone(),
-                shape: t.shape.clone(),
-                elems,
-                writers,
-            });
-        }
+        let global = &mut self.global;
+        let outputs = crate::exec::collect_outputs(self.inst, &mut *self.domain, |i| {
+            std::mem::take(&mut global[i])
+        });
         Execution {
             outputs,
             store_sites: self.store_sites,
