@@ -42,6 +42,20 @@ pub struct RunResult {
 }
 
 impl Kernel {
+    /// The kernel's entry name (`softmax_kernel`), or the file stem if it has none.
+    pub fn name(&self) -> String {
+        let entry = match &self.ptx {
+            Some(p) => p.module.entries.first().map(|e| e.name.clone()),
+            None => self.module.entry().map(|f| f.name.clone()),
+        };
+        entry.unwrap_or_else(|| {
+            self.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "kernel".into())
+        })
+    }
+
     /// Read a kernel (`.ttir` or `.ptx`) and its launch (`launch`, else
     /// `<kernel>.launch.toml`, else `<stem>.launch.toml` in the same folder).
     pub fn load(path: &Path, launch: Option<&Path>) -> Result<Kernel, Error> {

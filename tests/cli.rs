@@ -282,3 +282,58 @@ fn lift_race_names_the_conflicting_accesses() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("SAFE"));
 }
+
+#[test]
+fn lift_prints_the_formula_its_sources_and_timings_in_every_format() {
+    let k = common::suite_dir().join("softmax/kernel.ttir");
+    let run = |format: &str| {
+        let out = lift().arg(&k).args(["--format", format]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run("text");
+    assert!(
+        text.starts_with("y[M,N] = exp(x - max(x, axis=1)) / sum("),
+        "{text}"
+    );
+    assert!(text.contains("from triton_ir/softmax/kernel.py:"), "{text}");
+    assert!(
+        text.contains("   13 |     z = x - tl.max(x, axis=0)"),
+        "{text}"
+    );
+    let verdict = text.lines().last().unwrap();
+    assert!(verdict.starts_with("VERIFIED on M=4, N=8"), "{verdict}");
+    for phase in ["execute", "synthesize", "prove"] {
+        assert!(verdict.contains(&format!("{phase} ")), "{verdict}");
+    }
+
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json["schema"], "lift.lift/1");
+    assert_eq!(json["verified"], true);
+    assert_eq!(json["kernel"], "softmax_kernel");
+    let lines: Vec<u64> = json["outputs"][0]["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![12, 13, 14, 15, 16, 17]);
+    for phase in ["execute", "synthesize", "prove"] {
+        assert!(json["timings_ms"][phase].as_f64().unwrap() >= 0.0);
+    }
+
+    assert!(run("latex").contains(r"\frac{\exp"));
+    let numpy = run("numpy");
+    assert!(numpy.contains("def softmax_kernel_numpy(x):"), "{numpy}");
+    assert!(
+        numpy.contains("np.exp(x - np.max(x, axis=1, keepdims=True))"),
+        "{numpy}"
+    );
+    let torch = run("torch");
+    assert!(torch.contains("def softmax_kernel_torch(x):"), "{torch}");
+    assert!(torch.contains("torch.exp("), "{torch}");
+}

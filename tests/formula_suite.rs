@@ -280,116 +280,31 @@ fn snapshot_json_leaky_relu() {
     insta::assert_snapshot!(serde_json::to_string_pretty(&doc).unwrap());
 }
 
-/// A Python that can `import numpy`: `$LIFT_PYTHON`, the generator's venv, `python3`.
-fn python_with_numpy() -> Option<PathBuf> {
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Ok(p) = std::env::var("LIFT_PYTHON") {
-        candidates.push(p.into());
-    }
-    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv-gen/bin/python"));
-    candidates.push("/work/main/.venv-gen/bin/python".into());
-    candidates.push("python3".into());
-    candidates.into_iter().find(|p| {
-        std::process::Command::new(p)
-            .args(["-c", "import numpy"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
-
-const DRIVER: &str = r#"
-import importlib, sys
-import numpy as np
-
-sys.path.insert(0, sys.argv[1])
-compared = 0
-failures = []
-for module, ref, outputs, tensors, scalars in CASES:
-    kernel = importlib.import_module(module).kernel
-    args = {t: np.load(f"{ref}/{t}.npy").astype(np.float64) for t in tensors}
-    args.update(scalars)
-    got = kernel(**args)
-    if len(outputs) == 1:
-        got = (got,)
-    for name, g in zip(outputs, got):
-        want = np.load(f"{ref}/expected/{name}.npy")
-        g = np.asarray(g, dtype=np.float64)
-        if g.shape != want.shape:
-            failures.append(f"{ref} {name}: shape {g.shape} != {want.shape}")
-        elif not np.allclose(g, want, rtol=1e-5, atol=1e-6):
-            failures.append(f"{ref} {name}: max error {np.max(np.abs(g - want))}")
-        compared += want.size
-for f in failures:
-    print("MISMATCH", f)
-print("compared", compared)
-sys.exit(1 if failures else 0)
-"#;
-
 #[test]
 fn numpy_renderings_reproduce_the_references() {
-    let Some(python) = python_with_numpy() else {
+    let Some(python) = common::python_with_numpy() else {
         eprintln!("note: no Python with NumPy found (set LIFT_PYTHON); skipping");
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let mut cases = String::from("CASES = [\n");
+    let mut cases = Vec::new();
     for (op, outputs) in suite() {
         let f = fixture(op);
         let launch = launch(&f);
         for inst in &f.meta.instance {
             let env = ShapeEnv::from_launch(&launch, &inst.sizes).unwrap();
-            let module = format!("k_{op}_{}", inst.name);
             let src = render::numpy::function(&outputs, &env, "kernel").unwrap();
-            std::fs::write(dir.path().join(format!("{module}.py")), src).unwrap();
-            let params = render::parameters(&outputs);
-            let tensors: Vec<String> = params
-                .iter()
-                .filter(|p| env.tensors.contains_key(*p))
-                .map(|p| format!("{p:?}"))
-                .collect();
-            let scalars: Vec<String> = params
-                .iter()
-                .filter(|p| env.scalars.contains(*p))
-                .map(|p| format!("{p:?}: {:?}", inst.scalars[p]))
-                .collect();
-            let names: Vec<String> = outputs.iter().map(|o| format!("{:?}", o.name)).collect();
-            cases += &format!(
-                "    ({module:?}, {:?}, [{}], [{}], {{{}}}),\n",
-                f.dir.join("ref").join(&inst.name).to_string_lossy(),
-                names.join(", "),
-                tensors.join(", "),
-                scalars.join(", ")
-            );
+            cases.push(common::NumpyCase::new(&f, inst, &outputs, &env, src));
         }
     }
-    cases += "]\n";
-    let driver = DRIVER.replacen("compared = 0", &format!("{cases}compared = 0"), 1);
-    let driver_path = dir.path().join("driver.py");
-    std::fs::write(&driver_path, driver).unwrap();
-    let out = std::process::Command::new(&python)
-        .arg(&driver_path)
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
-    let compared: usize = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("compared "))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0);
-    assert!(
-        compared > 1000,
-        "only {compared} elements compared:\n{stdout}"
-    );
+    let compared = common::run_numpy_cases(&python, &cases).unwrap_or_else(|e| panic!("{e}"));
+    assert!(compared > 1000, "only {compared} elements compared");
 }
 
 /// The PyTorch renderings are valid Python (PyTorch itself is not installed here, so
 /// they are parsed, not run); skipped when no Python is found.
 #[test]
 fn torch_renderings_are_valid_python() {
-    let python = python_with_numpy().or_else(|| {
+    let python = common::python_with_numpy().or_else(|| {
         std::process::Command::new("python3")
             .arg("--version")
             .output()

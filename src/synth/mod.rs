@@ -18,9 +18,11 @@ use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::spec::Spec;
 use crate::term::{Node, TermId, Terms};
+use crate::triton_ir::ast::Loc;
 use crate::Error;
 use num_traits::{One, Zero};
 use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
 
 mod report;
 
@@ -33,6 +35,19 @@ pub struct Lifted {
     pub formula: Option<Formula>,
     /// Why no formula was proved (the stalled sub-term, or the failed proof).
     pub stalled: Option<String>,
+    /// The source lines (Python, via the IR's `loc`s) the output's values come from.
+    pub sources: Vec<Loc>,
+}
+
+/// Wall-clock time of each phase of a lift.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timings {
+    /// Symbolic execution of the kernel (the point-wise spec).
+    pub execute: Duration,
+    /// The search for candidate formulas.
+    pub synthesize: Duration,
+    /// Proving the candidates equal to the spec, element by element.
+    pub prove: Duration,
 }
 
 /// Everything a lift produced: the spec, the shape environment, one result per output.
@@ -40,11 +55,18 @@ pub struct Lift {
     pub spec: Spec,
     pub env: ShapeEnv,
     pub outputs: Vec<Lifted>,
+    pub timings: Timings,
+    /// The kernel's entry name and file, for headings and reading source lines.
+    pub kernel_name: String,
+    pub kernel_path: std::path::PathBuf,
 }
 
 /// Lift every output of `kernel` on instance `inst`.
 pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift, Error> {
+    let mut timings = Timings::default();
+    let start = Instant::now();
     let spec = kernel.spec(inst, terms)?;
+    timings.execute = start.elapsed();
     let env = ShapeEnv::from_launch(&kernel.launch, &inst.sizes)?;
     let mut outputs = Vec::new();
     for t in &spec.outputs {
@@ -53,6 +75,7 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
             shape: t.shape.clone(),
             formula: None,
             stalled: None,
+            sources: sources(kernel, t),
         };
         let elems: Option<Vec<TermId>> = t.elems.iter().copied().collect();
         let Some(elems) = elems else {
@@ -66,10 +89,16 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
             memo: HashMap::new(),
             budget: 20_000,
         };
-        match s.build(&t.shape, &elems) {
+        let start = Instant::now();
+        let built = s.build(&t.shape, &elems);
+        timings.synthesize += start.elapsed();
+        match built {
             Ok(f) => {
                 let f = tidy(f);
-                match prove(terms, &env, &f, &t.shape, &elems) {
+                let start = Instant::now();
+                let proved = prove(terms, &env, &f, &t.shape, &elems);
+                timings.prove += start.elapsed();
+                match proved {
                     Ok(()) => lifted.formula = Some(f),
                     Err(why) => {
                         lifted.stalled = Some(format!(
@@ -89,7 +118,41 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
         }
         outputs.push(lifted);
     }
-    Ok(Lift { spec, env, outputs })
+    Ok(Lift {
+        spec,
+        env,
+        outputs,
+        timings,
+        kernel_name: kernel.name(),
+        kernel_path: kernel.path.clone(),
+    })
+}
+
+/// Where the values of output `t` come from: for Triton IR, the data slice of each
+/// store that wrote it; for PTX, the stores' own `.loc` lines.
+fn sources(kernel: &Kernel, t: &crate::spec::SpecTensor) -> Vec<Loc> {
+    let stores: BTreeSet<u32> = t.sources.iter().flatten().map(|s| s.line).collect();
+    let mut out: Vec<Loc> = Vec::new();
+    for line in stores {
+        let locs = if kernel.ptx.is_some() {
+            t.sources
+                .iter()
+                .flatten()
+                .filter(|s| s.line == line && s.loc.file.is_some())
+                .map(|s| s.loc.clone())
+                .take(1)
+                .collect()
+        } else {
+            crate::triton_ir::slice::store_sources(&kernel.module, line)
+        };
+        for l in locs {
+            if !out.iter().any(|o| o.file == l.file && o.line == l.line) {
+                out.push(l);
+            }
+        }
+    }
+    out.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    out
 }
 
 /// Proves `f`, at the sizes of `env`, equal to `elems` (of shape `shape`) element by

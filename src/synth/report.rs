@@ -1,7 +1,9 @@
 //! How a [`Lift`] is printed: text (formula lines and a verdict line) and JSON.
 
 use super::{Lift, Lifted};
+use crate::formula::{FormulaError, Output};
 use crate::term::Terms;
+use std::path::Path;
 
 impl Lift {
     /// 0 when every output lifted, 3 otherwise.
@@ -36,8 +38,9 @@ impl Lift {
         }
     }
 
-    /// `y[M,N] = ...` per output, then the verdict line (or the stall report with the
-    /// point-wise spec of that output).
+    /// `y[M,N] = ...` per output with the source lines it comes from, then the
+    /// verdict line with the phase timings (or, for an output that stalled, why, and the
+    /// first elements of its point-wise spec).
     pub fn to_text(&self, terms: &Terms) -> String {
         let mut s = String::new();
         for (o, t) in self.outputs.iter().zip(&self.spec.outputs) {
@@ -52,54 +55,166 @@ impl Lift {
                         o.stalled.as_deref().unwrap_or("")
                     );
                     s += "  point-wise spec:\n";
-                    for (flat, e) in t.elems.iter().enumerate() {
+                    for (flat, e) in t.elems.iter().enumerate().take(SPEC_LINES) {
                         let idx: Vec<String> =
                             t.index(flat).iter().map(|i| i.to_string()).collect();
                         let v = match e {
-                            Some(id) => terms.display(*id).to_string(),
+                            Some(id) => shorten(terms.display(*id).to_string()),
                             None => "<never written>".into(),
                         };
                         s += &format!("  {}[{}] = {}\n", t.name, idx.join(","), v);
                     }
+                    if t.elems.len() > SPEC_LINES {
+                        s += &format!(
+                            "  ... {} more elements (all of them: lift spec)\n",
+                            t.elems.len() - SPEC_LINES
+                        );
+                    }
                 }
             }
+            s += &self.sources_text(o);
         }
-        if self.exit_code() == 0 {
-            s += &format!(
-                "VERIFIED on {} (decide: every element)\n",
-                self.sizes_text()
-            );
+        let verdict = if self.exit_code() == 0 {
+            format!("VERIFIED on {} (every element proved)", self.sizes_text())
         } else {
-            s += &format!(
-                "UNKNOWN on {}: not every output lifted\n",
-                self.sizes_text()
-            );
+            format!("UNKNOWN on {}: not every output lifted", self.sizes_text())
+        };
+        s += &format!("{verdict} in {}\n", self.timings_text());
+        s
+    }
+
+    /// `  from FILE:` then `    LINE | code` per source line (just the line numbers when
+    /// the file cannot be read).
+    fn sources_text(&self, o: &Lifted) -> String {
+        let mut s = String::new();
+        let mut file: Option<&str> = None;
+        for loc in &o.sources {
+            let Some(f) = loc.file.as_deref() else {
+                continue;
+            };
+            let code = source_line(f, loc.line, &self.kernel_path);
+            if file != Some(f) {
+                file = Some(f);
+                s += &format!("  from {f}:\n");
+            }
+            match code {
+                Some(c) => s += &format!("  {:>5} | {}\n", loc.line, c.trim_end()),
+                None => s += &format!("  {:>5}\n", loc.line),
+            }
         }
         s
     }
 
-    /// `{"schema": "lift.lift/1", "sizes", "outputs": [{"tensor", "shape", "formula"|null,
-    /// "text"|null, "stalled"|null}], "verified"}`
+    fn timings_text(&self) -> String {
+        let t = &self.timings;
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        format!(
+            "{:.1} ms (execute {:.1} ms, synthesize {:.1} ms, prove {:.1} ms)",
+            ms(t.execute + t.synthesize + t.prove),
+            ms(t.execute),
+            ms(t.synthesize),
+            ms(t.prove)
+        )
+    }
+
+    /// The lifted formulas, `None` when some output stalled.
+    fn formulas(&self) -> Option<Vec<Output>> {
+        self.outputs
+            .iter()
+            .map(|o| Some(Output::new(&o.name, o.formula.clone()?)))
+            .collect()
+    }
+
+    /// A LaTeX `align*` block of every output; `None` when some output stalled.
+    pub fn to_latex(&self) -> Option<Result<String, FormulaError>> {
+        Some(crate::render::latex::outputs(&self.formulas()?, &self.env))
+    }
+
+    /// A runnable Python module defining `<kernel>_torch(...)` (PyTorch); `None` when
+    /// some output stalled.
+    pub fn to_torch(&self) -> Option<Result<String, FormulaError>> {
+        let name = format!("{}_torch", self.kernel_name);
+        Some(crate::render::torch::function(
+            &self.formulas()?,
+            &self.env,
+            &name,
+        ))
+    }
+
+    /// A runnable Python module defining `<kernel>_numpy(...)` (NumPy); `None` when some
+    /// output stalled.
+    pub fn to_numpy(&self) -> Option<Result<String, FormulaError>> {
+        let name = format!("{}_numpy", self.kernel_name);
+        Some(crate::render::numpy::function(
+            &self.formulas()?,
+            &self.env,
+            &name,
+        ))
+    }
+
+    /// Schema `lift.lift/1`: `{"schema", "kernel", "sizes", "outputs": [{"tensor",
+    /// "shape", "formula"|null (schema `lift.formula/1`), "text"|null, "stalled"|null,
+    /// "sources": [{"file", "line"}]}], "verified", "timings_ms": {"execute",
+    /// "synthesize", "prove"}}`
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::json;
         let outputs: Vec<_> = self
             .outputs
             .iter()
             .map(|o| {
+                let sources: Vec<_> = o
+                    .sources
+                    .iter()
+                    .map(|l| json!({"file": l.file.as_deref(), "line": l.line}))
+                    .collect();
                 json!({
                     "tensor": o.name,
                     "shape": o.shape,
                     "formula": o.formula.as_ref().and_then(|f| crate::render::json::expr(f, &self.env).ok()),
                     "text": o.formula.as_ref().map(crate::render::text::expr),
                     "stalled": o.stalled,
+                    "sources": sources,
                 })
             })
             .collect();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         json!({
             "schema": "lift.lift/1",
+            "kernel": self.kernel_name,
             "sizes": self.spec.sizes,
             "outputs": outputs,
             "verified": self.exit_code() == 0,
+            "timings_ms": {
+                "execute": ms(self.timings.execute),
+                "synthesize": ms(self.timings.synthesize),
+                "prove": ms(self.timings.prove),
+            },
         })
     }
+}
+
+/// How many elements of a stalled output's point-wise spec the text report shows,
+/// and how many characters of each (`lift spec` prints them whole).
+const SPEC_LINES: usize = 8;
+const SPEC_CHARS: usize = 240;
+
+fn shorten(s: String) -> String {
+    if s.chars().count() <= SPEC_CHARS {
+        return s;
+    }
+    let head: String = s.chars().take(SPEC_CHARS).collect();
+    format!("{head} … ({} characters)", s.chars().count())
+}
+
+/// Line `line` of source file `file`, read as named (relative to the working
+/// directory, as Triton recorded it) or, failing that, beside the kernel file.
+fn source_line(file: &str, line: u32, kernel: &Path) -> Option<String> {
+    let named = Path::new(file);
+    let beside = kernel.parent()?.join(named.file_name()?);
+    let text = std::fs::read_to_string(named)
+        .or_else(|_| std::fs::read_to_string(beside))
+        .ok()?;
+    text.lines()
+        .nth(line.checked_sub(1)? as usize)
+        .map(str::to_string)
 }

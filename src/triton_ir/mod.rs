@@ -14,6 +14,7 @@ pub mod ast;
 mod floats;
 mod lexer;
 mod parser;
+pub mod slice;
 
 /// A parse failure at `line:col` of the .ttir text.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

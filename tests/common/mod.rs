@@ -128,3 +128,140 @@ pub fn first_mismatch(actual: &Array, expected: &Array, rtol: f64, atol: f64) ->
     }
     None
 }
+
+/// A Python that can `import numpy`: `$LIFT_PYTHON`, the generator's venv, `python3`,
+/// `/usr/bin/python3`.
+pub fn python_with_numpy() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("LIFT_PYTHON") {
+        candidates.push(p.into());
+    }
+    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv-gen/bin/python"));
+    candidates.push("python3".into());
+    // Debian's own Python, where `apt-get install python3-numpy` puts NumPy (a pyenv
+    // or venv `python3` earlier on PATH does not see it).
+    candidates.push("/usr/bin/python3".into());
+    candidates.into_iter().find(|p| {
+        std::process::Command::new(p)
+            .args(["-c", "import numpy"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// One NumPy rendering to run on one fixture instance's reference inputs.
+pub struct NumpyCase {
+    /// Python module name (unique per case).
+    pub module: String,
+    /// The rendered module; it defines `kernel(...)`.
+    pub source: String,
+    pub ref_dir: PathBuf,
+    pub outputs: Vec<String>,
+    pub tensors: Vec<String>,
+    pub scalars: Vec<(String, f64)>,
+}
+
+impl NumpyCase {
+    pub fn new(
+        f: &Fixture,
+        inst: &InstanceToml,
+        outputs: &[lift::formula::Output],
+        env: &lift::formula::ShapeEnv,
+        source: String,
+    ) -> NumpyCase {
+        let params = lift::render::parameters(outputs);
+        NumpyCase {
+            module: format!("k_{}_{}", f.name(), inst.name).replace(['/', '-', '.'], "_"),
+            source,
+            ref_dir: f.dir.join("ref").join(&inst.name),
+            outputs: outputs.iter().map(|o| o.name.clone()).collect(),
+            tensors: params
+                .iter()
+                .filter(|p| env.tensors.contains_key(*p))
+                .cloned()
+                .collect(),
+            scalars: params
+                .iter()
+                .filter(|p| env.scalars.contains(*p))
+                .map(|p| (p.clone(), inst.scalars[p]))
+                .collect(),
+        }
+    }
+}
+
+/// Runs every case in one Python process: each module's `kernel` on the reference
+/// inputs, compared with the reference outputs (rtol 1e-5, atol 1e-6). Returns how
+/// many elements were compared, or the mismatches.
+pub fn run_numpy_cases(python: &Path, cases: &[NumpyCase]) -> Result<usize, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut list = String::from("CASES = [\n");
+    for c in &cases.iter().collect::<Vec<_>>() {
+        std::fs::write(dir.path().join(format!("{}.py", c.module)), &c.source).unwrap();
+        let q = |v: &[String]| {
+            v.iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let scalars: Vec<String> = c
+            .scalars
+            .iter()
+            .map(|(k, v)| format!("{k:?}: {v:?}"))
+            .collect();
+        list += &format!(
+            "    ({:?}, {:?}, [{}], [{}], {{{}}}),\n",
+            c.module,
+            c.ref_dir.to_string_lossy(),
+            q(&c.outputs),
+            q(&c.tensors),
+            scalars.join(", ")
+        );
+    }
+    list += "]\n";
+    let driver = DRIVER.replacen("compared = 0", &format!("{list}compared = 0"), 1);
+    let driver_path = dir.path().join("driver.py");
+    std::fs::write(&driver_path, driver).unwrap();
+    let out = std::process::Command::new(python)
+        .arg(&driver_path)
+        .arg(dir.path())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("{stdout}\n{stderr}"));
+    }
+    Ok(stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("compared "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0))
+}
+
+const DRIVER: &str = r#"
+import importlib, sys
+import numpy as np
+
+sys.path.insert(0, sys.argv[1])
+compared = 0
+failures = []
+for module, ref, outputs, tensors, scalars in CASES:
+    kernel = importlib.import_module(module).kernel
+    args = {t: np.load(f"{ref}/{t}.npy").astype(np.float64) for t in tensors}
+    args.update(scalars)
+    got = kernel(**args)
+    if len(outputs) == 1:
+        got = (got,)
+    for name, g in zip(outputs, got):
+        want = np.load(f"{ref}/expected/{name}.npy")
+        g = np.asarray(g, dtype=np.float64)
+        if g.shape != want.shape:
+            failures.append(f"{ref} {name}: shape {g.shape} != {want.shape}")
+        elif not np.allclose(g, want, rtol=1e-5, atol=1e-6):
+            failures.append(f"{ref} {name}: max error {np.max(np.abs(g - want))}")
+        compared += want.size
+for f in failures:
+    print("MISMATCH", f)
+print("compared", compared)
+sys.exit(1 if failures else 0)
+"#;
