@@ -195,3 +195,56 @@ fn numpy_renderings_of_lifted_formulas_reproduce_the_references() {
     let compared = common::run_numpy_cases(&python, &cases).unwrap_or_else(|e| panic!("{e}"));
     assert!(compared > 1000, "only {compared} elements compared");
 }
+
+/// The PyTorch rendering of every lifted formula: pinned by one snapshot, parsed by
+/// Python, and run on both instances' reference inputs where PyTorch is installed
+/// (`LIFT_PYTHON=/path/to/python`; CI does not install it).
+#[test]
+fn torch_renderings_of_lifted_formulas() {
+    let mut all = String::new();
+    let mut cases = Vec::new();
+    for op in LIFTED {
+        let (k, fs, _) = lift_op(op).unwrap_or_else(|| panic!("{op} does not lift"));
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let env = ShapeEnv::from_launch(&k.launch, &inst.sizes).unwrap();
+        let outputs: Vec<Output> = fs.iter().map(|(n, f)| Output::new(n, f.clone())).collect();
+        let src = lift::render::torch::function(&outputs, &env, "kernel").unwrap();
+        all += &format!("# ---- {op}\n{src}\n");
+        let fixture = common::fixtures()
+            .into_iter()
+            .find(|f| f.name() == *op)
+            .unwrap();
+        for i in &fixture.meta.instance {
+            cases.push(common::NumpyCase::new(
+                &fixture,
+                i,
+                &outputs,
+                &env,
+                src.clone(),
+            ));
+        }
+    }
+    insta::assert_snapshot!("synth_torch_renderings", all);
+    if let Some(python) = common::python_with_numpy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("all.py");
+        std::fs::write(&path, &all).unwrap();
+        let out = std::process::Command::new(&python)
+            .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    match common::python_with_torch() {
+        Some(python) => {
+            let n = common::run_torch_cases(&python, &cases).unwrap_or_else(|e| panic!("{e}"));
+            assert!(n > 1000, "only {n} elements compared");
+        }
+        None => eprintln!("note: no Python with PyTorch found (set LIFT_PYTHON); not run"),
+    }
+}

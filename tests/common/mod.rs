@@ -193,6 +193,30 @@ impl NumpyCase {
 /// inputs, compared with the reference outputs (rtol 1e-5, atol 1e-6). Returns how
 /// many elements were compared, or the mismatches.
 pub fn run_numpy_cases(python: &Path, cases: &[NumpyCase]) -> Result<usize, String> {
+    run_python_cases(python, cases, false)
+}
+
+/// As [`run_numpy_cases`] for PyTorch renderings (inputs passed as float64 tensors).
+pub fn run_torch_cases(python: &Path, cases: &[NumpyCase]) -> Result<usize, String> {
+    run_python_cases(python, cases, true)
+}
+
+/// A Python that can `import torch` (`$LIFT_PYTHON` or `python3`), if any.
+pub fn python_with_torch() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("LIFT_PYTHON") {
+        candidates.push(p.into());
+    }
+    candidates.push("python3".into());
+    candidates.into_iter().find(|p| {
+        std::process::Command::new(p)
+            .args(["-c", "import torch, numpy"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+fn run_python_cases(python: &Path, cases: &[NumpyCase], torch: bool) -> Result<usize, String> {
     let dir = tempfile::tempdir().unwrap();
     let mut list = String::from("CASES = [\n");
     for c in &cases.iter().collect::<Vec<_>>() {
@@ -218,7 +242,12 @@ pub fn run_numpy_cases(python: &Path, cases: &[NumpyCase]) -> Result<usize, Stri
         );
     }
     list += "]\n";
-    let driver = DRIVER.replacen("compared = 0", &format!("{list}compared = 0"), 1);
+    let torch = if torch {
+        "TORCH = True\n"
+    } else {
+        "TORCH = False\n"
+    };
+    let driver = DRIVER.replacen("compared = 0", &format!("{list}{torch}compared = 0"), 1);
     let driver_path = dir.path().join("driver.py");
     std::fs::write(&driver_path, driver).unwrap();
     let out = std::process::Command::new(python)
@@ -248,8 +277,13 @@ failures = []
 for module, ref, outputs, tensors, scalars in CASES:
     kernel = importlib.import_module(module).kernel
     args = {t: np.load(f"{ref}/{t}.npy").astype(np.float64) for t in tensors}
+    if TORCH:
+        import torch
+        args = {t: torch.from_numpy(a) for t, a in args.items()}
     args.update(scalars)
     got = kernel(**args)
+    if TORCH:
+        got = tuple(g.numpy() for g in got) if isinstance(got, tuple) else got.numpy()
     if len(outputs) == 1:
         got = (got,)
     for name, g in zip(outputs, got):
