@@ -22,6 +22,7 @@ use crate::Error;
 use num_traits::{One, Zero};
 use std::collections::{BTreeSet, HashMap};
 
+mod enumerate;
 mod report;
 
 /// The result for one output tensor.
@@ -65,8 +66,17 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
             env: &env,
             memo: HashMap::new(),
             budget: 20_000,
+            fallback: enumerate::Fallback::new(std::time::Duration::from_secs(3)),
         };
-        match s.build(&t.shape, &elems) {
+        let mut built = s.build(&t.shape, &elems);
+        if built.is_err() && !s.fallback.enabled() {
+            // Again with the semantic fallback where top-down stalls.
+            s.fallback.enable();
+            s.memo.clear();
+            s.budget = 20_000;
+            built = s.build(&t.shape, &elems);
+        }
+        match built {
             Ok(f) => {
                 let f = tidy(f);
                 match prove(terms, &env, &f, &t.shape, &elems) {
@@ -140,6 +150,7 @@ struct Synth<'a> {
     env: &'a ShapeEnv,
     memo: HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>,
     budget: usize,
+    fallback: enumerate::Fallback,
 }
 
 impl Synth<'_> {
@@ -187,6 +198,8 @@ impl Synth<'_> {
             self.budget -= 1;
             self.build_uncached(shape, list)
         };
+        // Where top-down gives up: normalise, or enumerate (see `enumerate`).
+        let r = r.or_else(|t| enumerate::stalled(self, shape, list).ok_or(t));
         self.memo.insert(key, r.clone());
         r
     }
