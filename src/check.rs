@@ -15,7 +15,6 @@ use crate::npy::Array;
 use crate::spec::Spec;
 use crate::term::{TermId, Terms};
 use crate::torch;
-use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -269,10 +268,8 @@ fn compare(
             Leaf::Param(p) => opts.scalars.get(&**p).copied(),
         }
     };
-    let verdicts: Vec<ElemVerdict> = pairs
-        .par_iter()
-        .map(|&(a, b)| decide::decide_with_points(terms, a, b, &opts.decide, &extra))
-        .collect();
+    let verdicts: Vec<ElemVerdict> =
+        decide::decide_all_with_points(terms, &pairs, &opts.decide, &extra);
 
     let mut preconditions = BTreeSet::new();
     let mut counterexample = findings_unwritten.first().cloned();

@@ -39,6 +39,7 @@ const LIFTED: &[&str] = &[
     "sin",
     "softmax",
     "softmax_nomax",
+    "softmax_online",
     "square_relu",
     "sub",
     "sum",
@@ -154,8 +155,13 @@ fn wrong_twins_lift_to_other_formulas() {
         ("gelu", "gelu_bug"),
         ("leaky_relu", "leaky_relu_bug"),
         ("log_softmax", "log_softmax_bug"),
+        ("softmax_online", "softmax_online_bug"),
+        ("attention", "attention_bug"),
     ] {
-        let g = lift_op(good).unwrap().2;
+        // A good op that does not lift yet has no formula a twin could copy.
+        let Some((_, _, g)) = lift_op(good) else {
+            continue;
+        };
         if let Some((_, _, b)) = lift_op(bad) {
             assert_ne!(g, b, "{bad} lifts to the formula of {good}");
         }

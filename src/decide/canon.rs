@@ -302,6 +302,12 @@ pub(crate) struct Canon<'t> {
     pure: FxHashMap<TermId, Rc<Rf>>,
     /// Forms of condition-dependent terms under the current assignment.
     branch: FxHashMap<TermId, Rc<Rf>>,
+    /// Forms of condition-dependent terms under the empty assignment without extremum
+    /// splits: the same in every pair decided with this `Canon`, so kept across pairs
+    /// (a row's shared max and sum are converted once, not once per element).
+    base: FxHashMap<TermId, Rc<Rf>>,
+    /// `exp(p)·exp(q)` for a common factor `exp(q)` divided out (see `cancel_exp`).
+    shifted: FxHashMap<(super::poly::ExpId, super::poly::ExpId), super::poly::ExpId>,
     /// Which terms depend on a condition.
     dep: FxHashMap<TermId, bool>,
     conds: FxHashMap<CondKey, CondId>,
@@ -316,8 +322,47 @@ pub(crate) struct Canon<'t> {
 
 impl<'t> Canon<'t> {
     pub fn new(terms: &'t Terms, dag: &Dag, limit: usize) -> Self {
-        let mut dep: FxHashMap<TermId, bool> = FxHashMap::default();
+        let mut canon = Canon {
+            terms,
+            alg: Algebra::new(limit),
+            atoms: Vec::new(),
+            atom_ids: FxHashMap::default(),
+            rfs: Vec::new(),
+            rf_ids: FxHashMap::default(),
+            pure: FxHashMap::default(),
+            branch: FxHashMap::default(),
+            base: FxHashMap::default(),
+            shifted: FxHashMap::default(),
+            dep: FxHashMap::default(),
+            conds: FxHashMap::default(),
+            cond_keys: Vec::new(),
+            assignment: FxHashMap::default(),
+            split_extrema: false,
+            pre: Vec::new(),
+            pre_seen: FxHashSet::default(),
+        };
+        canon.extend(dag);
+        canon
+    }
+
+    /// Prepares for the next pair of terms (reachable sub-DAG `dag`): every form
+    /// converted so far stays valid (atoms, exponents and conditions are interned in
+    /// this `Canon`), the case and the extremum splitting are reset. Preconditions
+    /// accumulate across pairs: callers keep those of the terms reachable in `dag`.
+    pub fn next_pair(&mut self, dag: &Dag) {
+        self.extend(dag);
+        self.split_extrema = false;
+        self.set_assignment(FxHashMap::default());
+    }
+
+    /// Records which of the (new) nodes of `dag` depend on a condition.
+    fn extend(&mut self, dag: &Dag) {
+        let terms = self.terms;
+        let dep = &mut self.dep;
         for &t in &dag.nodes {
+            if dep.contains_key(&t) {
+                continue;
+            }
             // Max/min forms depend on the case too: a case may order their operands.
             let own = matches!(
                 terms.node(t),
@@ -335,23 +380,11 @@ impl<'t> Canon<'t> {
             }
             dep.insert(t, d);
         }
-        Canon {
-            terms,
-            alg: Algebra::new(limit),
-            atoms: Vec::new(),
-            atom_ids: FxHashMap::default(),
-            rfs: Vec::new(),
-            rf_ids: FxHashMap::default(),
-            pure: FxHashMap::default(),
-            branch: FxHashMap::default(),
-            dep,
-            conds: FxHashMap::default(),
-            cond_keys: Vec::new(),
-            assignment: FxHashMap::default(),
-            split_extrema: false,
-            pre: Vec::new(),
-            pre_seen: FxHashSet::default(),
-        }
+    }
+
+    /// Whether condition-dependent forms are those of the empty case (see `base`).
+    fn base_case(&self) -> bool {
+        self.assignment.is_empty() && !self.split_extrema
     }
 
     /// Starts a new case: clears the condition-dependent forms.
@@ -497,6 +530,7 @@ impl<'t> Canon<'t> {
             let inv = self.alg.mono_inverse(&m.clone(), &c.clone())?;
             return Ok(Rf::poly(self.alg.mul(&n, &inv)?));
         }
+        let (n, d) = self.cancel_exp(n, d);
         let lc = d.lc().cloned().unwrap_or_else(|| rat(1));
         if lc.is_one() {
             Ok(Rf { n, d })
@@ -508,6 +542,54 @@ impl<'t> Canon<'t> {
             })
         }
     }
+    /// `n / d` with the exponential factor common to every monomial of both divided out
+    /// (`exp(a-m)·v / (exp(b-m) + exp(c-m)) = exp(a)·v / (exp(b) + exp(c))`): `exp(q)`
+    /// for `q` the monomials on which every exponent agrees (same coefficient). Exact
+    /// (`exp(q) > 0`) and independent of the representation: two quotients that differ
+    /// by an exponential factor give the same result.
+    fn cancel_exp(&mut self, n: Poly, d: Poly) -> (Poly, Poly) {
+        let all = || n.0.iter().chain(d.0.iter());
+        if all().any(|(m, _)| m.exp == 0) {
+            return (n, d);
+        }
+        let mut common: Vec<(Mono, BigRational)> = self.alg.exp_poly(d.0[0].0.exp).0.clone();
+        for (m, _) in all() {
+            let q = self.alg.exp_poly(m.exp);
+            common.retain(|(cm, cc)| {
+                q.0.binary_search_by(|(qm, _)| qm.cmp(cm))
+                    .is_ok_and(|i| &q.0[i].1 == cc)
+            });
+            if common.is_empty() {
+                return (n, d);
+            }
+        }
+        let minus = Poly(common).neg();
+        let minus_id = self.alg.intern_exp(minus.clone());
+        let mut shift = |p: Poly| {
+            let mut v: Vec<(Mono, BigRational)> =
+                p.0.into_iter()
+                    .map(|(m, c)| {
+                        let exp = *self.shifted.entry((m.exp, minus_id)).or_insert_with(|| {
+                            let q = self.alg.exp_poly(m.exp).add(&minus);
+                            self.alg.intern_exp(q)
+                        });
+                        (
+                            Mono {
+                                exp,
+                                atoms: m.atoms,
+                            },
+                            c,
+                        )
+                    })
+                    .collect();
+            v.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+            Poly(v)
+        };
+        let n = shift(n);
+        let d = shift(d);
+        (n, d)
+    }
+
     pub fn add(&mut self, a: &Rf, b: &Rf) -> Result<Rf, Stop> {
         if a.d == b.d {
             let n = a.n.add(&b.n);
@@ -1417,7 +1499,13 @@ impl<'t> Canon<'t> {
     // ---- conversion ------------------------------------------------------------------------
 
     fn lookup(&self, t: TermId) -> Option<&Rc<Rf>> {
-        self.pure.get(&t).or_else(|| self.branch.get(&t))
+        self.pure.get(&t).or_else(|| {
+            if self.base_case() {
+                self.base.get(&t)
+            } else {
+                self.branch.get(&t)
+            }
+        })
     }
     fn get(&self, t: TermId) -> Rc<Rf> {
         self.lookup(t).cloned().expect("child converted first")
@@ -1462,7 +1550,11 @@ impl<'t> Canon<'t> {
             }
             let rf = Rc::new(self.convert_node(t)?);
             if self.dep.get(&t).copied().unwrap_or(true) {
-                self.branch.insert(t, rf);
+                if self.base_case() {
+                    self.base.insert(t, rf);
+                } else {
+                    self.branch.insert(t, rf);
+                }
             } else {
                 self.pure.insert(t, rf);
             }

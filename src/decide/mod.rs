@@ -15,7 +15,10 @@
 //! a harder search for a point before answering `Unknown`.
 
 mod canon;
+mod normalize;
 mod poly;
+
+pub use normalize::normalize;
 
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use canon::{known_value, Canon, Dag, Halt};
@@ -429,6 +432,19 @@ pub fn decide_with_points(
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
 ) -> Verdict {
+    decide_shared(terms, a, b, opts, extra, &mut None)
+}
+
+/// As [`decide_with_points`], converting with `shared` (created on first use): the
+/// canonical forms of sub-terms met in earlier pairs are reused.
+fn decide_shared<'t>(
+    terms: &'t Terms,
+    a: TermId,
+    b: TermId,
+    opts: &Options,
+    extra: &dyn Fn(&Leaf) -> Option<f64>,
+    shared: &mut Option<Canon<'t>>,
+) -> Verdict {
     if a == b {
         return Verdict::Equal {
             preconditions: Vec::new(),
@@ -478,12 +494,18 @@ pub fn decide_with_points(
     }
     // 2. Prover.
     let rest_points = 1 + first..1 + opts.random_points as u64;
-    let mut canon = Canon::new(terms, &dag, opts.max_monomials);
-    let mut outcome = prove(&mut canon, a, b, opts);
+    let canon = match shared {
+        Some(c) => {
+            c.next_pair(&dag);
+            c
+        }
+        None => shared.insert(Canon::new(terms, &dag, opts.max_monomials)),
+    };
+    let mut outcome = prove(canon, a, b, opts);
     if matches!(outcome, Proof::Differ) && canon.has_extrema() {
         // Retry with the order of max/min operands split into cases.
         canon.split_extrema = true;
-        if let Proof::Equal = prove(&mut canon, a, b, opts) {
+        if let Proof::Equal = prove(canon, a, b, opts) {
             outcome = Proof::Equal;
         }
     }
@@ -495,7 +517,14 @@ pub fn decide_with_points(
     match outcome {
         Proof::Equal => {
             let sizes = tree_sizes(terms, &dag);
-            let mut pre = canon.pre.clone();
+            // A shared `Canon` holds the preconditions of earlier pairs too: keep those
+            // of terms reachable here.
+            let mut pre: Vec<_> = canon
+                .pre
+                .iter()
+                .filter(|p| dag.nodes.binary_search(&p.1).is_ok())
+                .cloned()
+                .collect();
             pre.sort_by_key(|p| (p.0, p.1));
             Verdict::Equal {
                 preconditions: pre
@@ -577,6 +606,9 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
         let result = (|| -> Result<bool, Halt> {
             let ra = canon.convert(a)?;
             let rb = canon.convert(b)?;
+            if ra == rb {
+                return Ok(true);
+            }
             let l = canon.alg.mul(&ra.n, &rb.d)?;
             let r = canon.alg.mul(&rb.n, &ra.d)?;
             if l == r {
@@ -607,10 +639,36 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
     Proof::Equal
 }
 
+/// Pairs decided in sequence with one shared `Canon` (see [`decide_all_with_points`]).
+const CHUNK: usize = 16;
+
 /// Decides many pairs in parallel; the verdicts are in the order of `pairs`.
 pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> Vec<Verdict> {
-    pairs
-        .par_iter()
-        .map(|&(a, b)| decide(terms, a, b, opts))
-        .collect()
+    decide_all_with_points(terms, pairs, opts, &|_| None)
+}
+
+/// As [`decide_with_points`] for many pairs, in parallel; the verdicts are in the order
+/// of `pairs`. Consecutive pairs (chunks of a fixed size, so the grouping and hence the
+/// verdicts do not depend on the thread count) share one `Canon`: the canonical form
+/// of a sub-term common to several pairs (a row's max and sum, shared by every element
+/// of the row) is built once per chunk. A verdict's preconditions are those the shared
+/// conversion recorded for terms reachable from its pair (a superset of what a fresh
+/// conversion records: possibly also for a `select` branch this pair did not need).
+pub fn decide_all_with_points(
+    terms: &Terms,
+    pairs: &[(TermId, TermId)],
+    opts: &Options,
+    extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
+) -> Vec<Verdict> {
+    let chunks: Vec<Vec<Verdict>> = pairs
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut shared = None;
+            chunk
+                .iter()
+                .map(|&(a, b)| decide_shared(terms, a, b, opts, extra, &mut shared))
+                .collect()
+        })
+        .collect();
+    chunks.into_iter().flatten().collect()
 }

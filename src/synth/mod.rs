@@ -24,6 +24,7 @@ use num_traits::{One, Zero};
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
+mod enumerate;
 mod report;
 
 /// The result for one output tensor.
@@ -88,9 +89,17 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
             env: &env,
             memo: HashMap::new(),
             budget: 20_000,
+            fallback: enumerate::Fallback::new(Duration::from_secs(3)),
         };
         let start = Instant::now();
-        let built = s.build(&t.shape, &elems);
+        let mut built = s.build(&t.shape, &elems);
+        if built.is_err() && !s.fallback.enabled() {
+            // Again with the semantic fallback where top-down stalls.
+            s.fallback.enable();
+            s.memo.clear();
+            s.budget = 20_000;
+            built = s.build(&t.shape, &elems);
+        }
         timings.synthesize += start.elapsed();
         match built {
             Ok(f) => {
@@ -203,6 +212,7 @@ struct Synth<'a> {
     env: &'a ShapeEnv,
     memo: HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>,
     budget: usize,
+    fallback: enumerate::Fallback,
 }
 
 impl Synth<'_> {
@@ -250,6 +260,8 @@ impl Synth<'_> {
             self.budget -= 1;
             self.build_uncached(shape, list)
         };
+        // Where top-down gives up: normalise, or enumerate (see `enumerate`).
+        let r = r.or_else(|t| enumerate::stalled(self, shape, list).ok_or(t));
         self.memo.insert(key, r.clone());
         r
     }

@@ -1,0 +1,212 @@
+//! Normalise: a term rebuilt from its canonical form (see `canon`) in a textbook shape.
+//!
+//! Architecture invariant: the canonical form is built with the decider's own `Canon`
+//! (so exponentials are merged, `exp(a)·exp(b) = exp(a+b)`, and the exponential factor
+//! common to a quotient's numerator and denominator is cancelled); the term is then
+//! rebuilt with the ordinary smart constructors as a sum of monomials with the factors
+//! common to every monomial pulled out (`c·Σ`, `scale·Σ q·k`, `exp(q)·Σ`), and a quotient
+//! as `n · d^-1`. The result equals the input wherever the input's preconditions hold;
+//! callers that use it still prove what they build from it against the original term
+//! (synth proves every lifted formula), and tests decide `normalize(t) = t`.
+//! This is the one function of `decide` that writes to the term store.
+
+use super::canon::{Atom, Canon, Dag, Rf};
+use super::poly::{Mono, Poly};
+use crate::term::{Func, TermId, Terms};
+use num_rational::BigRational;
+use num_traits::{One, Signed};
+
+/// An owned expression, built from a canonical form before the term store is written.
+enum Expr {
+    Term(TermId),
+    Const(BigRational),
+    Float(f64),
+    Call(Func, Box<Expr>),
+    Max(Vec<Expr>),
+    Min(Vec<Expr>),
+    Sum(Vec<Expr>),
+    Prod(Vec<Expr>),
+    Pow(Box<Expr>, i32),
+}
+
+/// `t` rebuilt from its canonical form; `None` when it has none (a `select` whose
+/// condition the form cannot fix, an infinity, an expansion beyond the limit).
+pub fn normalize(terms: &mut Terms, t: TermId) -> Option<TermId> {
+    let expr = {
+        let dag = Dag::new(terms, &[t]);
+        if dag.has_inf_nan {
+            return None;
+        }
+        let mut canon = Canon::new(terms, &dag, 20_000);
+        let rf = canon.convert(t).ok()?;
+        Rebuild { canon: &canon }.rf(&rf)
+    };
+    Some(build(terms, &expr))
+}
+
+fn build(terms: &mut Terms, e: &Expr) -> TermId {
+    match e {
+        Expr::Term(t) => *t,
+        Expr::Const(c) => terms.constant(c.clone()),
+        Expr::Float(v) => terms.float(*v),
+        Expr::Call(f, a) => {
+            let a = build(terms, a);
+            terms.call(*f, a)
+        }
+        Expr::Max(v) | Expr::Min(v) | Expr::Sum(v) | Expr::Prod(v) => {
+            let ops: Vec<TermId> = v.iter().map(|x| build(terms, x)).collect();
+            match e {
+                Expr::Max(_) => terms.maxn(&ops),
+                Expr::Min(_) => terms.minn(&ops),
+                Expr::Sum(_) => terms.sum(&ops),
+                _ => terms.product(&ops),
+            }
+        }
+        Expr::Pow(a, k) => {
+            let a = build(terms, a);
+            terms.powi(a, *k)
+        }
+    }
+}
+
+struct Rebuild<'a, 't> {
+    canon: &'a Canon<'t>,
+}
+
+impl Rebuild<'_, '_> {
+    fn rf(&self, rf: &Rf) -> Expr {
+        let n = self.poly(&rf.n);
+        if rf.d.is_one() {
+            return n;
+        }
+        let d = self.poly(&rf.d);
+        Expr::Prod(vec![n, Expr::Pow(Box::new(d), -1)])
+    }
+
+    fn atom(&self, a: u32) -> Expr {
+        match &self.canon.atoms[a as usize] {
+            Atom::Leaf(t) => Expr::Term(*t),
+            Atom::Ln2 => Expr::Call(
+                Func::Log,
+                Box::new(Expr::Const(BigRational::from_integer(2.into()))),
+            ),
+            Atom::Ln10 => Expr::Call(
+                Func::Log,
+                Box::new(Expr::Const(BigRational::from_integer(10.into()))),
+            ),
+            Atom::SqrtPi => Expr::Call(Func::Sqrt, Box::new(Expr::Float(std::f64::consts::PI))),
+            Atom::Fn(f, arg) => Expr::Call(*f, Box::new(self.rf(self.canon.rf(*arg)))),
+            Atom::Exp(arg) => Expr::Call(Func::Exp, Box::new(self.rf(self.canon.rf(*arg)))),
+            Atom::Max(ops) => Expr::Max(ops.iter().map(|&o| self.rf(self.canon.rf(o))).collect()),
+            Atom::Min(ops) => Expr::Min(ops.iter().map(|&o| self.rf(self.canon.rf(o))).collect()),
+        }
+    }
+
+    /// `c · exp(q) · Π atoms`, without the factors in `skip_*`.
+    fn mono(
+        &self,
+        m: &Mono,
+        c: &BigRational,
+        skip_exp: Option<&Poly>,
+        skip: &[(u32, i32)],
+    ) -> Expr {
+        let mut f = Vec::new();
+        if !c.is_one() {
+            f.push(Expr::Const(c.clone()));
+        }
+        if m.exp != 0 {
+            let q = self.canon.alg.exp_poly(m.exp);
+            let q = match skip_exp {
+                Some(s) => q.add(&s.neg()),
+                None => q.clone(),
+            };
+            if !q.is_zero() {
+                f.push(Expr::Call(Func::Exp, Box::new(self.poly(&q))));
+            }
+        }
+        for &(a, e) in m.atoms.iter() {
+            let e2 = e - skip.iter().find(|s| s.0 == a).map_or(0, |s| s.1);
+            if e2 != 0 {
+                let x = self.atom(a);
+                f.push(if e2 == 1 {
+                    x
+                } else {
+                    Expr::Pow(Box::new(x), e2)
+                });
+            }
+        }
+        match f.len() {
+            0 => Expr::Const(BigRational::one()),
+            1 => f.pop().expect("one factor"),
+            _ => Expr::Prod(f),
+        }
+    }
+
+    /// A sum of monomials with the common coefficient, atoms and exponential factor
+    /// pulled out.
+    fn poly(&self, p: &Poly) -> Expr {
+        if p.is_zero() {
+            return Expr::Const(BigRational::from_integer(0.into()));
+        }
+        if p.len() == 1 {
+            let (m, c) = &p.0[0];
+            return self.mono(m, c, None, &[]);
+        }
+        // Common |coefficient|.
+        let c0 = p.0[0].1.abs();
+        let coef = p.0.iter().all(|(_, c)| c.abs() == c0).then_some(c0);
+        // Common atoms: the smallest exponent of the same sign in every monomial.
+        let mut common: Vec<(u32, i32)> = p.0[0].0.atoms.to_vec();
+        for (m, _) in &p.0[1..] {
+            common = common
+                .into_iter()
+                .filter_map(|(a, e)| {
+                    let &(_, e2) = m.atoms.iter().find(|x| x.0 == a)?;
+                    (e.signum() == e2.signum())
+                        .then(|| (a, if e > 0 { e.min(e2) } else { e.max(e2) }))
+                })
+                .collect();
+        }
+        // Common exponential part: the exponent monomials on which all agree.
+        let mut cexp: Option<Poly> = None;
+        if p.0.iter().all(|(m, _)| m.exp != 0) {
+            let mut v = self.canon.alg.exp_poly(p.0[0].0.exp).0.clone();
+            for (m, _) in &p.0[1..] {
+                let q = self.canon.alg.exp_poly(m.exp);
+                v.retain(|(cm, cc)| {
+                    q.0.binary_search_by(|(qm, _)| qm.cmp(cm))
+                        .is_ok_and(|i| &q.0[i].1 == cc)
+                });
+            }
+            if !v.is_empty() {
+                cexp = Some(Poly(v));
+            }
+        }
+        let inner: Vec<Expr> =
+            p.0.iter()
+                .map(|(m, c)| {
+                    let c = match &coef {
+                        Some(k) => c / k,
+                        None => c.clone(),
+                    };
+                    self.mono(m, &c, cexp.as_ref(), &common)
+                })
+                .collect();
+        let mut f = Vec::new();
+        if let Some(k) = coef.filter(|k| !k.is_one()) {
+            f.push(Expr::Const(k));
+        }
+        if let Some(q) = &cexp {
+            f.push(Expr::Call(Func::Exp, Box::new(self.poly(q))));
+        }
+        for &(a, e) in &common {
+            let x = self.atom(a);
+            f.push(if e == 1 { x } else { Expr::Pow(Box::new(x), e) });
+        }
+        if f.is_empty() {
+            return Expr::Sum(inner);
+        }
+        f.push(Expr::Sum(inner));
+        Expr::Prod(f)
+    }
+}

@@ -1,0 +1,703 @@
+//! Semantic fallback for top-down synthesis: where [`Synth::build`] gives up on a list
+//! of element terms, (1) rebuild the terms from the decider's canonical form
+//! ([`decide::normalize`]) and retry top-down on them, then (2) enumerate small
+//! formulas bottom-up.
+//!
+//! Architecture invariant: fingerprints only propose. Enumeration evaluates every
+//! candidate formula at a few fixed points (f64, [`decide::point_value`] of
+//! [`SAMPLE_POINTS`]), keeps the smallest candidate per fingerprint (observational
+//! equivalence) and looks the target's fingerprint up; a candidate is returned only after
+//! `decide` proves every element of the target equal to it. The normalised terms are
+//! equal to the originals by construction, and the whole lifted formula is proved
+//! against the kernel's terms by `synth::lift` in any case.
+//!
+//! Search space: terminals are the inputs the target reads (and their transposes), the
+//! scalar params it reads and the constants 1 and 2; operators are `neg`, the unary
+//! functions the target applies, `+ - * /`, `max`/`min` (when the target has them),
+//! `powi 2`, `sum`/`mean` (and `max`/`min`) over one axis with or without keepdim, and
+//! `@` of 2-D operands. Deterministic order, bounded by formula size and time.
+
+use super::Synth;
+use crate::decide::{self, Leaf, Options};
+use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
+use crate::term::{Func, Node, TermId, Terms};
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+/// The fixed points candidates and targets are evaluated at (even seeds give mixed
+/// signs, odd ones positive values).
+pub(crate) const SAMPLE_POINTS: [u64; 3] = [7_002, 7_004, 7_001];
+
+/// Largest formula size enumerated.
+const MAX_SIZE: usize = 6;
+/// Largest number of elements of a list (or of a candidate value) handled.
+const MAX_ELEMS: usize = 4096;
+
+/// State kept across the stalls of one synthesis: the banks of enumerated candidates
+/// (one per set of terminals) and the time budget.
+pub(super) struct Fallback {
+    banks: HashMap<Vec<String>, Bank>,
+    budget: Duration,
+    /// `None` while disabled: a first top-down pass runs without the fallback, so ops
+    /// that lift top-down pay nothing for it.
+    deadline: Option<Instant>,
+    /// Inside a retry on normalised terms (no second normalisation).
+    normalising: bool,
+    normalised: HashMap<TermId, Option<TermId>>,
+}
+
+/// Most time one stall may spend enumerating.
+const PER_STALL: Duration = Duration::from_millis(400);
+
+impl Fallback {
+    pub(super) fn new(budget: Duration) -> Fallback {
+        Fallback {
+            banks: HashMap::new(),
+            budget,
+            deadline: None,
+            normalising: false,
+            normalised: HashMap::new(),
+        }
+    }
+    /// Turns the fallback on, with the whole budget from now.
+    pub(super) fn enable(&mut self) {
+        self.deadline = Some(Instant::now() + self.budget);
+    }
+    pub(super) fn enabled(&self) -> bool {
+        self.deadline.is_some()
+    }
+}
+
+/// The hook: a formula for `list` (shape `shape`, or broadcastable to it) where top-down
+/// gave up.
+pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+    let deadline = s.fallback.deadline?;
+    if list.len() > MAX_ELEMS || Instant::now() > deadline {
+        return None;
+    }
+    if !s.fallback.normalising {
+        let mut norm = Some(Vec::with_capacity(list.len()));
+        for &t in list {
+            let n = match s.fallback.normalised.get(&t) {
+                Some(&n) => n,
+                None => {
+                    let n = decide::normalize(s.terms, t);
+                    s.fallback.normalised.insert(t, n);
+                    n
+                }
+            };
+            match (n, norm.as_mut()) {
+                (Some(n), Some(v)) => v.push(n),
+                _ => {
+                    norm = None;
+                    break;
+                }
+            }
+        }
+        if let Some(norm) = norm.filter(|n| n.as_slice() != list) {
+            s.fallback.normalising = true;
+            let r = s.build(shape, &norm);
+            s.fallback.normalising = false;
+            if let Ok(f) = r {
+                return Some(f);
+            }
+        }
+    }
+    // Lists of bare leaves (`x[:, 0]`) have no formula top-down did not try.
+    if list.iter().all(|&t| {
+        matches!(
+            s.terms.node(t),
+            Node::Input { .. } | Node::Param(_) | Node::Const(_)
+        )
+    }) {
+        return None;
+    }
+    let deadline = deadline.min(Instant::now() + PER_STALL);
+    search(s.terms, s.env, shape, list, &mut s.fallback.banks, deadline).0
+}
+
+/// Enumerates for `list`; returns the proved formula (if any) and the number of
+/// proposals (fingerprint matches) that `decide` did not prove.
+pub(super) fn search(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    shape: &[usize],
+    list: &[TermId],
+    banks: &mut HashMap<Vec<String>, Bank>,
+    deadline: Instant,
+) -> (Option<Formula>, usize) {
+    let Some(sig) = Signature::of(terms, list) else {
+        return (None, 0);
+    };
+    let Some(target) = fingerprint_terms(terms, list) else {
+        return (None, 0);
+    };
+    let key = sig.key();
+    let bank = banks
+        .entry(key)
+        .or_insert_with(|| Bank::new(&sig, env, shape.len()));
+    let mut rejected = 0;
+    loop {
+        for idx in bank.lookup(shape, &target) {
+            let f = bank.cands[idx].f.clone();
+            if prove_broadcast(terms, env, &f, shape, list) {
+                return (Some(f), rejected);
+            }
+            rejected += 1;
+            if rejected >= 4 {
+                return (None, rejected);
+            }
+        }
+        if bank.size >= MAX_SIZE || Instant::now() > deadline {
+            return (None, rejected);
+        }
+        bank.grow(deadline);
+    }
+}
+
+/// `f`, broadcast to `shape`, proved equal to `list` element by element.
+fn prove_broadcast(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    shape: &[usize],
+    list: &[TermId],
+) -> bool {
+    let Ok(fs) = f.shape(env) else {
+        return false;
+    };
+    let Ok(elems) = f.instantiate(terms, env) else {
+        return false;
+    };
+    let Some(map) = broadcast_map(&fs, shape) else {
+        return false;
+    };
+    let pairs: Vec<(TermId, TermId)> = map
+        .iter()
+        .map(|&k| elems[k])
+        .zip(list.iter().copied())
+        .collect();
+    decide::decide_all(terms, &pairs, &Options::default())
+        .iter()
+        .all(|v| v.is_equal())
+}
+
+/// For every flat index of `target`, the flat index of `from` broadcast to it; `None`
+/// when `from` does not broadcast to exactly `target`.
+fn broadcast_map(from: &[usize], target: &[usize]) -> Option<Vec<usize>> {
+    if from.len() > target.len() {
+        return None;
+    }
+    let off = target.len() - from.len();
+    for (k, &d) in from.iter().enumerate() {
+        if d != 1 && d != target[off + k] {
+            return None;
+        }
+    }
+    let n: usize = target.iter().product();
+    Some(
+        (0..n)
+            .map(|p| {
+                let idx = super::unravel(p, target);
+                let fidx: Vec<usize> = from
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &d)| if d == 1 { 0 } else { idx[off + k] })
+                    .collect();
+                super::ravel(&fidx, from)
+            })
+            .collect(),
+    )
+}
+
+/// What the target reads and applies: it decides the terminals and operators.
+struct Signature {
+    tensors: BTreeSet<String>,
+    params: BTreeSet<String>,
+    funcs: BTreeSet<Func>,
+    extrema: bool,
+}
+
+impl Signature {
+    fn of(terms: &Terms, list: &[TermId]) -> Option<Signature> {
+        let mut sig = Signature {
+            tensors: BTreeSet::new(),
+            params: BTreeSet::new(),
+            funcs: BTreeSet::new(),
+            extrema: false,
+        };
+        let mut seen = BTreeSet::new();
+        let mut stack = list.to_vec();
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            match terms.node(t) {
+                Node::Input { tensor, .. } => {
+                    sig.tensors.insert(tensor.to_string());
+                }
+                Node::Param(p) => {
+                    sig.params.insert(p.to_string());
+                }
+                Node::Call(f, _) => {
+                    sig.funcs.insert(*f);
+                }
+                Node::Max(_) | Node::Min(_) => sig.extrema = true,
+                Node::Select(..) | Node::Cmp(..) | Node::Inf { .. } | Node::NaN => return None,
+                _ => {}
+            }
+            terms.for_each_child(t, |c| stack.push(c));
+        }
+        Some(sig)
+    }
+    fn key(&self) -> Vec<String> {
+        let mut k: Vec<String> = self.tensors.iter().map(|t| format!("t:{t}")).collect();
+        k.extend(self.params.iter().map(|p| format!("p:{p}")));
+        k.extend(self.funcs.iter().map(|f| format!("f:{f:?}")));
+        k.push(format!("x:{}", self.extrema));
+        k
+    }
+}
+
+/// Values of one candidate at every sample point: `SAMPLE_POINTS.len()` blocks of the
+/// row-major elements.
+type Values = Vec<f64>;
+
+fn quantize(v: &[f64]) -> Option<Vec<i64>> {
+    v.iter()
+        .map(|&x| (x.is_finite() && x.abs() < 1e12).then(|| (x * 65536.0).round() as i64))
+        .collect()
+}
+
+fn fingerprint_terms(terms: &Terms, list: &[TermId]) -> Option<Values> {
+    let mut out = Vec::with_capacity(list.len() * SAMPLE_POINTS.len());
+    for &seed in &SAMPLE_POINTS {
+        let input = |name: &str, idx: &[i64]| {
+            decide::point_value(
+                seed,
+                &Leaf::Input {
+                    tensor: name.into(),
+                    index: idx.into(),
+                },
+            )
+        };
+        let param = |name: &str| decide::point_value(seed, &Leaf::Param(name.into()));
+        let mut ev = crate::term::Evaluator::new(terms, &input, &param);
+        for &t in list {
+            let v = ev.eval(t);
+            if !v.is_finite() {
+                return None;
+            }
+            out.push(v);
+        }
+    }
+    Some(out)
+}
+
+struct Cand {
+    f: Formula,
+    shape: Vec<usize>,
+    vals: Values,
+}
+
+/// Candidates enumerated so far, by size, one per fingerprint.
+pub(super) struct Bank {
+    cands: Vec<Cand>,
+    by_size: Vec<Vec<usize>>,
+    seen: HashMap<(Vec<usize>, Vec<i64>), usize>,
+    size: usize,
+    unary: Vec<UnaryOp>,
+    binary: Vec<BinaryOp>,
+    reduce: Vec<ReduceOp>,
+    max_rank: usize,
+}
+
+impl Bank {
+    fn new(sig: &Signature, env: &ShapeEnv, target_rank: usize) -> Bank {
+        let mut unary = vec![UnaryOp::Neg];
+        unary.extend(
+            UnaryOp::ALL
+                .iter()
+                .filter(|u| u.func().is_some_and(|f| sig.funcs.contains(&f))),
+        );
+        if sig.funcs.contains(&Func::Sqrt) && !unary.contains(&UnaryOp::Rsqrt) {
+            unary.push(UnaryOp::Rsqrt);
+        }
+        let mut binary = vec![BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div];
+        let mut reduce = vec![ReduceOp::Sum, ReduceOp::Mean];
+        if sig.extrema {
+            binary.extend([BinaryOp::Max, BinaryOp::Min]);
+            reduce.extend([ReduceOp::Max, ReduceOp::Min]);
+        }
+        let mut bank = Bank {
+            cands: Vec::new(),
+            by_size: vec![Vec::new(), Vec::new()],
+            seen: HashMap::new(),
+            size: 1,
+            unary,
+            binary,
+            reduce,
+            max_rank: target_rank.max(2),
+        };
+        for t in &sig.tensors {
+            let Some(shape) = env.tensors.get(t) else {
+                continue;
+            };
+            let x = Formula::input(t);
+            bank.add(1, x.clone(), shape.clone(), None, env);
+            if shape.len() == 2 {
+                bank.add(1, x.t(), vec![shape[1], shape[0]], None, env);
+            }
+        }
+        for p in &sig.params {
+            bank.add(1, Formula::scalar(p), vec![], None, env);
+        }
+        bank.add(1, Formula::int(1), vec![], None, env);
+        bank.add(1, Formula::int(2), vec![], None, env);
+        bank
+    }
+
+    /// Adds a candidate of size `size` unless its fingerprint is taken; `vals` computed
+    /// from the leaves when `None`.
+    fn add(
+        &mut self,
+        size: usize,
+        f: Formula,
+        shape: Vec<usize>,
+        vals: Option<Values>,
+        env: &ShapeEnv,
+    ) {
+        let vals = match vals {
+            Some(v) => v,
+            None => match leaf_values(&f, &shape, env) {
+                Some(v) => v,
+                None => return,
+            },
+        };
+        let Some(q) = quantize(&vals) else {
+            return;
+        };
+        let key = (shape.clone(), q);
+        if self.seen.contains_key(&key) {
+            return;
+        }
+        let idx = self.cands.len();
+        self.seen.insert(key, idx);
+        self.cands.push(Cand { f, shape, vals });
+        while self.by_size.len() <= size {
+            self.by_size.push(Vec::new());
+        }
+        self.by_size[size].push(idx);
+    }
+
+    /// Candidates whose value, broadcast to `shape`, has the fingerprint `target`.
+    fn lookup(&self, shape: &[usize], target: &Values) -> Vec<usize> {
+        let n: usize = shape.iter().product();
+        let shapes: BTreeSet<Vec<usize>> = self.cands.iter().map(|c| c.shape.clone()).collect();
+        let mut out = Vec::new();
+        for s in shapes {
+            let Some(map) = broadcast_map(&s, shape) else {
+                continue;
+            };
+            let m: usize = s.iter().product();
+            // The target restricted to `s`: constant along the broadcast axes.
+            let mut proj = vec![f64::NAN; m * SAMPLE_POINTS.len()];
+            let mut ok = true;
+            for p in 0..SAMPLE_POINTS.len() {
+                for (k, &j) in map.iter().enumerate() {
+                    let v = target[p * n + k];
+                    let slot = &mut proj[p * m + j];
+                    if slot.is_nan() {
+                        *slot = v;
+                    } else if (*slot - v).abs() > 1e-9 * (1.0 + v.abs()) {
+                        ok = false;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            if let Some(q) = quantize(&proj) {
+                if let Some(&i) = self.seen.get(&(s, q)) {
+                    out.push(i);
+                }
+            }
+        }
+        out.sort_by_key(|&i| (self.cands[i].f.size(), i));
+        out
+    }
+
+    /// Enumerates the candidates of the next size.
+    fn grow(&mut self, deadline: Instant) {
+        let size = self.size + 1;
+        self.size = size;
+        let env = ShapeEnv::new();
+        // Unary, powi, reductions of size - 1.
+        let prev: Vec<usize> = self.by_size.get(size - 1).cloned().unwrap_or_default();
+        for &i in &prev {
+            if Instant::now() > deadline {
+                return;
+            }
+            let (f, shape, vals) = {
+                let c = &self.cands[i];
+                (c.f.clone(), c.shape.clone(), c.vals.clone())
+            };
+            for op in self.unary.clone() {
+                let v: Values = vals.iter().map(|&x| apply_unary(op, x)).collect();
+                self.add(
+                    size,
+                    Formula::unary(op, f.clone()),
+                    shape.clone(),
+                    Some(v),
+                    &env,
+                );
+            }
+            let v: Values = vals.iter().map(|&x| x * x).collect();
+            self.add(size, f.clone().powi(2), shape.clone(), Some(v), &env);
+            for axis in 0..shape.len() {
+                for keepdim in [true, false] {
+                    for op in self.reduce.clone() {
+                        let (s2, v) = reduce_vals(op, &shape, &vals, axis, keepdim);
+                        self.add(
+                            size,
+                            Formula::reduce(op, f.clone(), axis, keepdim),
+                            s2,
+                            Some(v),
+                            &env,
+                        );
+                    }
+                }
+            }
+        }
+        // Binary and matmul: sizes a + b = size - 1.
+        for sa in 1..size - 1 {
+            let sb = size - 1 - sa;
+            let la: Vec<usize> = self.by_size.get(sa).cloned().unwrap_or_default();
+            let lb: Vec<usize> = self.by_size.get(sb).cloned().unwrap_or_default();
+            for &a in &la {
+                if Instant::now() > deadline {
+                    return;
+                }
+                for &b in &lb {
+                    self.combine(size, a, b);
+                }
+            }
+        }
+    }
+
+    fn combine(&mut self, size: usize, a: usize, b: usize) {
+        let env = ShapeEnv::new();
+        let (ca, cb) = (&self.cands[a], &self.cands[b]);
+        if let Some((shape, ma, mb)) = broadcast_pair(&ca.shape, &cb.shape) {
+            if shape.len() <= self.max_rank && shape.iter().product::<usize>() <= MAX_ELEMS {
+                let n: usize = shape.iter().product();
+                let (na, nb) = (
+                    ca.shape.iter().product::<usize>(),
+                    cb.shape.iter().product::<usize>(),
+                );
+                let mut out = Vec::new();
+                for op in self.binary.clone() {
+                    let commutative = matches!(
+                        op,
+                        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min
+                    );
+                    if commutative && a > b {
+                        continue;
+                    }
+                    let (ca, cb) = (&self.cands[a], &self.cands[b]);
+                    let mut v = Vec::with_capacity(n * SAMPLE_POINTS.len());
+                    for p in 0..SAMPLE_POINTS.len() {
+                        for k in 0..n {
+                            let x = ca.vals[p * na + ma[k]];
+                            let y = cb.vals[p * nb + mb[k]];
+                            v.push(apply_binary(op, x, y));
+                        }
+                    }
+                    out.push((Formula::binary(op, ca.f.clone(), cb.f.clone()), v));
+                }
+                for (f, v) in out {
+                    self.add(size, f, shape.clone(), Some(v), &env);
+                }
+            }
+        }
+        let (ca, cb) = (&self.cands[a], &self.cands[b]);
+        if ca.shape.len() == 2
+            && cb.shape.len() == 2
+            && ca.shape[1] == cb.shape[0]
+            && ca.shape[1] > 1
+        {
+            let (m, k, n) = (ca.shape[0], ca.shape[1], cb.shape[1]);
+            let mut v = Vec::with_capacity(m * n * SAMPLE_POINTS.len());
+            for p in 0..SAMPLE_POINTS.len() {
+                for i in 0..m {
+                    for j in 0..n {
+                        let mut acc = 0.0;
+                        for q in 0..k {
+                            acc += ca.vals[p * m * k + i * k + q] * cb.vals[p * k * n + q * n + j];
+                        }
+                        v.push(acc);
+                    }
+                }
+            }
+            let f = ca.f.clone().matmul(cb.f.clone());
+            self.add(size, f, vec![m, n], Some(v), &env);
+        }
+    }
+}
+
+/// The broadcast shape of two shapes and, for each of its flat indices, the flat index
+/// into each operand.
+fn broadcast_pair(a: &[usize], b: &[usize]) -> Option<(Vec<usize>, Vec<usize>, Vec<usize>)> {
+    let r = a.len().max(b.len());
+    let mut shape = Vec::with_capacity(r);
+    for i in 0..r {
+        let da = (i + a.len()).checked_sub(r).map_or(1, |k| a[k]);
+        let db = (i + b.len()).checked_sub(r).map_or(1, |k| b[k]);
+        shape.push(match (da, db) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return None,
+        });
+    }
+    let ma = broadcast_map(a, &shape)?;
+    let mb = broadcast_map(b, &shape)?;
+    Some((shape, ma, mb))
+}
+
+fn apply_unary(op: UnaryOp, x: f64) -> f64 {
+    match op.func() {
+        None => -x,
+        Some(f) => crate::term::eval_func(f, x),
+    }
+}
+
+fn apply_binary(op: BinaryOp, x: f64, y: f64) -> f64 {
+    match op {
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div => x / y,
+        BinaryOp::Max => x.max(y),
+        BinaryOp::Min => x.min(y),
+    }
+}
+
+fn reduce_vals(
+    op: ReduceOp,
+    shape: &[usize],
+    vals: &[f64],
+    axis: usize,
+    keepdim: bool,
+) -> (Vec<usize>, Values) {
+    let n: usize = shape.iter().product();
+    let mut out_shape = shape.to_vec();
+    out_shape[axis] = 1;
+    let m: usize = out_shape.iter().product();
+    let stride: usize = shape[axis + 1..].iter().product();
+    let len = shape[axis];
+    let mut v = Vec::with_capacity(m * SAMPLE_POINTS.len());
+    for p in 0..SAMPLE_POINTS.len() {
+        for o in 0..m {
+            let (outer, inner) = (o / stride, o % stride);
+            let base = p * n + outer * len * stride + inner;
+            let it = (0..len).map(|j| vals[base + j * stride]);
+            v.push(match op {
+                ReduceOp::Sum => it.sum(),
+                ReduceOp::Mean => it.sum::<f64>() / len as f64,
+                ReduceOp::Max => it.fold(f64::NEG_INFINITY, f64::max),
+                ReduceOp::Min => it.fold(f64::INFINITY, f64::min),
+            });
+        }
+    }
+    if !keepdim {
+        out_shape.remove(axis);
+    }
+    (out_shape, v)
+}
+
+/// Values of a terminal (input, transposed input, scalar, constant).
+fn leaf_values(f: &Formula, shape: &[usize], _env: &ShapeEnv) -> Option<Values> {
+    let n: usize = shape.iter().product();
+    let mut v = Vec::with_capacity(n * SAMPLE_POINTS.len());
+    for &seed in &SAMPLE_POINTS {
+        for k in 0..n {
+            let idx = super::unravel(k, shape);
+            v.push(match f {
+                Formula::Input(t) => decide::point_value(seed, &input_leaf(t, &idx)),
+                Formula::Transpose(x) => match &**x {
+                    Formula::Input(t) => {
+                        decide::point_value(seed, &input_leaf(t, &[idx[1], idx[0]]))
+                    }
+                    _ => return None,
+                },
+                Formula::Scalar(p) => decide::point_value(seed, &Leaf::Param(p.as_str().into())),
+                Formula::Const(c) => num_traits::ToPrimitive::to_f64(c)?,
+                _ => return None,
+            });
+        }
+    }
+    Some(v)
+}
+
+fn input_leaf(t: &str, idx: &[usize]) -> Leaf {
+    Leaf::Input {
+        tensor: t.into(),
+        index: idx.iter().map(|&i| i as i64).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> ShapeEnv {
+        ShapeEnv::new().tensor("x", &[3, 4])
+    }
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(30)
+    }
+
+    #[test]
+    fn finds_a_row_mean() {
+        let mut terms = Terms::new();
+        let env = env();
+        let list: Vec<TermId> = (0..3)
+            .map(|i| {
+                let xs: Vec<TermId> = (0..4).map(|j| terms.input("x", &[i, j])).collect();
+                let s = terms.sum(&xs);
+                let q = terms.constant(num_rational::BigRational::new(1.into(), 4.into()));
+                terms.mul(s, q)
+            })
+            .collect();
+        let (f, rejected) = search(&mut terms, &env, &[3], &list, &mut HashMap::new(), far());
+        assert_eq!(f.map(|f| f.to_string()).as_deref(), Some("mean(x, axis=1)"));
+        assert_eq!(rejected, 0);
+    }
+
+    /// `x + Π_p (x - v_p)` equals `x` at every sample point `p` (where `x = v_p`), but
+    /// not elsewhere: the fingerprint proposes `x`, `decide` refutes it.
+    #[test]
+    fn a_fingerprint_match_that_decide_refutes_is_rejected() {
+        let mut terms = Terms::new();
+        let env = env();
+        let mut list = Vec::new();
+        for i in 0..3 {
+            for j in 0..4 {
+                let x = terms.input("x", &[i, j]);
+                let mut factors = Vec::new();
+                for &seed in &SAMPLE_POINTS {
+                    let v = decide::point_value(seed, &input_leaf("x", &[i as usize, j as usize]));
+                    let c = terms.float(-v);
+                    factors.push(terms.add(x, c));
+                }
+                let p = terms.product(&factors);
+                list.push(terms.add(x, p));
+            }
+        }
+        let (f, rejected) = search(&mut terms, &env, &[3, 4], &list, &mut HashMap::new(), far());
+        assert!(f.is_none(), "accepted {f:?}");
+        assert!(rejected >= 1, "the fingerprint should have proposed x");
+    }
+}
