@@ -2,8 +2,8 @@
 //! `tt.store`'s value operand, read off the ops' `loc`s.
 //!
 //! The slice is static (over the IR, not a run): it follows operands to the ops that
-//! define them, and takes every op nested in a region of an op it reaches (a loop
-//! body, a reduction's combine function), since those compute the op's results.
+//! define them and, for an op with regions (a loop body, a reduction's combine
+//! function), the operands of the regions' terminators, which give the op's results.
 //! Lines inside Triton's own library (`triton/language/…`) are left out: a user
 //! reads `tl.max(x, axis=1)` at their call site, not Triton's combine function.
 
@@ -73,6 +73,9 @@ fn slice<'a>(store: &'a Op, defs: &HashMap<&'a str, &'a Op>) -> Vec<Loc> {
             "tt.store" => op.operands.get(1).into_iter().collect(),
             // A load's operands say where it reads, not what: its line is enough.
             "tt.load" => Vec::new(),
+            // A loop's values come from its initial values and its body, not from its
+            // bounds and step (operands 0-2).
+            "scf.for" => op.operands.iter().skip(3).collect(),
             _ => op
                 .operands
                 .iter()
@@ -98,11 +101,11 @@ fn slice<'a>(store: &'a Op, defs: &HashMap<&'a str, &'a Op>) -> Vec<Loc> {
         .collect()
 }
 
+/// The terminators of a region's blocks (`scf.yield`, `tt.reduce.return`, ...): what
+/// the region gives its owner; the slice goes on from their operands.
 fn nested_ops<'a>(region: &'a Region, work: &mut Vec<&'a Op>) {
     for block in &region.blocks {
-        for op in &block.ops {
-            work.push(op);
-        }
+        work.extend(block.ops.last());
     }
 }
 
