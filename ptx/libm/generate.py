@@ -3,7 +3,7 @@
 
     python3 ptx/libm/generate.py
 
-Triton probes (probe.py: y = tl.log(x), tl.sin, tl.cos, libdevice.tanh) are compiled
+Triton probes (probe.py: y = tl.log(x), tl.sin, tl.cos, libdevice.tanh, tl.erf) are compiled
 by triton_ir/generate.py's compile_op (Triton 3.9.0, GPUTarget("cuda", 80, 32),
 TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC probe
 expf.cu by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in

@@ -39,4 +39,12 @@ def tanh_probe(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, libdevice.tanh(x), mask=mask)
 
 
-PROBES = ["log", "sin", "cos", "tanh"]
+@triton.jit
+def erf_probe(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(y_ptr + offs, tl.erf(x), mask=mask)
+
+
+PROBES = ["log", "sin", "cos", "tanh", "erf"]

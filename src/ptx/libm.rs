@@ -1,5 +1,6 @@
 //! Recognising libm expansions: read a whole inlined libdevice / CUDA-libm expansion
-//! (`__nv_logf`, `__nv_sinf`, `__nv_cosf`, `__nv_tanhf`, CUDA's accurate `expf`) as
+//! (`__nv_logf`, `__nv_sinf`, `__nv_cosf`, `__nv_tanhf`, `__nv_erff`, CUDA's accurate
+//! `expf`) as
 //! the exact function, as `ex2.approx` is read as `2^x`.
 //!
 //! Architecture invariant: works on terms only, after execution and before `decide`
@@ -29,7 +30,7 @@ pub struct Probe {
     pub arg_order: Vec<String>,
 }
 
-const SOURCES: [(&str, Func, &str, &str); 5] = [
+const SOURCES: [(&str, Func, &str, &str); 6] = [
     (
         "log",
         Func::Log,
@@ -53,6 +54,12 @@ const SOURCES: [(&str, Func, &str, &str); 5] = [
         Func::Tanh,
         include_str!("../../ptx/libm/tanh.ptx"),
         include_str!("../../ptx/libm/tanh.launch.toml"),
+    ),
+    (
+        "erf",
+        Func::Erf,
+        include_str!("../../ptx/libm/erf.ptx"),
+        include_str!("../../ptx/libm/erf.launch.toml"),
     ),
     (
         "expf",
