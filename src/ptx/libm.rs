@@ -28,6 +28,9 @@ pub struct Probe {
     pub module: Module,
     pub inst: Instance,
     pub arg_order: Vec<String>,
+    /// How the expansion's code uses its argument: the shapes of the argument's
+    /// direct parents (see [`parent_shape`]), a cheap prefilter for candidates.
+    uses: FxHashSet<String>,
 }
 
 const SOURCES: [(&str, Func, &str, &str); 6] = [
@@ -82,13 +85,24 @@ pub fn probes() -> &'static [Probe] {
                     .expect("embedded libm probe launch");
                 // One element, one thread: the element's code is all that matters.
                 inst.block = [1, 1, 1];
-                Probe {
+                let mut p = Probe {
                     name,
                     func,
                     module,
                     inst,
                     arg_order: super::launch_arg_order(launch),
+                    uses: FxHashSet::default(),
+                };
+                let mut terms = Terms::new();
+                let x = terms.input("x", &[0]);
+                if let Some(y) = p.apply(&mut terms, x) {
+                    for t in reachable(&terms, &[y]) {
+                        if terms.children(t).contains(&x) {
+                            p.uses.insert(parent_shape(&terms, t, x));
+                        }
+                    }
                 }
+                p
             })
             .collect()
     })
@@ -168,6 +182,47 @@ impl Probe {
     }
 }
 
+/// A parent `p` of `a` with `a` as `#`, constants by value and other operands as `?`
+/// (operands sorted, as n-ary nodes sort by id, which differs between stores).
+fn parent_shape(terms: &Terms, p: TermId, a: TermId) -> String {
+    let kind = match terms.node(p) {
+        Node::Add(_) => "add".to_string(),
+        Node::Mul(_) => "mul".to_string(),
+        Node::Pow(_, k) => format!("pow{k}"),
+        Node::Call(f, _) => format!("{f:?}"),
+        Node::Max(_) => "max".into(),
+        Node::Min(_) => "min".into(),
+        Node::Cmp(op, _, _) => format!("{op:?}"),
+        Node::Not(_) => "not".into(),
+        Node::And(_) => "and".into(),
+        Node::Or(_) => "or".into(),
+        Node::Select(..) => "select".into(),
+        Node::Opaque(op, _) => op.to_string(),
+        _ => "leaf".into(),
+    };
+    let ordered = matches!(
+        terms.node(p),
+        Node::Cmp(..) | Node::Select(..) | Node::Opaque(..)
+    );
+    let mut ops: Vec<String> = terms
+        .children(p)
+        .iter()
+        .map(|&c| {
+            if c == a {
+                "#".into()
+            } else if let Some(v) = terms.as_const(c) {
+                v.to_string()
+            } else {
+                "?".into()
+            }
+        })
+        .collect();
+    if !ordered {
+        ops.sort();
+    }
+    format!("{kind}({})", ops.join(","))
+}
+
 /// Replace every recognised libm expansion in the outputs by the exact function.
 /// Returns how many distinct expansions were replaced.
 pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
@@ -211,13 +266,46 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
             })
             .collect();
         let in_dag: FxHashSet<TermId> = dag.iter().copied().collect();
+        let mut parents: FxHashMap<TermId, Vec<TermId>> = FxHashMap::default();
+        for &t in &dag {
+            terms.for_each_child(t, |c| parents.entry(c).or_default().push(t));
+        }
         let mut subst: FxHashMap<TermId, TermId> = FxHashMap::default();
+        // Expansions whose value is a product or sum that the host flattened into a
+        // larger one (`e / s` = `Mul([e's factors..., s^-1])`).
+        let mut flat: Vec<(bool, Vec<TermId>, TermId)> = Vec::new();
         for &a in &candidates {
+            let shapes: FxHashSet<String> = parents
+                .get(&a)
+                .map(|ps| ps.iter().map(|&p| parent_shape(terms, p, a)).collect())
+                .unwrap_or_default();
             for p in probes() {
-                if let Some(y) = p.apply(terms, a) {
-                    if in_dag.contains(&y) && !subst.contains_key(&y) {
+                if p.uses.is_disjoint(&shapes) {
+                    continue;
+                }
+                let Some(y) = p.apply(terms, a) else {
+                    continue;
+                };
+                if subst.contains_key(&y) {
+                    continue;
+                }
+                if in_dag.contains(&y) {
+                    let f = terms.call(p.func, a);
+                    subst.insert(y, f);
+                } else if let Node::Add(ops) | Node::Mul(ops) = terms.node(y) {
+                    let is_add = matches!(terms.node(y), Node::Add(_));
+                    let ops = ops.to_vec();
+                    let inside = parents.get(&ops[0]).is_some_and(|ps| {
+                        ps.iter().any(|&h| match terms.node(h) {
+                            Node::Add(hs) if is_add => ops.iter().all(|o| hs.contains(o)),
+                            Node::Mul(hs) if !is_add => ops.iter().all(|o| hs.contains(o)),
+                            _ => false,
+                        })
+                    });
+                    if inside {
                         let f = terms.call(p.func, a);
                         subst.insert(y, f);
+                        flat.push((is_add, ops, f));
                     }
                 }
             }
@@ -229,7 +317,7 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
         let mut memo = subst;
         for o in outputs.iter_mut() {
             for e in o.elems.iter_mut().flatten() {
-                *e = rebuild(terms, *e, &mut memo);
+                *e = rebuild(terms, *e, &mut memo, &flat);
             }
         }
     }
@@ -252,17 +340,35 @@ fn reachable(terms: &Terms, roots: &[TermId]) -> Vec<TermId> {
 
 /// `id` with every key of `memo` replaced by its value (the smart constructors
 /// rebuild the parents of replaced nodes; untouched nodes keep their ids).
-fn rebuild(terms: &mut Terms, id: TermId, memo: &mut FxHashMap<TermId, TermId>) -> TermId {
+fn rebuild(
+    terms: &mut Terms,
+    id: TermId,
+    memo: &mut FxHashMap<TermId, TermId>,
+    flat: &[(bool, Vec<TermId>, TermId)],
+) -> TermId {
     for t in reachable(terms, &[id]) {
         if memo.contains_key(&t) {
             continue;
         }
         let node = terms.node(t).clone();
         let kids = terms.children(t);
-        let new: Vec<TermId> = kids
+        let mut new: Vec<TermId> = kids
             .iter()
             .map(|c| memo.get(c).copied().unwrap_or(*c))
             .collect();
+        if let Node::Add(_) | Node::Mul(_) = node {
+            let is_add = matches!(node, Node::Add(_));
+            for (add, ops, f) in flat {
+                if *add == is_add && ops.len() < new.len() && ops.iter().all(|o| new.contains(o)) {
+                    for o in ops {
+                        if let Some(i) = new.iter().position(|x| x == o) {
+                            new.remove(i);
+                        }
+                    }
+                    new.push(*f);
+                }
+            }
+        }
         let r = if new == kids {
             t
         } else {
