@@ -104,4 +104,47 @@ fn main() {
             );
         }
     }
+    // Triton PTX with inlined libdevice expansions (recognised by src/ptx/libm.rs)
+    // against the same kernel's TTIR.
+    println!();
+    println!("| Triton PTX ≡ TTIR (libdevice) | instance | equiv | equiv (ms) |");
+    println!("|---|---|---|---:|");
+    let tri = Path::new(env!("CARGO_MANIFEST_DIR")).join("triton_ir");
+    for op in [
+        "log",
+        "sin",
+        "cos",
+        "tanh",
+        "gelu",
+        "gelu_bug",
+        "gelu_mul",
+        "log_softmax",
+        "log_softmax_bug",
+    ] {
+        let dir = tri.join(op);
+        let ttir = Kernel::load(&dir.join("kernel.ttir"), None).unwrap();
+        let ptx = Kernel::load(&dir.join("kernel.ptx"), None).unwrap();
+        let f: toml::Value =
+            toml::from_str(&std::fs::read_to_string(dir.join("fixture.toml")).unwrap()).unwrap();
+        for inst in f["instance"].as_array().unwrap() {
+            let sizes: std::collections::BTreeMap<String, i64> = inst["sizes"]
+                .as_table()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_integer().unwrap()))
+                .collect();
+            let (t, verdict) =
+                median(
+                    || match check::equiv(&ttir, &ptx, &sizes, &CheckOptions::default()) {
+                        Ok(r) => format!("{:?}", r.outcome).to_lowercase(),
+                        Err(e) => format!("error (exit {})", e.exit_code()),
+                    },
+                );
+            println!(
+                "| {op} | {} | {verdict} | {:.2} |",
+                inst["name"].as_str().unwrap(),
+                t.as_secs_f64() * 1e3
+            );
+        }
+    }
 }

@@ -163,7 +163,11 @@ impl Kernel {
             terms,
             tensor_names,
         };
-        let run = self.execute(inst, &mut domain)?;
+        let mut run = self.execute(inst, &mut domain)?;
+        if self.ptx.is_some() {
+            // Inlined libm expansions read as the functions they compute.
+            ptx::libm::recognise(terms, &mut run.outputs);
+        }
         Ok(Spec::from_execution(run, inst.sizes.clone(), inst.grid))
     }
 

@@ -1568,6 +1568,11 @@ impl<'t> Canon<'t> {
         Ok(match node {
             Node::Input { .. } | Node::Param(_) => self.atom_rf(Atom::Leaf(t)),
             Node::Const(c) => self.constant(&c)?,
+            Node::Opaque(op, _) => {
+                return Err(Halt::Stop(format!(
+                    "the term contains bit-level code (`{op}`) that is not read as real arithmetic"
+                )))
+            }
             Node::Inf { .. } | Node::NaN => {
                 return Err(Halt::Stop("the term contains an infinity or NaN".into()))
             }

@@ -226,7 +226,7 @@ fn evaluate(
                 };
                 (v, 0.0)
             }
-            Node::NaN => (f64::NAN, f64::NAN),
+            Node::NaN | Node::Opaque(..) => (f64::NAN, f64::NAN),
             Node::Add(ops) => {
                 let abs_sum: f64 = ops.iter().map(|o| g(o).0.abs()).sum();
                 let err: f64 = ops.iter().map(|o| g(o).1).sum::<f64>() + abs_sum * EPS * 2.0;
@@ -451,6 +451,18 @@ fn decide_shared<'t>(
         };
     }
     let dag = Dag::new(terms, &[a, b]);
+    // Bit-level code is never evaluated, so random points can never refute it.
+    if let Some(op) = dag.nodes.iter().find_map(|&t| match terms.node(t) {
+        Node::Opaque(op, _) => Some(op.clone()),
+        _ => None,
+    }) {
+        return Verdict::Unknown {
+            reason: format!(
+                "bit-level code (`{op}`) that lift does not read as real arithmetic \
+                 (not a recognised libm expansion)"
+            ),
+        };
+    }
     let leaves: Vec<(TermId, Leaf)> = dag
         .nodes
         .iter()

@@ -29,7 +29,7 @@ pub enum Truth<V> {
 
 /// Arithmetic over real values.
 pub trait Domain {
-    type V: Copy + std::fmt::Debug;
+    type V: Copy + std::fmt::Debug + PartialEq;
     /// The exact value of an f64 (constants are already rounded to their float type).
     fn constant(&mut self, x: f64) -> Self::V;
     /// Element `index` (flat offset `flat`) of input tensor number `tensor`.
@@ -56,6 +56,16 @@ pub trait Domain {
     fn or(&mut self, a: Self::V, b: Self::V) -> Truth<Self::V>;
     /// The value as a number when it is one (for float → int casts).
     fn as_number(&self, a: Self::V) -> Option<f64>;
+    /// An opaque bit-level operation `op` over operands of which at least one is not a
+    /// number ([`Node::Opaque`](crate::term::Node::Opaque)); `None` in domains whose
+    /// values are all numbers (they never need one).
+    fn opaque(&mut self, _op: &str, _args: &[Self::V]) -> Option<Self::V> {
+        None
+    }
+    /// The exact integer `b` (a bit pattern as an operand of an opaque operation).
+    fn bits(&mut self, b: u64) -> Self::V {
+        self.constant(b as f64)
+    }
 }
 
 /// Symbolic execution: every real value is a term over the inputs.
@@ -123,6 +133,12 @@ impl Domain for Symbolic<'_> {
     fn as_number(&self, a: TermId) -> Option<f64> {
         use num_traits::ToPrimitive;
         self.terms.as_const(a).and_then(|r| r.to_f64())
+    }
+    fn opaque(&mut self, op: &str, args: &[TermId]) -> Option<TermId> {
+        Some(self.terms.opaque(op, args))
+    }
+    fn bits(&mut self, b: u64) -> TermId {
+        self.terms.bits(b)
     }
 }
 

@@ -53,6 +53,8 @@ pub struct VarDecl {
     /// Size in bytes.
     pub bytes: u64,
     pub line: u32,
+    /// Initial bytes (`= {65, 144, ...}`), little-endian; `None` when uninitialised.
+    pub init: Option<Vec<u8>>,
 }
 
 /// A kernel parameter.

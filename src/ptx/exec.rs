@@ -56,14 +56,37 @@ pub fn launch_arg_order(launch_text: &str) -> Vec<String> {
 }
 
 /// A register value: raw bits (integers, addresses, float bit patterns), a real of the
-/// domain, a decided predicate, or an undecided predicate of the domain.
-#[derive(Clone, Copy, Debug)]
+/// domain, a decided predicate, an undecided predicate of the domain, or integer bits
+/// that depend on the data (an opaque term of the domain: bit tricks on a float, a
+/// float→int conversion, a load at a data-dependent local address).
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Val<V> {
     Bits(u64),
     Float(V),
     Pred(bool),
     Cond(V),
+    Sym(V),
 }
+
+/// A thread's private state, as saved around the two paths of a data-dependent branch.
+#[derive(Clone)]
+struct Private<V> {
+    regs: Vec<Option<Val<V>>>,
+    local: HashMap<u64, Val<V>>,
+    carry: Option<Val<V>>,
+}
+
+/// An address operand.
+enum Addr<V> {
+    At(u64),
+    /// `[param_name]`: the parameter's index.
+    Param(usize),
+    /// A data-dependent address (an opaque integer) plus a constant offset.
+    Sym(V, i64),
+}
+
+/// Deepest nesting of data-dependent branches (a data-dependent loop would recurse).
+const MAX_BRANCH_DEPTH: u32 = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum State {
@@ -85,6 +108,8 @@ struct Thread<V> {
     regs: Vec<Option<Val<V>>>,
     state: State,
     local: HashMap<u64, Val<V>>,
+    /// The carry flag (`add.cc`, `mad.lo.cc` → `addc`, `madc`).
+    carry: Option<Val<V>>,
     /// Vector clock over the lanes of this thread's warp.
     vc: [u32; 32],
 }
@@ -113,6 +138,8 @@ enum Place {
     Tensor(usize, u64),
     Shared(usize, u64),
     Local(u64),
+    /// An initialised module variable (`__cudart_i2opi_f`): variable, byte offset.
+    Init(usize, u64),
 }
 
 struct Var {
@@ -120,6 +147,7 @@ struct Var {
     space: Space,
     addr: u64,
     bytes: u64,
+    init: Option<Vec<u8>>,
 }
 
 /// Why a step stopped.
@@ -224,6 +252,78 @@ fn round_f32(x: f64, mode: &str) -> f64 {
     out as f64
 }
 
+/// The immediate post-dominator of every instruction of `entry` (`body.len()` stands
+/// for the exit): iterative data flow over bit sets, fine for a few thousand
+/// instructions.
+fn post_dominators(entry: &Entry) -> Vec<usize> {
+    let n = entry.body.len();
+    let exit = n;
+    let succ = |i: usize| -> Vec<usize> {
+        let ins = &entry.body[i];
+        let next = i + 1;
+        let guarded = ins.guard.is_some();
+        match ins.op.as_str() {
+            "ret" | "exit" if guarded => vec![exit, next],
+            "ret" | "exit" => vec![exit],
+            "bra" | "brx" => {
+                let to = match ins.operands.first() {
+                    Some(Operand::Sym(l)) => entry.labels.get(l).copied().unwrap_or(exit),
+                    _ => exit,
+                };
+                if guarded {
+                    vec![to, next]
+                } else {
+                    vec![to]
+                }
+            }
+            _ => vec![next],
+        }
+    };
+    let words = (n + 1).div_ceil(64);
+    let full = vec![u64::MAX; words];
+    let mut pdom: Vec<Vec<u64>> = vec![full; n + 1];
+    pdom[exit] = vec![0; words];
+    pdom[exit][exit / 64] |= 1 << (exit % 64);
+    let succs: Vec<Vec<usize>> = (0..n)
+        .map(|i| succ(i).into_iter().map(|s| s.min(exit)).collect())
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in (0..n).rev() {
+            let mut new = vec![u64::MAX; words];
+            for &s in &succs[i] {
+                for (w, x) in new.iter_mut().zip(&pdom[s]) {
+                    *w &= x;
+                }
+            }
+            new[i / 64] |= 1 << (i % 64);
+            if new != pdom[i] {
+                pdom[i] = new;
+                changed = true;
+            }
+        }
+    }
+    let count = |v: &Vec<u64>| v.iter().map(|w| w.count_ones()).sum::<u32>();
+    (0..n)
+        .map(|i| {
+            // Post-dominators form a chain: the nearest strict one has the most.
+            let mut best = exit;
+            let mut best_count = 0;
+            for p in 0..=n {
+                if p != i && pdom[i][p / 64] >> (p % 64) & 1 == 1 {
+                    let c = count(&pdom[p]);
+                    if c > best_count {
+                        best = p;
+                        best_count = c;
+                    }
+                }
+            }
+            best
+        })
+        .collect()
+}
+
 /// Run the entry over every CTA of the launch (or only the launch's `cta`).
 ///
 /// `arg_order` is the launch file's `[args]` keys in order (see
@@ -287,6 +387,7 @@ pub fn execute<D: Domain>(
             space: v.space,
             addr,
             bytes: v.bytes,
+            init: v.init.clone(),
         });
     }
 
@@ -324,6 +425,8 @@ pub fn execute<D: Domain>(
         ops: 0,
         pending: None,
         pending_rec: None,
+        branch_depth: 0,
+        ipdom: None,
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -428,6 +531,11 @@ struct Sim<'a, D: Domain> {
     pending: Option<ExecError>,
     /// That read, as logged.
     pending_rec: Option<Rec>,
+    /// Data-dependent branches being if-converted around the current instruction.
+    branch_depth: u32,
+    /// Immediate post-dominator of each instruction (computed at the first
+    /// data-dependent branch); `body.len()` is the exit.
+    ipdom: Option<Vec<usize>>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -469,6 +577,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     regs: vec![None; self.entry.regs.len()],
                     state: State::Ready,
                     local: HashMap::new(),
+                    carry: None,
                     vc,
                 }
             })
@@ -646,7 +755,55 @@ impl<'a, D: Domain> Sim<'a, D> {
                 ),
             },
             Val::Cond(_) => unsupported("integer use of a data-dependent predicate"),
+            Val::Sym(_) => unsupported(
+                "a data-dependent integer (bits of a symbolic float) used as an address, count or lane",
+            ),
         }
+    }
+
+    /// Whether a value depends on the data (is no number).
+    fn is_symbolic(&self, v: Val<D::V>) -> bool {
+        match v {
+            Val::Sym(_) | Val::Cond(_) => true,
+            Val::Float(x) => self.domain.as_number(x).is_none(),
+            Val::Bits(_) | Val::Pred(_) => false,
+        }
+    }
+
+    fn opaque(&mut self, op: &str, args: &[D::V]) -> Result<D::V, Fail> {
+        match self.domain.opaque(op, args) {
+            Some(v) => Ok(v),
+            None => unsupported(format!("{op} of a data-dependent value")),
+        }
+    }
+
+    /// A value as an operand of an opaque operation: the integer its `ty` bits hold
+    /// (a symbolic float becomes `f32.bits(x)` / `f64.bits(x)`).
+    fn sym_arg(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
+        Ok(match v {
+            Val::Sym(s) | Val::Cond(s) => s,
+            Val::Float(x) if self.domain.as_number(x).is_none() => {
+                let op = if width(ty) == 64 {
+                    "f64.bits"
+                } else {
+                    "f32.bits"
+                };
+                self.opaque(op, &[x])?
+            }
+            v => {
+                let b = self.int(v, ty)?;
+                self.domain.bits(b)
+            }
+        })
+    }
+
+    /// `op(args)` as an opaque integer, e.g. `and.b32` of a symbolic float's bits.
+    fn sym_op(&mut self, op: &str, args: &[Val<D::V>], ty: &str) -> Result<Val<D::V>, Fail> {
+        let mut xs = Vec::with_capacity(args.len());
+        for a in args {
+            xs.push(self.sym_arg(*a, ty)?);
+        }
+        Ok(Val::Sym(self.opaque(op, &xs)?))
     }
 
     fn float(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
@@ -659,6 +816,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                     None => unsupported(format!("float type .{ty}")),
                 }
             }
+            Val::Sym(s) => {
+                let w = if is_float_ty(ty) { width(ty) } else { 32 };
+                let op = if w == 64 { "f64.from" } else { "f32.from" };
+                self.opaque(op, &[s])
+            }
             _ => fail(ErrorKind::Malformed, "a predicate used as a float"),
         }
     }
@@ -669,6 +831,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             Val::Cond(c) => Ok(Truth::Unknown(c)),
             Val::Bits(b) => Ok(Truth::Known(b != 0)),
             Val::Float(_) => fail(ErrorKind::Malformed, "a float used as a predicate"),
+            Val::Sym(_) => unsupported("a data-dependent integer used as a predicate"),
         }
     }
 
@@ -700,12 +863,33 @@ impl<'a, D: Domain> Sim<'a, D> {
             let g = self.reg(t, slot)?;
             let on = match self.truth(g)? {
                 Truth::Known(b) => b,
-                Truth::Unknown(c) => self.cond_value(c)?,
+                Truth::Unknown(c) => {
+                    let c = if neg {
+                        match self.domain.not(c) {
+                            Truth::Unknown(c) => c,
+                            Truth::Known(b) => {
+                                return if b {
+                                    self.exec_body(t, pc, ins)
+                                } else {
+                                    Ok(Flow::Next)
+                                }
+                            }
+                        }
+                    } else {
+                        c
+                    };
+                    return self.guarded(t, pc, ins, c);
+                }
             };
             if on == neg {
                 return Ok(Flow::Next);
             }
         }
+        self.exec_body(t, pc, ins)
+    }
+
+    /// An instruction without its guard.
+    fn exec_body(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
         let ty = ins.mods.last().map_or("", |s| s.as_str());
         let ops = &ins.operands;
         let opn = |i: usize| -> Result<&Operand, Fail> {
@@ -768,9 +952,17 @@ impl<'a, D: Domain> Sim<'a, D> {
                 let v = match self.truth(c)? {
                     Truth::Known(true) => a,
                     Truth::Known(false) => b,
-                    Truth::Unknown(c) => {
+                    Truth::Unknown(c)
+                        if is_float_ty(ty)
+                            || matches!(a, Val::Float(_))
+                            || matches!(b, Val::Float(_)) =>
+                    {
                         let (fa, fb) = (self.float(a, ty)?, self.float(b, ty)?);
                         Val::Float(self.domain.select(c, fa, fb))
+                    }
+                    Truth::Unknown(c) => {
+                        let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
+                        Val::Sym(self.domain.select(c, sa, sb))
                     }
                 };
                 self.write(t, opn(0)?, v)?;
@@ -782,6 +974,203 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
         }
         Ok(Flow::Next)
+    }
+
+    // ----- data-dependent control flow (if-conversion within one thread) -----
+
+    /// An instruction under a data-dependent guard `c`: a branch is if-converted; any
+    /// other instruction runs on a copy of the thread's private state, merged back
+    /// with `select(c, new, old)`.
+    fn guarded(&mut self, t: usize, pc: usize, ins: &'a Instr, c: D::V) -> Result<Flow, Fail> {
+        if matches!(ins.op.as_str(), "bra" | "brx") {
+            return self.if_convert(t, pc, ins, c);
+        }
+        self.check_speculable(ins, "under a data-dependent guard")?;
+        let old = self.private(t);
+        let flow = self.exec_body(t, pc, ins)?;
+        if !matches!(flow, Flow::Next) {
+            return unsupported("a data-dependent guard on control flow");
+        }
+        let new = self.private(t);
+        self.merge(t, c, new, old)?;
+        Ok(Flow::Next)
+    }
+
+    /// Instructions that cannot run under a data-dependent condition (side effects
+    /// other threads see, or collectives); stores to global/shared are checked in
+    /// `store`.
+    fn check_speculable(&self, ins: &Instr, what: &str) -> Result<(), Fail> {
+        match ins.op.as_str() {
+            "ret" | "exit" | "bar" | "barrier" | "shfl" | "vote" | "match" | "redux" | "atom"
+            | "red" | "cp" => unsupported(format!(
+                "`{}` {what} (line {}): only thread-private code is if-converted",
+                ins.mnemonic(),
+                ins.line
+            )),
+            "st" if Self::space_of(ins) != Some(Space::Local) => unsupported(format!(
+                "a store to shared or global memory {what} (line {})",
+                ins.line
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn private(&self, t: usize) -> Private<D::V> {
+        let th = &self.threads[t];
+        Private {
+            regs: th.regs.clone(),
+            local: th.local.clone(),
+            carry: th.carry,
+        }
+    }
+
+    /// Runs the two paths of `@c bra L` on copies of the thread's private state up to
+    /// the branch's immediate post-dominator, then merges them with `select(c, ..)`.
+    fn if_convert(&mut self, t: usize, pc: usize, ins: &'a Instr, c: D::V) -> Result<Flow, Fail> {
+        let Some(Operand::Sym(l)) = ins.operands.first() else {
+            return fail(ErrorKind::Malformed, "expected a label");
+        };
+        let Some(&target) = self.entry.labels.get(l) else {
+            return fail(ErrorKind::Malformed, format!("unknown label {l}"));
+        };
+        let join = self.post_dominator(pc)?;
+        if self.branch_depth >= MAX_BRANCH_DEPTH {
+            return unsupported(format!(
+                "data-dependent branches nested more than {MAX_BRANCH_DEPTH} deep (a loop with a data-dependent exit?)"
+            ));
+        }
+        let saved = self.private(t);
+        self.branch_depth += 1;
+        let taken = self.run_path(t, target, join).map(|_| self.private(t));
+        let res = taken.and_then(|taken| {
+            let th = &mut self.threads[t];
+            th.regs = saved.regs.clone();
+            th.local = saved.local.clone();
+            th.carry = saved.carry;
+            self.run_path(t, pc + 1, join).map(|_| taken)
+        });
+        self.branch_depth -= 1;
+        let taken = res?;
+        let fall = self.private(t);
+        self.merge(t, c, taken, fall)?;
+        Ok(Flow::Jump(join))
+    }
+
+    /// Runs thread `t` from `start` until it reaches `join`.
+    fn run_path(&mut self, t: usize, start: usize, join: usize) -> Result<(), Fail> {
+        let mut pc = start;
+        while pc != join {
+            let Some(ins) = self.entry.body.get(pc) else {
+                return unsupported("a data-dependent branch whose paths meet only at the exit");
+            };
+            self.ops += 1;
+            if self.ops > MAX_OPS {
+                return fail(
+                    ErrorKind::Limit,
+                    format!("more than {MAX_OPS} instructions executed"),
+                );
+            }
+            self.check_speculable(ins, "inside a data-dependent branch")?;
+            let flow = self.exec(t, pc, ins).map_err(|(k, m)| {
+                if k == ErrorKind::Unsupported && !m.contains("(line ") {
+                    (
+                        k,
+                        format!("{m} (line {}, inside a data-dependent branch)", ins.line),
+                    )
+                } else {
+                    (k, m)
+                }
+            })?;
+            pc = match flow {
+                Flow::Next => pc + 1,
+                Flow::Jump(to) => to,
+                Flow::Block(_) | Flow::Exit => {
+                    return unsupported(format!(
+                        "`{}` inside a data-dependent branch (line {})",
+                        ins.mnemonic(),
+                        ins.line
+                    ))
+                }
+            };
+        }
+        Ok(())
+    }
+
+    /// The immediate post-dominator of instruction `pc`.
+    fn post_dominator(&mut self, pc: usize) -> Result<usize, Fail> {
+        if self.ipdom.is_none() {
+            self.ipdom = Some(post_dominators(self.entry));
+        }
+        let n = self.entry.body.len();
+        match self.ipdom.as_ref().and_then(|v| v.get(pc)) {
+            Some(&j) if j < n => Ok(j),
+            _ => unsupported("a data-dependent branch whose paths meet only at the exit"),
+        }
+    }
+
+    /// `select(c, a, b)` of two private states, into thread `t`.
+    fn merge(&mut self, t: usize, c: D::V, a: Private<D::V>, b: Private<D::V>) -> Result<(), Fail> {
+        let mut regs = Vec::with_capacity(a.regs.len());
+        for (slot, (x, y)) in a.regs.into_iter().zip(b.regs).enumerate() {
+            let ty = self.entry.regs.get(slot).map_or("b32", |r| r.1.as_str());
+            regs.push(self.merge_val(c, ty, x, y)?);
+        }
+        let mut keys: Vec<u64> = a.local.keys().chain(b.local.keys()).copied().collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let mut local = HashMap::new();
+        for k in keys {
+            if let Some(v) =
+                self.merge_val(c, "b32", a.local.get(&k).copied(), b.local.get(&k).copied())?
+            {
+                local.insert(k, v);
+            }
+        }
+        let carry = self.merge_val(c, "b32", a.carry, b.carry)?;
+        let th = &mut self.threads[t];
+        th.regs = regs;
+        th.local = local;
+        th.carry = carry;
+        Ok(())
+    }
+
+    fn merge_val(
+        &mut self,
+        c: D::V,
+        ty: &str,
+        a: Option<Val<D::V>>,
+        b: Option<Val<D::V>>,
+    ) -> Result<Option<Val<D::V>>, Fail> {
+        let (a, b) = match (a, b) {
+            (None, x) | (x, None) => return Ok(x),
+            (Some(a), Some(b)) if a == b => return Ok(Some(a)),
+            (Some(a), Some(b)) => (a, b),
+        };
+        let is_bool = |v: Val<D::V>| matches!(v, Val::Pred(_) | Val::Cond(_));
+        Ok(Some(if is_bool(a) || is_bool(b) || ty == "pred" {
+            let ta = self.bool_value(a)?;
+            let tb = self.bool_value(b)?;
+            let v = self.domain.select(c, ta, tb);
+            match self.domain.as_number(v) {
+                Some(x) => Val::Pred(x != 0.0),
+                None => Val::Cond(v),
+            }
+        } else if matches!(a, Val::Float(_)) || matches!(b, Val::Float(_)) {
+            let fty = if width(ty) == 64 { "f64" } else { "f32" };
+            let (fa, fb) = (self.float(a, fty)?, self.float(b, fty)?);
+            Val::Float(self.domain.select(c, fa, fb))
+        } else {
+            let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
+            Val::Sym(self.domain.select(c, sa, sb))
+        }))
+    }
+
+    /// A predicate as a value of the domain (1 or 0 when decided).
+    fn bool_value(&mut self, v: Val<D::V>) -> Result<D::V, Fail> {
+        Ok(match self.truth(v)? {
+            Truth::Known(b) => self.domain.constant(b as u8 as f64),
+            Truth::Unknown(c) => c,
+        })
     }
 
     fn lane_mask(&mut self, t: usize, op: Option<&Operand>) -> Result<u32, Fail> {
@@ -1184,6 +1573,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 return match v.space {
                     Space::Shared => Ok(Place::Shared(vi, addr - v.addr)),
                     Space::Local => Ok(Place::Local(addr)),
+                    _ if v.init.is_some() => Ok(Place::Init(vi, addr - v.addr)),
                     _ => unsupported(format!("access to module variable `{}`", v.name)),
                 };
             }
@@ -1216,8 +1606,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         None
     }
 
-    fn address(&mut self, t: usize, op: &Operand) -> Result<Result<u64, usize>, Fail> {
-        // Ok(address) or Err(param index) for `[param_name]`.
+    fn address(&mut self, t: usize, op: &Operand) -> Result<Addr<D::V>, Fail> {
         let Operand::Mem { base, offset } = op else {
             return fail(ErrorKind::Malformed, "expected a memory operand [addr]");
         };
@@ -1227,15 +1616,16 @@ impl<'a, D: Domain> Sim<'a, D> {
                     if *offset != 0 {
                         return unsupported("offsets into a parameter");
                     }
-                    return Ok(Err(i));
+                    return Ok(Addr::Param(i));
                 }
-                Ok(Ok(self.sym_addr(name)?.wrapping_add(*offset as u64)))
+                Ok(Addr::At(self.sym_addr(name)?.wrapping_add(*offset as u64)))
             }
-            Operand::Imm(a) => Ok(Ok((*a as u64).wrapping_add(*offset as u64))),
+            Operand::Imm(a) => Ok(Addr::At((*a as u64).wrapping_add(*offset as u64))),
             b => {
                 let v = self.read(t, b, "u64")?;
                 match v {
-                    Val::Bits(a) => Ok(Ok(a.wrapping_add(*offset as u64))),
+                    Val::Bits(a) => Ok(Addr::At(a.wrapping_add(*offset as u64))),
+                    Val::Sym(s) => Ok(Addr::Sym(s, *offset)),
                     _ => fail(ErrorKind::Malformed, "an address register holds no address"),
                 }
             }
@@ -1272,11 +1662,37 @@ impl<'a, D: Domain> Sim<'a, D> {
             return fail(ErrorKind::Malformed, "vector width and destinations differ");
         }
         let base = match self.address(t, src)? {
-            Err(pi) => {
+            Addr::Param(pi) => {
                 let v = self.params[pi];
                 return self.write(t, dsts[0], v);
             }
-            Ok(a) => a,
+            Addr::At(a) => a,
+            Addr::Sym(s, off) => {
+                if space != Some(Space::Local) {
+                    return unsupported(
+                        "a load at a data-dependent address (only .local memory is supported)",
+                    );
+                }
+                // An opaque function of the address and the thread's whole local memory.
+                let mut words: Vec<(u64, Val<D::V>)> = self.threads[t]
+                    .local
+                    .iter()
+                    .map(|(a, v)| (*a, *v))
+                    .collect();
+                words.sort_by_key(|w| w.0);
+                let mut args = vec![s, self.domain.bits(0)];
+                for (a, v) in words {
+                    args.push(self.domain.bits(a));
+                    args.push(self.sym_arg(v, "b32")?);
+                }
+                let mn = ins.mnemonic();
+                for (k, d) in dsts.into_iter().enumerate() {
+                    args[1] = self.domain.bits((off + k as i64 * size as i64) as u64);
+                    let v = Val::Sym(self.opaque(&mn, &args)?);
+                    self.write(t, d, v)?;
+                }
+                return Ok(());
+            }
         };
         for (k, d) in dsts.into_iter().enumerate() {
             let addr = base.wrapping_add(k as u64 * size);
@@ -1343,6 +1759,14 @@ impl<'a, D: Domain> Sim<'a, D> {
                 Some(v) => Ok(*v),
                 None => fail(ErrorKind::NeverWritten, "read of unwritten local memory"),
             },
+            Place::Init(vi, off) => {
+                let init = self.vars[vi].init.as_deref().unwrap_or(&[]);
+                let mut b = 0u64;
+                for k in (0..size.min(8)).rev() {
+                    b = b << 8 | init.get((off + k) as usize).copied().unwrap_or(0) as u64;
+                }
+                Ok(Val::Bits(b))
+            }
         }
     }
 
@@ -1368,8 +1792,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             s => vec![s],
         };
         let base = match self.address(t, dst)? {
-            Err(_) => return unsupported("stores to parameters"),
-            Ok(a) => a,
+            Addr::Param(_) => return unsupported("stores to parameters"),
+            Addr::Sym(..) => return unsupported("a store at a data-dependent address"),
+            Addr::At(a) => a,
         };
         for (k, s) in srcs.into_iter().enumerate() {
             let v = self.read(t, s, ty)?;
@@ -1414,6 +1839,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
                 Place::Local(a) => {
                     self.threads[t].local.insert(a, v);
+                }
+                Place::Init(vi, _) => {
+                    return unsupported(format!(
+                        "a store into the initialised module variable `{}`",
+                        self.vars[vi].name
+                    ))
                 }
             }
         }
@@ -1615,6 +2046,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                 _ => return unsupported(format!("float comparison .{cmp}")),
             };
             self.domain.cmp(op, fa, fb)
+        } else if self.is_symbolic(a) || self.is_symbolic(b) {
+            let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
+            Truth::Unknown(self.opaque(&format!("setp.{cmp}.{ty}"), &[sa, sb])?)
         } else {
             let w = width(ty);
             let (x, y) = (self.int(a, ty)?, self.int(b, ty)?);
@@ -1690,6 +2124,34 @@ impl<'a, D: Domain> Sim<'a, D> {
             })
             .map_or("", |s| s.as_str());
         let sat = ins.has("sat");
+        if self.is_symbolic(a) {
+            let mn = ins.mnemonic();
+            let v = match (is_float_ty(dty), is_float_ty(aty)) {
+                (false, false) => self.sym_op(&mn, &[a], aty)?,
+                (true, false) => {
+                    let x = self.sym_arg(a, aty)?;
+                    Val::Float(self.opaque(&mn, &[x])?)
+                }
+                (false, true) => {
+                    let x = self.float(a, aty)?;
+                    Val::Sym(self.opaque(&mn, &[x])?)
+                }
+                (true, true) if matches!(rnd, "rni" | "rzi") => {
+                    let x = self.float(a, aty)?;
+                    let mut x = self.opaque(&mn, &[x])?;
+                    if sat {
+                        x = self.saturate(x);
+                    }
+                    Val::Float(x)
+                }
+                (true, true) => a,
+            };
+            if !matches!((is_float_ty(dty), is_float_ty(aty)), (true, true))
+                || matches!(rnd, "rni" | "rzi")
+            {
+                return self.write(t, &ins.operands[0], v);
+            }
+        }
         let v = match (is_float_ty(dty), is_float_ty(aty)) {
             (false, false) => {
                 let (wa, wd) = (width(aty), width(dty));
@@ -1779,7 +2241,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         const KNOWN: &[&str] = &[
             "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "neg", "abs", "and",
             "or", "xor", "not", "cnot", "shl", "shr", "bfe", "popc", "clz", "brev", "ex2", "lg2",
-            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp",
+            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf",
         ];
         if !KNOWN.contains(&ins.op.as_str()) {
             return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
@@ -1833,6 +2295,32 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             }
         }
+        let uses_carry = matches!(op, "addc" | "madc");
+        let carry_in = if uses_carry {
+            match self.threads[t].carry {
+                Some(c) => Some(c),
+                None => {
+                    return fail(
+                        ErrorKind::Malformed,
+                        "the carry flag is read before it is set",
+                    )
+                }
+            }
+        } else {
+            None
+        };
+        if args.iter().any(|a| self.is_symbolic(*a))
+            || carry_in.is_some_and(|c| self.is_symbolic(c))
+        {
+            let mut all = args.clone();
+            all.extend(carry_in);
+            let mn = ins.mnemonic();
+            if ins.has("cc") {
+                let c = self.sym_op(&format!("{mn}:carry"), &all, ty)?;
+                self.threads[t].carry = Some(c);
+            }
+            return self.sym_op(&mn, &all, ty);
+        }
         let w = width(ty);
         let signed = ty.starts_with('s');
         let mut xs = Vec::with_capacity(args.len());
@@ -1868,6 +2356,20 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
         };
         let out_w = if wide { (2 * w).min(64) } else { w };
+        if uses_carry || (ins.has("cc") && matches!(op, "add" | "mad")) {
+            let cin = match carry_in {
+                Some(c) => self.int(c, "u32")? & 1,
+                None => 0,
+            };
+            let sum: u128 = match op {
+                "add" | "addc" => x(0)? as u128 + x(1)? as u128 + cin as u128,
+                _ => mask_w(mul(x(0)?, x(1)?), w) as u128 + x(2)? as u128 + cin as u128,
+            };
+            if ins.has("cc") {
+                self.threads[t].carry = Some(Val::Bits(((sum >> w) & 1) as u64));
+            }
+            return Ok(Val::Bits(mask_w(sum as u64, w)));
+        }
         let r: u64 = match op {
             "add" => x(0)?.wrapping_add(x(1)?),
             "sub" => x(0)?.wrapping_sub(x(1)?),
@@ -1942,6 +2444,20 @@ impl<'a, D: Domain> Sim<'a, D> {
                     sext(field, len as u32) as u64
                 } else {
                     field
+                }
+            }
+            "shf" => {
+                // Funnel shift of the 64-bit b:a by c.
+                let n = if ins.has("wrap") {
+                    x(2)? & 31
+                } else {
+                    x(2)?.min(32)
+                };
+                let both = (x(1)? & 0xffff_ffff) << 32 | (x(0)? & 0xffff_ffff);
+                if ins.has("l") {
+                    (((both as u128) << n) >> 32) as u64
+                } else {
+                    both >> n
                 }
             }
             "popc" => x(0)?.count_ones() as u64,

@@ -12,6 +12,7 @@
 
 pub mod ast;
 mod exec;
+pub mod libm;
 mod parser;
 
 pub use exec::{execute, launch_arg_order};

@@ -373,6 +373,33 @@ impl Parser {
     }
 
     /// Skip a balanced `{ ... }` starting at the current `{`.
+    /// A flat initializer `{1, 2, ...}` of integers, as little-endian bytes of `elem`
+    /// bytes each; `None` (skipped) for any other initializer.
+    fn int_list(&mut self, elem: u64) -> Result<Option<Vec<u8>>, ParseError> {
+        let start = self.pos;
+        self.expect_punct('{')?;
+        let mut bytes = Vec::new();
+        loop {
+            match self.peek() {
+                Some(Tok::Int(v)) => {
+                    let v = *v;
+                    self.pos += 1;
+                    bytes.extend_from_slice(&v.to_le_bytes()[..elem.min(8) as usize]);
+                }
+                Some(Tok::Punct(',')) => self.pos += 1,
+                Some(Tok::Punct('}')) => {
+                    self.pos += 1;
+                    return Ok(Some(bytes));
+                }
+                _ => {
+                    self.pos = start;
+                    self.skip_braces()?;
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
     fn skip_braces(&mut self) -> Result<(), ParseError> {
         self.expect_punct('{')?;
         let mut depth = 1;
@@ -550,9 +577,10 @@ impl Parser {
             count *= self.int("an array length")?.max(0) as u64;
             self.expect_punct(']')?;
         }
+        let mut init = None;
         if self.eat_punct('=') {
             if self.is_punct('{') {
-                self.skip_braces()?;
+                init = self.int_list(type_bytes(&ty).unwrap_or(1))?;
             } else {
                 self.pos += 1;
             }
@@ -565,6 +593,7 @@ impl Parser {
             ty,
             bytes: elem * count,
             line,
+            init,
         })
     }
 

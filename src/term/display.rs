@@ -177,6 +177,7 @@ impl Printer<'_> {
             Node::Not(a) => (format!("!{}", self.at(*a, P_ATOM)), P_NEG),
             Node::And(ops) => (self.list(ops, " && ", P_CMP), P_AND),
             Node::Or(ops) => (self.list(ops, " || ", P_AND), P_OR),
+            Node::Opaque(op, ops) => (format!("`{op}`({})", self.list(ops, ", ", 0)), P_ATOM),
             Node::Select(c, a, b) => (
                 format!(
                     "select({}, {}, {})",

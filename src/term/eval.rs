@@ -64,7 +64,8 @@ impl<'a> Evaluator<'a> {
             Node::Const(c) => c.to_f64().unwrap_or(f64::NAN),
             Node::Inf { negative: true } => f64::NEG_INFINITY,
             Node::Inf { negative: false } => f64::INFINITY,
-            Node::NaN => f64::NAN,
+            // Bit-level code has no real value.
+            Node::NaN | Node::Opaque(..) => f64::NAN,
             Node::Add(ops) => ops.iter().map(|&o| self.get(o)).sum(),
             Node::Mul(ops) => ops.iter().map(|&o| self.get(o)).product(),
             Node::Pow(b, k) => self.get(*b).powi(*k),

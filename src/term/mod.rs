@@ -135,6 +135,12 @@ pub enum Node {
     Or(Box<[TermId]>),
     /// `if cond then a else b`.
     Select(TermId, TermId, TermId),
+    /// A bit-level operation the reals cannot express (a PTX integer op on a float's bit
+    /// pattern, a float→int conversion, a load at a data-dependent address), named by
+    /// its opcode text. It has no value: `eval` gives NaN and `decide` answers
+    /// `Unknown` for any term that still contains one. It only serves to recognise
+    /// known code by identity (the libm expansions, see `ptx::libm`).
+    Opaque(Arc<str>, Box<[TermId]>),
 }
 
 /// The hash-consing store: an arena of nodes plus an interner.
@@ -297,7 +303,8 @@ impl Terms {
             | Node::Max(ops)
             | Node::Min(ops)
             | Node::And(ops)
-            | Node::Or(ops) => ops.iter().for_each(|&o| f(o)),
+            | Node::Or(ops)
+            | Node::Opaque(_, ops) => ops.iter().for_each(|&o| f(o)),
             Node::Pow(a, _) | Node::Call(_, a) | Node::Not(a) => f(*a),
             Node::Cmp(_, a, b) => {
                 f(*a);
@@ -793,6 +800,35 @@ impl Terms {
             }
         }
         self.intern(Node::Select(cond, a, b))
+    }
+
+    /// An opaque bit-level operation (see [`Node::Opaque`]): no normalisation at all,
+    /// so equal opcode text over equal operands is the same id.
+    pub fn opaque(&mut self, op: &str, args: &[TermId]) -> TermId {
+        self.intern(Node::Opaque(op.into(), args.into()))
+    }
+    /// The id of `op(args)` if it exists already (never inserts).
+    pub fn find_opaque(&self, op: &str, args: &[TermId]) -> Option<TermId> {
+        self.ids.get(&Node::Opaque(op.into(), args.into())).copied()
+    }
+    /// The exact integer `value` (a bit pattern, as an operand of an opaque node).
+    pub fn bits(&mut self, value: u64) -> TermId {
+        self.constant(BigRational::from_integer(BigInt::from(value)))
+    }
+    /// Whether `id` contains an opaque node; its opcode when it does.
+    pub fn find_opaque_in(&self, id: TermId) -> Option<Arc<str>> {
+        let mut todo = vec![id];
+        let mut seen = rustc_hash::FxHashSet::default();
+        while let Some(t) = todo.pop() {
+            if !seen.insert(t) {
+                continue;
+            }
+            if let Node::Opaque(op, _) = self.node(t) {
+                return Some(op.clone());
+            }
+            self.for_each_child(t, |c| todo.push(c));
+        }
+        None
     }
 
     pub fn display(&self, id: TermId) -> Display<'_> {
