@@ -15,10 +15,12 @@
 //! element-wise max/min are `torch.maximum`/`torch.minimum`, or `torch.clamp(a, min=c)`
 //! when one side is a number; `torch.where`; `torch.sum/amax/amin/mean(e, dim=k,
 //! keepdim=True)`; `a @ b`; `a.T` for 2-D operands, `a.transpose(-2, -1)` otherwise; a
-//! function of numbers only gets `torch.as_tensor(.., dtype=torch.float64)`. Constants
-//! are Python literals: integers, exact short decimals, otherwise the shortest repr of
-//! the f64 equal to the constant (an f32 constant such as `0.044715f32` prints as
-//! `0.044714998453855515`), else `p / q`.
+//! function of numbers only gets `torch.as_tensor(.., dtype=torch.float64)`; `cat` is
+//! `torch.cat([..], dim=k)`; sizes used by slices (`x[:, H:]`) and broadcasts
+//! (`torch.broadcast_to(.., (N,))`) are keyword parameters defaulting to the instance's
+//! values (`H=8`). Constants are Python literals: integers, exact short decimals,
+//! otherwise the shortest repr of the f64 equal to the constant (an f32 constant such as
+//! `0.044715f32` prints as `0.044714998453855515`), else `p / q`.
 
 use super::infix::{Dialect, Infix};
 use super::{check, parameters};
@@ -47,7 +49,21 @@ pub(super) fn python_function(
 ) -> Result<String, FormulaError> {
     check(outputs, env)?;
     let params = parameters(outputs);
-    let mut s = format!("{imports}\n\ndef {name}({}):\n", params.join(", "));
+    // Sizes that slices and broadcasts use: keyword parameters, defaulting to `env`'s.
+    let mut sig = params.clone();
+    let mut sizes: Vec<String> = Vec::new();
+    for o in outputs {
+        for n in o.formula.size_names() {
+            if !sizes.contains(&n) && !params.contains(&n) {
+                sizes.push(n);
+            }
+        }
+    }
+    for n in &sizes {
+        let v = env.sizes.get(n).copied().unwrap_or(0);
+        sig.push(format!("{n}={v}"));
+    }
+    let mut s = format!("{imports}\n\ndef {name}({}):\n", sig.join(", "));
     let mut results = Vec::new();
     for o in outputs {
         let var = if params.contains(&o.name) {

@@ -9,11 +9,16 @@
 //! the terms' root operators (see [`Synth::build`]): constants, scalars, inputs (with
 //! transposes and NumPy broadcasting, matched exactly by instantiation), a term list
 //! constant along an axis (a broadcast of a keepdim value), the same root operator for
-//! every element (split child-wise), and n-ary `+`/`max`/`min` whose operands range over
-//! one axis (a reduction; `sum` of products of two inputs: `matmul`).
+//! every element (split child-wise; n-ary operands aligned across elements by their role,
+//! see [`Synth::align_roles`]), n-ary `+`/`max`/`min` whose operands range over one axis
+//! (a reduction; `Σ_j A[i,j]·B[j,d]`: `A @ B`), slices of inputs (`x[:, H:]`, bounds as
+//! size expressions) and concatenations where the elements' input tensors change along an
+//! axis. A 0-d result is broadcast to the output's shape. Afterwards `c · sum(a, axis)`
+//! with `c = 1/n` reads as `mean(a, axis)` ([`meanify`]) and [`tidy`] makes it read like a
+//! textbook. The search has a wall-clock budget ([`Options::time_budget`]).
 
-use crate::decide::{self, Options, Verdict};
-use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
+use crate::decide::{self, Verdict};
+use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, Size, UnaryOp};
 use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::spec::Spec;
@@ -21,8 +26,24 @@ use crate::term::{Node, TermId, Terms};
 use crate::Error;
 use num_traits::{One, Zero};
 use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
 
 mod report;
+
+/// How hard synthesis tries.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Wall-clock time for the search of one output (a stall naming the sub-term after).
+    pub time_budget: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            time_budget: Duration::from_secs(5),
+        }
+    }
+}
 
 /// The result for one output tensor.
 #[derive(Clone, Debug)]
@@ -44,6 +65,16 @@ pub struct Lift {
 
 /// Lift every output of `kernel` on instance `inst`.
 pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift, Error> {
+    lift_with(kernel, inst, terms, &Options::default())
+}
+
+/// [`lift`] with explicit [`Options`].
+pub fn lift_with(
+    kernel: &Kernel,
+    inst: &Instance,
+    terms: &mut Terms,
+    opts: &Options,
+) -> Result<Lift, Error> {
     let spec = kernel.spec(inst, terms)?;
     let env = ShapeEnv::from_launch(&kernel.launch, &inst.sizes)?;
     let mut outputs = Vec::new();
@@ -60,31 +91,38 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
             outputs.push(lifted);
             continue;
         };
-        let mut s = Synth {
-            terms,
-            env: &env,
-            memo: HashMap::new(),
-            budget: 20_000,
-        };
-        match s.build(&t.shape, &elems) {
+        let mut s = Synth::new(terms, &env, opts);
+        let built = s.build(&t.shape, &elems);
+        let timed_out = s.timed_out;
+        match built {
             Ok(f) => {
-                let f = tidy(f);
-                match prove(terms, &env, &f, &t.shape, &elems) {
-                    Ok(()) => lifted.formula = Some(f),
-                    Err(why) => {
-                        lifted.stalled = Some(format!(
-                            "candidate not proved: {} = {}: {why}",
-                            t.name,
-                            crate::render::text::expr(&f)
-                        ))
-                    }
+                let f = broadcast_to_output(meanify(f, &env), &env, &t.name, &t.shape);
+                // The tidied form where it is proved (it should always be), else as built.
+                let tidied = tidy(f.clone());
+                match prove(terms, &env, &tidied, &t.shape, &elems) {
+                    Ok(()) => lifted.formula = Some(tidied),
+                    Err(why) => match prove(terms, &env, &f, &t.shape, &elems) {
+                        Ok(()) => lifted.formula = Some(f),
+                        Err(_) => {
+                            lifted.stalled = Some(format!(
+                                "candidate not proved: {} = {}: {why}",
+                                t.name,
+                                crate::render::text::expr(&tidied)
+                            ))
+                        }
+                    },
                 }
             }
             Err(stall) => {
-                lifted.stalled = Some(format!(
-                    "no formula for the sub-term {}",
-                    terms.display(stall)
-                ))
+                let why = if timed_out {
+                    format!(
+                        "time budget of {:?} exhausted; no formula for the sub-term",
+                        opts.time_budget
+                    )
+                } else {
+                    "no formula for the sub-term".to_string()
+                };
+                lifted.stalled = Some(format!("{why} {}", show(terms, stall)))
             }
         }
         outputs.push(lifted);
@@ -110,7 +148,7 @@ pub fn prove(
         return Err("element count differs".into());
     }
     let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
-    let verdicts = decide::decide_all(terms, &pairs, &Options::default());
+    let verdicts = decide::decide_all(terms, &pairs, &decide::Options::default());
     for (k, v) in verdicts.iter().enumerate() {
         match v {
             Verdict::Equal { .. } => {}
@@ -135,14 +173,72 @@ fn ravel(idx: &[usize], shape: &[usize]) -> usize {
     idx.iter().zip(shape).fold(0, |acc, (i, d)| acc * d + i)
 }
 
+/// A term as the term printer writes it, or a summary when that would be too long
+/// (terms are DAGs; printed as trees they can be exponentially large).
+pub(crate) fn show(terms: &Terms, t: TermId) -> String {
+    const LIMIT: u64 = 4000;
+    fn tree_size(terms: &Terms, t: TermId, memo: &mut HashMap<TermId, u64>) -> u64 {
+        if let Some(&n) = memo.get(&t) {
+            return n;
+        }
+        let mut n = 1u64;
+        for c in terms.children(t) {
+            n = n.saturating_add(tree_size(terms, c, memo));
+        }
+        memo.insert(t, n);
+        n
+    }
+    let n = tree_size(terms, t, &mut HashMap::new());
+    if n <= LIMIT {
+        return terms.display(t).to_string();
+    }
+    let leaves = input_leaves(terms, t);
+    let tensors: BTreeSet<&str> = leaves.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = tensors.into_iter().collect();
+    format!(
+        "<a term of {n} nodes as a tree, over {} element(s) of {}, too large to print>",
+        leaves.len(),
+        names.join(", ")
+    )
+}
+
+/// `f` (built for the output's elements, possibly of a smaller shape that broadcasts)
+/// broadcast to the output's shape, as size expressions of the launch.
+fn broadcast_to_output(f: Formula, env: &ShapeEnv, name: &str, shape: &[usize]) -> Formula {
+    match (f.shape(env), env.dim_exprs.get(name)) {
+        (Ok(fs), Some(exprs)) if fs != shape && exprs.len() == shape.len() => {
+            f.broadcast_to(exprs.clone())
+        }
+        _ => f,
+    }
+}
+
 struct Synth<'a> {
     terms: &'a mut Terms,
     env: &'a ShapeEnv,
     memo: HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>,
     budget: usize,
+    deadline: Instant,
+    timed_out: bool,
+    /// Input tensors below each term, as a bit set over `tensor_ids`.
+    tensor_masks: HashMap<TermId, u64>,
+    tensor_ids: Vec<String>,
 }
 
-impl Synth<'_> {
+impl<'a> Synth<'a> {
+    fn new(terms: &'a mut Terms, env: &'a ShapeEnv, opts: &Options) -> Synth<'a> {
+        Synth {
+            terms,
+            env,
+            memo: HashMap::new(),
+            budget: 20_000,
+            deadline: Instant::now() + opts.time_budget,
+            timed_out: false,
+            tensor_masks: HashMap::new(),
+            tensor_ids: Vec::new(),
+        }
+    }
+
     /// Whether `f`, broadcast to `shape`, has exactly the terms `list`.
     fn matches(&mut self, f: &Formula, shape: &[usize], list: &[TermId]) -> bool {
         let Ok(fs) = f.shape(self.env) else {
@@ -181,11 +277,17 @@ impl Synth<'_> {
         if let Some(r) = self.memo.get(&key) {
             return r.clone();
         }
-        let r = if self.budget == 0 {
+        if Instant::now() > self.deadline {
+            self.timed_out = true;
+        }
+        let r = if self.budget == 0 || self.timed_out {
             Err(list[0])
         } else {
             self.budget -= 1;
-            self.build_uncached(shape, list)
+            match self.build_uncached(shape, list) {
+                Ok(f) => Ok(f),
+                Err(e) => self.concat(shape, list).ok_or(e),
+            }
         };
         self.memo.insert(key, r.clone());
         r
@@ -230,7 +332,7 @@ impl Synth<'_> {
                         return Ok(c);
                     }
                 }
-                Err(t0)
+                self.input_slice(&tensor, shape, list).ok_or(t0)
             }
             Node::Call(func, _) => {
                 let op = UnaryOp::from_func(func).ok_or(t0)?;
@@ -276,14 +378,18 @@ impl Synth<'_> {
                     _ => BinaryOp::Min,
                 };
                 let mut first_err = t0;
-                // Position-wise.
-                let kids = self.children(list, |nd| {
-                    if std::mem::discriminant(nd) != kind {
-                        return None;
-                    }
-                    let o = nary(nd)?;
-                    (o.len() == n).then(|| o.to_vec())
-                });
+                // Operand-wise: aligned by role where roles tell the operands apart,
+                // else by position.
+                let kids = match self.align_roles(list) {
+                    Some(k) => Ok(k),
+                    None => self.children(list, |nd| {
+                        if std::mem::discriminant(nd) != kind {
+                            return None;
+                        }
+                        let o = nary(nd)?;
+                        (o.len() == n).then(|| o.to_vec())
+                    }),
+                };
                 if let Ok(kids) = kids {
                     let mut fs = Vec::new();
                     let mut ok = true;
@@ -356,19 +462,24 @@ impl Synth<'_> {
         list: &[TermId],
         n: usize,
     ) -> Option<Formula> {
-        let mut per_elem: Vec<Vec<TermId>> = Vec::new();
         for &t in list {
-            let ops = nary(self.terms.node(t))?.to_vec();
-            if ops.len() != n {
+            if nary(self.terms.node(t))?.len() != n {
                 return None;
             }
-            per_elem.push(self.order_operands(&ops));
         }
-        // Matmul: a sum of products of two inputs.
+        // Matmul: a sum of products of two inputs, or of any two sub-formulas.
         if rop == ReduceOp::Sum {
             if let Some(f) = self.matmul(shape, list) {
                 return Some(f);
             }
+            if let Some(f) = self.matmul_general(shape, list) {
+                return Some(f);
+            }
+        }
+        let mut per_elem: Vec<Vec<TermId>> = Vec::new();
+        for &t in list {
+            let ops = nary(self.terms.node(t))?.to_vec();
+            per_elem.push(self.order_operands(&ops));
         }
         // The reduced axis: a keepdim axis of size 1, or a new last axis.
         let mut placements: Vec<(usize, bool)> = (0..shape.len())
@@ -404,6 +515,7 @@ impl Synth<'_> {
 
     fn matmul(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
         let mut names = BTreeSet::new();
+        let n_ops = nary(self.terms.node(list[0]))?.len();
         for &op in nary(self.terms.node(list[0]))?.iter() {
             let Node::Mul(fs) = self.terms.node(op) else {
                 return None;
@@ -424,7 +536,256 @@ impl Synth<'_> {
                 cands.push(fa.clone().t().matmul(fb.clone()));
             }
         }
+        // The contracted axis has one entry per operand: a cheap test before matching.
+        cands.retain(|c| match c {
+            Formula::MatMul(a, _) => a
+                .shape(self.env)
+                .is_ok_and(|s| s.last() == Some(&n_ops)),
+            _ => true,
+        });
         cands.into_iter().find(|c| self.matches(c, shape, list))
+    }
+
+    /// `Σ_j A[i,j]·B[j,d]` for any sub-formulas `A`, `B` (2-D output `[i, d]`): the
+    /// factors of each product that do not change with `d` (constants included) make
+    /// `A[i,j]`, the others `B[j,d]`, which must not change with `i`; the products of an
+    /// element are ordered by the input elements of their `B` part. `A @ B`.
+    fn matmul_general(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let [m, dd] = *shape else {
+            return None;
+        };
+        if dd < 2 {
+            return None;
+        }
+        let factors = |terms: &Terms, t: TermId| -> Vec<TermId> {
+            match terms.node(t) {
+                Node::Mul(fs) => fs.to_vec(),
+                _ => vec![t],
+            }
+        };
+        // Per element: (A part, B part) of each product, ordered by the B part.
+        let mut split: Vec<Vec<(TermId, TermId)>> = Vec::with_capacity(list.len());
+        for i in 0..m {
+            for d in 0..dd {
+                let other = list[i * dd + if d == 0 { 1 } else { 0 }];
+                let theirs: BTreeSet<TermId> = nary(self.terms.node(other))?
+                    .to_vec()
+                    .into_iter()
+                    .flat_map(|p| factors(self.terms, p))
+                    .collect();
+                let ops = nary(self.terms.node(list[i * dd + d]))?.to_vec();
+                let mut parts = Vec::with_capacity(ops.len());
+                for p in ops {
+                    let (a, b): (Vec<TermId>, Vec<TermId>) = factors(self.terms, p)
+                        .into_iter()
+                        .partition(|f| theirs.contains(f));
+                    if a.is_empty() || b.is_empty() {
+                        return None;
+                    }
+                    let (a, b) = (self.terms.product(&a), self.terms.product(&b));
+                    parts.push((input_leaves(self.terms, b), a, b));
+                }
+                parts.sort();
+                split.push(parts.into_iter().map(|(_, a, b)| (a, b)).collect());
+            }
+        }
+        let n = split[0].len();
+        // A[i,j] the same for every d, B[j,d] the same for every i.
+        for i in 0..m {
+            for d in 0..dd {
+                let e = &split[i * dd + d];
+                if e.len() != n
+                    || (0..n).any(|j| e[j].0 != split[i * dd][j].0 || e[j].1 != split[d][j].1)
+                {
+                    return None;
+                }
+            }
+        }
+        let a_list: Vec<TermId> = (0..m)
+            .flat_map(|i| split[i * dd].iter().map(|p| p.0).collect::<Vec<_>>())
+            .collect();
+        let b_list: Vec<TermId> = (0..n)
+            .flat_map(|j| (0..dd).map(|d| split[d][j].1).collect::<Vec<_>>())
+            .collect();
+        let a = self.build(&[m, n], &a_list).ok()?;
+        let b = self.build(&[n, dd], &b_list).ok()?;
+        let f = a.matmul(b);
+        (f.shape(self.env).ok()? == shape).then_some(f)
+    }
+
+    /// The operands of every element (n-ary, same root) aligned by their role (see
+    /// [`Synth::role_key`]) with the operands of the first element, which fix the
+    /// order; `None` where roles repeat within an element or differ between elements.
+    fn align_roles(&mut self, list: &[TermId]) -> Option<Vec<Vec<TermId>>> {
+        let root = std::mem::discriminant(self.terms.node(list[0]));
+        let reference = nary(self.terms.node(list[0]))?.to_vec();
+        let ref_keys: Vec<(u64, String)> = reference.iter().map(|&o| self.role_key(o)).collect();
+        let unique = |keys: &[(u64, String)]| {
+            let set: BTreeSet<&(u64, String)> = keys.iter().collect();
+            set.len() == keys.len()
+        };
+        if !unique(&ref_keys) {
+            return None;
+        }
+        let mut out = vec![Vec::with_capacity(list.len()); reference.len()];
+        for &t in list {
+            if std::mem::discriminant(self.terms.node(t)) != root {
+                return None;
+            }
+            let ops = nary(self.terms.node(t))?.to_vec();
+            if ops.len() != reference.len() {
+                return None;
+            }
+            let keys: Vec<(u64, String)> = ops.iter().map(|&o| self.role_key(o)).collect();
+            if !unique(&keys) {
+                return None;
+            }
+            for (slot, k) in out.iter_mut().zip(&ref_keys) {
+                let pos = keys.iter().position(|k2| k2 == k)?;
+                slot.push(ops[pos]);
+            }
+        }
+        Some(out)
+    }
+
+    /// What an operand is, independent of the element: the input tensors below it and
+    /// its root operator with its children's root operators (`mul[c, max]`).
+    fn role_key(&mut self, t: TermId) -> (u64, String) {
+        let node = self.terms.node(t);
+        let mut sig = root_name(node);
+        let kids = self.terms.children(t);
+        if !kids.is_empty() {
+            let mut ks: Vec<String> = kids.iter().map(|&c| root_name(self.terms.node(c))).collect();
+            ks.sort();
+            sig = format!("{sig}[{}]", ks.join(","));
+        }
+        (self.tensor_mask(t), sig)
+    }
+
+    /// The input tensors below `t`, as a bit set (memoized).
+    fn tensor_mask(&mut self, t: TermId) -> u64 {
+        if let Some(&m) = self.tensor_masks.get(&t) {
+            return m;
+        }
+        let m = match self.terms.node(t) {
+            Node::Input { tensor, .. } => {
+                let name = tensor.to_string();
+                let k = match self.tensor_ids.iter().position(|n| *n == name) {
+                    Some(k) => k,
+                    None => {
+                        self.tensor_ids.push(name);
+                        self.tensor_ids.len() - 1
+                    }
+                };
+                1u64 << k.min(63)
+            }
+            _ => {
+                let kids = self.terms.children(t);
+                kids.into_iter().fold(0, |acc, c| acc | self.tensor_mask(c))
+            }
+        };
+        self.tensor_masks.insert(t, m);
+        m
+    }
+
+    /// A concatenation along an axis: the first index of some axis where the input
+    /// tensors of the elements change splits `list` into two parts built separately.
+    fn concat(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        for axis in 0..shape.len() {
+            let n = shape[axis];
+            if n < 2 {
+                continue;
+            }
+            let mut keys = vec![0u64; n];
+            for (p, &t) in list.iter().enumerate() {
+                keys[unravel(p, shape)[axis]] |= self.tensor_mask(t);
+            }
+            let Some(cut) = (1..n).find(|&k| keys[k] != keys[k - 1]) else {
+                continue;
+            };
+            let part = |lo: usize, hi: usize| -> (Vec<usize>, Vec<TermId>) {
+                let mut s = shape.to_vec();
+                s[axis] = hi - lo;
+                let l = (0..list.len())
+                    .filter(|&p| (lo..hi).contains(&unravel(p, shape)[axis]))
+                    .map(|p| list[p])
+                    .collect();
+                (s, l)
+            };
+            let (ls, ll) = part(0, cut);
+            let (rs, rl) = part(cut, n);
+            let Ok(l) = self.build(&ls, &ll) else {
+                continue;
+            };
+            let Ok(r) = self.build(&rs, &rl) else {
+                continue;
+            };
+            if l.shape(self.env).ok()? != ls || r.shape(self.env).ok()? != rs {
+                continue;
+            }
+            let mut args = vec![l];
+            match r {
+                Formula::Cat { axis: a2, args: more } if a2 == axis => args.extend(more),
+                r => args.push(r),
+            }
+            return Some(Formula::cat(args, axis));
+        }
+        None
+    }
+
+    /// `x[.., start:end, ..]`: the elements are a block of the input `tensor` (same rank),
+    /// its offset read off the first element; bounds as size expressions.
+    fn input_slice(&mut self, tensor: &str, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let ishape = self.env.tensors.get(tensor)?.clone();
+        if ishape.len() != shape.len() {
+            return None;
+        }
+        let Node::Input { index, .. } = self.terms.node(list[0]) else {
+            return None;
+        };
+        let index = index.to_vec();
+        let mut f = Formula::input(tensor);
+        for k in 0..shape.len() {
+            let start = usize::try_from(index[k]).ok()?;
+            let end = start + shape[k];
+            if end > ishape[k] {
+                return None;
+            }
+            if shape[k] == ishape[k] {
+                continue;
+            }
+            // An axis of extent 1 is a broadcast (or a position of an n-ary operator),
+            // not a slice.
+            if shape[k] == 1 {
+                return None;
+            }
+            let hi = (end != ishape[k]).then(|| self.size_expr(tensor, k, end));
+            f = f.slice(k, self.size_expr(tensor, k, start), hi);
+        }
+        (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
+    }
+
+    /// A bound with value `v` on `axis` of `tensor`: `0`, a size name (first those in the
+    /// axis' extent, `H` for `2 * H`), a tensor extent of the launch, else the literal.
+    fn size_expr(&self, tensor: &str, axis: usize, v: usize) -> Size {
+        if v == 0 {
+            return Size::Int(0);
+        }
+        let v64 = v as i64;
+        let mut names = Vec::new();
+        if let Some(e) = self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis)) {
+            names = Formula::input("_").slice(0, e.clone(), None).size_names();
+        }
+        names.extend(self.env.sizes.keys().cloned());
+        if let Some(n) = names.into_iter().find(|n| self.env.sizes.get(n) == Some(&v64)) {
+            return Size::Size(n);
+        }
+        for e in self.env.dim_exprs.values().flatten() {
+            if e.eval(&self.env.sizes) == Ok(v64) {
+                return e.clone();
+            }
+        }
+        Size::Int(v64)
     }
 
     /// Operands sorted by the input elements not shared by all of them (then by id).
@@ -442,6 +803,26 @@ impl Synth<'_> {
             .collect();
         keyed.sort();
         keyed.into_iter().map(|(_, o)| o).collect()
+    }
+}
+
+/// The root operator of a node, as a short name (`in`, `c`, `mul`, `pow-1`, `Exp`).
+fn root_name(n: &Node) -> String {
+    match n {
+        Node::Input { .. } => "in".into(),
+        Node::Param(p) => format!("p:{p}"),
+        Node::Const(_) | Node::Inf { .. } | Node::NaN => "c".into(),
+        Node::Add(_) => "add".into(),
+        Node::Mul(_) => "mul".into(),
+        Node::Pow(_, k) => format!("pow{k}"),
+        Node::Call(f, _) => format!("{f:?}"),
+        Node::Max(_) => "max".into(),
+        Node::Min(_) => "min".into(),
+        Node::Cmp(op, _, _) => format!("{op:?}"),
+        Node::Not(_) => "not".into(),
+        Node::And(_) => "and".into(),
+        Node::Or(_) => "or".into(),
+        Node::Select(..) => "select".into(),
     }
 }
 
@@ -491,8 +872,89 @@ fn is_const(f: &Formula, v: i64) -> bool {
     matches!(f, Formula::Const(c) if *c == num_rational::BigRational::from_integer(v.into()))
 }
 
+/// `c · sum(a, axis)` with `c = ±1/n`, `n` the extent of the summed axis, is
+/// `±mean(a, axis)`; so is `sum(a, axis) / n`. (Size-generic: the constant of one
+/// instance becomes the mean at every instance, and the proof at another instance
+/// decides whether that is what the kernel computes.)
+pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
+    use Formula as F;
+    let f = match f {
+        F::Binary(op, a, b) => F::binary(op, meanify(*a, env), meanify(*b, env)),
+        F::Unary(op, a) => F::unary(op, meanify(*a, env)),
+        F::Powi(a, k) => meanify(*a, env).powi(k),
+        F::Cmp(op, a, b) => F::cmp(op, meanify(*a, env), meanify(*b, env)),
+        F::Select(c, a, b) => F::select(meanify(*c, env), meanify(*a, env), meanify(*b, env)),
+        F::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg,
+        } => F::reduce(op, meanify(*arg, env), axis, keepdim),
+        F::MatMul(a, b) => meanify(*a, env).matmul(meanify(*b, env)),
+        F::Transpose(a) => meanify(*a, env).t(),
+        F::Cat { axis, args } => F::cat(args.into_iter().map(|a| meanify(a, env)).collect(), axis),
+        F::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => meanify(*arg, env).slice(axis, start, end),
+        F::Broadcast { arg, shape } => meanify(*arg, env).broadcast_to(shape),
+        f => f,
+    };
+    // The extent of the summed axis of `sum`, if `f` is one.
+    let summed = |f: &Formula| -> Option<i64> {
+        match f {
+            F::Reduce {
+                op: ReduceOp::Sum,
+                axis,
+                arg,
+                ..
+            } => arg.shape(env).ok()?.get(*axis).map(|&n| n as i64),
+            _ => None,
+        }
+    };
+    let as_mean = |f: Formula| match f {
+        F::Reduce {
+            axis, keepdim, arg, ..
+        } => F::reduce(ReduceOp::Mean, *arg, axis, keepdim),
+        f => f,
+    };
+    let ratio = |c: &num_rational::BigRational, n: i64| c * num_rational::BigRational::from_integer(n.into());
+    match f {
+        F::Binary(BinaryOp::Mul, a, b) => {
+            let (c, s) = match (*a, *b) {
+                (F::Const(c), s) | (s, F::Const(c)) if summed(&s).is_some() => (c, s),
+                (a, b) => return F::binary(BinaryOp::Mul, a, b),
+            };
+            let n = summed(&s).unwrap_or(1);
+            let k = ratio(&c, n);
+            if k.is_one() {
+                as_mean(s)
+            } else if (-k).is_one() {
+                F::unary(UnaryOp::Neg, as_mean(s))
+            } else {
+                F::binary(BinaryOp::Mul, F::Const(c), s)
+            }
+        }
+        F::Binary(BinaryOp::Div, a, b) => match (*a, *b) {
+            (s, F::Const(c)) if summed(&s).is_some_and(|n| c == num_rational::BigRational::from_integer(n.into())) => {
+                as_mean(s)
+            }
+            (a, b) => F::binary(BinaryOp::Div, a, b),
+        },
+        f => f,
+    }
+}
+
+/// Whether `f` is a leaf: an input, a scalar or a constant.
+fn is_leaf(f: &Formula) -> bool {
+    matches!(f, Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_))
+}
+
 /// Readability rewrites that keep the instantiated terms: `-1 * a → -a`,
-/// `a + -b → a - b`, `a * b^-1 → a / b`, `b^-1 → 1 / b`.
+/// `a + -b → a - b`, `a * b^-1 → a / b`, `b^-1 → 1 / b`, a leaf summand last
+/// (`v + eps`), and `1 / sqrt(a)` standing alone → `rsqrt(a)`.
 pub fn tidy(f: Formula) -> Formula {
     use Formula as F;
     match f {
@@ -510,10 +972,17 @@ pub fn tidy(f: Formula) -> Formula {
                 (BinaryOp::Mul, F::Binary(BinaryOp::Div, one, a), b) if is_one(&one) => {
                     F::binary(BinaryOp::Div, b, *a)
                 }
+                // `eps + v` → `v + eps`, `b + (..)` → `(..) + b`.
+                (BinaryOp::Add, a, b) if is_leaf(&a) && !is_leaf(&b) => {
+                    F::binary(BinaryOp::Add, b, a)
+                }
                 (op, a, b) => F::binary(op, a, b),
             }
         }
-        F::Powi(a, -1) => F::binary(BinaryOp::Div, F::int(1), tidy(*a)),
+        F::Powi(a, -1) => match tidy(*a) {
+            F::Unary(UnaryOp::Sqrt, a) => F::Unary(UnaryOp::Rsqrt, a),
+            a => F::binary(BinaryOp::Div, F::int(1), a),
+        },
         F::Powi(a, k) => F::Powi(Box::new(tidy(*a)), k),
         F::Unary(op, a) => F::unary(op, tidy(*a)),
         F::Cmp(op, a, b) => F::cmp(op, tidy(*a), tidy(*b)),
@@ -526,6 +995,14 @@ pub fn tidy(f: Formula) -> Formula {
         } => F::reduce(op, tidy(*arg), axis, keepdim),
         F::MatMul(a, b) => F::MatMul(Box::new(tidy(*a)), Box::new(tidy(*b))),
         F::Transpose(a) => F::Transpose(Box::new(tidy(*a))),
+        F::Cat { axis, args } => F::cat(args.into_iter().map(tidy).collect(), axis),
+        F::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => tidy(*arg).slice(axis, start, end),
+        F::Broadcast { arg, shape } => tidy(*arg).broadcast_to(shape),
         f => f,
     }
 }
