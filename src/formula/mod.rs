@@ -37,9 +37,9 @@
 
 mod instantiate;
 
-use crate::launch::{ArgBinding, ArgValue, Launch, LaunchError, Role};
 /// A size expression of a launch (`N`, `2 * H`, `N1 + N2`), as in shapes and bounds.
 pub use crate::launch::Expr as Size;
+use crate::launch::{ArgBinding, ArgValue, Launch, LaunchError, Role};
 use crate::term::{CmpOp, Func};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -295,7 +295,9 @@ impl ShapeEnv {
 
     /// The value of a size expression, as an extent or index (non-negative).
     pub fn eval(&self, e: &Size) -> Result<usize, FormulaError> {
-        let v = e.eval(&self.sizes).map_err(|m| FormulaError { message: m })?;
+        let v = e
+            .eval(&self.sizes)
+            .map_err(|m| FormulaError { message: m })?;
         usize::try_from(v).map_err(|_| FormulaError {
             message: format!("size expression `{e}` is negative ({v})"),
         })

@@ -538,9 +538,7 @@ impl<'a> Synth<'a> {
         }
         // The contracted axis has one entry per operand: a cheap test before matching.
         cands.retain(|c| match c {
-            Formula::MatMul(a, _) => a
-                .shape(self.env)
-                .is_ok_and(|s| s.last() == Some(&n_ops)),
+            Formula::MatMul(a, _) => a.shape(self.env).is_ok_and(|s| s.last() == Some(&n_ops)),
             _ => true,
         });
         cands.into_iter().find(|c| self.matches(c, shape, list))
@@ -655,7 +653,10 @@ impl<'a> Synth<'a> {
         let mut sig = root_name(node);
         let kids = self.terms.children(t);
         if !kids.is_empty() {
-            let mut ks: Vec<String> = kids.iter().map(|&c| root_name(self.terms.node(c))).collect();
+            let mut ks: Vec<String> = kids
+                .iter()
+                .map(|&c| root_name(self.terms.node(c)))
+                .collect();
             ks.sort();
             sig = format!("{sig}[{}]", ks.join(","));
         }
@@ -725,7 +726,10 @@ impl<'a> Synth<'a> {
             }
             let mut args = vec![l];
             match r {
-                Formula::Cat { axis: a2, args: more } if a2 == axis => args.extend(more),
+                Formula::Cat {
+                    axis: a2,
+                    args: more,
+                } if a2 == axis => args.extend(more),
                 r => args.push(r),
             }
             return Some(Formula::cat(args, axis));
@@ -777,7 +781,10 @@ impl<'a> Synth<'a> {
             names = Formula::input("_").slice(0, e.clone(), None).size_names();
         }
         names.extend(self.env.sizes.keys().cloned());
-        if let Some(n) = names.into_iter().find(|n| self.env.sizes.get(n) == Some(&v64)) {
+        if let Some(n) = names
+            .into_iter()
+            .find(|n| self.env.sizes.get(n) == Some(&v64))
+        {
             return Size::Size(n);
         }
         for e in self.env.dim_exprs.values().flatten() {
@@ -920,7 +927,9 @@ pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
         } => F::reduce(ReduceOp::Mean, *arg, axis, keepdim),
         f => f,
     };
-    let ratio = |c: &num_rational::BigRational, n: i64| c * num_rational::BigRational::from_integer(n.into());
+    let ratio = |c: &num_rational::BigRational, n: i64| {
+        c * num_rational::BigRational::from_integer(n.into())
+    };
     match f {
         F::Binary(BinaryOp::Mul, a, b) => {
             let (c, s) = match (*a, *b) {
@@ -938,7 +947,10 @@ pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
             }
         }
         F::Binary(BinaryOp::Div, a, b) => match (*a, *b) {
-            (s, F::Const(c)) if summed(&s).is_some_and(|n| c == num_rational::BigRational::from_integer(n.into())) => {
+            (s, F::Const(c))
+                if summed(&s)
+                    .is_some_and(|n| c == num_rational::BigRational::from_integer(n.into())) =>
+            {
                 as_mean(s)
             }
             (a, b) => F::binary(BinaryOp::Div, a, b),
@@ -947,9 +959,19 @@ pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
     }
 }
 
-/// Whether `f` is a leaf: an input, a scalar or a constant.
-fn is_leaf(f: &Formula) -> bool {
-    matches!(f, Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_))
+/// Whether the summand `a` reads better after `b`: a scalar (`eps`), or an input that
+/// `b` does not use (a bias), beside a compound `b`.
+fn trails(a: &Formula, b: &Formula) -> bool {
+    let compound = !matches!(
+        b,
+        Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_)
+    );
+    compound
+        && match a {
+            Formula::Scalar(_) => true,
+            Formula::Input(n) => !b.free_names().0.contains(n),
+            _ => false,
+        }
 }
 
 /// Readability rewrites that keep the instantiated terms: `-1 * a → -a`,
@@ -972,10 +994,9 @@ pub fn tidy(f: Formula) -> Formula {
                 (BinaryOp::Mul, F::Binary(BinaryOp::Div, one, a), b) if is_one(&one) => {
                     F::binary(BinaryOp::Div, b, *a)
                 }
-                // `eps + v` → `v + eps`, `b + (..)` → `(..) + b`.
-                (BinaryOp::Add, a, b) if is_leaf(&a) && !is_leaf(&b) => {
-                    F::binary(BinaryOp::Add, b, a)
-                }
+                // `eps + v` → `v + eps`, `b + (..)` → `(..) + b` (a bias: an input the
+                // other summand does not use); `1 + t` and `x + c * x^3` stay.
+                (BinaryOp::Add, a, b) if trails(&a, &b) => F::binary(BinaryOp::Add, b, a),
                 (op, a, b) => F::binary(op, a, b),
             }
         }
