@@ -223,6 +223,8 @@ struct Synth<'a> {
     /// Input tensors below each term, as a bit set over `tensor_ids`.
     tensor_masks: HashMap<TermId, u64>,
     tensor_ids: Vec<String>,
+    /// Candidates already instantiated (inputs, transposes, slices, products).
+    instances: HashMap<Formula, Option<std::rc::Rc<Vec<TermId>>>>,
 }
 
 impl<'a> Synth<'a> {
@@ -236,6 +238,7 @@ impl<'a> Synth<'a> {
             timed_out: false,
             tensor_masks: HashMap::new(),
             tensor_ids: Vec::new(),
+            instances: HashMap::new(),
         }
     }
 
@@ -253,7 +256,18 @@ impl<'a> Synth<'a> {
                 return false;
             }
         }
-        let Ok(elems) = f.instantiate(self.terms, self.env) else {
+        let elems = match self.instances.get(f) {
+            Some(e) => e.clone(),
+            None => {
+                let e = f
+                    .instantiate(self.terms, self.env)
+                    .ok()
+                    .map(std::rc::Rc::new);
+                self.instances.insert(f.clone(), e.clone());
+                e
+            }
+        };
+        let Some(elems) = elems else {
             return false;
         };
         for (p, &want) in list.iter().enumerate() {

@@ -56,7 +56,7 @@ impl Lift {
                         let idx: Vec<String> =
                             t.index(flat).iter().map(|i| i.to_string()).collect();
                         let v = match e {
-                            Some(id) => terms.display(*id).to_string(),
+                            Some(id) => super::show(terms, *id),
                             None => "<never written>".into(),
                         };
                         s += &format!("  {}[{}] = {}\n", t.name, idx.join(","), v);
