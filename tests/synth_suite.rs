@@ -194,3 +194,37 @@ fn synthesis_stops_at_its_time_budget() {
     assert!(why.contains("time budget"), "{why}");
     assert!(why.contains("x[0,0]"), "{why}");
 }
+
+#[test]
+fn sums_scaled_by_one_over_their_extent_read_as_means() {
+    use lift::formula::Formula;
+    let env = ShapeEnv::new().tensor("x", &[4, 8]);
+    let x = || Formula::input("x");
+    let mean = x().mean(1, false);
+    assert_eq!(
+        synth::meanify(Formula::ratio(1, 8) * x().sum(1, false), &env),
+        mean
+    );
+    assert_eq!(
+        synth::meanify(x().sum(1, false) * Formula::ratio(1, 8), &env),
+        mean
+    );
+    assert_eq!(
+        synth::meanify(x().sum(1, false) / Formula::int(8), &env),
+        mean
+    );
+    assert_eq!(
+        synth::meanify(Formula::ratio(-1, 8) * x().sum(1, true), &env),
+        -x().mean(1, true)
+    );
+    // Over axis 0 the extent is 4: 1/8 stays a constant factor.
+    let other = Formula::ratio(1, 8) * x().sum(0, false);
+    assert_eq!(synth::meanify(other.clone(), &env), other);
+    // Nested: the variance of layer_norm.
+    let centered = x() - Formula::ratio(1, 8) * x().sum(1, true);
+    let var = Formula::ratio(1, 8) * centered.powi(2).sum(1, false);
+    assert_eq!(
+        lift::render::text::expr(&synth::tidy(synth::meanify(var, &env))),
+        "mean((x - mean(x, axis=1))^2, axis=1)"
+    );
+}

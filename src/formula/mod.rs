@@ -787,6 +787,13 @@ impl Formula {
     }
 }
 
+/// The size names in `e`, in order of first occurrence (`H` for `2 * H`).
+pub fn size_names(e: &Size) -> Vec<String> {
+    let mut out = Vec::new();
+    size_expr_names(e, &mut out);
+    out
+}
+
 /// The size names in `e`, appended to `out` where new.
 fn size_expr_names(e: &Size, out: &mut Vec<String>) {
     match e {

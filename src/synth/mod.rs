@@ -790,10 +790,10 @@ impl<'a> Synth<'a> {
             return Size::Int(0);
         }
         let v64 = v as i64;
-        let mut names = Vec::new();
-        if let Some(e) = self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis)) {
-            names = Formula::input("_").slice(0, e.clone(), None).size_names();
-        }
+        let mut names = match self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis)) {
+            Some(e) => crate::formula::size_names(e),
+            None => Vec::new(),
+        };
         names.extend(self.env.sizes.keys().cloned());
         if let Some(n) = names
             .into_iter()
