@@ -221,7 +221,7 @@ struct Synth<'a> {
     deadline: Instant,
     timed_out: bool,
     /// Input tensors below each term, as a bit set over `tensor_ids`.
-    tensor_masks: HashMap<TermId, u64>,
+    tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
     tensor_ids: Vec<String>,
     /// Candidates already instantiated (inputs, transposes, slices, products).
     instances: HashMap<Formula, Option<std::rc::Rc<Vec<TermId>>>>,
@@ -236,7 +236,7 @@ impl<'a> Synth<'a> {
             budget: 20_000,
             deadline: Instant::now() + opts.time_budget,
             timed_out: false,
-            tensor_masks: HashMap::new(),
+            tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
             instances: HashMap::new(),
         }
@@ -811,20 +811,49 @@ impl<'a> Synth<'a> {
 
     /// Operands sorted by the input elements not shared by all of them (then by id).
     fn order_operands(&self, ops: &[TermId]) -> Vec<TermId> {
-        let leaves: Vec<BTreeSet<(String, Vec<i64>)>> =
-            ops.iter().map(|&o| input_leaves(self.terms, o)).collect();
-        let common: BTreeSet<(String, Vec<i64>)> =
-            leaves.iter().skip(1).fold(leaves[0].clone(), |acc, s| {
-                acc.intersection(s).cloned().collect()
-            });
-        let mut keyed: Vec<(Vec<(String, Vec<i64>)>, TermId)> = ops
+        // Leaves as term ids (cheap sets); only the differing ones become sort keys.
+        let leaves: Vec<BTreeSet<TermId>> =
+            ops.iter().map(|&o| input_leaf_ids(self.terms, o)).collect();
+        let common: BTreeSet<TermId> = leaves.iter().skip(1).fold(leaves[0].clone(), |acc, s| {
+            acc.intersection(s).copied().collect()
+        });
+        let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = ops
             .iter()
             .zip(&leaves)
-            .map(|(&o, l)| (l.difference(&common).cloned().collect(), o))
+            .map(|(&o, l)| {
+                let mut key: Vec<(&str, &[i64])> = l
+                    .difference(&common)
+                    .filter_map(|&t| match self.terms.node(t) {
+                        Node::Input { tensor, index } => Some((&**tensor, &**index)),
+                        _ => None,
+                    })
+                    .collect();
+                key.sort();
+                (key, o)
+            })
             .collect();
         keyed.sort();
         keyed.into_iter().map(|(_, o)| o).collect()
     }
+}
+
+/// The input elements below `t`, as their terms.
+fn input_leaf_ids(terms: &Terms, t: TermId) -> BTreeSet<TermId> {
+    let mut out = BTreeSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![t];
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        match terms.node(t) {
+            Node::Input { .. } => {
+                out.insert(t);
+            }
+            _ => terms.for_each_child(t, |c| stack.push(c)),
+        }
+    }
+    out
 }
 
 /// The root operator of a node, as a short name (`in`, `c`, `mul`, `pow-1`, `Exp`).
