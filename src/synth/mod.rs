@@ -393,37 +393,25 @@ impl<'a> Synth<'a> {
                 };
                 let mut first_err = t0;
                 // Operand-wise: aligned by role where roles tell the operands apart,
-                // else by position.
-                let kids = match self.align_roles(list) {
-                    Some(k) => Ok(k),
-                    None => self.children(list, |nd| {
-                        if std::mem::discriminant(nd) != kind {
-                            return None;
-                        }
-                        let o = nary(nd)?;
-                        (o.len() == n).then(|| o.to_vec())
-                    }),
-                };
-                if let Ok(kids) = kids {
-                    let mut fs = Vec::new();
-                    let mut ok = true;
-                    for k in &kids {
-                        match self.build(shape, k) {
-                            Ok(f) => fs.push(f),
-                            Err(e) => {
-                                first_err = e;
-                                ok = false;
-                                break;
-                            }
-                        }
+                // then by position.
+                let positional = self.children(list, |nd| {
+                    if std::mem::discriminant(nd) != kind {
+                        return None;
                     }
-                    if ok {
-                        let mut it = fs.into_iter();
-                        let mut acc = it.next().unwrap();
-                        for f in it {
-                            acc = Formula::binary(bop, acc, f);
-                        }
-                        return Ok(acc);
+                    let o = nary(nd)?;
+                    (o.len() == n).then(|| o.to_vec())
+                });
+                let mut splits: Vec<Vec<Vec<TermId>>> =
+                    self.align_roles(list).into_iter().collect();
+                if let Ok(p) = positional {
+                    if !splits.contains(&p) {
+                        splits.push(p);
+                    }
+                }
+                for kids in splits {
+                    match self.build_operands(bop, shape, &kids) {
+                        Ok(f) => return Ok(f),
+                        Err(e) => first_err = e,
                     }
                 }
                 // Reductions.
@@ -442,6 +430,29 @@ impl<'a> Synth<'a> {
             }
             _ => Err(t0),
         }
+    }
+
+    /// `op` folded left over the formulas of the operand lists `kids`.
+    fn build_operands(
+        &mut self,
+        op: BinaryOp,
+        shape: &[usize],
+        kids: &[Vec<TermId>],
+    ) -> Result<Formula, TermId> {
+        let mut acc: Option<Formula> = None;
+        for k in kids {
+            let f = self.build(shape, k)?;
+            acc = Some(match acc {
+                None => f,
+                Some(a) => Formula::binary(op, a, f),
+            });
+        }
+        acc.ok_or(
+            kids.first()
+                .and_then(|k| k.first())
+                .copied()
+                .unwrap_or(TermId(0)),
+        )
     }
 
     /// The children of every term of `list` (all with the same root, per `split`),
