@@ -425,11 +425,69 @@ impl<'a> Synth<'a> {
                     if let Some(f) = self.reduction(rop, shape, list, n) {
                         return Ok(f);
                     }
+                    if let Some(f) = self.reduction_plus(rop, bop, shape, list) {
+                        return Ok(f);
+                    }
                 }
                 Err(first_err)
             }
             _ => Err(t0),
         }
+    }
+
+    /// A reduction beside other operands of the same n-ary operator, flattened into it
+    /// (`sum(x^2, axis=1) + eps` is one n-ary `+`): the operands whose role repeats
+    /// within an element are the reduction, the others are aligned by role.
+    fn reduction_plus(
+        &mut self,
+        rop: ReduceOp,
+        bop: BinaryOp,
+        shape: &[usize],
+        list: &[TermId],
+    ) -> Option<Formula> {
+        let mut reduced = Vec::with_capacity(list.len());
+        let mut extra: Vec<Vec<TermId>> = Vec::new();
+        let mut extra_keys: Option<Vec<(u64, String)>> = None;
+        for &t in list {
+            let ops = nary(self.terms.node(t))?.to_vec();
+            let keys: Vec<(u64, String)> = ops.iter().map(|&o| self.role_key(o)).collect();
+            let repeated = |k: &(u64, String)| keys.iter().filter(|k2| *k2 == k).count() > 1;
+            let (mut red, mut ext) = (Vec::new(), Vec::new());
+            for (&o, k) in ops.iter().zip(&keys) {
+                if repeated(k) {
+                    red.push(o);
+                } else {
+                    ext.push((k.clone(), o));
+                }
+            }
+            if red.len() < 2 || ext.is_empty() {
+                return None;
+            }
+            ext.sort();
+            let ks: Vec<(u64, String)> = ext.iter().map(|e| e.0.clone()).collect();
+            match &extra_keys {
+                None => {
+                    extra = vec![Vec::with_capacity(list.len()); ext.len()];
+                    extra_keys = Some(ks);
+                }
+                Some(k0) if *k0 == ks => {}
+                Some(_) => return None,
+            }
+            for (slot, (_, o)) in extra.iter_mut().zip(ext) {
+                slot.push(o);
+            }
+            reduced.push(match rop {
+                ReduceOp::Max => self.terms.maxn(&red),
+                ReduceOp::Min => self.terms.minn(&red),
+                _ => self.terms.sum(&red),
+            });
+        }
+        let mut acc = self.build(shape, &reduced).ok()?;
+        for k in &extra {
+            let f = self.build(shape, k).ok()?;
+            acc = Formula::binary(bop, acc, f);
+        }
+        Some(acc)
     }
 
     /// `op` folded left over the formulas of the operand lists `kids`.
@@ -794,27 +852,31 @@ impl<'a> Synth<'a> {
         (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
     }
 
-    /// A bound with value `v` on `axis` of `tensor`: `0`, a size name (first those in the
-    /// axis' extent, `H` for `2 * H`), a tensor extent of the launch, else the literal.
+    /// A bound with value `v` on `axis` of `tensor`: `0`, a size name of the axis' extent
+    /// (`H` for `2 * H`), the extent of that axis of another tensor, else the literal
+    /// (a block size, say: then the formula is not size-generic, and a proof at another
+    /// instance says so). Sizes of other axes are never used, even where equal.
     fn size_expr(&self, tensor: &str, axis: usize, v: usize) -> Size {
         if v == 0 {
             return Size::Int(0);
         }
         let v64 = v as i64;
-        let mut names = match self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis)) {
-            Some(e) => crate::formula::size_names(e),
-            None => Vec::new(),
-        };
-        names.extend(self.env.sizes.keys().cloned());
-        if let Some(n) = names
-            .into_iter()
-            .find(|n| self.env.sizes.get(n) == Some(&v64))
-        {
-            return Size::Size(n);
+        let extent = self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis));
+        if let Some(e) = extent {
+            for n in crate::formula::size_names(e) {
+                if self.env.sizes.get(&n) == Some(&v64) {
+                    return Size::Size(n);
+                }
+            }
         }
-        for e in self.env.dim_exprs.values().flatten() {
-            if e.eval(&self.env.sizes) == Ok(v64) {
-                return e.clone();
+        // Tensors of the same rank, at the same axis (`y[M, H]` beside `x[M, 2 * H]`).
+        let rank = self.env.tensors.get(tensor).map(|s| s.len());
+        for dims in self.env.dim_exprs.values() {
+            match dims.get(axis) {
+                Some(e) if Some(dims.len()) == rank && e.eval(&self.env.sizes) == Ok(v64) => {
+                    return e.clone()
+                }
+                _ => {}
             }
         }
         Size::Int(v64)
