@@ -228,3 +228,22 @@ fn sums_scaled_by_one_over_their_extent_read_as_means() {
         "mean((x - mean(x, axis=1))^2, axis=1)"
     );
 }
+
+/// Wrong twins that lift show their bug in the formula.
+#[test]
+fn wrong_twins_show_their_bug() {
+    for (bad, shows) in [
+        // sum instead of mean: a reduction beside `eps` in one flattened `+`.
+        ("rms_norm_bug", "x * rsqrt(sum(x^2, axis=1) + eps) * w"),
+        // the variance divided by N - 1 at N = 8.
+        (
+            "layer_norm_bug",
+            "rsqrt(1/7 * sum((x - mean(x, axis=1))^2, axis=1) + eps)",
+        ),
+        // the gate taken from the wrong half.
+        ("swiglu_bug", "exp(-x[:, H:])"),
+    ] {
+        let (_, _, text) = lift_op(bad).unwrap_or_else(|| panic!("{bad} does not lift"));
+        assert!(text.contains(shows), "{bad}:\n{text}");
+    }
+}
