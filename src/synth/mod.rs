@@ -846,26 +846,30 @@ impl<'a> Synth<'a> {
             if shape[k] == 1 {
                 return None;
             }
-            let hi = (end != ishape[k]).then(|| self.size_expr(tensor, k, end));
-            f = f.slice(k, self.size_expr(tensor, k, start), hi);
+            let hi = match end != ishape[k] {
+                true => Some(self.size_expr(tensor, k, end)?),
+                false => None,
+            };
+            f = f.slice(k, self.size_expr(tensor, k, start)?, hi);
         }
         (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
     }
 
     /// A bound with value `v` on `axis` of `tensor`: `0`, a size name of the axis' extent
-    /// (`H` for `2 * H`), the extent of that axis of another tensor, else the literal
-    /// (a block size, say: then the formula is not size-generic, and a proof at another
-    /// instance says so). Sizes of other axes are never used, even where equal.
-    fn size_expr(&self, tensor: &str, axis: usize, v: usize) -> Size {
+    /// (`H` for `2 * H`), or the extent of that axis of another tensor of the same rank.
+    /// Sizes of other axes are never used, even where equal, and there are no literal
+    /// bounds: a bound of 4 that is no size is a block of the kernel (`x[:, :4]` of an
+    /// online softmax), which a size-generic formula does not show.
+    fn size_expr(&self, tensor: &str, axis: usize, v: usize) -> Option<Size> {
         if v == 0 {
-            return Size::Int(0);
+            return Some(Size::Int(0));
         }
         let v64 = v as i64;
         let extent = self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis));
         if let Some(e) = extent {
             for n in crate::formula::size_names(e) {
                 if self.env.sizes.get(&n) == Some(&v64) {
-                    return Size::Size(n);
+                    return Some(Size::Size(n));
                 }
             }
         }
@@ -874,12 +878,12 @@ impl<'a> Synth<'a> {
         for dims in self.env.dim_exprs.values() {
             match dims.get(axis) {
                 Some(e) if Some(dims.len()) == rank && e.eval(&self.env.sizes) == Ok(v64) => {
-                    return e.clone()
+                    return Some(e.clone())
                 }
                 _ => {}
             }
         }
-        Size::Int(v64)
+        None
     }
 
     /// Operands sorted by the input elements not shared by all of them (then by id).
