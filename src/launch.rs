@@ -328,7 +328,7 @@ impl Launch {
 
 /// Integer expressions over sizes: literals, names, `+ - * // %`, parentheses,
 /// `cdiv(a, b)`, `min(a, b)`, `max(a, b)`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
     Int(i64),
     Size(String),
@@ -336,7 +336,7 @@ pub enum Expr {
     Bin(BinOp, Box<Expr>, Box<Expr>),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     Add,
     Sub,

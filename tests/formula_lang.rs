@@ -353,3 +353,178 @@ fn latex_forms() {
         "\\begin{cases} x & \\text{if } x \\geq 0 \\\\ -x & \\text{otherwise} \\end{cases}"
     );
 }
+
+fn sized_env() -> ShapeEnv {
+    ShapeEnv::new()
+        .named_tensor("a", &[("N1", 2)])
+        .named_tensor("b", &[("N2", 3)])
+        .tensor("x", &[2, 6])
+        .size("N1", 2)
+        .size("N2", 3)
+        .size("H", 3)
+}
+
+fn h() -> lift::formula::Size {
+    lift::formula::Size::Size("H".into())
+}
+
+#[test]
+fn cat_slice_broadcast_shapes_and_errors() {
+    let e = sized_env();
+    let (a, b) = (Formula::input("a"), Formula::input("b"));
+    let xs = || Formula::input("x");
+    assert_eq!(
+        Formula::cat(vec![a.clone(), b.clone()], 0)
+            .shape(&e)
+            .unwrap(),
+        vec![5]
+    );
+    assert_eq!(
+        Formula::cat(vec![xs(), xs()], 1).shape(&e).unwrap(),
+        vec![2, 12]
+    );
+    assert_eq!(xs().slice(1, h(), None).shape(&e).unwrap(), vec![2, 3]);
+    let lo = xs().slice(1, lift::formula::Size::Int(0), Some(h()));
+    assert_eq!(lo.dims(&e).unwrap()[1].name.as_deref(), Some("H"));
+    let zeros = Formula::int(0).broadcast_to(vec![lift::formula::Size::Size("N2".into())]);
+    assert_eq!(zeros.dims(&e).unwrap()[0].name.as_deref(), Some("N2"));
+    // Errors, not panics.
+    let bad = [
+        (Formula::cat(vec![a.clone(), xs()], 0), "do not concatenate"),
+        (
+            Formula::cat(vec![xs(), Formula::input("x").t()], 0),
+            "do not concatenate",
+        ),
+        (
+            Formula::cat(vec![a.clone(), b.clone()], 1),
+            "axis 1 out of range",
+        ),
+        (Formula::cat(vec![], 0), "no operands"),
+        (
+            xs().slice(1, h(), Some(lift::formula::Size::Int(7))),
+            "out of range",
+        ),
+        (
+            xs().slice(1, lift::formula::Size::Int(4), Some(h())),
+            "out of range",
+        ),
+        (xs().slice(2, h(), None), "axis 2 out of range"),
+        (
+            xs().slice(1, lift::formula::Size::Size("Q".into()), None),
+            "unknown size",
+        ),
+        (
+            xs().broadcast_to(vec![lift::formula::Size::Int(3)]),
+            "does not broadcast",
+        ),
+    ];
+    for (f, msg) in bad {
+        let err = f.shape(&e).unwrap_err();
+        assert!(err.message.contains(msg), "{}: {}", text(&f), err.message);
+        let mut terms = Terms::new();
+        assert!(f.instantiate(&mut terms, &e).is_err());
+    }
+}
+
+#[test]
+fn cat_slice_broadcast_instantiate_as_computed_directly() {
+    let e = sized_env();
+    let mut t = Terms::new();
+    let got = Formula::cat(vec![Formula::input("a"), Formula::input("b")], 0)
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let mut want: Vec<_> = (0..2).map(|i| t.input("a", &[i])).collect();
+    want.extend((0..3).map(|i| t.input("b", &[i])));
+    assert_eq!(got, want);
+    // Along the last axis of a 2-D operand: x | x[:, H:].
+    let xs = Formula::input("x");
+    let got = Formula::cat(vec![xs.clone(), xs.clone().slice(1, h(), None)], 1)
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let mut want = Vec::new();
+    for i in 0..2 {
+        for j in 0..6 {
+            want.push(t.input("x", &[i, j]));
+        }
+        for j in 3..6 {
+            want.push(t.input("x", &[i, j]));
+        }
+    }
+    assert_eq!(got, want);
+    let got = xs
+        .clone()
+        .slice(1, lift::formula::Size::Int(1), Some(h()))
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let want: Vec<_> = [(0, 1), (0, 2), (1, 1), (1, 2)]
+        .iter()
+        .map(|&(i, j)| t.input("x", &[i, j]))
+        .collect();
+    assert_eq!(got, want);
+    let got = Formula::input("a")
+        .broadcast_to(vec![
+            lift::formula::Size::Int(2),
+            lift::formula::Size::Size("N1".into()),
+        ])
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let a0 = t.input("a", &[0]);
+    let a1 = t.input("a", &[1]);
+    assert_eq!(got, vec![a0, a1, a0, a1]);
+    // The same formula at other sizes: bounds are size expressions.
+    let e2 = sized_env().tensor("x", &[2, 10]).size("H", 5);
+    let got = xs.slice(1, h(), None).instantiate(&mut t, &e2).unwrap();
+    assert_eq!(got.len(), 10);
+    let x05 = t.input("x", &[0, 5]);
+    assert_eq!(got[0], x05);
+}
+
+#[test]
+fn cat_slice_broadcast_render_in_every_form() {
+    let e = sized_env();
+    let xs = || Formula::input("x");
+    let swiglu = xs().slice(1, lift::formula::Size::Int(0), Some(h())) * xs().slice(1, h(), None);
+    let cat = Formula::cat(vec![Formula::input("a"), Formula::input("b")], 0);
+    let zeros = Formula::int(0).broadcast_to(vec![lift::formula::Size::Size("N2".into())]);
+    assert_eq!(text(&swiglu), "x[:, :H] * x[:, H:]");
+    assert_eq!(text(&cat), "cat([a, b], axis=0)");
+    assert_eq!(text(&zeros), "0");
+    assert_eq!(render::numpy::expr(&swiglu, &e), "x[:, :H] * x[:, H:]");
+    assert_eq!(
+        render::numpy::expr(&cat, &e),
+        "np.concatenate([a, b], axis=0)"
+    );
+    assert_eq!(
+        render::numpy::expr(&zeros, &e),
+        "np.broadcast_to(np.float64(0), (N2,))"
+    );
+    assert_eq!(render::torch::expr(&cat, &e), "torch.cat([a, b], dim=0)");
+    assert_eq!(
+        render::torch::expr(&zeros, &e),
+        "torch.broadcast_to(torch.as_tensor(0, dtype=torch.float64), (N2,))"
+    );
+    let outs = [Output::new("y", zeros.clone())];
+    assert_eq!(render::text::outputs(&outs, &e).unwrap(), "y[N2] = 0\n");
+    let src = render::numpy::function(&outs, &e, "kernel").unwrap();
+    assert!(src.contains("def kernel(N2=3):\n"), "{src}");
+    let src = render::torch::function(&[Output::new("y", swiglu.clone())], &e, "kernel").unwrap();
+    assert!(src.contains("def kernel(x, H=3):\n"), "{src}");
+    assert_eq!(
+        render::latex::expr(&swiglu),
+        "x_{[:,\\, :H]} \\cdot x_{[:,\\, H:]}"
+    );
+    assert_eq!(
+        render::latex::expr(&cat),
+        "\\operatorname{cat}_{i}\\left(a, b\\right)"
+    );
+    assert_eq!(render::latex::expr(&zeros), "0");
+    let j = render::json::expr(&swiglu, &e).unwrap();
+    assert_eq!(j["args"][1]["op"], "slice");
+    assert_eq!(j["args"][1]["start"], "H");
+    assert_eq!(j["args"][1]["end"], serde_json::Value::Null);
+    let j = render::json::expr(&zeros, &e).unwrap();
+    assert_eq!(j["op"], "broadcast");
+    assert_eq!(j["to"][0], "N2");
+    assert_eq!(j["shape"][0], 3);
+    assert_eq!(render::json::expr(&cat, &e).unwrap()["op"], "cat");
+}

@@ -6,7 +6,7 @@
 
 mod common;
 
-use lift::formula::{Formula, Output, ShapeEnv};
+use lift::formula::{Formula, Output, ShapeEnv, Size};
 use lift::launch::{ArgValue, Launch};
 use lift::render;
 use lift::term::{CmpOp, Terms};
@@ -106,6 +106,28 @@ fn suite() -> Vec<(&'static str, Vec<Output>)> {
             )],
         ),
         ("sum", vec![Output::new("y", x().sum(1, false))]),
+        (
+            "zeros",
+            vec![Output::new(
+                "y",
+                Formula::int(0).broadcast_to(vec![Size::Size("N".into())]),
+            )],
+        ),
+        (
+            "cat",
+            vec![Output::new(
+                "out",
+                Formula::cat(vec![Formula::input("a"), Formula::input("b")], 0),
+            )],
+        ),
+        (
+            "swiglu",
+            vec![Output::new("y", {
+                let h = || Size::Size("H".into());
+                let gate = x().slice(1, Size::Int(0), Some(h()));
+                gate.clone() * sigmoid(gate) * x().slice(1, h(), None)
+            })],
+        ),
         ("max", vec![Output::new("y", x().max(1, false))]),
     ]
 }

@@ -15,6 +15,8 @@ use std::path::Path;
 const LIFTED: &[&str] = &[
     "abs",
     "add",
+    "attention_naive",
+    "cat",
     "cos",
     "div",
     "exp",
@@ -22,6 +24,7 @@ const LIFTED: &[&str] = &[
     "gelu",
     "gelu_mul",
     "gelu_sigmoid",
+    "layer_norm",
     "leaky_relu",
     "log",
     "log_softmax",
@@ -32,6 +35,7 @@ const LIFTED: &[&str] = &[
     "neg",
     "reciprocal",
     "relu",
+    "rms_norm",
     "rsqrt",
     "sigmoid",
     "silu",
@@ -44,7 +48,9 @@ const LIFTED: &[&str] = &[
     "sub",
     "sum",
     "sum_tree",
+    "swiglu",
     "tanh",
+    "zeros",
 ];
 
 fn root() -> &'static Path {
@@ -155,11 +161,17 @@ fn wrong_twins_lift_to_other_formulas() {
         ("gelu", "gelu_bug"),
         ("leaky_relu", "leaky_relu_bug"),
         ("log_softmax", "log_softmax_bug"),
-        ("softmax_online", "softmax_online_bug"),
+        ("swiglu", "swiglu_bug"),
+        ("layer_norm", "layer_norm_bug"),
+        ("rms_norm", "rms_norm_bug"),
+        ("attention_naive", "attention_bug"),
         ("attention", "attention_bug"),
+        ("softmax_online", "softmax_online_bug"),
+        ("sum", "sum_bug"),
+        ("matmul", "matmul_bug"),
     ] {
-        // A good op that does not lift yet has no formula a twin could copy.
         let Some((_, _, g)) = lift_op(good) else {
+            // The good op does not lift (yet): nothing to confuse the twin with.
             continue;
         };
         if let Some((_, _, b)) = lift_op(bad) {
@@ -252,5 +264,73 @@ fn torch_renderings_of_lifted_formulas() {
             assert!(n > 1000, "only {n} elements compared");
         }
         None => eprintln!("note: no Python with PyTorch found (set LIFT_PYTHON); not run"),
+    }
+}
+
+#[test]
+fn synthesis_stops_at_its_time_budget() {
+    let k = Kernel::load(&root().join("triton_ir/softmax/kernel.ttir"), None).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let mut terms = Terms::new();
+    let opts = synth::Options {
+        time_budget: std::time::Duration::ZERO,
+    };
+    let l = synth::lift_with(&k, &inst, &mut terms, &opts).unwrap();
+    assert_eq!(l.exit_code(), 3);
+    let why = l.outputs[0].stalled.as_deref().unwrap();
+    assert!(why.contains("time budget"), "{why}");
+    assert!(why.contains("x[0,0]"), "{why}");
+}
+
+#[test]
+fn sums_scaled_by_one_over_their_extent_read_as_means() {
+    use lift::formula::Formula;
+    let env = ShapeEnv::new().tensor("x", &[4, 8]);
+    let x = || Formula::input("x");
+    let mean = x().mean(1, false);
+    assert_eq!(
+        synth::meanify(Formula::ratio(1, 8) * x().sum(1, false), &env),
+        mean
+    );
+    assert_eq!(
+        synth::meanify(x().sum(1, false) * Formula::ratio(1, 8), &env),
+        mean
+    );
+    assert_eq!(
+        synth::meanify(x().sum(1, false) / Formula::int(8), &env),
+        mean
+    );
+    assert_eq!(
+        synth::meanify(Formula::ratio(-1, 8) * x().sum(1, true), &env),
+        -x().mean(1, true)
+    );
+    // Over axis 0 the extent is 4: 1/8 stays a constant factor.
+    let other = Formula::ratio(1, 8) * x().sum(0, false);
+    assert_eq!(synth::meanify(other.clone(), &env), other);
+    // Nested: the variance of layer_norm.
+    let centered = x() - Formula::ratio(1, 8) * x().sum(1, true);
+    let var = Formula::ratio(1, 8) * centered.powi(2).sum(1, false);
+    assert_eq!(
+        lift::render::text::expr(&synth::tidy(synth::meanify(var, &env))),
+        "mean((x - mean(x, axis=1))^2, axis=1)"
+    );
+}
+
+/// Wrong twins that lift show their bug in the formula.
+#[test]
+fn wrong_twins_show_their_bug() {
+    for (bad, shows) in [
+        // sum instead of mean: a reduction beside `eps` in one flattened `+`.
+        ("rms_norm_bug", "x * rsqrt(sum(x^2, axis=1) + eps) * w"),
+        // the variance divided by N - 1 at N = 8.
+        (
+            "layer_norm_bug",
+            "rsqrt(1/7 * sum((x - mean(x, axis=1))^2, axis=1) + eps)",
+        ),
+        // the gate taken from the wrong half.
+        ("swiglu_bug", "exp(-x[:, H:])"),
+    ] {
+        let (_, _, text) = lift_op(bad).unwrap_or_else(|| panic!("{bad} does not lift"));
+        assert!(text.contains(shows), "{bad}:\n{text}");
     }
 }

@@ -261,5 +261,67 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             matmul(terms, &a, &b)
         }
         Formula::Transpose(a) => transpose(&run(a, terms, env)),
+        Formula::Cat { axis, args } => {
+            let parts: Vec<Dense> = args.iter().map(|a| run(a, terms, env)).collect();
+            cat(&parts, *axis)
+        }
+        Formula::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => {
+            let a = run(arg, terms, env);
+            let s = env.eval(start).unwrap_or(0);
+            let e = match end {
+                Some(e) => env.eval(e).unwrap_or(a.shape[*axis]),
+                None => a.shape[*axis],
+            };
+            slice(&a, *axis, s, e)
+        }
+        Formula::Broadcast { arg, shape } => {
+            let a = run(arg, terms, env);
+            let shape: Vec<usize> = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();
+            let n: usize = shape.iter().product();
+            let elems = (0..n)
+                .map(|flat| a.at_broadcast(&unravel(flat, &shape)))
+                .collect();
+            Dense { shape, elems }
+        }
     }
+}
+
+/// The operands side by side along `axis` (shapes agree elsewhere).
+fn cat(parts: &[Dense], axis: usize) -> Dense {
+    let mut shape = parts[0].shape.clone();
+    shape[axis] = parts.iter().map(|p| p.shape[axis]).sum();
+    let n: usize = shape.iter().product();
+    let mut elems = Vec::with_capacity(n);
+    for flat in 0..n {
+        let mut idx = unravel(flat, &shape);
+        let mut k = 0;
+        while idx[axis] >= parts[k].shape[axis] {
+            idx[axis] -= parts[k].shape[axis];
+            k += 1;
+        }
+        let st = strides(&parts[k].shape);
+        elems.push(parts[k].elems[idx.iter().zip(&st).map(|(i, s)| i * s).sum::<usize>()]);
+    }
+    Dense { shape, elems }
+}
+
+/// Indices `start..end` of `axis`.
+fn slice(a: &Dense, axis: usize, start: usize, end: usize) -> Dense {
+    let mut shape = a.shape.clone();
+    shape[axis] = end - start;
+    let st = strides(&a.shape);
+    let n: usize = shape.iter().product();
+    let elems = (0..n)
+        .map(|flat| {
+            let mut idx = unravel(flat, &shape);
+            idx[axis] += start;
+            a.elems[idx.iter().zip(&st).map(|(i, s)| i * s).sum::<usize>()]
+        })
+        .collect();
+    Dense { shape, elems }
 }

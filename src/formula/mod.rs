@@ -22,7 +22,14 @@
 //!     | Reduce { op, axis, keepdim, arg }   sum max min mean over one axis
 //!     | MatMul(f, f)                NumPy `@` (1-D operands and batch dims as NumPy)
 //!     | Transpose(f)                swaps the last two axes (needs ≥ 2 axes)
+//!     | Cat(axis, [f, ...])         concatenation along an axis (equal ranks, other axes equal)
+//!     | Slice(f, axis, start, end)  `f[.., start:end]` along one axis; bounds are size
+//!                                   expressions (`H`, `2 * H`), `end` absent = to the end
+//!     | Broadcast(f, [size, ...])   `f` broadcast to a shape of size expressions (a
+//!                                   constant output, `y[N] = 0`)
 //! ```
+//! Sizes in `Slice`/`Broadcast` are launch size expressions ([`Size`]), evaluated at the
+//! sizes of the [`ShapeEnv`], so one formula holds at every instance.
 //! Semantics: elements are reals; `mean = sum · (1/n)` with `1/n` an exact constant;
 //! reductions are one n-ary `sum`/`maxn`/`minn` term per output element; the product of a
 //! matmul is one n-ary `sum` of binary products. There is no `Let`: shared
@@ -30,6 +37,8 @@
 
 mod instantiate;
 
+/// A size expression of a launch (`N`, `2 * H`, `N1 + N2`), as in shapes and bounds.
+pub use crate::launch::Expr as Size;
 use crate::launch::{ArgBinding, ArgValue, Launch, LaunchError, Role};
 use crate::term::{CmpOp, Func};
 use num_bigint::BigInt;
@@ -201,6 +210,23 @@ pub enum Formula {
     },
     MatMul(Box<Formula>, Box<Formula>),
     Transpose(Box<Formula>),
+    /// Concatenation of the operands along `axis`.
+    Cat {
+        axis: usize,
+        args: Vec<Formula>,
+    },
+    /// `arg[.., start:end, ..]` along `axis`; `end: None` is the end of the axis.
+    Slice {
+        arg: Box<Formula>,
+        axis: usize,
+        start: Size,
+        end: Option<Size>,
+    },
+    /// `arg` broadcast (NumPy rules) to `shape`.
+    Broadcast {
+        arg: Box<Formula>,
+        shape: Vec<Size>,
+    },
 }
 
 /// One output of a lifted kernel: `name = formula`.
@@ -227,6 +253,10 @@ pub struct ShapeEnv {
     pub scalars: BTreeSet<String>,
     /// tensor → one entry per axis: the size name (`"M"`) or `None`.
     pub dim_names: BTreeMap<String, Vec<Option<String>>>,
+    /// The value of every size name (what `Slice`/`Broadcast` bounds are evaluated at).
+    pub sizes: BTreeMap<String, i64>,
+    /// tensor (inputs and outputs) → its shape as size expressions.
+    pub dim_exprs: BTreeMap<String, Vec<Size>>,
 }
 
 impl ShapeEnv {
@@ -257,6 +287,22 @@ impl ShapeEnv {
         self
     }
 
+    /// Adds a size name with its value.
+    pub fn size(mut self, name: &str, value: i64) -> ShapeEnv {
+        self.sizes.insert(name.to_string(), value);
+        self
+    }
+
+    /// The value of a size expression, as an extent or index (non-negative).
+    pub fn eval(&self, e: &Size) -> Result<usize, FormulaError> {
+        let v = e
+            .eval(&self.sizes)
+            .map_err(|m| FormulaError { message: m })?;
+        usize::try_from(v).map_err(|_| FormulaError {
+            message: format!("size expression `{e}` is negative ({v})"),
+        })
+    }
+
     /// The inputs (roles `in`/`inout`), symbolic scalars and size names of a launch at
     /// `sizes` (overriding its defaults).
     pub fn from_launch(
@@ -275,8 +321,10 @@ impl ShapeEnv {
                 env.scalars.insert(s.clone());
             }
         }
+        env.sizes = inst.sizes.clone();
         for b in launch.args.values() {
             if let ArgBinding::Tensor { tensor, shape, .. } = b {
+                env.dim_exprs.insert(tensor.clone(), shape.clone());
                 let names = shape
                     .iter()
                     .map(|e| match e {
@@ -430,6 +478,26 @@ impl Formula {
     pub fn t(self) -> Formula {
         Formula::Transpose(Box::new(self))
     }
+    /// Concatenation along `axis`.
+    pub fn cat(args: Vec<Formula>, axis: usize) -> Formula {
+        Formula::Cat { axis, args }
+    }
+    /// `self[.., start:end, ..]` along `axis` (`end: None`: to the end).
+    pub fn slice(self, axis: usize, start: Size, end: Option<Size>) -> Formula {
+        Formula::Slice {
+            arg: Box::new(self),
+            axis,
+            start,
+            end,
+        }
+    }
+    /// `self` broadcast to `shape`.
+    pub fn broadcast_to(self, shape: Vec<Size>) -> Formula {
+        Formula::Broadcast {
+            arg: Box::new(self),
+            shape,
+        }
+    }
 
     /// The direct sub-formulas, in operand order.
     pub fn children(&self) -> Vec<&Formula> {
@@ -443,7 +511,33 @@ impl Formula {
                 vec![a, b]
             }
             Formula::Select(c, a, b) => vec![c, a, b],
+            Formula::Cat { args, .. } => args.iter().collect(),
+            Formula::Slice { arg, .. } | Formula::Broadcast { arg, .. } => vec![arg],
         }
+    }
+
+    /// Size names used by `Slice` bounds and `Broadcast` shapes, in order of first
+    /// occurrence.
+    pub fn size_names(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        self.collect_sizes(&mut out);
+        out
+    }
+
+    fn collect_sizes(&self, out: &mut Vec<String>) {
+        match self {
+            Formula::Slice { start, end, .. } => {
+                size_expr_names(start, out);
+                if let Some(e) = end {
+                    size_expr_names(e, out);
+                }
+            }
+            Formula::Broadcast { shape, .. } => shape.iter().for_each(|e| size_expr_names(e, out)),
+            _ => {}
+        }
+        self.children()
+            .into_iter()
+            .for_each(|c| c.collect_sizes(out));
     }
 
     /// Input tensor names and scalar names, each in order of first occurrence (operands
@@ -578,7 +672,107 @@ impl Formula {
                 d.swap(n - 2, n - 1);
                 Ok(d)
             }
+            Formula::Cat { axis, args } => self.cat_dims(*axis, args, env),
+            Formula::Slice {
+                arg,
+                axis,
+                start,
+                end,
+            } => {
+                let mut d = arg.dims(env)?;
+                let Some(dim) = d.get(*axis) else {
+                    return err(format!(
+                        "axis {axis} out of range for shape {:?} in {}",
+                        sizes(&d),
+                        crate::render::text::expr(self)
+                    ));
+                };
+                let s = env.eval(start)?;
+                let e = match end {
+                    Some(e) => env.eval(e)?,
+                    None => dim.size,
+                };
+                if s > e || e > dim.size {
+                    return err(format!(
+                        "slice {s}:{e} out of range for an axis of size {} in {}",
+                        dim.size,
+                        crate::render::text::expr(self)
+                    ));
+                }
+                let name = match (s, end) {
+                    (0, Some(Size::Size(n))) => Some(n.clone()),
+                    (0, None) => dim.name.clone(),
+                    _ => None,
+                };
+                d[*axis] = Dim { size: e - s, name };
+                Ok(d)
+            }
+            Formula::Broadcast { arg, shape } => {
+                let da = arg.dims(env)?;
+                let target = shape
+                    .iter()
+                    .map(|e| {
+                        Ok(Dim {
+                            size: env.eval(e)?,
+                            name: match e {
+                                Size::Size(n) => Some(n.clone()),
+                                _ => None,
+                            },
+                        })
+                    })
+                    .collect::<Result<Vec<Dim>, FormulaError>>()?;
+                match broadcast(&da, &target) {
+                    Some(b) if sizes(&b) == sizes(&target) => Ok(target),
+                    _ => err(format!(
+                        "shape {:?} does not broadcast to {:?} in {}",
+                        sizes(&da),
+                        sizes(&target),
+                        crate::render::text::expr(self)
+                    )),
+                }
+            }
         }
+    }
+
+    fn cat_dims(
+        &self,
+        axis: usize,
+        args: &[Formula],
+        env: &ShapeEnv,
+    ) -> Result<Vec<Dim>, FormulaError> {
+        let mut out: Option<Vec<Dim>> = None;
+        for a in args {
+            let d = a.dims(env)?;
+            if axis >= d.len() {
+                return err(format!(
+                    "axis {axis} out of range for shape {:?} in {}",
+                    sizes(&d),
+                    crate::render::text::expr(self)
+                ));
+            }
+            match &mut out {
+                None => out = Some(d),
+                Some(o) => {
+                    let same_rest = o.len() == d.len()
+                        && (0..d.len()).all(|k| k == axis || o[k].size == d[k].size);
+                    if !same_rest {
+                        return err(format!(
+                            "shapes {:?} and {:?} do not concatenate along axis {axis} in {}",
+                            sizes(o),
+                            sizes(&d),
+                            crate::render::text::expr(self)
+                        ));
+                    }
+                    o[axis] = Dim {
+                        size: o[axis].size + d[axis].size,
+                        name: None,
+                    };
+                }
+            }
+        }
+        out.ok_or_else(|| FormulaError {
+            message: "cat of no operands".into(),
+        })
     }
 
     /// One term per element of the value, row-major, at the sizes of `env`. Input
@@ -590,6 +784,30 @@ impl Formula {
     ) -> Result<Vec<crate::term::TermId>, FormulaError> {
         self.dims(env)?;
         Ok(instantiate::run(self, terms, env).elems)
+    }
+}
+
+/// The size names in `e`, in order of first occurrence (`H` for `2 * H`).
+pub fn size_names(e: &Size) -> Vec<String> {
+    let mut out = Vec::new();
+    size_expr_names(e, &mut out);
+    out
+}
+
+/// The size names in `e`, appended to `out` where new.
+fn size_expr_names(e: &Size, out: &mut Vec<String>) {
+    match e {
+        Size::Int(_) => {}
+        Size::Size(n) => {
+            if !out.contains(n) {
+                out.push(n.clone())
+            }
+        }
+        Size::Neg(a) => size_expr_names(a, out),
+        Size::Bin(_, a, b) => {
+            size_expr_names(a, out);
+            size_expr_names(b, out);
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! operator precedence (`<` < `+ -` < `* / @` < unary `-` < `**`/`^` < atoms) and differ
 //! only in function names, constants and reductions.
 
-use crate::formula::{cmp_symbol, BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
+use crate::formula::{cmp_symbol, BinaryOp, Formula, ReduceOp, ShapeEnv, Size, UnaryOp};
 use crate::term::format_const;
 use num_rational::BigRational;
 use num_traits::Signed;
@@ -231,6 +231,72 @@ impl Infix<'_> {
                     Dialect::Torch => (format!("{s}.transpose(-2, -1)"), P_ATOM),
                 }
             }
+            Formula::Cat { axis, args } => {
+                let parts: Vec<String> = args.iter().map(|a| self.at(a, 0, false)).collect();
+                let parts = parts.join(", ");
+                let s = match d {
+                    Dialect::Text => format!("cat([{parts}], axis={axis})"),
+                    Dialect::Numpy => format!("np.concatenate([{parts}], axis={axis})"),
+                    Dialect::Torch => format!("torch.cat([{parts}], dim={axis})"),
+                };
+                (s, P_ATOM)
+            }
+            Formula::Slice {
+                arg,
+                axis,
+                start,
+                end,
+            } => {
+                let mut idx = vec![":".to_string(); *axis];
+                let lo = match start {
+                    Size::Int(0) => String::new(),
+                    e => size_text(e),
+                };
+                let hi = end.as_ref().map(size_text).unwrap_or_default();
+                idx.push(format!("{lo}:{hi}"));
+                (
+                    format!("{}[{}]", self.at(arg, P_ATOM, false), idx.join(", ")),
+                    P_ATOM,
+                )
+            }
+            Formula::Broadcast { arg, shape } => {
+                let dims: Vec<String> = shape.iter().map(size_text).collect();
+                let tuple = match dims.len() {
+                    1 => format!("({},)", dims[0]),
+                    _ => format!("({})", dims.join(", ")),
+                };
+                match d {
+                    // The heading says the shape: `y[N] = 0`.
+                    Dialect::Text => self.repr(arg, elementwise),
+                    Dialect::Numpy => {
+                        let a = self.at(arg, 0, false);
+                        let a = if is_number(arg) {
+                            format!("np.float64({a})")
+                        } else {
+                            a
+                        };
+                        (format!("np.broadcast_to({a}, {tuple})"), P_ATOM)
+                    }
+                    Dialect::Torch => {
+                        let a = self.at(arg, 0, false);
+                        (
+                            format!(
+                                "torch.broadcast_to(torch.as_tensor({a}, dtype=torch.float64), {tuple})"
+                            ),
+                            P_ATOM,
+                        )
+                    }
+                }
+            }
         }
+    }
+}
+
+/// A size expression as Python reads it (`H`, `2 * H`), without outer parentheses.
+pub(super) fn size_text(e: &Size) -> String {
+    let s = e.to_string();
+    match s.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        Some(inner) if matches!(e, Size::Bin(..)) && !s.starts_with("cdiv") => inner.to_string(),
+        _ => s,
     }
 }

@@ -12,7 +12,10 @@
 //! `neg exp exp2 log log2 sqrt rsqrt tanh sin cos erf abs`, the binary ops `add sub mul
 //! div maximum minimum`, `pow` (+ `"exponent"`: an integer), comparisons `lt le gt ge eq
 //! ne`, `where` (args: condition, then, else), reductions `sum max min mean` (+ `"axis"`,
-//! `"keepdim"`), `matmul`, `transpose` (swaps the last two axes). Leaves have no `args`.
+//! `"keepdim"`), `matmul`, `transpose` (swaps the last two axes), `cat` (+ `"axis"`),
+//! `slice` (+ `"axis"`, `"start"`, `"end"`: size expressions as text, `end` `null` for
+//! the end of the axis), `broadcast` (+ `"to"`: the shape as size expressions). Leaves
+//! have no `args`.
 //! `dims` entries are size names or `null`. Object keys are sorted.
 
 use super::check;
@@ -69,6 +72,27 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
         }
         Formula::MatMul(..) => "matmul",
         Formula::Transpose(_) => "transpose",
+        Formula::Cat { axis, .. } => {
+            m.insert("axis".into(), json!(axis));
+            "cat"
+        }
+        Formula::Slice {
+            axis, start, end, ..
+        } => {
+            m.insert("axis".into(), json!(axis));
+            m.insert("start".into(), json!(super::infix::size_text(start)));
+            m.insert(
+                "end".into(),
+                end.as_ref()
+                    .map_or(Value::Null, |e| json!(super::infix::size_text(e))),
+            );
+            "slice"
+        }
+        Formula::Broadcast { shape: to, .. } => {
+            let to: Vec<String> = to.iter().map(super::infix::size_text).collect();
+            m.insert("to".into(), json!(to));
+            "broadcast"
+        }
     };
     m.insert("op".into(), json!(op));
     m.insert("shape".into(), json!(shape));

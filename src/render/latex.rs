@@ -12,7 +12,7 @@
 //! suffix is dropped), fractions `\frac{1}{3}`.
 
 use super::{check, heading};
-use crate::formula::{BinaryOp, Formula, FormulaError, Output, ReduceOp, ShapeEnv, UnaryOp};
+use crate::formula::{BinaryOp, Formula, FormulaError, Output, ReduceOp, ShapeEnv, Size, UnaryOp};
 use crate::term::{format_const, CmpOp};
 use num_traits::Signed;
 
@@ -96,6 +96,8 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::Reduce { .. } if followed => P_ADD,
         Formula::Reduce { .. } => P_NEG,
         Formula::MatMul(..) => P_MUL,
+        Formula::Cat { .. } | Formula::Slice { .. } => P_ATOM,
+        Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
 }
 
@@ -194,6 +196,46 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
         }
         Formula::MatMul(a, b) => (format!("{} {}", at(a, P_POW, true), at(b, P_POW, followed)), P_MUL),
         Formula::Transpose(a) => (format!("{}^{{\\top}}", at(a, P_ATOM, false)), P_POW),
+        Formula::Cat { axis, args } => {
+            let parts: Vec<String> = args.iter().map(|a| at(a, 0, false)).collect();
+            (
+                format!(
+                    "\\operatorname{{cat}}_{{{}}}\\left({}\\right)",
+                    index_letter(*axis),
+                    parts.join(", ")
+                ),
+                P_ATOM,
+            )
+        }
+        Formula::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => {
+            let mut idx = vec![":".to_string(); *axis];
+            let lo = match start {
+                Size::Int(0) => String::new(),
+                e => size_latex(e),
+            };
+            let hi = end.as_ref().map(size_latex).unwrap_or_default();
+            idx.push(format!("{lo}:{hi}"));
+            (
+                format!("{}_{{[{}]}}", at(arg, P_ATOM, false), idx.join(",\\, ")),
+                P_ATOM,
+            )
+        }
+        // The heading comment says the shape.
+        Formula::Broadcast { arg, .. } => repr(arg, followed),
+    }
+}
+
+/// A size expression in LaTeX (`2 H`, `\\mathrm{N1} + \\mathrm{N2}`).
+fn size_latex(e: &Size) -> String {
+    match e {
+        Size::Int(i) => i.to_string(),
+        Size::Size(n) => name(n),
+        _ => super::infix::size_text(e),
     }
 }
 

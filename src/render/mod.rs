@@ -4,10 +4,12 @@
 //!
 //! Architecture invariant: renderers depend only on `formula` and `term` (for constant
 //! formatting); they print the tree as it is (no rewriting: simplification is a
-//! separate stage), so every rendering means exactly the formula, with two documented
+//! separate stage), so every rendering means exactly the formula, with three documented
 //! exceptions made for readability: `text` and `latex` drop `keepdim` where a reduction
 //! is an operand of an element-wise operation (it broadcasts back along the reduced
-//! axis), and `latex` prints float constants without their `f32`/`f64` suffix.
+//! axis), `text` and `latex` print a `Broadcast` as its operand (the heading carries the
+//! shape: `y[N] = 0`), and `latex` prints float constants without their `f32`/`f64`
+//! suffix.
 //! Renderers that need shapes (headings, `.T` in Python) take the [`ShapeEnv`] and
 //! return a [`FormulaError`] for a formula that does not type-check.
 

@@ -6,8 +6,10 @@
 //! `max(..)`, `min(..)`, `mean(..)`, with `keepdim=True` printed only where the reduction
 //! is not an operand of an element-wise operation; `a @ b`; `a.T` (swaps the last two
 //! axes); constants as the term printer writes them (`3`, `0.375`, `0.044715f32` = the
-//! f32 nearest to 0.044715, `1/3`). Headings `y[M,N]` name axes by the launch's size
-//! names where they can be traced, by their sizes otherwise.
+//! f32 nearest to 0.044715, `1/3`); `cat([a, b], axis=0)`; slices `x[:, :H]`,
+//! `x[:, H:]` with size expressions as bounds; a broadcast to the output's shape prints
+//! as its operand (`y[N] = 0`: the heading says the shape). Headings `y[M,N]` name axes
+//! by the launch's size names where they can be traced, by their sizes otherwise.
 
 use super::infix::{Dialect, Infix};
 use super::{check, heading};

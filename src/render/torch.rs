@@ -15,10 +15,12 @@
 //! element-wise max/min are `torch.maximum`/`torch.minimum`, or `torch.clamp(a, min=c)`
 //! when one side is a number; `torch.where`; `torch.sum/amax/amin/mean(e, dim=k,
 //! keepdim=True)`; `a @ b`; `a.T` for 2-D operands, `a.transpose(-2, -1)` otherwise; a
-//! function of numbers only gets `torch.as_tensor(.., dtype=torch.float64)`. Constants
-//! are Python literals: integers, exact short decimals, otherwise the shortest repr of
-//! the f64 equal to the constant (an f32 constant such as `0.044715f32` prints as
-//! `0.044714998453855515`), else `p / q`.
+//! function of numbers only gets `torch.as_tensor(.., dtype=torch.float64)`; `cat` is
+//! `torch.cat([..], dim=k)`; sizes used by slices (`x[:, H:]`) and broadcasts
+//! (`torch.broadcast_to(.., (N,))`) are keyword parameters defaulting to the instance's
+//! values (`H=8`). Constants are Python literals: integers, exact short decimals,
+//! otherwise the shortest repr of the f64 equal to the constant (an f32 constant such as
+//! `0.044715f32` prints as `0.044714998453855515`), else `p / q`.
 
 use super::infix::{Dialect, Infix};
 use super::{check, parameters};
@@ -38,6 +40,30 @@ pub fn function(outputs: &[Output], env: &ShapeEnv, name: &str) -> Result<String
     python_function(outputs, env, name, "import torch\n", &|f| expr(f, env))
 }
 
+/// A Python expression for size `n` read off the shape of one of the input tensors
+/// `params` (an axis of extent `n`, or `k * n`).
+fn size_from_inputs(n: &str, params: &[String], env: &ShapeEnv) -> Option<String> {
+    use crate::launch::{BinOp, Expr};
+    let mut scaled = None;
+    for t in params.iter().filter(|p| env.tensors.contains_key(*p)) {
+        for (a, e) in env.dim_exprs.get(t)?.iter().enumerate() {
+            match e {
+                Expr::Size(m) if m == n => return Some(format!("{t}.shape[{a}]")),
+                Expr::Bin(BinOp::Mul, x, y) => match (&**x, &**y) {
+                    (Expr::Int(k), Expr::Size(m)) | (Expr::Size(m), Expr::Int(k))
+                        if m == n && *k > 0 =>
+                    {
+                        scaled.get_or_insert(format!("{t}.shape[{a}] // {k}"));
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+    scaled
+}
+
 pub(super) fn python_function(
     outputs: &[Output],
     env: &ShapeEnv,
@@ -47,7 +73,29 @@ pub(super) fn python_function(
 ) -> Result<String, FormulaError> {
     check(outputs, env)?;
     let params = parameters(outputs);
-    let mut s = format!("{imports}\n\ndef {name}({}):\n", params.join(", "));
+    // Sizes that slices and broadcasts use: keyword parameters, defaulting to `env`'s.
+    let mut sig = params.clone();
+    let mut sizes: Vec<String> = Vec::new();
+    for o in outputs {
+        for n in o.formula.size_names() {
+            if !sizes.contains(&n) && !params.contains(&n) {
+                sizes.push(n);
+            }
+        }
+    }
+    // A size read off an input's shape is computed from it (so the function works at
+    // every size); any other is a keyword parameter defaulting to `env`'s value.
+    let mut body = String::new();
+    for n in &sizes {
+        match size_from_inputs(n, &params, env) {
+            Some(e) => body += &format!("    {n} = {e}\n"),
+            None => {
+                let v = env.sizes.get(n).copied().unwrap_or(0);
+                sig.push(format!("{n}={v}"));
+            }
+        }
+    }
+    let mut s = format!("{imports}\n\ndef {name}({}):\n{body}", sig.join(", "));
     let mut results = Vec::new();
     for o in outputs {
         let var = if params.contains(&o.name) {

@@ -9,11 +9,16 @@
 //! the terms' root operators (see [`Synth::build`]): constants, scalars, inputs (with
 //! transposes and NumPy broadcasting, matched exactly by instantiation), a term list
 //! constant along an axis (a broadcast of a keepdim value), the same root operator for
-//! every element (split child-wise), and n-ary `+`/`max`/`min` whose operands range over
-//! one axis (a reduction; `sum` of products of two inputs: `matmul`).
+//! every element (split child-wise; n-ary operands aligned across elements by their role,
+//! see [`Synth::align_roles`]), n-ary `+`/`max`/`min` whose operands range over one axis
+//! (a reduction; `Σ_j A[i,j]·B[j,d]`: `A @ B`), slices of inputs (`x[:, H:]`, bounds as
+//! size expressions) and concatenations where the elements' input tensors change along an
+//! axis. A 0-d result is broadcast to the output's shape. Afterwards `c · sum(a, axis)`
+//! with `c = 1/n` reads as `mean(a, axis)` ([`meanify`]) and [`tidy`] makes it read like a
+//! textbook. The search has a wall-clock budget ([`Options::time_budget`]).
 
-use crate::decide::{self, Options, Verdict};
-use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
+use crate::decide::{self, Verdict};
+use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, Size, UnaryOp};
 use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::spec::Spec;
@@ -26,6 +31,21 @@ use std::time::{Duration, Instant};
 
 mod enumerate;
 mod report;
+
+/// How hard synthesis tries.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Wall-clock time for the search of one output (a stall naming the sub-term after).
+    pub time_budget: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            time_budget: Duration::from_secs(5),
+        }
+    }
+}
 
 /// The result for one output tensor.
 #[derive(Clone, Debug)]
@@ -64,6 +84,16 @@ pub struct Lift {
 
 /// Lift every output of `kernel` on instance `inst`.
 pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift, Error> {
+    lift_with(kernel, inst, terms, &Options::default())
+}
+
+/// [`lift`] with explicit [`Options`].
+pub fn lift_with(
+    kernel: &Kernel,
+    inst: &Instance,
+    terms: &mut Terms,
+    opts: &Options,
+) -> Result<Lift, Error> {
     let mut timings = Timings::default();
     let start = Instant::now();
     let spec = kernel.spec(inst, terms)?;
@@ -84,16 +114,10 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
             outputs.push(lifted);
             continue;
         };
-        let mut s = Synth {
-            terms,
-            env: &env,
-            memo: HashMap::new(),
-            budget: 20_000,
-            fallback: enumerate::Fallback::new(Duration::from_secs(3)),
-        };
+        let mut s = Synth::new(terms, &env, opts);
         let start = Instant::now();
         let mut built = s.build(&t.shape, &elems);
-        if built.is_err() && !s.fallback.enabled() {
+        if built.is_err() && !s.fallback.enabled() && !s.timed_out {
             // Again with the semantic fallback where top-down stalls.
             s.fallback.enable();
             s.memo.clear();
@@ -101,28 +125,43 @@ pub fn lift(kernel: &Kernel, inst: &Instance, terms: &mut Terms) -> Result<Lift,
             built = s.build(&t.shape, &elems);
         }
         timings.synthesize += start.elapsed();
+        let timed_out = s.timed_out;
         match built {
             Ok(f) => {
-                let f = tidy(f);
+                let f = broadcast_to_output(meanify(f, &env), &env, &t.name, &t.shape);
+                // The tidied form where it is proved (it should always be), else as built.
+                let tidied = tidy(f.clone());
                 let start = Instant::now();
-                let proved = prove(terms, &env, &f, &t.shape, &elems);
+                let proved = prove(terms, &env, &tidied, &t.shape, &elems);
+                let proved = match proved {
+                    Ok(()) => Ok(tidied),
+                    Err(why) => match prove(terms, &env, &f, &t.shape, &elems) {
+                        Ok(()) => Ok(f),
+                        Err(_) => Err((why, tidied)),
+                    },
+                };
                 timings.prove += start.elapsed();
                 match proved {
-                    Ok(()) => lifted.formula = Some(f),
-                    Err(why) => {
+                    Ok(f) => lifted.formula = Some(f),
+                    Err((why, tidied)) => {
                         lifted.stalled = Some(format!(
                             "candidate not proved: {} = {}: {why}",
                             t.name,
-                            crate::render::text::expr(&f)
+                            crate::render::text::expr(&tidied)
                         ))
                     }
                 }
             }
             Err(stall) => {
-                lifted.stalled = Some(format!(
-                    "no formula for the sub-term {}",
-                    terms.display(stall)
-                ))
+                let why = if timed_out {
+                    format!(
+                        "time budget of {:?} exhausted; no formula for the sub-term",
+                        opts.time_budget
+                    )
+                } else {
+                    "no formula for the sub-term".to_string()
+                };
+                lifted.stalled = Some(format!("{why} {}", show(terms, stall)))
             }
         }
         outputs.push(lifted);
@@ -182,7 +221,7 @@ pub fn prove(
         return Err("element count differs".into());
     }
     let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
-    let verdicts = decide::decide_all(terms, &pairs, &Options::default());
+    let verdicts = decide::decide_all(terms, &pairs, &decide::Options::default());
     for (k, v) in verdicts.iter().enumerate() {
         match v {
             Verdict::Equal { .. } => {}
@@ -207,15 +246,77 @@ fn ravel(idx: &[usize], shape: &[usize]) -> usize {
     idx.iter().zip(shape).fold(0, |acc, (i, d)| acc * d + i)
 }
 
+/// A term as the term printer writes it, or a summary when that would be too long
+/// (terms are DAGs; printed as trees they can be exponentially large).
+pub(crate) fn show(terms: &Terms, t: TermId) -> String {
+    const LIMIT: u64 = 4000;
+    fn tree_size(terms: &Terms, t: TermId, memo: &mut HashMap<TermId, u64>) -> u64 {
+        if let Some(&n) = memo.get(&t) {
+            return n;
+        }
+        let mut n = 1u64;
+        for c in terms.children(t) {
+            n = n.saturating_add(tree_size(terms, c, memo));
+        }
+        memo.insert(t, n);
+        n
+    }
+    let n = tree_size(terms, t, &mut HashMap::new());
+    if n <= LIMIT {
+        return terms.display(t).to_string();
+    }
+    let leaves = input_leaves(terms, t);
+    let tensors: BTreeSet<&str> = leaves.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = tensors.into_iter().collect();
+    format!(
+        "<a term of {n} nodes as a tree, over {} element(s) of {}, too large to print>",
+        leaves.len(),
+        names.join(", ")
+    )
+}
+
+/// `f` (built for the output's elements, possibly of a smaller shape that broadcasts)
+/// broadcast to the output's shape, as size expressions of the launch.
+fn broadcast_to_output(f: Formula, env: &ShapeEnv, name: &str, shape: &[usize]) -> Formula {
+    match (f.shape(env), env.dim_exprs.get(name)) {
+        (Ok(fs), Some(exprs)) if fs != shape && exprs.len() == shape.len() => {
+            f.broadcast_to(exprs.clone())
+        }
+        _ => f,
+    }
+}
+
 struct Synth<'a> {
     terms: &'a mut Terms,
     env: &'a ShapeEnv,
     memo: HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>,
     budget: usize,
     fallback: enumerate::Fallback,
+    deadline: Instant,
+    timed_out: bool,
+    /// Input tensors below each term, as a bit set over `tensor_ids`.
+    tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
+    tensor_ids: Vec<String>,
+    /// Candidates already instantiated (inputs, transposes, slices, products).
+    instances: HashMap<Formula, Option<std::rc::Rc<Vec<TermId>>>>,
 }
 
-impl Synth<'_> {
+impl<'a> Synth<'a> {
+    fn new(terms: &'a mut Terms, env: &'a ShapeEnv, opts: &Options) -> Synth<'a> {
+        Synth {
+            terms,
+            env,
+            memo: HashMap::new(),
+            budget: 20_000,
+            fallback: enumerate::Fallback::new(Duration::from_secs(3)),
+            deadline: Instant::now() + opts.time_budget,
+            timed_out: false,
+            tensor_masks: Default::default(),
+            tensor_ids: Vec::new(),
+            instances: HashMap::new(),
+        }
+    }
+
     /// Whether `f`, broadcast to `shape`, has exactly the terms `list`.
     fn matches(&mut self, f: &Formula, shape: &[usize], list: &[TermId]) -> bool {
         let Ok(fs) = f.shape(self.env) else {
@@ -230,7 +331,18 @@ impl Synth<'_> {
                 return false;
             }
         }
-        let Ok(elems) = f.instantiate(self.terms, self.env) else {
+        let elems = match self.instances.get(f) {
+            Some(e) => e.clone(),
+            None => {
+                let e = f
+                    .instantiate(self.terms, self.env)
+                    .ok()
+                    .map(std::rc::Rc::new);
+                self.instances.insert(f.clone(), e.clone());
+                e
+            }
+        };
+        let Some(elems) = elems else {
             return false;
         };
         for (p, &want) in list.iter().enumerate() {
@@ -254,11 +366,17 @@ impl Synth<'_> {
         if let Some(r) = self.memo.get(&key) {
             return r.clone();
         }
-        let r = if self.budget == 0 {
+        if Instant::now() > self.deadline {
+            self.timed_out = true;
+        }
+        let r = if self.budget == 0 || self.timed_out {
             Err(list[0])
         } else {
             self.budget -= 1;
-            self.build_uncached(shape, list)
+            match self.build_uncached(shape, list) {
+                Ok(f) => Ok(f),
+                Err(e) => self.concat(shape, list).ok_or(e),
+            }
         };
         // Where top-down gives up: normalise, or enumerate (see `enumerate`).
         let r = r.or_else(|t| enumerate::stalled(self, shape, list).ok_or(t));
@@ -305,7 +423,7 @@ impl Synth<'_> {
                         return Ok(c);
                     }
                 }
-                Err(t0)
+                self.input_slice(&tensor, shape, list).ok_or(t0)
             }
             Node::Call(func, _) => {
                 let op = UnaryOp::from_func(func).ok_or(t0)?;
@@ -351,34 +469,26 @@ impl Synth<'_> {
                     _ => BinaryOp::Min,
                 };
                 let mut first_err = t0;
-                // Position-wise.
-                let kids = self.children(list, |nd| {
+                // Operand-wise: aligned by role where roles tell the operands apart,
+                // then by position.
+                let positional = self.children(list, |nd| {
                     if std::mem::discriminant(nd) != kind {
                         return None;
                     }
                     let o = nary(nd)?;
                     (o.len() == n).then(|| o.to_vec())
                 });
-                if let Ok(kids) = kids {
-                    let mut fs = Vec::new();
-                    let mut ok = true;
-                    for k in &kids {
-                        match self.build(shape, k) {
-                            Ok(f) => fs.push(f),
-                            Err(e) => {
-                                first_err = e;
-                                ok = false;
-                                break;
-                            }
-                        }
+                let mut splits: Vec<Vec<Vec<TermId>>> =
+                    self.align_roles(list).into_iter().collect();
+                if let Ok(p) = positional {
+                    if !splits.contains(&p) {
+                        splits.push(p);
                     }
-                    if ok {
-                        let mut it = fs.into_iter();
-                        let mut acc = it.next().unwrap();
-                        for f in it {
-                            acc = Formula::binary(bop, acc, f);
-                        }
-                        return Ok(acc);
+                }
+                for kids in splits {
+                    match self.build_operands(bop, shape, &kids) {
+                        Ok(f) => return Ok(f),
+                        Err(e) => first_err = e,
                     }
                 }
                 // Reductions.
@@ -392,11 +502,92 @@ impl Synth<'_> {
                     if let Some(f) = self.reduction(rop, shape, list, n) {
                         return Ok(f);
                     }
+                    if let Some(f) = self.reduction_plus(rop, bop, shape, list) {
+                        return Ok(f);
+                    }
                 }
                 Err(first_err)
             }
             _ => Err(t0),
         }
+    }
+
+    /// A reduction beside other operands of the same n-ary operator, flattened into it
+    /// (`sum(x^2, axis=1) + eps` is one n-ary `+`): the operands whose role repeats
+    /// within an element are the reduction, the others are aligned by role.
+    fn reduction_plus(
+        &mut self,
+        rop: ReduceOp,
+        bop: BinaryOp,
+        shape: &[usize],
+        list: &[TermId],
+    ) -> Option<Formula> {
+        let mut reduced = Vec::with_capacity(list.len());
+        let mut extra: Vec<Vec<TermId>> = Vec::new();
+        let mut extra_keys: Option<Vec<(u64, String)>> = None;
+        for &t in list {
+            let ops = nary(self.terms.node(t))?.to_vec();
+            let keys: Vec<(u64, String)> = ops.iter().map(|&o| self.role_key(o)).collect();
+            let repeated = |k: &(u64, String)| keys.iter().filter(|k2| *k2 == k).count() > 1;
+            let (mut red, mut ext) = (Vec::new(), Vec::new());
+            for (&o, k) in ops.iter().zip(&keys) {
+                if repeated(k) {
+                    red.push(o);
+                } else {
+                    ext.push((k.clone(), o));
+                }
+            }
+            if red.len() < 2 || ext.is_empty() {
+                return None;
+            }
+            ext.sort();
+            let ks: Vec<(u64, String)> = ext.iter().map(|e| e.0.clone()).collect();
+            match &extra_keys {
+                None => {
+                    extra = vec![Vec::with_capacity(list.len()); ext.len()];
+                    extra_keys = Some(ks);
+                }
+                Some(k0) if *k0 == ks => {}
+                Some(_) => return None,
+            }
+            for (slot, (_, o)) in extra.iter_mut().zip(ext) {
+                slot.push(o);
+            }
+            reduced.push(match rop {
+                ReduceOp::Max => self.terms.maxn(&red),
+                ReduceOp::Min => self.terms.minn(&red),
+                _ => self.terms.sum(&red),
+            });
+        }
+        let mut acc = self.build(shape, &reduced).ok()?;
+        for k in &extra {
+            let f = self.build(shape, k).ok()?;
+            acc = Formula::binary(bop, acc, f);
+        }
+        Some(acc)
+    }
+
+    /// `op` folded left over the formulas of the operand lists `kids`.
+    fn build_operands(
+        &mut self,
+        op: BinaryOp,
+        shape: &[usize],
+        kids: &[Vec<TermId>],
+    ) -> Result<Formula, TermId> {
+        let mut acc: Option<Formula> = None;
+        for k in kids {
+            let f = self.build(shape, k)?;
+            acc = Some(match acc {
+                None => f,
+                Some(a) => Formula::binary(op, a, f),
+            });
+        }
+        acc.ok_or(
+            kids.first()
+                .and_then(|k| k.first())
+                .copied()
+                .unwrap_or(TermId(0)),
+        )
     }
 
     /// The children of every term of `list` (all with the same root, per `split`),
@@ -431,19 +622,24 @@ impl Synth<'_> {
         list: &[TermId],
         n: usize,
     ) -> Option<Formula> {
-        let mut per_elem: Vec<Vec<TermId>> = Vec::new();
         for &t in list {
-            let ops = nary(self.terms.node(t))?.to_vec();
-            if ops.len() != n {
+            if nary(self.terms.node(t))?.len() != n {
                 return None;
             }
-            per_elem.push(self.order_operands(&ops));
         }
-        // Matmul: a sum of products of two inputs.
+        // Matmul: a sum of products of two inputs, or of any two sub-formulas.
         if rop == ReduceOp::Sum {
             if let Some(f) = self.matmul(shape, list) {
                 return Some(f);
             }
+            if let Some(f) = self.matmul_general(shape, list) {
+                return Some(f);
+            }
+        }
+        let mut per_elem: Vec<Vec<TermId>> = Vec::new();
+        for &t in list {
+            let ops = nary(self.terms.node(t))?.to_vec();
+            per_elem.push(self.order_operands(&ops));
         }
         // The reduced axis: a keepdim axis of size 1, or a new last axis.
         let mut placements: Vec<(usize, bool)> = (0..shape.len())
@@ -479,6 +675,7 @@ impl Synth<'_> {
 
     fn matmul(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
         let mut names = BTreeSet::new();
+        let n_ops = nary(self.terms.node(list[0]))?.len();
         for &op in nary(self.terms.node(list[0]))?.iter() {
             let Node::Mul(fs) = self.terms.node(op) else {
                 return None;
@@ -499,24 +696,338 @@ impl Synth<'_> {
                 cands.push(fa.clone().t().matmul(fb.clone()));
             }
         }
+        // The contracted axis has one entry per operand: a cheap test before matching.
+        cands.retain(|c| match c {
+            Formula::MatMul(a, _) => a.shape(self.env).is_ok_and(|s| s.last() == Some(&n_ops)),
+            _ => true,
+        });
         cands.into_iter().find(|c| self.matches(c, shape, list))
+    }
+
+    /// `Σ_j A[i,j]·B[j,d]` for any sub-formulas `A`, `B` (2-D output `[i, d]`): the
+    /// factors of each product that do not change with `d` (constants included) make
+    /// `A[i,j]`, the others `B[j,d]`, which must not change with `i`; the products of an
+    /// element are ordered by the input elements of their `B` part. `A @ B`.
+    fn matmul_general(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let [m, dd] = *shape else {
+            return None;
+        };
+        if dd < 2 {
+            return None;
+        }
+        let factors = |terms: &Terms, t: TermId| -> Vec<TermId> {
+            match terms.node(t) {
+                Node::Mul(fs) => fs.to_vec(),
+                _ => vec![t],
+            }
+        };
+        // Per element: (A part, B part) of each product, ordered by the B part.
+        let mut split: Vec<Vec<(TermId, TermId)>> = Vec::with_capacity(list.len());
+        for i in 0..m {
+            for d in 0..dd {
+                let other = list[i * dd + if d == 0 { 1 } else { 0 }];
+                let theirs: BTreeSet<TermId> = nary(self.terms.node(other))?
+                    .to_vec()
+                    .into_iter()
+                    .flat_map(|p| factors(self.terms, p))
+                    .collect();
+                let ops = nary(self.terms.node(list[i * dd + d]))?.to_vec();
+                let mut parts = Vec::with_capacity(ops.len());
+                for p in ops {
+                    let (a, b): (Vec<TermId>, Vec<TermId>) = factors(self.terms, p)
+                        .into_iter()
+                        .partition(|f| theirs.contains(f));
+                    if a.is_empty() || b.is_empty() {
+                        return None;
+                    }
+                    let (a, b) = (self.terms.product(&a), self.terms.product(&b));
+                    parts.push((input_leaves(self.terms, b), a, b));
+                }
+                parts.sort();
+                split.push(parts.into_iter().map(|(_, a, b)| (a, b)).collect());
+            }
+        }
+        let n = split[0].len();
+        // A[i,j] the same for every d, B[j,d] the same for every i.
+        for i in 0..m {
+            for d in 0..dd {
+                let e = &split[i * dd + d];
+                if e.len() != n
+                    || (0..n).any(|j| e[j].0 != split[i * dd][j].0 || e[j].1 != split[d][j].1)
+                {
+                    return None;
+                }
+            }
+        }
+        let a_list: Vec<TermId> = (0..m)
+            .flat_map(|i| split[i * dd].iter().map(|p| p.0).collect::<Vec<_>>())
+            .collect();
+        let b_list: Vec<TermId> = (0..n)
+            .flat_map(|j| (0..dd).map(|d| split[d][j].1).collect::<Vec<_>>())
+            .collect();
+        let a = self.build(&[m, n], &a_list).ok()?;
+        let b = self.build(&[n, dd], &b_list).ok()?;
+        let f = a.matmul(b);
+        (f.shape(self.env).ok()? == shape).then_some(f)
+    }
+
+    /// The operands of every element (n-ary, same root) aligned by their role (see
+    /// [`Synth::role_key`]) with the operands of the first element, which fix the
+    /// order; `None` where roles repeat within an element or differ between elements.
+    fn align_roles(&mut self, list: &[TermId]) -> Option<Vec<Vec<TermId>>> {
+        let root = std::mem::discriminant(self.terms.node(list[0]));
+        let reference = nary(self.terms.node(list[0]))?.to_vec();
+        let ref_keys: Vec<(u64, String)> = reference.iter().map(|&o| self.role_key(o)).collect();
+        let unique = |keys: &[(u64, String)]| {
+            let set: BTreeSet<&(u64, String)> = keys.iter().collect();
+            set.len() == keys.len()
+        };
+        if !unique(&ref_keys) {
+            return None;
+        }
+        let mut out = vec![Vec::with_capacity(list.len()); reference.len()];
+        for &t in list {
+            if std::mem::discriminant(self.terms.node(t)) != root {
+                return None;
+            }
+            let ops = nary(self.terms.node(t))?.to_vec();
+            if ops.len() != reference.len() {
+                return None;
+            }
+            let keys: Vec<(u64, String)> = ops.iter().map(|&o| self.role_key(o)).collect();
+            if !unique(&keys) {
+                return None;
+            }
+            for (slot, k) in out.iter_mut().zip(&ref_keys) {
+                let pos = keys.iter().position(|k2| k2 == k)?;
+                slot.push(ops[pos]);
+            }
+        }
+        Some(out)
+    }
+
+    /// What an operand is, independent of the element: the input tensors below it and
+    /// its root operator with its children's root operators (`mul[c, max]`).
+    fn role_key(&mut self, t: TermId) -> (u64, String) {
+        let node = self.terms.node(t);
+        let mut sig = root_name(node);
+        let kids = self.terms.children(t);
+        if !kids.is_empty() {
+            let mut ks: Vec<String> = kids
+                .iter()
+                .map(|&c| root_name(self.terms.node(c)))
+                .collect();
+            ks.sort();
+            sig = format!("{sig}[{}]", ks.join(","));
+        }
+        (self.tensor_mask(t), sig)
+    }
+
+    /// The input tensors below `t`, as a bit set (memoized).
+    fn tensor_mask(&mut self, t: TermId) -> u64 {
+        if let Some(&m) = self.tensor_masks.get(&t) {
+            return m;
+        }
+        let m = match self.terms.node(t) {
+            Node::Input { tensor, .. } => {
+                let name = tensor.to_string();
+                let k = match self.tensor_ids.iter().position(|n| *n == name) {
+                    Some(k) => k,
+                    None => {
+                        self.tensor_ids.push(name);
+                        self.tensor_ids.len() - 1
+                    }
+                };
+                1u64 << k.min(63)
+            }
+            _ => {
+                let kids = self.terms.children(t);
+                kids.into_iter().fold(0, |acc, c| acc | self.tensor_mask(c))
+            }
+        };
+        self.tensor_masks.insert(t, m);
+        m
+    }
+
+    /// A concatenation along an axis: the first index of some axis where the input
+    /// tensors of the elements change splits `list` into two parts built separately.
+    fn concat(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        for axis in 0..shape.len() {
+            let n = shape[axis];
+            if n < 2 {
+                continue;
+            }
+            let mut keys = vec![0u64; n];
+            for (p, &t) in list.iter().enumerate() {
+                keys[unravel(p, shape)[axis]] |= self.tensor_mask(t);
+            }
+            let Some(cut) = (1..n).find(|&k| keys[k] != keys[k - 1]) else {
+                continue;
+            };
+            let part = |lo: usize, hi: usize| -> (Vec<usize>, Vec<TermId>) {
+                let mut s = shape.to_vec();
+                s[axis] = hi - lo;
+                let l = (0..list.len())
+                    .filter(|&p| (lo..hi).contains(&unravel(p, shape)[axis]))
+                    .map(|p| list[p])
+                    .collect();
+                (s, l)
+            };
+            let (ls, ll) = part(0, cut);
+            let (rs, rl) = part(cut, n);
+            let Ok(l) = self.build(&ls, &ll) else {
+                continue;
+            };
+            let Ok(r) = self.build(&rs, &rl) else {
+                continue;
+            };
+            if l.shape(self.env).ok()? != ls || r.shape(self.env).ok()? != rs {
+                continue;
+            }
+            let mut args = vec![l];
+            match r {
+                Formula::Cat {
+                    axis: a2,
+                    args: more,
+                } if a2 == axis => args.extend(more),
+                r => args.push(r),
+            }
+            return Some(Formula::cat(args, axis));
+        }
+        None
+    }
+
+    /// `x[.., start:end, ..]`: the elements are a block of the input `tensor` (same rank),
+    /// its offset read off the first element; bounds as size expressions.
+    fn input_slice(&mut self, tensor: &str, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let ishape = self.env.tensors.get(tensor)?.clone();
+        if ishape.len() != shape.len() {
+            return None;
+        }
+        let Node::Input { index, .. } = self.terms.node(list[0]) else {
+            return None;
+        };
+        let index = index.to_vec();
+        let mut f = Formula::input(tensor);
+        for k in 0..shape.len() {
+            let start = usize::try_from(index[k]).ok()?;
+            let end = start + shape[k];
+            if end > ishape[k] {
+                return None;
+            }
+            if shape[k] == ishape[k] {
+                continue;
+            }
+            // An axis of extent 1 is a broadcast (or a position of an n-ary operator),
+            // not a slice.
+            if shape[k] == 1 {
+                return None;
+            }
+            let hi = match end != ishape[k] {
+                true => Some(self.size_expr(tensor, k, end)?),
+                false => None,
+            };
+            f = f.slice(k, self.size_expr(tensor, k, start)?, hi);
+        }
+        (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
+    }
+
+    /// A bound with value `v` on `axis` of `tensor`: `0`, a size name of the axis' extent
+    /// (`H` for `2 * H`), or the extent of that axis of another tensor of the same rank.
+    /// Sizes of other axes are never used, even where equal, and there are no literal
+    /// bounds: a bound of 4 that is no size is a block of the kernel (`x[:, :4]` of an
+    /// online softmax), which a size-generic formula does not show.
+    fn size_expr(&self, tensor: &str, axis: usize, v: usize) -> Option<Size> {
+        if v == 0 {
+            return Some(Size::Int(0));
+        }
+        let v64 = v as i64;
+        let extent = self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis));
+        if let Some(e) = extent {
+            for n in crate::formula::size_names(e) {
+                if self.env.sizes.get(&n) == Some(&v64) {
+                    return Some(Size::Size(n));
+                }
+            }
+        }
+        // Tensors of the same rank, at the same axis (`y[M, H]` beside `x[M, 2 * H]`).
+        let rank = self.env.tensors.get(tensor).map(|s| s.len());
+        for dims in self.env.dim_exprs.values() {
+            match dims.get(axis) {
+                Some(e) if Some(dims.len()) == rank && e.eval(&self.env.sizes) == Ok(v64) => {
+                    return Some(e.clone())
+                }
+                _ => {}
+            }
+        }
+        None
     }
 
     /// Operands sorted by the input elements not shared by all of them (then by id).
     fn order_operands(&self, ops: &[TermId]) -> Vec<TermId> {
-        let leaves: Vec<BTreeSet<(String, Vec<i64>)>> =
-            ops.iter().map(|&o| input_leaves(self.terms, o)).collect();
-        let common: BTreeSet<(String, Vec<i64>)> =
-            leaves.iter().skip(1).fold(leaves[0].clone(), |acc, s| {
-                acc.intersection(s).cloned().collect()
-            });
-        let mut keyed: Vec<(Vec<(String, Vec<i64>)>, TermId)> = ops
+        // Leaves as term ids (cheap sets); only the differing ones become sort keys.
+        let leaves: Vec<BTreeSet<TermId>> =
+            ops.iter().map(|&o| input_leaf_ids(self.terms, o)).collect();
+        let common: BTreeSet<TermId> = leaves.iter().skip(1).fold(leaves[0].clone(), |acc, s| {
+            acc.intersection(s).copied().collect()
+        });
+        let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = ops
             .iter()
             .zip(&leaves)
-            .map(|(&o, l)| (l.difference(&common).cloned().collect(), o))
+            .map(|(&o, l)| {
+                let mut key: Vec<(&str, &[i64])> = l
+                    .difference(&common)
+                    .filter_map(|&t| match self.terms.node(t) {
+                        Node::Input { tensor, index } => Some((&**tensor, &**index)),
+                        _ => None,
+                    })
+                    .collect();
+                key.sort();
+                (key, o)
+            })
             .collect();
         keyed.sort();
         keyed.into_iter().map(|(_, o)| o).collect()
+    }
+}
+
+/// The input elements below `t`, as their terms.
+fn input_leaf_ids(terms: &Terms, t: TermId) -> BTreeSet<TermId> {
+    let mut out = BTreeSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![t];
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        match terms.node(t) {
+            Node::Input { .. } => {
+                out.insert(t);
+            }
+            _ => terms.for_each_child(t, |c| stack.push(c)),
+        }
+    }
+    out
+}
+
+/// The root operator of a node, as a short name (`in`, `c`, `mul`, `pow-1`, `Exp`).
+fn root_name(n: &Node) -> String {
+    match n {
+        Node::Input { .. } => "in".into(),
+        Node::Param(p) => format!("p:{p}"),
+        Node::Const(_) | Node::Inf { .. } | Node::NaN => "c".into(),
+        Node::Add(_) => "add".into(),
+        Node::Mul(_) => "mul".into(),
+        Node::Pow(_, k) => format!("pow{k}"),
+        Node::Call(f, _) => format!("{f:?}"),
+        Node::Max(_) => "max".into(),
+        Node::Min(_) => "min".into(),
+        Node::Cmp(op, _, _) => format!("{op:?}"),
+        Node::Not(_) => "not".into(),
+        Node::And(_) => "and".into(),
+        Node::Or(_) => "or".into(),
+        Node::Select(..) => "select".into(),
+        Node::Opaque(op, _) => format!("opaque:{op}"),
     }
 }
 
@@ -566,8 +1077,104 @@ fn is_const(f: &Formula, v: i64) -> bool {
     matches!(f, Formula::Const(c) if *c == num_rational::BigRational::from_integer(v.into()))
 }
 
+/// `c · sum(a, axis)` with `c = ±1/n`, `n` the extent of the summed axis, is
+/// `±mean(a, axis)`; so is `sum(a, axis) / n`. (Size-generic: the constant of one
+/// instance becomes the mean at every instance, and the proof at another instance
+/// decides whether that is what the kernel computes.)
+pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
+    use Formula as F;
+    let f = match f {
+        F::Binary(op, a, b) => F::binary(op, meanify(*a, env), meanify(*b, env)),
+        F::Unary(op, a) => F::unary(op, meanify(*a, env)),
+        F::Powi(a, k) => meanify(*a, env).powi(k),
+        F::Cmp(op, a, b) => F::cmp(op, meanify(*a, env), meanify(*b, env)),
+        F::Select(c, a, b) => F::select(meanify(*c, env), meanify(*a, env), meanify(*b, env)),
+        F::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg,
+        } => F::reduce(op, meanify(*arg, env), axis, keepdim),
+        F::MatMul(a, b) => meanify(*a, env).matmul(meanify(*b, env)),
+        F::Transpose(a) => meanify(*a, env).t(),
+        F::Cat { axis, args } => F::cat(args.into_iter().map(|a| meanify(a, env)).collect(), axis),
+        F::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => meanify(*arg, env).slice(axis, start, end),
+        F::Broadcast { arg, shape } => meanify(*arg, env).broadcast_to(shape),
+        f => f,
+    };
+    // The extent of the summed axis of `sum`, if `f` is one.
+    let summed = |f: &Formula| -> Option<i64> {
+        match f {
+            F::Reduce {
+                op: ReduceOp::Sum,
+                axis,
+                arg,
+                ..
+            } => arg.shape(env).ok()?.get(*axis).map(|&n| n as i64),
+            _ => None,
+        }
+    };
+    let as_mean = |f: Formula| match f {
+        F::Reduce {
+            axis, keepdim, arg, ..
+        } => F::reduce(ReduceOp::Mean, *arg, axis, keepdim),
+        f => f,
+    };
+    let ratio = |c: &num_rational::BigRational, n: i64| {
+        c * num_rational::BigRational::from_integer(n.into())
+    };
+    match f {
+        F::Binary(BinaryOp::Mul, a, b) => {
+            let (c, s) = match (*a, *b) {
+                (F::Const(c), s) | (s, F::Const(c)) if summed(&s).is_some() => (c, s),
+                (a, b) => return F::binary(BinaryOp::Mul, a, b),
+            };
+            let n = summed(&s).unwrap_or(1);
+            let k = ratio(&c, n);
+            if k.is_one() {
+                as_mean(s)
+            } else if (-k).is_one() {
+                F::unary(UnaryOp::Neg, as_mean(s))
+            } else {
+                F::binary(BinaryOp::Mul, F::Const(c), s)
+            }
+        }
+        F::Binary(BinaryOp::Div, a, b) => match (*a, *b) {
+            (s, F::Const(c))
+                if summed(&s)
+                    .is_some_and(|n| c == num_rational::BigRational::from_integer(n.into())) =>
+            {
+                as_mean(s)
+            }
+            (a, b) => F::binary(BinaryOp::Div, a, b),
+        },
+        f => f,
+    }
+}
+
+/// Whether the summand `a` reads better after `b`: a scalar (`eps`), or an input that
+/// `b` does not use (a bias), beside a compound `b`.
+fn trails(a: &Formula, b: &Formula) -> bool {
+    let compound = !matches!(
+        b,
+        Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_)
+    );
+    compound
+        && match a {
+            Formula::Scalar(_) => true,
+            Formula::Input(n) => !b.free_names().0.contains(n),
+            _ => false,
+        }
+}
+
 /// Readability rewrites that keep the instantiated terms: `-1 * a → -a`,
-/// `a + -b → a - b`, `a * b^-1 → a / b`, `b^-1 → 1 / b`.
+/// `a + -b → a - b`, `a * b^-1 → a / b`, `b^-1 → 1 / b`, a leaf summand last
+/// (`v + eps`), and `1 / sqrt(a)` standing alone → `rsqrt(a)`.
 pub fn tidy(f: Formula) -> Formula {
     use Formula as F;
     match f {
@@ -585,10 +1192,16 @@ pub fn tidy(f: Formula) -> Formula {
                 (BinaryOp::Mul, F::Binary(BinaryOp::Div, one, a), b) if is_one(&one) => {
                     F::binary(BinaryOp::Div, b, *a)
                 }
+                // `eps + v` → `v + eps`, `b + (..)` → `(..) + b` (a bias: an input the
+                // other summand does not use); `1 + t` and `x + c * x^3` stay.
+                (BinaryOp::Add, a, b) if trails(&a, &b) => F::binary(BinaryOp::Add, b, a),
                 (op, a, b) => F::binary(op, a, b),
             }
         }
-        F::Powi(a, -1) => F::binary(BinaryOp::Div, F::int(1), tidy(*a)),
+        F::Powi(a, -1) => match tidy(*a) {
+            F::Unary(UnaryOp::Sqrt, a) => F::Unary(UnaryOp::Rsqrt, a),
+            a => F::binary(BinaryOp::Div, F::int(1), a),
+        },
         F::Powi(a, k) => F::Powi(Box::new(tidy(*a)), k),
         F::Unary(op, a) => F::unary(op, tidy(*a)),
         F::Cmp(op, a, b) => F::cmp(op, tidy(*a), tidy(*b)),
@@ -601,6 +1214,14 @@ pub fn tidy(f: Formula) -> Formula {
         } => F::reduce(op, tidy(*arg), axis, keepdim),
         F::MatMul(a, b) => F::MatMul(Box::new(tidy(*a)), Box::new(tidy(*b))),
         F::Transpose(a) => F::Transpose(Box::new(tidy(*a))),
+        F::Cat { axis, args } => F::cat(args.into_iter().map(tidy).collect(), axis),
+        F::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => tidy(*arg).slice(axis, start, end),
+        F::Broadcast { arg, shape } => tidy(*arg).broadcast_to(shape),
         f => f,
     }
 }

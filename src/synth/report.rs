@@ -59,7 +59,7 @@ impl Lift {
                         let idx: Vec<String> =
                             t.index(flat).iter().map(|i| i.to_string()).collect();
                         let v = match e {
-                            Some(id) => shorten(terms.display(*id).to_string()),
+                            Some(id) => shorten(super::show(terms, *id)),
                             None => "<never written>".into(),
                         };
                         s += &format!("  {}[{}] = {}\n", t.name, idx.join(","), v);

@@ -159,6 +159,8 @@ pub struct NumpyCase {
     pub outputs: Vec<String>,
     pub tensors: Vec<String>,
     pub scalars: Vec<(String, f64)>,
+    /// The instance's sizes, passed to size parameters the function has (`N=8`).
+    pub sizes: BTreeMap<String, i64>,
 }
 
 impl NumpyCase {
@@ -185,6 +187,7 @@ impl NumpyCase {
                 .filter(|p| env.scalars.contains(*p))
                 .map(|p| (p.clone(), inst.scalars[p]))
                 .collect(),
+            sizes: inst.sizes.clone(),
         }
     }
 }
@@ -232,13 +235,15 @@ fn run_python_cases(python: &Path, cases: &[NumpyCase], torch: bool) -> Result<u
             .iter()
             .map(|(k, v)| format!("{k:?}: {v:?}"))
             .collect();
+        let sizes: Vec<String> = c.sizes.iter().map(|(k, v)| format!("{k:?}: {v}")).collect();
         list += &format!(
-            "    ({:?}, {:?}, [{}], [{}], {{{}}}),\n",
+            "    ({:?}, {:?}, [{}], [{}], {{{}}}, {{{}}}),\n",
             c.module,
             c.ref_dir.to_string_lossy(),
             q(&c.outputs),
             q(&c.tensors),
-            scalars.join(", ")
+            scalars.join(", "),
+            sizes.join(", ")
         );
     }
     list += "]\n";
@@ -268,19 +273,21 @@ fn run_python_cases(python: &Path, cases: &[NumpyCase], torch: bool) -> Result<u
 }
 
 const DRIVER: &str = r#"
-import importlib, sys
+import importlib, inspect, sys
 import numpy as np
 
 sys.path.insert(0, sys.argv[1])
 compared = 0
 failures = []
-for module, ref, outputs, tensors, scalars in CASES:
+for module, ref, outputs, tensors, scalars, sizes in CASES:
     kernel = importlib.import_module(module).kernel
     args = {t: np.load(f"{ref}/{t}.npy").astype(np.float64) for t in tensors}
     if TORCH:
         import torch
         args = {t: torch.from_numpy(a) for t, a in args.items()}
     args.update(scalars)
+    params = inspect.signature(kernel).parameters
+    args.update({k: v for k, v in sizes.items() if k in params})
     got = kernel(**args)
     if TORCH:
         got = tuple(g.numpy() for g in got) if isinstance(got, tuple) else got.numpy()
