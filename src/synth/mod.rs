@@ -117,12 +117,30 @@ pub fn lift_with(
         let mut s = Synth::new(terms, &env, opts);
         let start = Instant::now();
         let mut built = s.build(&t.shape, &elems);
+        tracing::debug!(
+            "synth {}: first pass {:?} ({})",
+            t.name,
+            start.elapsed(),
+            if built.is_ok() { "lifted" } else { "stalled" }
+        );
         if built.is_err() && !s.fallback.enabled() && !s.timed_out {
-            // Again with the semantic fallback where top-down stalls.
+            // Again where top-down stalls: first normalising the stalled terms only,
+            // then enumerating too (the semantic fallback).
             s.fallback.enable();
-            s.memo.clear();
-            s.budget = 20_000;
-            built = s.build(&t.shape, &elems);
+            for enumerate in [false, true] {
+                s.fallback.enumerate = enumerate;
+                s.memo.clear();
+                s.budget = 20_000;
+                built = s.build(&t.shape, &elems);
+                tracing::debug!(
+                    "synth {}: enumerate={enumerate} {:?}",
+                    t.name,
+                    start.elapsed()
+                );
+                if built.is_ok() || s.timed_out {
+                    break;
+                }
+            }
         }
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
