@@ -43,6 +43,7 @@ const LIFTED: &[&str] = &[
     "sin",
     "softmax",
     "softmax_nomax",
+    "softmax_looped",
     "softmax_online",
     "square_relu",
     "sub",

@@ -32,6 +32,12 @@ enum Expr {
 /// `t` rebuilt from its canonical form; `None` when it has none (a `select` whose
 /// condition the form cannot fix, an infinity, an expansion beyond the limit).
 pub fn normalize(terms: &mut Terms, t: TermId) -> Option<TermId> {
+    normalize_with(terms, t, false)
+}
+
+/// [`normalize`]; with `keep_exp`, the exponential factor common to a sum's monomials
+/// stays in each of them (`Σ exp(x_j - m)`, not `exp(-m)·Σ exp(x_j)`).
+pub fn normalize_with(terms: &mut Terms, t: TermId, keep_exp: bool) -> Option<TermId> {
     let expr = {
         let dag = Dag::new(terms, &[t]);
         if dag.has_inf_nan {
@@ -39,7 +45,11 @@ pub fn normalize(terms: &mut Terms, t: TermId) -> Option<TermId> {
         }
         let mut canon = Canon::new(terms, &dag, 20_000);
         let rf = canon.convert(t).ok()?;
-        Rebuild { canon: &canon }.rf(&rf)
+        Rebuild {
+            canon: &canon,
+            keep_exp,
+        }
+        .rf(&rf)
     };
     Some(build(terms, &expr))
 }
@@ -71,6 +81,7 @@ fn build(terms: &mut Terms, e: &Expr) -> TermId {
 
 struct Rebuild<'a, 't> {
     canon: &'a Canon<'t>,
+    keep_exp: bool,
 }
 
 impl Rebuild<'_, '_> {
@@ -169,7 +180,7 @@ impl Rebuild<'_, '_> {
         }
         // Common exponential part: the exponent monomials on which all agree.
         let mut cexp: Option<Poly> = None;
-        if p.0.iter().all(|(m, _)| m.exp != 0) {
+        if !self.keep_exp && p.0.iter().all(|(m, _)| m.exp != 0) {
             let mut v = self.canon.alg.exp_poly(p.0[0].0.exp).0.clone();
             for (m, _) in &p.0[1..] {
                 let q = self.canon.alg.exp_poly(m.exp);

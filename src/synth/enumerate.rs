@@ -43,7 +43,10 @@ pub(super) struct Fallback {
     deadline: Option<Instant>,
     /// Inside a retry on normalised terms (no second normalisation).
     normalising: bool,
-    normalised: HashMap<TermId, Option<TermId>>,
+    normalised: HashMap<(TermId, bool), Option<TermId>>,
+    /// Whether stalls enumerate (after normalising); off for a cheaper first retry
+    /// that only normalises.
+    pub(super) enumerate: bool,
 }
 
 /// Most time one stall may spend enumerating.
@@ -57,6 +60,7 @@ impl Fallback {
             deadline: None,
             normalising: false,
             normalised: HashMap::new(),
+            enumerate: false,
         }
     }
     /// Turns the fallback on, with the whole budget from now.
@@ -76,32 +80,56 @@ pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option
         return None;
     }
     if !s.fallback.normalising {
-        let mut norm = Some(Vec::with_capacity(list.len()));
-        for &t in list {
-            let n = match s.fallback.normalised.get(&t) {
-                Some(&n) => n,
-                None => {
-                    let n = decide::normalize(s.terms, t);
-                    s.fallback.normalised.insert(t, n);
-                    n
+        // The exponential factor kept inside sums first (`Σ exp(x_j - m)`), then pulled
+        // out (`exp(-m)·Σ exp(x_j)`).
+        for keep_exp in [true, false] {
+            let mut norm = Some(Vec::with_capacity(list.len()));
+            for &t in list {
+                let n = match s.fallback.normalised.get(&(t, keep_exp)) {
+                    Some(&n) => n,
+                    None => {
+                        let n = decide::normalize_with(s.terms, t, keep_exp);
+                        s.fallback.normalised.insert((t, keep_exp), n);
+                        n
+                    }
+                };
+                match (n, norm.as_mut()) {
+                    (Some(n), Some(v)) => v.push(n),
+                    _ => {
+                        norm = None;
+                        break;
+                    }
                 }
-            };
-            match (n, norm.as_mut()) {
-                (Some(n), Some(v)) => v.push(n),
-                _ => {
-                    norm = None;
-                    break;
+            }
+            if let Some(norm) = norm.filter(|n| n.as_slice() != list) {
+                s.fallback.normalising = true;
+                let r = s.build(shape, &norm);
+                s.fallback.normalising = false;
+                tracing::debug!(
+                    "normalised {shape:?} keep_exp={keep_exp}: {} -> {}",
+                    match &r {
+                        Ok(f) => crate::render::text::expr(f),
+                        Err(t) => format!(
+                            "stall {}",
+                            super::show(s.terms, *t)
+                                .chars()
+                                .take(200)
+                                .collect::<String>()
+                        ),
+                    },
+                    super::show(s.terms, norm[0])
+                        .chars()
+                        .take(600)
+                        .collect::<String>()
+                );
+                if let Ok(f) = r {
+                    return Some(f);
                 }
             }
         }
-        if let Some(norm) = norm.filter(|n| n.as_slice() != list) {
-            s.fallback.normalising = true;
-            let r = s.build(shape, &norm);
-            s.fallback.normalising = false;
-            if let Ok(f) = r {
-                return Some(f);
-            }
-        }
+    }
+    if !s.fallback.enumerate {
+        return None;
     }
     // Lists of bare leaves (`x[:, 0]`) have no formula top-down did not try.
     if list.iter().all(|&t| {

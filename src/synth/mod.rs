@@ -117,12 +117,30 @@ pub fn lift_with(
         let mut s = Synth::new(terms, &env, opts);
         let start = Instant::now();
         let mut built = s.build(&t.shape, &elems);
+        tracing::debug!(
+            "synth {}: first pass {:?} ({})",
+            t.name,
+            start.elapsed(),
+            if built.is_ok() { "lifted" } else { "stalled" }
+        );
         if built.is_err() && !s.fallback.enabled() && !s.timed_out {
-            // Again with the semantic fallback where top-down stalls.
+            // Again where top-down stalls: first normalising the stalled terms only,
+            // then enumerating too (the semantic fallback).
             s.fallback.enable();
-            s.memo.clear();
-            s.budget = 20_000;
-            built = s.build(&t.shape, &elems);
+            for enumerate in [false, true] {
+                s.fallback.enumerate = enumerate;
+                s.memo.clear();
+                s.budget = 20_000;
+                built = s.build(&t.shape, &elems);
+                tracing::debug!(
+                    "synth {}: enumerate={enumerate} {:?}",
+                    t.name,
+                    start.elapsed()
+                );
+                if built.is_ok() || s.timed_out {
+                    break;
+                }
+            }
         }
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
@@ -987,7 +1005,55 @@ impl<'a> Synth<'a> {
             })
             .collect();
         keyed.sort();
+        let distinct = keyed.windows(2).all(|w| w[0].0 != w[1].0);
+        if !distinct {
+            // Every operand reads every input element (`exp(x_j - max(x))`): the input
+            // elements read outside the sub-terms common to all operands tell them apart.
+            if let Some(order) = self.order_by_own_leaves(ops) {
+                return order;
+            }
+        }
         keyed.into_iter().map(|(_, o)| o).collect()
+    }
+
+    /// Operands sorted by the input elements they read outside the compound sub-terms
+    /// common to all of them; `None` where those do not tell them apart.
+    fn order_by_own_leaves(&self, ops: &[TermId]) -> Option<Vec<TermId>> {
+        let subterms = |t: TermId| -> rustc_hash::FxHashSet<TermId> {
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut stack = vec![t];
+            while let Some(t) = stack.pop() {
+                if seen.insert(t) {
+                    self.terms.for_each_child(t, |c| stack.push(c));
+                }
+            }
+            seen
+        };
+        let sets: Vec<_> = ops.iter().map(|&o| subterms(o)).collect();
+        let common = |t: TermId| sets.iter().all(|s| s.contains(&t));
+        let mut keyed = Vec::with_capacity(ops.len());
+        for &o in ops {
+            let mut own: Vec<(&str, &[i64])> = Vec::new();
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut stack = vec![o];
+            while let Some(t) = stack.pop() {
+                if !seen.insert(t) {
+                    continue;
+                }
+                match self.terms.node(t) {
+                    Node::Input { tensor, index } => own.push((&**tensor, &**index)),
+                    _ if t != o && common(t) => {}
+                    _ => self.terms.for_each_child(t, |c| stack.push(c)),
+                }
+            }
+            own.sort();
+            keyed.push((own, o));
+        }
+        keyed.sort();
+        keyed
+            .windows(2)
+            .all(|w| w[0].0 != w[1].0)
+            .then(|| keyed.into_iter().map(|(_, o)| o).collect())
     }
 }
 
