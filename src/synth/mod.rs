@@ -1261,6 +1261,12 @@ pub fn tidy(f: Formula) -> Formula {
                 // `eps + v` → `v + eps`, `b + (..)` → `(..) + b` (a bias: an input the
                 // other summand does not use); `1 + t` and `x + c * x^3` stay.
                 (BinaryOp::Add, a, b) if trails(&a, &b) => F::binary(BinaryOp::Add, b, a),
+                // `max(x, 0)`: the constant last, as people write relu.
+                (op @ (BinaryOp::Max | BinaryOp::Min), a @ F::Const(_), b)
+                    if !matches!(b, F::Const(_)) =>
+                {
+                    F::binary(op, b, a)
+                }
                 (op, a, b) => F::binary(op, a, b),
             }
         }
@@ -1269,6 +1275,20 @@ pub fn tidy(f: Formula) -> Formula {
             a => F::binary(BinaryOp::Div, F::int(1), a),
         },
         F::Powi(a, k) => F::Powi(Box::new(tidy(*a)), k),
+        // `exp2(log2(e) * a)` → `exp(a)`: how compilers write `exp` (the decider reads
+        // the rounded `log2(e)` as the real one; the tidied formula is proved again).
+        F::Unary(UnaryOp::Exp2, a) => match tidy(*a) {
+            F::Binary(BinaryOp::Mul, c, a) => match over_log2_e(&c) {
+                Some(q) if q == 1.0 => F::unary(UnaryOp::Exp, *a),
+                Some(q) if q == -1.0 => F::unary(UnaryOp::Exp, F::unary(UnaryOp::Neg, *a)),
+                Some(q) => match num_rational::BigRational::from_float(q) {
+                    Some(q) => F::unary(UnaryOp::Exp, F::binary(BinaryOp::Mul, F::Const(q), *a)),
+                    None => F::unary(UnaryOp::Exp2, F::binary(BinaryOp::Mul, *c, *a)),
+                },
+                None => F::unary(UnaryOp::Exp2, F::binary(BinaryOp::Mul, *c, *a)),
+            },
+            a => F::unary(UnaryOp::Exp2, a),
+        },
         F::Unary(op, a) => F::unary(op, tidy(*a)),
         F::Cmp(op, a, b) => F::cmp(op, tidy(*a), tidy(*b)),
         F::Select(c, a, b) => F::select(tidy(*c), tidy(*a), tidy(*b)),
@@ -1290,6 +1310,18 @@ pub fn tidy(f: Formula) -> Formula {
         F::Broadcast { arg, shape } => tidy(*arg).broadcast_to(shape),
         f => f,
     }
+}
+
+/// `q` where the constant `f` is `q · log2(e)` up to rounding, with `q` an f32 (how a
+/// compiler folds `exp(q·a)` into `exp2`). Only a guess: the tidied formula is proved.
+fn over_log2_e(f: &Formula) -> Option<f64> {
+    use num_traits::ToPrimitive;
+    let Formula::Const(c) = f else {
+        return None;
+    };
+    let c = c.to_f64()?;
+    let q = (c / std::f64::consts::LOG2_E) as f32 as f64;
+    (q != 0.0 && ((q * std::f64::consts::LOG2_E - c) / c).abs() < 1e-6).then_some(q)
 }
 
 fn is_one(f: &Formula) -> bool {
