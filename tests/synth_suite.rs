@@ -181,6 +181,36 @@ fn wrong_twins_lift_to_other_formulas() {
     }
 }
 
+type Render = fn(&[Output], &ShapeEnv, &str) -> Result<String, lift::formula::FormulaError>;
+
+/// Every lifted op's formulas rendered once (at the default sizes) as a Python module
+/// defining `kernel`, and one case per fixture instance to run it on.
+fn python_cases(render: Render) -> (Vec<(&'static str, String)>, Vec<common::NumpyCase>) {
+    let (mut sources, mut cases) = (Vec::new(), Vec::new());
+    for op in LIFTED {
+        let (k, fs, _) = lift_op(op).unwrap_or_else(|| panic!("{op} does not lift"));
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let env = ShapeEnv::from_launch(&k.launch, &inst.sizes).unwrap();
+        let outputs: Vec<Output> = fs.iter().map(|(n, f)| Output::new(n, f.clone())).collect();
+        let src = render(&outputs, &env, "kernel").unwrap();
+        let fixture = common::fixtures()
+            .into_iter()
+            .find(|f| f.name() == *op)
+            .unwrap();
+        for i in &fixture.meta.instance {
+            cases.push(common::NumpyCase::new(
+                &fixture,
+                i,
+                &outputs,
+                &env,
+                src.clone(),
+            ));
+        }
+        sources.push((*op, src));
+    }
+    (sources, cases)
+}
+
 /// The NumPy rendering of every lifted formula (rendered once, at the default sizes),
 /// run by Python on both instances' reference inputs, reproduces the reference outputs:
 /// the formula is right, size-generic, and its rendering means what it prints.
@@ -190,27 +220,7 @@ fn numpy_renderings_of_lifted_formulas_reproduce_the_references() {
         eprintln!("note: no Python with NumPy found (set LIFT_PYTHON); skipping");
         return;
     };
-    let mut cases = Vec::new();
-    for op in LIFTED {
-        let (k, fs, _) = lift_op(op).unwrap_or_else(|| panic!("{op} does not lift"));
-        let inst = k.instance(&BTreeMap::new()).unwrap();
-        let env = ShapeEnv::from_launch(&k.launch, &inst.sizes).unwrap();
-        let outputs: Vec<Output> = fs.iter().map(|(n, f)| Output::new(n, f.clone())).collect();
-        let src = lift::render::numpy::function(&outputs, &env, "kernel").unwrap();
-        let fixture = common::fixtures()
-            .into_iter()
-            .find(|f| f.name() == *op)
-            .unwrap();
-        for i in &fixture.meta.instance {
-            cases.push(common::NumpyCase::new(
-                &fixture,
-                i,
-                &outputs,
-                &env,
-                src.clone(),
-            ));
-        }
-    }
+    let (_, cases) = python_cases(lift::render::numpy::function);
     let compared = common::run_numpy_cases(&python, &cases).unwrap_or_else(|e| panic!("{e}"));
     assert!(compared > 1000, "only {compared} elements compared");
 }
@@ -220,29 +230,11 @@ fn numpy_renderings_of_lifted_formulas_reproduce_the_references() {
 /// (`LIFT_PYTHON=/path/to/python`; CI does not install it).
 #[test]
 fn torch_renderings_of_lifted_formulas() {
-    let mut all = String::new();
-    let mut cases = Vec::new();
-    for op in LIFTED {
-        let (k, fs, _) = lift_op(op).unwrap_or_else(|| panic!("{op} does not lift"));
-        let inst = k.instance(&BTreeMap::new()).unwrap();
-        let env = ShapeEnv::from_launch(&k.launch, &inst.sizes).unwrap();
-        let outputs: Vec<Output> = fs.iter().map(|(n, f)| Output::new(n, f.clone())).collect();
-        let src = lift::render::torch::function(&outputs, &env, "kernel").unwrap();
-        all += &format!("# ---- {op}\n{src}\n");
-        let fixture = common::fixtures()
-            .into_iter()
-            .find(|f| f.name() == *op)
-            .unwrap();
-        for i in &fixture.meta.instance {
-            cases.push(common::NumpyCase::new(
-                &fixture,
-                i,
-                &outputs,
-                &env,
-                src.clone(),
-            ));
-        }
-    }
+    let (sources, cases) = python_cases(lift::render::torch::function);
+    let all: String = sources
+        .iter()
+        .map(|(op, src)| format!("# ---- {op}\n{src}\n"))
+        .collect();
     insta::assert_snapshot!("synth_torch_renderings", all);
     if let Some(python) = common::python_with_numpy() {
         let dir = tempfile::tempdir().unwrap();
