@@ -53,3 +53,53 @@ fn exponentials_merge_and_common_factors_come_out() {
     assert_eq!(t.display(n).to_string(), "s * (x[0] + exp(x[0] + x[1]))");
     assert!(decide::decide(&t, e, n, &Options::default()).is_equal());
 }
+
+#[test]
+fn positive_constant_factor_comes_out_of_max() {
+    let mut t = Terms::new();
+    let (a, b) = (t.input("x", &[0]), t.input("x", &[1]));
+    // ln 2 · max(a·log2(e), b·log2(e))  →  max(a, b)   (base-2 exponentials' rescaling)
+    let l2e = t.float(std::f64::consts::LOG2_E);
+    let (al, bl) = (t.mul(a, l2e), t.mul(b, l2e));
+    let m = t.maxn(&[al, bl]);
+    let two = t.int(2);
+    let ln2 = t.call(Func::Log, two);
+    let e = t.mul(ln2, m);
+    let n = decide::normalize(&mut t, e).unwrap();
+    assert_eq!(t.display(n).to_string(), "max(x[0], x[1])");
+    let v = decide::decide(&t, e, n, &Options::default());
+    assert!(v.is_equal(), "{v:?}");
+    // min(3a, 3b) → 3 · min(a, b)
+    let three = t.int(3);
+    let (a3, b3) = (t.mul(three, a), t.mul(three, b));
+    let e = t.minn(&[a3, b3]);
+    let n = decide::normalize(&mut t, e).unwrap();
+    assert_eq!(t.display(n).to_string(), "3 * min(x[0], x[1])");
+    assert!(decide::decide(&t, e, n, &Options::default()).is_equal());
+}
+
+/// Wrong twin: `max(c·a, c·b) = c·max(a, b)` fails for `c < 0` (and for a factor of
+/// unknown sign), so such a factor stays inside.
+#[test]
+fn negative_or_unknown_sign_factor_stays_inside_max() {
+    let mut t = Terms::new();
+    let (a, b, s) = (t.input("x", &[0]), t.input("x", &[1]), t.param("s"));
+    let m2 = t.int(-2);
+    let (a2, b2) = (t.mul(m2, a), t.mul(m2, b));
+    let e = t.maxn(&[a2, b2]);
+    let n = decide::normalize(&mut t, e).unwrap();
+    assert!(decide::decide(&t, e, n, &Options::default()).is_equal());
+    // The pulled-out form is wrong, and decide says so.
+    let mab = t.maxn(&[a, b]);
+    let wrong = t.mul(m2, mab);
+    assert_ne!(n, wrong);
+    assert!(!decide::decide(&t, e, wrong, &Options::default()).is_equal());
+    // Unknown sign: s · a, s · b.
+    let (sa, sb) = (t.mul(s, a), t.mul(s, b));
+    let e = t.maxn(&[sa, sb]);
+    let n = decide::normalize(&mut t, e).unwrap();
+    assert!(decide::decide(&t, e, n, &Options::default()).is_equal());
+    let wrong = t.mul(s, mab);
+    assert_ne!(n, wrong);
+    assert!(!decide::decide(&t, e, wrong, &Options::default()).is_equal());
+}

@@ -968,7 +968,79 @@ impl<'t> Canon<'t> {
         }
     }
 
+    /// The positive constant factor `c · Π kᵢ^eᵢ` (`c > 0` rational, `kᵢ` among `ln 2`,
+    /// `ln 10`, `√π`) of every monomial of every operand of an extremum, when they all
+    /// have the same one and it is not 1. `max(f·a, f·b) = f·max(a, b)` holds for
+    /// `f > 0` only: a factor of negative or unknown sign is never returned.
+    fn extremum_factor(&self, ops: &[Rc<Rf>]) -> Option<(BigRational, Vec<(AtomId, i32)>)> {
+        let mut first: Option<(BigRational, Vec<(AtomId, i32)>)> = None;
+        for op in ops {
+            if !op.d.is_one() || op.n.is_zero() {
+                return None;
+            }
+            for (m, c) in &op.n.0 {
+                let ks: Vec<(AtomId, i32)> = m
+                    .atoms
+                    .iter()
+                    .copied()
+                    .filter(|&(a, _)| {
+                        matches!(
+                            self.atoms[a as usize],
+                            Atom::Ln2 | Atom::Ln10 | Atom::SqrtPi
+                        )
+                    })
+                    .collect();
+                let f = (c.abs(), ks);
+                match &first {
+                    None => first = Some(f),
+                    Some(g) if *g == f => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+        first.filter(|(c, ks)| !(c.is_one() && ks.is_empty()))
+    }
+
     fn extremum(&mut self, ops: &[Rc<Rf>], is_max: bool) -> Result<Rf, Halt> {
+        // A positive constant factor common to the operands comes out:
+        // `max(a/ln 2, b/ln 2) = max(a, b)/ln 2` (base-2 exponentials' running maxima).
+        if let Some((c, ks)) = self.extremum_factor(ops) {
+            let scaled: Vec<Rc<Rf>> = ops
+                .iter()
+                .map(|op| {
+                    let mut v: Vec<(Mono, BigRational)> =
+                        op.n.0
+                            .iter()
+                            .map(|(m, k)| {
+                                let atoms: Vec<(AtomId, i32)> = m
+                                    .atoms
+                                    .iter()
+                                    .copied()
+                                    .filter(|x| !ks.contains(x))
+                                    .collect();
+                                (
+                                    Mono {
+                                        exp: m.exp,
+                                        atoms: atoms.into(),
+                                    },
+                                    k / &c,
+                                )
+                            })
+                            .collect();
+                    v.sort_by(|a, b| a.0.cmp(&b.0));
+                    Rc::new(Rf::poly(Poly(v)))
+                })
+                .collect();
+            let r = self.extremum(&scaled, is_max)?;
+            let f = Rf::poly(Poly::mono(
+                Mono {
+                    exp: 0,
+                    atoms: ks.into(),
+                },
+                c,
+            ));
+            return Ok(self.mul(&r, &f)?);
+        }
         let mut ids: Vec<RfId> = Vec::with_capacity(ops.len());
         let mut best: Option<BigRational> = None;
         for op in ops {
