@@ -15,6 +15,7 @@ use std::path::Path;
 const LIFTED: &[&str] = &[
     "abs",
     "add",
+    "attention",
     "attention_naive",
     "cat",
     "cos",
@@ -315,6 +316,11 @@ fn wrong_twins_show_their_bug() {
     for (bad, shows) in [
         // sum instead of mean: a reduction beside `eps` in one flattened `+`.
         ("rms_norm_bug", "x * rsqrt(sum(x^2, axis=1) + eps) * w"),
+        // the scores not scaled.
+        (
+            "attention_bug",
+            "(exp(q @ k.T) @ v) / sum(exp(q @ k.T), axis=1)",
+        ),
         // the variance divided by N - 1 at N = 8.
         (
             "layer_norm_bug",

@@ -144,6 +144,21 @@ pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option
     search(s.terms, s.env, shape, list, &mut s.fallback.banks, deadline).0
 }
 
+/// Top-down over the whole output list normalised at once (exp factors pulled out), with
+/// no further normalisation below: for outputs whose stalls deeper down do not resolve.
+pub(super) fn whole_output(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+    let norm: Option<Vec<TermId>> = list
+        .iter()
+        .map(|&t| decide::normalize_with(s.terms, t, false))
+        .collect();
+    let norm = norm.filter(|n| n.as_slice() != list)?;
+    let was = s.fallback.normalising;
+    s.fallback.normalising = true;
+    let r = s.build(shape, &norm);
+    s.fallback.normalising = was;
+    r.ok()
+}
+
 /// Enumerates for `list`; returns the proved formula (if any) and the number of
 /// proposals (fingerprint matches) that `decide` did not prove.
 pub(super) fn search(

@@ -142,6 +142,23 @@ pub fn lift_with(
                 }
             }
         }
+        if built.is_err() {
+            // Last: the whole output normalised at once (online rescalings cancel only
+            // when a quotient's numerator and denominator are normalised together), with
+            // a budget of its own.
+            s.deadline = Instant::now() + opts.time_budget;
+            s.timed_out = false;
+            s.memo.clear();
+            s.budget = 20_000;
+            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems) {
+                built = Ok(f);
+            }
+            tracing::debug!(
+                "synth {}: whole output normalised {:?}",
+                t.name,
+                start.elapsed()
+            );
+        }
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
         match built {
