@@ -123,6 +123,17 @@ pub fn lift_with(
             start.elapsed(),
             if built.is_ok() { "lifted" } else { "stalled" }
         );
+        // A first pass that took long to fail has big terms, where retrying at every
+        // stalled sub-list costs most: normalise the whole output first there.
+        let mut whole_tried = false;
+        if built.is_err() && start.elapsed() > Duration::from_secs(1) {
+            whole_tried = true;
+            s.memo.clear();
+            s.budget = 20_000;
+            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems) {
+                built = Ok(f);
+            }
+        }
         if built.is_err() && !s.fallback.enabled() && !s.timed_out {
             // Again where top-down stalls: first normalising the stalled terms only,
             // then enumerating too (the semantic fallback).
@@ -142,7 +153,7 @@ pub fn lift_with(
                 }
             }
         }
-        if built.is_err() {
+        if built.is_err() && !whole_tried {
             // Last: the whole output normalised at once (online rescalings cancel only
             // when a quotient's numerator and denominator are normalised together), with
             // a budget of its own.
