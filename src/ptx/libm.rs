@@ -185,21 +185,7 @@ impl Probe {
 /// A parent `p` of `a` with `a` as `#`, constants by value and other operands as `?`
 /// (operands sorted, as n-ary nodes sort by id, which differs between stores).
 fn parent_shape(terms: &Terms, p: TermId, a: TermId) -> String {
-    let kind = match terms.node(p) {
-        Node::Add(_) => "add".to_string(),
-        Node::Mul(_) => "mul".to_string(),
-        Node::Pow(_, k) => format!("pow{k}"),
-        Node::Call(f, _) => format!("{f:?}"),
-        Node::Max(_) => "max".into(),
-        Node::Min(_) => "min".into(),
-        Node::Cmp(op, _, _) => format!("{op:?}"),
-        Node::Not(_) => "not".into(),
-        Node::And(_) => "and".into(),
-        Node::Or(_) => "or".into(),
-        Node::Select(..) => "select".into(),
-        Node::Opaque(op, _) => op.to_string(),
-        _ => "leaf".into(),
-    };
+    let kind = terms.node(p).op_name();
     let ordered = matches!(
         terms.node(p),
         Node::Cmp(..) | Node::Select(..) | Node::Opaque(..)

@@ -856,13 +856,10 @@ impl<'a> Synth<'a> {
     /// its root operator with its children's root operators (`mul[c, max]`).
     fn role_key(&mut self, t: TermId) -> (u64, String) {
         let node = self.terms.node(t);
-        let mut sig = root_name(node);
+        let mut sig = node.op_name();
         let kids = self.terms.children(t);
         if !kids.is_empty() {
-            let mut ks: Vec<String> = kids
-                .iter()
-                .map(|&c| root_name(self.terms.node(c)))
-                .collect();
+            let mut ks: Vec<String> = kids.iter().map(|&c| self.terms.node(c).op_name()).collect();
             ks.sort();
             sig = format!("{sig}[{}]", ks.join(","));
         }
@@ -1102,27 +1099,6 @@ fn input_leaf_ids(terms: &Terms, t: TermId) -> BTreeSet<TermId> {
         }
     }
     out
-}
-
-/// The root operator of a node, as a short name (`in`, `c`, `mul`, `pow-1`, `Exp`).
-fn root_name(n: &Node) -> String {
-    match n {
-        Node::Input { .. } => "in".into(),
-        Node::Param(p) => format!("p:{p}"),
-        Node::Const(_) | Node::Inf { .. } | Node::NaN => "c".into(),
-        Node::Add(_) => "add".into(),
-        Node::Mul(_) => "mul".into(),
-        Node::Pow(_, k) => format!("pow{k}"),
-        Node::Call(f, _) => format!("{f:?}"),
-        Node::Max(_) => "max".into(),
-        Node::Min(_) => "min".into(),
-        Node::Cmp(op, _, _) => format!("{op:?}"),
-        Node::Not(_) => "not".into(),
-        Node::And(_) => "and".into(),
-        Node::Or(_) => "or".into(),
-        Node::Select(..) => "select".into(),
-        Node::Opaque(op, _) => format!("opaque:{op}"),
-    }
 }
 
 fn nary(n: &Node) -> Option<&[TermId]> {

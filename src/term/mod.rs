@@ -147,6 +147,31 @@ pub enum Node {
 ///
 /// Children always have smaller ids than their parents (nodes are created bottom-up),
 /// which [`Terms::eval`] relies on to evaluate without recursion.
+impl Node {
+    /// The node's root operator as a short name, its children left out: `in`, `p:eps`,
+    /// `c` (any constant), `add`, `mul`, `pow-1`, `Exp`, `Lt`, `select`, or an opaque
+    /// node's PTX opcode. Passes that compare shapes of terms key on it.
+    pub fn op_name(&self) -> String {
+        match self {
+            Node::Input { .. } => "in".into(),
+            Node::Param(p) => format!("p:{p}"),
+            Node::Const(_) | Node::Inf { .. } | Node::NaN => "c".into(),
+            Node::Add(_) => "add".into(),
+            Node::Mul(_) => "mul".into(),
+            Node::Pow(_, k) => format!("pow{k}"),
+            Node::Call(f, _) => format!("{f:?}"),
+            Node::Max(_) => "max".into(),
+            Node::Min(_) => "min".into(),
+            Node::Cmp(op, _, _) => format!("{op:?}"),
+            Node::Not(_) => "not".into(),
+            Node::And(_) => "and".into(),
+            Node::Or(_) => "or".into(),
+            Node::Select(..) => "select".into(),
+            Node::Opaque(op, _) => format!("opaque:{op}"),
+        }
+    }
+}
+
 #[derive(Default, Clone)]
 pub struct Terms {
     nodes: Vec<Node>,
