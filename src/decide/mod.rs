@@ -18,7 +18,7 @@ mod canon;
 mod normalize;
 mod poly;
 
-pub use normalize::{normalize, normalize_with};
+pub use normalize::{normalize, normalize_all, normalize_with};
 
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use canon::{known_value, Canon, Dag, Halt};

@@ -15,6 +15,8 @@ use super::poly::{Mono, Poly};
 use crate::term::{Func, TermId, Terms};
 use num_rational::BigRational;
 use num_traits::{One, Signed};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// An owned expression, built from a canonical form before the term store is written.
 enum Expr {
@@ -27,6 +29,9 @@ enum Expr {
     Sum(Vec<Expr>),
     Prod(Vec<Expr>),
     Pow(Box<Expr>, i32),
+    /// A canonical atom, built once however often it occurs (`exp(x_j - max(x))` for
+    /// every `j` shares the `max`).
+    Atom(u32),
 }
 
 /// `t` rebuilt from its canonical form; `None` when it has none (a `select` whose
@@ -38,33 +43,86 @@ pub fn normalize(terms: &mut Terms, t: TermId) -> Option<TermId> {
 /// [`normalize`]; with `keep_exp`, the exponential factor common to a sum's monomials
 /// stays in each of them (`Σ exp(x_j - m)`, not `exp(-m)·Σ exp(x_j)`).
 pub fn normalize_with(terms: &mut Terms, t: TermId, keep_exp: bool) -> Option<TermId> {
-    let expr = {
-        let dag = Dag::new(terms, &[t]);
-        if dag.has_inf_nan {
-            return None;
-        }
-        let mut canon = Canon::new(terms, &dag, 20_000);
-        let rf = canon.convert(t).ok()?;
-        Rebuild {
-            canon: &canon,
-            keep_exp,
-        }
-        .rf(&rf)
-    };
-    Some(build(terms, &expr))
+    normalize_all(terms, &[t], keep_exp)[0]
 }
 
-fn build(terms: &mut Terms, e: &Expr) -> TermId {
+/// [`normalize_with`] for each of `roots`, with one canonical-form cache for all of
+/// them: the sub-terms the elements of an output share (a row's max and sum) are
+/// converted and rebuilt once.
+pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
+    let (exprs, atoms) = {
+        let mut canon: Option<Canon> = None;
+        let mut rfs = Vec::with_capacity(roots.len());
+        for &t in roots {
+            let dag = Dag::new(terms, &[t]);
+            if dag.has_inf_nan {
+                rfs.push(None);
+                continue;
+            }
+            let canon = match &mut canon {
+                Some(c) => {
+                    c.next_pair(&dag);
+                    c
+                }
+                None => canon.insert(Canon::new(terms, &dag, 20_000)),
+            };
+            rfs.push(canon.convert(t).ok());
+        }
+        let Some(canon) = canon else {
+            return vec![None; roots.len()];
+        };
+        let rebuild = Rebuild {
+            canon: &canon,
+            keep_exp,
+            used: RefCell::new(Vec::new()),
+        };
+        let exprs: Vec<Option<Expr>> = rfs
+            .iter()
+            .map(|rf| rf.as_ref().map(|rf| rebuild.rf(rf)))
+            .collect();
+        // Every atom reachable from the expressions, each rebuilt once.
+        let mut atoms: HashMap<u32, Expr> = HashMap::new();
+        loop {
+            let next = rebuild.used.borrow_mut().pop();
+            let Some(a) = next else { break };
+            if !atoms.contains_key(&a) {
+                let e = rebuild.atom_expr(a);
+                atoms.insert(a, e);
+            }
+        }
+        (exprs, atoms)
+    };
+    let mut built = HashMap::new();
+    exprs
+        .iter()
+        .map(|e| e.as_ref().map(|e| build(terms, e, &atoms, &mut built)))
+        .collect()
+}
+
+fn build(
+    terms: &mut Terms,
+    e: &Expr,
+    atoms: &HashMap<u32, Expr>,
+    built: &mut HashMap<u32, TermId>,
+) -> TermId {
     match e {
+        Expr::Atom(a) => {
+            if let Some(&t) = built.get(a) {
+                return t;
+            }
+            let t = build(terms, &atoms[a], atoms, built);
+            built.insert(*a, t);
+            t
+        }
         Expr::Term(t) => *t,
         Expr::Const(c) => terms.constant(c.clone()),
         Expr::Float(v) => terms.float(*v),
         Expr::Call(f, a) => {
-            let a = build(terms, a);
+            let a = build(terms, a, atoms, built);
             terms.call(*f, a)
         }
         Expr::Max(v) | Expr::Min(v) | Expr::Sum(v) | Expr::Prod(v) => {
-            let ops: Vec<TermId> = v.iter().map(|x| build(terms, x)).collect();
+            let ops: Vec<TermId> = v.iter().map(|x| build(terms, x, atoms, built)).collect();
             match e {
                 Expr::Max(_) => terms.maxn(&ops),
                 Expr::Min(_) => terms.minn(&ops),
@@ -73,7 +131,7 @@ fn build(terms: &mut Terms, e: &Expr) -> TermId {
             }
         }
         Expr::Pow(a, k) => {
-            let a = build(terms, a);
+            let a = build(terms, a, atoms, built);
             terms.powi(a, *k)
         }
     }
@@ -82,6 +140,8 @@ fn build(terms: &mut Terms, e: &Expr) -> TermId {
 struct Rebuild<'a, 't> {
     canon: &'a Canon<'t>,
     keep_exp: bool,
+    /// Atoms referred to by the expressions built so far (a worklist).
+    used: RefCell<Vec<u32>>,
 }
 
 impl Rebuild<'_, '_> {
@@ -95,6 +155,11 @@ impl Rebuild<'_, '_> {
     }
 
     fn atom(&self, a: u32) -> Expr {
+        self.used.borrow_mut().push(a);
+        Expr::Atom(a)
+    }
+
+    fn atom_expr(&self, a: u32) -> Expr {
         match &self.canon.atoms[a as usize] {
             Atom::Leaf(t) => Expr::Term(*t),
             Atom::Ln2 => Expr::Call(

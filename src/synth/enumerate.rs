@@ -67,9 +67,6 @@ impl Fallback {
     pub(super) fn enable(&mut self) {
         self.deadline = Some(Instant::now() + self.budget);
     }
-    pub(super) fn enabled(&self) -> bool {
-        self.deadline.is_some()
-    }
 }
 
 /// The hook: a formula for `list` (shape `shape`, or broadcastable to it) where top-down
@@ -83,24 +80,19 @@ pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option
         // The exponential factor kept inside sums first (`Σ exp(x_j - m)`), then pulled
         // out (`exp(-m)·Σ exp(x_j)`).
         for keep_exp in [true, false] {
-            let mut norm = Some(Vec::with_capacity(list.len()));
-            for &t in list {
-                let n = match s.fallback.normalised.get(&(t, keep_exp)) {
-                    Some(&n) => n,
-                    None => {
-                        let n = decide::normalize_with(s.terms, t, keep_exp);
-                        s.fallback.normalised.insert((t, keep_exp), n);
-                        n
-                    }
-                };
-                match (n, norm.as_mut()) {
-                    (Some(n), Some(v)) => v.push(n),
-                    _ => {
-                        norm = None;
-                        break;
-                    }
-                }
+            let missing: Vec<TermId> = list
+                .iter()
+                .copied()
+                .filter(|&t| !s.fallback.normalised.contains_key(&(t, keep_exp)))
+                .collect();
+            let normal = decide::normalize_all(s.terms, &missing, keep_exp);
+            for (t, n) in missing.into_iter().zip(normal) {
+                s.fallback.normalised.insert((t, keep_exp), n);
             }
+            let norm: Option<Vec<TermId>> = list
+                .iter()
+                .map(|&t| s.fallback.normalised[&(t, keep_exp)])
+                .collect();
             if let Some(norm) = norm.filter(|n| n.as_slice() != list) {
                 s.fallback.normalising = true;
                 let r = s.build(shape, &norm);
@@ -144,19 +136,66 @@ pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option
     search(s.terms, s.env, shape, list, &mut s.fallback.banks, deadline).0
 }
 
-/// Top-down over the whole output list normalised at once (exp factors pulled out), with
-/// no further normalisation below: for outputs whose stalls deeper down do not resolve.
-pub(super) fn whole_output(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option<Formula> {
-    let norm: Option<Vec<TermId>> = list
-        .iter()
-        .map(|&t| decide::normalize_with(s.terms, t, false))
-        .collect();
+/// Top-down over the whole output list normalised at once, with no further
+/// normalisation below: for outputs whose stalls deeper down do not resolve. With
+/// `by_factor`, each factor of an element's root product is normalised on its own with
+/// the exponential factor kept inside sums, so a quotient keeps the `exp(-m)` its
+/// numerator and denominator share (`Σ exp(x_j - m)·v_j / Σ exp(x_j - m)`, flash
+/// attention's rescalings merged); without, the element is normalised whole and that
+/// factor cancels.
+pub(super) fn whole_output(
+    s: &mut Synth,
+    shape: &[usize],
+    list: &[TermId],
+    by_factor: bool,
+) -> Option<Formula> {
+    let norm = if by_factor {
+        normalize_factors(s.terms, list)
+    } else {
+        decide::normalize_all(s.terms, list, false)
+            .into_iter()
+            .collect()
+    };
     let norm = norm.filter(|n| n.as_slice() != list)?;
     let was = s.fallback.normalising;
     s.fallback.normalising = true;
     let r = s.build(shape, &norm);
     s.fallback.normalising = was;
     r.ok()
+}
+
+/// Each of `list` with every factor of its root product (or the base of its root power)
+/// normalised on its own, the exponential factor kept inside sums.
+fn normalize_factors(terms: &mut Terms, list: &[TermId]) -> Option<Vec<TermId>> {
+    // Each element as factors (base, exponent).
+    let factored: Vec<Vec<(TermId, i32)>> = list
+        .iter()
+        .map(|&t| {
+            let factors = match terms.node(t) {
+                Node::Mul(ops) => ops.to_vec(),
+                _ => vec![t],
+            };
+            factors
+                .into_iter()
+                .map(|f| match *terms.node(f) {
+                    Node::Pow(a, k) => (a, k),
+                    _ => (f, 1),
+                })
+                .collect()
+        })
+        .collect();
+    let bases: Vec<TermId> = factored.iter().flatten().map(|&(b, _)| b).collect();
+    let mut normal = decide::normalize_all(terms, &bases, true).into_iter();
+    let mut out = Vec::with_capacity(list.len());
+    for factors in &factored {
+        let mut ops = Vec::with_capacity(factors.len());
+        for &(_, k) in factors {
+            let b = normal.next()??;
+            ops.push(terms.powi(b, k));
+        }
+        out.push(terms.product(&ops));
+    }
+    Some(out)
 }
 
 /// Enumerates for `list`; returns the proved formula (if any) and the number of

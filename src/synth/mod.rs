@@ -30,6 +30,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 mod enumerate;
+mod leaves;
 mod report;
 
 /// How hard synthesis tries.
@@ -123,20 +124,20 @@ pub fn lift_with(
             start.elapsed(),
             if built.is_ok() { "lifted" } else { "stalled" }
         );
-        // A first pass that took long to fail has big terms, where retrying at every
-        // stalled sub-list costs most: normalise the whole output first there.
-        let mut whole_tried = false;
-        if built.is_err() && start.elapsed() > Duration::from_secs(1) {
-            whole_tried = true;
+        // Where top-down stalls, each stage below runs only if those before it failed:
+        // (1) the whole output normalised factor by factor (merges online rescalings
+        // and keeps the max subtraction); (2) top-down again, normalising the stalled
+        // sub-terms only, then (3) enumerating there too; (4) the whole output
+        // normalised at once, with a budget of its own.
+        if built.is_err() {
             s.memo.clear();
             s.budget = 20_000;
-            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems) {
+            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, true) {
                 built = Ok(f);
             }
+            tracing::debug!("synth {}: by factor {:?}", t.name, start.elapsed());
         }
-        if built.is_err() && !s.fallback.enabled() && !s.timed_out {
-            // Again where top-down stalls: first normalising the stalled terms only,
-            // then enumerating too (the semantic fallback).
+        if built.is_err() && !s.timed_out {
             s.fallback.enable();
             for enumerate in [false, true] {
                 s.fallback.enumerate = enumerate;
@@ -153,15 +154,12 @@ pub fn lift_with(
                 }
             }
         }
-        if built.is_err() && !whole_tried {
-            // Last: the whole output normalised at once (online rescalings cancel only
-            // when a quotient's numerator and denominator are normalised together), with
-            // a budget of its own.
+        if built.is_err() {
             s.deadline = Instant::now() + opts.time_budget;
             s.timed_out = false;
             s.memo.clear();
             s.budget = 20_000;
-            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems) {
+            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, false) {
                 built = Ok(f);
             }
             tracing::debug!(
@@ -343,6 +341,7 @@ struct Synth<'a> {
     /// Input tensors below each term, as a bit set over `tensor_ids`.
     tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
     tensor_ids: Vec<String>,
+    leaf_sets: leaves::LeafSets,
     /// Candidates already instantiated (inputs, transposes, slices, products).
     instances: HashMap<Formula, Option<std::rc::Rc<Vec<TermId>>>>,
 }
@@ -359,6 +358,7 @@ impl<'a> Synth<'a> {
             timed_out: false,
             tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
+            leaf_sets: Default::default(),
             instances: HashMap::new(),
         }
     }
@@ -1007,20 +1007,24 @@ impl<'a> Synth<'a> {
     }
 
     /// Operands sorted by the input elements not shared by all of them (then by id).
-    fn order_operands(&self, ops: &[TermId]) -> Vec<TermId> {
-        // Leaves as term ids (cheap sets); only the differing ones become sort keys.
-        let leaves: Vec<BTreeSet<TermId>> =
-            ops.iter().map(|&o| input_leaf_ids(self.terms, o)).collect();
-        let common: BTreeSet<TermId> = leaves.iter().skip(1).fold(leaves[0].clone(), |acc, s| {
-            acc.intersection(s).copied().collect()
-        });
+    fn order_operands(&mut self, ops: &[TermId]) -> Vec<TermId> {
+        let sets: Vec<leaves::Bits> = ops
+            .iter()
+            .map(|&o| self.leaf_sets.of(self.terms, o))
+            .collect();
+        let common = sets
+            .iter()
+            .skip(1)
+            .fold(sets[0].to_vec(), |acc, s| leaves::intersect(&acc, s));
         let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = ops
             .iter()
-            .zip(&leaves)
+            .zip(&sets)
             .map(|(&o, l)| {
-                let mut key: Vec<(&str, &[i64])> = l
-                    .difference(&common)
-                    .filter_map(|&t| match self.terms.node(t) {
+                let mut key: Vec<(&str, &[i64])> = self
+                    .leaf_sets
+                    .terms_of(&leaves::minus(l, &common))
+                    .into_iter()
+                    .filter_map(|t| match self.terms.node(t) {
                         Node::Input { tensor, index } => Some((&**tensor, &**index)),
                         _ => None,
                     })
@@ -1080,25 +1084,6 @@ impl<'a> Synth<'a> {
             .all(|w| w[0].0 != w[1].0)
             .then(|| keyed.into_iter().map(|(_, o)| o).collect())
     }
-}
-
-/// The input elements below `t`, as their terms.
-fn input_leaf_ids(terms: &Terms, t: TermId) -> BTreeSet<TermId> {
-    let mut out = BTreeSet::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut stack = vec![t];
-    while let Some(t) = stack.pop() {
-        if !seen.insert(t) {
-            continue;
-        }
-        match terms.node(t) {
-            Node::Input { .. } => {
-                out.insert(t);
-            }
-            _ => terms.for_each_child(t, |c| stack.push(c)),
-        }
-    }
-    out
 }
 
 fn nary(n: &Node) -> Option<&[TermId]> {
@@ -1302,7 +1287,20 @@ pub fn tidy(f: Formula) -> Formula {
             keepdim,
             arg,
         } => F::reduce(op, tidy(*arg), axis, keepdim),
-        F::MatMul(a, b) => F::MatMul(Box::new(tidy(*a)), Box::new(tidy(*b))),
+        // `(c * a) @ b` and `a @ (c * b)` → `c * (a @ b)` for a scalar `c`: the scale
+        // outside, as in `scale * (q @ k.T)`.
+        F::MatMul(a, b) => {
+            let (a, b) = (tidy(*a), tidy(*b));
+            match (a, b) {
+                (F::Binary(BinaryOp::Mul, c, a), b) if is_scalar(&c) => {
+                    F::binary(BinaryOp::Mul, *c, F::MatMul(a, Box::new(b)))
+                }
+                (a, F::Binary(BinaryOp::Mul, c, b)) if is_scalar(&c) => {
+                    F::binary(BinaryOp::Mul, *c, F::MatMul(Box::new(a), b))
+                }
+                (a, b) => F::MatMul(Box::new(a), Box::new(b)),
+            }
+        }
         F::Transpose(a) => F::Transpose(Box::new(tidy(*a))),
         F::Cat { axis, args } => F::cat(args.into_iter().map(tidy).collect(), axis),
         F::Slice {
@@ -1326,6 +1324,11 @@ fn over_log2_e(f: &Formula) -> Option<f64> {
     let c = c.to_f64()?;
     let q = (c / std::f64::consts::LOG2_E) as f32 as f64;
     (q != 0.0 && ((q * std::f64::consts::LOG2_E - c) / c).abs() < 1e-6).then_some(q)
+}
+
+/// A 0-d formula: a scalar parameter or a constant.
+fn is_scalar(f: &Formula) -> bool {
+    matches!(f, Formula::Scalar(_) | Formula::Const(_))
 }
 
 fn is_one(f: &Formula) -> bool {
