@@ -235,6 +235,21 @@ fn match_known(c: &BigRational) -> Option<KnownMatch> {
 /// The exact f64 value of a constant that stands for a known constant (see
 /// [`KnownMatch`]).
 pub(crate) fn known_value(c: &BigRational) -> Option<f64> {
+    // Memoised per thread: every pair decided reads the kernel's constants again, and
+    // matching one tries some forty scalings.
+    thread_local! {
+        static MEMO: std::cell::RefCell<FxHashMap<BigRational, Option<f64>>> =
+            Default::default();
+    }
+    if let Some(v) = MEMO.with(|m| m.borrow().get(c).copied()) {
+        return v;
+    }
+    let v = known_value_uncached(c);
+    MEMO.with(|m| m.borrow_mut().insert(c.clone(), v));
+    v
+}
+
+fn known_value_uncached(c: &BigRational) -> Option<f64> {
     let m = match_known(c)?;
     let k = if m.inverse { 1.0 / m.value } else { m.value };
     let factor = known_value(&m.factor).or_else(|| m.factor.to_f64())?;

@@ -11,7 +11,7 @@
 //! This is the one function of `decide` that writes to the term store.
 
 use super::canon::{Atom, Canon, Dag, Rf};
-use super::poly::{Mono, Poly};
+use super::poly::{ExpId, Mono, Poly};
 use crate::term::{Func, TermId, Terms};
 use num_rational::BigRational;
 use num_traits::{One, Signed};
@@ -32,6 +32,8 @@ enum Expr {
     /// A canonical atom, built once however often it occurs (`exp(x_j - max(x))` for
     /// every `j` shares the `max`).
     Atom(u32),
+    /// `exp(q)` for the exponent `q` interned as this id, likewise built once.
+    Exp(ExpId),
 }
 
 /// `t` rebuilt from its canonical form; `None` when it has none (a `select` whose
@@ -46,83 +48,129 @@ pub fn normalize_with(terms: &mut Terms, t: TermId, keep_exp: bool) -> Option<Te
     normalize_all(terms, &[t], keep_exp)[0]
 }
 
-/// [`normalize_with`] for each of `roots`, with one canonical-form cache for all of
-/// them: the sub-terms the elements of an output share (a row's max and sum) are
-/// converted and rebuilt once.
+/// Roots per chunk of [`normalize_all`]: fixed, so that the terms built do not depend
+/// on the thread count; large, so that a chunk spans whole rows (flash attention's
+/// 16×16 output, two factors each, is 4 chunks: measured faster than 16 or 512).
+const CHUNK: usize = 128;
+
+/// [`normalize_with`] for each of `roots`. Roots are converted in chunks (in parallel),
+/// each chunk with one canonical-form cache: the sub-terms neighbouring elements share
+/// (a row's max and sum) are converted and rebuilt once per chunk.
 pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
-    let (exprs, atoms) = {
-        let mut canon: Option<Canon> = None;
-        let mut rfs = Vec::with_capacity(roots.len());
-        for &t in roots {
-            let dag = Dag::new(terms, &[t]);
-            if dag.has_inf_nan {
-                rfs.push(None);
-                continue;
-            }
-            let canon = match &mut canon {
-                Some(c) => {
-                    c.next_pair(&dag);
-                    c
-                }
-                None => canon.insert(Canon::new(terms, &dag, 20_000)),
-            };
-            rfs.push(canon.convert(t).ok());
-        }
-        let Some(canon) = canon else {
-            return vec![None; roots.len()];
-        };
-        let rebuild = Rebuild {
-            canon: &canon,
-            keep_exp,
-            used: RefCell::new(Vec::new()),
-        };
-        let exprs: Vec<Option<Expr>> = rfs
-            .iter()
-            .map(|rf| rf.as_ref().map(|rf| rebuild.rf(rf)))
-            .collect();
-        // Every atom reachable from the expressions, each rebuilt once.
-        let mut atoms: HashMap<u32, Expr> = HashMap::new();
-        loop {
-            let next = rebuild.used.borrow_mut().pop();
-            let Some(a) = next else { break };
-            if !atoms.contains_key(&a) {
-                let e = rebuild.atom_expr(a);
-                atoms.insert(a, e);
-            }
-        }
-        (exprs, atoms)
+    use rayon::prelude::*;
+    let chunks: Vec<(Vec<Option<Expr>>, Shared)> = {
+        let terms: &Terms = terms;
+        roots
+            .par_chunks(CHUNK)
+            .map(|chunk| convert_chunk(terms, chunk, keep_exp))
+            .collect()
     };
-    let mut built = HashMap::new();
-    exprs
-        .iter()
-        .map(|e| e.as_ref().map(|e| build(terms, e, &atoms, &mut built)))
-        .collect()
+    let mut out = Vec::with_capacity(roots.len());
+    for (exprs, shared) in &chunks {
+        let mut built = Built::default();
+        for e in exprs {
+            out.push(e.as_ref().map(|e| build(terms, e, shared, &mut built)));
+        }
+    }
+    out
 }
 
-fn build(
-    terms: &mut Terms,
-    e: &Expr,
-    atoms: &HashMap<u32, Expr>,
-    built: &mut HashMap<u32, TermId>,
-) -> TermId {
+/// The expressions of `roots`' canonical forms, with the atoms and exponentials they
+/// refer to.
+fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exp: bool) -> (Vec<Option<Expr>>, Shared) {
+    let mut canon: Option<Canon> = None;
+    let mut rfs = Vec::with_capacity(roots.len());
+    for &t in roots {
+        let dag = Dag::new(terms, &[t]);
+        if dag.has_inf_nan {
+            rfs.push(None);
+            continue;
+        }
+        let canon = match &mut canon {
+            Some(c) => {
+                c.next_pair(&dag);
+                c
+            }
+            None => canon.insert(Canon::new(terms, &dag, 20_000)),
+        };
+        rfs.push(canon.convert(t).ok());
+    }
+    let Some(canon) = canon else {
+        return (roots.iter().map(|_| None).collect(), Shared::default());
+    };
+    let rebuild = Rebuild {
+        canon: &canon,
+        keep_exp,
+        used: RefCell::new(Vec::new()),
+        used_exps: RefCell::new(Vec::new()),
+    };
+    let exprs: Vec<Option<Expr>> = rfs
+        .iter()
+        .map(|rf| rf.as_ref().map(|rf| rebuild.rf(rf)))
+        .collect();
+    // Every atom and exponential reachable from the expressions, each rebuilt once.
+    let mut shared = Shared::default();
+    loop {
+        let next = rebuild.used.borrow_mut().pop();
+        if let Some(a) = next {
+            if !shared.atoms.contains_key(&a) {
+                let e = rebuild.atom_expr(a);
+                shared.atoms.insert(a, e);
+            }
+            continue;
+        }
+        let next = rebuild.used_exps.borrow_mut().pop();
+        let Some(x) = next else { break };
+        if !shared.exps.contains_key(&x) {
+            let q = rebuild.poly(rebuild.canon.alg.exp_poly(x));
+            shared.exps.insert(x, Expr::Call(Func::Exp, Box::new(q)));
+        }
+    }
+    (exprs, shared)
+}
+
+/// The expressions of the atoms and exponentials that [`Expr::Atom`] and [`Expr::Exp`]
+/// refer to.
+#[derive(Default)]
+struct Shared {
+    atoms: HashMap<u32, Expr>,
+    exps: HashMap<ExpId, Expr>,
+}
+
+/// Their terms, once built.
+#[derive(Default)]
+struct Built {
+    atoms: HashMap<u32, TermId>,
+    exps: HashMap<ExpId, TermId>,
+}
+
+fn build(terms: &mut Terms, e: &Expr, shared: &Shared, built: &mut Built) -> TermId {
     match e {
         Expr::Atom(a) => {
-            if let Some(&t) = built.get(a) {
+            if let Some(&t) = built.atoms.get(a) {
                 return t;
             }
-            let t = build(terms, &atoms[a], atoms, built);
-            built.insert(*a, t);
+            let t = build(terms, &shared.atoms[a], shared, built);
+            built.atoms.insert(*a, t);
+            t
+        }
+        Expr::Exp(x) => {
+            if let Some(&t) = built.exps.get(x) {
+                return t;
+            }
+            let t = build(terms, &shared.exps[x], shared, built);
+            built.exps.insert(*x, t);
             t
         }
         Expr::Term(t) => *t,
         Expr::Const(c) => terms.constant(c.clone()),
         Expr::Float(v) => terms.float(*v),
         Expr::Call(f, a) => {
-            let a = build(terms, a, atoms, built);
+            let a = build(terms, a, shared, built);
             terms.call(*f, a)
         }
         Expr::Max(v) | Expr::Min(v) | Expr::Sum(v) | Expr::Prod(v) => {
-            let ops: Vec<TermId> = v.iter().map(|x| build(terms, x, atoms, built)).collect();
+            let ops: Vec<TermId> = v.iter().map(|x| build(terms, x, shared, built)).collect();
             match e {
                 Expr::Max(_) => terms.maxn(&ops),
                 Expr::Min(_) => terms.minn(&ops),
@@ -131,7 +179,7 @@ fn build(
             }
         }
         Expr::Pow(a, k) => {
-            let a = build(terms, a, atoms, built);
+            let a = build(terms, a, shared, built);
             terms.powi(a, *k)
         }
     }
@@ -140,8 +188,9 @@ fn build(
 struct Rebuild<'a, 't> {
     canon: &'a Canon<'t>,
     keep_exp: bool,
-    /// Atoms referred to by the expressions built so far (a worklist).
+    /// Atoms and exponentials referred to by the expressions built so far (worklists).
     used: RefCell<Vec<u32>>,
+    used_exps: RefCell<Vec<ExpId>>,
 }
 
 impl Rebuild<'_, '_> {
@@ -191,13 +240,17 @@ impl Rebuild<'_, '_> {
             f.push(Expr::Const(c.clone()));
         }
         if m.exp != 0 {
-            let q = self.canon.alg.exp_poly(m.exp);
-            let q = match skip_exp {
-                Some(s) => q.add(&s.neg()),
-                None => q.clone(),
-            };
-            if !q.is_zero() {
-                f.push(Expr::Call(Func::Exp, Box::new(self.poly(&q))));
+            match skip_exp {
+                Some(s) => {
+                    let q = self.canon.alg.exp_poly(m.exp).add(&s.neg());
+                    if !q.is_zero() {
+                        f.push(Expr::Call(Func::Exp, Box::new(self.poly(&q))));
+                    }
+                }
+                None => {
+                    self.used_exps.borrow_mut().push(m.exp);
+                    f.push(Expr::Exp(m.exp));
+                }
             }
         }
         for &(a, e) in m.atoms.iter() {

@@ -442,6 +442,38 @@ impl Formula {
     pub fn minimum(self, b: Formula) -> Formula {
         Formula::binary(BinaryOp::Min, self, b)
     }
+    /// The same values with a unit axis inserted at `axis` of the result (NumPy's
+    /// `expand_dims`), pushed down to the reduction that removed that axis: a row
+    /// statistic `rsqrt(mean(v, axis=1) + eps)` becomes its keepdim form. `None` where
+    /// that takes an operator this does not rewrite.
+    pub fn with_unit_axis(&self, axis: usize, env: &ShapeEnv) -> Option<Formula> {
+        let rank = self.shape(env).ok()?.len();
+        // An operand of rank `r` broadcast into this result: aligned to its trailing
+        // axes, so the new axis falls into it only past the leading ones it lacks.
+        let operand = |f: &Formula| -> Option<Formula> {
+            let r = f.shape(env).ok()?.len();
+            if axis + r < rank {
+                Some(f.clone())
+            } else {
+                f.with_unit_axis(axis + r - rank, env)
+            }
+        };
+        Some(match self {
+            Formula::Scalar(_) | Formula::Const(_) => self.clone(),
+            Formula::Reduce {
+                op,
+                axis: a,
+                keepdim: false,
+                arg,
+            } if *a == axis => Formula::reduce(*op, (**arg).clone(), *a, true),
+            Formula::Unary(op, a) => Formula::unary(*op, operand(a)?),
+            Formula::Powi(a, k) => operand(a)?.powi(*k),
+            Formula::Binary(op, a, b) => Formula::binary(*op, operand(a)?, operand(b)?),
+            Formula::Cmp(op, a, b) => Formula::cmp(*op, operand(a)?, operand(b)?),
+            Formula::Select(c, a, b) => Formula::select(operand(c)?, operand(a)?, operand(b)?),
+            _ => return None,
+        })
+    }
     pub fn powi(self, k: i32) -> Formula {
         Formula::Powi(Box::new(self), k)
     }

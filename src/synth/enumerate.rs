@@ -149,6 +149,7 @@ pub(super) fn whole_output(
     list: &[TermId],
     by_factor: bool,
 ) -> Option<Formula> {
+    let start = Instant::now();
     let norm = if by_factor {
         normalize_factors(s.terms, list)
     } else {
@@ -157,10 +158,25 @@ pub(super) fn whole_output(
             .collect()
     };
     let norm = norm.filter(|n| n.as_slice() != list)?;
+    let normalised = start.elapsed();
     let was = s.fallback.normalising;
     s.fallback.normalising = true;
     let r = s.build(shape, &norm);
     s.fallback.normalising = was;
+    tracing::debug!(
+        "whole output (by factor: {by_factor}): normalised in {normalised:?}, built in {:?}: {}",
+        start.elapsed() - normalised,
+        match &r {
+            Ok(f) => crate::render::text::expr(f),
+            Err(t) => format!(
+                "stall {}",
+                super::show(s.terms, *t)
+                    .chars()
+                    .take(400)
+                    .collect::<String>()
+            ),
+        }
+    );
     r.ok()
 }
 

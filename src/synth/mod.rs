@@ -101,6 +101,7 @@ pub fn lift_with(
     timings.execute = start.elapsed();
     let env = ShapeEnv::from_launch(&kernel.launch, &inst.sizes)?;
     let mut outputs = Vec::new();
+    let mut known = Known::new();
     for t in &spec.outputs {
         let mut lifted = Lifted {
             name: t.name.clone(),
@@ -115,7 +116,7 @@ pub fn lift_with(
             outputs.push(lifted);
             continue;
         };
-        let mut s = Synth::new(terms, &env, opts);
+        let mut s = Synth::new(terms, &env, &known, opts);
         let start = Instant::now();
         let mut built = s.build(&t.shape, &elems);
         tracing::debug!(
@@ -186,7 +187,10 @@ pub fn lift_with(
                 };
                 timings.prove += start.elapsed();
                 match proved {
-                    Ok(f) => lifted.formula = Some(f),
+                    Ok(f) => {
+                        known.insert(elems.clone(), (t.shape.clone(), f.clone()));
+                        lifted.formula = Some(f)
+                    }
                     Err((why, tidied)) => {
                         lifted.stalled = Some(format!(
                             "candidate not proved: {} = {}: {why}",
@@ -330,9 +334,15 @@ fn broadcast_to_output(f: Formula, env: &ShapeEnv, name: &str, shape: &[usize]) 
     }
 }
 
+/// The proved formula of each output lifted so far, by its element terms (with its
+/// shape): a later output that reads one (layer norm's `y` reads `mean` and `rstd`)
+/// reuses it rather than synthesising it again.
+type Known = HashMap<Vec<TermId>, (Vec<usize>, Formula)>;
+
 struct Synth<'a> {
     terms: &'a mut Terms,
     env: &'a ShapeEnv,
+    known: &'a Known,
     memo: HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>,
     budget: usize,
     fallback: enumerate::Fallback,
@@ -347,10 +357,11 @@ struct Synth<'a> {
 }
 
 impl<'a> Synth<'a> {
-    fn new(terms: &'a mut Terms, env: &'a ShapeEnv, opts: &Options) -> Synth<'a> {
+    fn new(terms: &'a mut Terms, env: &'a ShapeEnv, known: &'a Known, opts: &Options) -> Synth<'a> {
         Synth {
             terms,
             env,
+            known,
             memo: HashMap::new(),
             budget: 20_000,
             fallback: enumerate::Fallback::new(Duration::from_secs(3)),
@@ -412,6 +423,10 @@ impl<'a> Synth<'a> {
         if let Some(r) = self.memo.get(&key) {
             return r.clone();
         }
+        if let Some(f) = self.reuse(shape, list) {
+            self.memo.insert(key, Ok(f.clone()));
+            return Ok(f);
+        }
         if Instant::now() > self.deadline {
             self.timed_out = true;
         }
@@ -428,6 +443,24 @@ impl<'a> Synth<'a> {
         let r = r.or_else(|t| enumerate::stalled(self, shape, list).ok_or(t));
         self.memo.insert(key, r.clone());
         r
+    }
+
+    /// The formula of an output lifted before whose elements are `list`, with unit
+    /// axes inserted where `shape` has them and the output does not.
+    fn reuse(&self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let (kshape, f) = self.known.get(list)?;
+        if kshape == shape {
+            return Some(f.clone());
+        }
+        let squeezed: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+        if kshape.contains(&1) || *kshape != squeezed {
+            return None;
+        }
+        let mut f = f.clone();
+        for (axis, _) in shape.iter().enumerate().filter(|(_, &d)| d == 1) {
+            f = f.with_unit_axis(axis, self.env)?;
+        }
+        Some(f)
     }
 
     fn build_uncached(&mut self, shape: &[usize], list: &[TermId]) -> Result<Formula, TermId> {
