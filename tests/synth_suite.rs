@@ -319,7 +319,7 @@ fn wrong_twins_show_their_bug() {
         // the scores not scaled.
         (
             "attention_bug",
-            "(exp(q @ k.T) @ v) / sum(exp(q @ k.T), axis=1)",
+            "(exp(q @ k.T - max(q @ k.T, axis=1)) @ v) / sum(exp(q @ k.T - max(q @ k.T, axis=1)), axis=1)",
         ),
         // the variance divided by N - 1 at N = 8.
         (

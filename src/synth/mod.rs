@@ -1068,6 +1068,7 @@ impl<'a> Synth<'a> {
             .collect();
         keyed.sort();
         let distinct = keyed.windows(2).all(|w| w[0].0 != w[1].0);
+        let order: Vec<TermId> = keyed.into_iter().map(|(_, o)| o).collect();
         if !distinct {
             // Every operand reads every input element (`exp(x_j - max(x))`): the input
             // elements read outside the sub-terms common to all operands tell them apart.
@@ -1075,12 +1076,17 @@ impl<'a> Synth<'a> {
                 return order;
             }
         }
-        keyed.into_iter().map(|(_, o)| o).collect()
+        order
     }
 
     /// Operands sorted by the input elements they read outside the compound sub-terms
     /// common to all of them; `None` where those do not tell them apart.
-    fn order_by_own_leaves(&self, ops: &[TermId]) -> Option<Vec<TermId>> {
+    ///
+    /// First stopping at every common sub-term (`exp(x_j - max(x))` reads `x_j` outside
+    /// the shared max); then, where that leaves nothing apart, only at common sub-terms
+    /// that read every input element the operands read: in `exp(q_i·k_j - max_j(q_i·k_j))`
+    /// the products `q_i·k_j` are common too (the max reads them all) but tell `j` apart.
+    fn order_by_own_leaves(&mut self, ops: &[TermId]) -> Option<Vec<TermId>> {
         let subterms = |t: TermId| -> rustc_hash::FxHashSet<TermId> {
             let mut seen = rustc_hash::FxHashSet::default();
             let mut stack = vec![t];
@@ -1092,10 +1098,44 @@ impl<'a> Synth<'a> {
             seen
         };
         let sets: Vec<_> = ops.iter().map(|&o| subterms(o)).collect();
-        let common = |t: TermId| sets.iter().all(|s| s.contains(&t));
-        let mut keyed = Vec::with_capacity(ops.len());
+        let common: rustc_hash::FxHashSet<TermId> = sets[0]
+            .iter()
+            .copied()
+            .filter(|t| sets[1..].iter().all(|s| s.contains(t)))
+            .collect();
+        if let Some(order) = self.order_by_leaves_outside(ops, &common, false) {
+            return Some(order);
+        }
+        let mut union: Vec<u64> = Vec::new();
         for &o in ops {
-            let mut own: Vec<(&str, &[i64])> = Vec::new();
+            let bits = self.leaf_sets.of(self.terms, o);
+            union.resize(union.len().max(bits.len()), 0);
+            for (u, b) in union.iter_mut().zip(bits.iter()) {
+                *u |= b;
+            }
+        }
+        let covering: rustc_hash::FxHashSet<TermId> = common
+            .into_iter()
+            .filter(|&t| {
+                let bits = self.leaf_sets.of(self.terms, t);
+                leaves::minus(&union, &bits).iter().all(|&w| w == 0)
+            })
+            .collect();
+        self.order_by_leaves_outside(ops, &covering, true)
+    }
+
+    /// Operands sorted by the input elements they read outside the sub-terms `stop`
+    /// (with `less_shared`, less those every operand reads that way); `None` where
+    /// those tie.
+    fn order_by_leaves_outside(
+        &self,
+        ops: &[TermId],
+        stop: &rustc_hash::FxHashSet<TermId>,
+        less_shared: bool,
+    ) -> Option<Vec<TermId>> {
+        let mut owns = Vec::with_capacity(ops.len());
+        for &o in ops {
+            let mut own: BTreeSet<(&str, &[i64])> = BTreeSet::new();
             let mut seen = rustc_hash::FxHashSet::default();
             let mut stack = vec![o];
             while let Some(t) = stack.pop() {
@@ -1103,14 +1143,27 @@ impl<'a> Synth<'a> {
                     continue;
                 }
                 match self.terms.node(t) {
-                    Node::Input { tensor, index } => own.push((&**tensor, &**index)),
-                    _ if t != o && common(t) => {}
+                    Node::Input { tensor, index } => {
+                        own.insert((&**tensor, &**index));
+                    }
+                    _ if t != o && stop.contains(&t) => {}
                     _ => self.terms.for_each_child(t, |c| stack.push(c)),
                 }
             }
-            own.sort();
-            keyed.push((own, o));
+            owns.push(own);
         }
+        let shared: BTreeSet<(&str, &[i64])> = if less_shared {
+            owns.iter().skip(1).fold(owns[0].clone(), |acc, s| {
+                acc.intersection(s).copied().collect()
+            })
+        } else {
+            BTreeSet::new()
+        };
+        let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = owns
+            .into_iter()
+            .zip(ops)
+            .map(|(own, &o)| (own.difference(&shared).copied().collect(), o))
+            .collect();
         keyed.sort();
         keyed
             .windows(2)
