@@ -528,3 +528,41 @@ fn cat_slice_broadcast_render_in_every_form() {
     assert_eq!(j["shape"][0], 3);
     assert_eq!(render::json::expr(&cat, &e).unwrap()["op"], "cat");
 }
+
+/// A unit axis inserted into a formula reaches the reduction that removed that axis
+/// (how synthesis reuses an earlier output, `rstd[M]`, as the `[M, 1]` factor of `y`):
+/// the same elements, in the same order, under the new shape.
+#[test]
+fn unit_axes_push_down_to_the_reduction() {
+    let e = env();
+    let mut t = Terms::new();
+    let rstd = Formula::unary(
+        lift::formula::UnaryOp::Rsqrt,
+        x().mean(1, false) + Formula::scalar("eps"),
+    );
+    let kept = rstd.with_unit_axis(1, &e).expect("pushed into the mean");
+    assert_eq!(
+        render::numpy::expr(&kept, &e),
+        "1 / np.sqrt(np.mean(x, axis=1, keepdims=True) + eps)"
+    );
+    assert_eq!(kept.shape(&e).unwrap(), vec![3, 1]);
+    assert_eq!(
+        kept.instantiate(&mut t, &e).unwrap(),
+        rstd.instantiate(&mut t, &e).unwrap()
+    );
+    // Over axis 0 the new axis goes first.
+    let col = x().sum(0, false) * w();
+    let kept = col.with_unit_axis(0, &e).expect("pushed into the sum");
+    assert_eq!(kept.shape(&e).unwrap(), vec![1, 4]);
+    assert_eq!(
+        kept.instantiate(&mut t, &e).unwrap(),
+        col.instantiate(&mut t, &e).unwrap()
+    );
+    // Both operands at full rank: each takes the axis.
+    let both = x().sum(0, false) + x().max(0, false);
+    let kept = both.with_unit_axis(0, &e).expect("pushed into both");
+    assert_eq!(kept.shape(&e).unwrap(), vec![1, 4]);
+    // No reduction removed that axis: nothing to push into.
+    assert_eq!(x().sum(0, false).with_unit_axis(1, &e), None);
+    assert_eq!(w().with_unit_axis(0, &e), None);
+}

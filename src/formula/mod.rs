@@ -448,12 +448,16 @@ impl Formula {
     /// that takes an operator this does not rewrite.
     pub fn with_unit_axis(&self, axis: usize, env: &ShapeEnv) -> Option<Formula> {
         let rank = self.shape(env).ok()?.len();
-        // An operand of rank `r` broadcast into this result: aligned to its trailing
-        // axes, so the new axis falls into it only past the leading ones it lacks.
+        // An operand of rank `r` broadcasts against the result's last `r` axes: it
+        // stays as it is where the new axis comes before them, else takes the axis
+        // itself. Some operand must carry the new axis (checked at the end).
         let operand = |f: &Formula| -> Option<Formula> {
             let r = f.shape(env).ok()?.len();
-            if axis + r < rank {
+            if axis + r <= rank && r < rank {
                 Some(f.clone())
+            } else if axis + r <= rank {
+                // Full rank, new leading axis: taken where possible, else broadcast.
+                Some(f.with_unit_axis(0, env).unwrap_or_else(|| f.clone()))
             } else {
                 f.with_unit_axis(axis + r - rank, env)
             }
@@ -473,6 +477,7 @@ impl Formula {
             Formula::Select(c, a, b) => Formula::select(operand(c)?, operand(a)?, operand(b)?),
             _ => return None,
         })
+        .filter(|f| f.shape(env).is_ok_and(|s| s.len() == rank + 1))
     }
     pub fn powi(self, k: i32) -> Formula {
         Formula::Powi(Box::new(self), k)

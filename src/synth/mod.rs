@@ -460,7 +460,7 @@ impl<'a> Synth<'a> {
         for (axis, _) in shape.iter().enumerate().filter(|(_, &d)| d == 1) {
             f = f.with_unit_axis(axis, self.env)?;
         }
-        Some(f)
+        (f.shape(self.env).ok()? == shape).then_some(f)
     }
 
     fn build_uncached(&mut self, shape: &[usize], list: &[TermId]) -> Result<Formula, TermId> {
