@@ -59,11 +59,17 @@ struct LaunchToml {
     grid: Option<Vec<IntOrExpr>>,
     block: Option<Vec<IntOrExpr>>,
     cta: Option<Vec<i64>>,
+    dynamic_shared: Option<IntOrExpr>,
     #[serde(default)]
     sizes: BTreeMap<String, i64>,
     #[serde(default)]
     args: BTreeMap<String, ArgToml>,
 }
+
+/// Dynamic shared memory assumed where a launch does not give `dynamic_shared`: 48 KiB,
+/// the most a kernel gets without opting in to more (`cudaFuncAttributeMaxDynamicShared
+/// MemorySize`). Triton's kernels declare all their shared memory this way.
+pub const DEFAULT_DYNAMIC_SHARED: u64 = 48 * 1024;
 
 /// A parsed launch description (sizes still symbolic).
 #[derive(Clone, Debug)]
@@ -73,6 +79,8 @@ pub struct Launch {
     pub grid: Vec<Expr>,
     pub block: Vec<Expr>,
     pub cta: Vec<i64>,
+    /// PTX: bytes of dynamic shared memory (what unsized `.extern .shared` arrays get).
+    pub dynamic_shared: Option<Expr>,
     /// The default instance.
     pub sizes: BTreeMap<String, i64>,
     pub args: BTreeMap<String, ArgBinding>,
@@ -105,6 +113,9 @@ pub struct Instance {
     pub block: [i64; 3],
     /// PTX: the one CTA to analyse, if the launch names one.
     pub cta: Option<[i64; 3]>,
+    /// PTX: bytes of dynamic shared memory; `None`: the launch does not say (the
+    /// executor then assumes [`DEFAULT_DYNAMIC_SHARED`]).
+    pub dynamic_shared: Option<u64>,
     /// Distinct tensors, in order of first mention in `args`.
     pub tensors: Vec<TensorDecl>,
     pub args: BTreeMap<String, ArgValue>,
@@ -183,6 +194,11 @@ impl Launch {
             .iter()
             .map(|b| expr(b, "block"))
             .collect::<Result<Vec<_>, _>>()?;
+        let dynamic_shared = raw
+            .dynamic_shared
+            .as_ref()
+            .map(|d| expr(d, "dynamic_shared"))
+            .transpose()?;
         let mut args = BTreeMap::new();
         for (name, a) in raw.args {
             let binding = match a {
@@ -209,6 +225,7 @@ impl Launch {
             grid,
             block,
             cta: raw.cta.unwrap_or_default(),
+            dynamic_shared,
             sizes: raw.sizes,
             args,
         })
@@ -259,6 +276,16 @@ impl Launch {
             }
             c => return Err(err(format!("cta has {} entries; at most 3", c.len()))),
         };
+        let dynamic_shared = match &self.dynamic_shared {
+            Some(e) => {
+                let v = eval(e, "dynamic_shared")?;
+                Some(
+                    u64::try_from(v)
+                        .map_err(|_| err(format!("dynamic_shared is {v} bytes (negative)")))?,
+                )
+            }
+            None => None,
+        };
         let mut tensors: Vec<TensorDecl> = Vec::new();
         let mut args = BTreeMap::new();
         for (name, binding) in &self.args {
@@ -304,6 +331,7 @@ impl Launch {
             grid,
             block,
             cta,
+            dynamic_shared,
             tensors,
             args,
         })

@@ -50,8 +50,11 @@ pub struct VarDecl {
     pub align: u64,
     /// Element type without the dot, e.g. "b8", "f32".
     pub ty: String,
-    /// Size in bytes.
+    /// Size in bytes (0 for an unsized array).
     pub bytes: u64,
+    /// Declared with an empty dimension (`.extern .shared .b8 smem[];`): dynamic shared
+    /// memory, sized by the launch.
+    pub dynamic: bool,
     pub line: u32,
     /// Initial bytes (`= {65, 144, ...}`), little-endian; `None` when uninitialised.
     pub init: Option<Vec<u8>>,

@@ -381,12 +381,18 @@ pub fn execute<D: Domain>(
         };
         let align = v.align.max(1);
         let addr = end.div_ceil(align) * align;
-        *end = addr + v.bytes;
+        let bytes = if v.dynamic && v.space == Space::Shared {
+            inst.dynamic_shared
+                .unwrap_or(crate::launch::DEFAULT_DYNAMIC_SHARED)
+        } else {
+            v.bytes
+        };
+        *end = addr + bytes;
         vars.push(Var {
             name: v.name.clone(),
             space: v.space,
             addr,
-            bytes: v.bytes,
+            bytes,
             init: v.init.clone(),
         });
     }

@@ -569,9 +569,11 @@ impl Parser {
         let name = self.ident("a variable name")?;
         let elem = type_bytes(&ty).unwrap_or(1) * vec;
         let mut count = 1u64;
+        let mut dynamic = false;
         while self.eat_punct('[') {
             if self.eat_punct(']') {
                 count = 0;
+                dynamic = true;
                 continue;
             }
             count *= self.int("an array length")?.max(0) as u64;
@@ -592,6 +594,7 @@ impl Parser {
             align: align.max(1),
             ty,
             bytes: elem * count,
+            dynamic,
             line,
             init,
         })
