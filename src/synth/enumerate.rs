@@ -99,16 +99,7 @@ pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option
                 s.fallback.normalising = false;
                 tracing::debug!(
                     "normalised {shape:?} keep_exp={keep_exp}: {} -> {}",
-                    match &r {
-                        Ok(f) => crate::render::text::expr(f),
-                        Err(t) => format!(
-                            "stall {}",
-                            super::show(s.terms, *t)
-                                .chars()
-                                .take(200)
-                                .collect::<String>()
-                        ),
-                    },
+                    outcome(s.terms, &r),
                     super::show(s.terms, norm[0])
                         .chars()
                         .take(600)
@@ -166,18 +157,20 @@ pub(super) fn whole_output(
     tracing::debug!(
         "whole output (by factor: {by_factor}): normalised in {normalised:?}, built in {:?}: {}",
         start.elapsed() - normalised,
-        match &r {
-            Ok(f) => crate::render::text::expr(f),
-            Err(t) => format!(
-                "stall {}",
-                super::show(s.terms, *t)
-                    .chars()
-                    .take(400)
-                    .collect::<String>()
-            ),
-        }
+        outcome(s.terms, &r)
     );
     r.ok()
+}
+
+/// A build's result for the debug log: the formula, or the start of the stalled term.
+fn outcome(terms: &Terms, r: &Result<Formula, TermId>) -> String {
+    match r {
+        Ok(f) => crate::render::text::expr(f),
+        Err(t) => format!(
+            "stall {}",
+            super::show(terms, *t).chars().take(300).collect::<String>()
+        ),
+    }
 }
 
 /// Each of `list` with every factor of its root product (or the base of its root power)
