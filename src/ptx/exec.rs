@@ -11,6 +11,12 @@
 //! (same warp) a chain of `bar.warp.sync`s orders them (vector clocks over the lanes of
 //! a warp). Warp-synchronous execution is never assumed. Because a race-free run has
 //! one result whatever the schedule, one schedule suffices.
+//!
+//! Asynchronous copies: `cp.async` reads global memory at issue and queues its shared
+//! write in the thread's open group; the write lands (and is logged) at the
+//! `cp.async.wait_group`/`wait_all` covering its group, or at the thread's exit, and
+//! is also logged at issue, since it may land any time in between. A read before the
+//! wait sees the old contents. `ldmatrix` is a warp collective reading 32-bit words.
 
 use super::ast::*;
 use super::parser::type_bytes;
