@@ -204,6 +204,15 @@ VARIANTS = {
         "error": "no cp.async.wait_group: the tile copies have not landed when thread "
                  "(0, 0) reads Bs[0][0] after __syncthreads (bar.sync does not wait for cp.async)",
         "about": "smem_async without __pipeline_wait_prior(0)"},
+    ("matmul", "smem_async_pipelined"): {
+        "block": [16, 16], "expect": "equivalent",
+        "about": "double-buffered: 16-byte cp.async copies of tile t + 1 in flight while "
+                 "tile t is multiplied, commit per step, wait_prior(1)"},
+    ("matmul", "smem_async_wait_prior_2"): {
+        "block": [16, 16], "expect": "unwritten",
+        "error": "wait_prior(2) leaves the groups of tiles 0 and 1 in flight: in step 0 "
+                 "thread (0, 0) reads a tile element no copy has landed in",
+        "about": "smem_async_pipelined with __pipeline_wait_prior(2) instead of 1"},
     ("matmul", "wrong_bound"): {
         "block": [16, 16], "expect": "refuted",
         "bug": "K loop bound K - 1: the last term A[i, K-1] * B[K-1, j] is dropped",

@@ -35,6 +35,9 @@ struct PtxFixture {
 struct Instance {
     name: String,
     sizes: BTreeMap<String, i64>,
+    /// Real-valued scalar arguments (attention's `scale`).
+    #[serde(default)]
+    scalars: BTreeMap<String, f64>,
 }
 
 struct Case {
@@ -97,11 +100,20 @@ fn run(
     refdir: &Path,
     sizes: &BTreeMap<String, i64>,
 ) -> Result<BTreeMap<String, Array>, Error> {
+    run_with(kernel, refdir, sizes, &BTreeMap::new())
+}
+
+fn run_with(
+    kernel: &Path,
+    refdir: &Path,
+    sizes: &BTreeMap<String, i64>,
+    scalars: &BTreeMap<String, f64>,
+) -> Result<BTreeMap<String, Array>, Error> {
     let k = Kernel::load(kernel, None)?;
     let inputs = read_npys(refdir);
     let sizes = k.sizes_from_inputs(&inputs, sizes)?;
     let i = k.instance(&sizes)?;
-    let r = k.run(&i, &inputs, &BTreeMap::new())?;
+    let r = k.run(&i, &inputs, scalars)?;
     Ok(r.outputs.into_iter().collect())
 }
 
@@ -220,7 +232,7 @@ fn unwaited_async_copies_are_reported_unwritten() {
         .into_iter()
         .filter(|c| c.meta.expect == "unwritten")
         .collect();
-    assert_eq!(cases.len(), 1);
+    assert_eq!(cases.len(), 2);
     for c in &cases {
         for inst in &c.meta.instance {
             let dir = c.refdir.join(&inst.name);
@@ -277,7 +289,7 @@ fn triton_ptx_reproduces_the_references() {
         let dir = root().join("triton_ir").join(op);
         for inst in triton_instances(op) {
             let refdir = dir.join("ref").join(&inst.name);
-            match run(&dir.join("kernel.ptx"), &refdir, &inst.sizes) {
+            match run_with(&dir.join("kernel.ptx"), &refdir, &inst.sizes, &inst.scalars) {
                 Err(e) => failures.push(format!("{op}/{}: {e}", inst.name)),
                 Ok(out) => {
                     for (name, want) in read_npys(&refdir.join("expected")) {
@@ -302,6 +314,7 @@ fn symbolic_matches_concrete(
     kernel: &Path,
     refdir: &Path,
     sizes: &BTreeMap<String, i64>,
+    scalars: &BTreeMap<String, f64>,
     tol: f64,
 ) {
     let k = Kernel::load(kernel, None).unwrap();
@@ -312,7 +325,7 @@ fn symbolic_matches_concrete(
     let spec = k
         .spec(&i, &mut terms)
         .unwrap_or_else(|e| panic!("{}: {e}", kernel.display()));
-    let run = k.run(&i, &inputs, &BTreeMap::new()).unwrap();
+    let run = k.run(&i, &inputs, scalars).unwrap();
     let input = |t: &str, idx: &[i64]| -> f64 {
         let a = &inputs[t];
         let flat = idx
@@ -321,7 +334,7 @@ fn symbolic_matches_concrete(
             .fold(0usize, |acc, (&x, &d)| acc * d + x as usize);
         a.data[flat]
     };
-    let param = |_: &str| f64::NAN;
+    let param = |n: &str| scalars.get(n).copied().unwrap_or(f64::NAN);
     let mut n = 0;
     for (t, (name, arr)) in spec.outputs.iter().zip(&run.outputs) {
         assert_eq!(&t.name, name);
@@ -358,7 +371,7 @@ fn symbolic_specs_evaluate_to_the_concrete_runs() {
         } else {
             1e-9
         };
-        symbolic_matches_concrete(&c.ptx, &dir, &inst.sizes, tol);
+        symbolic_matches_concrete(&c.ptx, &dir, &inst.sizes, &inst.scalars, tol);
     }
     for op in TRITON {
         let dir = root().join("triton_ir").join(op);
@@ -367,6 +380,7 @@ fn symbolic_specs_evaluate_to_the_concrete_runs() {
             &dir.join("kernel.ptx"),
             &dir.join("ref").join(&inst.name),
             &inst.sizes,
+            &inst.scalars,
             1e-9,
         );
     }
@@ -387,6 +401,7 @@ fn symbolic_specs_evaluate_to_the_concrete_runs() {
             &dir.join("kernel.ptx"),
             &dir.join("ref").join(&inst.name),
             &inst.sizes,
+            &inst.scalars,
             1e-5,
         );
     }
