@@ -14,9 +14,10 @@
 //!
 //! Asynchronous copies: `cp.async` reads global memory at issue and queues its shared
 //! write in the thread's open group; the write lands (and is logged) at the
-//! `cp.async.wait_group`/`wait_all` covering its group, or at the thread's exit, and
-//! is also logged at issue, since it may land any time in between. A read before the
-//! wait sees the old contents. `ldmatrix` is a warp collective reading 32-bit words.
+//! `cp.async.wait_group`/`wait_all` covering its group, and is also logged at issue,
+//! since it may land any time in between. A read before the wait sees the old
+//! contents. Copies never waited for land at the thread's exit, unordered with every
+//! later access of other threads. `ldmatrix` is a warp collective reading 32-bit words.
 
 use super::ast::*;
 use super::parser::type_bytes;
@@ -1757,7 +1758,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(())
     }
 
-    /// A thread that exits with copies in flight: they land at its exit.
+    /// A thread that exits with copies in flight: nothing can wait for them any more,
+    /// so they land at a time no other thread is ordered after (any later access to
+    /// their bytes by another thread is a race).
     fn land_all(&mut self, t: usize, pc: usize) -> Result<(), Fail> {
         let th = &mut self.threads[t];
         let mut all: Vec<_> = std::mem::take(&mut th.async_groups)
@@ -1767,6 +1770,14 @@ impl<'a, D: Domain> Sim<'a, D> {
         all.append(&mut th.async_open);
         for (addr, v) in all {
             self.land(t, pc, addr, v)?;
+            if let Some(w) = self
+                .shared_log
+                .get_mut(&(addr & !3))
+                .and_then(|l| l.writes.last_mut())
+            {
+                w.epoch = u32::MAX;
+                w.clock = u32::MAX;
+            }
         }
         Ok(())
     }
