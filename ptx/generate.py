@@ -48,6 +48,8 @@ ROOT = os.path.dirname(HERE)
 VENV = os.path.join(ROOT, ".venv-ptx")
 VENV_PY = os.path.join(VENV, "bin", "python")
 NVRTC_PKG = "nvidia-cuda-nvrtc-cu12==12.9.86"
+# CUDA's own headers (cuda_pipeline.h for __pipeline_memcpy_async); NVRTC has none.
+RUNTIME_PKG = "nvidia-cuda-runtime-cu12==12.9.79"
 
 
 def ensure_venv():
@@ -57,7 +59,8 @@ def ensure_venv():
     if not os.path.exists(VENV_PY):
         import subprocess
         subprocess.check_call([sys.executable or "python3", "-m", "venv", VENV])
-        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q", NVRTC_PKG, "numpy"])
+        subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q", NVRTC_PKG, RUNTIME_PKG,
+                               "numpy"])
     os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
 
 
@@ -74,6 +77,17 @@ import numpy as np  # noqa: E402
 os.chdir(ROOT)
 
 NVRTC_OPTIONS = ["--gpu-architecture=compute_80", "-lineinfo", "--std=c++17"]
+
+
+def cuda_include():
+    """The include folder of the CUDA runtime wheel (installed on first use)."""
+    try:
+        import nvidia.cuda_runtime
+    except ImportError:
+        import subprocess
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", RUNTIME_PKG])
+        import nvidia.cuda_runtime
+    return os.path.join(list(nvidia.cuda_runtime.__path__)[0], "include")
 
 # ----------------------------------------------------------------------------
 # the suite: families (one launch interface, one reference data set each) and
@@ -142,8 +156,9 @@ def _softmax(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
-# (family, variant): block, expect ("equivalent" | "refuted" | "race"), and for
-# wrong variants `bug`, for racy ones `race` (the two conflicting accesses).
+# (family, variant): block, expect ("equivalent" | "refuted" | "race" | "unwritten"),
+# and for wrong variants `bug`, for racy ones `race` (the two conflicting accesses),
+# for "unwritten" (a read of shared memory no write reached) `error`.
 # `equiv` defaults to the family's reference variant.
 VARIANTS = {
     ("reduce", "interleaved_divergent"): {
@@ -180,6 +195,24 @@ VARIANTS = {
     ("matmul", "register_blocked_2x2"): {
         "block": [8, 8], "expect": "equivalent",
         "about": "64 threads, 2x2 outputs per thread in registers, cooperative tile loads"},
+    ("matmul", "smem_async"): {
+        "block": [16, 16], "expect": "equivalent",
+        "about": "smem_tiled with tiles loaded by __pipeline_memcpy_async (cp.async), "
+                 "commit, wait_prior(0), __syncthreads"},
+    ("matmul", "smem_async_no_wait"): {
+        "block": [16, 16], "expect": "unwritten",
+        "error": "no cp.async.wait_group: the tile copies have not landed when thread "
+                 "(0, 0) reads Bs[0][0] after __syncthreads (bar.sync does not wait for cp.async)",
+        "about": "smem_async without __pipeline_wait_prior(0)"},
+    ("matmul", "smem_async_pipelined"): {
+        "block": [16, 16], "expect": "equivalent",
+        "about": "double-buffered: 16-byte cp.async copies of tile t + 1 in flight while "
+                 "tile t is multiplied, commit per step, wait_prior(1)"},
+    ("matmul", "smem_async_wait_prior_2"): {
+        "block": [16, 16], "expect": "unwritten",
+        "error": "wait_prior(2) leaves the groups of tiles 0 and 1 in flight: in step 0 "
+                 "thread (0, 0) reads a tile element no copy has landed in",
+        "about": "smem_async_pipelined with __pipeline_wait_prior(2) instead of 1"},
     ("matmul", "wrong_bound"): {
         "block": [16, 16], "expect": "refuted",
         "bug": "K loop bound K - 1: the last term A[i, K-1] * B[K-1, j] is dropped",
@@ -277,12 +310,16 @@ def compile_variant(family, variant):
     rel = f"ptx/{family}/{variant}.cu"
     with open(rel) as f:
         source = f.read()
-    ptx = compile_cuda(source, rel, NVRTC_OPTIONS)
-    again = compile_cuda(source, rel, NVRTC_OPTIONS)
+    options = NVRTC_OPTIONS + [f"-I{cuda_include()}"] if "#include" in source else NVRTC_OPTIONS
+    ptx = compile_cuda(source, rel, options)
+    again = compile_cuda(source, rel, options)
     if ptx != again:
         raise SystemExit(f"{rel}: NVRTC output is not deterministic")
     # NVRTC writes `.file 1 "<cwd>/<name>"`; make it repo-relative
     ptx = ptx.replace(f'"{ROOT}/ptx/', '"ptx/')
+    # CUDA headers inlined with -lineinfo: name them relative to the wheel's site-packages
+    if "#include" in source:
+        ptx = ptx.replace(f'"{cuda_include()}/', '"nvidia/cuda_runtime/include/')
     if ROOT in ptx or re.search(r'\.file\s+\d+\s+"/', ptx):
         raise SystemExit(f"{rel}: absolute path left in the PTX")
     return ptx
@@ -349,6 +386,8 @@ def fixture_toml(family, variant, entry):
         lines.append(f"race = {toml_value(var['race'])}\n")
     if var["expect"] == "refuted":
         lines.append(f"bug = {toml_value(var['bug'])}\n")
+    if var["expect"] == "unwritten":
+        lines.append(f"error = {toml_value(var['error'])}\n")
     lines.append(f"note = {toml_value(fam['note'])}\n")
     lines.append('ref = "ref"  # reference data: ref/<instance>/ in this folder\n')
     for inst in fam["instances"]:
@@ -411,7 +450,8 @@ def generate(family):
     assert (family, fam["reference_variant"]) in VARIANTS
     for variant in variants_of(family):
         var = VARIANTS[(family, variant)]
-        assert var["expect"] in ("equivalent", "refuted", "race"), var["expect"]
+        assert var["expect"] in ("equivalent", "refuted", "race", "unwritten"), var["expect"]
+        assert var["expect"] != "unwritten" or var.get("error"), (family, variant)
         assert var["expect"] != "race" or var.get("race"), (family, variant)
         assert var["expect"] != "refuted" or var.get("bug"), (family, variant)
         ptx = compile_variant(family, variant)

@@ -1,9 +1,11 @@
 //! `equiv` across front ends and across PTX variants:
 //! - Triton's PTX for the suite's elementwise, reduction, softmax and norm kernels is
 //!   proved equal to the same kernel's TTIR, including where the PTX inlines a libdevice
-//!   expansion (log, sin, cos, tanh, erf), which lift recognises as the function;
+//!   expansion (log, sin, cos, tanh, erf), which lift recognises as the function, and
+//!   for matmul and attention, whose PTX loads tiles with `cp.async` and `ldmatrix`;
 //! - every NVRTC variant under ptx/ gets its expected verdict against its family's
-//!   reference variant: equivalent, refuted, or a race naming the conflicting accesses.
+//!   reference variant: equivalent, refuted, a race naming the conflicting accesses, or
+//!   a read of shared memory no write reached (a `cp.async` never waited for).
 
 use lift::check::{self, CheckOptions, Outcome};
 use lift::exec::ErrorKind;
@@ -78,6 +80,11 @@ fn triton_ptx_is_proved_equal_to_its_ttir() {
         "layer_norm",
         "layer_norm_welford",
         "rms_norm",
+        // cp.async tile loads, ldmatrix reads.
+        "matmul",
+        "matmul_tiles",
+        "attention_naive",
+        "attention",
         // Wrong twins: their PTX is as wrong as their TTIR, so the pair is equal.
         "softmax_bug",
         "sum_bug",
@@ -85,6 +92,8 @@ fn triton_ptx_is_proved_equal_to_its_ttir() {
         "silu_bug",
         "exp_bug",
         "layer_norm_bug",
+        "matmul_bug",
+        "attention_bug",
     ];
     for op in ops {
         let (ttir, ptx, instances) = triton_pair(op);
@@ -149,11 +158,31 @@ fn twin_ptx_is_refuted_against_the_correct_ptx() {
         ("softmax", "softmax_bug"),
         ("sum", "sum_bug"),
         ("leaky_relu", "leaky_relu_bug"),
+        ("matmul", "matmul_bug"),
+        ("attention", "attention_bug"),
     ] {
         let (_, good, instances) = triton_pair(op);
         let (_, bad, _) = triton_pair(twin);
         let r = check::equiv(&good, &bad, &instances[0].sizes, &CheckOptions::default()).unwrap();
         assert_eq!(r.outcome, Outcome::Refuted, "{twin}:\n{}", r.to_text());
+    }
+}
+
+#[test]
+fn async_copy_twin_ptx_is_refuted_against_the_correct_ttir() {
+    for (op, twin) in [("matmul", "matmul_bug"), ("attention", "attention_bug")] {
+        let (good, _, instances) = triton_pair(op);
+        let (_, bad, _) = triton_pair(twin);
+        for inst in &instances {
+            let r = check::equiv(&good, &bad, &inst.sizes, &CheckOptions::default()).unwrap();
+            assert_eq!(
+                r.outcome,
+                Outcome::Refuted,
+                "{twin}/{}:\n{}",
+                inst.name,
+                r.to_text()
+            );
+        }
     }
 }
 
@@ -204,6 +233,10 @@ fn nvrtc_variants_get_their_expected_verdicts() {
                     );
                 }
                 ("race", Ok(r)) => panic!("{what}: no race reported:\n{}", r.to_text()),
+                ("unwritten", Err(Error::Exec { err, .. })) => {
+                    assert_eq!(err.kind, ErrorKind::NeverWritten, "{what}: {err}")
+                }
+                ("unwritten", Ok(r)) => panic!("{what}: no unwritten read:\n{}", r.to_text()),
                 (_, Err(e)) if known_unknown.contains(&variant.as_str()) => {
                     assert_eq!(e.exit_code(), 3, "{what}: {e}")
                 }

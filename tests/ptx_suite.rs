@@ -35,6 +35,9 @@ struct PtxFixture {
 struct Instance {
     name: String,
     sizes: BTreeMap<String, i64>,
+    /// Real-valued scalar arguments (attention's `scale`).
+    #[serde(default)]
+    scalars: BTreeMap<String, f64>,
 }
 
 struct Case {
@@ -97,11 +100,20 @@ fn run(
     refdir: &Path,
     sizes: &BTreeMap<String, i64>,
 ) -> Result<BTreeMap<String, Array>, Error> {
+    run_with(kernel, refdir, sizes, &BTreeMap::new())
+}
+
+fn run_with(
+    kernel: &Path,
+    refdir: &Path,
+    sizes: &BTreeMap<String, i64>,
+    scalars: &BTreeMap<String, f64>,
+) -> Result<BTreeMap<String, Array>, Error> {
     let k = Kernel::load(kernel, None)?;
     let inputs = read_npys(refdir);
     let sizes = k.sizes_from_inputs(&inputs, sizes)?;
     let i = k.instance(&sizes)?;
-    let r = k.run(&i, &inputs, &BTreeMap::new())?;
+    let r = k.run(&i, &inputs, scalars)?;
     Ok(r.outputs.into_iter().collect())
 }
 
@@ -212,8 +224,50 @@ fn refuted_variants_run_and_differ_from_the_reference() {
     }
 }
 
-/// Triton's PTX of the elementwise, reduction and softmax kernels.
-const TRITON: &[&str] = &["add", "sub", "mul", "exp", "relu", "sum", "max", "softmax"];
+/// Variants that read shared memory before their `cp.async` copies land (no
+/// `cp.async.wait_group`) report the read of never-written shared memory.
+#[test]
+fn unwaited_async_copies_are_reported_unwritten() {
+    let cases: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| c.meta.expect == "unwritten")
+        .collect();
+    assert_eq!(cases.len(), 2);
+    for c in &cases {
+        for inst in &c.meta.instance {
+            let dir = c.refdir.join(&inst.name);
+            let e = run(&c.ptx, &dir, &inst.sizes).unwrap_err();
+            assert_eq!(
+                exec_kind(&e),
+                Some(ErrorKind::NeverWritten),
+                "{}: {e}",
+                c.name()
+            );
+            assert!(
+                e.to_string().contains("which no thread wrote"),
+                "{}: {e}",
+                c.name()
+            );
+        }
+    }
+}
+
+/// Triton's PTX of the elementwise, reduction, softmax, matmul and attention kernels
+/// (the last four load tiles with `cp.async` and read them with `ldmatrix`).
+const TRITON: &[&str] = &[
+    "add",
+    "sub",
+    "mul",
+    "exp",
+    "relu",
+    "sum",
+    "max",
+    "softmax",
+    "matmul",
+    "matmul_tiles",
+    "attention_naive",
+    "attention",
+];
 
 #[derive(Debug, Deserialize)]
 struct TritonFixture {
@@ -235,7 +289,7 @@ fn triton_ptx_reproduces_the_references() {
         let dir = root().join("triton_ir").join(op);
         for inst in triton_instances(op) {
             let refdir = dir.join("ref").join(&inst.name);
-            match run(&dir.join("kernel.ptx"), &refdir, &inst.sizes) {
+            match run_with(&dir.join("kernel.ptx"), &refdir, &inst.sizes, &inst.scalars) {
                 Err(e) => failures.push(format!("{op}/{}: {e}", inst.name)),
                 Ok(out) => {
                     for (name, want) in read_npys(&refdir.join("expected")) {
@@ -260,6 +314,7 @@ fn symbolic_matches_concrete(
     kernel: &Path,
     refdir: &Path,
     sizes: &BTreeMap<String, i64>,
+    scalars: &BTreeMap<String, f64>,
     tol: f64,
 ) {
     let k = Kernel::load(kernel, None).unwrap();
@@ -270,7 +325,7 @@ fn symbolic_matches_concrete(
     let spec = k
         .spec(&i, &mut terms)
         .unwrap_or_else(|e| panic!("{}: {e}", kernel.display()));
-    let run = k.run(&i, &inputs, &BTreeMap::new()).unwrap();
+    let run = k.run(&i, &inputs, scalars).unwrap();
     let input = |t: &str, idx: &[i64]| -> f64 {
         let a = &inputs[t];
         let flat = idx
@@ -279,7 +334,7 @@ fn symbolic_matches_concrete(
             .fold(0usize, |acc, (&x, &d)| acc * d + x as usize);
         a.data[flat]
     };
-    let param = |_: &str| f64::NAN;
+    let param = |n: &str| scalars.get(n).copied().unwrap_or(f64::NAN);
     let mut n = 0;
     for (t, (name, arr)) in spec.outputs.iter().zip(&run.outputs) {
         assert_eq!(&t.name, name);
@@ -303,7 +358,10 @@ fn symbolic_matches_concrete(
 
 #[test]
 fn symbolic_specs_evaluate_to_the_concrete_runs() {
-    for c in cases().iter().filter(|c| c.meta.expect != "race") {
+    for c in cases()
+        .iter()
+        .filter(|c| c.meta.expect != "race" && c.meta.expect != "unwritten")
+    {
         let inst = &c.meta.instance[0];
         let dir = c.refdir.join(&inst.name);
         // CUDA's accurate expf is recognised as exp (src/ptx/libm.rs); its concrete
@@ -313,7 +371,7 @@ fn symbolic_specs_evaluate_to_the_concrete_runs() {
         } else {
             1e-9
         };
-        symbolic_matches_concrete(&c.ptx, &dir, &inst.sizes, tol);
+        symbolic_matches_concrete(&c.ptx, &dir, &inst.sizes, &inst.scalars, tol);
     }
     for op in TRITON {
         let dir = root().join("triton_ir").join(op);
@@ -322,6 +380,7 @@ fn symbolic_specs_evaluate_to_the_concrete_runs() {
             &dir.join("kernel.ptx"),
             &dir.join("ref").join(&inst.name),
             &inst.sizes,
+            &inst.scalars,
             1e-9,
         );
     }
@@ -342,6 +401,7 @@ fn symbolic_specs_evaluate_to_the_concrete_runs() {
             &dir.join("kernel.ptx"),
             &dir.join("ref").join(&inst.name),
             &inst.sizes,
+            &inst.scalars,
             1e-5,
         );
     }

@@ -11,6 +11,13 @@
 //! (same warp) a chain of `bar.warp.sync`s orders them (vector clocks over the lanes of
 //! a warp). Warp-synchronous execution is never assumed. Because a race-free run has
 //! one result whatever the schedule, one schedule suffices.
+//!
+//! Asynchronous copies: `cp.async` reads global memory at issue and queues its shared
+//! write in the thread's open group; the write lands (and is logged) at the
+//! `cp.async.wait_group`/`wait_all` covering its group, and is also logged at issue,
+//! since it may land any time in between. A read before the wait sees the old
+//! contents. Copies never waited for land at the thread's exit, unordered with every
+//! later access of other threads. `ldmatrix` is a warp collective reading 32-bit words.
 
 use super::ast::*;
 use super::parser::type_bytes;
@@ -112,6 +119,10 @@ struct Thread<V> {
     carry: Option<Val<V>>,
     /// Vector clock over the lanes of this thread's warp.
     vc: [u32; 32],
+    /// `cp.async` shared writes in flight: the open group, then the committed groups
+    /// (oldest first), each a list of (shared address, 32-bit word).
+    async_open: Vec<(u64, Val<V>)>,
+    async_groups: Vec<Vec<(u64, Val<V>)>>,
 }
 
 /// One logged memory access.
@@ -585,6 +596,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                     local: HashMap::new(),
                     carry: None,
                     vc,
+                    async_open: Vec::new(),
+                    async_groups: Vec::new(),
                 }
             })
             .collect();
@@ -625,6 +638,10 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn step(&mut self, t: usize) -> Result<(), ExecError> {
         let pc = self.threads[t].pc;
         let Some(ins) = self.entry.body.get(pc) else {
+            // Ran off the end: copies in flight land at the last instruction.
+            let last = pc.min(self.entry.body.len().saturating_sub(1));
+            self.land_all(t, last)
+                .map_err(|(k, m)| self.err_at(t, last, k, m))?;
             self.threads[t].state = State::Done;
             return Ok(());
         };
@@ -654,6 +671,10 @@ impl<'a, D: Domain> Sim<'a, D> {
                     .unwrap_or_else(|| self.err_at(t, pc, kind, m)))
             }
         };
+        if let Flow::Exit = flow {
+            self.land_all(t, pc)
+                .map_err(|(k, m)| self.err_at(t, pc, k, m))?;
+        }
         let th = &mut self.threads[t];
         match flow {
             Flow::Next => th.pc += 1,
@@ -949,6 +970,15 @@ impl<'a, D: Domain> Sim<'a, D> {
                 self.write(t, opn(0)?, v)?;
             }
             "ld" | "ldu" => return self.load(t, pc, ins).map(|_| Flow::Next),
+            "cp" => return self.cp_async(t, pc, ins).map(|_| Flow::Next),
+            "ldmatrix" => {
+                if !ins.has("sync") || !ins.has("aligned") {
+                    return unsupported("ldmatrix without .sync.aligned");
+                }
+                // Warp-collective over the whole warp: no mask operand.
+                let mask = self.lane_mask(t, None)?;
+                return Ok(Flow::Block(State::Collective(pc, mask)));
+            }
             "st" => return self.store(t, pc, ins).map(|_| Flow::Next),
             "setp" => self.setp(t, ins)?,
             "selp" => {
@@ -1008,7 +1038,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn check_speculable(&self, ins: &Instr, what: &str) -> Result<(), Fail> {
         match ins.op.as_str() {
             "ret" | "exit" | "bar" | "barrier" | "shfl" | "vote" | "match" | "redux" | "atom"
-            | "red" | "cp" => unsupported(format!(
+            | "red" | "cp" | "ldmatrix" => unsupported(format!(
                 "`{}` {what} (line {}): only thread-private code is if-converted",
                 ins.mnemonic(),
                 ins.line
@@ -1520,7 +1550,234 @@ impl<'a, D: Domain> Sim<'a, D> {
                     self.write(u, &ins.operands[0], v)?;
                 }
             }
+            "ldmatrix" => self.ldmatrix(group)?,
             other => return unsupported(format!("warp collective {other}")),
+        }
+        Ok(())
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.xN.shared.b16` for the lanes of `group`: lanes
+    /// 8i..8i+7 give the row addresses of matrix i (8 rows of 16 bytes); register i
+    /// of lane l gets the 32-bit word at byte 4*(l%4) of row l/4 of matrix i. A word
+    /// holds two b16 halves, so reading whole words moves f32 values intact.
+    fn ldmatrix(&mut self, group: &[usize]) -> Result<(), Fail> {
+        let State::Collective(pc0, _) = self.threads[group[0]].state else {
+            return Ok(());
+        };
+        let first = &self.entry.body[pc0];
+        if first.has("trans") {
+            return unsupported("ldmatrix .trans (it splits 32-bit words into b16 halves)");
+        }
+        if !first.has("m8n8") || !first.has("b16") {
+            return unsupported(format!("{} (only .m8n8 .b16)", first.mnemonic()));
+        }
+        let n = match () {
+            _ if first.has("x1") => 1,
+            _ if first.has("x2") => 2,
+            _ if first.has("x4") => 4,
+            _ => return fail(ErrorKind::Malformed, "ldmatrix needs .x1, .x2 or .x4"),
+        };
+        // Every lane's row address, read before any destination is written.
+        let mut rows: HashMap<usize, u64> = HashMap::new();
+        let mut plan = Vec::new();
+        for &u in group {
+            let State::Collective(pc, _) = self.threads[u].state else {
+                continue;
+            };
+            let ins = &self.entry.body[pc];
+            if ins.op != first.op || ins.mods != first.mods {
+                return fail(
+                    ErrorKind::Malformed,
+                    format!(
+                        "lanes of a warp meet at different collectives (lines {} and {})",
+                        first.line, ins.line
+                    ),
+                );
+            }
+            let (Some(dst), Some(src)) = (ins.operands.first(), ins.operands.get(1)) else {
+                return fail(
+                    ErrorKind::Malformed,
+                    "ldmatrix needs registers and an address",
+                );
+            };
+            let dsts: Vec<&Operand> = match dst {
+                Operand::Vector(xs) => xs.iter().collect(),
+                d => vec![d],
+            };
+            if dsts.len() != n {
+                return fail(
+                    ErrorKind::Malformed,
+                    "ldmatrix: .xN and destinations differ",
+                );
+            }
+            match self.address(u, src)? {
+                Addr::At(a) => rows.insert(self.threads[u].lane, a),
+                _ => return unsupported("ldmatrix at a data-dependent address"),
+            };
+            plan.push((u, pc, dsts));
+        }
+        for (u, pc, dsts) in plan {
+            let lane = self.threads[u].lane;
+            for (i, d) in dsts.into_iter().enumerate() {
+                let row_lane = 8 * i + lane / 4;
+                let Some(&row) = rows.get(&row_lane) else {
+                    return fail(
+                        ErrorKind::Malformed,
+                        format!("ldmatrix needs the row address of lane {row_lane}, which is not in the warp"),
+                    );
+                };
+                if row % 16 != 0 {
+                    return fail(
+                        ErrorKind::Malformed,
+                        format!("ldmatrix row address {row:#x} (lane {row_lane}) is not 16-byte aligned"),
+                    );
+                }
+                let v = self.load_one(
+                    u,
+                    pc,
+                    row + 4 * (lane as u64 % 4),
+                    4,
+                    Some(Space::Shared),
+                    "b32",
+                )?;
+                self.write(u, d, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    // ----- asynchronous copies -----
+
+    /// `cp.async` global → shared and its group operations. The global read happens
+    /// at issue (inputs are read-only); the shared write waits in the thread's open
+    /// group and lands at the `cp.async.wait_group`/`wait_all` that covers it, so a
+    /// read before the wait does not see it.
+    fn cp_async(&mut self, t: usize, pc: usize, ins: &Instr) -> Result<(), Fail> {
+        if !ins.has("async") || ins.mods.iter().any(|m| m.starts_with("bulk")) {
+            return unsupported(format!("instruction {}", ins.mnemonic()));
+        }
+        if ins.has("commit_group") {
+            let g = std::mem::take(&mut self.threads[t].async_open);
+            self.threads[t].async_groups.push(g);
+            return Ok(());
+        }
+        if ins.has("wait_group") || ins.has("wait_all") {
+            // wait_all is commit_group + wait_group 0.
+            let keep = if ins.has("wait_all") {
+                let g = std::mem::take(&mut self.threads[t].async_open);
+                self.threads[t].async_groups.push(g);
+                0
+            } else {
+                let Some(o) = ins.operands.first() else {
+                    return fail(ErrorKind::Malformed, "cp.async.wait_group needs N");
+                };
+                let v = self.read(t, o, "u32")?;
+                self.int(v, "u32")? as usize
+            };
+            let groups = &mut self.threads[t].async_groups;
+            let done: Vec<_> = groups.drain(..groups.len().saturating_sub(keep)).collect();
+            for (addr, v) in done.into_iter().flatten() {
+                self.land(t, pc, addr, v)?;
+            }
+            return Ok(());
+        }
+        let shared = ins.has("shared") || ins.has("shared::cta");
+        if !(ins.has("ca") || ins.has("cg")) || !shared || !ins.has("global") {
+            return unsupported(format!("instruction {}", ins.mnemonic()));
+        }
+        if ins.has("L2::cache_hint") || ins.operands.len() > 4 {
+            return unsupported("cp.async with a cache policy");
+        }
+        let ops = &ins.operands;
+        if ops.len() < 3 {
+            return fail(ErrorKind::Malformed, "cp.async needs [dst], [src], cp-size");
+        }
+        let v = self.read(t, &ops[2], "u32")?;
+        let cp_size = self.int(v, "u32")?;
+        if !matches!(cp_size, 4 | 8 | 16) {
+            return fail(ErrorKind::Malformed, format!("cp.async cp-size {cp_size}"));
+        }
+        // The fourth operand is src-size (an integer) or ignore-src (a predicate).
+        let src_size = match ops.get(3) {
+            None => cp_size,
+            Some(o) => match self.read(t, o, "u32")? {
+                Val::Pred(ignore) => {
+                    if ignore {
+                        0
+                    } else {
+                        cp_size
+                    }
+                }
+                Val::Cond(_) => return unsupported("cp.async with a data-dependent ignore-src"),
+                v => self.int(v, "u32")?,
+            },
+        };
+        if src_size > cp_size {
+            return fail(
+                ErrorKind::Malformed,
+                format!("cp.async src-size {src_size} > cp-size {cp_size} (undefined behaviour)"),
+            );
+        }
+        if src_size % 4 != 0 {
+            return unsupported(format!(
+                "cp.async src-size {src_size} (not whole 32-bit words)"
+            ));
+        }
+        let (Addr::At(dst), Addr::At(src)) = (self.address(t, &ops[0])?, self.address(t, &ops[1])?)
+        else {
+            return unsupported("cp.async at a data-dependent or parameter address");
+        };
+        for k in 0..cp_size / 4 {
+            let to = dst + 4 * k;
+            if !matches!(
+                self.place(t, to, 4, Some(Space::Shared))?,
+                Place::Shared(..)
+            ) {
+                return fail(
+                    ErrorKind::OutOfBounds,
+                    "cp.async destination outside shared memory",
+                );
+            }
+            // Bytes beyond src-size are zero.
+            let v = if 4 * k < src_size {
+                self.load_one(t, pc, src + 4 * k, 4, Some(Space::Global), "b32")?
+            } else {
+                Val::Bits(0)
+            };
+            // The write may land any time until the wait: it conflicts from the issue on.
+            self.log_shared(t, pc, to, 4, true)?;
+            self.threads[t].async_open.push((to, v));
+        }
+        Ok(())
+    }
+
+    /// A `cp.async` write landing at instruction `pc` (its wait, or the thread's exit).
+    fn land(&mut self, t: usize, pc: usize, addr: u64, v: Val<D::V>) -> Result<(), Fail> {
+        self.log_shared(t, pc, addr, 4, true)?;
+        self.shared.insert(addr, (v, 4));
+        Ok(())
+    }
+
+    /// A thread that exits with copies in flight: nothing can wait for them any more,
+    /// so they land at a time no other thread is ordered after (any later access to
+    /// their bytes by another thread is a race).
+    fn land_all(&mut self, t: usize, pc: usize) -> Result<(), Fail> {
+        let th = &mut self.threads[t];
+        let mut all: Vec<_> = std::mem::take(&mut th.async_groups)
+            .into_iter()
+            .flatten()
+            .collect();
+        all.append(&mut th.async_open);
+        for (addr, v) in all {
+            self.land(t, pc, addr, v)?;
+            if let Some(w) = self
+                .shared_log
+                .get_mut(&(addr & !3))
+                .and_then(|l| l.writes.last_mut())
+            {
+                w.epoch = u32::MAX;
+                w.clock = u32::MAX;
+            }
         }
         Ok(())
     }
