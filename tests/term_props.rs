@@ -195,8 +195,11 @@ fn finish(v: f64, args: &[&Val]) -> Result<Val, Skip> {
     Ok(Val { v, mag })
 }
 
+/// The truth value of `a`; too close to call (skipped) within rounding of 0, even at an
+/// exact 0 reached through arithmetic: the store may evaluate `log(x / x)` as
+/// `log(x · x^-1)`, a rounding away from 0 (an exact 0 constant, `mag` 0, is decided).
 fn truthy(a: &Val) -> Result<bool, Skip> {
-    if a.v != 0.0 && a.v.abs() <= NEAR * a.mag.max(1.0) {
+    if a.mag > 0.0 && a.v.abs() <= NEAR * a.mag.max(1.0) {
         return Err(Skip);
     }
     Ok(a.v != 0.0)
@@ -296,7 +299,9 @@ fn reference(e: &E, x: &[f64; 3], p: &[f64; 2]) -> Result<Val, Skip> {
         }
         E::Cmp(op, a, b) => {
             let (a, b) = (r(a)?, r(b)?);
-            if a.v != b.v && (a.v - b.v).abs() <= NEAR * a.mag.max(b.mag).max(1.0) {
+            // Too close to call within rounding, exact ties included (`x / x >= 1`: the
+            // store's `x · x^-1` may round below 1); ties of exact zeros are decided.
+            if a.mag.max(b.mag) > 0.0 && (a.v - b.v).abs() <= NEAR * a.mag.max(b.mag).max(1.0) {
                 return Err(Skip);
             }
             let (x, y) = (a.v, b.v);
