@@ -200,18 +200,23 @@ VARIANTS = {
         "about": "smem_tiled with tiles loaded by __pipeline_memcpy_async (cp.async), "
                  "commit, wait_prior(0), __syncthreads"},
     ("matmul", "smem_async_no_wait"): {
-        "block": [16, 16], "expect": "unwritten",
-        "error": "no cp.async.wait_group: the tile copies have not landed when thread "
-                 "(0, 0) reads Bs[0][0] after __syncthreads (bar.sync does not wait for cp.async)",
+        "block": [16, 16], "expect": "race",
+        "race": "no cp.async.wait_group: thread (0, 0) reads Bs[0][0] after __syncthreads "
+                "while its own copy there is in flight (bar.sync does not wait for cp.async)",
         "about": "smem_async without __pipeline_wait_prior(0)"},
+    ("matmul", "smem_async_early_prefetch"): {
+        "block": [16, 16], "expect": "race",
+        "race": "the copies of tile t + 1 are issued into the one buffer before the "
+                "products of tile t read it: in-flight cp.async writes race with those reads",
+        "about": "smem_async_pipelined with one buffer, prefetching before the products"},
     ("matmul", "smem_async_pipelined"): {
         "block": [16, 16], "expect": "equivalent",
         "about": "double-buffered: 16-byte cp.async copies of tile t + 1 in flight while "
                  "tile t is multiplied, commit per step, wait_prior(1)"},
     ("matmul", "smem_async_wait_prior_2"): {
-        "block": [16, 16], "expect": "unwritten",
-        "error": "wait_prior(2) leaves the groups of tiles 0 and 1 in flight: in step 0 "
-                 "thread (0, 0) reads a tile element no copy has landed in",
+        "block": [16, 16], "expect": "race",
+        "race": "wait_prior(2) leaves the groups of tiles 0 and 1 in flight: in step 0 "
+                "thread (0, 0) reads a tile element its own copy is still writing",
         "about": "smem_async_pipelined with __pipeline_wait_prior(2) instead of 1"},
     ("matmul", "wrong_bound"): {
         "block": [16, 16], "expect": "refuted",

@@ -2004,6 +2004,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 Ok(Val::Float(v))
             }
             Place::Shared(vi, off) => {
+                self.own_copy_in_flight(t, addr, size, "reads")?;
                 self.log_shared(t, pc, addr, size, false)?;
                 match self.shared.get(&addr) {
                     Some((v, s)) if *s == size => Ok(*v),
@@ -2031,6 +2032,31 @@ impl<'a, D: Domain> Sim<'a, D> {
                 Ok(Val::Bits(b))
             }
         }
+    }
+
+    /// Thread `t` accessing shared bytes that one of its own `cp.async` copies, not yet
+    /// waited for, will write: the copy may land before or after the access, so the
+    /// access may see either value (a read of a prefetch target before its wait, or a
+    /// prefetch issued into a buffer still being read). Other threads' accesses race
+    /// with the copy's landing, which `log_shared` checks; program order hides this one.
+    fn own_copy_in_flight(&self, t: usize, addr: u64, size: u64, what: &str) -> Result<(), Fail> {
+        let th = &self.threads[t];
+        let hit = th
+            .async_open
+            .iter()
+            .chain(th.async_groups.iter().flatten())
+            .any(|(a, _)| *a < addr + size && addr < *a + 4);
+        if hit {
+            return fail(
+                ErrorKind::Race,
+                format!(
+                    "data race with the thread's own cp.async: it {what} shared byte \
+                     {addr:#x} while its copy there is in flight (no cp.async.wait_group/\
+                     wait_all orders them), so it may see either value"
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// A read of memory nobody wrote yet: remember the error and go on with NaN, so
@@ -2097,6 +2123,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     self.global[i][(off / ELEM_BYTES) as usize] = Some((fv, site));
                 }
                 Place::Shared(_, _) => {
+                    self.own_copy_in_flight(t, addr, size, "writes")?;
                     self.log_shared(t, pc, addr, size, true)?;
                     self.shared.insert(addr, (v, size));
                 }
