@@ -234,3 +234,22 @@ fn contradictory_cases_are_skipped() {
     let d = t.select(ge, inner, x);
     assert!(!decide(&t, d, x, &Options::default()).is_equal());
 }
+
+/// A comparison whose sides agree up to rounding (`x / x >= 1`, evaluated in floats as
+/// `x · x^-1`, which can round below 1) is no counterexample: the refuter leaves such
+/// points undecided instead of reporting a difference the reals do not have.
+#[test]
+fn comparisons_within_rounding_never_refute() {
+    let mut t = Terms::new();
+    let one = t.int(1);
+    let zero = t.int(0);
+    let x = t.input("x", &[0]);
+    let q = t.div(x, x);
+    let c = t.cmp(CmpOp::Ge, q, one);
+    let a = t.select(c, x, zero);
+    // At x = 49, `x · (1/x)` is 0.9999999999999999 in f64: the point the refuter tries
+    // first must not turn that rounding into a counterexample.
+    let at_49 = |_: &lift::decide::Leaf| Some(49.0);
+    let v = lift::decide::decide_with_points(&t, a, x, &Options::default(), &at_49);
+    assert!(v.is_equal(), "{v:?}");
+}

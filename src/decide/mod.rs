@@ -312,16 +312,22 @@ fn evaluate(
                 (acc.unwrap_or(f64::NAN), err)
             }
             Node::Cmp(op, a, b) => {
-                let (a, b) = (g(a).0, g(b).0);
-                let r = match op {
-                    CmpOp::Lt => a < b,
-                    CmpOp::Le => a <= b,
-                    CmpOp::Gt => a > b,
-                    CmpOp::Ge => a >= b,
-                    CmpOp::Eq => a == b,
-                    CmpOp::Ne => a != b,
-                };
-                (r as u8 as f64, 0.0)
+                let ((a, ea), (b, eb)) = (g(a), g(b));
+                // Sides within rounding of each other: the reals may order them either
+                // way (`x · x^-1 >= 1` can round to false), so no verdict at this point.
+                if ea + eb > 0.0 && (a - b).abs() <= ea + eb {
+                    (f64::NAN, f64::NAN)
+                } else {
+                    let r = match op {
+                        CmpOp::Lt => a < b,
+                        CmpOp::Le => a <= b,
+                        CmpOp::Gt => a > b,
+                        CmpOp::Ge => a >= b,
+                        CmpOp::Eq => a == b,
+                        CmpOp::Ne => a != b,
+                    };
+                    (r as u8 as f64, 0.0)
+                }
             }
             Node::Not(a) => {
                 let a = g(a).0;
