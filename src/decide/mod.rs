@@ -20,7 +20,7 @@ mod poly;
 
 pub use normalize::{normalize, normalize_all, normalize_with};
 
-use crate::term::{CmpOp, Func, Node, TermId, Terms};
+use crate::term::{Func, Node, TermId, Terms};
 use canon::{known_value, Canon, Dag, Halt};
 use num_traits::ToPrimitive;
 use rayon::prelude::*;
@@ -318,15 +318,7 @@ fn evaluate(
                 if ea + eb > 0.0 && (a - b).abs() <= ea + eb {
                     (f64::NAN, f64::NAN)
                 } else {
-                    let r = match op {
-                        CmpOp::Lt => a < b,
-                        CmpOp::Le => a <= b,
-                        CmpOp::Gt => a > b,
-                        CmpOp::Ge => a >= b,
-                        CmpOp::Eq => a == b,
-                        CmpOp::Ne => a != b,
-                    };
-                    (r as u8 as f64, 0.0)
+                    (op.holds(a, b) as u8 as f64, 0.0)
                 }
             }
             Node::Not(a) => {

@@ -205,14 +205,7 @@ impl Domain for Concrete {
         }
     }
     fn cmp(&mut self, op: CmpOp, a: f64, b: f64) -> Truth<f64> {
-        Truth::Known(match op {
-            CmpOp::Lt => a < b,
-            CmpOp::Le => a <= b,
-            CmpOp::Gt => a > b,
-            CmpOp::Ge => a >= b,
-            CmpOp::Eq => a == b,
-            CmpOp::Ne => a != b,
-        })
+        Truth::Known(op.holds(a, b))
     }
     fn select(&mut self, c: f64, a: f64, b: f64) -> f64 {
         if c != 0.0 {

@@ -1,7 +1,7 @@
 //! f64 evaluation of terms: memoised over the DAG and iterative (no recursion), so that
 //! terms thousands of levels deep evaluate without growing the call stack.
 
-use super::{CmpOp, Func, Node, TermId, Terms};
+use super::{Func, Node, TermId, Terms};
 use num_traits::ToPrimitive;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -74,15 +74,7 @@ impl<'a> Evaluator<'a> {
             Node::Min(ops) => extremum(ops.iter().map(|&o| self.get(o)), f64::min),
             Node::Cmp(op, a, b) => {
                 let (a, b) = (self.get(*a), self.get(*b));
-                let r = match op {
-                    CmpOp::Lt => a < b,
-                    CmpOp::Le => a <= b,
-                    CmpOp::Gt => a > b,
-                    CmpOp::Ge => a >= b,
-                    CmpOp::Eq => a == b,
-                    CmpOp::Ne => a != b,
-                };
-                bool_value(r)
+                bool_value(op.holds(a, b))
             }
             Node::Not(a) => {
                 let a = self.get(*a);

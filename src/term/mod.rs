@@ -96,6 +96,20 @@ pub enum CmpOp {
     Ne,
 }
 
+impl CmpOp {
+    /// `a op b` on floats.
+    pub fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+        }
+    }
+}
+
 /// One node of the DAG. Children are ids into the same store.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
