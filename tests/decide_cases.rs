@@ -252,4 +252,14 @@ fn comparisons_within_rounding_never_refute() {
     let at_49 = |_: &lift::decide::Leaf| Some(49.0);
     let v = lift::decide::decide_with_points(&t, a, x, &Options::default(), &at_49);
     assert!(v.is_equal(), "{v:?}");
+    // Wrong twin: `x / x >= 2` never holds, so the select is 0, not x; refuted (and the
+    // counterexample replays), with the same point offered first.
+    let two = t.int(2);
+    let c2 = t.cmp(CmpOp::Ge, q, two);
+    let a2 = t.select(c2, x, zero);
+    let v = lift::decide::decide_with_points(&t, a2, x, &Options::default(), &at_49);
+    let Verdict::NotEqual(cex) = v else {
+        panic!("expected NotEqual: {v:?}")
+    };
+    assert_eq!((cex.eval(&t, a2), cex.eval(&t, x)), (0.0, 49.0));
 }

@@ -1,6 +1,8 @@
 //! `decide::normalize` rebuilds a term from its canonical form: the result must be
-//! decided equal to the original (here over the online-softmax and Welford kernels,
-//! whose terms are the running recurrences it exists for).
+//! decided equal to the original (here over the online-softmax, Welford and flash
+//! attention kernels, whose terms are the running recurrences it exists for), one
+//! element at a time and all of an output at once (`normalize_all`: chunks sharing
+//! their rebuilt atoms), with the exp factor pulled out of sums and kept in them.
 
 use lift::decide::{self, Options};
 use lift::term::{Func, Terms};
@@ -16,9 +18,16 @@ fn check_kernel(op: &str) {
     let spec = k.spec(&inst, &mut terms).unwrap();
     let mut pairs = Vec::new();
     for t in &spec.outputs {
-        for e in t.elems.iter().flatten() {
-            let n = decide::normalize(&mut terms, *e).unwrap_or_else(|| panic!("{op}: no form"));
-            pairs.push((*e, n));
+        let elems: Vec<_> = t.elems.iter().flatten().copied().collect();
+        for &e in &elems {
+            let n = decide::normalize(&mut terms, e).unwrap_or_else(|| panic!("{op}: no form"));
+            pairs.push((e, n));
+        }
+        for keep_exp in [false, true] {
+            let all = decide::normalize_all(&mut terms, &elems, keep_exp);
+            for (&e, n) in elems.iter().zip(all) {
+                pairs.push((e, n.unwrap_or_else(|| panic!("{op}: no form ({keep_exp})"))));
+            }
         }
     }
     for (k, v) in decide::decide_all(&terms, &pairs, &Options::default())
@@ -37,6 +46,11 @@ fn normalised_online_softmax_is_equal() {
 #[test]
 fn normalised_welford_is_equal() {
     check_kernel("layer_norm_welford");
+}
+
+#[test]
+fn normalised_flash_attention_is_equal() {
+    check_kernel("attention");
 }
 
 #[test]

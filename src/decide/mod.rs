@@ -18,7 +18,7 @@ mod canon;
 mod normalize;
 mod poly;
 
-pub use normalize::{normalize, normalize_all, normalize_with};
+pub use normalize::{normalize, normalize_all};
 
 use crate::term::{Func, Node, TermId, Terms};
 use canon::{known_value, Canon, Dag, Halt};

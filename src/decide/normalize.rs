@@ -39,13 +39,7 @@ enum Expr {
 /// `t` rebuilt from its canonical form; `None` when it has none (a `select` whose
 /// condition the form cannot fix, an infinity, an expansion beyond the limit).
 pub fn normalize(terms: &mut Terms, t: TermId) -> Option<TermId> {
-    normalize_with(terms, t, false)
-}
-
-/// [`normalize`]; with `keep_exp`, the exponential factor common to a sum's monomials
-/// stays in each of them (`Σ exp(x_j - m)`, not `exp(-m)·Σ exp(x_j)`).
-pub fn normalize_with(terms: &mut Terms, t: TermId, keep_exp: bool) -> Option<TermId> {
-    normalize_all(terms, &[t], keep_exp)[0]
+    normalize_all(terms, &[t], false)[0]
 }
 
 /// Roots per chunk of [`normalize_all`]: fixed, so that the terms built do not depend
@@ -53,7 +47,9 @@ pub fn normalize_with(terms: &mut Terms, t: TermId, keep_exp: bool) -> Option<Te
 /// 16×16 output, two factors each, is 4 chunks: measured faster than 16 or 512).
 const CHUNK: usize = 128;
 
-/// [`normalize_with`] for each of `roots`. Roots are converted in chunks (in parallel),
+/// [`normalize`] for each of `roots`; with `keep_exp`, the exponential factor common to
+/// a sum's monomials stays in each of them (`Σ exp(x_j - m)`, not `exp(-m)·Σ exp(x_j)`).
+/// Roots are converted in chunks (in parallel),
 /// each chunk with one canonical-form cache: the sub-terms neighbouring elements share
 /// (a row's max and sum) are converted and rebuilt once per chunk.
 pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {

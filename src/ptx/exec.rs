@@ -15,9 +15,10 @@
 //! Asynchronous copies: `cp.async` reads global memory at issue and queues its shared
 //! write in the thread's open group; the write lands (and is logged) at the
 //! `cp.async.wait_group`/`wait_all` covering its group, and is also logged at issue,
-//! since it may land any time in between. A read before the wait sees the old
-//! contents. Copies never waited for land at the thread's exit, unordered with every
-//! later access of other threads. `ldmatrix` is a warp collective reading 32-bit words.
+//! since it may land any time in between, so another thread's access in between
+//! races with it; the issuing thread's own access in between is reported as a race
+//! too (it may see either value). Copies never waited for land at the thread's exit,
+//! unordered with every later access of other threads. `ldmatrix` is a warp collective reading 32-bit words.
 
 use super::ast::*;
 use super::parser::type_bytes;

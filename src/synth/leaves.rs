@@ -82,6 +82,16 @@ pub(super) fn intersect(a: &[u64], b: &[u64]) -> Vec<u64> {
     a.iter().zip(b).map(|(x, y)| x & y).collect()
 }
 
+/// `a ∨ b`.
+pub(super) fn union(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    let mut out = long.to_vec();
+    for (w, x) in out.iter_mut().zip(short) {
+        *w |= x;
+    }
+    out
+}
+
 /// `a ∖ b`.
 pub(super) fn minus(a: &[u64], b: &[u64]) -> Vec<u64> {
     a.iter()
@@ -122,5 +132,10 @@ mod tests {
         let mut want = vec![x0, y0];
         want.sort();
         assert_eq!(own, want);
+        let mut all = sets.terms_of(&union(&be, &bb));
+        all.sort();
+        let mut want = vec![x0, x1, y0];
+        want.sort();
+        assert_eq!(all, want);
     }
 }

@@ -131,8 +131,7 @@ pub fn lift_with(
         // sub-terms only, then (3) enumerating there too; (4) the whole output
         // normalised at once, with a budget of its own.
         if built.is_err() {
-            s.memo.clear();
-            s.budget = 20_000;
+            s.restart();
             if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, true) {
                 built = Ok(f);
             }
@@ -142,8 +141,7 @@ pub fn lift_with(
             s.fallback.enable();
             for enumerate in [false, true] {
                 s.fallback.enumerate = enumerate;
-                s.memo.clear();
-                s.budget = 20_000;
+                s.restart();
                 built = s.build(&t.shape, &elems);
                 tracing::debug!(
                     "synth {}: enumerate={enumerate} {:?}",
@@ -158,8 +156,7 @@ pub fn lift_with(
         if built.is_err() {
             s.deadline = Instant::now() + opts.time_budget;
             s.timed_out = false;
-            s.memo.clear();
-            s.budget = 20_000;
+            s.restart();
             if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, false) {
                 built = Ok(f);
             }
@@ -339,6 +336,9 @@ fn broadcast_to_output(f: Formula, env: &ShapeEnv, name: &str, shape: &[usize]) 
 /// reuses it rather than synthesising it again.
 type Known = HashMap<Vec<TermId>, (Vec<usize>, Formula)>;
 
+/// Most `build` steps of one pass.
+const BUDGET: usize = 20_000;
+
 struct Synth<'a> {
     terms: &'a mut Terms,
     env: &'a ShapeEnv,
@@ -363,7 +363,7 @@ impl<'a> Synth<'a> {
             env,
             known,
             memo: HashMap::new(),
-            budget: 20_000,
+            budget: BUDGET,
             fallback: enumerate::Fallback::new(Duration::from_secs(3)),
             deadline: Instant::now() + opts.time_budget,
             timed_out: false,
@@ -372,6 +372,13 @@ impl<'a> Synth<'a> {
             leaf_sets: Default::default(),
             instances: HashMap::new(),
         }
+    }
+
+    /// A new pass: nothing memoised (the fallback changes what a stall gives) and the
+    /// whole step budget.
+    fn restart(&mut self) {
+        self.memo.clear();
+        self.budget = BUDGET;
     }
 
     /// Whether `f`, broadcast to `shape`, has exactly the terms `list`.
@@ -1108,11 +1115,7 @@ impl<'a> Synth<'a> {
         }
         let mut union: Vec<u64> = Vec::new();
         for &o in ops {
-            let bits = self.leaf_sets.of(self.terms, o);
-            union.resize(union.len().max(bits.len()), 0);
-            for (u, b) in union.iter_mut().zip(bits.iter()) {
-                *u |= b;
-            }
+            union = leaves::union(&union, &self.leaf_sets.of(self.terms, o));
         }
         let covering: rustc_hash::FxHashSet<TermId> = common
             .into_iter()
