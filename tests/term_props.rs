@@ -374,9 +374,11 @@ fn check_invariants(t: &Terms) {
                         *c != BigRational::from_integer(1.into()),
                         "Mul with constant 1"
                     );
+                    // `0 · t` stays only where t may be ±inf (IEEE: NaN there).
                     assert!(
-                        *c != BigRational::from_integer(0.into()),
-                        "Mul with constant 0"
+                        *c != BigRational::from_integer(0.into())
+                            || ops[1..].iter().any(|&o| t.may_be_nonfinite(o)),
+                        "Mul with constant 0 and finite factors"
                     );
                 }
                 for &o in ops.iter() {

@@ -17,6 +17,10 @@ pub struct FixtureToml {
     pub bug: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
+    /// Wrong twins only: the bug shows only in this region, which the random reference
+    /// inputs miss (`x == 0`); lift must refute the twin all the same.
+    #[serde(default)]
+    pub bug_region: Option<String>,
     /// The op this kernel must be proved equivalent to (or refuted against, for twins).
     #[serde(default)]
     pub equiv: Option<String>,
