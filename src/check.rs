@@ -71,6 +71,9 @@ pub struct Report {
     /// Kernel outputs the spec says nothing about (not checked).
     pub unchecked: Vec<String>,
     pub preconditions: Vec<String>,
+    /// Roundings below f32 that the proof read as exact (f16 casts, tf32 dots), with
+    /// their lines (see [`Kernel::assumptions`]).
+    pub assumptions: Vec<String>,
     /// The first refuted element (in row-major order of the first tensor that has one).
     pub counterexample: Option<Finding>,
     /// Elements left undecided (first few), with reasons.
@@ -164,7 +167,8 @@ pub fn check(
         .iter()
         .map(|(name, (_, elems))| (name.clone(), elems.clone()))
         .collect();
-    let report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
+    let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
+    report.assumptions = kernel.assumptions();
     let claim = crosscheck::Claim::Terms(&terms, &claimed);
     cross_checked(report, kernel, inst, &claim, opts, start)
 }
@@ -261,7 +265,9 @@ pub fn equiv(
         rmap.insert(t.name.clone(), (t.shape, t.elems));
     }
     let title = format!("{} against {}", left.path.display(), right.path.display());
-    let report = compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)?;
+    let mut report = compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)?;
+    report.assumptions = left.assumptions();
+    report.assumptions.extend(right.assumptions());
     let claim = crosscheck::Claim::Kernel(right, &ri);
     cross_checked(report, left, &li, &claim, opts, start)
 }
@@ -390,6 +396,7 @@ fn compare(
         tensors,
         unchecked,
         preconditions: preconditions.into_iter().collect(),
+        assumptions: Vec::new(),
         counterexample,
         unknown,
         seconds: start.elapsed().as_secs_f64(),
@@ -581,6 +588,9 @@ impl Report {
                 u.reason
             );
         }
+        for a in &self.assumptions {
+            let _ = writeln!(s, "  assumes {a}");
+        }
         let verdict = match self.outcome {
             Outcome::Verified => "VERIFIED (proved on this launch instance)",
             Outcome::Refuted => "REFUTED",
@@ -609,6 +619,7 @@ impl Report {
             "tensors": self.tensors.iter().map(|(n, s, p)| json!({"tensor": n, "shape": s, "proved": p})).collect::<Vec<_>>(),
             "unchecked": self.unchecked,
             "preconditions": self.preconditions,
+            "assumptions": self.assumptions,
             "counterexample": self.counterexample.as_ref().map(finding),
             "unknown": self.unknown.iter().map(finding).collect::<Vec<_>>(),
             "seconds": self.seconds,

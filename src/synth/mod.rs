@@ -81,6 +81,8 @@ pub struct Lift {
     pub env: ShapeEnv,
     pub outputs: Vec<Lifted>,
     pub timings: Timings,
+    /// Roundings below f32 the proofs read as exact (see [`Kernel::assumptions`]).
+    pub assumptions: Vec<String>,
     /// The kernel's entry name and file, for headings and reading source lines.
     pub kernel_name: String,
     pub kernel_path: std::path::PathBuf,
@@ -235,6 +237,7 @@ pub fn lift_with(
         env,
         outputs,
         timings,
+        assumptions: kernel.assumptions(),
         kernel_name: kernel.name(),
         kernel_path: kernel.path.clone(),
     })

@@ -90,6 +90,9 @@ impl Lift {
             ),
             _ => format!("UNKNOWN on {}: not every output lifted", self.sizes_text()),
         };
+        for a in &self.assumptions {
+            s += &format!("assumes {a}\n");
+        }
         s += &format!("{verdict} in {}\n", self.timings_text());
         s
     }
@@ -196,6 +199,7 @@ impl Lift {
             "sizes": self.spec.sizes,
             "outputs": outputs,
             "verified": self.exit_code() == 0,
+            "assumptions": self.assumptions,
             "timings_ms": {
                 "execute": ms(self.timings.execute),
                 "synthesize": ms(self.timings.synthesize),

@@ -43,11 +43,13 @@
 //!   cancel `x * x^-1` (the precondition `x != 0` must survive to `decide`).
 //! - `powi`: `a^0 = 1`, `a^1 = a`, exact constant folding (`0^k = +inf` for `k < 0`;
 //!   powers too large to fold stay `Pow`), `(x^a)^b = x^(ab)`, `(x*y)^k = x^k*y^k`;
-//!   so no `Pow` has a `Mul` or (barring i32 overflow) a `Pow` as its base.
+//!   so no `Pow` has a `Mul` (except a negative power of one with a non-finite
+//!   factor: `(x·inf)^-1` is NaN at x = 0) or (barring i32 overflow) a `Pow` as its base.
 //! - ±inf: `x + inf = inf` for finite `x`, `inf + -inf = nan`, `c * inf` signed by `c`
 //!   (`0 * inf = nan`); `x * inf` with symbolic `x` stays a `Mul` (sign unknown), and a
 //!   sum of such a product and an infinity stays an `Add` of just those two kinds.
-//!   `inf^-k = 0`; max/min drop their neutral infinity and are absorbed by the other;
+//!   `inf^-k = 0`; max/min drop their neutral infinity and are absorbed by the other
+//!   (unless an operand may be NaN);
 //!   `exp(-inf) = exp2(-inf) = 0`, `exp(inf) = inf`, and the other IEEE values at ±inf;
 //!   `log(0) = -inf`, `rsqrt(0) = inf`, `log`/`sqrt`/`rsqrt` of a negative constant NaN.
 //! - NaN: any arithmetic, function, max/min, not/and/or, or select *condition* with a NaN
@@ -55,7 +57,7 @@
 //!   unselected branch of a symbolic `select` stays there.
 //! - Truth values: the constant 0 is false, any other constant (and ±inf) is true; the
 //!   folded results of `cmp`/`not`/`and`/`or` are the constants 1 and 0. `not` of a
-//!   comparison flips the operator (`!(a < b) = a >= b`); `select(!c, a, b) =
+//!   comparison flips the operator (`!(a < b) = a >= b`, operands never NaN); `select(!c, a, b) =
 //!   select(c, b, a)` for boolean `c`. `>`/`>=` are kept as written (not swapped to `<`).
 //! - Cost: flattening copies operands, so growing a sum/max one operand at a time over `n`
 //!   steps costs O(n^2) ids; build wide sums with `sum(&[..])` where possible.
@@ -145,7 +147,8 @@ pub enum Node {
     Pow(TermId, i32),
     Call(Func, TermId),
     /// n-ary, sorted by id (a folded constant, at most one, sorts like any operand),
-    /// deduplicated, length ≥ 2, no infinities.
+    /// deduplicated, length ≥ 2, no infinities (but the absorbing one beside operands
+    /// that may be NaN: `max(inf, 0·inf)` is NaN).
     Max(Box<[TermId]>),
     Min(Box<[TermId]>),
     /// A boolean-valued comparison of two reals.
@@ -202,6 +205,9 @@ pub struct Terms {
     /// reads an `Inf`, `NaN` or `Opaque` node. Folds that are exact only for finite
     /// operands (`0 · t = 0`, `t - t = 0`, `t <= t`) check it first.
     nonfinite: Vec<bool>,
+    /// Per node: whether it reads no input and no param (a closed constant expression
+    /// such as `log(1/2)`, which the real-domain folds must evaluate to see NaN).
+    closed: Vec<bool>,
     ids: FxHashMap<Node, TermId>,
 }
 
@@ -250,7 +256,16 @@ impl Terms {
                 any
             }
         };
+        let closed = match &node {
+            Node::Input { .. } | Node::Param(_) => false,
+            _ => {
+                let mut all = true;
+                for_each_child_of(&node, |c| all &= self.closed[c.0 as usize]);
+                all
+            }
+        };
         self.nonfinite.push(nonfinite);
+        self.closed.push(closed);
         self.nodes.push(node.clone());
         self.ids.insert(node, id);
         id
@@ -652,7 +667,9 @@ impl Terms {
                     return self.powi(b, jk);
                 }
             }
-            Node::Mul(ops) => {
+            // `(x·inf)^-1` is not `x^-1 · 0`: at x = 0 it is NaN (0·inf), so a negative
+            // power of a product with a non-finite factor stays a `Pow` of the `Mul`.
+            Node::Mul(ops) if k > 0 || !ops.iter().any(|&o| self.may_be_nonfinite(o)) => {
                 let pows: Vec<TermId> = ops.iter().map(|&o| self.powi(o, k)).collect();
                 return self.product(&pows);
             }
@@ -699,6 +716,15 @@ impl Terms {
             if let Some(v) = fold_call(f, &c) {
                 return self.constant(v);
             }
+        } else if matches!(f, Func::Log | Func::Log2 | Func::Sqrt | Func::Rsqrt)
+            && self.closed[a.0 as usize]
+        {
+            // A closed argument (`log(log(1/2))`) clearly below 0 is outside the domain
+            // for every input: IEEE's NaN, not a precondition.
+            let v = self.eval(a, &|_, _| f64::NAN, &|_| f64::NAN);
+            if v < -1e-9 || v.is_nan() {
+                return self.nan();
+            }
         }
         if matches!(f, Func::Abs | Func::Floor | Func::Ceil) {
             if let Node::Call(g, _) = self.node(a) {
@@ -719,6 +745,7 @@ impl Terms {
         }
         let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
         let mut best: Option<BigRational> = None;
+        let mut absorbing: Option<TermId> = None;
         for &t in terms {
             let children: Vec<TermId> = match self.node(t) {
                 Node::Max(ops) if is_max => ops.to_vec(),
@@ -731,7 +758,7 @@ impl Terms {
                     // The absorbing infinity wins, the neutral one is dropped.
                     Node::Inf { negative } => {
                         if *negative != is_max {
-                            return c;
+                            absorbing = Some(c);
                         }
                     }
                     Node::Const(v) => {
@@ -747,7 +774,14 @@ impl Terms {
                 }
             }
         }
-        if let Some(b) = best {
+        if let Some(inf) = absorbing {
+            // ... unless an operand may be NaN, which wins over it: those stay beside it.
+            ops.retain(|&o| self.may_be_nonfinite(o));
+            if ops.is_empty() {
+                return inf;
+            }
+            ops.push(inf);
+        } else if let Some(b) = best {
             let c = self.constant(b);
             ops.push(c);
         }
@@ -805,7 +839,7 @@ impl Terms {
         self.intern(Node::Cmp(op, a, b))
     }
     /// Logical not: folds constants (0 → 1, other → 0), `!!c = c` for boolean `c`, and
-    /// `!(a < b) = a >= b` (sound as operands are never NaN).
+    /// `!(a < b) = a >= b` where neither operand may be NaN.
     pub fn not(&mut self, a: TermId) -> TermId {
         match self.node(a).clone() {
             Node::NaN => a,
@@ -814,7 +848,8 @@ impl Terms {
                 self.boolean(!b)
             }
             Node::Not(x) if self.is_boolean(x) => x,
-            Node::Cmp(op, x, y) => {
+            // `!(a < b) = a >= b` only without NaN operands (IEEE: both false then).
+            Node::Cmp(op, x, y) if !self.may_be_nonfinite(x) && !self.may_be_nonfinite(y) => {
                 let neg = match op {
                     CmpOp::Lt => CmpOp::Ge,
                     CmpOp::Le => CmpOp::Gt,
