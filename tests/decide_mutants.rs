@@ -637,6 +637,26 @@ fn extrema_are_pruned_inside_case_splits() {
     }
 }
 
+/// A max (min) that conversion reveals inside a max (min) is flattened into it, so the
+/// forms agree without any case split; without the flattening (the guards of
+/// `extremum`'s flattening set to false) only the extremum-order retry proves these,
+/// which needs splits.
+#[test]
+fn nested_extrema_flatten_without_case_splits() {
+    let no_split = Options {
+        max_case_splits: 0,
+        ..Options::default()
+    };
+    for (a, b) in [
+        ("(max (select (> x y) x y) z)", "(max x y z)"),
+        ("(min (select (< x y) x y) z)", "(min x y z)"),
+    ] {
+        let (t, a, b) = pair(a, b);
+        let v = decide(&t, a, b, &no_split);
+        assert!(v.is_equal(), "{} vs {}: {v:?}", t.display(a), t.display(b));
+    }
+}
+
 // ---- random wrong twins -------------------------------------------------------------------
 
 /// A small term over `x, y, z` built from the constructs the mutants above broke.
