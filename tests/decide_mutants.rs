@@ -345,6 +345,8 @@ fn junction_conditions() {
     );
     wrong("(* (and (> x -1.9) (> y -1.9)) x)", "x");
     wrong("(* (or (> x 1.9) (> y 1.9)) x)", "0");
+    // `!!y` of a real `y` is its truth value, not `y`.
+    equal("(* (not (not y)) x)", "(select (!= y 0) x 0)");
     // A real as a truth value: `y` is false only at y = 0, which no random point hits.
     wrong("(select (and y (> x 0)) x 0)", "(select (> x 0) x 0)");
     wrong("(select (or y (> x 0)) x 0)", "x");
@@ -600,6 +602,8 @@ fn mixed_sign_points_refute() {
 /// Differences at a single boundary point (`x = y`) are never proved away.
 #[test]
 fn boundary_only_differences_are_not_equal() {
+    // `!=` evaluates as `!=` (a refuter reading it as `==` refutes this identity).
+    equal("(select (!= x y) x y)", "x");
     wrong("(select (>= x y) (+ x 1) y)", "(select (> x y) (+ x 1) y)");
     wrong("(select (== x 1.9) y 0)", "0");
     wrong("(select (!= x y) 1 0)", "1");
