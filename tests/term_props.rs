@@ -3,6 +3,8 @@
 //! generator's own tree (plain f64 arithmetic, IEEE rules). Normalisation must never
 //! change the value; hash-consing must be canonical.
 
+mod seed;
+
 use lift::term::{CmpOp, Func, Node, TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -406,7 +408,7 @@ fn points() -> impl Strategy<Value = ([f64; 3], [f64; 2])> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(seed::seeded(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() }, "term_props"))]
 
     #[test]
     fn eval_agrees_with_reference(e in expr(), (x, p) in points()) {

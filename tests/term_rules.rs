@@ -629,3 +629,19 @@ fn erf_is_accurate() {
     assert_eq!(lift::term::erf(10.0), 1.0);
     assert_eq!(lift::term::erf(0.0), 0.0);
 }
+
+/// Comparisons with either infinity fold (mutation testing found `+inf` untested).
+#[test]
+fn comparisons_with_infinities_fold() {
+    let mut t = lift::term::Terms::new();
+    let (one, inf, ninf) = (t.one(), t.inf(false), t.inf(true));
+    let lt = lift::term::CmpOp::Lt;
+    let c = t.cmp(lt, one, inf);
+    assert_eq!(t.as_bool(c), Some(true));
+    let c = t.cmp(lt, inf, one);
+    assert_eq!(t.as_bool(c), Some(false));
+    let c = t.cmp(lt, ninf, one);
+    assert_eq!(t.as_bool(c), Some(true));
+    let c = t.cmp(lt, ninf, inf);
+    assert_eq!(t.as_bool(c), Some(true));
+}
