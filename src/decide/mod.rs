@@ -34,7 +34,8 @@ use std::sync::Arc;
 /// Knobs of the procedure.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Random points the refuter tries before the prover runs.
+    /// Random points the refuter tries before the prover runs. 0 runs the prover
+    /// alone: no refuter, no search for a point where a precondition fails.
     pub random_points: usize,
     /// Expansion guard: largest polynomial (in monomials) the prover builds.
     pub max_monomials: usize,
@@ -226,15 +227,17 @@ fn leaf_of(terms: &Terms, t: TermId) -> Option<Leaf> {
 const EPS: f64 = f64::EPSILON;
 
 /// A value at one point: the f64 `v`, a first-order bound `err` on its rounding error
-/// (absolute), and whether it left the real line through the point rather than through
-/// IEEE's rules (`off_domain`): `1/x` at x = 0, `log` of a negative, an overflow. Only a
-/// non-finite value that is *not* off the domain (`0/0` folded to NaN in a masked lane,
-/// `exp(-inf)`) is a value the kernel really computes at every such point.
+/// (absolute), and how it may have left the real line through the point rather than
+/// through IEEE's rules on constants (`0/0` in a masked lane, `exp(-inf)`): at a `pole`
+/// (`1/x` at x = 0, `log`/`sqrt` of a negative: IEEE's value, but its sign may hang on
+/// a zero's sign, which terms do not track), or by `overflow` (f64 ran out of range
+/// where the real value is finite: no verdict from such a point).
 #[derive(Clone, Copy, Debug)]
 struct Val {
     v: f64,
     err: f64,
-    off_domain: bool,
+    pole: bool,
+    overflow: bool,
 }
 
 /// f64 evaluation of the reachable DAG at one point; constants standing for known
@@ -394,45 +397,76 @@ fn evaluate(
             Node::Select(c, x, y) => {
                 let c = g(c);
                 let picked = if c.v.is_nan() {
-                    Val {
-                        v: c.v,
-                        err: c.v,
-                        off_domain: c.off_domain,
-                    }
+                    Val { err: c.v, ..c }
                 } else if c.v != 0.0 {
                     g(x)
                 } else {
                     g(y)
                 };
-                let off_domain = c.off_domain || picked.off_domain;
-                val.insert(t, Val { off_domain, ..picked });
+                let (pole, overflow) = (c.pole || picked.pole, c.overflow || picked.overflow);
+                val.insert(
+                    t,
+                    Val {
+                        pole,
+                        overflow,
+                        ..picked
+                    },
+                );
                 continue;
             }
         };
-        // Off the domain: a child is, or this node left the real line from finite
-        // operands (a pole, a log of a negative, an overflow). A comparison's operands
-        // count too: its truth value was taken off the domain.
+        // A child's pole or overflow carries over (a comparison's too: its truth value
+        // was taken there); this node adds one where it left the real line from finite
+        // operands: a pole where a power, log or root met its domain's edge, an
+        // overflow elsewhere (exp of a large value, a product of large values).
         let mut children_finite = true;
-        let mut off_domain = false;
+        let (mut pole, mut overflow) = (false, false);
+        let mut operand = f64::NAN;
         terms.for_each_child(t, |c| {
             let c = val[&c];
-            off_domain |= c.off_domain;
+            pole |= c.pole;
+            overflow |= c.overflow;
             children_finite &= c.v.is_finite();
+            operand = c.v;
         });
-        let is_value = !matches!(terms.node(t), Node::NaN | Node::Inf { .. } | Node::Opaque(..));
-        off_domain |= is_value && children_finite && !v.is_finite();
-        off_domain |= matches!(terms.node(t), Node::Opaque(..));
-        val.insert(t, Val { v, err, off_domain });
+        if children_finite && !v.is_finite() {
+            match terms.node(t) {
+                Node::Pow(..) if operand == 0.0 => pole = true,
+                Node::Call(Func::Log | Func::Log2 | Func::Sqrt | Func::Rsqrt, _) => pole = true,
+                Node::Input { .. } | Node::Param(_) | Node::Const(_) => {}
+                Node::NaN | Node::Inf { .. } => {}
+                _ => overflow = true,
+            }
+        }
+        overflow |= matches!(terms.node(t), Node::Opaque(..));
+        val.insert(
+            t,
+            Val {
+                v,
+                err,
+                pole,
+                overflow,
+            },
+        );
     }
     [val[&roots[0]], val[&roots[1]]]
 }
 
 /// The sides differ: both finite, beyond the relative tolerance and far beyond rounding
-/// error; or one is ±inf or NaN where the other is not (or the other infinity), by
-/// IEEE's rules rather than off the real domain (a NaN output element is wrong).
+/// error; or one is ±inf or NaN where the other is finite (a NaN output element is
+/// wrong, and so is a kernel that is undefined where the spec is not, whatever
+/// preconditions would make them equal); or they are different non-finite values by
+/// IEEE's rules, away from poles (where a zero's sign could swap an infinity's).
+/// Never at a point where f64 overflowed.
 fn differ(a: Val, b: Val) -> bool {
     if !a.v.is_finite() || !b.v.is_finite() {
-        if a.off_domain || b.off_domain {
+        if a.overflow || b.overflow {
+            return false;
+        }
+        if a.v.is_finite() != b.v.is_finite() {
+            return true;
+        }
+        if a.pole || b.pole {
             return false;
         }
         let same = (a.v.is_nan() && b.v.is_nan()) || a.v == b.v;
@@ -550,6 +584,12 @@ fn decide_shared<'t>(
     shared: &mut Option<Canon<'t>>,
 ) -> Verdict {
     if a == b {
+        if terms.is_nan(a) {
+            // The same NaN on both sides is an undefined element, never a proof.
+            return Verdict::Unknown {
+                reason: "both sides are NaN for every input".into(),
+            };
+        }
         return Verdict::Equal {
             preconditions: Vec::new(),
         };
@@ -629,7 +669,7 @@ fn decide_shared<'t>(
         }
     }
     if !matches!(outcome, Proof::Equal) {
-        if let Some(cex) = refuter.search(rest_points) {
+        if let Some(cex) = refuter.search(rest_points.clone()) {
             return Verdict::NotEqual(cex);
         }
         if let Some(cex) = refuter.search_boundaries() {
@@ -648,6 +688,37 @@ fn decide_shared<'t>(
                 .cloned()
                 .collect();
             pre.sort_by_key(|p| (p.0, p.1));
+            // A proof never rests on a false premise. A closed one (`0 > 0`, from a
+            // constant `log(0)`) is evaluated; where the others fail, the sides are
+            // compared by IEEE's rules at the refuter's points: a kernel undefined where
+            // the other side is not is refuted there.
+            for (kind, t, _) in &pre {
+                if terms.is_closed(*t) {
+                    let v = terms.eval(*t, &|_, _| f64::NAN, &|_| f64::NAN);
+                    let holds = match kind {
+                        PreKind::NonZero => v != 0.0,
+                        PreKind::Positive => v > 0.0,
+                        PreKind::NonNegative => v >= 0.0,
+                    };
+                    if !holds {
+                        let premise = Precondition {
+                            kind: *kind,
+                            expr: terms.display(*t).to_string(),
+                        };
+                        return Verdict::Unknown {
+                            reason: format!("the proof needs `{premise}`, which is false"),
+                        };
+                    }
+                }
+            }
+            if !pre.is_empty() && opts.random_points > 0 {
+                if let Some(cex) = refuter
+                    .search(rest_points)
+                    .or_else(|| refuter.search_boundaries())
+                {
+                    return Verdict::NotEqual(cex);
+                }
+            }
             Verdict::Equal {
                 preconditions: pre
                     .into_iter()

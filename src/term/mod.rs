@@ -367,6 +367,11 @@ impl Terms {
         self.nonfinite[id.0 as usize]
     }
 
+    /// Whether `id` reads no input and no param (a constant expression).
+    pub fn is_closed(&self, id: TermId) -> bool {
+        self.closed[id.0 as usize]
+    }
+
     /// Calls `f` on each child of `id`, in operand order.
     pub fn for_each_child(&self, id: TermId, f: impl FnMut(TermId)) {
         for_each_child_of(self.node(id), f)

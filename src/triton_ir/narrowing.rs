@@ -53,9 +53,11 @@ fn narrowing(op: &Op) -> Option<String> {
             Some(format!("{} rounding (`{}`) read as exact{range}", kind_name(kind), op.name))
         }
         "tt.dot" => {
+            // Triton prints `inputPrecision = tf32` (its default for `tl.dot` on f32)
+            // and leaves `ieee` unprinted.
             let precision = match op.attrs.get("inputPrecision") {
                 Some(Attr::Str(s)) => s.as_str(),
-                _ => "tf32",
+                _ => "ieee",
             };
             let f32_operands = op
                 .operand_types

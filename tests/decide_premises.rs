@@ -1,0 +1,117 @@
+//! A proof never rests on a false premise, and NaN is a value: the refuter compares the
+//! two sides by IEEE's rules, and before an Equal with preconditions it looks for a
+//! point where a precondition fails and the sides then differ (one undefined, the other
+//! not). Each Equal here has a wrong twin that must not be Equal.
+
+use lift::decide::{decide, Options, Verdict};
+use lift::term::{CmpOp, Func, TermId, Terms};
+
+#[track_caller]
+fn verdict(t: &Terms, a: TermId, b: TermId) -> Verdict {
+    decide(t, a, b, &Options::default())
+}
+
+/// Refuted at a point where exactly one side is finite; the values replay.
+#[track_caller]
+fn refuted_where_one_side_is_undefined(t: &Terms, a: TermId, b: TermId) {
+    let v = verdict(t, a, b);
+    let Verdict::NotEqual(cx) = v else {
+        panic!("expected NotEqual: {} vs {}, got {v:?}", t.display(a), t.display(b))
+    };
+    let (l, r) = (cx.eval(t, a), cx.eval(t, b));
+    assert!(l.is_finite() != r.is_finite(), "{l} vs {r}");
+    assert_eq!(l.is_nan(), cx.lhs.is_nan());
+    assert_eq!(r.is_nan(), cx.rhs.is_nan());
+}
+
+#[test]
+fn a_kernel_undefined_where_the_spec_is_not_is_refuted() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let y = t.input("y", &[0]);
+    // x·y/y is x wherever y != 0, but NaN at y = 0 where the spec gives x.
+    let xy = t.mul(x, y);
+    let kernel = t.div(xy, y);
+    refuted_where_one_side_is_undefined(&t, kernel, x);
+    // Twin: the same cancellation on both sides is undefined at the same points.
+    let two = t.int(2);
+    let xy2 = t.mul(two, xy);
+    let y2 = t.mul(two, y);
+    let spec = t.div(xy2, y2);
+    assert!(verdict(&t, kernel, spec).is_equal());
+    // sqrt(x)² is x only for x >= 0; at x < 0 the kernel is NaN, the spec is x.
+    let s = t.call(Func::Sqrt, x);
+    let s2 = t.powi(s, 2);
+    refuted_where_one_side_is_undefined(&t, s2, x);
+    // Twin: against |x|·[x >= 0] written with the same root it is equal.
+    let s3 = t.call(Func::Sqrt, x);
+    let s3 = t.mul(s3, s3);
+    assert!(verdict(&t, s2, s3).is_equal());
+}
+
+#[test]
+fn nan_and_infinity_are_values() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let zero = t.zero();
+    let nan = t.div(zero, zero);
+    assert!(t.is_nan(nan));
+    // A NaN element against a finite spec: refuted, with NaN as the kernel's value.
+    let sum = t.add(x, nan);
+    let v = verdict(&t, sum, x);
+    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    assert!(cx.lhs.is_nan() && cx.rhs.is_finite());
+    // NaN against NaN is not a counterexample (and not a proof either).
+    let v = verdict(&t, nan, sum);
+    assert!(!v.is_equal() && !v.is_not_equal(), "{v:?}");
+    // A select whose NaN branch is taken only where x > 1.9 (a masked tail).
+    let cut = t.float(1.9);
+    let c = t.cmp(CmpOp::Gt, x, cut);
+    let guarded = t.select(c, nan, x);
+    let v = verdict(&t, guarded, x);
+    assert!(v.is_not_equal(), "{v:?}");
+    // ... and the select whose condition never holds for the kernel's inputs is not
+    // refuted by a NaN it never takes: select(x > x, nan, x) is x.
+    let never = t.cmp(CmpOp::Gt, x, x);
+    let g2 = t.select(never, nan, x);
+    assert!(verdict(&t, g2, x).is_equal());
+}
+
+#[test]
+fn boundary_points_refute_what_random_points_miss() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let zero = t.zero();
+    let one = t.one();
+    // where(x == 0, 1, x) vs x: differ only at 0.
+    let is0 = t.cmp(CmpOp::Eq, x, zero);
+    let guarded = t.select(is0, one, x);
+    assert!(verdict(&t, guarded, x).is_not_equal());
+    // step with >= vs step with >: differ only at 0.
+    let ge = t.cmp(CmpOp::Ge, x, zero);
+    let gt = t.cmp(CmpOp::Gt, x, zero);
+    let a = t.select(ge, one, zero);
+    let b = t.select(gt, one, zero);
+    assert!(verdict(&t, a, b).is_not_equal());
+    // A max seeded with 0 vs the true max: differ only where every operand is negative.
+    let xs: Vec<TermId> = (0..6).map(|i| t.input("r", &[i])).collect();
+    let mut with0 = xs.clone();
+    with0.push(zero);
+    let m0 = t.maxn(&with0);
+    let m = t.maxn(&xs);
+    assert!(verdict(&t, m0, m).is_not_equal());
+    // A threshold at 20 (softplus): x vs where(x > 20, x, x + 1), differ only above 20.
+    let twenty = t.int(20);
+    let above = t.cmp(CmpOp::Gt, x, twenty);
+    let x1 = t.add(x, one);
+    let thr = t.select(above, x, x1);
+    let v = verdict(&t, thr, x1);
+    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    assert!(cx.values[0].1 > 20.0, "{cx:?}");
+    // Twins: the same forms written twice are equal.
+    let thr2 = t.select(above, x, x1);
+    assert!(verdict(&t, thr, thr2).is_equal());
+    let le = t.cmp(CmpOp::Le, x, zero);
+    let c = t.select(le, zero, one);
+    assert!(verdict(&t, b, c).is_equal(), "x > 0 and !(x <= 0) agree at 0");
+}
