@@ -152,7 +152,7 @@ pub(crate) fn canonical(name: &str) -> Option<&'static str> {
         "not_equal" => "ne",
         "concat" | "concatenate" => "cat",
         "view" => "reshape",
-        "detach" => "contiguous",
+        "detach" | "clone" => "contiguous",
         _ => name,
     };
     SUPPORTED.iter().find(|&&s| s == n).copied()
@@ -281,6 +281,8 @@ fn bind(op: &'static str, pos: Vec<Value>, kw: Vec<(String, Value)>) -> R<Args> 
         let key = match k.as_str() {
             "axis" => "dim",
             "keepdims" => "keepdim",
+            // The method's name for it (`x.split(split_size=2)`).
+            "split_size" if op == "split" => "split_size_or_sections",
             k => k,
         };
         match names.iter().position(|n| n.trim_start_matches('*') == key) {
@@ -723,9 +725,14 @@ fn var(cx: &mut Cx, x: &Tensor, dims: &[usize], correction: i64, keepdim: bool) 
     let d = binary(cx, "var", x, &m, |t, a, b| t.sub(a, b))?;
     let sq = d.map(cx.terms, |t, e| t.powi(e, 2));
     let s = sum(cx, &sq, dims, keepdim);
-    // PyTorch divides by max(0, N - correction): 0/0 is NaN, s/0 is inf.
+    // PyTorch divides by max(0, N - correction); dividing by 0 gives inf, or NaN for a
+    // zero sum (`e * inf`: the term store would fold `0 * (1/0)` to 0).
     let n = (count(x, dims) - correction).max(0);
     Ok(s.map(cx.terms, |t, e| {
+        if n == 0 {
+            let inf = t.inf(false);
+            return t.mul(e, inf);
+        }
         let n = t.int(n);
         t.div(e, n)
     }))
