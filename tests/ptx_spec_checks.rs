@@ -68,8 +68,10 @@ fn cases() -> Vec<Case> {
 
 /// The spec's outputs at `inputs`, evaluated from lift's terms at f32 constants.
 fn spec_values(spec: &str, inputs: &BTreeMap<String, npy::Array>) -> BTreeMap<String, Vec<f64>> {
-    let shapes: BTreeMap<String, Vec<usize>> =
-        inputs.iter().map(|(n, a)| (n.clone(), a.shape.clone())).collect();
+    let shapes: BTreeMap<String, Vec<usize>> = inputs
+        .iter()
+        .map(|(n, a)| (n.clone(), a.shape.clone()))
+        .collect();
     let (scalars, values, sizes) = (BTreeSet::new(), BTreeMap::new(), BTreeMap::new());
     let env = Env {
         tensors: &shapes,
@@ -79,15 +81,25 @@ fn spec_values(spec: &str, inputs: &BTreeMap<String, npy::Array>) -> BTreeMap<St
         float: FloatType::F32,
     };
     let mut terms = Terms::new();
-    let outs = torch::parse(spec).unwrap().instantiate(&mut terms, &env).unwrap();
+    let outs = torch::parse(spec)
+        .unwrap()
+        .instantiate(&mut terms, &env)
+        .unwrap();
     let value = |name: &str, idx: &[i64]| {
         let a = &inputs[name];
-        let flat = idx.iter().zip(&a.shape).fold(0usize, |f, (&i, &s)| f * s + i as usize);
+        let flat = idx
+            .iter()
+            .zip(&a.shape)
+            .fold(0usize, |f, (&i, &s)| f * s + i as usize);
         a.data[flat]
     };
     outs.iter()
         .map(|o| {
-            let v = o.elems.iter().map(|&e| terms.eval(e, &value, &|_| f64::NAN)).collect();
+            let v = o
+                .elems
+                .iter()
+                .map(|&e| terms.eval(e, &value, &|_| f64::NAN))
+                .collect();
             (o.name.clone(), v)
         })
         .collect()
@@ -133,27 +145,42 @@ fn run_check(case: &Case) {
             (name, npy::read(&p).unwrap())
         })
         .collect();
-    assert!(inputs.contains_key("x"), "{what}: no x.npy in the counterexample");
+    assert!(
+        inputs.contains_key("x"),
+        "{what}: no x.npy in the counterexample"
+    );
     if case.family == "softplus" {
         let top = inputs["x"].data.iter().cloned().fold(f64::MIN, f64::max);
-        assert!(top > 20.0, "{what}: counterexample not above the threshold: {top}");
+        assert!(
+            top > 20.0,
+            "{what}: counterexample not above the threshold: {top}"
+        );
     }
     let replay = tempfile::tempdir().unwrap();
     let mut run = Command::cargo_bin("lift").unwrap();
-    run.arg("run").arg(&case.ptx).arg("--out").arg(replay.path());
+    run.arg("run")
+        .arg(&case.ptx)
+        .arg("--out")
+        .arg(replay.path());
     for name in inputs.keys() {
-        run.arg("--input")
-            .arg(format!("{name}={}", cx.path().join(format!("{name}.npy")).display()));
+        run.arg("--input").arg(format!(
+            "{name}={}",
+            cx.path().join(format!("{name}.npy")).display()
+        ));
     }
     run.assert().success();
     let expected = spec_values(&case.check.spec, &inputs);
     let differs = expected.iter().any(|(name, want)| {
         let got = npy::read(&replay.path().join(format!("{name}.npy"))).unwrap();
-        got.data.iter().zip(want).any(|(&g, &w)| {
-            g.is_nan() != w.is_nan() || (g - w).abs() > 1e-13 * w.abs().max(1e-300)
-        })
+        got.data
+            .iter()
+            .zip(want)
+            .any(|(&g, &w)| g.is_nan() != w.is_nan() || (g - w).abs() > 1e-13 * w.abs().max(1e-300))
     });
-    assert!(differs, "{what}: the kernel replays equal to the spec at the counterexample:\n{text}");
+    assert!(
+        differs,
+        "{what}: the kernel replays equal to the spec at the counterexample:\n{text}"
+    );
 }
 
 fn run_where(pending: Option<&str>) -> usize {
@@ -193,11 +220,38 @@ fn softplus_and_its_where_spelling_get_the_same_verdicts() {
     }
 }
 
+/// `lift equiv A B` exits 0 (equivalent) or 1 (refuted).
+fn equiv(family: &str, a: &str, b: &str, want: i32) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("ptx")
+        .join(family);
+    let out = Command::cargo_bin("lift")
+        .unwrap()
+        .arg("equiv")
+        .arg(dir.join(format!("{a}.ptx")))
+        .arg(dir.join(format!("{b}.ptx")))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(want),
+        "{family}: {a} vs {b}:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn gelu_kernels_tanh_and_erf_are_not_equivalent() {
+    equiv("gelu", "tanh", "erf", 1);
+    equiv("gelu", "erf", "erf", 0);
+}
+
 #[test]
 #[ignore = "needs refuter boundary points (decide)"]
 fn spec_checks_needing_boundary_points() {
     let n = run_where(Some("needs refuter boundary points (decide)"));
     assert!(n >= 3, "only {n} checks");
+    equiv("softplus", "naive", "threshold", 1);
 }
 
 #[test]
@@ -205,4 +259,5 @@ fn spec_checks_needing_boundary_points() {
 fn spec_checks_needing_high_precision() {
     let n = run_where(Some("needs refuter high-precision evaluation (decide)"));
     assert!(n >= 2, "only {n} checks");
+    equiv("l2norm", "eps", "plain", 1);
 }

@@ -44,10 +44,7 @@ fn index() -> Index {
     serde_json::from_str(&text).expect("index.json parses")
 }
 
-fn instantiate(
-    case: &Case,
-    terms: &mut Terms,
-) -> Result<Vec<torch::SpecOutput>, torch::SpecError> {
+fn instantiate(case: &Case, terms: &mut Terms) -> Result<Vec<torch::SpecOutput>, torch::SpecError> {
     let prog = torch::parse(&case.spec)?;
     let (scalars, values) = (BTreeSet::new(), BTreeMap::new());
     let env = Env {
@@ -102,7 +99,10 @@ fn compare(case: &Case) -> Vec<String> {
     for out in &outs {
         let want = npy::read(&data.join(format!("out_{}.npy", out.name))).unwrap();
         if want.shape != out.shape {
-            bad.push(format!("{}: shape {:?}, PyTorch's {:?}", out.name, out.shape, want.shape));
+            bad.push(format!(
+                "{}: shape {:?}, PyTorch's {:?}",
+                out.name, out.shape, want.shape
+            ));
             continue;
         }
         for (i, (&e, &w)) in out.elems.iter().zip(&want.data).enumerate() {
@@ -132,7 +132,11 @@ fn every_spec_evaluates_as_pytorch_does() {
                 case.id,
                 case.spec,
                 bad.len(),
-                shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n    ")
+                shown
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n    ")
             ));
         }
     }
@@ -167,9 +171,8 @@ fn specs_lift_cannot_honour_are_errors_naming_why() {
 
 /// Whether `spec` calls `name` as a function or method (`torch.name(`, `.name(`).
 fn calls(spec: &str, name: &str) -> bool {
-    spec.match_indices(&format!("{name}(")).any(|(i, _)| {
-        spec[..i].ends_with('.')
-    })
+    spec.match_indices(&format!("{name}("))
+        .any(|(i, _)| spec[..i].ends_with('.'))
 }
 
 #[test]

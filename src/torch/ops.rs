@@ -174,8 +174,8 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "where" => &["condition", "input", "other"],
         "add" | "sub" => &["input", "other", "alpha"],
         "div" => &["input", "other", "rounding_mode"],
-        "maximum" | "minimum" | "mul" | "floor_divide" | "remainder" | "fmod" | "gt" | "lt" | "ge" | "le" | "eq" | "ne"
-        | "matmul" | "mm" | "bmm" => &["input", "other"],
+        "maximum" | "minimum" | "mul" | "floor_divide" | "remainder" | "fmod" | "gt" | "lt"
+        | "ge" | "le" | "eq" | "ne" | "matmul" | "mm" | "bmm" => &["input", "other"],
         "sum" | "mean" => &["input", "dim", "keepdim", "dtype"],
         "prod" | "amax" | "amin" | "max" | "min" | "logsumexp" => &["input", "dim", "keepdim"],
         "var" | "std" => &["input", "dim", "unbiased", "keepdim", "correction"],
@@ -806,7 +806,11 @@ fn normalize(
             let sq = x.map(cx.terms, |t, e| t.powi(e, 2));
             sum(cx, &sq, &[dim], true).map(cx.terms, |t, e| t.call(Func::Sqrt, e))
         }
-        _ => return Err("normalize: argument `p` must be 1 or 2 (other norms are not supported)".into()),
+        _ => {
+            return Err(
+                "normalize: argument `p` must be 1 or 2 (other norms are not supported)".into(),
+            )
+        }
     };
     let denom = norm.map(cx.terms, |t, n| t.max(n, eps));
     binary(cx, "normalize", x, &denom, |t, a, b| t.div(a, b))
