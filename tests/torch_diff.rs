@@ -150,8 +150,9 @@ fn every_spec_evaluates_as_pytorch_does() {
     );
 }
 
-/// PyTorch accepts these; their meaning (a rounding conversion) is outside what a spec
-/// expresses, so lift must refuse them, naming the type.
+/// Specs lift must refuse: PyTorch refuses them too (`torch_error`), or PyTorch accepts
+/// them but their meaning (a rounding conversion, an unsupported argument) is outside
+/// what a spec expresses, and lift's message must name it.
 #[test]
 fn specs_lift_cannot_honour_are_errors_naming_why() {
     for case in index().cases.iter().filter(|c| c.error.is_some()) {

@@ -142,6 +142,10 @@ impl Interp<'_, '_> {
                         Some(n) => Ok(Value::Int(n)),
                         None => err(col, format!("integer overflow in -{i}")),
                     },
+                    ("-", Value::Tensor(t)) if ops::is_bool(self.cx.terms, &t) => err(
+                        col,
+                        "negating a bool tensor is not supported by PyTorch (use `~`)".into(),
+                    ),
                     ("-", Value::Tensor(t)) => {
                         Ok(Value::Tensor(t.map(self.cx.terms, |t, e| t.neg(e))))
                     }

@@ -612,6 +612,24 @@ pub(crate) fn arith(cx: &mut Cx, op: &'static str, a: &Value, b: &Value) -> R<Va
     Ok(Value::Tensor(r))
 }
 
+/// A bool tensor converted to a float type: `select(c, 1, 0)` (no longer bool).
+fn to_float(cx: &mut Cx, x: Tensor) -> Tensor {
+    if !is_bool(cx.terms, &x) {
+        return x;
+    }
+    x.map(cx.terms, |t, e| {
+        let (one, zero) = (t.one(), t.zero());
+        t.select(e, one, zero)
+    })
+}
+
+/// Whether `x` is a bool tensor in PyTorch: every element a comparison or a logical
+/// combination (an all-constant tensor counts as float: `torch.ones` is).
+pub(crate) fn is_bool(terms: &Terms, x: &Tensor) -> bool {
+    x.elems.iter().all(|&e| terms.is_boolean(e))
+        && x.elems.iter().any(|&e| terms.as_const(e).is_none())
+}
+
 /// Rounding toward zero: `q < 0 ? ceil(q) : floor(q)`.
 fn trunc(t: &mut Terms, q: TermId) -> TermId {
     let z = t.zero();
@@ -624,6 +642,21 @@ fn trunc(t: &mut Terms, q: TermId) -> TermId {
 /// The binary elementwise ops by canonical name (`add`, `gt`, `maximum`, `&`, ...).
 fn elementwise2(cx: &mut Cx, name: &str, x: &Tensor, y: &Tensor) -> R<Tensor> {
     let cmp = |op: CmpOp| move |t: &mut Terms, a: TermId, b: TermId| t.cmp(op, a, b);
+    // PyTorch's bool tensors: `+` and `*` stay bool (or, and); `-` is refused.
+    if is_bool(cx.terms, x) && is_bool(cx.terms, y) {
+        match name {
+            "add" => return binary(cx, name, x, y, |t, a, b| t.or(a, b)),
+            "mul" => return binary(cx, name, x, y, |t, a, b| t.and(a, b)),
+            "sub" => {
+                return Err(
+                    "sub: subtracting two bool tensors is not supported by PyTorch \
+                            (use `^`)"
+                        .into(),
+                )
+            }
+            _ => {}
+        }
+    }
     match name {
         "add" => binary(cx, name, x, y, |t, a, b| t.add(a, b)),
         "sub" => binary(cx, name, x, y, |t, a, b| t.sub(a, b)),
@@ -1214,6 +1247,13 @@ pub(crate) fn call(
             let x = a.tensor(cx, "input")?;
             let dims = reduce_dims(op, &x, a.ints("dim")?)?;
             let keep = a.bool("keepdim", false)?;
+            if op == "mean" && is_bool(cx.terms, &x) {
+                return Err(
+                    "mean: input is a bool tensor; PyTorch's mean needs a floating \
+                            dtype (write `.sum()` / N or `.double()` first)"
+                        .into(),
+                );
+            }
             t(match op {
                 "sum" => sum(cx, &x, &dims, keep),
                 "mean" => mean(cx, &x, &dims, keep),
@@ -1525,7 +1565,17 @@ pub(crate) fn call(
                 .collect();
             t(concat(&ups, d))
         }
-        "contiguous" | "to" => t(a.tensor(cx, "input")?),
+        "contiguous" => t(a.tensor(cx, "input")?),
+        "to" => {
+            let x = a.tensor(cx, "input")?;
+            let dtype = a
+                .vals
+                .iter()
+                .flatten()
+                .any(|v| matches!(v, Value::Dtype(_)))
+                || matches!(a.get("args"), Some(Value::Tuple(v)) if v.iter().any(|v| matches!(v, Value::Dtype(_))));
+            t(if dtype { to_float(cx, x) } else { x })
+        }
         "float" | "double" | "half" | "bfloat16" => {
             let to = match op {
                 "float" => FloatType::F32,
@@ -1534,7 +1584,8 @@ pub(crate) fn call(
                 _ => FloatType::BF16,
             };
             narrowing(op, cx.float, to)?;
-            t(a.tensor(cx, "input")?)
+            let x = a.tensor(cx, "input")?;
+            t(to_float(cx, x))
         }
         "size" => {
             let x = a.tensor(cx, "input")?;

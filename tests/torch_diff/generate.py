@@ -11,9 +11,11 @@ executed by real PyTorch on float64 tensors, and the script writes
     data/<id>/in_<name>.npy     the inputs (float64; class-index targets as float64 too)
     data/<id>/out_<name>.npy    PyTorch's outputs (float64; booleans as 0/1)
     index.json                  [{id, spec, inputs, outputs, sizes}] and, for specs that
-                                lift must refuse, {id, spec, error}: PyTorch accepts them
-                                but their meaning is outside what lift can express (a
-                                narrowing dtype conversion), so lift must say so
+                                lift must refuse, {id, spec, error}: either PyTorch
+                                accepts them but their meaning is outside what lift can
+                                express (a narrowing dtype conversion, an unsupported
+                                argument), and lift's error must contain `error`; or
+                                PyTorch refuses them too (`torch_error`, its message)
 
 `tests/torch_diff.rs` instantiates lift's terms for each spec and evaluates them at the
 same inputs (no Python at test time): NaN must be NaN, ±inf the same infinity, finite
@@ -295,6 +297,21 @@ case("y = x.bfloat16()", error="bfloat16", x=X)
 case("y = x.to(torch.float16)", error="float16", x=X)
 case("y = torch.sum(x, dtype=torch.float32)", error="float32", x=X)
 
+# ---- bool tensors: `+` is or, `*` is and; a float conversion makes them numbers ---------
+case("z = (x > 0) + (y > 0); w = (x > 0) * (y < 1); v = (x > 0) + 1; u = (x > 0) * 2.5; "
+     "s = torch.sum(x > 0); r = (x > 0).double().mean(); q = (x > 0).to(torch.float64) * 3",
+     x=BX, y=BY)
+
+# ---- specs PyTorch itself refuses: lift must refuse them too ------------------------------
+REFUSED = [
+    ("y = F.hardtanh(x, 1.0, -1.0)", dict(x=X)),
+    ("y = torch.mean(x > 0)", dict(x=X)),
+    ("y = (x > 0) - (x < 1)", dict(x=X)),
+    ("y = -(x > 0)", dict(x=X)),
+]
+for spec, inputs in REFUSED:
+    case(spec, error="", **inputs)
+
 # ---- arguments lift cannot honour ---------------------------------------------------------
 case("l = F.cross_entropy(x, t, weight=w)", error="weight", x=CE_X, t=T, w=W5, long=["t"])
 case("l = F.cross_entropy(x, t, size_average=False)", error="size_average", x=CE_X, t=T,
@@ -341,8 +358,18 @@ def main():
     index = []
     for i, c in enumerate(CASES):
         cid = f"{i:03d}"
-        outs = run(c)  # PyTorch accepts every case, the refused ones included
         entry = {"id": cid, "spec": c["spec"]}
+        if c["error"] == "":
+            try:
+                run(c)
+            except Exception as e:  # noqa: BLE001 - any PyTorch error will do
+                entry["error"] = ""
+                entry["torch_error"] = str(e).splitlines()[0]
+                entry["inputs"] = {k: list(np.shape(v)) for k, v in c["inputs"].items()}
+                index.append(entry)
+                continue
+            raise SystemExit(f"PyTorch accepts `{c['spec']}`, listed as refused")
+        outs = run(c)  # PyTorch accepts every other case, lift's refused ones included
         if c["error"]:
             entry["error"] = c["error"]
             entry["inputs"] = {k: list(np.shape(v)) for k, v in c["inputs"].items()}
