@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
 # What lift's tests need on a fresh Debian 12 machine before `cargo test --release`:
 # Rust's cargo, and Python 3 with NumPy (tests run the NumPy renderings of lifted
-# formulas on the suite's reference inputs; without NumPy those tests skip).
+# formulas on the suite's reference inputs). Without NumPy those tests fail when `CI` is
+# set and print "skipped: ..." otherwise; so in CI this script fails rather than warns
+# when it cannot install NumPy.
 set -euo pipefail
 command -v cargo >/dev/null || { echo "lift needs Rust's cargo (https://rustup.rs)" >&2; exit 2; }
-if ! python3 -c 'import numpy' 2>/dev/null && ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+has_numpy() {
+    python3 -c 'import numpy' 2>/dev/null || /usr/bin/python3 -c 'import numpy' 2>/dev/null ||
+        { [ -n "${LIFT_PYTHON:-}" ] && "$LIFT_PYTHON" -c 'import numpy' 2>/dev/null; }
+}
+in_ci() { case "${CI:-}" in "" | 0 | false) return 1 ;; *) return 0 ;; esac; }
+if ! has_numpy; then
     sudo=""
     if [ "$(id -u)" -ne 0 ]; then sudo="sudo -n"; fi
     if command -v apt-get >/dev/null && $sudo true 2>/dev/null; then
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-numpy >/dev/null
-    else
-        echo "warning: no NumPy and no way to apt-get it; NumPy rendering tests will skip" >&2
+        $sudo apt-get update -qq || true
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-numpy >/dev/null || true
     fi
+fi
+if ! has_numpy; then
+    if in_ci; then
+        echo "error: CI is set and NumPy cannot be installed (no python3-numpy from apt-get, no LIFT_PYTHON with NumPy); the NumPy rendering tests would fail" >&2
+        exit 1
+    fi
+    echo "warning: no NumPy and no way to apt-get it; the NumPy rendering tests will print 'skipped: ...' (and fail under CI=true)" >&2
 fi

@@ -6,6 +6,7 @@
 //! counterexamples come from `decide`, terms from `exec` (kernels) and `torch` (specs).
 //! A report says `Verified` only when every paired element was proved equal.
 
+use crate::crosscheck;
 use crate::decide::{self, Counterexample, Leaf, Verdict as ElemVerdict};
 use crate::error::Error;
 use crate::exec::StoreSite;
@@ -70,6 +71,9 @@ pub struct Report {
     /// Kernel outputs the spec says nothing about (not checked).
     pub unchecked: Vec<String>,
     pub preconditions: Vec<String>,
+    /// Roundings below f32 that the proof read as exact (f16 casts, tf32 dots), with
+    /// their lines (see [`Kernel::assumptions`]).
+    pub assumptions: Vec<String>,
     /// The first refuted element (in row-major order of the first tensor that has one).
     pub counterexample: Option<Finding>,
     /// Elements left undecided (first few), with reasons.
@@ -155,11 +159,80 @@ pub fn check(
     for out in expected {
         right.insert(
             out.name.clone(),
-            (out.shape, out.elems.into_iter().map(Some).collect()),
+            (out.shape, out.elems.into_iter().map(Some).collect::<Vec<_>>()),
         );
     }
     let title = format!("{} against `{}`", kernel.path.display(), spec_src.trim());
-    compare(&terms, &spec, right, "spec", title, inst, opts, start)
+    let claimed: BTreeMap<String, Vec<Option<TermId>>> = right
+        .iter()
+        .map(|(name, (_, elems))| (name.clone(), elems.clone()))
+        .collect();
+    let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
+    report.assumptions = kernel.assumptions();
+    let claim = crosscheck::Claim::Terms(&terms, &claimed);
+    cross_checked(report, kernel, inst, &claim, opts, start)
+}
+
+/// A Verified report stands only if the kernel's concrete run agrees with the claim at
+/// the cross-check points (see [`crosscheck`]); otherwise it becomes Refuted there.
+fn cross_checked(
+    mut report: Report,
+    kernel: &Kernel,
+    inst: &Instance,
+    claim: &crosscheck::Claim,
+    opts: &CheckOptions,
+    start: Instant,
+) -> Result<Report, Error> {
+    if report.outcome != Outcome::Verified {
+        return Ok(report);
+    }
+    let given = crosscheck::PointInputs {
+        arrays: opts.inputs.clone(),
+        scalars: opts.scalars.clone(),
+    };
+    let Some(d) = crosscheck::cross_check(kernel, inst, claim, Some(&given))? else {
+        return Ok(report);
+    };
+    let shape = inst
+        .tensors
+        .iter()
+        .find(|t| t.name == d.tensor)
+        .map(|t| t.shape.clone())
+        .unwrap_or_default();
+    let mut inputs = Vec::new();
+    for (name, a) in &d.inputs.arrays {
+        for (flat, v) in a.data.iter().enumerate() {
+            let idx: Vec<String> = unravel(flat, &a.shape).iter().map(|i| i.to_string()).collect();
+            inputs.push((format!("{name}[{}]", idx.join(",")), *v));
+        }
+    }
+    inputs.extend(d.inputs.scalars.iter().map(|(k, v)| (k.clone(), *v)));
+    report.outcome = Outcome::Refuted;
+    report.counterexample = Some(Finding {
+        tensor: d.tensor.clone(),
+        index: unravel(d.flat, &shape),
+        left: Some(d.kernel),
+        right: Some(d.claimed),
+        inputs,
+        reason: "the kernel's concrete run (lift run) disagrees with the proof here: the \
+                 concrete value is what the kernel computes, and the proof was wrong (a \
+                 bug in lift's term layer: please report it)"
+            .into(),
+        source: None,
+        point: Some(d.point),
+    });
+    report.seconds = start.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for a in (0..shape.len()).rev() {
+        let d = shape[a].max(1);
+        idx[a] = flat % d;
+        flat /= d;
+    }
+    idx
 }
 
 /// Prove two kernels equal on one launch instance (tensors matched by name).
@@ -192,7 +265,11 @@ pub fn equiv(
         rmap.insert(t.name.clone(), (t.shape, t.elems));
     }
     let title = format!("{} against {}", left.path.display(), right.path.display());
-    compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)
+    let mut report = compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)?;
+    report.assumptions = left.assumptions();
+    report.assumptions.extend(right.assumptions());
+    let claim = crosscheck::Claim::Kernel(right, &ri);
+    cross_checked(report, left, &li, &claim, opts, start)
 }
 
 type Side = BTreeMap<String, (Vec<usize>, Vec<Option<TermId>>)>;
@@ -319,6 +396,7 @@ fn compare(
         tensors,
         unchecked,
         preconditions: preconditions.into_iter().collect(),
+        assumptions: Vec::new(),
         counterexample,
         unknown,
         seconds: start.elapsed().as_secs_f64(),
@@ -339,6 +417,9 @@ fn flat_index(index: &[i64], shape: &[usize]) -> Option<usize> {
     Some(flat)
 }
 
+/// The reason of an ordinary refutation.
+const SIDES_DIFFER: &str = "the two sides differ at these inputs";
+
 fn refutation(t: &crate::spec::SpecTensor, flat: usize, cx: &Counterexample) -> Finding {
     let inputs = cx
         .values
@@ -351,7 +432,7 @@ fn refutation(t: &crate::spec::SpecTensor, flat: usize, cx: &Counterexample) -> 
         left: Some(cx.lhs),
         right: Some(cx.rhs),
         inputs,
-        reason: "the two sides differ at these inputs".into(),
+        reason: SIDES_DIFFER.into(),
         source: t.sources[flat].clone(),
         point: Some(cx.point),
     }
@@ -467,6 +548,14 @@ impl Report {
             match (cx.left, cx.right) {
                 (Some(l), Some(r)) => {
                     let _ = writeln!(s, "    kernel gives {l}, expected {r}");
+                    if cx.reason != SIDES_DIFFER {
+                        let _ = writeln!(s, "    {}", cx.reason);
+                    } else if !l.is_finite() && r.is_finite() {
+                        let _ = writeln!(
+                            s,
+                            "    (IEEE {l} in the kernel: 0/0, 0·inf or inf - inf, e.g. in masked-off lanes)"
+                        );
+                    }
                 }
                 _ => {
                     let _ = writeln!(s, "    {}", cx.reason);
@@ -499,6 +588,9 @@ impl Report {
                 u.reason
             );
         }
+        for a in &self.assumptions {
+            let _ = writeln!(s, "  assumes {a}");
+        }
         let verdict = match self.outcome {
             Outcome::Verified => "VERIFIED (proved on this launch instance)",
             Outcome::Refuted => "REFUTED",
@@ -527,6 +619,7 @@ impl Report {
             "tensors": self.tensors.iter().map(|(n, s, p)| json!({"tensor": n, "shape": s, "proved": p})).collect::<Vec<_>>(),
             "unchecked": self.unchecked,
             "preconditions": self.preconditions,
+            "assumptions": self.assumptions,
             "counterexample": self.counterexample.as_ref().map(finding),
             "unknown": self.unknown.iter().map(finding).collect::<Vec<_>>(),
             "seconds": self.seconds,

@@ -42,6 +42,29 @@ pub struct RunResult {
 }
 
 impl Kernel {
+    /// The roundings below f32 that DESIGN's real semantics reads as exact (f16/bf16
+    /// casts, tf32 dots), each with its line: a verdict states them.
+    pub fn assumptions(&self) -> Vec<String> {
+        let file = self.path.display();
+        match &self.ptx {
+            Some(p) => ptx::narrowings(&p.module)
+                .into_iter()
+                .map(|(what, line)| format!("{what} at {file}:{line}"))
+                .collect(),
+            None => triton_ir::narrowings(&self.module)
+                .into_iter()
+                .map(|n| {
+                    let src = if n.loc.file.is_some() {
+                        format!(" ({})", n.loc)
+                    } else {
+                        String::new()
+                    };
+                    format!("{} at .ttir line {}{src}", n.what, n.line)
+                })
+                .collect(),
+        }
+    }
+
     /// The kernel's entry name (`softmax_kernel`), or the file stem if it has none.
     pub fn name(&self) -> String {
         let entry = match &self.ptx {

@@ -276,6 +276,16 @@ impl Launch {
             }
             c => return Err(err(format!("cta has {} entries; at most 3", c.len()))),
         };
+        if let Some(c) = cta {
+            for axis in 0..3 {
+                if !(0..grid[axis]).contains(&c[axis]) {
+                    return Err(err(format!(
+                        "cta = {c:?} lies outside the grid {grid:?} (axis {axis}: {} is not in 0..{})",
+                        c[axis], grid[axis]
+                    )));
+                }
+            }
+        }
         let dynamic_shared = match &self.dynamic_shared {
             Some(e) => {
                 let v = eval(e, "dynamic_shared")?;

@@ -15,6 +15,7 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod check;
+pub mod crosscheck;
 pub mod decide;
 pub mod error;
 pub mod exec;

@@ -83,8 +83,11 @@ fn every_wrong_twin_is_refuted_with_a_counterexample_that_replays() {
                 .zip(&out.shape)
                 .fold(0, |acc, (&x, &d)| acc * d + x);
             let replayed = out.data[flat];
+            let same = |a: f64, b: f64| {
+                (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-6 * (1.0 + b.abs())
+            };
             assert!(
-                (replayed - kernel_value).abs() <= 1e-6 * (1.0 + kernel_value.abs()),
+                same(replayed, kernel_value),
                 "{}/{}: lift run gives {replayed} at {}{:?}, counterexample says {kernel_value}",
                 f.name(),
                 inst.name,
@@ -106,7 +109,7 @@ fn every_wrong_twin_is_refuted_with_a_counterexample_that_replays() {
                     inst.name
                 );
                 assert!(
-                    (replayed - want).abs() > 1e-5 * (1.0 + want.abs()),
+                    !((replayed - want).abs() <= 1e-5 * (1.0 + want.abs())),
                     "{}: replay agrees with NumPy",
                     f.name()
                 );
@@ -172,4 +175,49 @@ fn looped_online_softmax_equals_one_pass_softmax() {
         .collect();
     let r = check::equiv(&one_pass, &online, &sizes, &CheckOptions::default()).unwrap();
     assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+}
+
+/// The concrete cross-check stands behind every "yes": a claim that contradicts the
+/// kernel's concrete run (here: "every element is 0" for the NaN twin, and the right
+/// terms with one element off by 1/2) is caught with the point and the two values,
+/// while the true spec's terms pass.
+#[test]
+fn the_concrete_cross_check_catches_a_claim_the_kernel_does_not_compute() {
+    use lift::crosscheck::{cross_check, Claim};
+    use lift::term::Terms;
+    use std::collections::BTreeMap;
+    let suite = common::suite_dir();
+    for (op, nan_kernel) in [("ratio_sum_nan", true), ("ratio_sum", false)] {
+        let k = Kernel::load(&suite.join(op).join("kernel.ttir"), None).unwrap();
+        let i = k.instance(&Default::default()).unwrap();
+        let mut terms = Terms::new();
+        let zeros = vec![Some(terms.zero()); 3];
+        let claimed = BTreeMap::from([("y".to_string(), zeros)]);
+        let d = cross_check(&k, &i, &Claim::Terms(&terms, &claimed), None)
+            .unwrap()
+            .expect("y = 0 is not what either kernel computes");
+        assert_eq!(d.tensor, "y");
+        assert_eq!(d.claimed, 0.0);
+        assert_eq!(d.kernel.is_nan(), nan_kernel, "{op}: {d:?}");
+    }
+    // The correct kernel against its own spec's terms: no disagreement; one element
+    // moved by 1/2: found.
+    let k = Kernel::load(&suite.join("ratio_sum").join("kernel.ttir"), None).unwrap();
+    let i = k.instance(&Default::default()).unwrap();
+    let mut terms = Terms::new();
+    let spec = k.spec(&i, &mut terms).unwrap();
+    let elems = spec.outputs[0].elems.clone();
+    let claimed = BTreeMap::from([("y".to_string(), elems.clone())]);
+    assert!(cross_check(&k, &i, &Claim::Terms(&terms, &claimed), None)
+        .unwrap()
+        .is_none());
+    let mut off = elems;
+    let half = terms.float(0.5);
+    off[2] = Some(terms.add(off[2].unwrap(), half));
+    let claimed = BTreeMap::from([("y".to_string(), off)]);
+    let d = cross_check(&k, &i, &Claim::Terms(&terms, &claimed), None)
+        .unwrap()
+        .expect("an element off by 1/2");
+    assert_eq!((d.flat, d.point), (2, lift::crosscheck::POINTS[0]));
+    assert!((d.claimed - d.kernel - 0.5).abs() < 1e-9, "{d:?}");
 }

@@ -311,7 +311,9 @@ fn lift_prints_the_formula_its_sources_and_timings_in_every_format() {
         assert!(verdict.contains(&format!("{phase} ")), "{verdict}");
     }
 
+    let start = std::time::Instant::now();
     let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     assert_eq!(json["schema"], "lift.lift/1");
     assert_eq!(json["verified"], true);
     assert_eq!(json["kernel"], "softmax_kernel");
@@ -322,9 +324,16 @@ fn lift_prints_the_formula_its_sources_and_timings_in_every_format() {
         .map(|s| s["line"].as_u64().unwrap())
         .collect();
     assert_eq!(lines, vec![12, 13, 14, 15, 16, 17]);
-    for phase in ["execute", "synthesize", "prove"] {
-        assert!(json["timings_ms"][phase].as_f64().unwrap() >= 0.0);
-    }
+    // Each phase took some time, and together no more than the whole process did.
+    let phases: Vec<f64> = ["execute", "synthesize", "prove"]
+        .iter()
+        .map(|p| json["timings_ms"][p].as_f64().unwrap())
+        .collect();
+    assert!(phases.iter().all(|&t| t > 0.0), "{phases:?}");
+    assert!(
+        phases.iter().sum::<f64>() <= wall_ms,
+        "{phases:?} > {wall_ms} ms"
+    );
 
     assert!(run("latex").contains(r"\frac{\exp"));
     let numpy = run("numpy");
@@ -366,4 +375,137 @@ fn dynamic_shared_memory_is_sized_by_the_launch() {
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("OUT OF BOUNDS"), "{text}");
     assert!(text.contains("outside every tensor"), "{text}");
+}
+
+/// The NaN twins (masked lanes computing 0/0, 0·log 0): `lift` names the undefined
+/// element and exits 1 instead of printing a formula; `check` refutes with the NaN the
+/// kernel really computes, which `lift run` replays; `equiv` with the correct kernel is
+/// refuted. The correct twins still verify.
+#[test]
+fn kernels_that_compute_nan_in_masked_lanes_are_never_verified() {
+    let suite = common::suite_dir();
+    for (twin, correct) in [
+        ("ratio_sum_nan", "ratio_sum"),
+        ("entropy_nan", "entropy"),
+        ("kl_div_nan", "kl_div"),
+    ] {
+        let out = lift().arg(suite.join(twin).join("kernel.ttir")).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{twin}: {text}");
+        assert!(text.contains("UNDEFINED") && text.contains("REFUTED"), "{twin}: {text}");
+        assert!(!text.contains("VERIFIED"), "{twin}: {text}");
+
+        let spec = fixtures()
+            .into_iter()
+            .find(|f| f.name() == correct)
+            .unwrap()
+            .meta
+            .spec;
+        let cx = tempfile::tempdir().unwrap();
+        let out = lift()
+            .arg("check")
+            .arg(suite.join(twin).join("kernel.ttir"))
+            .arg("--spec")
+            .arg(&spec)
+            .arg("--counterexample")
+            .arg(cx.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{twin}: {text}");
+        assert!(text.contains("kernel gives NaN"), "{twin}: {text}");
+        // Replay: lift run on the written inputs gives NaN at the element.
+        let mut run = lift();
+        run.arg("run").arg(suite.join(twin).join("kernel.ttir"));
+        for e in std::fs::read_dir(cx.path()).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_stem().unwrap().to_string_lossy().to_string();
+            run.arg("--input").arg(format!("{name}={}", p.display()));
+        }
+        let out_dir = tempfile::tempdir().unwrap();
+        run.arg("--out").arg(out_dir.path()).assert().success();
+        let y = lift::npy::read(&out_dir.path().join("y.npy")).unwrap();
+        assert!(y.data[0].is_nan(), "{twin}: lift run gives {:?}", y.data);
+
+        let out = lift()
+            .arg("equiv")
+            .arg(suite.join(correct).join("kernel.ttir"))
+            .arg(suite.join(twin).join("kernel.ttir"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{twin}: {}", String::from_utf8_lossy(&out.stdout));
+
+        let out = lift().arg(suite.join(correct).join("kernel.ttir")).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("VERIFIED"), "{correct}: {text}");
+    }
+}
+
+/// A size that does not fit the kernel's `i32` parameter is a usage error naming it;
+/// a PTX launch analysing a CTA outside its grid is one too.
+#[test]
+fn arguments_outside_their_types_and_ctas_outside_the_grid_are_usage_errors() {
+    let suite = common::suite_dir();
+    let out = lift()
+        .arg("check")
+        .arg(suite.join("add").join("kernel.ttir"))
+        .arg("--spec")
+        .arg("z = x + y")
+        .arg("--size")
+        .arg("N=3000000000")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("3000000000") && err.contains("i32") && err.contains("outside its range"), "{err}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("kernel.ptx");
+    std::fs::copy(suite.join("softmax").join("kernel.ptx"), &k).unwrap();
+    let launch = std::fs::read_to_string(suite.join("softmax").join("kernel.launch.toml")).unwrap();
+    std::fs::write(dir.path().join("kernel.launch.toml"), format!("cta = [7]\n{launch}")).unwrap();
+    let out = lift().arg("race").arg(&k).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cta") && err.contains("outside the grid"), "{err}");
+}
+
+/// A kernel that rounds to f16 says that its proof read the rounding as exact, in text
+/// and JSON, with the line of the cast; an f32 kernel says nothing of the kind.
+#[test]
+fn verdicts_state_the_precision_they_assumed() {
+    let suite = common::suite_dir();
+    let out = lift()
+        .arg("check")
+        .arg(suite.join("add_f16").join("kernel.ttir"))
+        .arg("--spec")
+        .arg("y = x + w")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("assumes f16 rounding (`arith.truncf`) read as exact"), "{text}");
+    assert!(text.contains("65504") && text.contains("kernel.py:15"), "{text}");
+    let out = lift()
+        .arg("check")
+        .arg(suite.join("add_f16").join("kernel.ttir"))
+        .arg("--spec")
+        .arg("y = x + w")
+        .arg("--format")
+        .arg("json")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["assumptions"].as_array().map(|a| a.len()), Some(1), "{v}");
+    let out = lift().arg(suite.join("add_f16").join("kernel.ttir")).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("assumes f16 rounding"));
+    // The f32 twin of the same kernel assumes nothing.
+    let out = lift()
+        .arg("check")
+        .arg(suite.join("add").join("kernel.ttir"))
+        .arg("--spec")
+        .arg("z = x + y")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("assumes"));
 }

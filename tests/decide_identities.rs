@@ -614,16 +614,31 @@ fn preconditions_are_reported() {
 }
 
 #[test]
-fn infinities_are_unknown_unless_identical() {
+fn infinities_are_refuted_where_signs_differ_and_unknown_otherwise() {
     let mut t = Terms::new();
     let x = t.input("x", &[0]);
     let inf = t.inf(false);
     let a = t.mul(x, inf);
     assert!(decide(&t, a, a, &Options::default()).is_equal());
+    // x·inf is -inf for x < 0 where exp(x)·inf is +inf: IEEE values, so a difference.
     let e = exp(&mut t, x);
     let b = t.mul(e, inf);
     assert_ne!(a, b);
     let v = decide(&t, a, b, &Options::default());
+    let Verdict::NotEqual(cx) = v else {
+        panic!("{v:?}")
+    };
+    assert!(cx.values[0].1 < 0.0 && cx.lhs == f64::NEG_INFINITY && cx.rhs == f64::INFINITY);
+    // (x² + 1)·inf and exp(x)·inf are +inf at every point: the prover does not read
+    // infinities, so this stays undecided (and 2x·inf is x·inf by construction).
+    let two = t.int(2);
+    let x2 = t.mul(two, x);
+    assert_eq!(t.mul(x2, inf), a);
+    let sq = t.powi(x, 2);
+    let one = t.one();
+    let sq1 = t.add(sq, one);
+    let c = t.mul(sq1, inf);
+    let v = decide(&t, b, c, &Options::default());
     assert!(matches!(v, Verdict::Unknown { .. }), "{v:?}");
 }
 

@@ -2,6 +2,8 @@
 //! points, and pairs equal by construction (sound rewrites) are never refuted and are
 //! mostly proved.
 
+mod seed;
+
 use lift::decide::{decide, Options, Verdict};
 use lift::term::{CmpOp, Func, TermId, Terms};
 use proptest::prelude::*;
@@ -265,7 +267,7 @@ static BUILT: AtomicUsize = AtomicUsize::new(0);
 static PROVED: AtomicUsize = AtomicUsize::new(0);
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(seed::seeded(ProptestConfig { cases: 256, ..ProptestConfig::default() }, "decide_props"))]
 
     /// Whenever `decide` says Equal, evaluation at 20 fresh points agrees.
     #[test]
@@ -305,10 +307,13 @@ proptest! {
 /// thread only with --test-threads=1, so this checks its own batch).
 #[test]
 fn rewritten_pairs_are_mostly_proved() {
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 256,
-        ..ProptestConfig::default()
-    });
+    let mut runner = proptest::test_runner::TestRunner::new(seed::seeded(
+        ProptestConfig {
+            cases: 256,
+            ..ProptestConfig::default()
+        },
+        "decide_props::mostly_proved",
+    ));
     let (built, proved) = (AtomicUsize::new(0), AtomicUsize::new(0));
     runner
         .run(&(expr(), any::<u64>()), |(e, seed)| {

@@ -12,7 +12,6 @@ use lift::render;
 use lift::term::{CmpOp, Terms};
 use lift::torch::{self, Env, FloatType};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 fn x() -> Formula {
     Formula::input("x")
@@ -302,10 +301,35 @@ fn snapshot_json_leaky_relu() {
     insta::assert_snapshot!(serde_json::to_string_pretty(&doc).unwrap());
 }
 
+/// Every snapshot here is of a formula of `suite()`, which
+/// [`numpy_renderings_reproduce_the_references`] runs on the fixture's reference inputs:
+/// a witness that does not come from lift's own decider.
+#[test]
+fn every_formula_snapshot_has_a_numpy_witness() {
+    let ops: Vec<&str> = suite().iter().map(|s| s.0).collect();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(op) = name
+            .strip_prefix("formula_suite__snapshot_")
+            .and_then(|n| n.strip_suffix(".snap"))
+        else {
+            continue;
+        };
+        let op = op.strip_prefix("json_").unwrap_or(op);
+        assert!(
+            ops.contains(&op),
+            "{name}: no NumPy witness ({op} is not in suite())"
+        );
+        seen += 1;
+    }
+    assert!(seen >= 5, "only {seen} snapshots");
+}
+
 #[test]
 fn numpy_renderings_reproduce_the_references() {
-    let Some(python) = common::python_with_numpy() else {
-        eprintln!("note: no Python with NumPy found (set LIFT_PYTHON); skipping");
+    let Some(python) = common::require_numpy("numpy_renderings_reproduce_the_references") else {
         return;
     };
     let mut cases = Vec::new();
@@ -322,20 +346,11 @@ fn numpy_renderings_reproduce_the_references() {
     assert!(compared > 1000, "only {compared} elements compared");
 }
 
-/// The PyTorch renderings are valid Python (PyTorch itself is not installed here, so
-/// they are parsed, not run); skipped when no Python is found.
+/// The PyTorch renderings are valid Python (PyTorch itself is not installed in CI, so
+/// they are parsed, not run; `synth_suite` runs them where it is).
 #[test]
 fn torch_renderings_are_valid_python() {
-    let python = common::python_with_numpy().or_else(|| {
-        std::process::Command::new("python3")
-            .arg("--version")
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|_| PathBuf::from("python3"))
-    });
-    let Some(python) = python else {
-        eprintln!("note: no Python found (set LIFT_PYTHON); skipping");
+    let Some(python) = common::require_python("torch_renderings_are_valid_python") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,8 @@
 //! Robustness of the PTX parser: truncated and mutated real files (the suite under
 //! `ptx/` and Triton's `triton_ir/*/kernel.ptx`) give `Ok` or `Err`, never a panic.
 
+mod seed;
+
 use lift::ptx::parse;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -37,7 +39,7 @@ fn corpus_parses() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(seed::seeded(ProptestConfig::with_cases(300), "ptx_fuzz"))]
 
     #[test]
     fn truncated_files_never_panic(file in 0usize..1000, cut in 0.0f64..1.0) {

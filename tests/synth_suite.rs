@@ -155,6 +155,35 @@ fn snapshots_of_lifted_formulas() {
     }
 }
 
+/// Every snapshot of a lifted formula has a witness that does not come from lift's own
+/// decider: its op is in `LIFTED`, so [`numpy_renderings_of_lifted_formulas_reproduce_the_references`]
+/// runs its NumPy rendering on the fixture's reference inputs (a snapshot left behind by
+/// an op taken out of `LIFTED` fails here).
+#[test]
+fn every_formula_snapshot_has_a_numpy_witness() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(root().join("tests/snapshots")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(op) = name
+            .strip_prefix("synth_suite__synth_")
+            .and_then(|n| n.strip_suffix(".snap"))
+        else {
+            continue;
+        };
+        // The PyTorch renderings of the same formulas, witnessed by the same NumPy run
+        // (and by PyTorch in the opt-in test).
+        if op == "torch_renderings" {
+            continue;
+        }
+        assert!(
+            LIFTED.contains(&op),
+            "{name}: no NumPy witness ({op} is not in LIFTED)"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, LIFTED.len());
+}
+
 #[test]
 fn wrong_twins_lift_to_other_formulas() {
     for (good, bad) in [
@@ -217,8 +246,9 @@ fn python_cases(render: Render) -> (Vec<(&'static str, String)>, Vec<common::Num
 /// the formula is right, size-generic, and its rendering means what it prints.
 #[test]
 fn numpy_renderings_of_lifted_formulas_reproduce_the_references() {
-    let Some(python) = common::python_with_numpy() else {
-        eprintln!("note: no Python with NumPy found (set LIFT_PYTHON); skipping");
+    let Some(python) =
+        common::require_numpy("numpy_renderings_of_lifted_formulas_reproduce_the_references")
+    else {
         return;
     };
     let (_, cases) = python_cases(lift::render::numpy::function);
@@ -226,39 +256,46 @@ fn numpy_renderings_of_lifted_formulas_reproduce_the_references() {
     assert!(compared > 1000, "only {compared} elements compared");
 }
 
-/// The PyTorch rendering of every lifted formula: pinned by one snapshot, parsed by
-/// Python, and run on both instances' reference inputs where PyTorch is installed
-/// (`LIFT_PYTHON=/path/to/python`; CI does not install it).
+/// The PyTorch rendering of every lifted formula, pinned by one snapshot and parsed by
+/// Python (run by PyTorch in [`torch_renderings_of_lifted_formulas_reproduce_the_references`]).
 #[test]
 fn torch_renderings_of_lifted_formulas() {
-    let (sources, cases) = python_cases(lift::render::torch::function);
+    let (sources, _) = python_cases(lift::render::torch::function);
     let all: String = sources
         .iter()
         .map(|(op, src)| format!("# ---- {op}\n{src}\n"))
         .collect();
     insta::assert_snapshot!("synth_torch_renderings", all);
-    if let Some(python) = common::python_with_numpy() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("all.py");
-        std::fs::write(&path, &all).unwrap();
-        let out = std::process::Command::new(&python)
-            .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    match common::python_with_torch() {
-        Some(python) => {
-            let n = common::run_torch_cases(&python, &cases).unwrap_or_else(|e| panic!("{e}"));
-            assert!(n > 1000, "only {n} elements compared");
-        }
-        None => eprintln!("note: no Python with PyTorch found (set LIFT_PYTHON); not run"),
-    }
+    let Some(python) = common::require_python("torch_renderings_of_lifted_formulas") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("all.py");
+    std::fs::write(&path, &all).unwrap();
+    let out = std::process::Command::new(&python)
+        .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The PyTorch rendering of every lifted formula, run by PyTorch on both instances'
+/// reference inputs. Opt-in, as CI does not install PyTorch (its wheel is gigabytes):
+/// `LIFT_PYTHON=/path/to/python cargo test --release --test synth_suite -- --ignored`;
+/// run that way it fails when no Python with PyTorch is found.
+#[test]
+#[ignore = "needs PyTorch, which CI does not install: run with --ignored (LIFT_PYTHON picks the Python)"]
+fn torch_renderings_of_lifted_formulas_reproduce_the_references() {
+    let (_, cases) = python_cases(lift::render::torch::function);
+    let python = common::python_with_torch()
+        .expect("no Python with PyTorch and NumPy found: set LIFT_PYTHON to one");
+    let n = common::run_torch_cases(&python, &cases).unwrap_or_else(|e| panic!("{e}"));
+    assert!(n > 1000, "only {n} elements compared");
 }
 
 #[test]

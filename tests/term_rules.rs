@@ -190,11 +190,12 @@ fn powers_fold() {
     // Constants fold exactly.
     let c = t.c(2, 3);
     assert_eq!(t.t.powi(c, -3), t.c(27, 8));
-    // 0^-1 stays unfolded (no panic).
+    // 0^-1 is IEEE's +inf (a masked lane's 1/0), and 0 · (1/0) is NaN, not 0.
     let z = t.t.zero();
     let zi = t.t.recip(z);
-    assert_eq!(t.t.node(zi), &Node::Pow(z, -1));
-    assert_eq!(t.show(zi), "1 / 0");
+    assert_eq!(t.t.node(zi), &Node::Inf { negative: false });
+    let zz = t.t.mul(z, zi);
+    assert_eq!(t.t.node(zz), &Node::NaN);
     // Huge powers of constants stay unfolded instead of exhausting memory.
     let c = t.c(3, 2);
     let big = t.t.powi(c, i32::MAX);
@@ -364,11 +365,14 @@ fn function_folding_is_exact_only() {
     }
     let e = t.t.call(Func::Sqrt, two);
     assert_eq!(t.show(e), "sqrt(2)");
+    // Outside the real domain, constants take IEEE's values.
     let neg = t.t.call(Func::Sqrt, m);
-    assert!(
-        matches!(t.t.node(neg), Node::Call(..)),
-        "sqrt(-7/2) is not folded"
-    );
+    assert_eq!(t.t.node(neg), &Node::NaN, "sqrt(-7/2) is NaN");
+    let z = t.t.zero();
+    let l0 = t.t.call(Func::Log, z);
+    assert_eq!(t.t.node(l0), &Node::Inf { negative: true }, "log(0) = -inf");
+    let r0 = t.t.call(Func::Rsqrt, z);
+    assert_eq!(t.t.node(r0), &Node::Inf { negative: false }, "rsqrt(0) = inf");
     let a = t.x(0);
     let ab = t.t.call(Func::Abs, a);
     assert_eq!(t.t.call(Func::Abs, ab), ab);
@@ -624,4 +628,20 @@ fn erf_is_accurate() {
     }
     assert_eq!(lift::term::erf(10.0), 1.0);
     assert_eq!(lift::term::erf(0.0), 0.0);
+}
+
+/// Comparisons with either infinity fold (mutation testing found `+inf` untested).
+#[test]
+fn comparisons_with_infinities_fold() {
+    let mut t = lift::term::Terms::new();
+    let (one, inf, ninf) = (t.one(), t.inf(false), t.inf(true));
+    let lt = lift::term::CmpOp::Lt;
+    let c = t.cmp(lt, one, inf);
+    assert_eq!(t.as_bool(c), Some(true));
+    let c = t.cmp(lt, inf, one);
+    assert_eq!(t.as_bool(c), Some(false));
+    let c = t.cmp(lt, ninf, one);
+    assert_eq!(t.as_bool(c), Some(true));
+    let c = t.cmp(lt, ninf, inf);
+    assert_eq!(t.as_bool(c), Some(true));
 }

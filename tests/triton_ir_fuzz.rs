@@ -6,6 +6,8 @@
 //! the parser's own Triton 3.9 samples, so the test has inputs even before the suite
 //! exists.
 
+mod seed;
+
 use std::path::{Path, PathBuf};
 
 use lift::triton_ir::parse;
@@ -181,11 +183,11 @@ fn apply(src: &mut Vec<u8>, m: &Mutation) {
 
 proptest! {
     // `LIFT_FUZZ_CASES=100000` for a longer campaign.
-    #![proptest_config(ProptestConfig {
+    #![proptest_config(seed::seeded(ProptestConfig {
         cases: std::env::var("LIFT_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256),
         failure_persistence: None,
         ..ProptestConfig::default()
-    })]
+    }, "triton_ir_fuzz"))]
 
     #[test]
     fn mutated_kernels_never_panic(

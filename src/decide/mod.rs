@@ -8,7 +8,11 @@
 //! `Unknown` with the reason.
 //!
 //! Procedure: (1) refuter — evaluate both sides at the caller's point (if any) and at
-//! `random_points` deterministic points; (2) prover — canonical rational functions
+//! `random_points` deterministic points (more, and boundary points — zeros, ±1, all
+//! negative, large and tiny magnitudes, around comparison constants — when the prover
+//! does not prove); a side that is NaN or ±inf by IEEE's rules where the other is not
+//! is a difference (a NaN element is wrong), one that left the real line only through
+//! the point (a pole, a log of a negative) is not; (2) prover — canonical rational functions
 //! `N/D` over atoms (inputs, params, known constants, exponentials with merged
 //! exponents, opaque functions of canonical arguments, flattened max/min), case-split
 //! over the distinct canonical condition atoms of `select`s; (3) when the prover fails,
@@ -152,10 +156,41 @@ fn mix(mut h: u64, x: u64) -> u64 {
     h ^ (h >> 31)
 }
 
-/// The value a point gives a leaf: deterministic in (point, leaf). Values are
-/// multiples of 1/16 in `[-2, 2]` without 0; odd points give positive values only
-/// (`(0, 2]`), for `log`/`sqrt` domains.
+/// First seed of the boundary points (see [`point_value`]); [`BOUNDARY_POINTS`] of them.
+pub const BOUNDARY_POINT: u64 = 1 << 40;
+/// How many boundary points there are.
+pub const BOUNDARY_POINTS: u64 = 10;
+
+/// The value a point gives a leaf: deterministic in (point, leaf). Ordinary points give
+/// multiples of 1/16 in `[-2, 2]` without 0; odd points positive values only (`(0, 2]`),
+/// for `log`/`sqrt` domains. The boundary points `BOUNDARY_POINT + k` look where
+/// functions change and random points rarely go: every leaf 0 (ties `x >= 0` vs
+/// `x > 0`, guards `x == 0`), every leaf 1, every leaf -1, every leaf negative (a max
+/// seeded with 0), leaves from {-1, 0, 1} and from {±2, ±1, ±1/2, 0}, large magnitudes
+/// (to ±256: beyond where f32's exp overflows), positive large ones, tiny ones (±2^-20
+/// multiples), and positive tiny ones.
 pub fn point_value(point: u64, leaf: &Leaf) -> f64 {
+    let h = leaf_hash(point, leaf);
+    let k = (h % 32) as f64 + 1.0; // 1..=32
+    let negative = (h >> 40) & 1 == 1;
+    let sign = if negative { -1.0 } else { 1.0 };
+    match point.checked_sub(BOUNDARY_POINT) {
+        Some(0) => 0.0,
+        Some(1) => 1.0,
+        Some(2) => -1.0,
+        Some(3) => -k / 16.0,
+        Some(4) => [-1.0, 0.0, 1.0][(h % 3) as usize],
+        Some(5) => [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0][(h % 7) as usize],
+        Some(6) => sign * k * 8.0,
+        Some(7) => k * 8.0,
+        Some(8) => sign * k / 1_048_576.0,
+        Some(9) => k / 1_048_576.0,
+        _ if point % 2 == 1 || !negative => k / 16.0,
+        _ => -k / 16.0,
+    }
+}
+
+fn leaf_hash(point: u64, leaf: &Leaf) -> u64 {
     let mut h = mix(0x6c69_6674, point);
     match leaf {
         Leaf::Input { tensor, index } => {
@@ -174,12 +209,7 @@ pub fn point_value(point: u64, leaf: &Leaf) -> f64 {
             }
         }
     }
-    let k = (h % 32) as f64 + 1.0; // 1..=32
-    if point % 2 == 1 || (h >> 40) & 1 == 0 {
-        k / 16.0
-    } else {
-        -k / 16.0
-    }
+    h
 }
 
 fn leaf_of(terms: &Terms, t: TermId) -> Option<Leaf> {
@@ -195,11 +225,23 @@ fn leaf_of(terms: &Terms, t: TermId) -> Option<Leaf> {
 
 const EPS: f64 = f64::EPSILON;
 
+/// A value at one point: the f64 `v`, a first-order bound `err` on its rounding error
+/// (absolute), and whether it left the real line through the point rather than through
+/// IEEE's rules (`off_domain`): `1/x` at x = 0, `log` of a negative, an overflow. Only a
+/// non-finite value that is *not* off the domain (`0/0` folded to NaN in a masked lane,
+/// `exp(-inf)`) is a value the kernel really computes at every such point.
+#[derive(Clone, Copy, Debug)]
+struct Val {
+    v: f64,
+    err: f64,
+    off_domain: bool,
+}
+
 /// f64 evaluation of the reachable DAG at one point; constants standing for known
 /// constants take the known values (`consts`). `compensated` sums with Neumaier's
-/// algorithm. Returns (value, error bound) for both roots: the bound is a first-order
-/// estimate of the rounding error (absolute), so that a difference within rounding
-/// is never taken for a counterexample.
+/// algorithm. Returns both roots' values: the error bound is a first-order estimate
+/// of the rounding error, so that a difference within rounding is never taken for a
+/// counterexample.
 fn evaluate(
     terms: &Terms,
     dag: &Dag,
@@ -207,12 +249,12 @@ fn evaluate(
     leaf_values: &FxHashMap<TermId, f64>,
     roots: [TermId; 2],
     compensated: bool,
-) -> [(f64, f64); 2] {
-    let mut val: FxHashMap<TermId, (f64, f64)> = FxHashMap::default();
+) -> [Val; 2] {
+    let mut val: FxHashMap<TermId, Val> = FxHashMap::default();
     val.reserve(dag.nodes.len());
     for &t in &dag.nodes {
         let g = |c: &TermId| val[c];
-        let v = match terms.node(t) {
+        let (v, err) = match terms.node(t) {
             Node::Input { .. } | Node::Param(_) => (leaf_values[&t], 0.0),
             Node::Const(_) => {
                 let v = consts[&t];
@@ -228,12 +270,12 @@ fn evaluate(
             }
             Node::NaN | Node::Opaque(..) => (f64::NAN, f64::NAN),
             Node::Add(ops) => {
-                let abs_sum: f64 = ops.iter().map(|o| g(o).0.abs()).sum();
-                let err: f64 = ops.iter().map(|o| g(o).1).sum::<f64>() + abs_sum * EPS * 2.0;
+                let abs_sum: f64 = ops.iter().map(|o| g(o).v.abs()).sum();
+                let err: f64 = ops.iter().map(|o| g(o).err).sum::<f64>() + abs_sum * EPS * 2.0;
                 let v = if compensated {
                     let (mut s, mut comp) = (0.0f64, 0.0f64);
                     for o in ops.iter() {
-                        let x = g(o).0;
+                        let x = g(o).v;
                         let t2 = s + x;
                         if s.abs() >= x.abs() {
                             comp += (s - t2) + x;
@@ -244,29 +286,29 @@ fn evaluate(
                     }
                     s + comp
                 } else {
-                    ops.iter().map(|o| g(o).0).sum()
+                    ops.iter().map(|o| g(o).v).sum()
                 };
                 (v, err)
             }
             Node::Mul(ops) => {
-                let vals: Vec<(f64, f64)> = ops.iter().map(g).collect();
-                let v: f64 = vals.iter().map(|x| x.0).product();
+                let vals: Vec<Val> = ops.iter().map(g).collect();
+                let v: f64 = vals.iter().map(|x| x.v).product();
                 // err = Σ errᵢ · Π_{j≠i} |vⱼ| (prefix/suffix products avoid 0/0)
                 let n = vals.len();
                 let mut suffix = vec![1.0f64; n + 1];
                 for i in (0..n).rev() {
-                    suffix[i] = suffix[i + 1] * vals[i].0.abs();
+                    suffix[i] = suffix[i + 1] * vals[i].v.abs();
                 }
                 let mut prefix = 1.0f64;
                 let mut err = v.abs() * EPS * n as f64;
                 for i in 0..n {
-                    err += vals[i].1 * prefix * suffix[i + 1];
-                    prefix *= vals[i].0.abs();
+                    err += vals[i].err * prefix * suffix[i + 1];
+                    prefix *= vals[i].v.abs();
                 }
                 (v, err)
             }
             Node::Pow(b, k) => {
-                let (bv, be) = g(b);
+                let Val { v: bv, err: be, .. } = g(b);
                 let v = bv.powi(*k);
                 let rel = if bv == 0.0 {
                     f64::INFINITY
@@ -276,7 +318,7 @@ fn evaluate(
                 (v, v.abs() * (rel * k.unsigned_abs() as f64 + EPS * 2.0))
             }
             Node::Call(f, a) => {
-                let (av, ae) = g(a);
+                let Val { v: av, err: ae, .. } = g(a);
                 let v = crate::term::eval_func(*f, av);
                 let err = match f {
                     Func::Exp => v.abs() * (ae + EPS),
@@ -294,7 +336,7 @@ fn evaluate(
                 let mut acc: Option<f64> = None;
                 let mut err = 0.0f64;
                 for o in ops.iter() {
-                    let (x, xe) = g(o);
+                    let Val { v: x, err: xe, .. } = g(o);
                     err = err.max(xe);
                     acc = Some(match acc {
                         _ if x.is_nan() => f64::NAN,
@@ -312,17 +354,18 @@ fn evaluate(
                 (acc.unwrap_or(f64::NAN), err)
             }
             Node::Cmp(op, a, b) => {
-                let ((a, ea), (b, eb)) = (g(a), g(b));
+                let (a, b) = (g(a), g(b));
+                let (ea, eb) = (a.err, b.err);
                 // Sides within rounding of each other: the reals may order them either
                 // way (`x · x^-1 >= 1` can round to false), so no verdict at this point.
-                if ea + eb > 0.0 && (a - b).abs() <= ea + eb {
+                if ea + eb > 0.0 && (a.v - b.v).abs() <= ea + eb {
                     (f64::NAN, f64::NAN)
                 } else {
-                    (op.holds(a, b) as u8 as f64, 0.0)
+                    (op.holds(a.v, b.v) as u8 as f64, 0.0)
                 }
             }
             Node::Not(a) => {
-                let a = g(a).0;
+                let a = g(a).v;
                 if a.is_nan() {
                     (a, a)
                 } else {
@@ -334,7 +377,7 @@ fn evaluate(
                 let mut r = is_and;
                 let mut nan = false;
                 for o in ops.iter() {
-                    let x = g(o).0;
+                    let x = g(o).v;
                     nan |= x.is_nan();
                     if is_and {
                         r &= x != 0.0;
@@ -349,30 +392,57 @@ fn evaluate(
                 }
             }
             Node::Select(c, x, y) => {
-                let cv = g(c).0;
-                if cv.is_nan() {
-                    (cv, cv)
-                } else if cv != 0.0 {
+                let c = g(c);
+                let picked = if c.v.is_nan() {
+                    Val {
+                        v: c.v,
+                        err: c.v,
+                        off_domain: c.off_domain,
+                    }
+                } else if c.v != 0.0 {
                     g(x)
                 } else {
                     g(y)
-                }
+                };
+                let off_domain = c.off_domain || picked.off_domain;
+                val.insert(t, Val { off_domain, ..picked });
+                continue;
             }
         };
-        val.insert(t, v);
+        // Off the domain: a child is, or this node left the real line from finite
+        // operands (a pole, a log of a negative, an overflow). A comparison's operands
+        // count too: its truth value was taken off the domain.
+        let mut children_finite = true;
+        let mut off_domain = false;
+        terms.for_each_child(t, |c| {
+            let c = val[&c];
+            off_domain |= c.off_domain;
+            children_finite &= c.v.is_finite();
+        });
+        let is_value = !matches!(terms.node(t), Node::NaN | Node::Inf { .. } | Node::Opaque(..));
+        off_domain |= is_value && children_finite && !v.is_finite();
+        off_domain |= matches!(terms.node(t), Node::Opaque(..));
+        val.insert(t, Val { v, err, off_domain });
     }
     [val[&roots[0]], val[&roots[1]]]
 }
 
-/// The sides differ beyond the relative tolerance and far beyond rounding error.
-fn differ(a: (f64, f64), b: (f64, f64)) -> bool {
-    let (av, ae) = a;
-    let (bv, be) = b;
-    if !av.is_finite() || !bv.is_finite() || ae.is_nan() || be.is_nan() {
+/// The sides differ: both finite, beyond the relative tolerance and far beyond rounding
+/// error; or one is ±inf or NaN where the other is not (or the other infinity), by
+/// IEEE's rules rather than off the real domain (a NaN output element is wrong).
+fn differ(a: Val, b: Val) -> bool {
+    if !a.v.is_finite() || !b.v.is_finite() {
+        if a.off_domain || b.off_domain {
+            return false;
+        }
+        let same = (a.v.is_nan() && b.v.is_nan()) || a.v == b.v;
+        return !same;
+    }
+    if a.err.is_nan() || b.err.is_nan() {
         return false;
     }
-    let diff = (av - bv).abs();
-    diff > 1e-6 * 1f64.max(av.abs()).max(bv.abs()) && diff > 1e3 * (ae + be)
+    let diff = (a.v - b.v).abs();
+    diff > 1e-6 * 1f64.max(a.v.abs()).max(b.v.abs()) && diff > 1e3 * (a.err + b.err)
 }
 
 struct Refuter<'a> {
@@ -404,8 +474,8 @@ impl Refuter<'_> {
         Some(Counterexample {
             point: seed,
             values,
-            lhs: a2.0,
-            rhs: b2.0,
+            lhs: a2.v,
+            rhs: b2.v,
         })
     }
     fn search(&self, seeds: std::ops::Range<u64>) -> Option<Counterexample> {
@@ -413,7 +483,43 @@ impl Refuter<'_> {
             .into_iter()
             .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l)))
     }
+    /// The points where functions change: the boundary points of [`point_value`], then
+    /// points at and around each constant a comparison tests against (`x > 20`): every
+    /// leaf at `c`, and leaves spread over `c - 1/16, c, c + 1/16`.
+    fn search_boundaries(&self) -> Option<Counterexample> {
+        if let Some(cex) = self.search(BOUNDARY_POINT..BOUNDARY_POINT + BOUNDARY_POINTS) {
+            return Some(cex);
+        }
+        let mut cuts: Vec<f64> = Vec::new();
+        for &t in &self.dag.nodes {
+            if let Node::Cmp(_, a, b) = self.terms.node(t) {
+                for side in [a, b] {
+                    if let Some(&c) = self.consts.get(side) {
+                        if c.is_finite() && !cuts.contains(&c) && cuts.len() < 8 {
+                            cuts.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        for (i, &c) in cuts.iter().enumerate() {
+            let seed = CUT_POINT + 2 * i as u64;
+            if let Some(cex) = self.try_point(seed, &|_: &Leaf| c) {
+                return Some(cex);
+            }
+            let spread = |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 1, l) % 3) as usize] / 16.0;
+            if let Some(cex) = self.try_point(seed + 1, &spread) {
+                return Some(cex);
+            }
+        }
+        None
+    }
 }
+
+/// First seed of the points around comparison constants (see
+/// [`Refuter::search_boundaries`]); their values are not a function of the seed alone,
+/// so a counterexample there lists every leaf it needs.
+const CUT_POINT: u64 = 1 << 41;
 
 /// Decides `a = b` (see the module documentation).
 pub fn decide(terms: &Terms, a: TermId, b: TermId, opts: &Options) -> Verdict {
@@ -497,6 +603,9 @@ fn decide_shared<'t>(
         if let Some(cex) = refuter.search(1 + first..1 + opts.random_points as u64) {
             return Verdict::NotEqual(cex);
         }
+        if let Some(cex) = refuter.search_boundaries() {
+            return Verdict::NotEqual(cex);
+        }
         return Verdict::Unknown {
             reason: "the terms contain an infinity or NaN (e.g. an unsimplified masked lane)"
                 .into(),
@@ -521,6 +630,9 @@ fn decide_shared<'t>(
     }
     if !matches!(outcome, Proof::Equal) {
         if let Some(cex) = refuter.search(rest_points) {
+            return Verdict::NotEqual(cex);
+        }
+        if let Some(cex) = refuter.search_boundaries() {
             return Verdict::NotEqual(cex);
         }
     }
@@ -565,9 +677,10 @@ fn decide_shared<'t>(
             }
             let reason = if complete {
                 format!(
-                    "the canonical forms differ, but no point out of {} shows it \
-                     (differences may be too small for f64)",
-                    tries + opts.random_points as u64
+                    "the canonical forms differ, but no point out of {} (random, boundary \
+                     and around comparison constants) shows it (differences may be too \
+                     small for f64)",
+                    tries + opts.random_points as u64 + BOUNDARY_POINTS
                 )
             } else {
                 format!(

@@ -146,6 +146,19 @@ pub fn execute<D: Domain>(
                 tensor: *t,
                 offset: 0,
             },
+            (Type::Int(bits), ArgValue::Int(i))
+                if *bits < 64 && !(-(1i64 << (bits - 1))..(1i64 << (bits - 1))).contains(i) =>
+            {
+                // Triton passes the value as a signed integer of the parameter's width:
+                // one that does not fit would wrap on the GPU.
+                return Err(launch_err(format!(
+                    "kernel parameter `{}` ({}) is bound to {i}, outside its range {}..={}",
+                    arg.name,
+                    arg.ty,
+                    -(1i64 << (bits - 1)),
+                    (1i64 << (bits - 1)) - 1
+                )));
+            }
             (Type::Int(_) | Type::Index, ArgValue::Int(i)) => Elem::Int(*i),
             (Type::Float(_), ArgValue::Value(v)) => Elem::Float(domain.constant(*v)),
             (Type::Float(_), ArgValue::Scalar(name)) => {

@@ -507,7 +507,27 @@ fn bind_params<D: Domain>(
                 )
             }
             Some((_, ArgValue::Tensor(t))) => Val::Bits(((*t as u64) + 1) << TENSOR_SHIFT),
-            Some((_, ArgValue::Int(x))) => Val::Bits(mask_w(*x as u64, w)),
+            Some((k, ArgValue::Int(x))) => {
+                // The host passes the value in the parameter's type: one that does not
+                // fit is a wrong launch, not a value to wrap silently.
+                let ty = p.ty.to_string();
+                let (lo, hi) = match (ty.as_bytes().first(), w) {
+                    (_, 64..) => (i128::from(i64::MIN), i128::from(u64::MAX)),
+                    (Some(b's'), _) => (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1),
+                    (Some(b'u'), _) => (0, (1i128 << w) - 1),
+                    _ => (-(1i128 << (w - 1)), (1i128 << w) - 1),
+                };
+                if !(lo..=hi).contains(&i128::from(*x)) {
+                    return fail(
+                        ErrorKind::Launch,
+                        format!(
+                            "argument `{k}` is {x}, outside the range of parameter `{}` (.{}: {lo}..={hi})",
+                            p.name, p.ty
+                        ),
+                    );
+                }
+                Val::Bits(mask_w(*x as u64, w))
+            }
             Some((_, ArgValue::Value(x))) => Val::Float(domain.constant(*x)),
             Some((k, ArgValue::Scalar(s))) => match domain.param(s) {
                 Some(v) => Val::Float(v),

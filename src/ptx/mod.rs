@@ -31,3 +31,31 @@ pub struct ParseError {
 pub fn parse(src: &str) -> Result<ast::Module, ParseError> {
     parser::parse(src)
 }
+
+/// Where a PTX kernel rounds below f32 (`cvt` to f16/bf16/tf32, tf32 `mma`): the
+/// roundings DESIGN's real semantics reads as exact, as (what, .ptx line), in order.
+pub fn narrowings(module: &ast::Module) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for e in &module.entries {
+        for i in &e.body {
+            let narrow = ["f16", "f16x2", "bf16", "bf16x2", "tf32"];
+            let what = match i.op.as_str() {
+                // cvt.<rounding>.<dst>.<src>: the destination is the first type.
+                "cvt" => i
+                    .mods
+                    .iter()
+                    .find(|m| type_bytes(m).is_some())
+                    .filter(|dst| narrow.contains(&dst.as_str()))
+                    .map(|dst| format!("{dst} rounding (`cvt`) read as exact")),
+                "mma" | "wmma" if i.mods.iter().any(|m| m == "tf32") => {
+                    Some("tf32 products (`mma`) read as exact f32".to_string())
+                }
+                _ => None,
+            };
+            if let Some(w) = what {
+                out.push((w, i.line));
+            }
+        }
+    }
+    out
+}

@@ -26,7 +26,7 @@ use crate::term::{Node, TermId, Terms};
 use crate::triton_ir::ast::Loc;
 use crate::Error;
 use num_traits::{One, Zero};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 mod enumerate;
@@ -57,6 +57,9 @@ pub struct Lifted {
     pub formula: Option<Formula>,
     /// Why no formula was proved (the stalled sub-term, or the failed proof).
     pub stalled: Option<String>,
+    /// Set when the output is wrong whatever the formula: an element that is NaN or
+    /// infinite for every input.
+    pub undefined: Option<String>,
     /// The source lines (Python, via the IR's `loc`s) the output's values come from.
     pub sources: Vec<Loc>,
 }
@@ -78,6 +81,8 @@ pub struct Lift {
     pub env: ShapeEnv,
     pub outputs: Vec<Lifted>,
     pub timings: Timings,
+    /// Roundings below f32 the proofs read as exact (see [`Kernel::assumptions`]).
+    pub assumptions: Vec<String>,
     /// The kernel's entry name and file, for headings and reading source lines.
     pub kernel_name: String,
     pub kernel_path: std::path::PathBuf,
@@ -108,6 +113,7 @@ pub fn lift_with(
             shape: t.shape.clone(),
             formula: None,
             stalled: None,
+            undefined: None,
             sources: sources(kernel, t),
         };
         let elems: Option<Vec<TermId>> = t.elems.iter().copied().collect();
@@ -116,6 +122,20 @@ pub fn lift_with(
             outputs.push(lifted);
             continue;
         };
+        // An element that is NaN or ±inf for every input is wrong whatever the formula.
+        if let Some(flat) = elems.iter().position(|&e| terms.is_nan(e) || terms.as_inf(e).is_some()) {
+            let idx: Vec<String> = t.index(flat).iter().map(|i| i.to_string()).collect();
+            lifted.undefined = Some(format!(
+                "{}[{}] is {} for every input (IEEE 0/0, 0·inf or inf - inf in the kernel, \
+                 e.g. in masked-off lanes)",
+                t.name,
+                idx.join(","),
+                terms.display(elems[flat])
+            ));
+            lifted.stalled = lifted.undefined.clone();
+            outputs.push(lifted);
+            continue;
+        }
         let mut s = Synth::new(terms, &env, &known, opts);
         let start = Instant::now();
         let mut built = s.build(&t.shape, &elems);
@@ -211,14 +231,51 @@ pub fn lift_with(
         }
         outputs.push(lifted);
     }
+    cross_check(kernel, inst, terms, &env, &mut outputs)?;
     Ok(Lift {
         spec,
         env,
         outputs,
         timings,
+        assumptions: kernel.assumptions(),
         kernel_name: kernel.name(),
         kernel_path: kernel.path.clone(),
     })
+}
+
+/// Before any formula is called proved, the kernel runs concretely at the cross-check
+/// points and every lifted output must agree with its formula there (see
+/// [`crosscheck`](crate::crosscheck)); a disagreement withdraws the formulas.
+fn cross_check(
+    kernel: &Kernel,
+    inst: &Instance,
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    outputs: &mut [Lifted],
+) -> Result<(), Error> {
+    let mut claimed = BTreeMap::new();
+    for o in outputs.iter() {
+        if let Some(f) = &o.formula {
+            let elems = f.instantiate(terms, env).map_err(|e| Error::Usage(e.message))?;
+            claimed.insert(o.name.clone(), elems.into_iter().map(Some).collect());
+        }
+    }
+    if claimed.is_empty() {
+        return Ok(());
+    }
+    let claim = crate::crosscheck::Claim::Terms(terms, &claimed);
+    if let Some(d) = crate::crosscheck::cross_check(kernel, inst, &claim, None)? {
+        let why = format!(
+            "the kernel's concrete run (lift run) gives {} at {}[#{}] where the proved \
+             formulas give {} (inputs of point {}): the proof was wrong, a bug in lift",
+            d.kernel, d.tensor, d.flat, d.claimed, d.point
+        );
+        for o in outputs.iter_mut().filter(|o| o.formula.is_some()) {
+            o.formula = None;
+            o.stalled = Some(why.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Where the values of output `t` come from: for Triton IR, the data slice of each

@@ -6,9 +6,12 @@ use crate::term::Terms;
 use std::path::Path;
 
 impl Lift {
-    /// 0 when every output lifted, 3 otherwise.
+    /// 0 when every output lifted, 1 when an output is NaN or infinite for every input
+    /// (the kernel is wrong there), 3 otherwise.
     pub fn exit_code(&self) -> i32 {
-        if self.outputs.iter().all(|o| o.formula.is_some()) {
+        if self.outputs.iter().any(|o| o.undefined.is_some()) {
+            1
+        } else if self.outputs.iter().all(|o| o.formula.is_some()) {
             0
         } else {
             3
@@ -49,8 +52,13 @@ impl Lift {
                     s += &format!("{} = {}\n", self.heading(o), crate::render::text::expr(f));
                 }
                 None => {
+                    let label = if o.undefined.is_some() {
+                        "UNDEFINED"
+                    } else {
+                        "STALLED"
+                    };
                     s += &format!(
-                        "{}: STALLED: {}\n",
+                        "{}: {label}: {}\n",
                         self.heading(o),
                         o.stalled.as_deref().unwrap_or("")
                     );
@@ -74,11 +82,17 @@ impl Lift {
             }
             s += &self.sources_text(o);
         }
-        let verdict = if self.exit_code() == 0 {
-            format!("VERIFIED on {} (every element proved)", self.sizes_text())
-        } else {
-            format!("UNKNOWN on {}: not every output lifted", self.sizes_text())
+        let verdict = match self.exit_code() {
+            0 => format!("VERIFIED on {} (every element proved)", self.sizes_text()),
+            1 => format!(
+                "REFUTED on {}: an output is undefined (NaN or infinite) for every input",
+                self.sizes_text()
+            ),
+            _ => format!("UNKNOWN on {}: not every output lifted", self.sizes_text()),
         };
+        for a in &self.assumptions {
+            s += &format!("assumes {a}\n");
+        }
         s += &format!("{verdict} in {}\n", self.timings_text());
         s
     }
@@ -153,7 +167,7 @@ impl Lift {
     }
 
     /// Schema `lift.lift/1`: `{"schema", "kernel", "sizes", "outputs": [{"tensor",
-    /// "shape", "formula"|null (schema `lift.formula/1`), "text"|null, "stalled"|null,
+    /// "shape", "formula"|null (schema `lift.formula/1`), "text"|null, "stalled"|null, "undefined"|null,
     /// "sources": [{"file", "line"}]}], "verified", "timings_ms": {"execute",
     /// "synthesize", "prove"}}`
     pub fn to_json(&self) -> serde_json::Value {
@@ -173,6 +187,7 @@ impl Lift {
                     "formula": o.formula.as_ref().and_then(|f| crate::render::json::expr(f, &self.env).ok()),
                     "text": o.formula.as_ref().map(crate::render::text::expr),
                     "stalled": o.stalled,
+                    "undefined": o.undefined,
                     "sources": sources,
                 })
             })
@@ -184,6 +199,7 @@ impl Lift {
             "sizes": self.spec.sizes,
             "outputs": outputs,
             "verified": self.exit_code() == 0,
+            "assumptions": self.assumptions,
             "timings_ms": {
                 "execute": ms(self.timings.execute),
                 "synthesize": ms(self.timings.synthesize),

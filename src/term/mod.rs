@@ -7,7 +7,13 @@
 //! elements, and apply the IEEE rules of ±inf that masked lanes rely on
 //! (`max(-inf, x) = x`, `exp(-inf) = 0`, `x + -inf = -inf` for finite x). Anything
 //! deeper (distributing, merging exponentials, deciding equality) belongs to `decide`.
-//! Inputs are finite reals; no constructor ever panics.
+//! Inputs are finite reals; no constructor ever panics. A fold that holds only for finite
+//! operands (`0 · t = 0`, `t - t = 0`, `t == t`) is applied only where `t` cannot be
+//! ±inf or NaN ([`Terms::may_be_nonfinite`]): masked lanes compute `0/0`, `0 · log 0`,
+//! and those NaNs must reach the output. (Symbolic `1/x`, `log x` count as finite:
+//! their domains are the decider's preconditions.) The one IEEE feature not modelled
+//! is the sign of zero: every zero is +0, so `1/0 = +inf`; the concrete run, which has
+//! signed zeros, cross-checks every proof (see `check`).
 //!
 //! CONTRACT (the exec module is written against exactly this API):
 //! - `Terms::new()`, `terms.node(id) -> &Node`, `terms.len()`
@@ -28,25 +34,30 @@
 //!
 //! Normalisation, precisely (every rule is sound for finite real inputs):
 //! - `sum`: flatten; fold constants into one leading constant (dropped if 0); combine
-//!   like terms by their rational coefficient (`x + 2*x = 3*x`, `x - x = 0`); sort the
-//!   rest by id. Constants are *not* distributed over sums: `a - (a + b)` stays as is.
-//! - `product`: flatten; fold constants (a constant 0 gives 0, 1 is dropped); merge
+//!   like terms by their rational coefficient (`x + 2*x = 3*x`, `x - x = 0`, but
+//!   `t - t = 0 · t` for a `t` that may be non-finite); sort the rest by id. Constants
+//!   are *not* distributed over sums: `a - (a + b)` stays as is.
+//! - `product`: flatten; fold constants (a constant 0 gives 0 unless a factor may be
+//!   non-finite: then `Mul([0, those factors])`; 1 is dropped); merge
 //!   powers of one base *of the same sign* (`x*x = x^2`, `x^-1 * x^-2 = x^-3`) but never
 //!   cancel `x * x^-1` (the precondition `x != 0` must survive to `decide`).
-//! - `powi`: `a^0 = 1`, `a^1 = a`, exact constant folding (except `0^k`, `k < 0`, and
-//!   powers too large to fold, which stay `Pow`), `(x^a)^b = x^(ab)`, `(x*y)^k = x^k*y^k`;
-//!   so no `Pow` has a `Mul` or (barring i32 overflow) a `Pow` as its base.
+//! - `powi`: `a^0 = 1`, `a^1 = a`, exact constant folding (`0^k = +inf` for `k < 0`;
+//!   powers too large to fold stay `Pow`), `(x^a)^b = x^(ab)`, `(x*y)^k = x^k*y^k`;
+//!   so no `Pow` has a `Mul` (except a negative power of one with a non-finite
+//!   factor: `(x·inf)^-1` is NaN at x = 0) or (barring i32 overflow) a `Pow` as its base.
 //! - ±inf: `x + inf = inf` for finite `x`, `inf + -inf = nan`, `c * inf` signed by `c`
 //!   (`0 * inf = nan`); `x * inf` with symbolic `x` stays a `Mul` (sign unknown), and a
 //!   sum of such a product and an infinity stays an `Add` of just those two kinds.
-//!   `inf^-k = 0`; max/min drop their neutral infinity and are absorbed by the other;
-//!   `exp(-inf) = exp2(-inf) = 0`, `exp(inf) = inf`, and the other IEEE values at ±inf.
+//!   `inf^-k = 0`; max/min drop their neutral infinity and are absorbed by the other
+//!   (unless an operand may be NaN);
+//!   `exp(-inf) = exp2(-inf) = 0`, `exp(inf) = inf`, and the other IEEE values at ±inf;
+//!   `log(0) = -inf`, `rsqrt(0) = inf`, `log`/`sqrt`/`rsqrt` of a negative constant NaN.
 //! - NaN: any arithmetic, function, max/min, not/and/or, or select *condition* with a NaN
 //!   operand is NaN. Comparisons follow IEEE (false with NaN; `!=` true). A NaN in an
 //!   unselected branch of a symbolic `select` stays there.
 //! - Truth values: the constant 0 is false, any other constant (and ±inf) is true; the
 //!   folded results of `cmp`/`not`/`and`/`or` are the constants 1 and 0. `not` of a
-//!   comparison flips the operator (`!(a < b) = a >= b`); `select(!c, a, b) =
+//!   comparison flips the operator (`!(a < b) = a >= b`, operands never NaN); `select(!c, a, b) =
 //!   select(c, b, a)` for boolean `c`. `>`/`>=` are kept as written (not swapped to `<`).
 //! - Cost: flattening copies operands, so growing a sum/max one operand at a time over `n`
 //!   steps costs O(n^2) ids; build wide sums with `sum(&[..])` where possible.
@@ -136,7 +147,8 @@ pub enum Node {
     Pow(TermId, i32),
     Call(Func, TermId),
     /// n-ary, sorted by id (a folded constant, at most one, sorts like any operand),
-    /// deduplicated, length ≥ 2, no infinities.
+    /// deduplicated, length ≥ 2, no infinities (but the absorbing one beside operands
+    /// that may be NaN: `max(inf, 0·inf)` is NaN).
     Max(Box<[TermId]>),
     Min(Box<[TermId]>),
     /// A boolean-valued comparison of two reals.
@@ -189,6 +201,13 @@ impl Node {
 #[derive(Default, Clone)]
 pub struct Terms {
     nodes: Vec<Node>,
+    /// Per node: whether it may be non-finite (±inf or NaN) at some point, i.e. it is or
+    /// reads an `Inf`, `NaN` or `Opaque` node. Folds that are exact only for finite
+    /// operands (`0 · t = 0`, `t - t = 0`, `t <= t`) check it first.
+    nonfinite: Vec<bool>,
+    /// Per node: whether it reads no input and no param (a closed constant expression
+    /// such as `log(1/2)`, which the real-domain folds must evaluate to see NaN).
+    closed: Vec<bool>,
     ids: FxHashMap<Node, TermId>,
 }
 
@@ -229,6 +248,24 @@ impl Terms {
             return id;
         }
         let id = TermId(u32::try_from(self.nodes.len()).expect("more than 2^32 terms"));
+        let nonfinite = match &node {
+            Node::Inf { .. } | Node::NaN | Node::Opaque(..) => true,
+            _ => {
+                let mut any = false;
+                for_each_child_of(&node, |c| any |= self.nonfinite[c.0 as usize]);
+                any
+            }
+        };
+        let closed = match &node {
+            Node::Input { .. } | Node::Param(_) => false,
+            _ => {
+                let mut all = true;
+                for_each_child_of(&node, |c| all &= self.closed[c.0 as usize]);
+                all
+            }
+        };
+        self.nonfinite.push(nonfinite);
+        self.closed.push(closed);
         self.nodes.push(node.clone());
         self.ids.insert(node, id);
         id
@@ -323,39 +360,44 @@ impl Terms {
             _ => None,
         }
     }
-    /// Whether `id` is a product with an infinite factor (`x * inf`), whose sign and
-    /// finiteness are unknown.
-    fn has_inf_factor(&self, id: TermId) -> bool {
-        match self.node(id) {
-            Node::Mul(ops) => ops.iter().any(|&o| self.as_inf(o).is_some()),
-            _ => false,
-        }
+    /// Whether `id` may be ±inf or NaN for some finite inputs: it is or reads an `Inf`,
+    /// `NaN` or `Opaque` node. (Inputs and params are finite; `1/x` or `log(x)` of a
+    /// symbolic `x` are finite wherever defined, their domains being preconditions.)
+    pub fn may_be_nonfinite(&self, id: TermId) -> bool {
+        self.nonfinite[id.0 as usize]
     }
 
     /// Calls `f` on each child of `id`, in operand order.
-    pub fn for_each_child(&self, id: TermId, mut f: impl FnMut(TermId)) {
-        match self.node(id) {
-            Node::Input { .. } | Node::Param(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN => {
-            }
-            Node::Add(ops)
-            | Node::Mul(ops)
-            | Node::Max(ops)
-            | Node::Min(ops)
-            | Node::And(ops)
-            | Node::Or(ops)
-            | Node::Opaque(_, ops) => ops.iter().for_each(|&o| f(o)),
-            Node::Pow(a, _) | Node::Call(_, a) | Node::Not(a) => f(*a),
-            Node::Cmp(_, a, b) => {
-                f(*a);
-                f(*b)
-            }
-            Node::Select(c, a, b) => {
-                f(*c);
-                f(*a);
-                f(*b)
-            }
+    pub fn for_each_child(&self, id: TermId, f: impl FnMut(TermId)) {
+        for_each_child_of(self.node(id), f)
+    }
+}
+
+/// Calls `f` on each child of `node`, in operand order.
+fn for_each_child_of(node: &Node, mut f: impl FnMut(TermId)) {
+    match node {
+        Node::Input { .. } | Node::Param(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN => {}
+        Node::Add(ops)
+        | Node::Mul(ops)
+        | Node::Max(ops)
+        | Node::Min(ops)
+        | Node::And(ops)
+        | Node::Or(ops)
+        | Node::Opaque(_, ops) => ops.iter().for_each(|&o| f(o)),
+        Node::Pow(a, _) | Node::Call(_, a) | Node::Not(a) => f(*a),
+        Node::Cmp(_, a, b) => {
+            f(*a);
+            f(*b)
+        }
+        Node::Select(c, a, b) => {
+            f(*c);
+            f(*a);
+            f(*b)
         }
     }
+}
+
+impl Terms {
     /// The children of `id`, in operand order.
     pub fn children(&self, id: TermId) -> Vec<TermId> {
         let mut v = Vec::new();
@@ -368,7 +410,8 @@ impl Terms {
     /// Splits a summand into (coefficient, base): `c * rest` → (c, rest).
     fn split_coeff(&mut self, id: TermId) -> (BigRational, TermId) {
         if let Node::Mul(ops) = self.node(id) {
-            if let Some(c) = self.as_const(ops[0]) {
+            // `0 · t` (t maybe non-finite) is NaN where t is infinite: not a multiple of t.
+            if let Some(c) = self.as_const(ops[0]).filter(|c| !c.is_zero()) {
                 let c = c.clone();
                 let rest: Vec<TermId> = ops[1..].to_vec();
                 let base = if rest.len() == 1 {
@@ -408,16 +451,17 @@ impl Terms {
             return self.nan();
         }
         if pos_inf || neg_inf {
-            // Finite summands do not matter; a summand `x * inf` might be ±inf or NaN
-            // (its sign is unknown), so then the sum stays symbolic.
+            // Finite summands do not matter; a summand that may be non-finite (`x * inf`,
+            // a select with an infinite branch) might be the opposite infinity or NaN,
+            // so then the sum stays symbolic.
             let inf = self.inf(neg_inf);
-            if !others.iter().any(|&o| self.has_inf_factor(o)) {
+            if !others.iter().any(|&o| self.may_be_nonfinite(o)) {
                 return inf;
             }
             // Finite summands are dropped all the same (keeps the result associative).
             let mut ops: Vec<TermId> = others
                 .into_iter()
-                .filter(|&o| self.has_inf_factor(o))
+                .filter(|&o| self.may_be_nonfinite(o))
                 .collect();
             ops.push(inf);
             ops.sort_unstable();
@@ -443,6 +487,11 @@ impl Terms {
             }
             i = j;
             if coeff.is_zero() {
+                // `t - t` is 0 for finite t, NaN where t is infinite: `0 · t` keeps that.
+                if self.may_be_nonfinite(base) {
+                    let z = self.zero();
+                    ops.push(self.product(&[z, base]));
+                }
                 continue;
             }
             let term = if coeff.is_one() {
@@ -517,7 +566,12 @@ impl Terms {
             constant = rat(1);
             pairs.push((inf, 1));
         } else if constant.is_zero() {
-            return self.zero();
+            // `0 · t` is 0 for finite t and NaN where t is ±inf: keep just the factors
+            // that may be non-finite (the others cannot change the value).
+            pairs.retain(|&(b, _)| self.may_be_nonfinite(b));
+            if pairs.is_empty() {
+                return self.zero();
+            }
         }
         // Merge powers of the same base and the same exponent sign.
         pairs.sort_by_key(|&(b, k)| (b, k < 0));
@@ -547,8 +601,13 @@ impl Terms {
                 _ => ops.push(f),
             }
         }
+        // `0 · t` is 0 only for finite t: IEEE makes it NaN where t is ±inf, so with a
+        // factor that may be non-finite the zero stays (`Mul([0, t])`).
         if constant.is_zero() {
-            return self.zero();
+            ops.retain(|&o| self.may_be_nonfinite(o));
+            if ops.is_empty() {
+                return self.zero();
+            }
         }
         ops.sort_unstable();
         if !constant.is_one() {
@@ -572,7 +631,7 @@ impl Terms {
         self.powi(a, -1)
     }
 
-    /// `a^k`. Folds constants exactly (except `0^k` for `k < 0`, which stays a `Pow`),
+    /// `a^k`. Folds constants exactly (`0^k = +inf` for `k < 0`),
     /// `a^0 = 1`, `a^1 = a`, `(x^a)^b = x^(a·b)`, `(x·y)^k = x^k · y^k`, and the ±inf
     /// rules (`inf^-1 = 0`).
     pub fn powi(&mut self, a: TermId, k: i32) -> TermId {
@@ -588,9 +647,8 @@ impl Terms {
         match self.node(a).clone() {
             Node::Const(c) => {
                 if c.is_zero() {
-                    if k > 0 {
-                        return a;
-                    }
+                    // IEEE: 1/0 = +inf (a zero's sign is not tracked: every zero is +0).
+                    return if k > 0 { a } else { self.inf(false) };
                 } else {
                     let bits = c.numer().bits().max(c.denom().bits());
                     if bits.saturating_mul(k.unsigned_abs() as u64) <= MAX_FOLD_BITS {
@@ -609,7 +667,9 @@ impl Terms {
                     return self.powi(b, jk);
                 }
             }
-            Node::Mul(ops) => {
+            // `(x·inf)^-1` is not `x^-1 · 0`: at x = 0 it is NaN (0·inf), so a negative
+            // power of a product with a non-finite factor stays a `Pow` of the `Mul`.
+            Node::Mul(ops) if k > 0 || !ops.iter().any(|&o| self.may_be_nonfinite(o)) => {
                 let pows: Vec<TermId> = ops.iter().map(|&o| self.powi(o, k)).collect();
                 return self.product(&pows);
             }
@@ -643,8 +703,27 @@ impl Terms {
         }
         if let Some(c) = self.as_const(a) {
             let c = c.clone();
+            // The IEEE values outside the real domain: log(0) = -inf, rsqrt(0) = +inf,
+            // log/sqrt/rsqrt of a negative number are NaN.
+            match f {
+                Func::Log | Func::Log2 if c.is_zero() => return self.inf(true),
+                Func::Rsqrt if c.is_zero() => return self.inf(false),
+                Func::Log | Func::Log2 | Func::Sqrt | Func::Rsqrt if c.is_negative() => {
+                    return self.nan()
+                }
+                _ => {}
+            }
             if let Some(v) = fold_call(f, &c) {
                 return self.constant(v);
+            }
+        } else if matches!(f, Func::Log | Func::Log2 | Func::Sqrt | Func::Rsqrt)
+            && self.closed[a.0 as usize]
+        {
+            // A closed argument (`log(log(1/2))`) clearly below 0 is outside the domain
+            // for every input: IEEE's NaN, not a precondition.
+            let v = self.eval(a, &|_, _| f64::NAN, &|_| f64::NAN);
+            if v < -1e-9 || v.is_nan() {
+                return self.nan();
             }
         }
         if matches!(f, Func::Abs | Func::Floor | Func::Ceil) {
@@ -666,6 +745,7 @@ impl Terms {
         }
         let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
         let mut best: Option<BigRational> = None;
+        let mut absorbing: Option<TermId> = None;
         for &t in terms {
             let children: Vec<TermId> = match self.node(t) {
                 Node::Max(ops) if is_max => ops.to_vec(),
@@ -678,7 +758,7 @@ impl Terms {
                     // The absorbing infinity wins, the neutral one is dropped.
                     Node::Inf { negative } => {
                         if *negative != is_max {
-                            return c;
+                            absorbing = Some(c);
                         }
                     }
                     Node::Const(v) => {
@@ -694,7 +774,14 @@ impl Terms {
                 }
             }
         }
-        if let Some(b) = best {
+        if let Some(inf) = absorbing {
+            // ... unless an operand may be NaN, which wins over it: those stay beside it.
+            ops.retain(|&o| self.may_be_nonfinite(o));
+            if ops.is_empty() {
+                return inf;
+            }
+            ops.push(inf);
+        } else if let Some(b) = best {
             let c = self.constant(b);
             ops.push(c);
         }
@@ -733,7 +820,8 @@ impl Terms {
         }
         let ord = match (self.ext(a), self.ext(b)) {
             (Some(x), Some(y)) => Some(x.cmp(&y)),
-            _ if a == b => Some(std::cmp::Ordering::Equal),
+            // `t == t` fails where t is NaN.
+            _ if a == b && !self.may_be_nonfinite(a) => Some(std::cmp::Ordering::Equal),
             _ => None,
         };
         if let Some(o) = ord {
@@ -751,7 +839,7 @@ impl Terms {
         self.intern(Node::Cmp(op, a, b))
     }
     /// Logical not: folds constants (0 → 1, other → 0), `!!c = c` for boolean `c`, and
-    /// `!(a < b) = a >= b` (sound as operands are never NaN).
+    /// `!(a < b) = a >= b` where neither operand may be NaN.
     pub fn not(&mut self, a: TermId) -> TermId {
         match self.node(a).clone() {
             Node::NaN => a,
@@ -760,7 +848,8 @@ impl Terms {
                 self.boolean(!b)
             }
             Node::Not(x) if self.is_boolean(x) => x,
-            Node::Cmp(op, x, y) => {
+            // `!(a < b) = a >= b` only without NaN operands (IEEE: both false then).
+            Node::Cmp(op, x, y) if !self.may_be_nonfinite(x) && !self.may_be_nonfinite(y) => {
                 let neg = match op {
                     CmpOp::Lt => CmpOp::Ge,
                     CmpOp::Le => CmpOp::Gt,

@@ -13,8 +13,11 @@
 pub mod ast;
 mod floats;
 mod lexer;
+mod narrowing;
 mod parser;
 pub mod slice;
+
+pub use narrowing::{narrowings, Narrowing};
 
 /// A parse failure at `line:col` of the .ttir text.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -17,6 +17,10 @@ pub struct FixtureToml {
     pub bug: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
+    /// Wrong twins only: the bug shows only in this region, which the random reference
+    /// inputs miss (`x == 0`); lift must refute the twin all the same.
+    #[serde(default)]
+    pub bug_region: Option<String>,
     /// The op this kernel must be proved equivalent to (or refuted against, for twins).
     #[serde(default)]
     pub equiv: Option<String>,
@@ -147,6 +151,54 @@ pub fn python_with_numpy() -> Option<PathBuf> {
             .output()
             .is_ok_and(|o| o.status.success())
     })
+}
+
+/// Whether this is a CI run: `CI` is set (GitHub Actions, GitLab and most CI systems
+/// set `CI=true`) to anything but `""`, `0` or `false`.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// A dependency a test cannot run without, missing: in CI the test fails with `what`
+/// named; elsewhere it prints `skipped: ...` and the caller returns. Rust's test harness
+/// cannot mark a test ignored at run time, so cargo counts it as passed: the line is
+/// written to stderr directly (past the harness's output capture, so it shows without
+/// `--nocapture`), and CI never takes this path.
+#[track_caller]
+pub fn missing(test: &str, what: &str) {
+    use std::io::Write;
+    let msg = format!("{test}: {what} not found (set LIFT_PYTHON, or run scripts/setup.sh)");
+    if in_ci() {
+        panic!("{msg}; CI is set, so a missing dependency is a failure, not a skip");
+    }
+    let _ = writeln!(std::io::stderr(), "skipped: {msg}");
+}
+
+/// [`python_with_numpy`], or [`missing`] (a failure in CI) naming NumPy.
+#[track_caller]
+pub fn require_numpy(test: &str) -> Option<PathBuf> {
+    let p = python_with_numpy();
+    if p.is_none() {
+        missing(test, "a Python with NumPy");
+    }
+    p
+}
+
+/// Any Python 3 (for `ast.parse`): one with NumPy, else `python3`; or [`missing`].
+#[track_caller]
+pub fn require_python(test: &str) -> Option<PathBuf> {
+    let p = python_with_numpy().or_else(|| {
+        std::process::Command::new("python3")
+            .arg("--version")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|_| PathBuf::from("python3"))
+    });
+    if p.is_none() {
+        missing(test, "Python 3");
+    }
+    p
 }
 
 /// One NumPy rendering to run on one fixture instance's reference inputs.
