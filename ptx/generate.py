@@ -151,6 +151,61 @@ FAMILIES = {
 }
 
 
+# Elementwise and row-wise families whose point is the spec's meaning (PyTorch's
+# softplus threshold, erf vs tanh GELU, an eps under a square root): each variant lists
+# `checks`, `lift check` verdicts against several specs (see ptx/README.md).
+_ELEMENTWISE = {
+    "params": [
+        ("x", {"tensor": "x", "shape": ["N"], "role": "in"}),
+        ("y", {"tensor": "y", "shape": ["N"], "role": "out"}),
+        ("n", "N"),
+    ],
+    "grid": ["cdiv(N, 32)"],
+    "instances": [
+        {"name": "n8", "sizes": {"N": 8}},
+        {"name": "n40", "sizes": {"N": 40}},
+    ],
+    "note": "any N (threads past N do nothing).",
+}
+FAMILIES.update({
+    "softplus": dict(_ELEMENTWISE,
+                     spec="y = torch.nn.functional.softplus(x)",
+                     reference=lambda ins, sz: {"y": _softplus(ins["x"])},
+                     reference_variant="threshold"),
+    "gelu": dict(_ELEMENTWISE,
+                 spec="y = torch.nn.functional.gelu(x)",
+                 reference=lambda ins, sz: {"y": _gelu(ins["x"])},
+                 reference_variant="erf"),
+    "l2norm": {
+        "spec": "y = x / torch.sqrt(torch.sum(x * x, dim=-1, keepdim=True))",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["M", "N"], "role": "in"}),
+            ("y", {"tensor": "y", "shape": ["M", "N"], "role": "out"}),
+            ("m", "M"),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(M, 32)"],
+        "instances": [
+            {"name": "m2n4", "sizes": {"M": 2, "N": 4}},
+            {"name": "m3n8", "sizes": {"M": 3, "N": 8}},
+        ],
+        "note": "any M, N (one thread per row).",
+        "reference": lambda ins, sz: {
+            "y": ins["x"] / np.sqrt((ins["x"] ** 2).sum(axis=1, keepdims=True))},
+        "reference_variant": "plain",
+    },
+})
+
+
+def _softplus(x):
+    return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
+
+
+def _gelu(x):
+    from math import erf, sqrt
+    return np.vectorize(lambda v: 0.5 * v * (1 + erf(v / sqrt(2))))(x)
+
+
 def _softmax(x):
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -245,6 +300,69 @@ VARIANTS = {
                "only the 16 lanes of one parity",
         "about": "warp_shuffle without the offset-1 exchange"},
 }
+
+
+SOFTPLUS_WHERE = "y = torch.where(x > 20, x, torch.log(1 + torch.exp(x)))"
+L2_EPS = "y = x / torch.sqrt(torch.sum(x * x, dim=-1, keepdim=True) + 1e-8)"
+L2_PLAIN = "y = x / torch.sqrt(torch.sum(x * x, dim=-1, keepdim=True))"
+# Checks that need the refuter to separate differences far below f32 resolution (issue
+# 18, item 4): above 20, log(1 + e^x) - x = e^-x (2e-9 at x = 20).
+NEEDS_PRECISION = "needs refuter high-precision evaluation (decide)"
+
+VARIANTS.update({
+    ("softplus", "threshold"): {
+        "block": [32], "expect": "equivalent",
+        "about": "PyTorch's softplus: x > 20 ? x : logf(1 + expf(x)) (reference)",
+        "checks": [
+            ("y = torch.nn.functional.softplus(x)", "verified", None),
+            ("y = F.softplus(x, beta=1, threshold=20)", "verified", None),
+            (SOFTPLUS_WHERE, "verified", None),
+            ("y = torch.log(1 + torch.exp(x))", "refuted", NEEDS_PRECISION),
+        ]},
+    ("softplus", "naive"): {
+        "block": [32], "expect": "refuted", "equiv": "threshold",
+        "bug": "no threshold: logf(1 + expf(x)) is log(1 + e^x), not x, above 20, and "
+               "inf in f32 above 88.7 where PyTorch gives x",
+        "about": "logf(1 + expf(x)), no threshold (as LLM-written kernels often have it)",
+        "pending": NEEDS_PRECISION,
+        "checks": [
+            ("y = torch.nn.functional.softplus(x)", "refuted", NEEDS_PRECISION),
+            (SOFTPLUS_WHERE, "refuted", NEEDS_PRECISION),
+            ("y = torch.log(1 + torch.exp(x))", "verified", None),
+        ]},
+    ("gelu", "erf"): {
+        "block": [32], "expect": "equivalent",
+        "about": "exact GELU with erff (reference)",
+        "checks": [
+            ("y = torch.nn.functional.gelu(x)", "verified", None),
+            ("y = F.gelu(x, approximate='none')", "verified", None),
+            ("y = F.gelu(x, approximate='tanh')", "refuted", None),
+        ]},
+    ("gelu", "tanh"): {
+        "block": [32], "expect": "refuted", "equiv": "erf",
+        "bug": "the tanh approximation differs from exact GELU by up to 4.7e-4 (near x = 2.7)",
+        "about": "GELU with the tanh approximation (tanhf)",
+        "checks": [
+            ("y = F.gelu(x, approximate='tanh')", "verified", None),
+            ("y = torch.nn.functional.gelu(x)", "refuted", None),
+        ]},
+    ("l2norm", "plain"): {
+        "block": [32], "expect": "equivalent",
+        "about": "x / sqrtf(sum x^2), one thread per row (reference)",
+        "checks": [
+            (L2_PLAIN, "verified", None),
+            (L2_EPS, "refuted", None),
+        ]},
+    ("l2norm", "eps"): {
+        "block": [32], "expect": "refuted", "equiv": "plain",
+        "bug": "an extra 1e-8 under the square root: a different function (by ~1e-8 relative "
+               "for rows of norm ~1, far below f32 resolution; visibly for rows of norm ~1e-4)",
+        "about": "x / sqrtf(sum x^2 + 1e-8f), one thread per row",
+        "checks": [
+            (L2_EPS, "verified", None),
+            (L2_PLAIN, "refuted", None),
+        ]},
+})
 
 
 def variants_of(family):
@@ -391,10 +509,18 @@ def fixture_toml(family, variant, entry):
         lines.append(f"race = {toml_value(var['race'])}\n")
     if var["expect"] == "refuted":
         lines.append(f"bug = {toml_value(var['bug'])}\n")
+    if var.get("pending"):
+        lines.append(f"pending = {toml_value(var['pending'])}  # until then UNKNOWN\n")
     if var["expect"] == "unwritten":
         lines.append(f"error = {toml_value(var['error'])}\n")
     lines.append(f"note = {toml_value(fam['note'])}\n")
     lines.append('ref = "ref"  # reference data: ref/<instance>/ in this folder\n')
+    for spec, verdict, pending in var.get("checks", []):
+        lines.append("\n[[check]]  # `lift check <variant>.ptx --spec SPEC` gives VERDICT\n")
+        lines.append(f"spec = {toml_value(spec)}\n")
+        lines.append(f"verdict = {toml_value(verdict)}\n")
+        if pending:
+            lines.append(f"pending = {toml_value(pending)}\n")
     for inst in fam["instances"]:
         lines.append("\n[[instance]]\n")
         lines.append(f"name = {toml_value(inst['name'])}\n")

@@ -268,7 +268,7 @@ fn unary_elementwise_ops_match_f64_definitions() {
             &x,
             Box::new(|v| (v + 1.0) * (v - 1.0) / 4.0),
         ),
-        ("y = x.float().contiguous()", &x, Box::new(|v| v)),
+        ("y = x.double().contiguous()", &x, Box::new(|v| v)),
     ];
     for (spec, input, f) in cases {
         let name = if std::ptr::eq(input, &p) { "p" } else { "x" };
@@ -937,7 +937,7 @@ fn creation_ops() {
         },
     );
     check(
-        "y = torch.zeros(2, 3, dtype=torch.float32)",
+        "y = torch.zeros(2, 3, dtype=torch.float64)",
         t,
         &A {
             shape: vec![2, 3],

@@ -5,8 +5,8 @@
 
 Triton probes (probe.py: y = tl.log(x), tl.sin, tl.cos, libdevice.tanh, tl.erf) are compiled
 by triton_ir/generate.py's compile_op (Triton 3.9.0, GPUTarget("cuda", 80, 32),
-TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC probe
-expf.cu by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
+TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC probes
+expf.cu, tanhf.cu, erff.cu by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
 `.venv-ptx`.  Each probe gets `<name>.ptx` and `<name>.launch.toml` (x, y of N
 elements).  Never edit the .ptx by hand: lift recognises exactly this code.
 """
@@ -75,13 +75,15 @@ def triton_probes():
 
 def nvrtc_probes():
     gen = load(os.path.join(ROOT, "ptx", "generate.py"), "ptx_generate")
-    ptx = gen.compile_variant("libm", "expf")
     args = '\n'.join([
         'x = { tensor = "x", shape = ["N"] }',
         'y = { tensor = "y", shape = ["N"], role = "out" }',
         'n = "N"',
     ])
-    write("expf", ptx, LAUNCH.format(grid='"cdiv(N, 32)"', block="block = [32]\n", args=args))
+    # CUDA's own expf, tanhf, erff: NVRTC's code differs from Triton's libdevice calls.
+    for name in ["expf", "tanhf", "erff"]:
+        ptx = gen.compile_variant("libm", name)
+        write(name, ptx, LAUNCH.format(grid='"cdiv(N, 32)"', block="block = [32]\n", args=args))
 
 
 def main():

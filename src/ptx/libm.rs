@@ -1,6 +1,6 @@
 //! Recognising libm expansions: read a whole inlined libdevice / CUDA-libm expansion
-//! (`__nv_logf`, `__nv_sinf`, `__nv_cosf`, `__nv_tanhf`, `__nv_erff`, CUDA's accurate
-//! `expf`) as
+//! (`__nv_logf`, `__nv_sinf`, `__nv_cosf`, `__nv_tanhf`, `__nv_erff`, and CUDA's own
+//! `expf`, `tanhf`, `erff` as NVRTC emits them) as
 //! the exact function, as `ex2.approx` is read as `2^x`.
 //!
 //! Architecture invariant: works on terms only, after execution and before `decide`
@@ -33,7 +33,7 @@ pub struct Probe {
     uses: FxHashSet<String>,
 }
 
-const SOURCES: [(&str, Func, &str, &str); 6] = [
+const SOURCES: [(&str, Func, &str, &str); 8] = [
     (
         "log",
         Func::Log,
@@ -69,6 +69,18 @@ const SOURCES: [(&str, Func, &str, &str); 6] = [
         Func::Exp,
         include_str!("../../ptx/libm/expf.ptx"),
         include_str!("../../ptx/libm/expf.launch.toml"),
+    ),
+    (
+        "tanhf",
+        Func::Tanh,
+        include_str!("../../ptx/libm/tanhf.ptx"),
+        include_str!("../../ptx/libm/tanhf.launch.toml"),
+    ),
+    (
+        "erff",
+        Func::Erf,
+        include_str!("../../ptx/libm/erff.ptx"),
+        include_str!("../../ptx/libm/erff.launch.toml"),
     ),
 ];
 

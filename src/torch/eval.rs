@@ -4,7 +4,7 @@ use super::ops::{self, arith, canonical, unsupported_reason};
 use super::parse::{Expr, ExprKind, Stmt, Sub};
 use super::tensor::Tensor;
 use super::value::{Cx, Value};
-use super::{Env, SpecError, SpecOutput};
+use super::{Env, FloatType, SpecError, SpecOutput};
 use crate::term::Terms;
 use std::collections::HashMap;
 
@@ -142,6 +142,10 @@ impl Interp<'_, '_> {
                         Some(n) => Ok(Value::Int(n)),
                         None => err(col, format!("integer overflow in -{i}")),
                     },
+                    ("-", Value::Tensor(t)) if ops::is_bool(self.cx.terms, &t) => err(
+                        col,
+                        "negating a bool tensor is not supported by PyTorch (use `~`)".into(),
+                    ),
                     ("-", Value::Tensor(t)) => {
                         Ok(Value::Tensor(t.map(self.cx.terms, |t, e| t.neg(e))))
                     }
@@ -285,19 +289,17 @@ impl Interp<'_, '_> {
                 if let Some(s) = sub {
                     return Ok(Value::Module(s));
                 }
-                if m == "torch"
-                    && matches!(
-                        name,
-                        "float32"
-                            | "float"
-                            | "float16"
-                            | "half"
-                            | "bfloat16"
-                            | "float64"
-                            | "double"
-                    )
-                {
-                    return Ok(Value::Dtype);
+                if m == "torch" {
+                    let dtype = match name {
+                        "float32" | "float" => Some(FloatType::F32),
+                        "float64" | "double" => Some(FloatType::F64),
+                        "float16" | "half" => Some(FloatType::F16),
+                        "bfloat16" => Some(FloatType::BF16),
+                        _ => None,
+                    };
+                    if let Some(d) = dtype {
+                        return Ok(Value::Dtype(d));
+                    }
                 }
                 match canonical(name) {
                     Some(op) => Ok(Value::Func(op)),

@@ -118,6 +118,23 @@ impl FloatType {
         }
     }
 
+    /// Whether every value of `other` is a value of `self` (a conversion from `other` to
+    /// `self` is exact).
+    pub fn holds_all_of(self, other: FloatType) -> bool {
+        let (p, lo, hi) = self.format();
+        let (q, lo2, hi2) = other.format();
+        p >= q && lo <= lo2 && hi >= hi2
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            FloatType::F64 => "float64",
+            FloatType::F32 => "float32",
+            FloatType::F16 => "float16",
+            FloatType::BF16 => "bfloat16",
+        }
+    }
+
     /// `torch.finfo(dtype).eps`.
     pub fn epsilon(self) -> f64 {
         let (prec, _, _) = self.format();
@@ -211,5 +228,11 @@ impl SpecProgram {
     /// Every function and method name the op library accepts (aliases included).
     pub fn supported_ops() -> &'static [&'static str] {
         ops::SUPPORTED
+    }
+
+    /// PyTorch's parameter names of op `name` (an alias gives its op's); a leading `*`
+    /// marks the parameter that collects the remaining positional arguments.
+    pub fn op_params(name: &str) -> Option<&'static [&'static str]> {
+        ops::canonical(name).map(ops::params)
     }
 }

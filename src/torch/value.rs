@@ -26,8 +26,10 @@ pub(crate) enum Value {
     Func(&'static str),
     /// `x.sum`, waiting for its arguments.
     Method(Box<Value>, String),
-    /// `torch.float32` and friends (accepted and ignored: all tensors are real).
-    Dtype,
+    /// `torch.float32` and friends. Converting to a type that holds every value of the
+    /// kernel's float type is the identity; a narrowing one rounds, which specs cannot
+    /// express (an error).
+    Dtype(FloatType),
     /// The named tuple `(values, indices)` of `max(x, dim)`; only `values` is supported.
     MaxResult(Tensor),
 }
@@ -47,7 +49,7 @@ impl Value {
             Value::Module(m) => format!("the module `{m}`"),
             Value::Func(f) => format!("the function `{f}`"),
             Value::Method(_, m) => format!("the method `.{m}`"),
-            Value::Dtype => "a dtype".into(),
+            Value::Dtype(_) => "a dtype".into(),
             Value::MaxResult(_) => "the (values, indices) tuple of max/min over a dim".into(),
         }
     }
