@@ -74,6 +74,8 @@ pub struct Report {
     /// Roundings below f32 that the proof read as exact (f16 casts, tf32 dots), with
     /// their lines (see [`Kernel::assumptions`]).
     pub assumptions: Vec<String>,
+    /// The left kernel's IR, for naming store lines: "ttir" or "ptx".
+    pub ir: &'static str,
     /// The first refuted element (in row-major order of the first tensor that has one).
     pub counterexample: Option<Finding>,
     /// Elements left undecided (first few), with reasons.
@@ -169,6 +171,7 @@ pub fn check(
         .collect();
     let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
     report.assumptions = kernel.assumptions();
+    report.ir = kernel.ir();
     let claim = crosscheck::Claim::Terms(&terms, &claimed);
     cross_checked(report, kernel, inst, &claim, opts, start)
 }
@@ -267,6 +270,7 @@ pub fn equiv(
     let title = format!("{} against {}", left.path.display(), right.path.display());
     let mut report = compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)?;
     report.assumptions = left.assumptions();
+    report.ir = left.ir();
     report.assumptions.extend(right.assumptions());
     let claim = crosscheck::Claim::Kernel(right, &ri);
     cross_checked(report, left, &li, &claim, opts, start)
@@ -397,6 +401,7 @@ fn compare(
         unchecked,
         preconditions: preconditions.into_iter().collect(),
         assumptions: Vec::new(),
+        ir: "ttir",
         counterexample,
         unknown,
         seconds: start.elapsed().as_secs_f64(),
@@ -432,7 +437,15 @@ fn refutation(t: &crate::spec::SpecTensor, flat: usize, cx: &Counterexample) -> 
         left: Some(cx.lhs),
         right: Some(cx.rhs),
         inputs,
-        reason: SIDES_DIFFER.into(),
+        reason: if cx.below_f32 {
+            format!(
+                "{SIDES_DIFFER}, by {:e}: below f32's resolution at these values (a real \
+                 difference, which a kernel computing in f32 may round away)",
+                (cx.lhs - cx.rhs).abs()
+            )
+        } else {
+            SIDES_DIFFER.into()
+        },
         source: t.sources[flat].clone(),
         point: Some(cx.point),
     }
@@ -548,7 +561,9 @@ impl Report {
             match (cx.left, cx.right) {
                 (Some(l), Some(r)) => {
                     let _ = writeln!(s, "    kernel gives {l}, expected {r}");
-                    if cx.reason != SIDES_DIFFER {
+                    if cx.reason != SIDES_DIFFER && cx.reason.starts_with(SIDES_DIFFER) {
+                        let _ = writeln!(s, "    {}", &cx.reason[SIDES_DIFFER.len() + 2..]);
+                    } else if cx.reason != SIDES_DIFFER {
                         let _ = writeln!(s, "    {}", cx.reason);
                     } else if !l.is_finite() && r.is_finite() {
                         let _ = writeln!(
@@ -576,7 +591,7 @@ impl Report {
                 let _ = writeln!(s, "    at {}{more}", shown.join(", "));
             }
             if let Some(src) = &cx.source {
-                let _ = writeln!(s, "    stored at {} (.ttir line {})", src.loc, src.line);
+                let _ = writeln!(s, "    stored at {} (.{} line {})", src.loc, self.ir, src.line);
             }
         }
         for u in &self.unknown {
@@ -608,7 +623,7 @@ impl Report {
                 "tensor": f.tensor, "index": f.index, "kernel": f.left, "expected": f.right,
                 "inputs": f.inputs.iter().map(|(k, v)| json!({"leaf": k, "value": v})).collect::<Vec<_>>(),
                 "reason": f.reason,
-                "source": f.source.as_ref().map(|s| json!({"ttir_line": s.line, "python": s.loc.to_string()})),
+                "source": f.source.as_ref().map(|s| json!({"ir": self.ir, "ir_line": s.line, "ttir_line": s.line, "python": s.loc.to_string()})),
             })
         };
         json!({

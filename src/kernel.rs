@@ -65,6 +65,15 @@ impl Kernel {
         }
     }
 
+    /// The kernel's IR: "ptx" or "ttir".
+    pub fn ir(&self) -> &'static str {
+        if self.ptx.is_some() {
+            "ptx"
+        } else {
+            "ttir"
+        }
+    }
+
     /// The kernel's entry name (`softmax_kernel`), or the file stem if it has none.
     pub fn name(&self) -> String {
         let entry = match &self.ptx {

@@ -116,6 +116,9 @@ pub struct Counterexample {
     pub values: Vec<(Leaf, f64)>,
     pub lhs: f64,
     pub rhs: f64,
+    /// The two values differ by less than f32's resolution (the difference is real,
+    /// but a kernel computing in f32 may round it away).
+    pub below_f32: bool,
 }
 
 impl Counterexample {
@@ -475,8 +478,18 @@ fn differ(a: Val, b: Val) -> bool {
     if a.err.is_nan() || b.err.is_nan() {
         return false;
     }
+    // Far beyond the rounding error bound, however small: `x + e^-x` against `x`
+    // above 20 (softplus without its threshold) differ by 2e-9, far below f32's
+    // resolution but a real difference (DESIGN: the reals).
     let diff = (a.v - b.v).abs();
-    diff > 1e-6 * 1f64.max(a.v.abs()).max(b.v.abs()) && diff > 1e3 * (a.err + b.err)
+    diff > 0.0 && diff > 1e3 * (a.err + b.err)
+}
+
+/// Whether two values that differ are within f32's resolution of each other (half an
+/// f32 ulp of the larger): a kernel computing in f32 may round the difference away.
+fn within_f32(a: f64, b: f64) -> bool {
+    let diff = (a - b).abs();
+    diff.is_finite() && diff <= a.abs().max(b.abs()) * f64::from(f32::EPSILON) / 2.0
 }
 
 struct Refuter<'a> {
@@ -510,6 +523,7 @@ impl Refuter<'_> {
             values,
             lhs: a2.v,
             rhs: b2.v,
+            below_f32: within_f32(a2.v, b2.v),
         })
     }
     fn search(&self, seeds: std::ops::Range<u64>) -> Option<Counterexample> {
@@ -519,7 +533,7 @@ impl Refuter<'_> {
     }
     /// The points where functions change: the boundary points of [`point_value`], then
     /// points at and around each constant a comparison tests against (`x > 20`): every
-    /// leaf at `c`, and leaves spread over `c - 1/16, c, c + 1/16`.
+    /// leaf at `c`, at `c + 1/16`, at `c - 1/16`, and leaves spread over those three.
     fn search_boundaries(&self) -> Option<Counterexample> {
         if let Some(cex) = self.search(BOUNDARY_POINT..BOUNDARY_POINT + BOUNDARY_POINTS) {
             return Some(cex);
@@ -537,12 +551,14 @@ impl Refuter<'_> {
             }
         }
         for (i, &c) in cuts.iter().enumerate() {
-            let seed = CUT_POINT + 2 * i as u64;
-            if let Some(cex) = self.try_point(seed, &|_: &Leaf| c) {
-                return Some(cex);
+            let seed = CUT_POINT + 4 * i as u64;
+            for (k, delta) in [0.0, 1.0 / 16.0, -1.0 / 16.0].into_iter().enumerate() {
+                if let Some(cex) = self.try_point(seed + k as u64, &|_: &Leaf| c + delta) {
+                    return Some(cex);
+                }
             }
-            let spread = |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 1, l) % 3) as usize] / 16.0;
-            if let Some(cex) = self.try_point(seed + 1, &spread) {
+            let spread = |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
+            if let Some(cex) = self.try_point(seed + 3, &spread) {
                 return Some(cex);
             }
         }

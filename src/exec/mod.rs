@@ -160,7 +160,11 @@ pub fn execute<D: Domain>(
                 )));
             }
             (Type::Int(_) | Type::Index, ArgValue::Int(i)) => Elem::Int(*i),
-            (Type::Float(_), ArgValue::Value(v)) => Elem::Float(domain.constant(*v)),
+            (Type::Float(kind), ArgValue::Value(v)) => {
+                // The host passes the value in the parameter's type (`{ value = 1e-5 }`
+                // for an f32 is 1e-5 rounded to f32, as a spec's constant is).
+                Elem::Float(domain.constant(typed_value(*kind, *v)))
+            }
             (Type::Float(_), ArgValue::Scalar(name)) => {
                 Elem::Float(domain.param(name).ok_or_else(|| {
                     launch_err(format!(
@@ -203,6 +207,20 @@ pub fn execute<D: Domain>(
         }
     }
     Ok(interp.finish())
+}
+
+/// A launch's real value as the host passes it to a parameter of float type `kind`:
+/// rounded to that type (from its shortest decimal form, as the user wrote it).
+pub fn typed_value(kind: crate::triton_ir::ast::FloatKind, v: f64) -> f64 {
+    use crate::triton_ir::ast::FloatKind;
+    use crate::triton_ir::floats::{round_decimal, FloatFormat};
+    let fmt = match kind {
+        FloatKind::F16 => FloatFormat::F16,
+        FloatKind::BF16 => FloatFormat::BF16,
+        FloatKind::F32 => FloatFormat::F32,
+        FloatKind::F64 | FloatKind::F8 => return v,
+    };
+    round_decimal(fmt, &format!("{v:?}")).unwrap_or(v)
 }
 
 /// The final contents of every `out`/`inout` tensor, from each executor's memory:

@@ -528,7 +528,16 @@ fn bind_params<D: Domain>(
                 }
                 Val::Bits(mask_w(*x as u64, w))
             }
-            Some((_, ArgValue::Value(x))) => Val::Float(domain.constant(*x)),
+            Some((_, ArgValue::Value(x))) => {
+                // Rounded to the parameter's type, as the host passes it.
+                let kind = match p.ty.to_string().as_str() {
+                    "f32" => Some(crate::triton_ir::ast::FloatKind::F32),
+                    "f16" => Some(crate::triton_ir::ast::FloatKind::F16),
+                    _ => None,
+                };
+                let x = kind.map_or(*x, |k| crate::exec::typed_value(k, *x));
+                Val::Float(domain.constant(x))
+            }
             Some((k, ArgValue::Scalar(s))) => match domain.param(s) {
                 Some(v) => Val::Float(v),
                 None => {

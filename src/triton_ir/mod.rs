@@ -11,7 +11,7 @@
 //! an unsupported op by name.
 
 pub mod ast;
-mod floats;
+pub mod floats;
 mod lexer;
 mod narrowing;
 mod parser;
