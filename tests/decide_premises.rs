@@ -115,3 +115,37 @@ fn boundary_points_refute_what_random_points_miss() {
     let c = t.select(le, zero, one);
     assert!(verdict(&t, b, c).is_equal(), "x > 0 and !(x <= 0) agree at 0");
 }
+
+#[test]
+fn differences_below_f32_refute_unless_rounding_a_constant_explains_them() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let one = t.one();
+    // Softplus without its threshold: log(1 + e^x) is x + e^-x above 20, 2e-9 away from
+    // PyTorch's x; a real difference far below f32's resolution, refuted and flagged.
+    let e = t.call(Func::Exp, x);
+    let ope = t.add(one, e);
+    let naive = t.call(Func::Log, ope);
+    let twenty = t.int(20);
+    let above = t.cmp(CmpOp::Gt, x, twenty);
+    let softplus = t.select(above, x, naive);
+    let v = verdict(&t, naive, softplus);
+    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    assert!(cx.values[0].1 > 20.0 && cx.below_f32, "{cx:?}");
+    assert!((cx.lhs - cx.rhs).abs() < 1e-8 && cx.lhs != cx.rhs, "{cx:?}");
+    // exp(0.8·x) against exp2(c·x), c = 0.8·log2(e) folded in f32: they differ by the
+    // rounding of c (1e-7 relative), which f32 constant folding explains: not refuted.
+    let c = t.float((0.8f32 * std::f32::consts::LOG2_E) as f64);
+    let cx_ = t.mul(c, x);
+    let folded = t.call(Func::Exp2, cx_);
+    let q = t.float(0.8f32 as f64);
+    let qx = t.mul(q, x);
+    let exact = t.call(Func::Exp, qx);
+    let v = verdict(&t, folded, exact);
+    assert!(!v.is_not_equal() && !v.is_equal(), "{v:?}");
+    // Twin: a constant off by 1e-4 relative is refuted, rounding cannot explain it.
+    let c2 = t.float((0.8f32 * std::f32::consts::LOG2_E * 1.0001) as f64);
+    let c2x = t.mul(c2, x);
+    let off = t.call(Func::Exp2, c2x);
+    assert!(verdict(&t, off, exact).is_not_equal());
+}
