@@ -124,9 +124,38 @@ pub fn check(
     opts: &CheckOptions,
 ) -> Result<Report, Error> {
     let start = Instant::now();
-    let program = torch::parse(spec_src).map_err(|e| Error::Usage(format!("--spec: {e}")))?;
     let mut terms = Terms::new();
-    let spec = kernel.spec(inst, &mut terms)?;
+    let (spec, expected) = spec_terms(kernel, inst, spec_src, &mut terms)?;
+    let mut right = BTreeMap::new();
+    for out in expected {
+        right.insert(
+            out.name.clone(),
+            (out.shape, out.elems.into_iter().map(Some).collect::<Vec<_>>()),
+        );
+    }
+    let title = format!("{} against `{}`", kernel.path.display(), spec_src.trim());
+    let claimed: BTreeMap<String, Vec<Option<TermId>>> = right
+        .iter()
+        .map(|(name, (_, elems))| (name.clone(), elems.clone()))
+        .collect();
+    let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
+    report.assumptions = kernel.assumptions();
+    report.ir = kernel.ir();
+    let claim = crosscheck::Claim::Terms(&terms, &claimed);
+    cross_checked(report, kernel, inst, &claim, opts, start)
+}
+
+/// The two sides `check` compares: the kernel's symbolic run on `inst`, and the PyTorch
+/// spec's outputs as terms over the same inputs (decimal constants rounded to the
+/// kernel's float type).
+pub fn spec_terms(
+    kernel: &Kernel,
+    inst: &Instance,
+    spec_src: &str,
+    terms: &mut Terms,
+) -> Result<(Spec, Vec<torch::SpecOutput>), Error> {
+    let program = torch::parse(spec_src).map_err(|e| Error::Usage(format!("--spec: {e}")))?;
+    let spec = kernel.spec(inst, terms)?;
 
     let mut tensors = BTreeMap::new();
     let mut scalars = BTreeSet::new();
@@ -155,25 +184,9 @@ pub fn check(
         float: float_type(kernel),
     };
     let expected = program
-        .instantiate(&mut terms, &env)
+        .instantiate(terms, &env)
         .map_err(|e| Error::Usage(format!("--spec: {e}")))?;
-    let mut right = BTreeMap::new();
-    for out in expected {
-        right.insert(
-            out.name.clone(),
-            (out.shape, out.elems.into_iter().map(Some).collect::<Vec<_>>()),
-        );
-    }
-    let title = format!("{} against `{}`", kernel.path.display(), spec_src.trim());
-    let claimed: BTreeMap<String, Vec<Option<TermId>>> = right
-        .iter()
-        .map(|(name, (_, elems))| (name.clone(), elems.clone()))
-        .collect();
-    let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
-    report.assumptions = kernel.assumptions();
-    report.ir = kernel.ir();
-    let claim = crosscheck::Claim::Terms(&terms, &claimed);
-    cross_checked(report, kernel, inst, &claim, opts, start)
+    Ok((spec, expected))
 }
 
 /// A Verified report stands only if the kernel's concrete run agrees with the claim at

@@ -221,3 +221,54 @@ fn the_concrete_cross_check_catches_a_claim_the_kernel_does_not_compute() {
     assert_eq!((d.flat, d.point), (2, lift::crosscheck::POINTS[0]));
     assert!((d.claimed - d.kernel - 0.5).abs() < 1e-9, "{d:?}");
 }
+
+/// No VERIFIED rests on a premise that fails for some input: for every correct kernel of
+/// the suite, at the refuter's random and boundary points (zeros, all-negative rows, large
+/// magnitudes, ...) and at the reference inputs, wherever the spec is finite the kernel is
+/// finite and equal to it, and wherever the kernel is NaN/inf so is the spec. (Evaluated
+/// here with `Terms::eval`, independently of the decider's proof.)
+#[test]
+fn verified_kernels_are_defined_wherever_their_specs_are() {
+    use lift::decide::{point_value, Leaf, BOUNDARY_POINT, BOUNDARY_POINTS};
+    let seeds: Vec<u64> = (1..=8).chain(BOUNDARY_POINT..BOUNDARY_POINT + BOUNDARY_POINTS).collect();
+    let mut compared = 0usize;
+    for f in fixtures().iter().filter(|f| f.meta.expect == "verified") {
+        let inst = &f.meta.instance[0];
+        let k = Kernel::load(&f.kernel(), None).unwrap();
+        let i = k.instance(&inst.sizes).unwrap();
+        let mut terms = lift::term::Terms::new();
+        let (spec, outs) = check::spec_terms(&k, &i, &f.meta.spec, &mut terms)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.name()));
+        for &seed in &seeds {
+            let input = |name: &str, idx: &[i64]| {
+                point_value(seed, &Leaf::Input { tensor: name.into(), index: idx.into() })
+            };
+            let param = |name: &str| point_value(seed, &Leaf::Param(name.into()));
+            let mut ev = lift::term::Evaluator::new(&terms, &input, &param);
+            for out in &outs {
+                let Some(t) = spec.outputs.iter().find(|t| t.name == out.name) else {
+                    continue;
+                };
+                for (flat, (&s, k)) in out.elems.iter().zip(&t.elems).enumerate() {
+                    let Some(k) = *k else { continue };
+                    let (kv, sv) = (ev.eval(k), ev.eval(s));
+                    // Loose: `Terms::eval` reads an f32 log2(e) as its f32 value, which
+                    // at |x| = 256 moves exp(x) by about 1e-5 relative.
+                    let ok = if sv.is_finite() {
+                        kv.is_finite() && (kv - sv).abs() <= 1e-4 * (1.0 + sv.abs())
+                    } else {
+                        !kv.is_finite()
+                    };
+                    assert!(
+                        ok,
+                        "{}: {}[#{flat}] at point {seed}: kernel {kv}, spec {sv}",
+                        f.name(),
+                        out.name
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 5000, "only {compared} comparisons");
+}
