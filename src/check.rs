@@ -74,6 +74,8 @@ pub struct Report {
     /// Roundings below f32 that the proof read as exact (f16 casts, tf32 dots), with
     /// their lines (see [`Kernel::assumptions`]).
     pub assumptions: Vec<String>,
+    /// `Some("ieee (…)")` under `--precision ieee` (see [`Kernel::precision_note`]).
+    pub precision: Option<String>,
     /// The left kernel's IR, for naming store lines: "ttir" or "ptx".
     pub ir: &'static str,
     /// The first refuted element (in row-major order of the first tensor that has one).
@@ -161,7 +163,10 @@ pub fn check(
     for out in expected {
         right.insert(
             out.name.clone(),
-            (out.shape, out.elems.into_iter().map(Some).collect::<Vec<_>>()),
+            (
+                out.shape,
+                out.elems.into_iter().map(Some).collect::<Vec<_>>(),
+            ),
         );
     }
     let title = format!("{} against `{}`", kernel.path.display(), spec_src.trim());
@@ -171,6 +176,7 @@ pub fn check(
         .collect();
     let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
     report.assumptions = kernel.assumptions();
+    report.precision = kernel.precision_note();
     report.ir = kernel.ir();
     let claim = crosscheck::Claim::Terms(&terms, &claimed);
     cross_checked(report, kernel, inst, &claim, opts, start)
@@ -205,7 +211,10 @@ fn cross_checked(
     let mut inputs = Vec::new();
     for (name, a) in &d.inputs.arrays {
         for (flat, v) in a.data.iter().enumerate() {
-            let idx: Vec<String> = unravel(flat, &a.shape).iter().map(|i| i.to_string()).collect();
+            let idx: Vec<String> = unravel(flat, &a.shape)
+                .iter()
+                .map(|i| i.to_string())
+                .collect();
             inputs.push((format!("{name}[{}]", idx.join(",")), *v));
         }
     }
@@ -272,6 +281,7 @@ pub fn equiv(
     report.assumptions = left.assumptions();
     report.ir = left.ir();
     report.assumptions.extend(right.assumptions());
+    report.precision = left.precision_note().or_else(|| right.precision_note());
     let claim = crosscheck::Claim::Kernel(right, &ri);
     cross_checked(report, left, &li, &claim, opts, start)
 }
@@ -401,6 +411,7 @@ fn compare(
         unchecked,
         preconditions: preconditions.into_iter().collect(),
         assumptions: Vec::new(),
+        precision: None,
         ir: "ttir",
         counterexample,
         unknown,
@@ -591,7 +602,11 @@ impl Report {
                 let _ = writeln!(s, "    at {}{more}", shown.join(", "));
             }
             if let Some(src) = &cx.source {
-                let _ = writeln!(s, "    stored at {} (.{} line {})", src.loc, self.ir, src.line);
+                let _ = writeln!(
+                    s,
+                    "    stored at {} (.{} line {})",
+                    src.loc, self.ir, src.line
+                );
             }
         }
         for u in &self.unknown {
@@ -602,6 +617,9 @@ impl Report {
                 show_index(&u.index),
                 u.reason
             );
+        }
+        if let Some(p) = &self.precision {
+            let _ = writeln!(s, "  precision: {p}");
         }
         for a in &self.assumptions {
             let _ = writeln!(s, "  assumes {a}");
@@ -635,6 +653,7 @@ impl Report {
             "unchecked": self.unchecked,
             "preconditions": self.preconditions,
             "assumptions": self.assumptions,
+            "precision": self.precision.as_deref().unwrap_or("real"),
             "counterexample": self.counterexample.as_ref().map(finding),
             "unknown": self.unknown.iter().map(finding).collect::<Vec<_>>(),
             "seconds": self.seconds,
