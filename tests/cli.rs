@@ -389,16 +389,10 @@ fn kernels_that_compute_nan_in_masked_lanes_are_never_verified() {
         ("entropy_nan", "entropy"),
         ("kl_div_nan", "kl_div"),
     ] {
-        let out = lift()
-            .arg(suite.join(twin).join("kernel.ttir"))
-            .output()
-            .unwrap();
+        let out = lift().arg(suite.join(twin).join("kernel.ttir")).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(1), "{twin}: {text}");
-        assert!(
-            text.contains("UNDEFINED") && text.contains("REFUTED"),
-            "{twin}: {text}"
-        );
+        assert!(text.contains("UNDEFINED") && text.contains("REFUTED"), "{twin}: {text}");
         assert!(!text.contains("VERIFIED"), "{twin}: {text}");
 
         let spec = fixtures()
@@ -439,22 +433,11 @@ fn kernels_that_compute_nan_in_masked_lanes_are_never_verified() {
             .arg(suite.join(twin).join("kernel.ttir"))
             .output()
             .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{twin}: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        assert_eq!(out.status.code(), Some(1), "{twin}: {}", String::from_utf8_lossy(&out.stdout));
 
-        let out = lift()
-            .arg(suite.join(correct).join("kernel.ttir"))
-            .output()
-            .unwrap();
+        let out = lift().arg(suite.join(correct).join("kernel.ttir")).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && text.contains("VERIFIED"),
-            "{correct}: {text}"
-        );
+        assert!(out.status.success() && text.contains("VERIFIED"), "{correct}: {text}");
     }
 }
 
@@ -474,27 +457,17 @@ fn arguments_outside_their_types_and_ctas_outside_the_grid_are_usage_errors() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("3000000000") && err.contains("i32") && err.contains("outside its range"),
-        "{err}"
-    );
+    assert!(err.contains("3000000000") && err.contains("i32") && err.contains("outside its range"), "{err}");
 
     let dir = tempfile::tempdir().unwrap();
     let k = dir.path().join("kernel.ptx");
     std::fs::copy(suite.join("softmax").join("kernel.ptx"), &k).unwrap();
     let launch = std::fs::read_to_string(suite.join("softmax").join("kernel.launch.toml")).unwrap();
-    std::fs::write(
-        dir.path().join("kernel.launch.toml"),
-        format!("cta = [7]\n{launch}"),
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("kernel.launch.toml"), format!("cta = [7]\n{launch}")).unwrap();
     let out = lift().arg("race").arg(&k).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("cta") && err.contains("outside the grid"),
-        "{err}"
-    );
+    assert!(err.contains("cta") && err.contains("outside the grid"), "{err}");
 }
 
 /// A kernel that rounds to f16 says that its proof read the rounding as exact, in text
@@ -511,14 +484,8 @@ fn verdicts_state_the_precision_they_assumed() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(
-        text.contains("assumes f16 rounding (`arith.truncf`) read as exact"),
-        "{text}"
-    );
-    assert!(
-        text.contains("65504") && text.contains("kernel.py:15"),
-        "{text}"
-    );
+    assert!(text.contains("assumes f16 rounding (`arith.truncf`) read as exact"), "{text}");
+    assert!(text.contains("65504") && text.contains("kernel.py:15"), "{text}");
     let out = lift()
         .arg("check")
         .arg(suite.join("add_f16").join("kernel.ttir"))
@@ -530,10 +497,7 @@ fn verdicts_state_the_precision_they_assumed() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["assumptions"].as_array().map(|a| a.len()), Some(1), "{v}");
-    let out = lift()
-        .arg(suite.join("add_f16").join("kernel.ttir"))
-        .output()
-        .unwrap();
+    let out = lift().arg(suite.join("add_f16").join("kernel.ttir")).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("assumes f16 rounding"));
     // The f32 twin of the same kernel assumes nothing.
     let out = lift()

@@ -574,8 +574,7 @@ impl Refuter<'_> {
                     return Some(cex);
                 }
             }
-            let spread =
-                |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
+            let spread = |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
             if let Some(cex) = self.try_point(seed + 3, &spread) {
                 return Some(cex);
             }
