@@ -74,6 +74,8 @@ pub struct Report {
     /// Roundings below f32 that the proof read as exact (f16 casts, tf32 dots), with
     /// their lines (see [`Kernel::assumptions`]).
     pub assumptions: Vec<String>,
+    /// `Some("ieee (…)")` under `--precision ieee` (see [`Kernel::precision_note`]).
+    pub precision: Option<String>,
     /// The left kernel's IR, for naming store lines: "ttir" or "ptx".
     pub ir: &'static str,
     /// The first refuted element (in row-major order of the first tensor that has one).
@@ -140,6 +142,7 @@ pub fn check(
         .collect();
     let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
     report.assumptions = kernel.assumptions();
+    report.precision = kernel.precision_note();
     report.ir = kernel.ir();
     let claim = crosscheck::Claim::Terms(&terms, &claimed);
     cross_checked(report, kernel, inst, &claim, opts, start)
@@ -285,6 +288,7 @@ pub fn equiv(
     report.assumptions = left.assumptions();
     report.ir = left.ir();
     report.assumptions.extend(right.assumptions());
+    report.precision = left.precision_note().or_else(|| right.precision_note());
     let claim = crosscheck::Claim::Kernel(right, &ri);
     cross_checked(report, left, &li, &claim, opts, start)
 }
@@ -414,6 +418,7 @@ fn compare(
         unchecked,
         preconditions: preconditions.into_iter().collect(),
         assumptions: Vec::new(),
+        precision: None,
         ir: "ttir",
         counterexample,
         unknown,
@@ -616,6 +621,9 @@ impl Report {
                 u.reason
             );
         }
+        if let Some(p) = &self.precision {
+            let _ = writeln!(s, "  precision: {p}");
+        }
         for a in &self.assumptions {
             let _ = writeln!(s, "  assumes {a}");
         }
@@ -648,6 +656,7 @@ impl Report {
             "unchecked": self.unchecked,
             "preconditions": self.preconditions,
             "assumptions": self.assumptions,
+            "precision": self.precision.as_deref().unwrap_or("real"),
             "counterexample": self.counterexample.as_ref().map(finding),
             "unknown": self.unknown.iter().map(finding).collect::<Vec<_>>(),
             "seconds": self.seconds,

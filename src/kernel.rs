@@ -5,7 +5,7 @@
 //! each stage's logic lives in its own module.
 
 use crate::error::Error;
-use crate::exec::{self, domain::Concrete, domain::Symbolic};
+use crate::exec::{self, domain::Concrete, domain::Precision, domain::Symbolic};
 use crate::launch::{Instance, Launch, Role};
 use crate::npy::Array;
 use crate::ptx;
@@ -24,6 +24,9 @@ pub struct Kernel {
     /// The PTX module, for a `.ptx` kernel.
     pub ptx: Option<PtxKernel>,
     pub launch: Launch,
+    /// How narrowing conversions are read: exact (DESIGN's reals, the default) or
+    /// rounded (`--precision ieee`). Every execution of this kernel uses it.
+    pub precision: Precision,
 }
 
 /// A parsed PTX kernel and how its launch names the parameters.
@@ -43,16 +46,20 @@ pub struct RunResult {
 
 impl Kernel {
     /// The roundings below f32 that DESIGN's real semantics reads as exact (f16/bf16
-    /// casts, tf32 dots), each with its line: a verdict states them.
+    /// casts, tf32 dots), each with its line: a verdict states them. Under
+    /// `--precision ieee` only those the executors do not round (f8, tf32x3, PTX `mma`).
     pub fn assumptions(&self) -> Vec<String> {
         let file = self.path.display();
+        let ieee = self.precision == Precision::Ieee;
         match &self.ptx {
             Some(p) => ptx::narrowings(&p.module)
                 .into_iter()
-                .map(|(what, line)| format!("{what} at {file}:{line}"))
+                .filter(|(_, _, modelled)| !(ieee && *modelled))
+                .map(|(what, line, _)| format!("{what} at {file}:{line}"))
                 .collect(),
             None => triton_ir::narrowings(&self.module)
                 .into_iter()
+                .filter(|n| !(ieee && n.ieee_modelled))
                 .map(|n| {
                     let src = if n.loc.file.is_some() {
                         format!(" ({})", n.loc)
@@ -63,6 +70,12 @@ impl Kernel {
                 })
                 .collect(),
         }
+    }
+
+    /// What a verdict says of the precision when it is not DESIGN's reals.
+    pub fn precision_note(&self) -> Option<String> {
+        (self.precision == Precision::Ieee)
+            .then(|| "ieee (f16/tf32 roundings modelled)".to_string())
     }
 
     /// The kernel's IR: "ptx" or "ttir".
@@ -156,6 +169,7 @@ impl Kernel {
             module,
             ptx,
             launch,
+            precision: Precision::Real,
         })
     }
 
@@ -194,6 +208,7 @@ impl Kernel {
         let mut domain = Symbolic {
             terms,
             tensor_names,
+            precision: self.precision,
         };
         let mut run = self.execute(inst, &mut domain)?;
         if self.ptx.is_some() {
@@ -273,6 +288,7 @@ impl Kernel {
         let mut domain = Concrete {
             data,
             scalars: scalars.clone(),
+            precision: self.precision,
         };
         let run = self.execute(inst, &mut domain)?;
         let mut warnings = run.warnings;

@@ -509,3 +509,76 @@ fn verdicts_state_the_precision_they_assumed() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("assumes"));
 }
+
+/// `--precision ieee` on a narrowing fixture: REFUTED against the exact spec with a
+/// counterexample whose kernel value is the rounded one and that `lift run --precision
+/// ieee` reproduces; without the flag VERIFIED, naming the narrowing as an assumption.
+fn precision_ieee_refutes_and_replays(dir: &str, spec: &str, out: &str, inputs: &[&str], assumed: &str) {
+    let kernel = format!("triton_ir/{dir}/kernel.ttir");
+    let plain = lift().args(["check", &kernel, "--spec", spec]).output().unwrap();
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert_eq!(plain.status.code(), Some(0), "{text}");
+    assert!(text.contains("VERIFIED") && text.contains(assumed), "{text}");
+    assert!(!text.contains("precision: ieee"), "{text}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let cx = tmp.path().join("cx");
+    let ieee = lift()
+        .args(["check", &kernel, "--spec", spec, "--precision", "ieee", "--format", "json"])
+        .arg("--counterexample")
+        .arg(&cx)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&ieee.stdout).unwrap();
+    assert_eq!(ieee.status.code(), Some(1), "{v}");
+    assert_eq!(v["verdict"], "refuted");
+    assert_eq!(v["precision"], "ieee (f16/tf32 roundings modelled)");
+    assert_eq!(v["assumptions"], serde_json::json!([]), "modelled roundings are not assumed");
+    let c = &v["counterexample"];
+    let (got, want) = (c["kernel"].as_f64().unwrap(), c["expected"].as_f64().unwrap());
+    assert!(got != want, "{c}");
+    let index: Vec<usize> = c["index"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_u64().unwrap() as usize)
+        .collect();
+
+    // The text verdict says so too.
+    let text = lift()
+        .args(["check", &kernel, "--spec", spec, "--precision", "ieee"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("precision: ieee (f16/tf32 roundings modelled)") && text.contains("REFUTED"), "{text}");
+    assert!(!text.contains(assumed), "{text}");
+
+    // Replay: the concrete run rounds identically; without the flag it does not.
+    for (flag, expect) in [(true, got), (false, want)] {
+        let run_out = tmp.path().join(format!("run-{flag}"));
+        let mut cmd = lift();
+        cmd.arg("run").arg(&kernel).arg("--out").arg(&run_out);
+        for name in inputs {
+            cmd.arg("--input").arg(format!("{name}={}", cx.join(format!("{name}.npy")).display()));
+        }
+        if flag {
+            cmd.args(["--precision", "ieee"]);
+        }
+        cmd.assert().success();
+        let y = lift::npy::read(&run_out.join(format!("{out}.npy"))).unwrap();
+        let flat = index.iter().zip(&y.shape).fold(0, |acc, (i, n)| acc * n + i);
+        let value = y.data[flat];
+        let tol = if flag { 0.0 } else { 1e-9 * want.abs().max(1.0) };
+        assert!((value - expect).abs() <= tol, "run --precision {flag}: {value} vs {expect}");
+    }
+}
+
+#[test]
+fn precision_ieee_f16_cast_is_refuted_against_exact_add() {
+    precision_ieee_refutes_and_replays("add_f16", "y = x + w", "y", &["x", "w"], "f16 rounding");
+}
+
+#[test]
+fn precision_ieee_tf32_dot_is_refuted_against_exact_matmul() {
+    precision_ieee_refutes_and_replays("matmul_tf32", "c = a @ b", "c", &["a", "b"], "tf32 products");
+}

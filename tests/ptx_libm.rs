@@ -84,6 +84,7 @@ fn probes_compute_their_functions() {
                     .map(|t| (t.name == "x").then(|| vec![x as f64]))
                     .collect(),
                 scalars: BTreeMap::new(),
+                precision: Default::default(),
             };
             inst.block = [1, 1, 1];
             let run = lift::ptx::execute(&p.module, &inst, &p.arg_order, &mut d)

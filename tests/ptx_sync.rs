@@ -57,6 +57,7 @@ fn run(body: &str) -> Result<Execution<f64>, ExecError> {
     let mut d = Concrete {
         data: vec![Some(x), None],
         scalars: BTreeMap::new(),
+        precision: Default::default(),
     };
     lift::ptx::execute(&m, &inst, &[], &mut d)
 }

@@ -938,7 +938,10 @@ impl<'t> Canon<'t> {
     fn opaque(&mut self, f: Func, a: &Rf) -> Result<Rf, Stop> {
         let negative = a.n.lc().is_some_and(|c| c.is_negative());
         let (arg, sign) = match (f, negative) {
-            (Func::Sin | Func::Erf, true) => (self.scale(a, &rat(-1)), -1),
+            // Round-to-nearest-even is odd as well: round(-x) = -round(x).
+            (Func::Sin | Func::Erf | Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32, true) => {
+                (self.scale(a, &rat(-1)), -1)
+            }
             (Func::Cos | Func::Abs, true) => (self.scale(a, &rat(-1)), 1),
             _ => (a.clone(), 1),
         };
@@ -977,9 +980,17 @@ impl<'t> Canon<'t> {
                 let r = self.inv(&den)?;
                 self.mul(&num, &r)
             }
-            Func::Sin | Func::Cos | Func::Erf | Func::Abs | Func::Floor | Func::Ceil => {
-                self.opaque(f, a)
-            }
+            // A rounding is an opaque function of its canonical argument: never
+            // proved equal to it (it is not, wherever the rounding is visible).
+            Func::Sin
+            | Func::Cos
+            | Func::Erf
+            | Func::Abs
+            | Func::Floor
+            | Func::Ceil
+            | Func::RoundF16
+            | Func::RoundBf16
+            | Func::RoundTf32 => self.opaque(f, a),
         }
     }
 

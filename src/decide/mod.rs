@@ -163,7 +163,7 @@ fn mix(mut h: u64, x: u64) -> u64 {
 /// First seed of the boundary points (see [`point_value`]); [`BOUNDARY_POINTS`] of them.
 pub const BOUNDARY_POINT: u64 = 1 << 40;
 /// How many boundary points there are.
-pub const BOUNDARY_POINTS: u64 = 10;
+pub const BOUNDARY_POINTS: u64 = 11;
 
 /// The value a point gives a leaf: deterministic in (point, leaf). Ordinary points give
 /// multiples of 1/16 in `[-2, 2]` without 0; odd points positive values only (`(0, 2]`),
@@ -172,7 +172,9 @@ pub const BOUNDARY_POINTS: u64 = 10;
 /// `x > 0`, guards `x == 0`), every leaf 1, every leaf -1, every leaf negative (a max
 /// seeded with 0), leaves from {-1, 0, 1} and from {±2, ±1, ±1/2, 0}, large magnitudes
 /// (to ±256: beyond where f32's exp overflows), positive large ones, tiny ones (±2^-20
-/// multiples), and positive tiny ones.
+/// multiples), positive tiny ones, and f32 values with random 23-bit mantissas in
+/// ±[1/2, 8) (where an f16/bf16/tf32 rounding shows: every other family is a short
+/// dyadic fraction, which those formats represent exactly, sums included).
 pub fn point_value(point: u64, leaf: &Leaf) -> f64 {
     let h = leaf_hash(point, leaf);
     let k = (h % 32) as f64 + 1.0; // 1..=32
@@ -189,6 +191,11 @@ pub fn point_value(point: u64, leaf: &Leaf) -> f64 {
         Some(7) => k * 8.0,
         Some(8) => sign * k / 1_048_576.0,
         Some(9) => k / 1_048_576.0,
+        Some(10) => {
+            let mantissa = 1.0 + ((h >> 8) & 0x7f_ffff) as f64 / 8_388_608.0;
+            let exponent = ((h >> 32) % 4) as i32 - 1;
+            sign * mantissa * 2f64.powi(exponent)
+        }
         _ if point % 2 == 1 || !negative => k / 16.0,
         _ => -k / 16.0,
     }
@@ -323,6 +330,16 @@ fn evaluate(
                     be / bv.abs()
                 };
                 (v, v.abs() * (rel * k.unsigned_abs() as f64 + EPS * 2.0))
+            }
+            Node::Call(f, a) if f.is_rounding() => {
+                // Rounding is monotone: over the argument's interval [av - ae, av + ae]
+                // the result lies between the roundings of its ends (0 when both ends
+                // round alike, so a visible rounding stays far beyond the bound).
+                let Val { v: av, err: ae, .. } = g(a);
+                let v = crate::term::eval_func(*f, av);
+                let lo = crate::term::eval_func(*f, av - ae);
+                let hi = crate::term::eval_func(*f, av + ae);
+                (v, (v - lo).max(hi - v))
             }
             Node::Call(f, a) => {
                 let Val { v: av, err: ae, .. } = g(a);

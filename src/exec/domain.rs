@@ -20,6 +20,16 @@ pub enum Binary {
     Min,
 }
 
+/// How a kernel's narrowing conversions are read (DESIGN, "Reals").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// f16/bf16 casts and tf32 dot inputs are the identity (the verdict lists them).
+    #[default]
+    Real,
+    /// `--precision ieee`: they round (`Func::RoundF16`, `RoundBf16`, `RoundTf32`).
+    Ieee,
+}
+
 /// The result of a comparison: decided now, or a boolean value of the domain.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Truth<V> {
@@ -54,6 +64,10 @@ pub trait Domain {
     fn not(&mut self, a: Self::V) -> Truth<Self::V>;
     fn and(&mut self, a: Self::V, b: Self::V) -> Truth<Self::V>;
     fn or(&mut self, a: Self::V, b: Self::V) -> Truth<Self::V>;
+    /// Whether narrowing conversions round (the interpreters ask before each one).
+    fn precision(&self) -> Precision {
+        Precision::Real
+    }
     /// The value as a number when it is one (for float → int casts).
     fn as_number(&self, a: Self::V) -> Option<f64>;
     /// An opaque bit-level operation `op` over operands of which at least one is not a
@@ -73,6 +87,7 @@ pub struct Symbolic<'t> {
     pub terms: &'t mut Terms,
     /// Tensor names by index (the launch instance's order).
     pub tensor_names: Vec<Arc<str>>,
+    pub precision: Precision,
 }
 
 impl Domain for Symbolic<'_> {
@@ -134,6 +149,9 @@ impl Domain for Symbolic<'_> {
         use num_traits::ToPrimitive;
         self.terms.as_const(a).and_then(|r| r.to_f64())
     }
+    fn precision(&self) -> Precision {
+        self.precision
+    }
     fn opaque(&mut self, op: &str, args: &[TermId]) -> Option<TermId> {
         Some(self.terms.opaque(op, args))
     }
@@ -156,6 +174,7 @@ pub struct Concrete {
     /// Data of each tensor by index; `None` for tensors with no initial data (outputs).
     pub data: Vec<Option<Vec<f64>>>,
     pub scalars: BTreeMap<String, f64>,
+    pub precision: Precision,
 }
 
 impl Domain for Concrete {
@@ -189,6 +208,8 @@ impl Domain for Concrete {
             Func::Abs => a.abs(),
             Func::Floor => a.floor(),
             Func::Ceil => a.ceil(),
+            // The same function the refuter evaluates, so counterexamples replay.
+            Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32 => crate::term::eval_func(f, a),
         }
     }
     fn powi(&mut self, a: f64, n: i32) -> f64 {
@@ -225,5 +246,8 @@ impl Domain for Concrete {
     }
     fn as_number(&self, a: f64) -> Option<f64> {
         Some(a)
+    }
+    fn precision(&self) -> Precision {
+        self.precision
     }
 }

@@ -1,6 +1,6 @@
 //! The semantics of each TTIR op (`tt`, `arith`, `math`, `scf`, `cf`).
 
-use super::domain::{Binary, Domain, Truth};
+use super::domain::{Binary, Domain, Precision, Truth};
 use super::value::{strides, unravel, Elem, Value};
 use super::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
 use crate::launch::{Instance, Role};
@@ -409,10 +409,17 @@ impl<'a, D: Domain> Interp<'a, D> {
                 };
                 map3(&c, a, b, |c, a, b| self.select(c, a, b))
             }
-            "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => map1(arg(0)?, |e| match e {
-                Elem::Float(_) | Elem::Undef(_) => Ok(e),
-                other => malformed(format!("converts {}", other.kind())),
-            }),
+            "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => {
+                let round = self.rounding(op);
+                map1(arg(0)?, |e| match e {
+                    Elem::Float(v) => Ok(Elem::Float(match round {
+                        Some(f) => self.domain.func(f, v),
+                        None => v,
+                    })),
+                    Elem::Undef(_) => Ok(e),
+                    other => malformed(format!("converts {}", other.kind())),
+                })
+            }
             "arith.sitofp" | "arith.uitofp" => map1(arg(0)?, |e| match e {
                 Elem::Int(i) => Ok(Elem::Float(self.domain.constant(i as f64))),
                 Elem::Bool(b) => Ok(Elem::Float(self.domain.constant(b as u8 as f64))),
@@ -501,7 +508,13 @@ impl<'a, D: Domain> Interp<'a, D> {
                 self.store(op, args)?;
                 Ok(Value::scalar(Elem::Int(0)))
             }
-            "tt.dot" => self.dot(arg(0)?, arg(1)?, arg(2)?),
+            "tt.dot" => {
+                // Triton prints `inputPrecision = tf32` (its default on f32) and leaves
+                // `ieee` unprinted; tf32x3 is about f32-accurate and stays exact.
+                let tf32 = self.domain.precision() == Precision::Ieee
+                    && matches!(op.attr("inputPrecision"), Some(Attr::Str(p)) if p == "tf32");
+                self.dot(arg(0)?, arg(1)?, arg(2)?, tf32)
+            }
             "tt.extern_elementwise" => self.extern_call(op, args),
             "ub.poison" => {
                 let idx = self.undef_loads.len();
@@ -813,7 +826,29 @@ impl<'a, D: Domain> Interp<'a, D> {
         )
     }
 
-    fn dot(&mut self, a: &Value<D::V>, b: &Value<D::V>, c: &Value<D::V>) -> R<Value<D::V>> {
+    /// The rounding `--precision ieee` gives a float conversion `op`: to f16 or bf16
+    /// (f8 and widenings stay exact; the verdict lists f8 as an assumption).
+    fn rounding(&self, op: &Op) -> Option<Func> {
+        use crate::triton_ir::ast::FloatKind;
+        if self.domain.precision() != Precision::Ieee {
+            return None;
+        }
+        match op.result_types.first()?.elem() {
+            Type::Float(FloatKind::F16) => Some(Func::RoundF16),
+            Type::Float(FloatKind::BF16) => Some(Func::RoundBf16),
+            _ => None,
+        }
+    }
+
+    /// `c + a @ b`; with `tf32`, every operand rounded to tf32 before its products (the
+    /// accumulation stays exact).
+    fn dot(
+        &mut self,
+        a: &Value<D::V>,
+        b: &Value<D::V>,
+        c: &Value<D::V>,
+        tf32: bool,
+    ) -> R<Value<D::V>> {
         let (ra, rb) = (a.shape.len(), b.shape.len());
         if ra < 2 || ra != rb || c.shape.len() != ra {
             return malformed(format!("dot of shapes {:?} and {:?}", a.shape, b.shape));
@@ -842,6 +877,14 @@ impl<'a, D: Domain> Interp<'a, D> {
                                 return self.masked_off_error(u, &[i, j], "enters a tt.dot");
                             }
                         }
+                        let (x, y) = if tf32 {
+                            (
+                                self.round_elem(x, Func::RoundTf32),
+                                self.round_elem(y, Func::RoundTf32),
+                            )
+                        } else {
+                            (x, y)
+                        };
                         let p = self.float_binary(Binary::Mul, x, y)?;
                         terms.push(p);
                     }
@@ -864,6 +907,13 @@ impl<'a, D: Domain> Interp<'a, D> {
             shape: c.shape.clone(),
             elems: out,
         })
+    }
+
+    fn round_elem(&mut self, e: Elem<D::V>, f: Func) -> Elem<D::V> {
+        match e {
+            Elem::Float(v) => Elem::Float(self.domain.func(f, v)),
+            other => other,
+        }
     }
 
     fn extern_call(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> R<Value<D::V>> {

@@ -22,7 +22,7 @@
 
 use super::ast::*;
 use super::parser::type_bytes;
-use crate::exec::domain::{Binary, Domain, Truth};
+use crate::exec::domain::{Binary, Domain, Precision, Truth};
 use crate::exec::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
 use crate::launch::{ArgValue, Instance, Role};
 use crate::term::{CmpOp, Func};
@@ -2500,6 +2500,16 @@ impl<'a, D: Domain> Sim<'a, D> {
                 let f = match rnd {
                     "rmi" => Some(Func::Floor),
                     "rpi" => Some(Func::Ceil),
+                    // `--precision ieee`: a narrowing to f16/bf16 rounds to nearest even.
+                    "rn" if self.domain.precision() == Precision::Ieee
+                        && matches!(aty, "f32" | "f64") =>
+                    {
+                        match dty {
+                            "f16" => Some(Func::RoundF16),
+                            "bf16" => Some(Func::RoundBf16),
+                            _ => None,
+                        }
+                    }
                     "rni" | "rzi" => {
                         let Some(n) = self.domain.as_number(x) else {
                             return unsupported(format!("cvt.{rnd} of a symbolic value"));

@@ -185,6 +185,7 @@ impl Probe {
             sym: Symbolic {
                 terms,
                 tensor_names: Vec::new(),
+                precision: Default::default(),
             },
             arg,
         };

@@ -34,7 +34,9 @@ pub fn parse(src: &str) -> Result<ast::Module, ParseError> {
 
 /// Where a PTX kernel rounds below f32 (`cvt` to f16/bf16/tf32, tf32 `mma`): the
 /// roundings DESIGN's real semantics reads as exact, as (what, .ptx line), in order.
-pub fn narrowings(module: &ast::Module) -> Vec<(String, u32)> {
+/// Each with its line and whether `--precision ieee` rounds it (`cvt.rn` to f16/bf16
+/// from f32/f64).
+pub fn narrowings(module: &ast::Module) -> Vec<(String, u32, bool)> {
     let mut out = Vec::new();
     for e in &module.entries {
         for i in &e.body {
@@ -46,14 +48,21 @@ pub fn narrowings(module: &ast::Module) -> Vec<(String, u32)> {
                     .iter()
                     .find(|m| type_bytes(m).is_some())
                     .filter(|dst| narrow.contains(&dst.as_str()))
-                    .map(|dst| format!("{dst} rounding (`cvt`) read as exact")),
+                    .map(|dst| {
+                        let n = i.mods.len();
+                        let modelled = i.mods.iter().any(|m| m == "rn")
+                            && n >= 2
+                            && matches!(i.mods[n - 2].as_str(), "f16" | "bf16")
+                            && matches!(i.mods[n - 1].as_str(), "f32" | "f64");
+                        (format!("{dst} rounding (`cvt`) read as exact"), modelled)
+                    }),
                 "mma" | "wmma" if i.mods.iter().any(|m| m == "tf32") => {
-                    Some("tf32 products (`mma`) read as exact f32".to_string())
+                    Some(("tf32 products (`mma`) read as exact f32".to_string(), false))
                 }
                 _ => None,
             };
-            if let Some(w) = what {
-                out.push((w, i.line));
+            if let Some((w, modelled)) = what {
+                out.push((w, i.line, modelled));
             }
         }
     }

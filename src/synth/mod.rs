@@ -83,6 +83,8 @@ pub struct Lift {
     pub timings: Timings,
     /// Roundings below f32 the proofs read as exact (see [`Kernel::assumptions`]).
     pub assumptions: Vec<String>,
+    /// `Some("ieee (…)")` under `--precision ieee` (see [`Kernel::precision_note`]).
+    pub precision: Option<String>,
     /// The kernel's entry name and file, for headings and reading source lines.
     pub kernel_name: String,
     pub kernel_path: std::path::PathBuf,
@@ -238,6 +240,7 @@ pub fn lift_with(
         outputs,
         timings,
         assumptions: kernel.assumptions(),
+        precision: kernel.precision_note(),
         kernel_name: kernel.name(),
         kernel_path: kernel.path.clone(),
     })

@@ -90,6 +90,9 @@ impl Lift {
             ),
             _ => format!("UNKNOWN on {}: not every output lifted", self.sizes_text()),
         };
+        if let Some(p) = &self.precision {
+            s += &format!("precision: {p}\n");
+        }
         for a in &self.assumptions {
             s += &format!("assumes {a}\n");
         }
@@ -200,6 +203,7 @@ impl Lift {
             "outputs": outputs,
             "verified": self.exit_code() == 0,
             "assumptions": self.assumptions,
+            "precision": self.precision.as_deref().unwrap_or("real"),
             "timings_ms": {
                 "execute": ms(self.timings.execute),
                 "synthesize": ms(self.timings.synthesize),

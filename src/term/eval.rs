@@ -151,7 +151,63 @@ pub fn eval_func(f: Func, x: f64) -> f64 {
         Func::Abs => x.abs(),
         Func::Floor => x.floor(),
         Func::Ceil => x.ceil(),
+        Func::RoundF16 => round_float(x, F16),
+        Func::RoundBf16 => round_float(x, BF16),
+        Func::RoundTf32 => round_float(x, TF32),
     }
+}
+
+/// A binary float format: significand bits (with the implicit one), exponent range.
+#[derive(Clone, Copy, Debug)]
+pub struct FloatFormat {
+    pub precision: i32,
+    pub emin: i32,
+    pub emax: i32,
+}
+
+pub const F16: FloatFormat = FloatFormat {
+    precision: 11,
+    emin: -14,
+    emax: 15,
+};
+pub const BF16: FloatFormat = FloatFormat {
+    precision: 8,
+    emin: -126,
+    emax: 127,
+};
+pub const TF32: FloatFormat = FloatFormat {
+    precision: 11,
+    emin: -126,
+    emax: 127,
+};
+
+/// `x` rounded to `fmt`, to nearest with ties to even, subnormals included; a
+/// magnitude that rounds to `2^(emax+1)` or beyond is ±inf (IEEE overflow), and the
+/// sign of zero is kept. Exact: the scalings are by powers of two and
+/// `round_ties_even` rounds an f64 to an integer exactly.
+pub fn round_float(x: f64, fmt: FloatFormat) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    let a = x.abs();
+    // Below half the smallest subnormal of every format here (and f64 subnormals,
+    // whose exponent the bit read below would get wrong): rounds to zero.
+    if a < f64::MIN_POSITIVE {
+        return 0.0f64.copysign(x);
+    }
+    let e = ((a.to_bits() >> 52) as i32 - 1023).max(fmt.emin);
+    // The format's spacing at exponent e (at emin: the subnormal spacing).
+    let quantum = pow2(e - (fmt.precision - 1));
+    let r = (a / quantum).round_ties_even() * quantum;
+    if r >= pow2(fmt.emax + 1) {
+        return f64::INFINITY.copysign(x);
+    }
+    r.copysign(x)
+}
+
+/// `2^k` for a normal f64 exponent, built from its bits.
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
 }
 
 /// The error function, to about 1e-14 relative accuracy.

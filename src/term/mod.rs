@@ -66,7 +66,7 @@ mod display;
 mod eval;
 
 pub use display::{format_const, Display};
-pub use eval::{erf, eval_func, Evaluator};
+pub use eval::{erf, eval_func, round_float, Evaluator, FloatFormat, BF16, F16, TF32};
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -95,6 +95,21 @@ pub enum Func {
     Abs,
     Floor,
     Ceil,
+    /// Round to the nearest f16, ties to even (overflow to ±inf): `--precision ieee`'s
+    /// `arith.truncf` to f16. Opaque to `decide` (never proved equal to its argument).
+    RoundF16,
+    /// Round to the nearest bf16, ties to even.
+    RoundBf16,
+    /// Round to the nearest tf32 (f32's exponent, 10-bit mantissa), ties to even: the
+    /// inputs of a tf32 `tt.dot` under `--precision ieee`.
+    RoundTf32,
+}
+
+impl Func {
+    /// A rounding to a narrower float format (the `--precision ieee` functions).
+    pub fn is_rounding(self) -> bool {
+        matches!(self, Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -704,6 +719,7 @@ impl Terms {
                 (Func::Sin | Func::Cos, _) => self.nan(),
                 (Func::Abs, _) => self.inf(false),
                 (Func::Floor | Func::Ceil, _) => a,
+                (Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32, _) => a,
             };
         }
         if let Some(c) = self.as_const(a) {
@@ -731,7 +747,7 @@ impl Terms {
                 return self.nan();
             }
         }
-        if matches!(f, Func::Abs | Func::Floor | Func::Ceil) {
+        if matches!(f, Func::Abs | Func::Floor | Func::Ceil) || f.is_rounding() {
             if let Node::Call(g, _) = self.node(a) {
                 if *g == f {
                     return a;
@@ -1001,6 +1017,15 @@ fn fold_call(f: Func, c: &BigRational) -> Option<BigRational> {
         Func::Abs => Some(c.abs()),
         Func::Floor => Some(c.floor()),
         Func::Ceil => Some(c.ceil()),
+        // Only a constant that is an f64 exactly: rounding its f64 once is exact (a
+        // rational between f64s would be rounded twice).
+        Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32 => {
+            let x = c.to_f64()?;
+            let r = crate::term::eval_func(f, x);
+            (BigRational::from_float(x).as_ref() == Some(c) && r.is_finite())
+                .then(|| BigRational::from_float(r))
+                .flatten()
+        }
         _ => None,
     }
 }

@@ -10,6 +10,8 @@ pub struct Narrowing {
     pub what: String,
     pub line: u32,
     pub loc: super::ast::Loc,
+    /// Whether `--precision ieee` rounds it (f16/bf16 casts, tf32 dots).
+    pub ieee_modelled: bool,
 }
 
 /// Every narrowing op of the module, in program order: float truncations to a type
@@ -26,9 +28,10 @@ pub fn narrowings(module: &Module) -> Vec<Narrowing> {
 fn walk(region: &Region, out: &mut Vec<Narrowing>) {
     for block in &region.blocks {
         for op in &block.ops {
-            if let Some(what) = narrowing(op) {
+            if let Some((what, ieee_modelled)) = narrowing(op) {
                 out.push(Narrowing {
                     what,
+                    ieee_modelled,
                     line: op.line,
                     loc: op.loc.clone(),
                 });
@@ -40,7 +43,7 @@ fn walk(region: &Region, out: &mut Vec<Narrowing>) {
     }
 }
 
-fn narrowing(op: &Op) -> Option<String> {
+fn narrowing(op: &Op) -> Option<(String, bool)> {
     match op.name.as_str() {
         "arith.truncf" | "tt.fp_to_fp" => {
             let kind = float_kind(op.result_types.first()?)?;
@@ -50,7 +53,14 @@ fn narrowing(op: &Op) -> Option<String> {
                 FloatKind::F8 => "; assumes values within the f8 range",
                 FloatKind::F32 | FloatKind::F64 => return None,
             };
-            Some(format!("{} rounding (`{}`) read as exact{range}", kind_name(kind), op.name))
+            Some((
+                format!(
+                    "{} rounding (`{}`) read as exact{range}",
+                    kind_name(kind),
+                    op.name
+                ),
+                kind != FloatKind::F8,
+            ))
         }
         "tt.dot" => {
             // Triton prints `inputPrecision = tf32` (its default for `tl.dot` on f32)
@@ -65,8 +75,11 @@ fn narrowing(op: &Op) -> Option<String> {
                 .and_then(float_kind)
                 .is_none_or(|k| k == FloatKind::F32);
             match precision {
-                "tf32" | "tf32x3" if f32_operands => Some(format!(
-                    "{precision} products (`tt.dot`, Triton's default input_precision) read as exact f32"
+                "tf32" | "tf32x3" if f32_operands => Some((
+                    format!(
+                        "{precision} products (`tt.dot`, Triton's default input_precision) read as exact f32"
+                    ),
+                    precision == "tf32",
                 )),
                 _ => None,
             }
