@@ -24,6 +24,8 @@ pub struct Kernel {
     /// The PTX module, for a `.ptx` kernel.
     pub ptx: Option<PtxKernel>,
     pub launch: Launch,
+    /// Executor semantics chosen on the command line (`--masked-load zero`).
+    pub options: exec::Options,
 }
 
 /// A parsed PTX kernel and how its launch names the parameters.
@@ -45,6 +47,27 @@ impl Kernel {
     /// The roundings below f32 that DESIGN's real semantics reads as exact (f16/bf16
     /// casts, tf32 dots), each with its line: a verdict states them.
     pub fn assumptions(&self) -> Vec<String> {
+        let file = self.path.display();
+        let mut out = self.narrowings();
+        if self.options.masked_load == exec::MaskedLoad::Zero && self.ptx.is_none() {
+            let lines: Vec<String> = triton_ir::masked_loads_without_other(&self.module)
+                .into_iter()
+                .map(|(line, loc)| match loc.file {
+                    Some(_) => format!("{file}:{line} ({loc})"),
+                    None => format!("{file}:{line}"),
+                })
+                .collect();
+            if !lines.is_empty() {
+                out.push(format!(
+                    "masked-off lanes without other= read as 0 (--masked-load zero, the NVIDIA backend's zero fill) at {}",
+                    lines.join(", ")
+                ));
+            }
+        }
+        out
+    }
+
+    fn narrowings(&self) -> Vec<String> {
         let file = self.path.display();
         match &self.ptx {
             Some(p) => ptx::narrowings(&p.module)
@@ -156,6 +179,7 @@ impl Kernel {
             module,
             ptx,
             launch,
+            options: exec::Options::default(),
         })
     }
 
@@ -176,7 +200,7 @@ impl Kernel {
     ) -> Result<exec::Execution<D::V>, Error> {
         let res = match &self.ptx {
             Some(p) => ptx::execute(&p.module, inst, &p.arg_order, domain),
-            None => exec::execute(&self.module, inst, domain),
+            None => exec::execute_with(&self.module, inst, self.options, domain),
         };
         res.map_err(|err| Error::Exec {
             file: self.file(),

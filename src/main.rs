@@ -162,6 +162,8 @@ enum Command {
         #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_pair::<i64>)]
         sizes: Vec<(String, i64)>,
         #[command(flatten)]
+        exec: ExecArgs,
+        #[command(flatten)]
         decide: DecideArgs,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -190,6 +192,41 @@ struct LaunchArgs {
     /// Override one size of the launch: NAME=VALUE (repeatable).
     #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_pair::<i64>)]
     sizes: Vec<(String, i64)>,
+    #[command(flatten)]
+    exec: ExecArgs,
+}
+
+#[derive(clap::Args)]
+struct ExecArgs {
+    /// What the masked-off lanes of a Triton `tl.load` without `other=` hold:
+    /// `undefined` (Triton's semantics: storing one is an error) or `zero` (the NVIDIA
+    /// backend's zero fill; verdicts state the assumption).
+    #[arg(long = "masked-load", value_enum, default_value_t = MaskedLoadArg::Undefined)]
+    masked_load: MaskedLoadArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MaskedLoadArg {
+    Undefined,
+    Zero,
+}
+
+impl ExecArgs {
+    fn options(&self) -> lift::exec::Options {
+        lift::exec::Options {
+            masked_load: match self.masked_load {
+                MaskedLoadArg::Undefined => lift::exec::MaskedLoad::Undefined,
+                MaskedLoadArg::Zero => lift::exec::MaskedLoad::Zero,
+            },
+        }
+    }
+}
+
+/// Read a kernel and its launch, with the executor options of the command line.
+fn load(kernel: &Path, launch: Option<&Path>, exec: &ExecArgs) -> Result<Kernel, Error> {
+    let mut k = Kernel::load(kernel, launch)?;
+    k.options = exec.options();
+    Ok(k)
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -251,7 +288,7 @@ fn run(command: Command) -> Result<i32, Error> {
             let path = args
                 .kernel
                 .ok_or_else(|| Error::Usage("no kernel given".into()))?;
-            let k = Kernel::load(&path, args.launch.launch.as_deref())?;
+            let k = load(&path, args.launch.launch.as_deref(), &args.launch.exec)?;
             let inst = k.instance(&args.launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
             let lifted = lift::synth::lift(&k, &inst, &mut terms)?;
@@ -278,7 +315,7 @@ fn run(command: Command) -> Result<i32, Error> {
             launch,
             format,
         } => {
-            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
             let spec = k.spec(&inst, &mut terms)?;
@@ -298,7 +335,7 @@ fn run(command: Command) -> Result<i32, Error> {
             scalars,
             out,
         } => {
-            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             let mut arrays = BTreeMap::new();
             for (name, path) in inputs {
                 arrays.insert(name, npy::read(&path)?);
@@ -327,14 +364,14 @@ fn run(command: Command) -> Result<i32, Error> {
             decide,
             format,
         } => {
-            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let opts = decide_options(&decide)?;
             let report = check::check(&k, &inst, &spec, &opts)?;
             finish(&report, &inst, &opts, &decide, format)
         }
         Command::Race { kernel, launch } => {
-            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let report = lift::race::race(&k, &inst)?;
             print!("{}", report.to_text());
@@ -346,11 +383,12 @@ fn run(command: Command) -> Result<i32, Error> {
             launch,
             launch2,
             sizes,
+            exec,
             decide,
             format,
         } => {
-            let a = Kernel::load(&left, launch.as_deref())?;
-            let b = Kernel::load(&right, launch2.as_deref())?;
+            let a = load(&left, launch.as_deref(), &exec)?;
+            let b = load(&right, launch2.as_deref(), &exec)?;
             let opts = decide_options(&decide)?;
             let sizes = sizes.into_iter().collect();
             let report = check::equiv(&a, &b, &sizes, &opts)?;
