@@ -132,7 +132,10 @@ pub fn check(
     for out in expected {
         right.insert(
             out.name.clone(),
-            (out.shape, out.elems.into_iter().map(Some).collect::<Vec<_>>()),
+            (
+                out.shape,
+                out.elems.into_iter().map(Some).collect::<Vec<_>>(),
+            ),
         );
     }
     let title = format!("{} against `{}`", kernel.path.display(), spec_src.trim());
@@ -221,7 +224,10 @@ fn cross_checked(
     let mut inputs = Vec::new();
     for (name, a) in &d.inputs.arrays {
         for (flat, v) in a.data.iter().enumerate() {
-            let idx: Vec<String> = unravel(flat, &a.shape).iter().map(|i| i.to_string()).collect();
+            let idx: Vec<String> = unravel(flat, &a.shape)
+                .iter()
+                .map(|i| i.to_string())
+                .collect();
             inputs.push((format!("{name}[{}]", idx.join(",")), *v));
         }
     }
@@ -609,7 +615,11 @@ impl Report {
                 let _ = writeln!(s, "    at {}{more}", shown.join(", "));
             }
             if let Some(src) = &cx.source {
-                let _ = writeln!(s, "    stored at {} (.{} line {})", src.loc, self.ir, src.line);
+                let _ = writeln!(
+                    s,
+                    "    stored at {} (.{} line {})",
+                    src.loc, self.ir, src.line
+                );
             }
         }
         for u in &self.unknown {

@@ -27,6 +27,8 @@ pub struct Kernel {
     /// How narrowing conversions are read: exact (DESIGN's reals, the default) or
     /// rounded (`--precision ieee`). Every execution of this kernel uses it.
     pub precision: Precision,
+    /// Executor semantics chosen on the command line (`--masked-load zero`).
+    pub options: exec::Options,
 }
 
 /// A parsed PTX kernel and how its launch names the parameters.
@@ -49,6 +51,27 @@ impl Kernel {
     /// casts, tf32 dots), each with its line: a verdict states them. Under
     /// `--precision ieee` only those the executors do not round (f8, tf32x3, PTX `mma`).
     pub fn assumptions(&self) -> Vec<String> {
+        let file = self.path.display();
+        let mut out = self.narrowings();
+        if self.options.masked_load == exec::MaskedLoad::Zero && self.ptx.is_none() {
+            let lines: Vec<String> = triton_ir::masked_loads_without_other(&self.module)
+                .into_iter()
+                .map(|(line, loc)| match loc.file {
+                    Some(_) => format!("{file}:{line} ({loc})"),
+                    None => format!("{file}:{line}"),
+                })
+                .collect();
+            if !lines.is_empty() {
+                out.push(format!(
+                    "masked-off lanes without other= read as 0 (--masked-load zero, the NVIDIA backend's zero fill) at {}",
+                    lines.join(", ")
+                ));
+            }
+        }
+        out
+    }
+
+    fn narrowings(&self) -> Vec<String> {
         let file = self.path.display();
         let ieee = self.precision == Precision::Ieee;
         match &self.ptx {
@@ -170,6 +193,7 @@ impl Kernel {
             ptx,
             launch,
             precision: Precision::Real,
+            options: exec::Options::default(),
         })
     }
 
@@ -190,7 +214,7 @@ impl Kernel {
     ) -> Result<exec::Execution<D::V>, Error> {
         let res = match &self.ptx {
             Some(p) => ptx::execute(&p.module, inst, &p.arg_order, domain),
-            None => exec::execute(&self.module, inst, domain),
+            None => exec::execute_with(&self.module, inst, self.options, domain),
         };
         res.map_err(|err| Error::Exec {
             file: self.file(),

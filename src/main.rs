@@ -171,6 +171,8 @@ enum Command {
         #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_pair::<i64>)]
         sizes: Vec<(String, i64)>,
         #[command(flatten)]
+        exec: ExecArgs,
+        #[command(flatten)]
         decide: DecideArgs,
         #[command(flatten)]
         precision: PrecisionArg,
@@ -201,6 +203,41 @@ struct LaunchArgs {
     /// Override one size of the launch: NAME=VALUE (repeatable).
     #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_pair::<i64>)]
     sizes: Vec<(String, i64)>,
+    #[command(flatten)]
+    exec: ExecArgs,
+}
+
+#[derive(clap::Args)]
+struct ExecArgs {
+    /// What the masked-off lanes of a Triton `tl.load` without `other=` hold:
+    /// `undefined` (Triton's semantics: storing one is an error) or `zero` (the NVIDIA
+    /// backend's zero fill; verdicts state the assumption).
+    #[arg(long = "masked-load", value_enum, default_value_t = MaskedLoadArg::Undefined)]
+    masked_load: MaskedLoadArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MaskedLoadArg {
+    Undefined,
+    Zero,
+}
+
+impl ExecArgs {
+    fn options(&self) -> lift::exec::Options {
+        lift::exec::Options {
+            masked_load: match self.masked_load {
+                MaskedLoadArg::Undefined => lift::exec::MaskedLoad::Undefined,
+                MaskedLoadArg::Zero => lift::exec::MaskedLoad::Zero,
+            },
+        }
+    }
+}
+
+/// Read a kernel and its launch, with the executor options of the command line.
+fn load(kernel: &Path, launch: Option<&Path>, exec: &ExecArgs) -> Result<Kernel, Error> {
+    let mut k = Kernel::load(kernel, launch)?;
+    k.options = exec.options();
+    Ok(k)
 }
 
 #[derive(clap::Args)]
@@ -287,7 +324,7 @@ fn run(command: Command) -> Result<i32, Error> {
             let path = args
                 .kernel
                 .ok_or_else(|| Error::Usage("no kernel given".into()))?;
-            let mut k = Kernel::load(&path, args.launch.launch.as_deref())?;
+            let mut k = load(&path, args.launch.launch.as_deref(), &args.launch.exec)?;
             k.precision = args.precision.get();
             let inst = k.instance(&args.launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
@@ -316,7 +353,7 @@ fn run(command: Command) -> Result<i32, Error> {
             precision,
             format,
         } => {
-            let mut k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
@@ -338,7 +375,7 @@ fn run(command: Command) -> Result<i32, Error> {
             out,
             precision,
         } => {
-            let mut k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             k.precision = precision.get();
             let mut arrays = BTreeMap::new();
             for (name, path) in inputs {
@@ -369,7 +406,7 @@ fn run(command: Command) -> Result<i32, Error> {
             precision,
             format,
         } => {
-            let mut k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let opts = decide_options(&decide)?;
@@ -377,7 +414,7 @@ fn run(command: Command) -> Result<i32, Error> {
             finish(&report, &inst, &opts, &decide, format)
         }
         Command::Race { kernel, launch } => {
-            let k = Kernel::load(&kernel, launch.launch.as_deref())?;
+            let k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let report = lift::race::race(&k, &inst)?;
             print!("{}", report.to_text());
@@ -389,12 +426,13 @@ fn run(command: Command) -> Result<i32, Error> {
             launch,
             launch2,
             sizes,
+            exec,
             decide,
             precision,
             format,
         } => {
-            let mut a = Kernel::load(&left, launch.as_deref())?;
-            let mut b = Kernel::load(&right, launch2.as_deref())?;
+            let mut a = load(&left, launch.as_deref(), &exec)?;
+            let mut b = load(&right, launch2.as_deref(), &exec)?;
             (a.precision, b.precision) = (precision.get(), precision.get());
             let opts = decide_options(&decide)?;
             let sizes = sizes.into_iter().collect();

@@ -230,7 +230,9 @@ fn the_concrete_cross_check_catches_a_claim_the_kernel_does_not_compute() {
 #[test]
 fn verified_kernels_are_defined_wherever_their_specs_are() {
     use lift::decide::{point_value, Leaf, BOUNDARY_POINT, BOUNDARY_POINTS};
-    let seeds: Vec<u64> = (1..=8).chain(BOUNDARY_POINT..BOUNDARY_POINT + BOUNDARY_POINTS).collect();
+    let seeds: Vec<u64> = (1..=8)
+        .chain(BOUNDARY_POINT..BOUNDARY_POINT + BOUNDARY_POINTS)
+        .collect();
     let mut compared = 0usize;
     for f in fixtures().iter().filter(|f| f.meta.expect == "verified") {
         let inst = &f.meta.instance[0];
@@ -241,7 +243,13 @@ fn verified_kernels_are_defined_wherever_their_specs_are() {
             .unwrap_or_else(|e| panic!("{}: {e}", f.name()));
         for &seed in &seeds {
             let input = |name: &str, idx: &[i64]| {
-                point_value(seed, &Leaf::Input { tensor: name.into(), index: idx.into() })
+                point_value(
+                    seed,
+                    &Leaf::Input {
+                        tensor: name.into(),
+                        index: idx.into(),
+                    },
+                )
             };
             let param = |name: &str| point_value(seed, &Leaf::Param(name.into()));
             let mut ev = lift::term::Evaluator::new(&terms, &input, &param);

@@ -598,7 +598,9 @@ fn preconditions_are_reported() {
     // The prover alone proves it under y != 0; the default options look where the
     // premise fails and refute it there (the kernel is NaN at y = 0, the spec is 0).
     let v = decide(&t, back, x, &Options::default());
-    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    let Verdict::NotEqual(cx) = v else {
+        panic!("{v:?}")
+    };
     assert!(cx.lhs.is_nan() && cx.rhs.is_finite(), "{cx:?}");
     let prover_only = Options {
         random_points: 0,
@@ -606,7 +608,11 @@ fn preconditions_are_reported() {
     };
     let equal = |t: &Terms, a, b| match decide(t, a, b, &prover_only) {
         Verdict::Equal { preconditions } => preconditions,
-        v => panic!("expected Equal: {} vs {}: {v:?}", t.display(a), t.display(b)),
+        v => panic!(
+            "expected Equal: {} vs {}: {v:?}",
+            t.display(a),
+            t.display(b)
+        ),
     };
     let pre = equal(&t, back, x);
     assert_eq!(pre.len(), 1);

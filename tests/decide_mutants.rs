@@ -250,7 +250,10 @@ fn equal_where_defined(src_a: &str, src_b: &str) {
     let (t, a, b) = pair(src_a, src_b);
     assert!(a != b, "same term after normalisation: {src_a}");
     let v = decide_with_points(&t, a, b, &prover_only(), &|_| None);
-    assert!(v.is_equal(), "expected Equal from the prover alone:\n  {src_a}\n  {src_b}\ngot {v:?}");
+    assert!(
+        v.is_equal(),
+        "expected Equal from the prover alone:\n  {src_a}\n  {src_b}\ngot {v:?}"
+    );
     match decide(&t, a, b, &Options::default()) {
         Verdict::Equal { .. } => {}
         Verdict::NotEqual(cx) => assert!(

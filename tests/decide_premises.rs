@@ -16,7 +16,11 @@ fn verdict(t: &Terms, a: TermId, b: TermId) -> Verdict {
 fn refuted_where_one_side_is_undefined(t: &Terms, a: TermId, b: TermId) {
     let v = verdict(t, a, b);
     let Verdict::NotEqual(cx) = v else {
-        panic!("expected NotEqual: {} vs {}, got {v:?}", t.display(a), t.display(b))
+        panic!(
+            "expected NotEqual: {} vs {}, got {v:?}",
+            t.display(a),
+            t.display(b)
+        )
     };
     let (l, r) = (cx.eval(t, a), cx.eval(t, b));
     assert!(l.is_finite() != r.is_finite(), "{l} vs {r}");
@@ -59,7 +63,9 @@ fn nan_and_infinity_are_values() {
     // A NaN element against a finite spec: refuted, with NaN as the kernel's value.
     let sum = t.add(x, nan);
     let v = verdict(&t, sum, x);
-    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    let Verdict::NotEqual(cx) = v else {
+        panic!("{v:?}")
+    };
     assert!(cx.lhs.is_nan() && cx.rhs.is_finite());
     // NaN against NaN is not a counterexample (and not a proof either).
     let v = verdict(&t, nan, sum);
@@ -106,14 +112,19 @@ fn boundary_points_refute_what_random_points_miss() {
     let x1 = t.add(x, one);
     let thr = t.select(above, x, x1);
     let v = verdict(&t, thr, x1);
-    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    let Verdict::NotEqual(cx) = v else {
+        panic!("{v:?}")
+    };
     assert!(cx.values[0].1 > 20.0, "{cx:?}");
     // Twins: the same forms written twice are equal.
     let thr2 = t.select(above, x, x1);
     assert!(verdict(&t, thr, thr2).is_equal());
     let le = t.cmp(CmpOp::Le, x, zero);
     let c = t.select(le, zero, one);
-    assert!(verdict(&t, b, c).is_equal(), "x > 0 and !(x <= 0) agree at 0");
+    assert!(
+        verdict(&t, b, c).is_equal(),
+        "x > 0 and !(x <= 0) agree at 0"
+    );
 }
 
 #[test]
@@ -130,7 +141,9 @@ fn differences_below_f32_refute_unless_rounding_a_constant_explains_them() {
     let above = t.cmp(CmpOp::Gt, x, twenty);
     let softplus = t.select(above, x, naive);
     let v = verdict(&t, naive, softplus);
-    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    let Verdict::NotEqual(cx) = v else {
+        panic!("{v:?}")
+    };
     assert!(cx.values[0].1 > 20.0 && cx.below_f32, "{cx:?}");
     assert!((cx.lhs - cx.rhs).abs() < 1e-8 && cx.lhs != cx.rhs, "{cx:?}");
     // exp(0.8·x) against exp2(c·x), c = 0.8·log2(e) folded in f32: they differ by the

@@ -116,7 +116,8 @@ fn plain(e: &E, x: &[f64; 3]) -> Plain {
     let op = |v: f64, args: &[Plain]| {
         let symbolic = args.iter().any(|a| a.symbolic);
         let finite = args.iter().all(|a| a.v.is_finite());
-        let off_domain = args.iter().any(|a| a.off_domain) || (symbolic && finite && !v.is_finite());
+        let off_domain =
+            args.iter().any(|a| a.off_domain) || (symbolic && finite && !v.is_finite());
         Plain {
             v,
             symbolic,

@@ -113,7 +113,11 @@ fn round_f16_ties_subnormals_and_overflow() {
     assert_eq!(r(1.0 + 1.5 * ulp1), 1.0 + 2.0 * ulp1, "tie to even (up)");
     assert_eq!(r(65504.0), 65504.0);
     assert_eq!(r(65519.99), 65504.0, "below the overflow threshold");
-    assert_eq!(r(65520.0), f64::INFINITY, "the tie at the threshold overflows");
+    assert_eq!(
+        r(65520.0),
+        f64::INFINITY,
+        "the tie at the threshold overflows"
+    );
     assert_eq!(r(-1e6), f64::NEG_INFINITY);
     assert_eq!(r(2f64.powi(-25)), 0.0, "half the least subnormal ties to 0");
     assert_eq!(r(3.0 * 2f64.powi(-25)), 2f64.powi(-23));
@@ -143,17 +147,30 @@ fn decide_never_proves_a_rounding_away() {
     // Equal arguments round alike; round is odd: round(-(x+w)) = -round(x+w).
     let s2 = t.add(w, x);
     let r2 = t.call(Func::RoundF16, s2);
-    assert!(matches!(decide(&t, r, r2, &Options::default()), Verdict::Equal { .. }));
+    assert!(matches!(
+        decide(&t, r, r2, &Options::default()),
+        Verdict::Equal { .. }
+    ));
     let neg = t.neg(s);
     let rn = t.call(Func::RoundF16, neg);
     let nr = t.neg(r);
-    assert!(matches!(decide(&t, rn, nr, &Options::default()), Verdict::Equal { .. }));
+    assert!(matches!(
+        decide(&t, rn, nr, &Options::default()),
+        Verdict::Equal { .. }
+    ));
     // Different formats are different functions.
     let rb = t.call(Func::RoundBf16, s);
-    assert!(matches!(decide(&t, r, rb, &Options::default()), Verdict::NotEqual(_)));
+    assert!(matches!(
+        decide(&t, r, rb, &Options::default()),
+        Verdict::NotEqual(_)
+    ));
     // A constant that is an f64 folds exactly; idempotent.
     let c = t.float(0.1);
     let rc = t.call(Func::RoundF16, c);
-    assert_eq!(t.as_const(rc).map(|q| num_traits::ToPrimitive::to_f64(q).unwrap()), Some(0.0999755859375));
+    assert_eq!(
+        t.as_const(rc)
+            .map(|q| num_traits::ToPrimitive::to_f64(q).unwrap()),
+        Some(0.0999755859375)
+    );
     assert_eq!(t.call(Func::RoundF16, r), r);
 }

@@ -372,7 +372,11 @@ fn function_folding_is_exact_only() {
     let l0 = t.t.call(Func::Log, z);
     assert_eq!(t.t.node(l0), &Node::Inf { negative: true }, "log(0) = -inf");
     let r0 = t.t.call(Func::Rsqrt, z);
-    assert_eq!(t.t.node(r0), &Node::Inf { negative: false }, "rsqrt(0) = inf");
+    assert_eq!(
+        t.t.node(r0),
+        &Node::Inf { negative: false },
+        "rsqrt(0) = inf"
+    );
     let a = t.x(0);
     let ab = t.t.call(Func::Abs, a);
     assert_eq!(t.t.call(Func::Abs, ab), ab);

@@ -57,6 +57,12 @@ the twin matching the references there. BUG_GIVES_NAN = True (optional, wrong
 twins): the twin's outputs are NaN (0 / 0 in masked lanes), which --check takes as
 differing rather than as an unwritten element.
 
+ZERO_FILL = True (optional, error kernels with a `reference()`; written to
+fixture.toml as `zero_fill = true`): the kernel's only fault is a masked load
+without other= whose undefined lanes reach a store; read with those lanes as 0
+(the NVIDIA backend's zero fill, and Triton's interpreter's; `lift
+--masked-load zero`) it computes the reference, and --check checks it so.
+
 EQUIV = "<op>" (optional; written to fixture.toml as `equiv`): the pair the
 `equiv` command must decide, proved equal for "verified" kernels, refuted for
 wrong twins.  It implies REFERENCE_OP = "<op>" unless that is set, and the
@@ -253,6 +259,8 @@ def fixture_toml(op, mod):
         lines.append(f"error = {toml_value(mod.ERROR)}\n")
     if getattr(mod, "BUG_REGION", None):
         lines.append(f"bug_region = {toml_value(mod.BUG_REGION)}\n")
+    if getattr(mod, "ZERO_FILL", False):
+        lines.append("zero_fill = true\n")
     if getattr(mod, "REFERENCE_OP", None):
         lines.append(f"reference_op = {toml_value(mod.REFERENCE_OP)}\n")
     if getattr(mod, "EQUIV", None):
@@ -379,6 +387,9 @@ def validate(op, mod):
         assert getattr(mod, "BUG", None), f"{op}: twins need BUG"
     if mod.EXPECT == "error":
         assert getattr(mod, "ERROR", None), f"{op}: error kernels need ERROR"
+    if getattr(mod, "ZERO_FILL", False):
+        assert mod.EXPECT == "error" and hasattr(mod, "reference"), \
+            f"{op}: ZERO_FILL is for error kernels (masked loads without other=) with a reference"
     if getattr(mod, "EQUIV", None):
         validate_equiv(op, mod)
     names = [i["name"] for i in mod.INSTANCES]
@@ -509,7 +520,11 @@ def run_interpreted(op, mod, inst):
 
 def check(op):
     mod = load_op(op)
-    if mod.EXPECT == "error":
+    # An error kernel whose only fault is a masked load without other= computes the
+    # reference when masked-off lanes read 0 (ZERO_FILL): the interpreter zero-fills
+    # them as the NVIDIA backend does, so it is checked like a correct kernel.
+    zero_fill = getattr(mod, "ZERO_FILL", False)
+    if mod.EXPECT == "error" and not zero_fill:
         print(f"{op:24s} skip (error kernel)")
         return True
     ok = True
@@ -534,7 +549,7 @@ def check(op):
         # an fp16 output is rounded to fp16 (relative error up to 2^-11)
         half = any(t == "*fp16" for t in mod.SIGNATURE.values())
         matches = worst < (1e-3 if half else 1e-4)
-        good = matches if mod.EXPECT == "verified" else not matches
+        good = matches if mod.EXPECT == "verified" or zero_fill else not matches
         # A twin whose bug is confined to a region random data miss (x == 0, an
         # all-negative row) matches the references; lift must still refute it.
         region = getattr(mod, "BUG_REGION", None)
@@ -543,7 +558,8 @@ def check(op):
             print(f"{op:24s} {inst['name']:10s} same as the reference here (bug only where {region})")
             continue
         ok &= good
-        print(f"{op:24s} {inst['name']:10s} {mod.EXPECT:9s} max rel err {worst:.2e}  {'ok' if good else 'FAIL'}")
+        what = "zero-fill" if zero_fill else mod.EXPECT
+        print(f"{op:24s} {inst['name']:10s} {what:9s} max rel err {worst:.2e}  {'ok' if good else 'FAIL'}")
     return ok
 
 

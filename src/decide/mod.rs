@@ -529,7 +529,15 @@ impl Refuter<'_> {
             values.push((leaf.clone(), v));
         }
         let eval = |compensated, const_err| {
-            evaluate(self.terms, self.dag, &self.consts, &lv, self.roots, compensated, const_err)
+            evaluate(
+                self.terms,
+                self.dag,
+                &self.consts,
+                &lv,
+                self.roots,
+                compensated,
+                const_err,
+            )
         };
         let [a, b] = eval(false, EPS);
         if !differ(a, b) {
@@ -588,7 +596,8 @@ impl Refuter<'_> {
                     return Some(cex);
                 }
             }
-            let spread = |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
+            let spread =
+                |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
             if let Some(cex) = self.try_point(seed + 3, &spread) {
                 return Some(cex);
             }

@@ -24,7 +24,8 @@ pub enum ErrorKind {
     OutOfBounds,
     /// A read of an output element no program wrote before.
     NeverWritten,
-    /// A masked-off lane loaded without `other=` reaches a store or a reduction.
+    /// A masked-off lane loaded without `other=` (an undefined value) is stored, or
+    /// used as an address, a mask or a branch condition.
     MaskedOff,
     /// A write into a tensor the launch declares as an input.
     WriteToInput,
@@ -105,6 +106,23 @@ pub struct Execution<V> {
     pub ops_executed: u64,
 }
 
+/// How the masked-off lanes of a `tt.load` without `other=` read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MaskedLoad {
+    /// Undefined, as Triton says: harmless unless such a value is stored (or used as
+    /// an address, mask or branch condition), which is an error.
+    #[default]
+    Undefined,
+    /// 0.0, the NVIDIA backend's zero fill (`--masked-load zero`).
+    Zero,
+}
+
+/// Choices of the executor's semantics that the launch does not make.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub masked_load: MaskedLoad,
+}
+
 /// Safety limit on ops executed in one run (a kernel looping on huge sizes).
 pub const MAX_OPS: u64 = 200_000_000;
 
@@ -115,6 +133,16 @@ pub const MAX_OPS: u64 = 200_000_000;
 pub fn execute<D: Domain>(
     module: &Module,
     inst: &Instance,
+    domain: &mut D,
+) -> Result<Execution<D::V>, ExecError> {
+    execute_with(module, inst, Options::default(), domain)
+}
+
+/// [`execute`] with explicit [`Options`].
+pub fn execute_with<D: Domain>(
+    module: &Module,
+    inst: &Instance,
+    options: Options,
     domain: &mut D,
 ) -> Result<Execution<D::V>, ExecError> {
     let func = module.entry().ok_or_else(|| ExecError {
@@ -198,7 +226,7 @@ pub fn execute<D: Domain>(
         }
     }
 
-    let mut interp = ops::Interp::new(module, inst, domain);
+    let mut interp = ops::Interp::new(module, inst, options, domain);
     for z in 0..inst.grid[2] {
         for y in 0..inst.grid[1] {
             for x in 0..inst.grid[0] {

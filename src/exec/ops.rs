@@ -2,12 +2,14 @@
 
 use super::domain::{Binary, Domain, Precision, Truth};
 use super::value::{strides, unravel, Elem, Value};
-use super::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
+use super::{ErrorKind, ExecError, Execution, Options, StoreSite, MAX_OPS};
 use crate::launch::{Instance, Role};
 use crate::term::{CmpOp, Func};
 use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
+
+mod masked;
 
 type Env<V> = FxHashMap<String, Rc<Value<V>>>;
 
@@ -47,6 +49,7 @@ pub(super) struct Interp<'a, D: Domain> {
     module: &'a Module,
     inst: &'a Instance,
     domain: &'a mut D,
+    options: Options,
     memory: Vec<Memory<D::V>>,
     store_sites: Vec<StoreSite>,
     /// (ttir line, source) of loads whose masked-off lanes had no `other=`.
@@ -58,7 +61,12 @@ pub(super) struct Interp<'a, D: Domain> {
 }
 
 impl<'a, D: Domain> Interp<'a, D> {
-    pub(super) fn new(module: &'a Module, inst: &'a Instance, domain: &'a mut D) -> Self {
+    pub(super) fn new(
+        module: &'a Module,
+        inst: &'a Instance,
+        options: Options,
+        domain: &'a mut D,
+    ) -> Self {
         let memory = inst
             .tensors
             .iter()
@@ -70,6 +78,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             module,
             inst,
             domain,
+            options,
             memory,
             store_sites: Vec::new(),
             undef_loads: Vec::new(),
@@ -214,6 +223,9 @@ impl<'a, D: Domain> Interp<'a, D> {
                             match c.first().and_then(|v| v.single()) {
                                 Some(Elem::Bool(true)) => 0,
                                 Some(Elem::Bool(false)) => 1,
+                                Some(Elem::Undef(u)) => {
+                                    return Err(self.at(op, self.undefined_use(u, "a branch condition")))
+                                }
                                 _ => {
                                     return Err(self.at(op, Fail {
                                         kind: ErrorKind::Unsupported,
@@ -662,10 +674,9 @@ impl<'a, D: Domain> Interp<'a, D> {
     ) -> R<(usize, usize)> {
         let Elem::Ptr { tensor, offset } = p else {
             return match p {
-                Elem::Undef(_) => fail(
-                    ErrorKind::MaskedOff,
-                    format!("{verb} through a pointer computed from a masked-off value"),
-                ),
+                Elem::Undef(u) => {
+                    Err(self.undefined_use(u, &format!("the address lane {lane:?} {verb} through")))
+                }
                 other => malformed(format!("address is {}", other.kind())),
             };
         };
@@ -700,6 +711,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             let on = match mask.as_ref().map(|m| m.elems[i]) {
                 None | Some(Elem::Bool(true)) => true,
                 Some(Elem::Bool(false)) => false,
+                Some(Elem::Undef(u)) => return Err(self.undefined_use(u, "a load mask")),
                 Some(other) => {
                     return fail(
                         ErrorKind::Unsupported,
@@ -711,11 +723,8 @@ impl<'a, D: Domain> Interp<'a, D> {
                 match &other {
                     Some(o) => elems.push(o.elems[i]),
                     None => {
-                        let u = *undef_index.get_or_insert_with(|| {
-                            self.undef_loads.push((op.line, op.loc.clone()));
-                            self.undef_loads.len() - 1
-                        });
-                        elems.push(Elem::Undef(u));
+                        let e = self.masked_off_lane(op, &mut undef_index);
+                        elems.push(e);
                     }
                 }
                 continue;
@@ -761,6 +770,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             match mask.as_ref().map(|m| m.elems[i]) {
                 None | Some(Elem::Bool(true)) => {}
                 Some(Elem::Bool(false)) => continue,
+                Some(Elem::Undef(u)) => return Err(self.undefined_use(u, "a store mask")),
                 Some(other) => {
                     return fail(
                         ErrorKind::Unsupported,
@@ -790,7 +800,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     let (one, zero) = (self.domain.constant(1.0), self.domain.constant(0.0));
                     self.domain.select(c, one, zero)
                 }
-                Elem::Undef(u) => return self.masked_off_error(u, &lane, "is stored"),
+                Elem::Undef(u) => return Err(self.undefined_stored(u, tensor, flat, &lane)),
                 Elem::Ptr { .. } => return malformed("stores a pointer"),
             };
             if let Some((_, _, prev)) = self.memory[tensor].written[flat] {
@@ -814,16 +824,6 @@ impl<'a, D: Domain> Interp<'a, D> {
             });
         }
         Ok(())
-    }
-
-    fn masked_off_error<T>(&self, u: usize, lane: &[usize], what: &str) -> R<T> {
-        let (line, loc) = self.undef_loads.get(u).cloned().unwrap_or_default();
-        fail(
-            ErrorKind::MaskedOff,
-            format!(
-                "lane {lane:?} {what}, but its value comes from a masked-off lane of the load at line {line} ({loc}), which has no `other=`"
-            ),
-        )
     }
 
     /// The rounding `--precision ieee` gives a float conversion `op`: to f16 or bf16
@@ -872,11 +872,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     for kk in 0..k {
                         let x = a.elems[bt * m * k + i * k + kk];
                         let y = b.elems[bt * k * n + kk * n + j];
-                        for e in [x, y] {
-                            if let Elem::Undef(u) = e {
-                                return self.masked_off_error(u, &[i, j], "enters a tt.dot");
-                            }
-                        }
+                        // Undefined operands stay undefined (rounding leaves them).
                         let (x, y) = if tf32 {
                             (
                                 self.round_elem(x, Func::RoundTf32),
@@ -889,13 +885,15 @@ impl<'a, D: Domain> Interp<'a, D> {
                         terms.push(p);
                     }
                     terms.push(acc);
+                    // An undefined operand makes the whole dot product undefined.
+                    if let Some(u) = masked::first_undef(&terms) {
+                        out.push(Elem::Undef(u));
+                        continue;
+                    }
                     let mut vals = Vec::with_capacity(terms.len());
                     for t in &terms {
                         match t {
                             Elem::Float(v) => vals.push(*v),
-                            Elem::Undef(u) => {
-                                return self.masked_off_error(*u, &[i, j], "enters a tt.dot")
-                            }
                             other => return malformed(format!("dot operand is {}", other.kind())),
                         }
                     }
@@ -1001,6 +999,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         let args = self.operands(op, env)?;
         let int = |i: usize| match args.get(i).and_then(|v| v.single()) {
             Some(Elem::Int(v)) => Ok(v),
+            Some(Elem::Undef(u)) => Err(self.at(op, self.undefined_use(u, "a loop bound"))),
             _ => Err(self.at(
                 op,
                 Fail {
@@ -1055,6 +1054,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         let args = self.operands(op, env)?;
         let cond = match args.first().and_then(|v| v.single()) {
             Some(Elem::Bool(b)) => b,
+            Some(Elem::Undef(u)) => return Err(self.at(op, self.undefined_use(u, "an `if` condition"))),
             _ => {
                 return Err(self.at(op, Fail {
                     kind: ErrorKind::Unsupported,
@@ -1120,6 +1120,9 @@ impl<'a, D: Domain> Interp<'a, D> {
             match cond.single() {
                 Some(Elem::Bool(true)) => {}
                 Some(Elem::Bool(false)) => return Ok(rest.to_vec()),
+                Some(Elem::Undef(u)) => {
+                    return Err(self.at(op, self.undefined_use(u, "a `while` condition")))
+                }
                 _ => {
                     return Err(self.at(
                         op,
@@ -1178,17 +1181,15 @@ impl<'a, D: Domain> Interp<'a, D> {
         let fast = simple_combine(op);
         let mut outs: Vec<Vec<Elem<D::V>>> = vec![Vec::with_capacity(groups.len()); inputs.len()];
         for lanes in &groups {
-            for &l in lanes {
-                for v in &inputs {
-                    if let Elem::Undef(u) = v.elems[l] {
-                        let lane = unravel(l, &shape);
-                        return Err(self.at(
-                            op,
-                            self.masked_off_error::<()>(u, &lane, "enters a reduction")
-                                .unwrap_err(),
-                        ));
-                    }
+            // A reduction over lanes of which any is undefined is undefined.
+            let undef = lanes
+                .iter()
+                .find_map(|&l| masked::first_undef(inputs.iter().map(|v| &v.elems[l])));
+            if let Some(u) = undef {
+                for o in outs.iter_mut() {
+                    o.push(Elem::Undef(u));
                 }
+                continue;
             }
             if let (Some(b), 1) = (fast, inputs.len()) {
                 let vals: Option<Vec<D::V>> = lanes
@@ -1270,16 +1271,20 @@ impl<'a, D: Domain> Interp<'a, D> {
             if reverse {
                 lanes.reverse();
             }
-            for &l in &lanes {
-                for v in &inputs {
-                    if let Elem::Undef(u) = v.elems[l] {
-                        let lane = unravel(l, &shape);
-                        return Err(self.at(
-                            op,
-                            self.masked_off_error::<()>(u, &lane, "enters a scan")
-                                .unwrap_err(),
-                        ));
+            // From the first undefined lane on, every prefix is undefined.
+            let first = lanes
+                .iter()
+                .position(|&l| masked::first_undef(inputs.iter().map(|v| &v.elems[l])).is_some());
+            if let Some(p) = first {
+                let u = masked::first_undef(inputs.iter().map(|v| &v.elems[lanes[p]]));
+                for o in outs.iter_mut() {
+                    for &l in &lanes[p..] {
+                        o[l] = Elem::Undef(u.unwrap_or(0));
                     }
+                }
+                lanes.truncate(p);
+                if lanes.is_empty() {
+                    continue;
                 }
             }
             let mut acc: Vec<Rc<Value<D::V>>> = inputs

@@ -125,7 +125,10 @@ pub fn lift_with(
             continue;
         };
         // An element that is NaN or ±inf for every input is wrong whatever the formula.
-        if let Some(flat) = elems.iter().position(|&e| terms.is_nan(e) || terms.as_inf(e).is_some()) {
+        if let Some(flat) = elems
+            .iter()
+            .position(|&e| terms.is_nan(e) || terms.as_inf(e).is_some())
+        {
             let idx: Vec<String> = t.index(flat).iter().map(|i| i.to_string()).collect();
             lifted.undefined = Some(format!(
                 "{}[{}] is {} for every input (IEEE 0/0, 0·inf or inf - inf in the kernel, \
@@ -259,7 +262,9 @@ fn cross_check(
     let mut claimed = BTreeMap::new();
     for o in outputs.iter() {
         if let Some(f) = &o.formula {
-            let elems = f.instantiate(terms, env).map_err(|e| Error::Usage(e.message))?;
+            let elems = f
+                .instantiate(terms, env)
+                .map_err(|e| Error::Usage(e.message))?;
             claimed.insert(o.name.clone(), elems.into_iter().map(Some).collect());
         }
     }

@@ -104,3 +104,25 @@ fn kind_name(k: FloatKind) -> &'static str {
         FloatKind::F8 => "f8",
     }
 }
+
+/// The (.ttir line, source) of every masked `tt.load` without `other=`: the loads whose
+/// masked-off lanes Triton leaves undefined.
+pub fn masked_loads_without_other(module: &Module) -> Vec<(u32, crate::triton_ir::ast::Loc)> {
+    fn walk(region: &Region, out: &mut Vec<(u32, crate::triton_ir::ast::Loc)>) {
+        for block in &region.blocks {
+            for op in &block.ops {
+                if op.name == "tt.load" && op.operands.len() == 2 {
+                    out.push((op.line, op.loc.clone()));
+                }
+                for r in &op.regions {
+                    walk(r, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in &module.funcs {
+        walk(&f.body, &mut out);
+    }
+    out
+}
