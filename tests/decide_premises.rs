@@ -162,3 +162,61 @@ fn differences_below_f32_refute_unless_rounding_a_constant_explains_them() {
     let off = t.call(Func::Exp2, c2x);
     assert!(verdict(&t, off, exact).is_not_equal());
 }
+
+/// The boundary families are what `point_value` documents (each is there for a kind of
+/// bug: ties at 0, rows of negatives, f32 exp overflow, tiny magnitudes), and ordinary
+/// points stay multiples of 1/16 in [-2, 2] without 0, odd points positive.
+#[test]
+fn boundary_point_families_are_as_documented() {
+    use lift::decide::{point_value, Leaf, BOUNDARY_POINT, BOUNDARY_POINTS};
+    let leaves: Vec<Leaf> = (0..64)
+        .map(|i| Leaf::Input { tensor: "x".into(), index: vec![i, 2 * i].into() })
+        .chain(["eps", "alpha"].map(|p| Leaf::Param(p.into())))
+        .collect();
+    let family = |k: u64| -> Vec<f64> { leaves.iter().map(|l| point_value(BOUNDARY_POINT + k, l)).collect() };
+    let distinct = |v: &[f64]| {
+        let mut d: Vec<u64> = v.iter().map(|x| x.to_bits()).collect();
+        d.sort_unstable();
+        d.dedup();
+        d.len()
+    };
+    assert!(family(0).iter().all(|&v| v == 0.0));
+    assert!(family(1).iter().all(|&v| v == 1.0));
+    assert!(family(2).iter().all(|&v| v == -1.0));
+    let neg = family(3);
+    assert!(neg.iter().all(|&v| (-2.0..0.0).contains(&v) && (v * 16.0).fract() == 0.0));
+    assert!(distinct(&neg) > 10);
+    let unit = family(4);
+    assert!(unit.iter().all(|v| [-1.0, 0.0, 1.0].contains(v)) && distinct(&unit) == 3);
+    let small = family(5);
+    assert!(small.iter().all(|v| [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0].contains(v)));
+    assert_eq!(distinct(&small), 7);
+    let large = family(6);
+    assert!(large.iter().all(|&v| v.abs() >= 8.0 && v.abs() <= 256.0 && v % 8.0 == 0.0));
+    assert!(large.iter().any(|&v| v < 0.0) && large.iter().any(|&v| v > 88.0));
+    let large_pos = family(7);
+    assert!(large_pos.iter().all(|&v| (8.0..=256.0).contains(&v) && v % 8.0 == 0.0));
+    let tiny = family(8);
+    let ulp = 1.0 / 1_048_576.0;
+    assert!(tiny.iter().all(|&v| v.abs() >= ulp && v.abs() <= 32.0 * ulp && (v / ulp).fract() == 0.0));
+    assert!(tiny.iter().any(|&v| v < 0.0) && tiny.iter().any(|&v| v > 0.0));
+    let tiny_pos = family(9);
+    assert!(tiny_pos.iter().all(|&v| v >= ulp && v <= 32.0 * ulp && (v / ulp).fract() == 0.0));
+    assert!(distinct(&tiny_pos) > 10);
+    // Random f32 mantissas, where f16/tf32 rounding shows (`--precision ieee`).
+    let mantissas = family(10);
+    assert!(mantissas.iter().all(|&v| (v as f32) as f64 == v && (0.5..8.0).contains(&v.abs())));
+    assert!(mantissas.iter().filter(|&&v| v * 1024.0 % 1.0 != 0.0).count() > 50);
+    assert_eq!(BOUNDARY_POINTS, 11);
+    for seed in 1..40u64 {
+        for l in &leaves {
+            let v = point_value(seed, l);
+            assert!(v != 0.0 && v.abs() <= 2.0 && (v * 16.0).fract() == 0.0, "{v}");
+            if seed % 2 == 1 {
+                assert!(v > 0.0);
+            }
+        }
+    }
+    // Even points mix signs.
+    assert!((0..8u64).map(|s| 2 * s).any(|s| leaves.iter().any(|l| point_value(s, l) < 0.0)));
+}
