@@ -220,3 +220,29 @@ fn boundary_point_families_are_as_documented() {
     // Even points mix signs.
     assert!((0..8u64).map(|s| 2 * s).any(|s| leaves.iter().any(|l| point_value(s, l) < 0.0)));
 }
+
+/// A value reached through a pole (`1/x` at x = 0) never refutes against an infinity:
+/// the sign of `1/0` hangs on the sign of a zero, which terms do not track. Here the two
+/// sides agree wherever 1/x is defined; at x = 0 the left one's condition compares an
+/// infinity of unknown rounding with 0 (no verdict there): Unknown, not NotEqual. The
+/// twin without the pole (x > 0 against x >= 0) is refuted at 0.
+#[test]
+fn infinities_at_poles_do_not_refute() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let zero = t.zero();
+    let inf = t.inf(false);
+    let ninf = t.inf(true);
+    let r = t.recip(x);
+    let through_pole = t.cmp(CmpOp::Gt, r, zero);
+    let a = t.select(through_pole, inf, ninf);
+    let positive = t.cmp(CmpOp::Gt, x, zero);
+    let b = t.select(positive, inf, ninf);
+    let v = verdict(&t, a, b);
+    assert!(!v.is_not_equal() && !v.is_equal(), "{v:?}");
+    let non_negative = t.cmp(CmpOp::Ge, x, zero);
+    let c = t.select(non_negative, inf, ninf);
+    let v = verdict(&t, b, c);
+    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    assert_eq!(cx.values[0].1, 0.0);
+}
