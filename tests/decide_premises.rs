@@ -246,3 +246,81 @@ fn infinities_at_poles_do_not_refute() {
     let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
     assert_eq!(cx.values[0].1, 0.0);
 }
+
+/// A closed premise is decided, exactly where f64 cannot: with `d = sqrt(2)² - 2` (0 over
+/// the reals, 4e-16 in f64), `x · d / d = x` is not proved (division by 0), and
+/// `exp(log d) = d` needs `d > 0`, which is false, so that proof is not taken either.
+/// With `d = sqrt(2)` both hold and the pairs are Equal.
+#[test]
+fn closed_premises_are_decided_exactly() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let two = t.int(2);
+    let s = t.call(Func::Sqrt, two);
+    let s2 = t.powi(s, 2);
+    let m2 = t.int(-2);
+    let d = t.add(s2, m2);
+    assert!(t.as_const(d).is_none(), "the term layer must not fold it: {}", t.display(d));
+    let xd = t.mul(x, d);
+    let back = t.div(xd, d);
+    let v = verdict(&t, back, x);
+    assert!(!v.is_equal(), "{v:?}");
+    let l = t.call(Func::Log, d);
+    let el = t.call(Func::Exp, l);
+    let v = verdict(&t, el, d);
+    let Verdict::Unknown { reason } = &v else { panic!("{v:?}") };
+    assert!(reason.contains("> 0") && reason.contains("false"), "{reason}");
+    let xs = t.mul(x, s);
+    let ok = t.div(xs, s);
+    assert!(verdict(&t, ok, x).is_equal());
+    let ls = t.call(Func::Log, s);
+    let els = t.call(Func::Exp, ls);
+    assert!(verdict(&t, els, s).is_equal());
+}
+
+/// A side that overflowed f64 (exp(1000·x)/exp(1000·x) at x = 1.5) is no witness: its
+/// NaN says nothing of the real value (1), so sin² + cos² against it stays Unknown. The
+/// twin whose NaN is IEEE's own (0/0 in a masked lane) is refuted.
+#[test]
+fn overflow_never_refutes() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let s = t.call(Func::Sin, x);
+    let c = t.call(Func::Cos, x);
+    let s2 = t.powi(s, 2);
+    let c2 = t.powi(c, 2);
+    let one = t.add(s2, c2);
+    let k = t.int(1000);
+    let kx = t.mul(k, x);
+    let e = t.call(Func::Exp, kx);
+    let ratio = t.div(e, e);
+    let v = verdict(&t, one, ratio);
+    assert!(!v.is_not_equal(), "{v:?}");
+    let zero = t.zero();
+    let nan = t.div(zero, zero);
+    let masked = t.add(ratio, nan);
+    assert!(verdict(&t, one, masked).is_not_equal());
+}
+
+/// `!(a < b)` is `a >= b` only when neither side can be NaN: with a NaN operand the
+/// comparison is false, so its negation is true.
+#[test]
+fn negated_comparisons_with_nan_operands() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let zero = t.zero();
+    let one = t.one();
+    let nan = t.div(zero, zero);
+    let big = t.cmp(CmpOp::Gt, x, one);
+    let a = t.select(big, nan, x);
+    let lt = t.cmp(CmpOp::Lt, a, zero);
+    let not_lt = t.not(lt);
+    let at = |t: &Terms, id, v: f64| t.eval(id, &|_, _| v, &|_| 0.0);
+    assert_eq!(at(&t, not_lt, 1.5), 1.0, "!(NaN < 0) is true");
+    assert_eq!(at(&t, not_lt, -0.5), 0.0);
+    assert_eq!(at(&t, not_lt, 0.5), 1.0);
+    // Twin: without a NaN operand the flip is made (and is exact).
+    let lt_x = t.cmp(CmpOp::Lt, x, zero);
+    let not_lt_x = t.not(lt_x);
+    assert_eq!(not_lt_x, t.cmp(CmpOp::Ge, x, zero));
+}
