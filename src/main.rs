@@ -193,6 +193,10 @@ struct DecideArgs {
     /// scalar values to DIR/scalars.txt), ready for `lift run`.
     #[arg(long, value_name = "DIR")]
     counterexample: Option<PathBuf>,
+    /// Most data-dependent select conditions the prover splits one element on (2^N
+    /// cases at most); an element needing more is UNKNOWN, naming this flag.
+    #[arg(long, value_name = "N", default_value_t = lift::decide::Options::default().max_case_splits)]
+    max_case_splits: usize,
 }
 
 #[derive(clap::Args)]
@@ -449,6 +453,13 @@ fn decide_options(args: &DecideArgs) -> Result<check::CheckOptions, Error> {
         opts.inputs.insert(name.clone(), npy::read(path)?);
     }
     opts.scalars = args.scalars.iter().cloned().collect();
+    if args.max_case_splits > 20 {
+        return Err(Error::Usage(format!(
+            "--max-case-splits {} is more than 20 (2^20 cases per element)",
+            args.max_case_splits
+        )));
+    }
+    opts.decide.max_case_splits = args.max_case_splits;
     Ok(opts)
 }
 

@@ -324,3 +324,43 @@ fn negated_comparisons_with_nan_operands() {
     let not_lt_x = t.not(lt_x);
     assert_eq!(not_lt_x, t.cmp(CmpOp::Ge, x, zero));
 }
+
+/// The case-split cap is a knob, not a wall: a sum of five terms `2x` each guarded with
+/// `>` on one side and `>=` on the other (equal: the branches agree at 0) needs more
+/// condition atoms than a cap of 1; the reason names `--max-case-splits`, and with the
+/// cap raised the pair is proved. Its wrong twin (the last term `x + 1` in both
+/// branches, so `>` and `>=` differ at 0) is never proved, and is refuted.
+#[test]
+fn the_case_split_cap_is_named_and_can_be_raised() {
+    let mut t = Terms::new();
+    let zero = t.zero();
+    let one = t.one();
+    let (mut gt, mut ge, mut gt_twin, mut ge_twin) = (vec![], vec![], vec![], vec![]);
+    for i in 0..5 {
+        let x = t.input("x", &[i]);
+        let c1 = t.cmp(CmpOp::Gt, x, zero);
+        let c2 = t.cmp(CmpOp::Ge, x, zero);
+        // 2x, not x: `x > 0 ? x : 0` is read as max(x, 0) without any case split.
+        let two = t.int(2);
+        let x2 = t.mul(two, x);
+        gt.push(t.select(c1, x2, zero));
+        ge.push(t.select(c2, x2, zero));
+        let v = if i == 4 { t.add(x2, one) } else { x2 };
+        gt_twin.push(t.select(c1, v, zero));
+        ge_twin.push(t.select(c2, v, zero));
+    }
+    let (a, b) = (t.sum(&gt), t.sum(&ge));
+    let (a2, b2) = (t.sum(&gt_twin), t.sum(&ge_twin));
+    let prover = |splits| Options {
+        random_points: 0,
+        max_case_splits: splits,
+        ..Options::default()
+    };
+    match decide(&t, a, b, &prover(1)) {
+        Verdict::Unknown { reason } => assert!(reason.contains("--max-case-splits"), "{reason}"),
+        v => panic!("{v:?}"),
+    }
+    assert!(decide(&t, a, b, &prover(12)).is_equal());
+    assert!(!decide(&t, a2, b2, &prover(12)).is_equal());
+    assert!(decide(&t, a2, b2, &Options::default()).is_not_equal());
+}

@@ -894,7 +894,8 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
             Err(Halt::Split(c)) => {
                 if depth >= opts.max_case_splits {
                     return Proof::Stopped(format!(
-                        "more than {} distinct select conditions",
+                        "more than {} distinct select conditions in one element (each \
+                         doubles the cases; raise the cap with --max-case-splits)",
                         opts.max_case_splits
                     ));
                 }
