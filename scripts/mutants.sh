@@ -49,7 +49,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-decide_tests="decide_cases decide_mutants decide_identities decide_normalize decide_props term_rules term_props"
+decide_tests="decide_cases decide_mutants decide_identities decide_normalize decide_premises decide_props term_rules term_props term_ieee term_round"
 torch_tests="torch_spec torch_fixtures check check_float_types"
 files=()
 case "$area" in
