@@ -364,3 +364,31 @@ fn the_case_split_cap_is_named_and_can_be_raised() {
     assert!(!decide(&t, a2, b2, &prover(12)).is_equal());
     assert!(decide(&t, a2, b2, &Options::default()).is_not_equal());
 }
+
+/// Junctions of constants fold to the constant (an `and` of true operands is true, not
+/// an empty `And` node), and a true closed premise (`sqrt(2) - 1 > 0` for
+/// `exp(log(sqrt(2) - 1))`) is taken; the refutation of a difference of 1 is not flagged
+/// as below f32's resolution.
+#[test]
+fn constant_junctions_true_closed_premises_and_visible_differences() {
+    let mut t = Terms::new();
+    let one = t.one();
+    let zero = t.zero();
+    assert_eq!(t.and(one, one), one);
+    assert_eq!(t.or(zero, zero), zero);
+    assert_eq!(t.andn(&[]), one);
+    assert_eq!(t.orn(&[]), zero);
+    let two = t.int(2);
+    let s = t.call(Func::Sqrt, two);
+    let m1 = t.int(-1);
+    let d = t.add(s, m1);
+    let l = t.call(Func::Log, d);
+    let el = t.call(Func::Exp, l);
+    let v = verdict(&t, el, d);
+    assert!(v.is_equal(), "{v:?}");
+    let x = t.input("x", &[0]);
+    let is0 = t.cmp(CmpOp::Eq, x, zero);
+    let guarded = t.select(is0, one, x);
+    let Verdict::NotEqual(cx) = verdict(&t, guarded, x) else { panic!() };
+    assert!(!cx.below_f32, "{cx:?}");
+}
