@@ -392,3 +392,31 @@ fn constant_junctions_true_closed_premises_and_visible_differences() {
     let Verdict::NotEqual(cx) = verdict(&t, guarded, x) else { panic!() };
     assert!(!cx.below_f32, "{cx:?}");
 }
+
+/// An `or` inside an `and` (and an `and` inside an `or`) is an operand, never flattened
+/// into the other junction: `a ∧ (b ∨ c)` is true where a and c hold and b does not.
+#[test]
+fn junctions_flatten_only_into_their_own_kind() {
+    let mut t = Terms::new();
+    let (x, y, z) = (t.input("x", &[0]), t.input("y", &[0]), t.input("z", &[0]));
+    let zero = t.zero();
+    let (a, b, c) = (
+        t.cmp(CmpOp::Gt, x, zero),
+        t.cmp(CmpOp::Gt, y, zero),
+        t.cmp(CmpOp::Gt, z, zero),
+    );
+    let b_or_c = t.or(b, c);
+    let and = t.and(a, b_or_c);
+    let b_and_c = t.and(b, c);
+    let or = t.or(a, b_and_c);
+    let at = |t: &Terms, id, v: [f64; 3]| {
+        t.eval(id, &|name: &str, _: &[i64]| match name { "x" => v[0], "y" => v[1], _ => v[2] }, &|_| 0.0)
+    };
+    assert_eq!(at(&t, and, [1.0, -1.0, 1.0]), 1.0);
+    assert_eq!(at(&t, and, [1.0, -1.0, -1.0]), 0.0);
+    assert_eq!(at(&t, or, [-1.0, 1.0, -1.0]), 0.0);
+    assert_eq!(at(&t, or, [-1.0, 1.0, 1.0]), 1.0);
+    // Same-kind junctions do flatten: (a ∧ b) ∧ c is one `and`.
+    let ab = t.and(a, b);
+    assert_eq!(t.and(ab, c), t.andn(&[a, b, c]));
+}
