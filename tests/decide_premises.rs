@@ -170,10 +170,18 @@ fn differences_below_f32_refute_unless_rounding_a_constant_explains_them() {
 fn boundary_point_families_are_as_documented() {
     use lift::decide::{point_value, Leaf, BOUNDARY_POINT, BOUNDARY_POINTS};
     let leaves: Vec<Leaf> = (0..64)
-        .map(|i| Leaf::Input { tensor: "x".into(), index: vec![i, 2 * i].into() })
+        .map(|i| Leaf::Input {
+            tensor: "x".into(),
+            index: vec![i, 2 * i].into(),
+        })
         .chain(["eps", "alpha"].map(|p| Leaf::Param(p.into())))
         .collect();
-    let family = |k: u64| -> Vec<f64> { leaves.iter().map(|l| point_value(BOUNDARY_POINT + k, l)).collect() };
+    let family = |k: u64| -> Vec<f64> {
+        leaves
+            .iter()
+            .map(|l| point_value(BOUNDARY_POINT + k, l))
+            .collect()
+    };
     let distinct = |v: &[f64]| {
         let mut d: Vec<u64> = v.iter().map(|x| x.to_bits()).collect();
         d.sort_unstable();
@@ -184,41 +192,66 @@ fn boundary_point_families_are_as_documented() {
     assert!(family(1).iter().all(|&v| v == 1.0));
     assert!(family(2).iter().all(|&v| v == -1.0));
     let neg = family(3);
-    assert!(neg.iter().all(|&v| (-2.0..0.0).contains(&v) && (v * 16.0).fract() == 0.0));
+    assert!(neg
+        .iter()
+        .all(|&v| (-2.0..0.0).contains(&v) && (v * 16.0).fract() == 0.0));
     assert!(distinct(&neg) > 10);
     let unit = family(4);
     assert!(unit.iter().all(|v| [-1.0, 0.0, 1.0].contains(v)) && distinct(&unit) == 3);
     let small = family(5);
-    assert!(small.iter().all(|v| [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0].contains(v)));
+    assert!(small
+        .iter()
+        .all(|v| [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0].contains(v)));
     assert_eq!(distinct(&small), 7);
     let large = family(6);
-    assert!(large.iter().all(|&v| v.abs() >= 8.0 && v.abs() <= 256.0 && v % 8.0 == 0.0));
+    assert!(large
+        .iter()
+        .all(|&v| v.abs() >= 8.0 && v.abs() <= 256.0 && v % 8.0 == 0.0));
     assert!(large.iter().any(|&v| v < 0.0) && large.iter().any(|&v| v > 88.0));
     let large_pos = family(7);
-    assert!(large_pos.iter().all(|&v| (8.0..=256.0).contains(&v) && v % 8.0 == 0.0));
+    assert!(large_pos
+        .iter()
+        .all(|&v| (8.0..=256.0).contains(&v) && v % 8.0 == 0.0));
     let tiny = family(8);
     let ulp = 1.0 / 1_048_576.0;
-    assert!(tiny.iter().all(|&v| v.abs() >= ulp && v.abs() <= 32.0 * ulp && (v / ulp).fract() == 0.0));
+    assert!(tiny
+        .iter()
+        .all(|&v| v.abs() >= ulp && v.abs() <= 32.0 * ulp && (v / ulp).fract() == 0.0));
     assert!(tiny.iter().any(|&v| v < 0.0) && tiny.iter().any(|&v| v > 0.0));
     let tiny_pos = family(9);
-    assert!(tiny_pos.iter().all(|&v| v >= ulp && v <= 32.0 * ulp && (v / ulp).fract() == 0.0));
+    assert!(tiny_pos
+        .iter()
+        .all(|&v| v >= ulp && v <= 32.0 * ulp && (v / ulp).fract() == 0.0));
     assert!(distinct(&tiny_pos) > 10);
     // Random f32 mantissas, where f16/tf32 rounding shows (`--precision ieee`).
     let mantissas = family(10);
-    assert!(mantissas.iter().all(|&v| (v as f32) as f64 == v && (0.5..8.0).contains(&v.abs())));
-    assert!(mantissas.iter().filter(|&&v| v * 1024.0 % 1.0 != 0.0).count() > 50);
+    assert!(mantissas
+        .iter()
+        .all(|&v| (v as f32) as f64 == v && (0.5..8.0).contains(&v.abs())));
+    assert!(
+        mantissas
+            .iter()
+            .filter(|&&v| v * 1024.0 % 1.0 != 0.0)
+            .count()
+            > 50
+    );
     assert_eq!(BOUNDARY_POINTS, 11);
     for seed in 1..40u64 {
         for l in &leaves {
             let v = point_value(seed, l);
-            assert!(v != 0.0 && v.abs() <= 2.0 && (v * 16.0).fract() == 0.0, "{v}");
+            assert!(
+                v != 0.0 && v.abs() <= 2.0 && (v * 16.0).fract() == 0.0,
+                "{v}"
+            );
             if seed % 2 == 1 {
                 assert!(v > 0.0);
             }
         }
     }
     // Even points mix signs.
-    assert!((0..8u64).map(|s| 2 * s).any(|s| leaves.iter().any(|l| point_value(s, l) < 0.0)));
+    assert!((0..8u64)
+        .map(|s| 2 * s)
+        .any(|s| leaves.iter().any(|l| point_value(s, l) < 0.0)));
 }
 
 /// A value reached through a pole (`1/x` at x = 0) never refutes against an infinity:
@@ -243,7 +276,9 @@ fn infinities_at_poles_do_not_refute() {
     let non_negative = t.cmp(CmpOp::Ge, x, zero);
     let c = t.select(non_negative, inf, ninf);
     let v = verdict(&t, b, c);
-    let Verdict::NotEqual(cx) = v else { panic!("{v:?}") };
+    let Verdict::NotEqual(cx) = v else {
+        panic!("{v:?}")
+    };
     assert_eq!(cx.values[0].1, 0.0);
 }
 
@@ -260,7 +295,11 @@ fn closed_premises_are_decided_exactly() {
     let s2 = t.powi(s, 2);
     let m2 = t.int(-2);
     let d = t.add(s2, m2);
-    assert!(t.as_const(d).is_none(), "the term layer must not fold it: {}", t.display(d));
+    assert!(
+        t.as_const(d).is_none(),
+        "the term layer must not fold it: {}",
+        t.display(d)
+    );
     let xd = t.mul(x, d);
     let back = t.div(xd, d);
     let v = verdict(&t, back, x);
@@ -268,8 +307,13 @@ fn closed_premises_are_decided_exactly() {
     let l = t.call(Func::Log, d);
     let el = t.call(Func::Exp, l);
     let v = verdict(&t, el, d);
-    let Verdict::Unknown { reason } = &v else { panic!("{v:?}") };
-    assert!(reason.contains("> 0") && reason.contains("false"), "{reason}");
+    let Verdict::Unknown { reason } = &v else {
+        panic!("{v:?}")
+    };
+    assert!(
+        reason.contains("> 0") && reason.contains("false"),
+        "{reason}"
+    );
     let xs = t.mul(x, s);
     let ok = t.div(xs, s);
     assert!(verdict(&t, ok, x).is_equal());
@@ -389,7 +433,9 @@ fn constant_junctions_true_closed_premises_and_visible_differences() {
     let x = t.input("x", &[0]);
     let is0 = t.cmp(CmpOp::Eq, x, zero);
     let guarded = t.select(is0, one, x);
-    let Verdict::NotEqual(cx) = verdict(&t, guarded, x) else { panic!() };
+    let Verdict::NotEqual(cx) = verdict(&t, guarded, x) else {
+        panic!()
+    };
     assert!(!cx.below_f32, "{cx:?}");
 }
 
@@ -410,7 +456,15 @@ fn junctions_flatten_only_into_their_own_kind() {
     let b_and_c = t.and(b, c);
     let or = t.or(a, b_and_c);
     let at = |t: &Terms, id, v: [f64; 3]| {
-        t.eval(id, &|name: &str, _: &[i64]| match name { "x" => v[0], "y" => v[1], _ => v[2] }, &|_| 0.0)
+        t.eval(
+            id,
+            &|name: &str, _: &[i64]| match name {
+                "x" => v[0],
+                "y" => v[1],
+                _ => v[2],
+            },
+            &|_| 0.0,
+        )
     };
     assert_eq!(at(&t, and, [1.0, -1.0, 1.0]), 1.0);
     assert_eq!(at(&t, and, [1.0, -1.0, -1.0]), 0.0);

@@ -781,7 +781,11 @@ fn decide_shared<'t>(
                         return Verdict::Unknown {
                             reason: format!(
                                 "the proof needs `{premise}`, which is {}",
-                                if clear { "false" } else { "too close to 0 to tell" }
+                                if clear {
+                                    "false"
+                                } else {
+                                    "too close to 0 to tell"
+                                }
                             ),
                         };
                     }
