@@ -5,6 +5,17 @@
 # set and print "skipped: ..." otherwise; so in CI this script fails rather than warns
 # when it cannot install NumPy.
 set -euo pipefail
+# Z3 (the `z3` crate links the system libz3; its bindgen needs libclang).
+need_apt=()
+[ -e /usr/include/z3.h ] || need_apt+=(libz3-dev)
+ls /usr/lib/x86_64-linux-gnu/libclang-*.so* /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need_apt+=(libclang-dev clang)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    sudo_z3=""
+    if [ "$(id -u)" -ne 0 ]; then sudo_z3="sudo -n"; fi
+    $sudo_z3 apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive $sudo_z3 apt-get install -y -qq "${need_apt[@]}" >/dev/null ||
+        { echo "error: lift needs ${need_apt[*]} (apt-get install ${need_apt[*]})" >&2; exit 1; }
+fi
 command -v cargo >/dev/null || { echo "lift needs Rust's cargo (https://rustup.rs)" >&2; exit 2; }
 has_numpy() {
     python3 -c 'import numpy' 2>/dev/null || /usr/bin/python3 -c 'import numpy' 2>/dev/null ||

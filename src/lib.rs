@@ -29,6 +29,7 @@ pub mod render;
 pub mod spec;
 pub mod synth;
 pub mod term;
+pub mod verify;
 pub mod torch;
 pub mod triton_ir;
 

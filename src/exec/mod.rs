@@ -8,7 +8,7 @@
 //! source line, the program id and, for memory errors, the lane and element.
 
 pub mod domain;
-mod ops;
+pub(crate) mod ops;
 pub mod value;
 
 use crate::launch::{ArgValue, Instance, Role};

@@ -1497,7 +1497,7 @@ fn transpose<V: Copy>(a: &Value<V>, order: &[usize]) -> R<Value<V>> {
     Ok(Value { shape, elems })
 }
 
-fn unary_func(name: &str) -> Option<Func> {
+pub(crate) fn unary_func(name: &str) -> Option<Func> {
     Some(match name {
         "math.exp" => Func::Exp,
         "math.exp2" => Func::Exp2,
@@ -1516,7 +1516,7 @@ fn unary_func(name: &str) -> Option<Func> {
     })
 }
 
-fn float_binary(name: &str) -> Option<Binary> {
+pub(crate) fn float_binary(name: &str) -> Option<Binary> {
     Some(match name {
         "arith.addf" => Binary::Add,
         "arith.subf" => Binary::Sub,
@@ -1632,7 +1632,7 @@ fn int_compare(pred: &str, x: i64, y: i64) -> R<bool> {
 
 /// Map a float predicate to a comparison over the reals (ordered and unordered
 /// agree there); `Some(None)` for `ord`/`uno`/`true`/`false`, decided without values.
-fn float_predicate(pred: &str) -> Option<Option<CmpOp>> {
+pub(crate) fn float_predicate(pred: &str) -> Option<Option<CmpOp>> {
     let base = pred
         .strip_prefix('o')
         .or_else(|| pred.strip_prefix('u'))
@@ -1650,7 +1650,7 @@ fn float_predicate(pred: &str) -> Option<Option<CmpOp>> {
 }
 
 /// A combine region that is one float op of its two arguments (`a + b`, `max(a, b)`).
-fn simple_combine(op: &Op) -> Option<Binary> {
+pub(crate) fn simple_combine(op: &Op) -> Option<Binary> {
     let block = op.regions.first()?.blocks.first()?;
     if block.args.len() != 2 || block.ops.len() != 2 {
         return None;

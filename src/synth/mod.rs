@@ -85,6 +85,8 @@ pub struct Lift {
     pub assumptions: Vec<String>,
     /// `Some("ieee (…)")` under `--precision ieee` (see [`Kernel::precision_note`]).
     pub precision: Option<String>,
+    /// The proof for every size (`None` until [`Lift::verify_all_sizes`] runs).
+    pub all_sizes: Option<crate::verify::Outcome>,
     /// The kernel's entry name and file, for headings and reading source lines.
     pub kernel_name: String,
     pub kernel_path: std::path::PathBuf,
@@ -244,6 +246,7 @@ pub fn lift_with(
         timings,
         assumptions: kernel.assumptions(),
         precision: kernel.precision_note(),
+        all_sizes: None,
         kernel_name: kernel.name(),
         kernel_path: kernel.path.clone(),
     })

@@ -6,10 +6,28 @@ use crate::term::Terms;
 use std::path::Path;
 
 impl Lift {
-    /// 0 when every output lifted, 1 when an output is NaN or infinite for every input
-    /// (the kernel is wrong there), 3 otherwise.
+    /// Proves the lifted formulas for every size (when every output lifted), keeping
+    /// the outcome for the verdict line and the JSON report.
+    pub fn verify_all_sizes(&mut self, kernel: &crate::kernel::Kernel, inst: &crate::launch::Instance) {
+        if self.exit_code() != 0 {
+            return;
+        }
+        let outputs: Vec<Output> = self
+            .outputs
+            .iter()
+            .filter_map(|o| o.formula.as_ref().map(|f| Output::new(&o.name, f.clone())))
+            .collect();
+        self.all_sizes = Some(crate::verify::verify(kernel, inst, &outputs));
+    }
+
+    /// 0 when every output lifted (and no size refutes it), 1 when an output is NaN or
+    /// infinite for every input or the formula fails at another size, 3 otherwise.
     pub fn exit_code(&self) -> i32 {
-        if self.outputs.iter().any(|o| o.undefined.is_some()) {
+        let refuted = matches!(
+            self.all_sizes.as_ref().map(|o| &o.scope),
+            Some(crate::verify::Scope::Refuted { .. })
+        );
+        if self.outputs.iter().any(|o| o.undefined.is_some()) || refuted {
             1
         } else if self.outputs.iter().all(|o| o.formula.is_some()) {
             0
@@ -82,9 +100,27 @@ impl Lift {
             }
             s += &self.sources_text(o);
         }
-        let verdict = match self.exit_code() {
-            0 => format!("VERIFIED on {} (every element proved)", self.sizes_text()),
-            1 => format!(
+        use crate::verify::Scope;
+        let verdict = match (self.exit_code(), self.all_sizes.as_ref()) {
+            (0, Some(o)) if matches!(o.scope, Scope::AllSizes { .. }) => format!(
+                "VERIFIED {} (proved on {} and, in {:.1} ms over {} paths, for every size)",
+                o.describe(),
+                self.sizes_text(),
+                o.time.as_secs_f64() * 1e3,
+                o.paths
+            ),
+            (0, Some(o)) => format!(
+                "VERIFIED on {} (every element proved) ({})",
+                self.sizes_text(),
+                o.describe()
+            ),
+            (0, None) => format!("VERIFIED on {} (every element proved)", self.sizes_text()),
+            (1, Some(o)) if matches!(o.scope, Scope::Refuted { .. }) => format!(
+                "{} (VERIFIED on {} only; replay it with --size)",
+                o.describe(),
+                self.sizes_text()
+            ),
+            (1, _) => format!(
                 "REFUTED on {}: an output is undefined (NaN or infinite) for every input",
                 self.sizes_text()
             ),
@@ -202,6 +238,28 @@ impl Lift {
             "sizes": self.spec.sizes,
             "outputs": outputs,
             "verified": self.exit_code() == 0,
+            "scope": match self.all_sizes.as_ref().map(|o| &o.scope) {
+                Some(crate::verify::Scope::AllSizes { .. }) => "all_sizes",
+                _ => "instance",
+            },
+            "constraints": match self.all_sizes.as_ref().map(|o| &o.scope) {
+                Some(crate::verify::Scope::AllSizes { constraints }) => constraints.clone(),
+                _ => Vec::new(),
+            },
+            "all_sizes": self.all_sizes.as_ref().map(|o| json!({
+                "verdict": match &o.scope {
+                    crate::verify::Scope::AllSizes { .. } => "verified",
+                    crate::verify::Scope::Unknown { .. } => "unknown",
+                    crate::verify::Scope::Refuted { .. } => "refuted",
+                },
+                "text": o.describe(),
+                "witness": match &o.scope {
+                    crate::verify::Scope::Refuted { sizes, .. } => Some(sizes.iter().cloned().collect::<std::collections::BTreeMap<_, _>>()),
+                    _ => None,
+                },
+                "paths": o.paths,
+                "time_ms": o.time.as_secs_f64() * 1e3,
+            })),
             "assumptions": self.assumptions,
             "precision": self.precision.as_deref().unwrap_or("real"),
             "timings_ms": {

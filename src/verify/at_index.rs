@@ -1,0 +1,325 @@
+//! A formula's element at a symbolic index: the term the formula gives output element
+//! `idx` (polynomials over sizes and program ids), for every size a path allows.
+//!
+//! Invariant: an input element is the atom [`atom_name`] names, exactly as the kernel's
+//! loads name theirs, so equal indices meet as one term; a reduction or a matrix product
+//! expands only over an extent the path pins to one value (an extent that still varies
+//! is an error, never a guess), and a `cat` picks its piece only where Z3 proves the
+//! index lies in it.
+
+use super::paths::atom_name;
+use super::sym::{Cond, Poly, Rel};
+use crate::formula::{BinaryOp, Formula, ReduceOp};
+use crate::launch::{BinOp, Expr};
+use crate::term::{TermId, Terms};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Why a formula element cannot be built at this index.
+pub type R<T> = Result<T, String>;
+
+/// A launch size expression as a polynomial (`cdiv`, `//`, `%` as floor atoms).
+pub fn size_poly(e: &Expr) -> R<Poly> {
+    Ok(match e {
+        Expr::Int(i) => Poly::constant(*i as i128),
+        Expr::Size(s) => Poly::sym(s),
+        Expr::Neg(a) => size_poly(a)?.neg(),
+        Expr::Bin(op, a, b) => {
+            let (a, b) = (size_poly(a)?, size_poly(b)?);
+            let positive = |b: &Poly| -> R<()> {
+                // Divisors are sizes (>= 1) or positive constants.
+                match b.as_const() {
+                    Some(c) if c > 0 => Ok(()),
+                    None if matches!(e, Expr::Bin(_, _, d) if matches!(**d, Expr::Size(_))) => Ok(()),
+                    _ => Err(format!("`{e}` divides by something not known positive")),
+                }
+            };
+            match op {
+                BinOp::Add => a.add(&b),
+                BinOp::Sub => a.sub(&b),
+                BinOp::Mul => a.mul(&b),
+                BinOp::FloorDiv => {
+                    positive(&b)?;
+                    a.floor_div(&b)
+                }
+                BinOp::Mod => {
+                    positive(&b)?;
+                    a.modulo(&b)
+                }
+                BinOp::CeilDiv => {
+                    positive(&b)?;
+                    a.add(&b).sub(&Poly::constant(1)).floor_div(&b)
+                }
+                BinOp::Min => a.min_with(&b),
+                BinOp::Max => a.max_with(&b),
+            }
+        }
+    })
+}
+
+/// What evaluating at an index needs from the caller.
+pub struct AtIndex<'a> {
+    pub terms: &'a mut Terms,
+    /// Each input tensor's shape over the sizes.
+    pub shapes: &'a BTreeMap<String, Vec<Poly>>,
+    /// Sizes the path fixes to one value.
+    pub pinned: &'a BTreeMap<Arc<str>, i128>,
+    /// Whether a condition holds everywhere on the path (Z3).
+    pub holds: &'a mut dyn FnMut(&Cond) -> bool,
+}
+
+impl AtIndex<'_> {
+    fn extent(&self, d: &Poly, what: &str) -> R<usize> {
+        let v = d.subst(self.pinned);
+        match v.as_const() {
+            Some(c) if c >= 0 => Ok(c as usize),
+            _ => Err(format!(
+                "the {what} runs over {d} elements, which the kernel does not fix (a loop invariant would be needed)"
+            )),
+        }
+    }
+
+    /// The shape of `f` over the sizes.
+    pub fn shape(&self, f: &Formula) -> R<Vec<Poly>> {
+        Ok(match f {
+            Formula::Input(n) => match self.shapes.get(n) {
+                Some(s) => s.clone(),
+                None => return Err(format!("unknown input `{n}`")),
+            },
+            Formula::Scalar(_) | Formula::Const(_) => vec![],
+            Formula::Unary(_, a) | Formula::Powi(a, _) => self.shape(a)?,
+            Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) => {
+                broadcast(&self.shape(a)?, &self.shape(b)?)?
+            }
+            Formula::Select(c, a, b) => {
+                let ab = broadcast(&self.shape(a)?, &self.shape(b)?)?;
+                broadcast(&self.shape(c)?, &ab)?
+            }
+            Formula::Reduce {
+                axis, keepdim, arg, ..
+            } => {
+                let mut s = self.shape(arg)?;
+                if *axis >= s.len() {
+                    return Err("reduction axis out of range".into());
+                }
+                if *keepdim {
+                    s[*axis] = Poly::constant(1);
+                } else {
+                    s.remove(*axis);
+                }
+                s
+            }
+            Formula::MatMul(a, b) => {
+                let (sa, sb) = (self.shape(a)?, self.shape(b)?);
+                if sa.len() != 2 || sb.len() != 2 {
+                    return Err("only 2-D matrix products are read for all sizes".into());
+                }
+                vec![sa[0].clone(), sb[1].clone()]
+            }
+            Formula::Transpose(a) => {
+                let mut s = self.shape(a)?;
+                let n = s.len();
+                if n < 2 {
+                    return Err("transpose of a vector".into());
+                }
+                s.swap(n - 2, n - 1);
+                s
+            }
+            Formula::Cat { axis, args } => {
+                let mut s = self.shape(&args[0])?;
+                let mut total = Poly::default();
+                for a in args {
+                    total = total.add(&self.shape(a)?[*axis]);
+                }
+                s[*axis] = total;
+                s
+            }
+            Formula::Slice {
+                arg,
+                axis,
+                start,
+                end,
+            } => {
+                let mut s = self.shape(arg)?;
+                let e = match end {
+                    Some(e) => size_poly(e)?,
+                    None => s[*axis].clone(),
+                };
+                s[*axis] = e.sub(&size_poly(start)?);
+                s
+            }
+            Formula::Broadcast { shape, .. } => shape.iter().map(size_poly).collect::<R<_>>()?,
+        })
+    }
+
+    /// The term of `f` at `idx`.
+    pub fn at(&mut self, f: &Formula, idx: &[Poly]) -> R<TermId> {
+        Ok(match f {
+            Formula::Input(name) => {
+                let shape = self.shape(f)?;
+                let idx = align(idx, &shape);
+                let name = atom_name(name, &idx);
+                self.terms.param(&name)
+            }
+            Formula::Scalar(name) => self.terms.param(name),
+            Formula::Const(c) => self.terms.constant(c.clone()),
+            Formula::Unary(op, a) => {
+                let x = self.sub(a, idx)?;
+                match op.func() {
+                    None => self.terms.neg(x),
+                    Some(func) => self.terms.call(func, x),
+                }
+            }
+            Formula::Powi(a, k) => {
+                let x = self.sub(a, idx)?;
+                self.terms.powi(x, *k)
+            }
+            Formula::Binary(op, a, b) => {
+                let (x, y) = (self.sub(a, idx)?, self.sub(b, idx)?);
+                let t = &mut *self.terms;
+                match op {
+                    BinaryOp::Add => t.add(x, y),
+                    BinaryOp::Sub => t.sub(x, y),
+                    BinaryOp::Mul => t.mul(x, y),
+                    BinaryOp::Div => t.div(x, y),
+                    BinaryOp::Max => t.max(x, y),
+                    BinaryOp::Min => t.min(x, y),
+                }
+            }
+            Formula::Cmp(op, a, b) => {
+                let (x, y) = (self.sub(a, idx)?, self.sub(b, idx)?);
+                self.terms.cmp(*op, x, y)
+            }
+            Formula::Select(c, a, b) => {
+                let (c, x, y) = (self.sub(c, idx)?, self.sub(a, idx)?, self.sub(b, idx)?);
+                self.terms.select(c, x, y)
+            }
+            Formula::Reduce {
+                op,
+                axis,
+                keepdim,
+                arg,
+            } => {
+                let n = self.extent(&self.shape(arg)?[*axis], "reduction")?;
+                let mut vals = Vec::with_capacity(n);
+                for k in 0..n {
+                    let mut i2 = idx.to_vec();
+                    let kk = Poly::constant(k as i128);
+                    if *keepdim {
+                        i2[*axis] = kk;
+                    } else {
+                        i2.insert(*axis, kk);
+                    }
+                    vals.push(self.at(arg, &i2)?);
+                }
+                let t = &mut *self.terms;
+                match op {
+                    ReduceOp::Sum => t.sum(&vals),
+                    ReduceOp::Max => t.maxn(&vals),
+                    ReduceOp::Min => t.minn(&vals),
+                    ReduceOp::Mean => {
+                        let s = t.sum(&vals);
+                        let inv = t.constant(BigRational::new(
+                            BigInt::from(1),
+                            BigInt::from(n.max(1)),
+                        ));
+                        t.mul(s, inv)
+                    }
+                }
+            }
+            Formula::MatMul(a, b) => {
+                let k = self.extent(&self.shape(a)?[1], "matrix product")?;
+                let mut vals = Vec::with_capacity(k);
+                for q in 0..k {
+                    let q = Poly::constant(q as i128);
+                    let x = self.at(a, &[idx[0].clone(), q.clone()])?;
+                    let y = self.at(b, &[q, idx[1].clone()])?;
+                    vals.push(self.terms.mul(x, y));
+                }
+                self.terms.sum(&vals)
+            }
+            Formula::Transpose(a) => {
+                let mut i2 = idx.to_vec();
+                let n = i2.len();
+                i2.swap(n - 2, n - 1);
+                self.at(a, &i2)?
+            }
+            Formula::Cat { axis, args } => {
+                let mut start = Poly::default();
+                for a in args {
+                    let len = self.shape(a)?[*axis].clone();
+                    let end = start.add(&len);
+                    let i = &idx[*axis];
+                    let inside = Cond::and(
+                        Cond::cmp(Rel::Le, &start, i),
+                        Cond::cmp(Rel::Lt, i, &end),
+                    );
+                    if (self.holds)(&inside) {
+                        let mut i2 = idx.to_vec();
+                        i2[*axis] = i.sub(&start);
+                        return self.at(a, &i2);
+                    }
+                    if !(self.holds)(&inside.not()) {
+                        return Err(format!(
+                            "which operand of the concatenation holds index {i} depends on the sizes"
+                        ));
+                    }
+                    start = end;
+                }
+                return Err("an index past the concatenation".into());
+            }
+            Formula::Slice {
+                arg, axis, start, ..
+            } => {
+                let mut i2 = idx.to_vec();
+                i2[*axis] = i2[*axis].add(&size_poly(start)?);
+                self.at(arg, &i2)?
+            }
+            Formula::Broadcast { arg, .. } => self.sub(arg, idx)?,
+        })
+    }
+
+    /// An operand at the output index, broadcast NumPy-style (trailing axes aligned,
+    /// unit axes read at 0).
+    fn sub(&mut self, a: &Formula, idx: &[Poly]) -> R<TermId> {
+        let shape = self.shape(a)?;
+        let i2 = align(idx, &shape);
+        self.at(a, &i2)
+    }
+}
+
+/// The index of an operand of shape `shape` inside a broadcast of index `idx`.
+fn align(idx: &[Poly], shape: &[Poly]) -> Vec<Poly> {
+    let off = idx.len().saturating_sub(shape.len());
+    shape
+        .iter()
+        .enumerate()
+        .map(|(k, d)| {
+            if d.as_const() == Some(1) {
+                Poly::default()
+            } else {
+                idx[off + k].clone()
+            }
+        })
+        .collect()
+}
+
+fn broadcast(a: &[Poly], b: &[Poly]) -> R<Vec<Poly>> {
+    let n = a.len().max(b.len());
+    let one = Poly::constant(1);
+    (0..n)
+        .map(|i| {
+            let x = (i + a.len()).checked_sub(n).map(|k| &a[k]).unwrap_or(&one);
+            let y = (i + b.len()).checked_sub(n).map(|k| &b[k]).unwrap_or(&one);
+            if x == y || y == &one {
+                Ok(x.clone())
+            } else if x == &one {
+                Ok(y.clone())
+            } else {
+                Err(format!("shapes {x} and {y} do not broadcast for all sizes"))
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,617 @@
+//! Unbounded verification: a lifted formula proved equal to a Triton kernel for every
+//! size (DESIGN, "Verify"), or a size where it is not.
+//!
+//! One program runs with symbolic sizes and program ids ([`paths::explore`]); Z3
+//! discharges the integer side and `decide` the real side, path by path:
+//! 1. every load and store lane decomposes into a tensor index proved within its axes
+//!    (so it is in bounds), and loads name their elements by that index;
+//! 2. each stored lane equals the formula at its index ([`at_index`]), decided over
+//!    atoms named by index, so one proof covers every program id and every size the
+//!    path allows;
+//! 3. the stores of all programs cover every output element (a Z3 query quantified over
+//!    the program ids) and no element twice.
+//!
+//! Where the proof fails without constraints, candidate constraints `S <= c` (a size at
+//! most a block width of the kernel) are tried, weakest first, and only those the
+//! launch's own instance satisfies: a kernel that needs `N <= BLOCK` is proved under
+//! it, and the constraint is printed. When nothing proves it, the sizes Z3 found are
+//! replayed by the bounded checker; a difference there is a refutation at that size.
+//!
+//! Invariant: `AllSizes` is returned only when every obligation above held on every
+//! path for every size satisfying the printed constraints; every assumption (a
+//! constraint, i32 index arithmetic not overflowing) is in the result. Anything not
+//! read symbolically is `Unknown` with the reason, never a proof.
+
+pub mod at_index;
+pub mod paths;
+pub mod sym;
+
+use crate::decide::{self, Verdict};
+use crate::formula::Output as FormulaOutput;
+use crate::kernel::Kernel;
+use crate::launch::{ArgBinding, Instance, Role};
+use crate::term::Terms;
+use at_index::{size_poly, AtIndex};
+use paths::{ArgSym, Path, Setup, TensorSym};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use sym::{Cond, Poly, Rel, Smt};
+use z3::ast::{Ast, Bool, Int};
+use z3::SatResult;
+
+/// The scope a verdict holds in.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scope {
+    /// Proved for every size satisfying `constraints` (sizes are at least 1).
+    AllSizes { constraints: Vec<String> },
+    /// Not proved for all sizes; the instance verdict stands.
+    Unknown { reason: String },
+    /// Wrong at `sizes` (found by Z3, confirmed by the bounded checker).
+    Refuted {
+        sizes: Vec<(String, i64)>,
+        reason: String,
+    },
+}
+
+/// The unbounded step's result.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub scope: Scope,
+    /// The size names, for "for all M, N".
+    pub sizes: Vec<String>,
+    pub paths: usize,
+    pub time: Duration,
+}
+
+impl Outcome {
+    /// The verdict suffix: `for all M, N with N <= 8` or the reason it is not.
+    pub fn describe(&self) -> String {
+        match &self.scope {
+            Scope::AllSizes { constraints } => {
+                let mut s = format!("for all {}", self.sizes.join(", "));
+                if !constraints.is_empty() {
+                    s += &format!(" with {}", constraints.join(", "));
+                }
+                s
+            }
+            Scope::Unknown { reason } => format!("for all sizes: UNKNOWN — {reason}"),
+            Scope::Refuted { sizes, reason } => {
+                format!("REFUTED at {}: {reason}", sizes_text(sizes))
+            }
+        }
+    }
+}
+
+pub fn sizes_text(sizes: &[(String, i64)]) -> String {
+    let parts: Vec<String> = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    parts.join(", ")
+}
+
+/// Most paths one run may fork into.
+pub const MAX_PATHS: usize = 512;
+
+/// Why one attempt failed.
+struct Failed {
+    reason: String,
+    witness: Option<Vec<(String, i64)>>,
+}
+
+/// Proves `outputs` (formulas over the launch's inputs) equal to `kernel`'s outputs for
+/// every size; `inst` is the launch's own instance (constraints must admit it).
+pub fn verify(kernel: &Kernel, inst: &Instance, outputs: &[FormulaOutput]) -> Outcome {
+    let start = Instant::now();
+    let sizes: Vec<String> = kernel.launch.sizes.keys().cloned().collect();
+    let mut out = Outcome {
+        scope: Scope::Unknown {
+            reason: String::new(),
+        },
+        sizes: sizes.clone(),
+        paths: 0,
+        time: Duration::ZERO,
+    };
+    out.scope = match run(kernel, inst, outputs, &sizes, &mut out.paths) {
+        Ok(s) => s,
+        Err(reason) => Scope::Unknown { reason },
+    };
+    out.time = start.elapsed();
+    out
+}
+
+fn run(
+    kernel: &Kernel,
+    inst: &Instance,
+    outputs: &[FormulaOutput],
+    sizes: &[String],
+    paths_seen: &mut usize,
+) -> Result<Scope, String> {
+    if kernel.ptx.is_some() {
+        return Err("PTX proofs are CTA-level and bounded (Volta's model)".into());
+    }
+    if kernel.precision != Default::default() {
+        return Err("--precision ieee is proved on the instance only".into());
+    }
+    if kernel.options != Default::default() {
+        return Err("--masked-load zero is proved on the instance only".into());
+    }
+    // Tensors in the instance's order, shapes over the sizes.
+    let mut tensors = Vec::new();
+    let mut args = HashMap::new();
+    for t in &inst.tensors {
+        let shape = kernel
+            .launch
+            .args
+            .values()
+            .find_map(|b| match b {
+                ArgBinding::Tensor { tensor, shape, .. } if *tensor == t.name => Some(shape),
+                _ => None,
+            })
+            .ok_or("a tensor without a declared shape")?;
+        tensors.push(TensorSym {
+            name: t.name.clone(),
+            shape: shape.iter().map(size_poly).collect::<Result<_, _>>()?,
+            role: t.role,
+        });
+    }
+    for (name, b) in &kernel.launch.args {
+        let a = match b {
+            ArgBinding::Tensor { tensor, .. } => ArgSym::Tensor(
+                tensors
+                    .iter()
+                    .position(|t| &t.name == tensor)
+                    .ok_or("unknown tensor")?,
+            ),
+            ArgBinding::Int(e) => ArgSym::Int(size_poly(e)?),
+            ArgBinding::Value(v) => ArgSym::Real(*v),
+            ArgBinding::Scalar(s) => ArgSym::Scalar(s.clone()),
+        };
+        args.insert(name.clone(), a);
+    }
+    let mut grid = [Poly::constant(1), Poly::constant(1), Poly::constant(1)];
+    for (k, e) in kernel.launch.grid.iter().enumerate().take(3) {
+        grid[k] = size_poly(e)?;
+    }
+    let pids = [0, 1, 2].map(|k| {
+        if grid[k].as_const() == Some(1) {
+            Poly::default()
+        } else {
+            Poly::sym(["pid_x", "pid_y", "pid_z"][k])
+        }
+    });
+    let size_base: Vec<Cond> = sizes
+        .iter()
+        .map(|s| Cond::cmp(Rel::Le, &Poly::constant(1), &Poly::sym(s)))
+        .collect();
+    let mut pid_base = Vec::new();
+    for k in 0..3 {
+        if pids[k].as_const().is_none() {
+            pid_base.push(Cond::cmp(Rel::Le, &Poly::default(), &pids[k]));
+            pid_base.push(Cond::cmp(Rel::Lt, &pids[k], &grid[k]));
+        }
+    }
+    let formulas: HashMap<&str, &FormulaOutput> =
+        outputs.iter().map(|o| (o.name.as_str(), o)).collect();
+    let input_shapes: BTreeMap<String, Vec<Poly>> = tensors
+        .iter()
+        .filter(|t| t.role != Role::Out)
+        .map(|t| (t.name.clone(), t.shape.clone()))
+        .collect();
+
+    // Candidate constraints, weakest first, each admitted by the launch's instance.
+    let mut widths: Vec<i64> = Vec::new();
+    collect_widths(&kernel.module, &mut widths);
+    widths.sort_unstable_by(|a, b| b.cmp(a));
+    widths.dedup();
+    let mut candidates: Vec<Option<(String, i64)>> = vec![None];
+    for c in &widths {
+        for s in sizes {
+            if inst.sizes.get(s).is_some_and(|v| v <= c) {
+                candidates.push(Some((s.clone(), *c)));
+            }
+        }
+    }
+
+    let mut cfg = z3::Config::new();
+    // A query Z3 cannot settle in this time counts as "maybe" (never as a proof).
+    cfg.set_timeout_msec(2000);
+    let ctx = z3::Context::new(&cfg);
+    let smt = Smt { ctx: &ctx };
+    let mut failures: Vec<Failed> = Vec::new();
+    for cand in &candidates {
+        let mut size_conds = size_base.clone();
+        if let Some((s, c)) = cand {
+            size_conds.push(Cond::cmp(Rel::Le, &Poly::sym(s), &Poly::constant(*c as i128)));
+        }
+        let mut base = size_conds.clone();
+        base.extend(pid_base.iter().cloned());
+        let setup = Setup {
+            sizes,
+            tensors: &tensors,
+            args: &args,
+            base: &base,
+            pids: pids.clone(),
+            grid: grid.clone(),
+            max_paths: MAX_PATHS,
+        };
+        let mut terms = Terms::new();
+        let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
+        let paths = paths::explore(&kernel.module, &setup, &smt, &mut terms, names).map_err(
+            |u| {
+                let at = if u.loc.file.is_some() { format!(" ({})", u.loc) } else { String::new() };
+                format!("{}{at}", u.message)
+            },
+        )?;
+        *paths_seen = (*paths_seen).max(paths.len());
+        let attempt = Attempt {
+            smt: &smt,
+            sizes,
+            size_conds: &size_conds,
+            base: &base,
+            pids: &pids,
+            tensors: &tensors,
+            formulas: &formulas,
+            input_shapes: &input_shapes,
+        };
+        match attempt.prove(&paths, &mut terms) {
+            Ok(()) => {
+                let mut constraints: Vec<String> =
+                    cand.iter().map(|(s, c)| format!("{s} <= {c}")).collect();
+                let mut lines: Vec<String> = Vec::new();
+                for p in &paths {
+                    for l in &p.no_overflow {
+                        let l = l.to_string();
+                        if !lines.contains(&l) {
+                            lines.push(l);
+                        }
+                    }
+                }
+                if !lines.is_empty() {
+                    constraints.push(format!(
+                        "i32 index arithmetic not overflowing ({})",
+                        lines.join(", ")
+                    ));
+                }
+                return Ok(Scope::AllSizes { constraints });
+            }
+            Err(f) => failures.push(f),
+        }
+    }
+    // Replay the witnesses, most constrained attempt first.
+    for f in failures.iter().rev() {
+        let Some(w) = &f.witness else { continue };
+        if let Some(reason) = replay(kernel, w, outputs) {
+            return Ok(Scope::Refuted {
+                sizes: w.clone(),
+                reason,
+            });
+        }
+    }
+    Err(failures
+        .first()
+        .map(|f| f.reason.clone())
+        .unwrap_or_else(|| "no proof".into()))
+}
+
+/// The widths of the kernel's blocks (`tt.make_range` ends): the candidate bounds.
+fn collect_widths(m: &crate::triton_ir::ast::Module, out: &mut Vec<i64>) {
+    fn walk(r: &crate::triton_ir::ast::Region, out: &mut Vec<i64>) {
+        for b in &r.blocks {
+            for op in &b.ops {
+                if op.name == "tt.make_range" {
+                    if let Some(e) = op.attr("end").and_then(|a| a.as_int()) {
+                        out.push(e);
+                    }
+                }
+                for r in &op.regions {
+                    walk(r, out);
+                }
+            }
+        }
+    }
+    for f in &m.funcs {
+        walk(&f.body, out);
+    }
+}
+
+/// Runs the bounded check at `sizes`; `Some(what differs)` when it fails there.
+fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -> Option<String> {
+    let overrides: BTreeMap<String, i64> = sizes.iter().cloned().collect();
+    let inst = kernel.instance(&overrides).ok()?;
+    let mut terms = Terms::new();
+    let spec = match kernel.spec(&inst, &mut terms) {
+        Ok(s) => s,
+        Err(e) => return Some(format!("the kernel fails there: {e}")),
+    };
+    let env = crate::formula::ShapeEnv::from_launch(&kernel.launch, &overrides).ok()?;
+    for o in outputs {
+        let t = spec.outputs.iter().find(|t| t.name == o.name)?;
+        let Some(elems) = t.elems.iter().copied().collect::<Option<Vec<_>>>() else {
+            let k = t.elems.iter().position(|e| e.is_none()).unwrap_or(0);
+            return Some(format!("element #{k} of `{}` is never written", o.name));
+        };
+        if let Err(e) = crate::synth::prove(&mut terms, &env, &o.formula, &t.shape, &elems) {
+            if e.starts_with("refuted") || e.starts_with("shape") {
+                return Some(format!("`{}` {e}", o.name));
+            }
+        }
+    }
+    None
+}
+
+struct Attempt<'a, 'ctx> {
+    smt: &'a Smt<'ctx>,
+    sizes: &'a [String],
+    size_conds: &'a [Cond],
+    base: &'a [Cond],
+    pids: &'a [Poly; 3],
+    tensors: &'a [TensorSym],
+    formulas: &'a HashMap<&'a str, &'a FormulaOutput>,
+    input_shapes: &'a BTreeMap<String, Vec<Poly>>,
+}
+
+impl<'ctx> Attempt<'_, 'ctx> {
+    fn model_sizes(&self, m: &z3::Model<'ctx>) -> Vec<(String, i64)> {
+        self.sizes
+            .iter()
+            .filter_map(|s| {
+                let v = m.eval(&Int::new_const(self.smt.ctx, s.as_str()), true)?;
+                Some((s.clone(), v.as_i64()?))
+            })
+            .collect()
+    }
+
+    fn path_solver(&self, p: &Path) -> z3::Solver<'ctx> {
+        let s = z3::Solver::new(self.smt.ctx);
+        for c in self.base.iter().chain(&p.cond) {
+            s.assert(&self.smt.cond(c));
+        }
+        s
+    }
+
+    fn prove(&self, paths: &[Path], terms: &mut Terms) -> Result<(), Failed> {
+        // 1. Accesses in bounds (each decomposed into an index).
+        for p in paths {
+            if let Some(f) = p.failures.first() {
+                return Err(Failed {
+                    reason: format!("{} ({})", f.message, f.loc),
+                    witness: f.witness.clone(),
+                });
+            }
+        }
+        // 2. Stored values equal the formula at their index.
+        for p in paths {
+            let solver = self.path_solver(p);
+            let pinned = self.pinned(&solver);
+            let witness = || {
+                (solver.check() == SatResult::Sat)
+                    .then(|| solver.get_model().map(|m| self.model_sizes(&m)))
+                    .flatten()
+            };
+            let mut pairs = Vec::new();
+            for st in &p.stores {
+                let t = &self.tensors[st.tensor];
+                let Some(f) = self.formulas.get(t.name.as_str()) else {
+                    return Err(Failed {
+                        reason: format!("`{}` has no formula to prove", t.name),
+                        witness: None,
+                    });
+                };
+                let idx = st.index.clone().expect("checked in step 1");
+                let mut holds = |c: &Cond| {
+                    solver.push();
+                    solver.assert(&self.smt.cond(c).not());
+                    let r = solver.check() == SatResult::Unsat;
+                    solver.pop(1);
+                    r
+                };
+                let mut at = AtIndex {
+                    terms,
+                    shapes: self.input_shapes,
+                    pinned: &pinned,
+                    holds: &mut holds,
+                };
+                let fshape = at.shape(&f.formula).map_err(|reason| Failed {
+                    reason,
+                    witness: None,
+                })?;
+                if fshape != t.shape {
+                    return Err(Failed {
+                        reason: format!(
+                            "the formula for `{}` has shape [{}], the tensor [{}]",
+                            t.name,
+                            join(&fshape),
+                            join(&t.shape)
+                        ),
+                        witness: None,
+                    });
+                }
+                let want = at.at(&f.formula, &idx).map_err(|reason| Failed {
+                    reason,
+                    witness: witness(),
+                })?;
+                pairs.push((want, st.value.expect("stores carry values"), st));
+            }
+            let just: Vec<_> = pairs.iter().map(|&(a, b, _)| (a, b)).collect();
+            let verdicts = decide::decide_all(terms, &just, &decide::Options::default());
+            for (v, (_, _, st)) in verdicts.iter().zip(&pairs) {
+                let what = format!(
+                    "`{}` at index [{}] ({})",
+                    self.tensors[st.tensor].name,
+                    join(st.index.as_deref().unwrap_or(&[])),
+                    st.loc
+                );
+                match v {
+                    Verdict::Equal { .. } => {}
+                    Verdict::NotEqual(_) => {
+                        return Err(Failed {
+                            reason: format!("{what} differs from the formula"),
+                            witness: witness(),
+                        })
+                    }
+                    Verdict::Unknown { reason } => {
+                        return Err(Failed {
+                            reason: format!("{what}: {reason}"),
+                            witness: None,
+                        })
+                    }
+                }
+            }
+        }
+        // 3. Every output element written exactly once.
+        for (k, t) in self.tensors.iter().enumerate() {
+            if t.role == Role::In {
+                continue;
+            }
+            self.coverage(paths, k, t)?;
+        }
+        Ok(())
+    }
+
+    /// Sizes the path fixes to one value.
+    fn pinned(&self, solver: &z3::Solver<'ctx>) -> BTreeMap<Arc<str>, i128> {
+        let mut out = BTreeMap::new();
+        if solver.check() != SatResult::Sat {
+            return out;
+        }
+        let Some(m) = solver.get_model() else {
+            return out;
+        };
+        for s in self.sizes {
+            let x = Int::new_const(self.smt.ctx, s.as_str());
+            let Some(v) = m.eval(&x, true).and_then(|v| v.as_i64()) else {
+                continue;
+            };
+            solver.push();
+            solver.assert(&x._eq(&Int::from_i64(self.smt.ctx, v)).not());
+            if solver.check() == SatResult::Unsat {
+                out.insert(Arc::from(s.as_str()), v as i128);
+            }
+            solver.pop(1);
+        }
+        out
+    }
+
+    /// The stores of all programs cover each element of tensor `k` once.
+    fn coverage(&self, paths: &[Path], k: usize, t: &TensorSym) -> Result<(), Failed> {
+        let ctx = self.smt.ctx;
+        let e: Vec<Int<'ctx>> = (0..t.shape.len())
+            .map(|i| Int::new_const(ctx, format!("e{i}")))
+            .collect();
+        // The program ids as Z3 constants (the quantifier binds them by name).
+        let pid_vars: Vec<Int<'ctx>> = ["pid_x", "pid_y", "pid_z"]
+            .iter()
+            .zip(self.pids)
+            .filter(|(_, p)| p.as_const().is_none())
+            .map(|(n, _)| Int::new_const(ctx, *n))
+            .collect();
+        let primed: Vec<Int<'ctx>> = pid_vars
+            .iter()
+            .enumerate()
+            .map(|(i, _)| Int::new_const(ctx, format!("pid'{i}")))
+            .collect();
+        // writes(pids, w): writer number w (a path's store lane) writes element e.
+        let w = Int::new_const(ctx, "w");
+        let w2 = Int::new_const(ctx, "w'");
+        let mut writes: Vec<Bool<'ctx>> = Vec::new();
+        let mut writes_any: Vec<Bool<'ctx>> = Vec::new();
+        let mut n = 0i64;
+        for p in paths {
+            let pc: Vec<Bool<'ctx>> = p.cond.iter().map(|c| self.smt.cond(c)).collect();
+            for st in p.stores.iter().filter(|s| s.tensor == k) {
+                let idx = st.index.as_ref().expect("checked");
+                let mut conj: Vec<Bool<'ctx>> = pc.clone();
+                for (i, x) in idx.iter().enumerate() {
+                    conj.push(self.smt.int(x)._eq(&e[i]));
+                }
+                let refs: Vec<&Bool<'ctx>> = conj.iter().collect();
+                let here = Bool::and(ctx, &refs);
+                writes_any.push(here.clone());
+                writes.push(Bool::and(ctx, &[&w._eq(&Int::from_i64(ctx, n)), &here]));
+                n += 1;
+            }
+        }
+        let pid_ok: Vec<Bool<'ctx>> = self
+            .base
+            .iter()
+            .skip(self.size_conds.len())
+            .map(|c| self.smt.cond(c))
+            .collect();
+        let sizes_ok: Vec<Bool<'ctx>> = self.size_conds.iter().map(|c| self.smt.cond(c)).collect();
+        let in_shape: Vec<Bool<'ctx>> = t
+            .shape
+            .iter()
+            .enumerate()
+            .flat_map(|(i, d)| [e[i].ge(&Int::from_i64(ctx, 0)), e[i].lt(&self.smt.int(d))])
+            .collect();
+        let and = |v: &[Bool<'ctx>]| {
+            let r: Vec<&Bool<'ctx>> = v.iter().collect();
+            Bool::and(ctx, &r)
+        };
+        let or = |v: &[Bool<'ctx>]| {
+            let r: Vec<&Bool<'ctx>> = v.iter().collect();
+            Bool::or(ctx, &r)
+        };
+        // Covered: no element in the shape that no program writes.
+        let written = Bool::and(ctx, &[&and(&pid_ok), &or(&writes_any)]);
+        let bound: Vec<&dyn Ast<'ctx>> = pid_vars.iter().map(|v| v as &dyn Ast<'ctx>).collect();
+        let nobody = if bound.is_empty() {
+            written.not()
+        } else {
+            z3::ast::forall_const(ctx, &bound, &[], &written.not())
+        };
+        let s = z3::Solver::new(ctx);
+        s.assert(&and(&sizes_ok));
+        s.assert(&and(&in_shape));
+        s.assert(&nobody);
+        match s.check() {
+            SatResult::Unsat => {}
+            SatResult::Sat => {
+                let witness = s.get_model().map(|m| self.model_sizes(&m));
+                return Err(Failed {
+                    reason: format!("some element of `{}` is written by no program", t.name),
+                    witness,
+                });
+            }
+            SatResult::Unknown => {
+                return Err(Failed {
+                    reason: format!(
+                        "Z3 could not decide whether every element of `{}` is written",
+                        t.name
+                    ),
+                    witness: None,
+                })
+            }
+        }
+        // Once: no two different (program, writer) pairs write the same element.
+        let subst: Vec<(&Int<'ctx>, &Int<'ctx>)> = pid_vars.iter().zip(&primed).collect();
+        let w_first = Bool::and(ctx, &[&and(&pid_ok), &or(&writes)]);
+        let w_second = w_first.substitute(&subst).substitute(&[(&w, &w2)]);
+        let mut differ: Vec<Bool<'ctx>> = vec![w._eq(&w2).not()];
+        for (a, b) in pid_vars.iter().zip(&primed) {
+            differ.push(a._eq(b).not());
+        }
+        let s = z3::Solver::new(ctx);
+        s.assert(&and(&sizes_ok));
+        s.assert(&w_first);
+        s.assert(&w_second);
+        s.assert(&or(&differ));
+        match s.check() {
+            SatResult::Unsat => Ok(()),
+            SatResult::Sat => Err(Failed {
+                reason: format!("some element of `{}` is written twice", t.name),
+                witness: s.get_model().map(|m| self.model_sizes(&m)),
+            }),
+            SatResult::Unknown => Err(Failed {
+                reason: format!(
+                    "Z3 could not decide whether an element of `{}` is written twice",
+                    t.name
+                ),
+                witness: None,
+            }),
+        }
+    }
+}
+
+fn join(ps: &[Poly]) -> String {
+    ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ")
+}

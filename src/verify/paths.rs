@@ -1,0 +1,1176 @@
+//! One Triton program run with symbolic sizes and program ids, once per path.
+//!
+//! Lanes stay concrete (a block's width is a constexpr folded into the IR), integers are
+//! [`Poly`]s over the sizes and `pid_x/y/z`, and reals are terms, built through the same
+//! [`Symbolic`] domain the bounded interpreter uses, so both read every float op alike.
+//! A loaded element is an atom named by its tensor and flat offset (`x@(N*pid_x + 3)`);
+//! [`super`] later names it by its index. Whenever a condition on integers (a mask lane,
+//! a select, a branch) is not decided by the path so far, Z3 says whether each side is
+//! feasible, and a feasible pair forks the run: [`explore`] re-runs the program once per
+//! sequence of such choices (depth first). Each path records its condition, every
+//! load and store lane it performed, and the i32 overflows it had to assume away.
+//!
+//! Invariant: a path's records hold for every size and program id satisfying its
+//! condition; the paths' conditions are disjoint and together cover every (size,
+//! program id) the base constraints allow. Anything this interpreter cannot read
+//! symbolically is an [`Unsupported`] error, never a guess.
+
+use super::sym::{Cond, Poly, Rel, Smt};
+use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
+use crate::exec::ops::{float_binary, float_predicate, simple_combine, unary_func};
+use crate::launch::Role;
+use crate::term::{TermId, Terms};
+use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
+use std::collections::HashMap;
+use std::rc::Rc;
+use z3::SatResult;
+
+/// Why the symbolic run stopped: a construct it cannot read for all sizes.
+#[derive(Clone, Debug)]
+pub struct Unsupported {
+    pub message: String,
+    pub line: u32,
+    pub loc: Loc,
+}
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(message: impl Into<String>) -> R<T> {
+    Err(Unsupported {
+        message: message.into(),
+        line: 0,
+        loc: Loc::default(),
+    })
+}
+
+/// One lane of a runtime value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lane {
+    Int(Poly),
+    Bool(Cond),
+    Float(TermId),
+    /// A comparison of reals (an undecided boolean of the term domain).
+    FBool(TermId),
+    Ptr { tensor: usize, off: Poly },
+    /// A masked-off lane loaded without `other=`.
+    Undef,
+}
+
+#[derive(Clone, Debug)]
+struct Val {
+    shape: Vec<usize>,
+    lanes: Vec<Lane>,
+}
+
+impl Val {
+    fn scalar(l: Lane) -> Val {
+        Val {
+            shape: vec![],
+            lanes: vec![l],
+        }
+    }
+    fn splat(l: Lane, shape: &[usize]) -> Val {
+        Val {
+            shape: shape.to_vec(),
+            lanes: vec![l; shape.iter().product()],
+        }
+    }
+}
+
+/// A tensor as the launch declares it, with its shape over the sizes.
+#[derive(Clone, Debug)]
+pub struct TensorSym {
+    pub name: String,
+    pub shape: Vec<Poly>,
+    pub role: Role,
+}
+
+impl TensorSym {
+    pub fn numel(&self) -> Poly {
+        self.shape.iter().fold(Poly::constant(1), |a, d| a.mul(d))
+    }
+}
+
+/// A load or store lane.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub tensor: usize,
+    pub off: Poly,
+    pub line: u32,
+    pub loc: Loc,
+    /// The stored value (stores only).
+    pub value: Option<TermId>,
+    /// The tensor index the offset decomposes into, proved in bounds on the path;
+    /// `None` when it is not (see [`Path::failures`]).
+    pub index: Option<Vec<Poly>>,
+}
+
+/// An access the path cannot prove in bounds.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub message: String,
+    pub line: u32,
+    pub loc: Loc,
+    /// Sizes (from a Z3 model) where the access leaves its tensor, if Z3 found some.
+    pub witness: Option<Vec<(String, i64)>>,
+}
+
+/// One path through the program.
+#[derive(Clone, Debug, Default)]
+pub struct Path {
+    /// The choices that define it (beyond the base constraints).
+    pub cond: Vec<Cond>,
+    pub loads: Vec<Access>,
+    pub stores: Vec<Access>,
+    /// The Python lines of i32 results that overflow for some sizes (the proof holds
+    /// where they do not).
+    pub no_overflow: Vec<Loc>,
+    pub failures: Vec<Failure>,
+}
+
+/// What the run needs besides the module.
+pub struct Setup<'a> {
+    /// The size names (Z3 models are read back over them).
+    pub sizes: &'a [String],
+    pub tensors: &'a [TensorSym],
+    /// Each kernel parameter's value (pointers, integers, reals), by name.
+    pub args: &'a HashMap<String, ArgSym>,
+    /// The base constraints: sizes positive, program ids within the grid, and any
+    /// candidate constraint being tried.
+    pub base: &'a [Cond],
+    pub pids: [Poly; 3],
+    pub grid: [Poly; 3],
+    pub max_paths: usize,
+}
+
+/// A kernel parameter's symbolic value.
+#[derive(Clone, Debug)]
+pub enum ArgSym {
+    Tensor(usize),
+    Int(Poly),
+    Real(f64),
+    Scalar(String),
+}
+
+/// Runs the program once per path; `Err` when a construct is unsupported or the paths
+/// exceed `max_paths`.
+pub fn explore(
+    module: &Module,
+    setup: &Setup,
+    smt: &Smt,
+    terms: &mut Terms,
+    tensor_names: Vec<std::sync::Arc<str>>,
+) -> R<Vec<Path>> {
+    let Some(func) = module.entry() else {
+        return unsupported("the module has no tt.func");
+    };
+    let mut trail: Vec<bool> = Vec::new();
+    let mut paths = Vec::new();
+    loop {
+        let solver = z3::Solver::new(smt.ctx);
+        for c in setup.base {
+            solver.assert(&smt.cond(c));
+        }
+        let mut run = Run {
+            module,
+            setup,
+            smt,
+            solver,
+            domain: Symbolic {
+                terms,
+                tensor_names: tensor_names.clone(),
+                precision: Default::default(),
+            },
+            trail: &mut trail,
+            pos: 0,
+            memo: HashMap::new(),
+            path: Path::default(),
+            depth: 0,
+        };
+        let mut args = Vec::new();
+        for a in &func.args {
+            let lane = match setup.args.get(&a.name) {
+                Some(ArgSym::Tensor(t)) => Lane::Ptr {
+                    tensor: *t,
+                    off: Poly::default(),
+                },
+                Some(ArgSym::Int(p)) => Lane::Int(p.clone()),
+                Some(ArgSym::Real(v)) => match &a.ty {
+                    Type::Float(k) => Lane::Float(run.domain.constant(crate::exec::typed_value(*k, *v))),
+                    _ => return unsupported(format!("parameter `{}` is not a float", a.name)),
+                },
+                Some(ArgSym::Scalar(s)) => Lane::Float(run.domain.terms.param(s)),
+                None => return unsupported(format!("parameter `{}` is not bound", a.name)),
+            };
+            args.push(Rc::new(Val::scalar(lane)));
+        }
+        run.run_func(func, args)?;
+        paths.push(run.path);
+        if paths.len() > setup.max_paths {
+            return unsupported(format!(
+                "more than {} mask/branch cases; the blocks are too wide for this prover",
+                setup.max_paths
+            ));
+        }
+        // Depth first: flip the last `true` choice, drop the choices after it.
+        while trail.last() == Some(&false) {
+            trail.pop();
+        }
+        match trail.last_mut() {
+            Some(last) => *last = false,
+            None => return Ok(paths),
+        }
+    }
+}
+
+type Env = HashMap<String, Rc<Val>>;
+
+enum Flow {
+    Yield(Vec<Rc<Val>>),
+    Return(Vec<Rc<Val>>),
+}
+
+struct Run<'a, 'ctx, 't> {
+    module: &'a Module,
+    setup: &'a Setup<'a>,
+    smt: &'a Smt<'ctx>,
+    solver: z3::Solver<'ctx>,
+    domain: Symbolic<'t>,
+    trail: &'a mut Vec<bool>,
+    pos: usize,
+    memo: HashMap<Cond, bool>,
+    path: Path,
+    depth: usize,
+}
+
+impl Run<'_, '_, '_> {
+    /// The value of `c` on this path, forking when both are feasible.
+    fn decide(&mut self, c: &Cond) -> R<bool> {
+        if let Some(b) = c.as_const() {
+            return Ok(b);
+        }
+        if let Some(&b) = self.memo.get(c) {
+            return Ok(b);
+        }
+        let z = self.smt.cond(c);
+        let can = |s: &z3::Solver, x: &z3::ast::Bool| {
+            s.push();
+            s.assert(x);
+            let r = s.check() != SatResult::Unsat;
+            s.pop(1);
+            r
+        };
+        let (t, f) = (can(&self.solver, &z), can(&self.solver, &z.not()));
+        let b = match (t, f) {
+            (true, false) => true,
+            (false, true) => false,
+            (false, false) => return unsupported("an infeasible path (Z3 found no sizes)"),
+            (true, true) => {
+                let b = match self.trail.get(self.pos) {
+                    Some(&b) => b,
+                    None => {
+                        self.trail.push(true);
+                        true
+                    }
+                };
+                self.pos += 1;
+                self.path.cond.push(if b { c.clone() } else { c.clone().not() });
+                b
+            }
+        };
+        self.solver.assert(&if b { z } else { z.not() });
+        self.memo.insert(c.clone(), b);
+        Ok(b)
+    }
+
+    /// The one value `p` has on this path, if the path fixes it (a row length the
+    /// masks pinned, read as a float by a mean).
+    fn pinned(&self, p: &Poly) -> Option<i128> {
+        if self.solver.check() != SatResult::Sat {
+            return None;
+        }
+        let v = self.solver.get_model()?.eval(&self.smt.int(p), true)?.as_i64()? as i128;
+        self.holds(&Cond::cmp(Rel::Eq, p, &Poly::constant(v))).then_some(v)
+    }
+
+    /// Whether `c` holds on every continuation of this path.
+    fn holds(&self, c: &Cond) -> bool {
+        if let Some(b) = c.as_const() {
+            return b;
+        }
+        self.solver.push();
+        self.solver.assert(&self.smt.cond(c).not());
+        let r = self.solver.check() == SatResult::Unsat;
+        self.solver.pop(1);
+        r
+    }
+
+    fn run_func(&mut self, func: &IrFunc, args: Vec<Rc<Val>>) -> R<Vec<Rc<Val>>> {
+        let mut env = Env::new();
+        match self.run_region(&func.body, args, &mut env)? {
+            Flow::Return(v) | Flow::Yield(v) => Ok(v),
+        }
+    }
+
+    fn run_region(&mut self, region: &Region, args: Vec<Rc<Val>>, env: &mut Env) -> R<Flow> {
+        if self.depth > 64 {
+            return unsupported("call/region nesting deeper than 64");
+        }
+        let Some(block) = region.blocks.first() else {
+            return Ok(Flow::Yield(Vec::new()));
+        };
+        if region.blocks.len() > 1 {
+            return unsupported("unstructured control flow (several blocks)");
+        }
+        self.depth += 1;
+        let r = self.run_block(block, args, env);
+        self.depth -= 1;
+        r
+    }
+
+    fn run_block(&mut self, block: &Block, args: Vec<Rc<Val>>, env: &mut Env) -> R<Flow> {
+        if block.args.len() != args.len() {
+            return unsupported("block argument count mismatch");
+        }
+        for (a, v) in block.args.iter().zip(args) {
+            env.insert(a.name.clone(), v);
+        }
+        for op in &block.ops {
+            let at = |mut e: Unsupported| {
+                if e.line == 0 {
+                    e.line = op.line;
+                    e.loc = op.loc.clone();
+                }
+                e
+            };
+            match op.name.as_str() {
+                "scf.yield" | "tt.reduce.return" => {
+                    return Ok(Flow::Yield(self.operands(op, env).map_err(at)?))
+                }
+                "tt.return" => return Ok(Flow::Return(self.operands(op, env).map_err(at)?)),
+                _ => {}
+            }
+            let results = self.op(op, env).map_err(at)?;
+            for (name, v) in op.results.iter().zip(results) {
+                env.insert(name.clone(), v);
+            }
+        }
+        Ok(Flow::Yield(Vec::new()))
+    }
+
+    fn operands(&self, op: &Op, env: &Env) -> R<Vec<Rc<Val>>> {
+        op.operands
+            .iter()
+            .map(|n| match env.get(n) {
+                Some(v) => Ok(v.clone()),
+                None => unsupported(format!("use of undefined value {n}")),
+            })
+            .collect()
+    }
+
+    fn op(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
+        match op.name.as_str() {
+            "scf.if" => return self.scf_if(op, env),
+            "scf.for" => return self.scf_for(op, env),
+            "tt.reduce" => return self.reduce(op, env),
+            "tt.call" => {
+                let callee = match op.attr("callee") {
+                    Some(Attr::Str(s)) => s.trim_start_matches('@').to_string(),
+                    Some(Attr::Other(s)) => s.trim_start_matches('@').to_string(),
+                    _ => return unsupported("tt.call without a callee"),
+                };
+                let Some(f) = self.module.func(&callee) else {
+                    return unsupported(format!("call of unknown function @{callee}"));
+                };
+                let args = self.operands(op, env)?;
+                self.depth += 1;
+                let r = self.run_func(f, args);
+                self.depth -= 1;
+                return r;
+            }
+            _ => {}
+        }
+        let args = self.operands(op, env)?;
+        let v = self.simple(op, &args)?;
+        Ok(vec![Rc::new(v)])
+    }
+
+    fn simple(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
+        let name = op.name.as_str();
+        let arg = |i: usize| -> R<&Val> {
+            match args.get(i) {
+                Some(v) => Ok(v),
+                None => unsupported(format!("{name}: missing operand {i}")),
+            }
+        };
+        let out_shape = || -> Vec<usize> {
+            op.result_types
+                .first()
+                .map(|t| t.shape().iter().map(|&d| d.max(0) as usize).collect())
+                .unwrap_or_default()
+        };
+        let is_i32 = matches!(op.result_types.first().map(|t| t.elem()), Some(Type::Int(32)));
+        if let Some(f) = unary_func(name) {
+            return self.map1(arg(0)?, |r, l| match l {
+                Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
+                _ => unsupported(format!("{name} of a non-float")),
+            });
+        }
+        if let Some(b) = float_binary(name) {
+            return self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+                (Lane::Float(x), Lane::Float(y)) => Ok(Lane::Float(r.domain.binary(b, x, y))),
+                (Lane::Undef, _) | (_, Lane::Undef) => Ok(Lane::Undef),
+                _ => unsupported(format!("{name} of non-floats")),
+            });
+        }
+        match name {
+            "arith.addi" | "arith.subi" | "arith.muli" | "arith.maxsi" | "arith.minsi" => {
+                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+                    (Lane::Int(a), Lane::Int(b)) => {
+                        let v = match name {
+                            "arith.addi" => a.add(&b),
+                            "arith.subi" => a.sub(&b),
+                            "arith.muli" => a.mul(&b),
+                            "arith.maxsi" => a.max_with(&b),
+                            _ => a.min_with(&b),
+                        };
+                        if is_i32 {
+                            r.no_overflow(&v, op)?;
+                        }
+                        Ok(Lane::Int(v))
+                    }
+                    _ => unsupported(format!("{name} of non-integers")),
+                })
+            }
+            "arith.divsi" | "arith.divui" | "arith.floordivsi" | "arith.remsi" | "arith.remui"
+            | "arith.ceildivsi" | "arith.ceildivui" => {
+                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+                    (Lane::Int(a), Lane::Int(b)) => {
+                        // Truncating and floor division agree for a >= 0, b > 0.
+                        let zero = Poly::default();
+                        if !r.holds(&Cond::cmp(Rel::Le, &zero, &a))
+                            || !r.holds(&Cond::cmp(Rel::Lt, &zero, &b))
+                        {
+                            return unsupported(format!(
+                                "{name} of an operand that may be negative"
+                            ));
+                        }
+                        Ok(Lane::Int(match name {
+                            "arith.remsi" | "arith.remui" => a.modulo(&b),
+                            "arith.ceildivsi" | "arith.ceildivui" => {
+                                a.add(&b).sub(&Poly::constant(1)).floor_div(&b)
+                            }
+                            _ => a.floor_div(&b),
+                        }))
+                    }
+                    _ => unsupported(format!("{name} of non-integers")),
+                })
+            }
+            "arith.andi" | "arith.ori" | "arith.xori" => {
+                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+                    (Lane::Bool(a), Lane::Bool(b)) => Ok(Lane::Bool(match name {
+                        "arith.andi" => Cond::and(a, b),
+                        "arith.ori" => Cond::or(a, b),
+                        _ => Cond::or(
+                            Cond::and(a.clone(), b.clone().not()),
+                            Cond::and(a.not(), b),
+                        ),
+                    })),
+                    (Lane::FBool(a), Lane::FBool(b)) => {
+                        let t = match name {
+                            "arith.andi" => r.domain.and(a, b),
+                            "arith.ori" => r.domain.or(a, b),
+                            _ => return unsupported("xor of data-dependent conditions"),
+                        };
+                        Ok(truth(t))
+                    }
+                    (Lane::Bool(c), Lane::FBool(f)) | (Lane::FBool(f), Lane::Bool(c)) => {
+                        // Decide the integer side on this path.
+                        let b = r.decide(&c)?;
+                        Ok(match (name, b) {
+                            ("arith.andi", true) | ("arith.ori", false) => Lane::FBool(f),
+                            ("arith.andi", false) => Lane::Bool(Cond::Const(false)),
+                            ("arith.ori", true) => Lane::Bool(Cond::Const(true)),
+                            _ => return unsupported("xor of data-dependent conditions"),
+                        })
+                    }
+                    _ => unsupported(format!("{name} of non-booleans (bitwise integer ops)")),
+                })
+            }
+            "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.index_cast"
+            | "arith.index_castui" => {
+                let narrow_to_32 = name == "arith.trunci" && is_i32;
+                self.map1(arg(0)?, |r, l| match l {
+                    Lane::Int(p) => {
+                        if narrow_to_32 {
+                            r.no_overflow(&p, op)?;
+                        }
+                        Ok(Lane::Int(p))
+                    }
+                    l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l),
+                    _ => unsupported(format!("{name} of a non-integer")),
+                })
+            }
+            "arith.constant" => self.constant(op),
+            "tt.get_program_id" | "tt.get_num_programs" => {
+                let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
+                if !(0..3).contains(&axis) {
+                    return unsupported(format!("axis {axis}"));
+                }
+                let v = if name == "tt.get_program_id" {
+                    self.setup.pids[axis as usize].clone()
+                } else {
+                    self.setup.grid[axis as usize].clone()
+                };
+                Ok(Val::scalar(Lane::Int(v)))
+            }
+            "tt.make_range" => {
+                let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
+                let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
+                let lanes: Vec<Lane> = (start..end)
+                    .map(|i| Lane::Int(Poly::constant(i as i128)))
+                    .collect();
+                Ok(Val {
+                    shape: vec![lanes.len()],
+                    lanes,
+                })
+            }
+            "arith.negf" => self.map1(arg(0)?, |r, l| match l {
+                Lane::Float(x) => Ok(Lane::Float(r.domain.neg(x))),
+                _ => unsupported("negf of a non-float"),
+            }),
+            "math.fma" => {
+                let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
+                let ab = self.map2(a, b, |r, x, y| match (x, y) {
+                    (Lane::Float(x), Lane::Float(y)) => {
+                        Ok(Lane::Float(r.domain.binary(Binary::Mul, x, y)))
+                    }
+                    _ => unsupported("fma of non-floats"),
+                })?;
+                self.map2(&ab, c, |r, x, y| match (x, y) {
+                    (Lane::Float(x), Lane::Float(y)) => {
+                        Ok(Lane::Float(r.domain.binary(Binary::Add, x, y)))
+                    }
+                    _ => unsupported("fma of non-floats"),
+                })
+            }
+            "arith.cmpi" => {
+                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
+                let pred = pred.to_string();
+                self.map2(arg(0)?, arg(1)?, |r, x, y| {
+                    let (a, b) = match (x, y) {
+                        (Lane::Int(a), Lane::Int(b)) => (a, b),
+                        _ => return unsupported("cmpi of non-integers"),
+                    };
+                    if pred.starts_with('u') {
+                        let zero = Poly::default();
+                        if !r.holds(&Cond::cmp(Rel::Le, &zero, &a))
+                            || !r.holds(&Cond::cmp(Rel::Le, &zero, &b))
+                        {
+                            return unsupported("unsigned comparison of values that may be negative");
+                        }
+                    }
+                    Ok(Lane::Bool(match pred.as_str() {
+                        "slt" | "ult" => Cond::cmp(Rel::Lt, &a, &b),
+                        "sle" | "ule" => Cond::cmp(Rel::Le, &a, &b),
+                        "sgt" | "ugt" => Cond::cmp(Rel::Lt, &b, &a),
+                        "sge" | "uge" => Cond::cmp(Rel::Le, &b, &a),
+                        "eq" => Cond::cmp(Rel::Eq, &a, &b),
+                        "ne" => Cond::cmp(Rel::Ne, &a, &b),
+                        p => return unsupported(format!("cmpi predicate {p}")),
+                    }))
+                })
+            }
+            "arith.cmpf" => {
+                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
+                let Some(cmp) = float_predicate(pred) else {
+                    return unsupported(format!("cmpf predicate {pred}"));
+                };
+                let Some(cmp) = cmp else {
+                    return unsupported(format!("cmpf predicate {pred} (NaN tests)"));
+                };
+                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+                    (Lane::Float(a), Lane::Float(b)) => Ok(truth(r.domain.cmp(cmp, a, b))),
+                    _ => unsupported("cmpf of non-floats"),
+                })
+            }
+            "arith.select" => {
+                let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
+                let shape = if a.shape.is_empty() { c.shape.clone() } else { a.shape.clone() };
+                let (c, a, b) = (bcast(c, &shape)?, bcast(a, &shape)?, bcast(b, &shape)?);
+                let mut lanes = Vec::with_capacity(a.lanes.len());
+                for i in 0..a.lanes.len() {
+                    let l = match &c.lanes[i] {
+                        Lane::Bool(k) => {
+                            if self.decide(k)? {
+                                a.lanes[i].clone()
+                            } else {
+                                b.lanes[i].clone()
+                            }
+                        }
+                        Lane::FBool(k) => match (&a.lanes[i], &b.lanes[i]) {
+                            (Lane::Float(x), Lane::Float(y)) => {
+                                Lane::Float(self.domain.select(*k, *x, *y))
+                            }
+                            _ => return unsupported("data-dependent select of non-floats"),
+                        },
+                        _ => return unsupported("select on a non-boolean"),
+                    };
+                    lanes.push(l);
+                }
+                Ok(Val { shape, lanes })
+            }
+            "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => self.map1(arg(0)?, |_, l| match l {
+                l @ (Lane::Float(_) | Lane::Undef) => Ok(l),
+                _ => unsupported(format!("{name} of a non-float")),
+            }),
+            "arith.sitofp" | "arith.uitofp" => self.map1(arg(0)?, |r, l| match l {
+                Lane::Int(p) => match p.as_const().or_else(|| r.pinned(&p)) {
+                    Some(c) => Ok(Lane::Float(r.domain.constant(c as f64))),
+                    None => unsupported("int-to-float of a size-dependent integer"),
+                },
+                Lane::Bool(c) => {
+                    let b = r.decide(&c)?;
+                    Ok(Lane::Float(r.domain.constant(if b { 1.0 } else { 0.0 })))
+                }
+                _ => unsupported(format!("{name} of a non-integer")),
+            }),
+            "tt.splat" => {
+                let a = arg(0)?;
+                if a.lanes.len() != 1 {
+                    return unsupported("splat of a non-scalar");
+                }
+                Ok(Val::splat(a.lanes[0].clone(), &out_shape()))
+            }
+            "tt.broadcast" => bcast(arg(0)?, &out_shape()),
+            "tt.expand_dims" | "tt.reshape" => {
+                if op.attrs.contains_key("allow_reorder") {
+                    return unsupported("reshape with allow_reorder");
+                }
+                let a = arg(0)?;
+                let shape = out_shape();
+                if shape.iter().product::<usize>() != a.lanes.len() {
+                    return unsupported("reshape changes the element count");
+                }
+                Ok(Val {
+                    shape,
+                    lanes: a.lanes.clone(),
+                })
+            }
+            "tt.trans" => {
+                let a = arg(0)?;
+                let order: Vec<usize> = match op.attr("order") {
+                    Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
+                    _ => (0..a.shape.len()).rev().collect(),
+                };
+                transpose(a, &order)
+            }
+            "tt.addptr" => self.map2(arg(0)?, arg(1)?, |_, p, o| match (p, o) {
+                (Lane::Ptr { tensor, off }, Lane::Int(d)) => Ok(Lane::Ptr {
+                    tensor,
+                    off: off.add(&d),
+                }),
+                _ => unsupported("addptr of a non-pointer or non-integer"),
+            }),
+            "tt.load" => self.load(op, args),
+            "tt.store" => {
+                self.store(op, args)?;
+                Ok(Val::scalar(Lane::Int(Poly::default())))
+            }
+            "tt.dot" => {
+                if matches!(op.attr("inputPrecision"), Some(Attr::Str(p)) if p == "tf32") {
+                    // Read as exact (Precision::Real), as the bounded run does.
+                }
+                self.dot(arg(0)?, arg(1)?, arg(2)?)
+            }
+            "tt.assert" | "tt.print" => Ok(Val::scalar(Lane::Int(Poly::default()))),
+            other => unsupported(format!("op {other} is not read for all sizes yet")),
+        }
+    }
+
+    /// The row-major index of flat offset `off` in `tensor`, each coordinate proved
+    /// within its axis on this path (so the access is in bounds). Otherwise records a
+    /// failure, with sizes where the access leaves the tensor when Z3 finds them.
+    fn index_of(&mut self, tensor: usize, off: &Poly, op: &Op) -> Option<Vec<Poly>> {
+        let t = &self.setup.tensors[tensor];
+        let zero = Poly::default();
+        let within = |run: &Self, x: &Poly, d: &Poly| {
+            run.holds(&Cond::cmp(Rel::Le, &zero, x)) && run.holds(&Cond::cmp(Rel::Lt, x, d))
+        };
+        let mut rest = off.clone();
+        let mut idx = Vec::with_capacity(t.shape.len());
+        let mut ok = true;
+        for (k, d) in t.shape.iter().enumerate().rev() {
+            if k == 0 {
+                ok &= within(self, &rest, d);
+                idx.push(rest.clone());
+                break;
+            }
+            match rest.split_by(d) {
+                Some((q, r)) if within(self, &r, d) => {
+                    idx.push(r);
+                    rest = q;
+                }
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if t.shape.is_empty() {
+            ok = off.as_const() == Some(0);
+        }
+        if ok {
+            idx.reverse();
+            return Some(idx);
+        }
+        // In bounds after all (an index we cannot name), or a real escape?
+        let numel = t.numel();
+        let inside = Cond::and(
+            Cond::cmp(Rel::Le, &zero, off),
+            Cond::cmp(Rel::Lt, off, &numel),
+        );
+        self.solver.push();
+        self.solver.assert(&self.smt.cond(&inside).not());
+        let witness = match self.solver.check() {
+            SatResult::Sat => self.solver.get_model().map(|m| {
+                self.setup
+                    .sizes
+                    .iter()
+                    .filter_map(|s| {
+                        let v = m.eval(&z3::ast::Int::new_const(self.smt.ctx, s.as_str()), true)?;
+                        Some((s.clone(), v.as_i64()?))
+                    })
+                    .collect()
+            }),
+            _ => None,
+        };
+        let escapes = self.solver.check() == SatResult::Sat;
+        self.solver.pop(1);
+        let message = if escapes {
+            format!("`{}` at offset {off} may lie outside the tensor", t.name)
+        } else {
+            format!("`{}` at offset {off} does not decompose into an index", t.name)
+        };
+        self.path.failures.push(Failure {
+            message,
+            line: op.line,
+            loc: op.loc.clone(),
+            witness,
+        });
+        None
+    }
+
+    /// Notes an i32 result that may overflow for some sizes. The proof then reads
+    /// integers as unbounded, which is exact exactly where nothing overflows: the
+    /// claim holds for the sizes where no such op overflows, and says so.
+    fn no_overflow(&mut self, v: &Poly, op: &Op) -> R<()> {
+        if v.as_const().is_some() || self.path.no_overflow.contains(&op.loc) {
+            return Ok(());
+        }
+        let lo = Cond::cmp(Rel::Le, &Poly::constant(-(1i128 << 31)), v);
+        let hi = Cond::cmp(Rel::Lt, v, &Poly::constant(1i128 << 31));
+        if !self.holds(&Cond::and(lo, hi)) {
+            self.path.no_overflow.push(op.loc.clone());
+        }
+        Ok(())
+    }
+
+    fn constant(&mut self, op: &Op) -> R<Val> {
+        let ty = op.result_types.first().cloned().unwrap_or(Type::Int(32));
+        let shape: Vec<usize> = ty.shape().iter().map(|&d| d.max(0) as usize).collect();
+        let elem_ty = ty.elem().clone();
+        let mut make = |s: &Scalar| -> Lane {
+            match (s, &elem_ty) {
+                (Scalar::Bool(b), _) => Lane::Bool(Cond::Const(*b)),
+                (Scalar::Int(i), Type::Int(1)) => Lane::Bool(Cond::Const(*i & 1 == 1)),
+                (Scalar::Int(i), Type::Float(_)) => Lane::Float(self.domain.constant(*i as f64)),
+                (Scalar::Int(i), _) => Lane::Int(Poly::constant(*i)),
+                (Scalar::Float(x), _) => Lane::Float(self.domain.constant(*x)),
+            }
+        };
+        match op.attr("value") {
+            Some(Attr::Scalar(s)) => Ok(Val::splat(make(s), &shape)),
+            Some(Attr::Int(i)) => Ok(Val::splat(make(&Scalar::Int(*i as i128)), &shape)),
+            Some(Attr::Dense { values, .. }) if values.len() == 1 => {
+                Ok(Val::splat(make(&values[0]), &shape))
+            }
+            Some(Attr::Dense { values, .. }) if values.len() == shape.iter().product::<usize>() => {
+                let lanes = values.iter().map(&mut make).collect();
+                Ok(Val { shape, lanes })
+            }
+            other => unsupported(format!("unreadable constant {other:?}")),
+        }
+    }
+
+    fn mask_lanes(&mut self, mask: Option<&Rc<Val>>, shape: &[usize]) -> R<Vec<bool>> {
+        let n: usize = shape.iter().product();
+        let Some(m) = mask else {
+            return Ok(vec![true; n]);
+        };
+        let m = bcast(m, shape)?;
+        let mut on = Vec::with_capacity(n);
+        for l in &m.lanes {
+            on.push(match l {
+                Lane::Bool(c) => self.decide(c)?,
+                _ => return unsupported("a mask that depends on the data"),
+            });
+        }
+        Ok(on)
+    }
+
+    fn load(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
+        let Some(ptrs) = args.first() else {
+            return unsupported("load without a pointer");
+        };
+        let on = self.mask_lanes(args.get(1), &ptrs.shape)?;
+        let other = match args.get(2) {
+            Some(o) => Some(bcast(o, &ptrs.shape)?),
+            None => None,
+        };
+        let mut lanes = Vec::with_capacity(on.len());
+        for (i, p) in ptrs.lanes.iter().enumerate() {
+            if !on[i] {
+                lanes.push(match &other {
+                    Some(o) => o.lanes[i].clone(),
+                    None => Lane::Undef,
+                });
+                continue;
+            }
+            let Lane::Ptr { tensor, off } = p else {
+                return unsupported("load through a non-pointer");
+            };
+            let t = &self.setup.tensors[*tensor];
+            if t.role != Role::In {
+                return unsupported(format!(
+                    "a load from `{}`, which the kernel writes (memory is not modelled for all sizes yet)",
+                    t.name
+                ));
+            }
+            let index = self.index_of(*tensor, off, op);
+            let name = match &index {
+                Some(idx) => atom_name(&t.name, idx),
+                None => format!("{}@({off})", t.name),
+            };
+            self.path.loads.push(Access {
+                tensor: *tensor,
+                off: off.clone(),
+                line: op.line,
+                loc: op.loc.clone(),
+                value: None,
+                index,
+            });
+            lanes.push(Lane::Float(self.domain.terms.param(&name)));
+        }
+        Ok(Val {
+            shape: ptrs.shape.clone(),
+            lanes,
+        })
+    }
+
+    fn store(&mut self, op: &Op, args: &[Rc<Val>]) -> R<()> {
+        let (Some(ptrs), Some(vals)) = (args.first(), args.get(1)) else {
+            return unsupported("store without pointer or value");
+        };
+        let vals = bcast(vals, &ptrs.shape)?;
+        let on = self.mask_lanes(args.get(2), &ptrs.shape)?;
+        for (i, p) in ptrs.lanes.iter().enumerate() {
+            if !on[i] {
+                continue;
+            }
+            let Lane::Ptr { tensor, off } = p else {
+                return unsupported("store through a non-pointer");
+            };
+            let value = match &vals.lanes[i] {
+                Lane::Float(v) => *v,
+                Lane::Undef => {
+                    return unsupported("a masked-off lane (loaded without other=) is stored")
+                }
+                _ => return unsupported("a store of a non-float value"),
+            };
+            let index = self.index_of(*tensor, off, op);
+            self.path.stores.push(Access {
+                tensor: *tensor,
+                off: off.clone(),
+                line: op.line,
+                loc: op.loc.clone(),
+                value: Some(value),
+                index,
+            });
+        }
+        Ok(())
+    }
+
+    fn dot(&mut self, a: &Val, b: &Val, c: &Val) -> R<Val> {
+        if a.shape.len() != 2 || b.shape.len() != 2 || c.shape.len() != 2 {
+            return unsupported("a batched or non-2-D dot");
+        }
+        let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
+        if b.shape[0] != k || c.shape != [m, n] {
+            return unsupported("dot shapes do not match");
+        }
+        let mut lanes = Vec::with_capacity(m * n);
+        for i in 0..m {
+            for j in 0..n {
+                let mut vals = Vec::with_capacity(k + 1);
+                for q in 0..k {
+                    match (&a.lanes[i * k + q], &b.lanes[q * n + j]) {
+                        (Lane::Float(x), Lane::Float(y)) => {
+                            vals.push(self.domain.binary(Binary::Mul, *x, *y))
+                        }
+                        _ => return unsupported("dot of undefined or non-float lanes"),
+                    }
+                }
+                match &c.lanes[i * n + j] {
+                    Lane::Float(acc) => vals.push(*acc),
+                    _ => return unsupported("dot accumulator is not a float"),
+                }
+                lanes.push(Lane::Float(self.domain.sum(&vals)));
+            }
+        }
+        Ok(Val {
+            shape: vec![m, n],
+            lanes,
+        })
+    }
+
+    fn scf_if(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
+        let args = self.operands(op, env)?;
+        let c = match args.first().map(|v| &v.lanes[..]) {
+            Some([Lane::Bool(c)]) => c.clone(),
+            _ => return unsupported("scf.if on a data-dependent or non-scalar condition"),
+        };
+        let taken = self.decide(&c)?;
+        let region = if taken { op.regions.first() } else { op.regions.get(1) };
+        match region {
+            Some(r) => match self.run_region(r, Vec::new(), env)? {
+                Flow::Yield(v) => Ok(v),
+                Flow::Return(_) => unsupported("return inside scf.if"),
+            },
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn scf_for(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
+        let args = self.operands(op, env)?;
+        let int = |v: &Rc<Val>| match &v.lanes[..] {
+            [Lane::Int(p)] => Ok(p.clone()),
+            _ => unsupported("scf.for bound is not an integer"),
+        };
+        let (lo, hi, step) = (int(&args[0])?, int(&args[1])?, int(&args[2])?);
+        let Some(step_c) = step.as_const().filter(|s| *s > 0) else {
+            return unsupported("scf.for with a size-dependent step");
+        };
+        let mut carried: Vec<Rc<Val>> = args[3..].to_vec();
+        let Some(body) = op.regions.first() else {
+            return unsupported("scf.for without a body");
+        };
+        let mut iv = lo;
+        let mut trips = 0;
+        loop {
+            let go = Cond::cmp(Rel::Lt, &iv, &hi);
+            if go.as_const().is_none() && !self.holds(&go) && !self.holds(&go.clone().not()) {
+                return unsupported(
+                    "a loop whose trip count depends on the sizes (loop invariants are not built yet)",
+                );
+            }
+            if !self.decide(&go)? {
+                break;
+            }
+            trips += 1;
+            if trips > 4096 {
+                return unsupported("a loop of more than 4096 trips");
+            }
+            let mut block_args = vec![Rc::new(Val::scalar(Lane::Int(iv.clone())))];
+            block_args.extend(carried.iter().cloned());
+            carried = match self.run_region(body, block_args, env)? {
+                Flow::Yield(v) => v,
+                Flow::Return(_) => return unsupported("return inside scf.for"),
+            };
+            iv = iv.add(&Poly::constant(step_c));
+        }
+        Ok(carried)
+    }
+
+    fn reduce(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
+        let inputs = self.operands(op, env)?;
+        let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
+        let Some(first) = inputs.first() else {
+            return unsupported("reduce without operands");
+        };
+        let shape = first.shape.clone();
+        if axis >= shape.len() {
+            return unsupported("reduce axis out of range");
+        }
+        let out_shape: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != axis)
+            .map(|(_, &d)| d)
+            .collect();
+        let inner: usize = shape[axis + 1..].iter().product();
+        let n = shape[axis];
+        let outer: usize = shape[..axis].iter().product();
+        let fast = simple_combine(op);
+        let mut outs: Vec<Vec<Lane>> = vec![Vec::new(); inputs.len()];
+        for o in 0..outer {
+            for i in 0..inner {
+                let lanes: Vec<usize> = (0..n).map(|k| (o * n + k) * inner + i).collect();
+                if lanes
+                    .iter()
+                    .any(|&l| inputs.iter().any(|v| v.lanes[l] == Lane::Undef))
+                {
+                    for out in outs.iter_mut() {
+                        out.push(Lane::Undef);
+                    }
+                    continue;
+                }
+                if let (Some(b), 1) = (fast, inputs.len()) {
+                    let vals: Option<Vec<TermId>> = lanes
+                        .iter()
+                        .map(|&l| match inputs[0].lanes[l] {
+                            Lane::Float(v) => Some(v),
+                            _ => None,
+                        })
+                        .collect();
+                    if let Some(vals) = vals {
+                        let r = if b == Binary::Add {
+                            self.domain.sum(&vals)
+                        } else {
+                            let mut acc = vals[0];
+                            for &v in &vals[1..] {
+                                acc = self.domain.binary(b, acc, v);
+                            }
+                            acc
+                        };
+                        outs[0].push(Lane::Float(r));
+                        continue;
+                    }
+                }
+                let Some(region) = op.regions.first() else {
+                    return unsupported("reduce without a combine region");
+                };
+                let mut acc: Vec<Rc<Val>> = inputs
+                    .iter()
+                    .map(|v| Rc::new(Val::scalar(v.lanes[lanes[0]].clone())))
+                    .collect();
+                for &l in &lanes[1..] {
+                    let mut block_args = acc.clone();
+                    block_args.extend(inputs.iter().map(|v| Rc::new(Val::scalar(v.lanes[l].clone()))));
+                    acc = match self.run_region(region, block_args, env)? {
+                        Flow::Yield(v) | Flow::Return(v) => v,
+                    };
+                }
+                for (out, a) in outs.iter_mut().zip(&acc) {
+                    out.push(a.lanes[0].clone());
+                }
+            }
+        }
+        Ok(outs
+            .into_iter()
+            .map(|lanes| {
+                Rc::new(Val {
+                    shape: out_shape.clone(),
+                    lanes,
+                })
+            })
+            .collect())
+    }
+
+    fn map1(&mut self, a: &Val, mut f: impl FnMut(&mut Self, Lane) -> R<Lane>) -> R<Val> {
+        let mut lanes = Vec::with_capacity(a.lanes.len());
+        for l in &a.lanes {
+            lanes.push(if *l == Lane::Undef { Lane::Undef } else { f(self, l.clone())? });
+        }
+        Ok(Val {
+            shape: a.shape.clone(),
+            lanes,
+        })
+    }
+
+    fn map2(&mut self, a: &Val, b: &Val, mut f: impl FnMut(&mut Self, Lane, Lane) -> R<Lane>) -> R<Val> {
+        let shape = if a.shape.is_empty() { b.shape.clone() } else { a.shape.clone() };
+        let (a, b) = (bcast(a, &shape)?, bcast(b, &shape)?);
+        let mut lanes = Vec::with_capacity(a.lanes.len());
+        for (x, y) in a.lanes.into_iter().zip(b.lanes) {
+            lanes.push(match (&x, &y) {
+                (Lane::Undef, _) | (_, Lane::Undef) => Lane::Undef,
+                _ => f(self, x, y)?,
+            });
+        }
+        Ok(Val { shape, lanes })
+    }
+}
+
+fn truth(t: Truth<TermId>) -> Lane {
+    match t {
+        Truth::Known(b) => Lane::Bool(Cond::Const(b)),
+        Truth::Unknown(v) => Lane::FBool(v),
+    }
+}
+
+/// `a` broadcast (equal rank, unit axes stretched; a scalar splatted) to `shape`.
+fn bcast(a: &Val, shape: &[usize]) -> R<Val> {
+    if a.shape == shape {
+        return Ok(a.clone());
+    }
+    if a.lanes.len() == 1 {
+        return Ok(Val::splat(a.lanes[0].clone(), shape));
+    }
+    if a.shape.len() != shape.len() {
+        return unsupported(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
+    }
+    let n: usize = shape.iter().product();
+    let mut lanes = Vec::with_capacity(n);
+    for flat in 0..n {
+        let mut rem = flat;
+        let mut src = 0;
+        let mut stride = 1;
+        for k in (0..shape.len()).rev() {
+            let i = rem % shape[k];
+            rem /= shape[k];
+            let d = a.shape[k];
+            if d != 1 && d != shape[k] {
+                return unsupported(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
+            }
+            src += if d == 1 { 0 } else { i * stride };
+            stride *= d;
+        }
+        lanes.push(a.lanes[src].clone());
+    }
+    Ok(Val {
+        shape: shape.to_vec(),
+        lanes,
+    })
+}
+
+fn transpose(a: &Val, order: &[usize]) -> R<Val> {
+    if order.len() != a.shape.len() {
+        return unsupported("transpose order of the wrong rank");
+    }
+    let shape: Vec<usize> = order.iter().map(|&k| a.shape[k]).collect();
+    let mut in_strides = vec![1usize; a.shape.len()];
+    for k in (0..a.shape.len().saturating_sub(1)).rev() {
+        in_strides[k] = in_strides[k + 1] * a.shape[k + 1];
+    }
+    let n: usize = shape.iter().product();
+    let mut lanes = Vec::with_capacity(n);
+    for flat in 0..n {
+        let mut rem = flat;
+        let mut src = 0;
+        for k in (0..shape.len()).rev() {
+            let i = rem % shape[k];
+            rem /= shape[k];
+            src += i * in_strides[order[k]];
+        }
+        lanes.push(a.lanes[src].clone());
+    }
+    Ok(Val { shape, lanes })
+}
+
+/// The name of the real-valued atom for element `idx` of tensor `name`; the formula
+/// side names its inputs the same way ([`super::at_index`]).
+pub fn atom_name(name: &str, idx: &[Poly]) -> String {
+    let parts: Vec<String> = idx.iter().map(|p| p.to_string()).collect();
+    format!("{name}[{}]", parts.join(", "))
+}
