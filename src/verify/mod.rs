@@ -89,7 +89,10 @@ pub fn sizes_text(sizes: &[(String, i64)]) -> String {
 }
 
 /// Most paths one run may fork into.
-pub const MAX_PATHS: usize = 512;
+pub const MAX_PATHS: usize = 256;
+
+/// Wall-clock budget of the unbounded step (all candidate constraints together).
+pub const BUDGET: Duration = Duration::from_secs(10);
 
 /// Why one attempt failed.
 struct Failed {
@@ -217,6 +220,7 @@ fn run(
     let ctx = z3::Context::new(&cfg);
     let smt = Smt { ctx: &ctx };
     let mut failures: Vec<Failed> = Vec::new();
+    let deadline = Instant::now() + BUDGET;
     for cand in &candidates {
         let mut size_conds = size_base.clone();
         if let Some((s, c)) = cand {
@@ -232,6 +236,7 @@ fn run(
             pids: pids.clone(),
             grid: grid.clone(),
             max_paths: MAX_PATHS,
+            deadline,
         };
         let mut terms = Terms::new();
         let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();

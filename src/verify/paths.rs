@@ -141,6 +141,8 @@ pub struct Setup<'a> {
     pub pids: [Poly; 3],
     pub grid: [Poly; 3],
     pub max_paths: usize,
+    /// When to give up (the whole unbounded step shares one budget).
+    pub deadline: std::time::Instant,
 }
 
 /// A kernel parameter's symbolic value.
@@ -206,6 +208,12 @@ pub fn explore(
         }
         run.run_func(func, args)?;
         paths.push(run.path);
+        if std::time::Instant::now() > setup.deadline {
+            return unsupported(format!(
+                "the time budget ran out after {} mask/branch cases",
+                paths.len()
+            ));
+        }
         if paths.len() > setup.max_paths {
             return unsupported(format!(
                 "more than {} mask/branch cases; the blocks are too wide for this prover",

@@ -172,26 +172,29 @@ impl Poly {
             }
             return Some((Poly(q), Poly(r)));
         }
-        let [(mono, 1)] = d.0.iter().collect::<Vec<_>>()[..] else {
+        // A single monomial c·m: q takes the monomials that m divides with a
+        // coefficient that c divides.
+        let [(mono, &c)] = d.0.iter().collect::<Vec<_>>()[..] else {
             return None;
         };
-        let [(atom, 1)] = &mono[..] else {
+        if c <= 0 {
             return None;
-        };
+        }
         for (k, v) in &self.0 {
-            match k.iter().position(|(a, _)| a == atom) {
-                Some(i) => {
-                    let mut k2 = k.clone();
-                    if k2[i].1 == 1 {
-                        k2.remove(i);
-                    } else {
-                        k2[i].1 -= 1;
+            let mut k2: BTreeMap<Atom, u32> = k.iter().cloned().collect();
+            let divides = v % c == 0
+                && mono.iter().all(|(a, p)| k2.get(a).is_some_and(|have| have >= p));
+            if divides {
+                for (a, p) in mono {
+                    let e = k2.get_mut(a).expect("checked");
+                    *e -= p;
+                    if *e == 0 {
+                        k2.remove(a);
                     }
-                    q.insert(k2, *v);
                 }
-                None => {
-                    r.insert(k.clone(), *v);
-                }
+                q.insert(k2.into_iter().collect(), v / c);
+            } else {
+                r.insert(k.clone(), *v);
             }
         }
         Some((Poly(q), Poly(r)))
