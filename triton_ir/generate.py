@@ -261,6 +261,9 @@ def fixture_toml(op, mod):
         lines.append(f"bug_region = {toml_value(mod.BUG_REGION)}\n")
     if getattr(mod, "ZERO_FILL", False):
         lines.append("zero_fill = true\n")
+    if getattr(mod, "SIZE_BUG", None):
+        lines.append(f"size_bug = {toml_value(mod.SIZE_BUG)}\n")
+        lines.append(f"bug_sizes = {toml_value(mod.BUG_SIZES)}\n")
     if getattr(mod, "REFERENCE_OP", None):
         lines.append(f"reference_op = {toml_value(mod.REFERENCE_OP)}\n")
     if getattr(mod, "EQUIV", None):
@@ -392,12 +395,28 @@ def validate(op, mod):
             f"{op}: ZERO_FILL is for error kernels (masked loads without other=) with a reference"
     if getattr(mod, "EQUIV", None):
         validate_equiv(op, mod)
+    if getattr(mod, "SIZE_BUG", None) or getattr(mod, "BUG_SIZES", None):
+        validate_size_twin(op, mod)
     names = [i["name"] for i in mod.INSTANCES]
     assert len(set(names)) == len(names), f"{op}: duplicate instance names"
     for inst in mod.INSTANCES:
         for _, a in arg_entries(mod):
             if isinstance(a, dict) and "scalar" in a:
                 assert a["scalar"] in inst.get("scalars", {}), f"{op}/{inst['name']}: no value for {a['scalar']}"
+
+
+def validate_size_twin(op, mod):
+    """SIZE_BUG = "<what goes wrong, at which sizes>" with BUG_SIZES = {"N": 6}: a kernel that
+    is correct at its instances (EXPECT = "verified") but wrong at other sizes."""
+    assert getattr(mod, "SIZE_BUG", None) and getattr(mod, "BUG_SIZES", None), \
+        f"{op}: SIZE_BUG and BUG_SIZES go together"
+    assert mod.EXPECT == "verified", f"{op}: a size twin is correct at its instances (EXPECT = 'verified')"
+    assert not getattr(mod, "EQUIV", None), f"{op}: a size twin has its own instances, so no EQUIV"
+    names = {k for inst in mod.INSTANCES for k in inst["sizes"]}
+    assert set(mod.BUG_SIZES) == names, f"{op}: BUG_SIZES names {sorted(mod.BUG_SIZES)}, sizes are {sorted(names)}"
+    assert all(isinstance(v, int) and v > 0 for v in mod.BUG_SIZES.values()), f"{op}: BUG_SIZES"
+    assert all(dict(i["sizes"]) != dict(mod.BUG_SIZES) for i in mod.INSTANCES), \
+        f"{op}: BUG_SIZES is one of the instances"
 
 
 def launch_interface(mod):
