@@ -63,6 +63,12 @@ without other= whose undefined lanes reach a store; read with those lanes as 0
 (the NVIDIA backend's zero fill, and Triton's interpreter's; `lift
 --masked-load zero`) it computes the reference, and --check checks it so.
 
+SIZE_BUG = "<one line>" with BUG_SIZES = {"N": 6} (size twins; written to fixture.toml
+as `size_bug` and `bug_sizes`): a kernel with EXPECT = "verified" at its own
+INSTANCES whose bug shows at other sizes, e.g. BUG_SIZES.  --check also runs it at
+BUG_SIZES on random inputs and requires the outputs to differ from the reference, be
+non-finite (a read past the end gets the NaN padding) or be written past their end.
+
 EQUIV = "<op>" (optional; written to fixture.toml as `equiv`): the pair the
 `equiv` command must decide, proved equal for "verified" kernels, refuted for
 wrong twins.  It implies REFERENCE_OP = "<op>" unless that is set, and the
@@ -261,6 +267,9 @@ def fixture_toml(op, mod):
         lines.append(f"bug_region = {toml_value(mod.BUG_REGION)}\n")
     if getattr(mod, "ZERO_FILL", False):
         lines.append("zero_fill = true\n")
+    if getattr(mod, "SIZE_BUG", None):
+        lines.append(f"size_bug = {toml_value(mod.SIZE_BUG)}\n")
+        lines.append(f"bug_sizes = {toml_value(mod.BUG_SIZES)}\n")
     if getattr(mod, "REFERENCE_OP", None):
         lines.append(f"reference_op = {toml_value(mod.REFERENCE_OP)}\n")
     if getattr(mod, "EQUIV", None):
@@ -392,12 +401,28 @@ def validate(op, mod):
             f"{op}: ZERO_FILL is for error kernels (masked loads without other=) with a reference"
     if getattr(mod, "EQUIV", None):
         validate_equiv(op, mod)
+    if getattr(mod, "SIZE_BUG", None) or getattr(mod, "BUG_SIZES", None):
+        validate_size_twin(op, mod)
     names = [i["name"] for i in mod.INSTANCES]
     assert len(set(names)) == len(names), f"{op}: duplicate instance names"
     for inst in mod.INSTANCES:
         for _, a in arg_entries(mod):
             if isinstance(a, dict) and "scalar" in a:
                 assert a["scalar"] in inst.get("scalars", {}), f"{op}/{inst['name']}: no value for {a['scalar']}"
+
+
+def validate_size_twin(op, mod):
+    """SIZE_BUG = "<what goes wrong, at which sizes>" with BUG_SIZES = {"N": 6}: a kernel that
+    is correct at its instances (EXPECT = "verified") but wrong at other sizes."""
+    assert getattr(mod, "SIZE_BUG", None) and getattr(mod, "BUG_SIZES", None), \
+        f"{op}: SIZE_BUG and BUG_SIZES go together"
+    assert mod.EXPECT == "verified", f"{op}: a size twin is correct at its instances (EXPECT = 'verified')"
+    assert not getattr(mod, "EQUIV", None), f"{op}: a size twin has its own instances, so no EQUIV"
+    names = {k for inst in mod.INSTANCES for k in inst["sizes"]}
+    assert set(mod.BUG_SIZES) == names, f"{op}: BUG_SIZES names {sorted(mod.BUG_SIZES)}, sizes are {sorted(names)}"
+    assert all(isinstance(v, int) and v > 0 for v in mod.BUG_SIZES.values()), f"{op}: BUG_SIZES"
+    assert all(dict(i["sizes"]) != dict(mod.BUG_SIZES) for i in mod.INSTANCES), \
+        f"{op}: BUG_SIZES is one of the instances"
 
 
 def launch_interface(mod):
@@ -488,8 +513,12 @@ class _NpTensor:
         pass
 
 
-def run_interpreted(op, mod, inst):
-    """Run the kernel on instance `inst` (inputs from ref/), return float32 outputs."""
+OVERRUN_SENTINEL = -12345.0  # exact in fp16 and fp32
+
+
+def run_interpreted(op, mod, inst, inputs=None, overrun=None):
+    """Run the kernel on instance `inst` (inputs from ref/, or `inputs`), return float32
+    outputs. With a list `overrun`, the names of outputs written past their end are added."""
     d = os.path.join(HERE, op, "ref", inst["name"])
     bufs, args = {}, []
     for name, a in arg_entries(mod):
@@ -500,9 +529,12 @@ def run_interpreted(op, mod, inst):
                 # poison: a kernel that reads an output before writing it shows up as NaN
                 buf = np.full(shp, np.nan, dtype=dtype)
             else:
-                buf = np.load(os.path.join(d, f"{a['tensor']}.npy")).astype(dtype)
+                buf = (inputs[a["tensor"]] if inputs is not None
+                       else np.load(os.path.join(d, f"{a['tensor']}.npy"))).astype(dtype)
             # pad so that an out-of-bounds access in the interpreter does not crash
             pad = np.full(buf.size + 64, np.nan, dtype=dtype)
+            if overrun is not None and a.get("role", "in") != "in":
+                pad[:] = OVERRUN_SENTINEL  # a write past the end changes it (even to NaN)
             pad[:buf.size] = buf.ravel()
             bufs[a["tensor"]] = (pad, shp)
             args.append(_NpTensor(pad))
@@ -514,6 +546,9 @@ def run_interpreted(op, mod, inst):
             args.append(eval_size(a, inst["sizes"]))
     grid = tuple(eval_size(g, inst["sizes"]) for g in mod.GRID)
     kernel_fn(mod)[grid](*args, **dict(getattr(mod, "CONSTEXPRS", {})))
+    if overrun is not None:
+        overrun += [t for t, _, role in tensors(mod) if role in ("out", "inout")
+                    and np.any(bufs[t][0][int(np.prod(bufs[t][1])):] != OVERRUN_SENTINEL)]
     return {t: bufs[t][0][:int(np.prod(bufs[t][1]))].reshape(bufs[t][1]).astype(np.float32)
             for t, _, role in tensors(mod) if role in ("out", "inout")}
 
@@ -560,7 +595,29 @@ def check(op):
         ok &= good
         what = "zero-fill" if zero_fill else mod.EXPECT
         print(f"{op:24s} {inst['name']:10s} {what:9s} max rel err {worst:.2e}  {'ok' if good else 'FAIL'}")
+    if getattr(mod, "SIZE_BUG", None):
+        ok &= check_bug_sizes(op, mod)
     return ok
+
+
+def check_bug_sizes(op, mod):
+    """A size twin at BUG_SIZES (random inputs, not written to ref/): its outputs must differ
+    from the reference, be non-finite (a read past the end gets the NaN padding) or be
+    written past their end."""
+    inst = {"name": "bug_sizes", "sizes": dict(mod.BUG_SIZES)}
+    inputs = make_inputs(op, mod, inst)
+    want = expected_outputs(op, mod, inst, inputs)
+    overrun = []
+    got = run_interpreted(op, mod, inst, inputs, overrun)
+    worst = 0.0
+    for t, g in got.items():
+        err = np.abs(g.astype(np.float64) - want[t]) / np.maximum(1.0, np.abs(want[t]))
+        worst = max(worst, float(np.where(np.isnan(err), np.inf, err).max()))
+    good = worst >= 1e-4 or bool(overrun)
+    how = f"max rel err {worst:.2e}" + (f", writes past the end of {', '.join(overrun)}" if overrun else "")
+    sizes = ", ".join(f"{k}={v}" for k, v in mod.BUG_SIZES.items())
+    print(f"{op:24s} {sizes:10s} size bug  {how}  {'ok' if good else 'FAIL (the bug does not show)'}")
+    return good
 
 
 def main(argv):

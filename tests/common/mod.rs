@@ -21,6 +21,13 @@ pub struct FixtureToml {
     /// inputs miss (`x == 0`); lift must refute the twin all the same.
     #[serde(default)]
     pub bug_region: Option<String>,
+    /// Size twins only (`expect = "verified"`): the kernel is correct at its instances but
+    /// wrong at other sizes; this says what goes wrong and where.
+    #[serde(default)]
+    pub size_bug: Option<String>,
+    /// Size twins only: a size assignment at which the bug shows (`{ N = 6 }`).
+    #[serde(default)]
+    pub bug_sizes: Option<BTreeMap<String, i64>>,
     /// The op this kernel must be proved equivalent to (or refuted against, for twins).
     #[serde(default)]
     pub equiv: Option<String>,
