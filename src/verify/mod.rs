@@ -181,10 +181,23 @@ fn run(
             Poly::sym(["pid_x", "pid_y", "pid_z"][k])
         }
     });
-    let size_base: Vec<Cond> = sizes
+    let mut size_base: Vec<Cond> = sizes
         .iter()
         .map(|s| Cond::cmp(Rel::Le, &Poly::constant(1), &Poly::sym(s)))
         .collect();
+    // A launch cannot pass an integer outside its parameter's type (it is a usage
+    // error there), so the sizes bound to one stay within it.
+    if let Some(func) = kernel.module.entry() {
+        for a in &func.args {
+            if let (crate::triton_ir::ast::Type::Int(bits @ 2..=63), Some(ArgSym::Int(p))) =
+                (&a.ty, args.get(&a.name))
+            {
+                let lim = Poly::constant(1i128 << (bits - 1));
+                size_base.push(Cond::cmp(Rel::Lt, p, &lim));
+                size_base.push(Cond::cmp(Rel::Le, &lim.neg(), p));
+            }
+        }
+    }
     let mut pid_base = Vec::new();
     for k in 0..3 {
         if pids[k].as_const().is_none() {
@@ -355,16 +368,6 @@ struct Attempt<'a, 'ctx> {
 }
 
 impl<'ctx> Attempt<'_, 'ctx> {
-    fn model_sizes(&self, m: &z3::Model<'ctx>) -> Vec<(String, i64)> {
-        self.sizes
-            .iter()
-            .filter_map(|s| {
-                let v = m.eval(&Int::new_const(self.smt.ctx, s.as_str()), true)?;
-                Some((s.clone(), v.as_i64()?))
-            })
-            .collect()
-    }
-
     fn path_solver(&self, p: &Path) -> z3::Solver<'ctx> {
         let s = z3::Solver::new(self.smt.ctx);
         for c in self.base.iter().chain(&p.cond) {
@@ -375,23 +378,19 @@ impl<'ctx> Attempt<'_, 'ctx> {
 
     fn prove(&self, paths: &[Path], terms: &mut Terms) -> Result<(), Failed> {
         // 1. Accesses in bounds (each decomposed into an index).
-        for p in paths {
-            if let Some(f) = p.failures.first() {
-                return Err(Failed {
-                    reason: format!("{} ({})", f.message, f.loc),
-                    witness: f.witness.clone(),
-                });
-            }
+        // (A failure with sizes where the access escapes comes first: it can refute.)
+        let all = || paths.iter().flat_map(|p| &p.failures);
+        if let Some(f) = all().find(|f| f.witness.is_some()).or_else(|| all().next()) {
+            return Err(Failed {
+                reason: format!("{} ({})", f.message, f.loc),
+                witness: f.witness.clone(),
+            });
         }
         // 2. Stored values equal the formula at their index.
         for p in paths {
             let solver = self.path_solver(p);
             let pinned = self.pinned(&solver);
-            let witness = || {
-                (solver.check() == SatResult::Sat)
-                    .then(|| solver.get_model().map(|m| self.model_sizes(&m)))
-                    .flatten()
-            };
+            let witness = || paths::small_witness(&solver, self.smt, self.sizes);
             let mut pairs = Vec::new();
             for st in &p.stores {
                 let t = &self.tensors[st.tensor];
@@ -571,7 +570,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
         match s.check() {
             SatResult::Unsat => {}
             SatResult::Sat => {
-                let witness = s.get_model().map(|m| self.model_sizes(&m));
+                let witness = paths::small_witness(&s, self.smt, self.sizes);
                 return Err(Failed {
                     reason: format!("some element of `{}` is written by no program", t.name),
                     witness,
@@ -604,7 +603,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
             SatResult::Unsat => Ok(()),
             SatResult::Sat => Err(Failed {
                 reason: format!("some element of `{}` is written twice", t.name),
-                witness: s.get_model().map(|m| self.model_sizes(&m)),
+                witness: paths::small_witness(&s, self.smt, self.sizes),
             }),
             SatResult::Unknown => Err(Failed {
                 reason: format!(

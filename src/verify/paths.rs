@@ -740,20 +740,8 @@ impl Run<'_, '_, '_> {
         );
         self.solver.push();
         self.solver.assert(&self.smt.cond(&inside).not());
-        let witness = match self.solver.check() {
-            SatResult::Sat => self.solver.get_model().map(|m| {
-                self.setup
-                    .sizes
-                    .iter()
-                    .filter_map(|s| {
-                        let v = m.eval(&z3::ast::Int::new_const(self.smt.ctx, s.as_str()), true)?;
-                        Some((s.clone(), v.as_i64()?))
-                    })
-                    .collect()
-            }),
-            _ => None,
-        };
-        let escapes = self.solver.check() == SatResult::Sat;
+        let witness = small_witness(&self.solver, self.smt, self.setup.sizes);
+        let escapes = witness.is_some();
         self.solver.pop(1);
         let message = if escapes {
             format!("`{}` at offset {off} may lie outside the tensor", t.name)
@@ -1174,6 +1162,41 @@ fn transpose(a: &Val, order: &[usize]) -> R<Val> {
         lanes.push(a.lanes[src].clone());
     }
     Ok(Val { shape, lanes })
+}
+
+/// Sizes satisfying `solver`'s assertions, small ones first (every size at most 16,
+/// then 1024, then any): a witness a person can replay. `None` when Z3 finds none.
+pub fn small_witness<'ctx>(
+    solver: &z3::Solver<'ctx>,
+    smt: &Smt<'ctx>,
+    sizes: &[String],
+) -> Option<Vec<(String, i64)>> {
+    for cap in [Some(16), Some(1024), None] {
+        solver.push();
+        if let Some(cap) = cap {
+            for s in sizes {
+                let c = Cond::cmp(Rel::Le, &Poly::sym(s), &Poly::constant(cap));
+                solver.assert(&smt.cond(&c));
+            }
+        }
+        let found = (solver.check() == SatResult::Sat)
+            .then(|| solver.get_model())
+            .flatten()
+            .map(|m| {
+                sizes
+                    .iter()
+                    .filter_map(|s| {
+                        let v = m.eval(&z3::ast::Int::new_const(smt.ctx, s.as_str()), true)?;
+                        Some((s.clone(), v.as_i64()?))
+                    })
+                    .collect()
+            });
+        solver.pop(1);
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }
 
 /// The name of the real-valued atom for element `idx` of tensor `name`; the formula
