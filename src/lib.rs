@@ -29,9 +29,9 @@ pub mod render;
 pub mod spec;
 pub mod synth;
 pub mod term;
-pub mod verify;
 pub mod torch;
 pub mod triton_ir;
+pub mod verify;
 
 pub use error::Error;
 pub use kernel::Kernel;

@@ -8,7 +8,11 @@ use std::path::Path;
 impl Lift {
     /// Proves the lifted formulas for every size (when every output lifted), keeping
     /// the outcome for the verdict line and the JSON report.
-    pub fn verify_all_sizes(&mut self, kernel: &crate::kernel::Kernel, inst: &crate::launch::Instance) {
+    pub fn verify_all_sizes(
+        &mut self,
+        kernel: &crate::kernel::Kernel,
+        inst: &crate::launch::Instance,
+    ) {
         if self.exit_code() != 0 {
             return;
         }
@@ -243,7 +247,7 @@ impl Lift {
                 _ => "instance",
             },
             "constraints": match self.all_sizes.as_ref().map(|o| &o.scope) {
-                Some(crate::verify::Scope::AllSizes { constraints }) => constraints.clone(),
+                Some(crate::verify::Scope::AllSizes { constraints, .. }) => constraints.clone(),
                 _ => Vec::new(),
             },
             "all_sizes": self.all_sizes.as_ref().map(|o| json!({

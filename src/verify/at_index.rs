@@ -32,7 +32,9 @@ pub fn size_poly(e: &Expr) -> R<Poly> {
                 // Divisors are sizes (>= 1) or positive constants.
                 match b.as_const() {
                     Some(c) if c > 0 => Ok(()),
-                    None if matches!(e, Expr::Bin(_, _, d) if matches!(**d, Expr::Size(_))) => Ok(()),
+                    None if matches!(e, Expr::Bin(_, _, d) if matches!(**d, Expr::Size(_))) => {
+                        Ok(())
+                    }
                     _ => Err(format!("`{e}` divides by something not known positive")),
                 }
             };
@@ -221,10 +223,8 @@ impl AtIndex<'_> {
                     ReduceOp::Min => t.minn(&vals),
                     ReduceOp::Mean => {
                         let s = t.sum(&vals);
-                        let inv = t.constant(BigRational::new(
-                            BigInt::from(1),
-                            BigInt::from(n.max(1)),
-                        ));
+                        let inv =
+                            t.constant(BigRational::new(BigInt::from(1), BigInt::from(n.max(1))));
                         t.mul(s, inv)
                     }
                 }
@@ -252,10 +252,8 @@ impl AtIndex<'_> {
                     let len = self.shape(a)?[*axis].clone();
                     let end = start.add(&len);
                     let i = &idx[*axis];
-                    let inside = Cond::and(
-                        Cond::cmp(Rel::Le, &start, i),
-                        Cond::cmp(Rel::Lt, i, &end),
-                    );
+                    let inside =
+                        Cond::and(Cond::cmp(Rel::Le, &start, i), Cond::cmp(Rel::Lt, i, &end));
                     if (self.holds)(&inside) {
                         let mut i2 = idx.to_vec();
                         i2[*axis] = i.sub(&start);

@@ -43,8 +43,12 @@ use z3::SatResult;
 /// The scope a verdict holds in.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scope {
-    /// Proved for every size satisfying `constraints` (sizes are at least 1).
-    AllSizes { constraints: Vec<String> },
+    /// Proved for every size satisfying `constraints` (sizes are at least 1); `bounds`
+    /// are the size bounds among them (`N <= 8` as `("N", 8)`).
+    AllSizes {
+        constraints: Vec<String>,
+        bounds: Vec<(String, i64)>,
+    },
     /// Not proved for all sizes; the instance verdict stands.
     Unknown { reason: String },
     /// Wrong at `sizes` (found by Z3, confirmed by the bounded checker).
@@ -68,7 +72,7 @@ impl Outcome {
     /// The verdict suffix: `for all M, N with N <= 8` or the reason it is not.
     pub fn describe(&self) -> String {
         match &self.scope {
-            Scope::AllSizes { constraints } => {
+            Scope::AllSizes { constraints, .. } => {
                 let mut s = format!("for all {}", self.sizes.join(", "));
                 if !constraints.is_empty() {
                     s += &format!(" with {}", constraints.join(", "));
@@ -237,7 +241,11 @@ fn run(
     for cand in &candidates {
         let mut size_conds = size_base.clone();
         if let Some((s, c)) = cand {
-            size_conds.push(Cond::cmp(Rel::Le, &Poly::sym(s), &Poly::constant(*c as i128)));
+            size_conds.push(Cond::cmp(
+                Rel::Le,
+                &Poly::sym(s),
+                &Poly::constant(*c as i128),
+            ));
         }
         let mut base = size_conds.clone();
         base.extend(pid_base.iter().cloned());
@@ -253,12 +261,15 @@ fn run(
         };
         let mut terms = Terms::new();
         let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
-        let paths = paths::explore(&kernel.module, &setup, &smt, &mut terms, names).map_err(
-            |u| {
-                let at = if u.loc.file.is_some() { format!(" ({})", u.loc) } else { String::new() };
+        let paths =
+            paths::explore(&kernel.module, &setup, &smt, &mut terms, names).map_err(|u| {
+                let at = if u.loc.file.is_some() {
+                    format!(" ({})", u.loc)
+                } else {
+                    String::new()
+                };
                 format!("{}{at}", u.message)
-            },
-        )?;
+            })?;
         *paths_seen = (*paths_seen).max(paths.len());
         let attempt = Attempt {
             smt: &smt,
@@ -289,7 +300,10 @@ fn run(
                         lines.join(", ")
                     ));
                 }
-                return Ok(Scope::AllSizes { constraints });
+                return Ok(Scope::AllSizes {
+                    constraints,
+                    bounds: cand.iter().cloned().collect(),
+                });
             }
             Err(f) => failures.push(f),
         }
@@ -617,5 +631,8 @@ impl<'ctx> Attempt<'_, 'ctx> {
 }
 
 fn join(ps: &[Poly]) -> String {
-    ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ")
+    ps.iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

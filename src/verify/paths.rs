@@ -51,7 +51,10 @@ pub enum Lane {
     Float(TermId),
     /// A comparison of reals (an undecided boolean of the term domain).
     FBool(TermId),
-    Ptr { tensor: usize, off: Poly },
+    Ptr {
+        tensor: usize,
+        off: Poly,
+    },
     /// A masked-off lane loaded without `other=`.
     Undef,
 }
@@ -198,7 +201,9 @@ pub fn explore(
                 },
                 Some(ArgSym::Int(p)) => Lane::Int(p.clone()),
                 Some(ArgSym::Real(v)) => match &a.ty {
-                    Type::Float(k) => Lane::Float(run.domain.constant(crate::exec::typed_value(*k, *v))),
+                    Type::Float(k) => {
+                        Lane::Float(run.domain.constant(crate::exec::typed_value(*k, *v)))
+                    }
                     _ => return unsupported(format!("parameter `{}` is not a float", a.name)),
                 },
                 Some(ArgSym::Scalar(s)) => Lane::Float(run.domain.terms.param(s)),
@@ -282,7 +287,9 @@ impl Run<'_, '_, '_> {
                     }
                 };
                 self.pos += 1;
-                self.path.cond.push(if b { c.clone() } else { c.clone().not() });
+                self.path
+                    .cond
+                    .push(if b { c.clone() } else { c.clone().not() });
                 b
             }
         };
@@ -297,8 +304,13 @@ impl Run<'_, '_, '_> {
         if self.solver.check() != SatResult::Sat {
             return None;
         }
-        let v = self.solver.get_model()?.eval(&self.smt.int(p), true)?.as_i64()? as i128;
-        self.holds(&Cond::cmp(Rel::Eq, p, &Poly::constant(v))).then_some(v)
+        let v = self
+            .solver
+            .get_model()?
+            .eval(&self.smt.int(p), true)?
+            .as_i64()? as i128;
+        self.holds(&Cond::cmp(Rel::Eq, p, &Poly::constant(v)))
+            .then_some(v)
     }
 
     /// Whether `c` holds on every continuation of this path.
@@ -417,7 +429,10 @@ impl Run<'_, '_, '_> {
                 .map(|t| t.shape().iter().map(|&d| d.max(0) as usize).collect())
                 .unwrap_or_default()
         };
-        let is_i32 = matches!(op.result_types.first().map(|t| t.elem()), Some(Type::Int(32)));
+        let is_i32 = matches!(
+            op.result_types.first().map(|t| t.elem()),
+            Some(Type::Int(32))
+        );
         if let Some(f) = unary_func(name) {
             return self.map1(arg(0)?, |r, l| match l {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
@@ -432,8 +447,8 @@ impl Run<'_, '_, '_> {
             });
         }
         match name {
-            "arith.addi" | "arith.subi" | "arith.muli" | "arith.maxsi" | "arith.minsi" => {
-                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+            "arith.addi" | "arith.subi" | "arith.muli" | "arith.maxsi" | "arith.minsi" => self
+                .map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
                     (Lane::Int(a), Lane::Int(b)) => {
                         let v = match name {
                             "arith.addi" => a.add(&b),
@@ -448,8 +463,7 @@ impl Run<'_, '_, '_> {
                         Ok(Lane::Int(v))
                     }
                     _ => unsupported(format!("{name} of non-integers")),
-                })
-            }
+                }),
             "arith.divsi" | "arith.divui" | "arith.floordivsi" | "arith.remsi" | "arith.remui"
             | "arith.ceildivsi" | "arith.ceildivui" => {
                 self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
@@ -479,10 +493,7 @@ impl Run<'_, '_, '_> {
                     (Lane::Bool(a), Lane::Bool(b)) => Ok(Lane::Bool(match name {
                         "arith.andi" => Cond::and(a, b),
                         "arith.ori" => Cond::or(a, b),
-                        _ => Cond::or(
-                            Cond::and(a.clone(), b.clone().not()),
-                            Cond::and(a.not(), b),
-                        ),
+                        _ => Cond::or(Cond::and(a.clone(), b.clone().not()), Cond::and(a.not(), b)),
                     })),
                     (Lane::FBool(a), Lane::FBool(b)) => {
                         let t = match name {
@@ -575,7 +586,9 @@ impl Run<'_, '_, '_> {
                         if !r.holds(&Cond::cmp(Rel::Le, &zero, &a))
                             || !r.holds(&Cond::cmp(Rel::Le, &zero, &b))
                         {
-                            return unsupported("unsigned comparison of values that may be negative");
+                            return unsupported(
+                                "unsigned comparison of values that may be negative",
+                            );
                         }
                     }
                     Ok(Lane::Bool(match pred.as_str() {
@@ -604,7 +617,11 @@ impl Run<'_, '_, '_> {
             }
             "arith.select" => {
                 let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
-                let shape = if a.shape.is_empty() { c.shape.clone() } else { a.shape.clone() };
+                let shape = if a.shape.is_empty() {
+                    c.shape.clone()
+                } else {
+                    a.shape.clone()
+                };
                 let (c, a, b) = (bcast(c, &shape)?, bcast(a, &shape)?, bcast(b, &shape)?);
                 let mut lanes = Vec::with_capacity(a.lanes.len());
                 for i in 0..a.lanes.len() {
@@ -746,7 +763,10 @@ impl Run<'_, '_, '_> {
         let message = if escapes {
             format!("`{}` at offset {off} may lie outside the tensor", t.name)
         } else {
-            format!("`{}` at offset {off} does not decompose into an index", t.name)
+            format!(
+                "`{}` at offset {off} does not decompose into an index",
+                t.name
+            )
         };
         self.path.failures.push(Failure {
             message,
@@ -937,7 +957,11 @@ impl Run<'_, '_, '_> {
             _ => return unsupported("scf.if on a data-dependent or non-scalar condition"),
         };
         let taken = self.decide(&c)?;
-        let region = if taken { op.regions.first() } else { op.regions.get(1) };
+        let region = if taken {
+            op.regions.first()
+        } else {
+            op.regions.get(1)
+        };
         match region {
             Some(r) => match self.run_region(r, Vec::new(), env)? {
                 Flow::Yield(v) => Ok(v),
@@ -1052,7 +1076,11 @@ impl Run<'_, '_, '_> {
                     .collect();
                 for &l in &lanes[1..] {
                     let mut block_args = acc.clone();
-                    block_args.extend(inputs.iter().map(|v| Rc::new(Val::scalar(v.lanes[l].clone()))));
+                    block_args.extend(
+                        inputs
+                            .iter()
+                            .map(|v| Rc::new(Val::scalar(v.lanes[l].clone()))),
+                    );
                     acc = match self.run_region(region, block_args, env)? {
                         Flow::Yield(v) | Flow::Return(v) => v,
                     };
@@ -1076,7 +1104,11 @@ impl Run<'_, '_, '_> {
     fn map1(&mut self, a: &Val, mut f: impl FnMut(&mut Self, Lane) -> R<Lane>) -> R<Val> {
         let mut lanes = Vec::with_capacity(a.lanes.len());
         for l in &a.lanes {
-            lanes.push(if *l == Lane::Undef { Lane::Undef } else { f(self, l.clone())? });
+            lanes.push(if *l == Lane::Undef {
+                Lane::Undef
+            } else {
+                f(self, l.clone())?
+            });
         }
         Ok(Val {
             shape: a.shape.clone(),
@@ -1084,8 +1116,17 @@ impl Run<'_, '_, '_> {
         })
     }
 
-    fn map2(&mut self, a: &Val, b: &Val, mut f: impl FnMut(&mut Self, Lane, Lane) -> R<Lane>) -> R<Val> {
-        let shape = if a.shape.is_empty() { b.shape.clone() } else { a.shape.clone() };
+    fn map2(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        mut f: impl FnMut(&mut Self, Lane, Lane) -> R<Lane>,
+    ) -> R<Val> {
+        let shape = if a.shape.is_empty() {
+            b.shape.clone()
+        } else {
+            a.shape.clone()
+        };
         let (a, b) = (bcast(a, &shape)?, bcast(b, &shape)?);
         let mut lanes = Vec::with_capacity(a.lanes.len());
         for (x, y) in a.lanes.into_iter().zip(b.lanes) {

@@ -183,7 +183,9 @@ impl Poly {
         for (k, v) in &self.0 {
             let mut k2: BTreeMap<Atom, u32> = k.iter().cloned().collect();
             let divides = v % c == 0
-                && mono.iter().all(|(a, p)| k2.get(a).is_some_and(|have| have >= p));
+                && mono
+                    .iter()
+                    .all(|(a, p)| k2.get(a).is_some_and(|have| have >= p));
             if divides {
                 for (a, p) in mono {
                     let e = k2.get_mut(a).expect("checked");
@@ -384,7 +386,11 @@ impl fmt::Display for Cond {
             }
             Cond::Not(c) => write!(f, "!({c})"),
             Cond::And(cs) | Cond::Or(cs) => {
-                let op = if matches!(self, Cond::And(_)) { " && " } else { " || " };
+                let op = if matches!(self, Cond::And(_)) {
+                    " && "
+                } else {
+                    " || "
+                };
                 for (i, c) in cs.iter().enumerate() {
                     if i > 0 {
                         write!(f, "{op}")?;
@@ -498,7 +504,10 @@ mod tests {
         let (q, r) = a.split_by(&n).unwrap();
         assert_eq!((q, r), (p.clone(), Poly::constant(3)));
         let e = p.scale(8).add(&Poly::constant(5));
-        assert_eq!(e.split_by(&Poly::constant(8)).unwrap(), (p, Poly::constant(5)));
+        assert_eq!(
+            e.split_by(&Poly::constant(8)).unwrap(),
+            (p, Poly::constant(5))
+        );
         assert_eq!(Cond::cmp(Rel::Lt, &a, &b), Cond::Const(false));
     }
 
@@ -509,7 +518,10 @@ mod tests {
         let s = z3::Solver::new(&ctx);
         let n = Poly::sym("N");
         // cdiv(N, 4)·4 >= N for N >= 1: provable, so its negation is unsat.
-        let c = n.add(&Poly::constant(3)).floor_div(&Poly::constant(4)).scale(4);
+        let c = n
+            .add(&Poly::constant(3))
+            .floor_div(&Poly::constant(4))
+            .scale(4);
         s.assert(&smt.cond(&Cond::cmp(Rel::Le, &Poly::constant(1), &n)));
         s.assert(&smt.cond(&Cond::cmp(Rel::Lt, &c, &n)));
         assert_eq!(s.check(), z3::SatResult::Unsat);
