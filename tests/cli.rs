@@ -306,13 +306,32 @@ fn lift_prints_the_formula_its_sources_and_timings_in_every_format() {
         "{text}"
     );
     let verdict = text.lines().last().unwrap();
-    assert!(verdict.starts_with("VERIFIED on M=4, N=8"), "{verdict}");
+    // One block of 8 per row: proved for every size with N <= 8 (the bound it needs).
+    assert!(
+        verdict.starts_with("VERIFIED for all M, N with N <= 8"),
+        "{verdict}"
+    );
+    assert!(verdict.contains("proved on M=4, N=8"), "{verdict}");
+    let instance = lift()
+        .arg(&k)
+        .args(["--scope", "instance"])
+        .output()
+        .unwrap();
+    let instance = String::from_utf8(instance.stdout).unwrap();
+    let last = instance.lines().last().unwrap();
+    assert!(last.starts_with("VERIFIED on M=4, N=8"), "{last}");
     for phase in ["execute", "synthesize", "prove"] {
         assert!(verdict.contains(&format!("{phase} ")), "{verdict}");
     }
 
     let start = std::time::Instant::now();
     let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json["scope"], "all_sizes", "{json}");
+    assert!(
+        json["constraints"][0] == "N <= 8",
+        "{}",
+        json["constraints"]
+    );
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
     assert_eq!(json["schema"], "lift.lift/1");
     assert_eq!(json["verified"], true);
