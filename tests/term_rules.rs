@@ -649,3 +649,22 @@ fn comparisons_with_infinities_fold() {
     let c = t.cmp(lt, ninf, inf);
     assert_eq!(t.as_bool(c), Some(true));
 }
+
+/// `|erf(x)| <= 1` for every real x, and near |x| = 6 erf is 1 to within 2e-17: the
+/// series evaluation must neither overshoot 1 (it did, by 2 ulps, before clamping) nor
+/// jump at the cut-off where it switches to `signum`.
+#[test]
+fn erf_stays_within_minus_one_and_one() {
+    for i in 0..=400 {
+        let x = 5.0 + i as f64 / 200.0; // 5.0 ..= 7.0, 6.0 exactly included
+        for x in [x, -x] {
+            let e = lift::term::erf(x);
+            assert!(e.abs() <= 1.0, "erf({x}) = {e:e} leaves [-1, 1]");
+            // erf(5) = 1 - 1.5e-12: the value is 1 to the series' 1e-14 accuracy.
+            assert!((e.abs() - 1.0).abs() < 2e-12, "erf({x}) = {e:e}");
+            assert_eq!(e.signum(), x.signum());
+        }
+    }
+    assert_eq!(lift::term::erf(6.0), 1.0);
+    assert_eq!(lift::term::erf(-6.0), -1.0);
+}
