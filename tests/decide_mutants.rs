@@ -685,6 +685,153 @@ fn nested_extrema_flatten_without_case_splits() {
     }
 }
 
+// ---- the refuter's rounding bounds, pole and overflow flags, points near constants -------
+
+/// `10·(x + 100000) - 1000000`: `10·x` over the reals, but in f64 the sum `x + 100000`
+/// is rounded to a multiple of 2^-36 (1.5e-11), so the two differ by up to 1e-10. A
+/// function of it carries that absolute error on: the refuter's error bound must cover
+/// it, or it calls a true identity NotEqual.
+const D: &str = "(+ (* 10 (+ x 100000)) -1000000)";
+
+/// Proved Equal although the f64 values of the two sides differ at some grid points (the
+/// rounding the refuter must not take for a difference).
+#[track_caller]
+fn equal_despite_rounding(src_a: &str, src_b: &str) {
+    let (t, a, b) = pair(src_a, src_b);
+    assert!(a != b, "same term after normalisation: {src_a}");
+    // Every leaf at one of these values (the grid's are too round to show rounding).
+    let apart = [0.1, 0.3, 1.0 / 3.0, 0.7, 1.3, -0.7, -1.3]
+        .iter()
+        .any(|&x| {
+            let p: Vec<(String, f64)> =
+                ["x", "y", "z"].iter().map(|n| (n.to_string(), x)).collect();
+            let (l, r) = (eval_at(&t, a, &p), eval_at(&t, b, &p));
+            l.is_finite() && r.is_finite() && l != r
+        });
+    assert!(apart, "no rounding to tolerate: {src_a} vs {src_b}");
+    let v = decide(&t, a, b, &Options::default());
+    assert!(
+        v.is_equal(),
+        "expected Equal despite f64 rounding:\n  {src_a}\n  {src_b}\ngot {v:?}"
+    );
+}
+
+/// Not Equal, with the default options or with the prover alone.
+#[track_caller]
+fn not_equal(src_a: &str, src_b: &str) {
+    let (t, a, b) = pair(src_a, src_b);
+    for opts in [Options::default(), prover_only()] {
+        let v = decide(&t, a, b, &opts);
+        assert!(
+            !v.is_equal(),
+            "wrong twin proved Equal:\n  {src_a}\n  {src_b}"
+        );
+    }
+}
+
+/// Kills: the error bounds of `evaluate` made smaller (exp, exp2, log, sqrt, erf, the
+/// generic function arm, a product's `Σ errᵢ · Π_{j≠i} |vⱼ|`): each pair is an identity
+/// whose sides differ in f64 by the rounding of `x + 100000`, amplified by a function or
+/// by large factors. The wrong twins differ by 1e-3 in the argument.
+#[test]
+fn rounding_in_an_argument_never_refutes() {
+    let shifted = "(+ (* 10 x) 1/1000)";
+    for f in ["exp", "exp2", "tanh", "sin"] {
+        equal_despite_rounding(
+            &format!("({f} {D})"),
+            "(FN (* 10 x))".replace("FN", f).as_str(),
+        );
+        not_equal(&format!("({f} {D})"), &format!("({f} {shifted})"));
+    }
+    // Positive arguments (10·x + 30 > 0 on [-2, 2]) for log, log2, sqrt, rsqrt.
+    for f in ["log", "log2", "sqrt", "rsqrt"] {
+        equal_despite_rounding(
+            &format!("({f} (+ {D} 30))"),
+            &format!("({f} (+ (* 10 x) 30))"),
+        );
+        not_equal(
+            &format!("({f} (+ {D} 30))"),
+            &format!("({f} (+ {shifted} 30))"),
+        );
+    }
+    // erf at a slope near its largest (2/√π at 0): the argument scaled down to [-2, 2].
+    equal_despite_rounding(&format!("(erf (* 1/10 {D}))"), "(erf x)");
+    not_equal(&format!("(erf (* 1/10 {D}))"), "(erf (+ x 1/1000))");
+    // Products: a factor whose f64 value is nothing but rounding (D - 10·x is 0 over the
+    // reals, ±1e-10 in f64) times large factors, in each position of the product.
+    let zero = format!("(- {D} (* 10 x))");
+    for (a, b) in [
+        (
+            format!("(* {zero} (exp (* 20 y)) (exp (* 20 z)))"),
+            "0".to_string(),
+        ),
+        (
+            format!("(* (exp (* 20 y)) {zero} (exp (* 20 z)))"),
+            "0".to_string(),
+        ),
+        (
+            format!("(* (exp (* 20 y)) (exp (* 20 z)) {zero})"),
+            "0".to_string(),
+        ),
+        (
+            format!("(* {D} (exp (* 20 y)) (exp (* 20 z)))"),
+            "(* 10 x (exp (* 20 y)) (exp (* 20 z)))".to_string(),
+        ),
+    ] {
+        equal_despite_rounding(&a, &b);
+    }
+    not_equal(
+        &format!("(* (+ {zero} 1/1000) (exp (* 20 y)) (exp (* 20 z)))"),
+        "0",
+    );
+}
+
+/// Kills: a select's value losing its condition's pole or overflow flag. Where `x·x⁻¹`
+/// (0·inf at x = 0) or `e·e⁻¹` with `e = exp(1000·x)` (inf·0 where exp overflows) is NaN,
+/// the condition `… >= 1` is false in f64 but true over the reals, so the select takes
+/// its other branch there: -inf against +inf says nothing of the real functions, which
+/// are both -inf wherever defined (as in `infinities_at_poles_do_not_refute`, a
+/// difference of infinities at a pole or an overflow is no counterexample). The twins
+/// with the other infinity differ wherever defined (never Equal; not refuted either, as
+/// `x·x⁻¹ >= 1` is within rounding of its bound everywhere else).
+#[test]
+fn a_condition_through_a_pole_or_an_overflow_never_refutes() {
+    for one in [
+        "(* x (recip x))",
+        "(* (exp (* 1000 x)) (recip (exp (* 1000 x))))",
+    ] {
+        let a = format!("(select (>= {one} 1) -inf +inf)");
+        let (t, ta, tb) = pair(&a, "-inf");
+        let v = decide(&t, ta, tb, &Options::default());
+        // Unknown (the prover declines terms with infinities), but never NotEqual.
+        assert!(!v.is_not_equal(), "refuted: {a} vs -inf: {v:?}");
+        not_equal(&a, "+inf");
+    }
+}
+
+/// Kills: the points around a comparison constant moved or merged (`c ± 1/16` becoming
+/// `c ± 1`, `c ± 16`, or one-sided). Each wrong twin differs from 0 only in a strip
+/// narrower than 1/8 next to the constant 20, which no random point reaches: the uniform
+/// points `c + 1/16` find the first, and only the spread point (c above 20, d below) the
+/// second (whose leaves' offsets are a hash of their names: `c`, `d` are such a pair).
+#[test]
+fn differences_next_to_a_comparison_constant_are_refuted() {
+    let narrow = "(select (and (> x 20) (< x 20.1)) 1 0)";
+    let (t, a, b) = pair(narrow, "0");
+    let v = decide(&t, a, b, &Options::default());
+    let Verdict::NotEqual(cx) = v else {
+        panic!("expected NotEqual: {narrow} vs 0, got {v:?}")
+    };
+    assert_eq!(cx.eval(&t, a), 1.0);
+    let two = "(select (and (> c 20) (< c 20.1) (< d 20) (> d 19.9)) 1 0)";
+    let (t, a, b) = pair(two, "0");
+    let v = decide(&t, a, b, &Options::default());
+    let Verdict::NotEqual(cx) = v else {
+        panic!("expected NotEqual: {two} vs 0, got {v:?}")
+    };
+    assert_eq!(cx.eval(&t, a), 1.0);
+}
+
 // ---- random wrong twins -------------------------------------------------------------------
 
 /// A small term over `x, y, z` built from the constructs the mutants above broke.
