@@ -786,6 +786,21 @@ fn rounding_in_an_argument_never_refutes() {
     );
 }
 
+/// Kills: the error bounds of `evaluate` made larger (a relative term made absolute,
+/// `v · EPS` made `v / EPS`, ...): a bound that swallows a real difference of 1/100
+/// turns these refutations into Unknown.
+#[test]
+fn a_small_difference_after_a_function_is_refuted() {
+    for f in [
+        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "erf", "tanh", "sin", "floor", "abs",
+    ] {
+        let a = format!("({f} (+ x 3))");
+        refuted(&a, &format!("(+ {a} 1/100)"));
+        // The product's bound, with a factor that is itself a function.
+        refuted(&format!("(* {a} y)"), &format!("(* (+ {a} 1/100) y)"));
+    }
+}
+
 /// Kills: a select's value losing its condition's pole or overflow flag. Where `x·x⁻¹`
 /// (0·inf at x = 0) or `e·e⁻¹` with `e = exp(1000·x)` (inf·0 where exp overflows) is NaN,
 /// the condition `… >= 1` is false in f64 but true over the reals, so the select takes
@@ -812,7 +827,7 @@ fn a_condition_through_a_pole_or_an_overflow_never_refutes() {
 /// Kills: the points around a comparison constant moved or merged (`c ± 1/16` becoming
 /// `c ± 1`, `c ± 16`, or one-sided). Each wrong twin differs from 0 only in a strip
 /// narrower than 1/8 next to the constant 20, which no random point reaches: the uniform
-/// points `c + 1/16` find the first, and only the spread point (c above 20, d below) the
+/// points `c + 1/16` find the first, `c - 1/16` the third, and only the spread point (c above 20, d below) the
 /// second (whose leaves' offsets are a hash of their names: `c`, `d` are such a pair).
 #[test]
 fn differences_next_to_a_comparison_constant_are_refuted() {
@@ -828,6 +843,16 @@ fn differences_next_to_a_comparison_constant_are_refuted() {
     let v = decide(&t, a, b, &Options::default());
     let Verdict::NotEqual(cx) = v else {
         panic!("expected NotEqual: {two} vs 0, got {v:?}")
+    };
+    assert_eq!(cx.eval(&t, a), 1.0);
+    // Only below 20: (19.925, 20), where `c - 1/16` is the one point (the constant 397
+    // of `c² > 397` puts its own points far off; the spread point gives this leaf
+    // `20 + 1/16`).
+    let below = "(select (and (< c 20) (> (* c c) 397)) 1 0)";
+    let (t, a, b) = pair(below, "0");
+    let v = decide(&t, a, b, &Options::default());
+    let Verdict::NotEqual(cx) = v else {
+        panic!("expected NotEqual: {below} vs 0, got {v:?}")
     };
     assert_eq!(cx.eval(&t, a), 1.0);
 }

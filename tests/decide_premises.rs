@@ -474,3 +474,30 @@ fn junctions_flatten_only_into_their_own_kind() {
     let ab = t.and(a, b);
     assert_eq!(t.and(ab, c), t.andn(&[a, b, c]));
 }
+
+/// A constant beyond f64's range (10^400) is a value, not an overflow of the point's
+/// evaluation: against `x` it is refuted (the reals differ, and the counterexample
+/// replays as inf against a finite value), while `10^400·(x + 1) = 10^400·x + 10^400`,
+/// inf against inf in f64, is proved.
+#[test]
+fn constants_beyond_f64_are_values() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let big = t.constant(num_traits::pow(
+        num_rational::BigRational::from_integer(10.into()),
+        400,
+    ));
+    let Verdict::NotEqual(cx) = verdict(&t, big, x) else {
+        panic!("10^400 against x must be refuted")
+    };
+    assert!(cx.lhs.is_infinite() && cx.rhs.is_finite(), "{cx:?}");
+    let one = t.one();
+    let x1 = t.add(x, one);
+    let a = t.mul(big, x1);
+    let bx = t.mul(big, x);
+    let b = t.add(bx, big);
+    assert!(a != b);
+    assert!(verdict(&t, a, b).is_equal());
+    // Twin: 10^400·(x + 1) against 10^400·x is refuted (inf against -inf for x in (-1, 0)).
+    assert!(verdict(&t, a, bx).is_not_equal());
+}
