@@ -687,11 +687,13 @@ fn nested_extrema_flatten_without_case_splits() {
 
 // ---- the refuter's rounding bounds, pole and overflow flags, points near constants -------
 
-/// `10·(x + 100000) - 1000000`: `10·x` over the reals, but in f64 the sum `x + 100000`
-/// is rounded to a multiple of 2^-36 (1.5e-11), so the two differ by up to 1e-10. A
-/// function of it carries that absolute error on: the refuter's error bound must cover
+/// `3·(x + 1000/3) - 1000`: `3·x` over the reals ([`D_REAL`]), but in f64 `1000/3` and the sum
+/// `x + 333.33…` are rounded (to 5.7e-14), also at the refuter's points, which are
+/// short dyadic fractions that add to a large dyadic constant exactly. A function of it
+/// carries that absolute error (up to 1e-13) on: the refuter's error bound must cover
 /// it, or it calls a true identity NotEqual.
-const D: &str = "(+ (* 10 (+ x 100000)) -1000000)";
+const D: &str = "(+ (* 3 (+ x 1000/3)) -1000)";
+const D_REAL: &str = "(* 3 x)";
 
 /// Proved Equal although the f64 values of the two sides differ at some grid points (the
 /// rounding the refuter must not take for a difference).
@@ -735,31 +737,28 @@ fn not_equal(src_a: &str, src_b: &str) {
 /// by large factors. The wrong twins differ by 1e-3 in the argument.
 #[test]
 fn rounding_in_an_argument_never_refutes() {
-    let shifted = "(+ (* 10 x) 1/1000)";
+    let shifted = "(+ (* 3 x) 1/1000)";
     for f in ["exp", "exp2", "tanh", "sin"] {
-        equal_despite_rounding(
-            &format!("({f} {D})"),
-            "(FN (* 10 x))".replace("FN", f).as_str(),
-        );
+        equal_despite_rounding(&format!("({f} {D})"), &format!("({f} {D_REAL})"));
         not_equal(&format!("({f} {D})"), &format!("({f} {shifted})"));
     }
-    // Positive arguments (10·x + 30 > 0 on [-2, 2]) for log, log2, sqrt, rsqrt.
+    // Positive arguments (3·x + 7 > 0 on [-2, 2]) for log, log2, sqrt, rsqrt.
     for f in ["log", "log2", "sqrt", "rsqrt"] {
         equal_despite_rounding(
-            &format!("({f} (+ {D} 30))"),
-            &format!("({f} (+ (* 10 x) 30))"),
+            &format!("({f} (+ {D} 7))"),
+            &format!("({f} (+ {D_REAL} 7))"),
         );
         not_equal(
-            &format!("({f} (+ {D} 30))"),
-            &format!("({f} (+ {shifted} 30))"),
+            &format!("({f} (+ {D} 7))"),
+            &format!("({f} (+ {shifted} 7))"),
         );
     }
-    // erf at a slope near its largest (2/√π at 0): the argument scaled down to [-2, 2].
-    equal_despite_rounding(&format!("(erf (* 1/10 {D}))"), "(erf x)");
-    not_equal(&format!("(erf (* 1/10 {D}))"), "(erf (+ x 1/1000))");
-    // Products: a factor whose f64 value is nothing but rounding (D - 10·x is 0 over the
-    // reals, ±1e-10 in f64) times large factors, in each position of the product.
-    let zero = format!("(- {D} (* 10 x))");
+    equal_despite_rounding(&format!("(erf {D})"), &format!("(erf {D_REAL})"));
+    not_equal(&format!("(erf {D})"), &format!("(erf {shifted})"));
+    // Products: a factor whose f64 value is nothing but rounding (D - 3·x is 0 over the
+    // reals, about ±1e-13 in f64) times large factors, in each position of the product
+    // (operands are sorted by creation order: each pair is parsed into its own store).
+    let zero = format!("(- {D} {D_REAL})");
     for (a, b) in [
         (
             format!("(* {zero} (exp (* 20 y)) (exp (* 20 z)))"),
@@ -775,7 +774,7 @@ fn rounding_in_an_argument_never_refutes() {
         ),
         (
             format!("(* {D} (exp (* 20 y)) (exp (* 20 z)))"),
-            "(* 10 x (exp (* 20 y)) (exp (* 20 z)))".to_string(),
+            "(* 3 x (exp (* 20 y)) (exp (* 20 z)))".to_string(),
         ),
     ] {
         equal_despite_rounding(&a, &b);
