@@ -320,6 +320,13 @@ fn closed_premises_are_decided_exactly() {
     let ls = t.call(Func::Log, s);
     let els = t.call(Func::Exp, ls);
     assert!(verdict(&t, els, s).is_equal());
+    // A true closed `!= 0` premise is taken: `x · e / e = x` with e = sqrt(2) - 1.
+    let m1 = t.int(-1);
+    let e = t.add(s, m1);
+    let xe = t.mul(x, e);
+    let ok = t.div(xe, e);
+    let v = verdict(&t, ok, x);
+    assert!(v.is_equal(), "{v:?}");
 }
 
 /// A side that overflowed f64 (exp(1000·x)/exp(1000·x) at x = 1.5) is no witness: its
