@@ -566,6 +566,21 @@ fn logs_of_reciprocal_constants() {
     );
 }
 
+/// Kills: `exp(c · log(x))` taken as `x^c` for a non-integer c (the integer guard made
+/// `true`: `c` truncated, so `exp(log(x)/2)` became `x^0 = 1`).
+#[test]
+fn exp_of_a_fraction_of_a_log_is_no_integer_power() {
+    wrong("(select (> x 1.9) (exp (* 1/2 (log x))) 1)", "1");
+    wrong(
+        "(select (> x 1.9) (exp (* 3/2 (log x))) x)",
+        "(select (> x 1.9) x x)",
+    );
+    equal(
+        "(select (> x 1.9) (exp (* 2 (log x))) 1)",
+        "(select (> x 1.9) (* x x) 1)",
+    );
+}
+
 /// Kills: the parity test of `sqrt(a)^k = a^(k/2)` and `rsqrt(a)^k = a^(-k/2)` (`k % 2 ==
 /// 0` → `!=`: `rsqrt(y)^-1` became 1), odd and even, positive and negative powers.
 #[test]

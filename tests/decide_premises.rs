@@ -508,3 +508,43 @@ fn constants_beyond_f64_are_values() {
     // Twin: 10^400·(x + 1) against 10^400·x is refuted (inf against -inf for x in (-1, 0)).
     assert!(verdict(&t, a, bx).is_not_equal());
 }
+
+/// A precondition on a term too large to print (over 2,000 nodes) is printed from its
+/// canonical form, as the polynomial reads: `d = Σ_i ((x + i)² - x² - 2i·x - i²) + 2x +
+/// z - 1` is `2x + z - 1`, with its coefficients (1 left out), and a sign before the first
+/// monomial only when it is negative.
+#[test]
+fn a_large_precondition_is_printed_from_its_canonical_form() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let y = t.input("y", &[0]);
+    let z = t.input("z", &[0]);
+    let mut parts = vec![];
+    for i in 1..=600 {
+        let c = t.int(i);
+        let xi = t.add(x, c);
+        let sq = t.powi(xi, 2);
+        let x2 = t.powi(x, 2);
+        let nx2 = t.neg(x2);
+        let k = t.int(-2 * i);
+        let kx = t.mul(k, x);
+        let ci = t.int(-i * i);
+        parts.extend([sq, nx2, kx, ci]);
+    }
+    let two = t.int(2);
+    let tx = t.mul(two, x);
+    let m1 = t.int(-1);
+    parts.extend([tx, m1, z]);
+    let d = t.sum(&parts);
+    let yd = t.mul(y, d);
+    let a = t.div(yd, d);
+    let v = verdict(&t, a, y);
+    let Verdict::Equal { preconditions } = &v else {
+        panic!("{v:?}")
+    };
+    let texts: Vec<String> = preconditions.iter().map(|p| p.expr.clone()).collect();
+    assert_eq!(texts, ["-1 + 2 * x[0] + z[0]"]);
+    // Twin: without the division y·d/d is not y.
+    let v = verdict(&t, yd, y);
+    assert!(!v.is_equal(), "{v:?}");
+}

@@ -235,6 +235,9 @@ fn max_min_rules() {
     assert_eq!(t.t.max(a, a), a);
     let m3 = t.t.maxn(&[m1, c, a]);
     assert_eq!(m3, t.t.maxn(&[a, b, c]), "flattened and deduplicated");
+    let n1 = t.t.min(b, a);
+    let n3 = t.t.minn(&[n1, c, a]);
+    assert_eq!(n3, t.t.minn(&[a, b, c]), "min flattened and deduplicated");
     let two = t.c(2, 1);
     let three = t.c(3, 1);
     let m = t.t.maxn(&[two, a, three]);
