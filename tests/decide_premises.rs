@@ -327,6 +327,19 @@ fn closed_premises_are_decided_exactly() {
     let ok = t.div(xe, e);
     let v = verdict(&t, ok, x);
     assert!(v.is_equal(), "{v:?}");
+    // A true closed `>= 0` premise is taken: `sqrt(e)² = e`; with `1 - sqrt(2)` it is
+    // false, and the pair is not proved.
+    let r = t.call(Func::Sqrt, e);
+    let r2 = t.powi(r, 2);
+    let v = verdict(&t, r2, e);
+    assert!(v.is_equal(), "{v:?}");
+    let one = t.one();
+    let ms = t.neg(s);
+    let f = t.add(one, ms);
+    let r = t.call(Func::Sqrt, f);
+    let r2 = t.powi(r, 2);
+    let v = verdict(&t, r2, f);
+    assert!(!v.is_equal(), "{v:?}");
 }
 
 /// A side that overflowed f64 (exp(1000·x)/exp(1000·x) at x = 1.5) is no witness: its
