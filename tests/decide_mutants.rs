@@ -566,6 +566,21 @@ fn logs_of_reciprocal_constants() {
     );
 }
 
+/// Kills: negative powers of a root of a constant left unreduced (`sqrt(2)^-2` is 1/2
+/// only when the reduction of `sqrt(2)^k` also runs for negative k): the square of a
+/// sum with `1/sqrt(2)` expands to one with the constant 1/2.
+#[test]
+fn negative_powers_of_roots_of_constants_reduce() {
+    equal(
+        "(pow (+ x (recip (sqrt 2))) 2)",
+        "(+ (* x x) (* 2 x (recip (sqrt 2))) 1/2)",
+    );
+    wrong(
+        "(select (> x 1.9) (pow (+ x (recip (sqrt 2))) 2) 0)",
+        "(select (> x 1.9) (+ (* x x) (* 2 x (recip (sqrt 2))) 1) 0)",
+    );
+}
+
 /// Kills: `exp(c · log(x))` taken as `x^c` for a non-integer c (the integer guard made
 /// `true`: `c` truncated, so `exp(log(x)/2)` became `x^0 = 1`).
 #[test]
