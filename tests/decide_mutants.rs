@@ -717,14 +717,14 @@ fn nested_extrema_flatten_without_case_splits() {
 
 // ---- the refuter's rounding bounds, pole and overflow flags, points near constants -------
 
-/// `10·(x + 1/10) - 1`: `10·x` over the reals ([`D_REAL`]), but in f64 `1/10` and the
-/// sum `x + 0.1` are rounded, also at the refuter's points (short dyadic fractions,
-/// which add to a dyadic constant exactly, and to `1000/3` exactly too, whose product
-/// with 3 then ties back to the exact value). A function of it carries that absolute
-/// error (about 1e-15) on: the refuter's error bound must cover it, or it calls a true
+/// `(x + 1/10)² - x² + 4x/5`: `x + 1/100` over the reals ([`D_REAL`]), but in f64 the
+/// square and `4x/5` are rounded, also at the refuter's points (short dyadic fractions:
+/// `10·(x + 1/10) - 1` or `3·(x + 1000/3) - 1000` round back to the exact value there),
+/// so the two differ by up to 7e-16 at most of them. A function of it carries that
+/// absolute error on: the refuter's error bound must cover it, or it calls a true
 /// identity NotEqual.
-const D: &str = "(+ (* 10 (+ x 1/10)) -1)";
-const D_REAL: &str = "(* 10 x)";
+const D: &str = "(+ (pow (+ x 1/10) 2) (- (* x x)) (* 4/5 x))";
+const D_REAL: &str = "(+ x 1/100)";
 
 /// Proved Equal although the f64 values of the two sides differ at some grid points (the
 /// rounding the refuter must not take for a difference).
@@ -764,39 +764,31 @@ fn not_equal(src_a: &str, src_b: &str) {
 
 /// Kills: the error bounds of `evaluate` made smaller (exp, exp2, log, sqrt, erf, the
 /// generic function arm, a product's `Σ errᵢ · Π_{j≠i} |vⱼ|`): each pair is an identity
-/// whose sides differ in f64 by the rounding of `x + 1/10` ([`D`]), carried on by a
-/// function or amplified by large factors. The wrong twins differ by 1e-3 in the argument.
+/// whose sides differ in f64 by the rounding in [`D`], carried on by a function or
+/// amplified by large factors. The wrong twins differ by 1e-3 in the argument.
 #[test]
 fn rounding_in_an_argument_never_refutes() {
-    let shifted = "(+ (* 10 x) 1/1000)";
-    for f in ["exp", "exp2"] {
+    let shifted = "(+ x 11/1000)";
+    for f in ["exp", "exp2", "tanh", "sin", "erf"] {
         equal_despite_rounding(&format!("({f} {D})"), &format!("({f} {D_REAL})"));
         not_equal(&format!("({f} {D})"), &format!("({f} {shifted})"));
     }
-    // Where tanh, sin and erf are not flat: D / 10 against x.
-    for f in ["tanh", "sin", "erf"] {
-        equal_despite_rounding(&format!("({f} (* 1/10 {D}))"), &format!("({f} x)"));
-        not_equal(
-            &format!("({f} (* 1/10 {D}))"),
-            &format!("({f} (+ x 1/1000))"),
-        );
-    }
-    // Positive arguments (D² + 1) for log, log2, sqrt, rsqrt.
+    // Positive arguments (D + 3) for log, log2, sqrt, rsqrt.
     for f in ["log", "log2", "sqrt", "rsqrt"] {
         equal_despite_rounding(
-            &format!("({f} (+ (* {D} {D}) 1))"),
-            &format!("({f} (+ (* 100 x x) 1))"),
+            &format!("({f} (+ {D} 3))"),
+            &format!("({f} (+ {D_REAL} 3))"),
         );
         not_equal(
-            &format!("({f} (+ (* {D} {D}) 1))"),
-            &format!("({f} (+ (* {D} {D}) 1001/1000))"),
+            &format!("({f} (+ {D} 3))"),
+            &format!("({f} (+ {shifted} 3))"),
         );
     }
-    // Products: a factor whose f64 value is nothing but rounding (D - 10·x is 0 over the
-    // reals, about ±1e-15 in f64) times large factors, in each position of the product
-    // (operands are sorted by creation order: each pair is parsed into its own store),
-    // and times a small one (a bound counting a factor's own value against it).
-    let zero = format!("(- {D} {D_REAL})");
+    // Products: a factor whose f64 value is nothing but rounding (D - x - 1/100 is 0
+    // over the reals, up to 5e-16 in f64) times large factors, in each position of the
+    // product (operands are sorted by creation order: each pair is parsed into its own
+    // store), and times a small one (a bound counting a factor's own value against it).
+    let zero = format!("(+ {D} (- x) -1/100)");
     for (a, b) in [
         (
             format!("(* {zero} (exp (* 20 y)) (exp (* 20 z)))"),
@@ -810,11 +802,11 @@ fn rounding_in_an_argument_never_refutes() {
             format!("(* (exp (* 20 y)) (exp (* 20 z)) {zero})"),
             "0".to_string(),
         ),
+        (format!("(* (+ y 3) {zero})"), "0".to_string()),
         (
             format!("(* {D} (exp (* 20 y)) (exp (* 20 z)))"),
-            "(* 10 x (exp (* 20 y)) (exp (* 20 z)))".to_string(),
+            format!("(* {D_REAL} (exp (* 20 y)) (exp (* 20 z)))"),
         ),
-        (format!("(* (+ y 3) {zero})"), "0".to_string()),
     ] {
         equal_despite_rounding(&a, &b);
     }
