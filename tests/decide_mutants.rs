@@ -868,6 +868,10 @@ fn differences_next_to_a_comparison_constant_are_refuted() {
         panic!("expected NotEqual: {narrow} vs 0, got {v:?}")
     };
     assert_eq!(cx.eval(&t, a), 1.0);
+    // The points around the i-th constant are numbered CUT + 4i + k (k = 0: at it, 1:
+    // above, 2: below, 3: spread), CUT = 2^41: found above 20 or below 20.1.
+    let cut = |p: u64| p.checked_sub(1 << 41).map(|q| q % 4);
+    assert!(matches!(cut(cx.point), Some(1 | 2)), "{cx:?}");
     let two = "(select (and (> c 20) (< c 20.1) (< d 20) (> d 19.9)) 1 0)";
     let (t, a, b) = pair(two, "0");
     let v = decide(&t, a, b, &Options::default());
@@ -875,6 +879,7 @@ fn differences_next_to_a_comparison_constant_are_refuted() {
         panic!("expected NotEqual: {two} vs 0, got {v:?}")
     };
     assert_eq!(cx.eval(&t, a), 1.0);
+    assert_eq!(cut(cx.point), Some(3), "{cx:?}");
     // Only below 20: (19.925, 20), where `c - 1/16` is the one point (the constants 19
     // and 397 put their own points outside; the spread point gives this leaf `20 + 1/16`).
     let below = "(select (and (> c 19) (< c 20) (> (* c c) 397)) 1 0)";
@@ -884,6 +889,7 @@ fn differences_next_to_a_comparison_constant_are_refuted() {
         panic!("expected NotEqual: {below} vs 0, got {v:?}")
     };
     assert_eq!(cx.eval(&t, a), 1.0);
+    assert_eq!(cut(cx.point), Some(2), "{cx:?}");
 }
 
 // ---- random wrong twins -------------------------------------------------------------------
