@@ -561,3 +561,31 @@ fn a_large_precondition_is_printed_from_its_canonical_form() {
     let v = verdict(&t, yd, y);
     assert!(!v.is_equal(), "{v:?}");
 }
+
+/// A positivity the polynomial shows needs no premise: `x² + 1` has positive
+/// coefficients, an even power of `x` and a positive constant monomial, so
+/// `sqrt(x² + 1)² = x² + 1` needs none (the reals: x² + 1 >= 1 for every x). With
+/// `x³ + 1`, an odd power, the premise stays (or the pair is refuted where it fails).
+#[test]
+fn even_powers_are_positive_without_premises() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let one = t.one();
+    let x2 = t.powi(x, 2);
+    let p = t.add(x2, one);
+    let s = t.call(Func::Sqrt, p);
+    let s2 = t.powi(s, 2);
+    let Verdict::Equal { preconditions } = verdict(&t, s2, p) else {
+        panic!("sqrt(x² + 1)² = x² + 1 not proved")
+    };
+    assert!(preconditions.is_empty(), "{preconditions:?}");
+    let x3 = t.powi(x, 3);
+    let q = t.add(x3, one);
+    let s = t.call(Func::Sqrt, q);
+    let s2 = t.powi(s, 2);
+    match verdict(&t, s2, q) {
+        Verdict::Equal { preconditions } => assert!(!preconditions.is_empty()),
+        Verdict::NotEqual(cx) => assert!(cx.lhs.is_nan(), "{cx:?}"),
+        v => panic!("{v:?}"),
+    }
+}

@@ -671,3 +671,21 @@ fn erf_stays_within_minus_one_and_one() {
     assert_eq!(lift::term::erf(6.0), 1.0);
     assert_eq!(lift::term::erf(-6.0), -1.0);
 }
+
+/// A closed argument clearly outside the domain of log, log2, sqrt, rsqrt (`log(1/2)`
+/// is -0.69 for every input) makes the call IEEE's NaN, not a precondition; inside the
+/// domain (`log(3)` = 1.1) it stays a call.
+#[test]
+fn closed_arguments_outside_the_domain_are_nan() {
+    let mut t = T::new();
+    let half = t.c(1, 2);
+    let three = t.c(3, 1);
+    let l_half = t.t.call(Func::Log, half);
+    let l_three = t.t.call(Func::Log, three);
+    for f in [Func::Log, Func::Log2, Func::Sqrt, Func::Rsqrt] {
+        let bad = t.t.call(f, l_half);
+        assert!(t.t.is_nan(bad), "{f:?}(log(1/2)) = {}", t.show(bad));
+        let good = t.t.call(f, l_three);
+        assert!(!t.t.is_nan(good), "{f:?}(log(3)) = {}", t.show(good));
+    }
+}
