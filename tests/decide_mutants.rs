@@ -581,6 +581,44 @@ fn negative_powers_of_roots_of_constants_reduce() {
     );
 }
 
+/// Kills: the sign of an opaque function's argument handled wrongly: sin and erf are
+/// odd, cos and abs even (`f(-u)` for an argument whose leading coefficient is
+/// negative). The wrong twins swap parity, confined to `x > 1.9`.
+#[test]
+fn odd_and_even_functions_of_negated_arguments() {
+    equal("(cos (- y x))", "(cos (- x y))");
+    equal("(abs (- y x))", "(abs (- x y))");
+    equal("(sin (- y x))", "(- (sin (- x y)))");
+    equal("(erf (- y x))", "(- (erf (- x y)))");
+    for f in ["cos", "abs"] {
+        wrong(
+            &format!("(select (> x 1.9) ({f} (- y x)) 0)"),
+            &format!("(select (> x 1.9) (- ({f} (- x y))) 0)"),
+        );
+    }
+    for f in ["sin", "erf"] {
+        wrong(
+            &format!("(select (> x 1.9) ({f} (- y x)) 0)"),
+            &format!("(select (> x 1.9) ({f} (- x y)) 0)"),
+        );
+    }
+}
+
+/// Kills: max/min pruning reading an operand it has already dropped. In the case
+/// `x <= y` and `y <= x` each of x, y is no larger than the other: one of them must stay
+/// (max(x, y) is x there, not the max of nothing).
+#[test]
+fn pruning_keeps_one_of_two_equal_operands() {
+    equal(
+        "(select (<= x y) (select (<= y x) (max x y) 0) 0)",
+        "(select (<= x y) (select (<= y x) x 0) 0)",
+    );
+    wrong(
+        "(select (<= x y) (select (<= y x) (max x y 1.9) 0) 0)",
+        "(select (<= x y) (select (<= y x) x 0) 0)",
+    );
+}
+
 /// Kills: `exp(c · log(x))` taken as `x^c` for a non-integer c (the integer guard made
 /// `true`: `c` truncated, so `exp(log(x)/2)` became `x^0 = 1`).
 #[test]
