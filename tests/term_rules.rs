@@ -689,3 +689,27 @@ fn closed_arguments_outside_the_domain_are_nan() {
         assert!(!t.t.is_nan(good), "{f:?}(log(3)) = {}", t.show(good));
     }
 }
+
+/// `Terms::children` lists a node's operands in operand order, as `for_each_child`
+/// visits them, and nothing for a leaf.
+#[test]
+fn children_are_the_operands() {
+    let mut t = T::new();
+    let (a, b, c) = (t.x(0), t.x(1), t.x(2));
+    assert!(t.t.children(a).is_empty());
+    let gt = t.t.cmp(CmpOp::Gt, a, b);
+    assert_eq!(t.t.children(gt), vec![a, b]);
+    let s = t.t.select(gt, b, c);
+    assert_eq!(t.t.children(s), vec![gt, b, c]);
+    let e = t.t.call(Func::Exp, c);
+    assert_eq!(t.t.children(e), vec![c]);
+    let sum = t.t.add(a, b);
+    let mut kids = t.t.children(sum);
+    kids.sort();
+    let mut want = vec![a, b];
+    want.sort();
+    assert_eq!(kids, want);
+    let mut visited = Vec::new();
+    t.t.for_each_child(sum, |k| visited.push(k));
+    assert_eq!(t.t.children(sum), visited);
+}
