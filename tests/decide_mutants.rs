@@ -566,6 +566,74 @@ fn logs_of_reciprocal_constants() {
     );
 }
 
+/// Kills: negative powers of a root of a constant left unreduced (`sqrt(2)^-2` is 1/2
+/// only when the reduction of `sqrt(2)^k` also runs for negative k): the square of a
+/// sum with `1/sqrt(2)` expands to one with the constant 1/2.
+#[test]
+fn negative_powers_of_roots_of_constants_reduce() {
+    equal(
+        "(pow (+ x (recip (sqrt 2))) 2)",
+        "(+ (* x x) (* 2 x (recip (sqrt 2))) 1/2)",
+    );
+    wrong(
+        "(select (> x 1.9) (pow (+ x (recip (sqrt 2))) 2) 0)",
+        "(select (> x 1.9) (+ (* x x) (* 2 x (recip (sqrt 2))) 1) 0)",
+    );
+}
+
+/// Kills: the sign of an opaque function's argument handled wrongly: sin and erf are
+/// odd, cos and abs even (`f(-u)` for an argument whose leading coefficient is
+/// negative). The wrong twins swap parity, confined to `x > 1.9`.
+#[test]
+fn odd_and_even_functions_of_negated_arguments() {
+    equal("(cos (- y x))", "(cos (- x y))");
+    equal("(abs (- y x))", "(abs (- x y))");
+    equal("(sin (- y x))", "(- (sin (- x y)))");
+    equal("(erf (- y x))", "(- (erf (- x y)))");
+    for f in ["cos", "abs"] {
+        wrong(
+            &format!("(select (> x 1.9) ({f} (- y x)) 0)"),
+            &format!("(select (> x 1.9) (- ({f} (- x y))) 0)"),
+        );
+    }
+    for f in ["sin", "erf"] {
+        wrong(
+            &format!("(select (> x 1.9) ({f} (- y x)) 0)"),
+            &format!("(select (> x 1.9) ({f} (- x y)) 0)"),
+        );
+    }
+}
+
+/// Kills: max/min pruning reading an operand it has already dropped. In the case
+/// `x <= y` and `y <= x` each of x, y is no larger than the other: one of them must stay
+/// (max(x, y) is x there, not the max of nothing).
+#[test]
+fn pruning_keeps_one_of_two_equal_operands() {
+    equal(
+        "(select (<= x y) (select (<= y x) (max x y) 0) 0)",
+        "(select (<= x y) (select (<= y x) x 0) 0)",
+    );
+    wrong(
+        "(select (<= x y) (select (<= y x) (max x y 1.9) 0) 0)",
+        "(select (<= x y) (select (<= y x) x 0) 0)",
+    );
+}
+
+/// Kills: `exp(c · log(x))` taken as `x^c` for a non-integer c (the integer guard made
+/// `true`: `c` truncated, so `exp(log(x)/2)` became `x^0 = 1`).
+#[test]
+fn exp_of_a_fraction_of_a_log_is_no_integer_power() {
+    wrong("(select (> x 1.9) (exp (* 1/2 (log x))) 1)", "1");
+    wrong(
+        "(select (> x 1.9) (exp (* 3/2 (log x))) x)",
+        "(select (> x 1.9) x x)",
+    );
+    equal(
+        "(select (> x 1.9) (exp (* 2 (log x))) 1)",
+        "(select (> x 1.9) (* x x) 1)",
+    );
+}
+
 /// Kills: the parity test of `sqrt(a)^k = a^(k/2)` and `rsqrt(a)^k = a^(-k/2)` (`k % 2 ==
 /// 0` → `!=`: `rsqrt(y)^-1` became 1), odd and even, positive and negative powers.
 #[test]
@@ -683,6 +751,183 @@ fn nested_extrema_flatten_without_case_splits() {
         let v = decide(&t, a, b, &no_split);
         assert!(v.is_equal(), "{} vs {}: {v:?}", t.display(a), t.display(b));
     }
+}
+
+// ---- the refuter's rounding bounds, pole and overflow flags, points near constants -------
+
+/// `(x + 1/10)² - x² + 4x/5`: `x + 1/100` over the reals ([`D_REAL`]), but in f64 the
+/// square and `4x/5` are rounded, also at the refuter's points (short dyadic fractions:
+/// `10·(x + 1/10) - 1` or `3·(x + 1000/3) - 1000` round back to the exact value there),
+/// so the two differ by up to 7e-16 at most of them. A function of it carries that
+/// absolute error on: the refuter's error bound must cover it, or it calls a true
+/// identity NotEqual.
+const D: &str = "(+ (pow (+ x 1/10) 2) (- (* x x)) (* 4/5 x))";
+const D_REAL: &str = "(+ x 1/100)";
+
+/// Proved Equal although the f64 values of the two sides differ at some grid points (the
+/// rounding the refuter must not take for a difference).
+#[track_caller]
+fn equal_despite_rounding(src_a: &str, src_b: &str) {
+    let (t, a, b) = pair(src_a, src_b);
+    assert!(a != b, "same term after normalisation: {src_a}");
+    // Every leaf at one of these values (the grid's are too round to show rounding).
+    let apart = [0.1, 0.3, 1.0 / 3.0, 0.7, 1.3, -0.7, -1.3]
+        .iter()
+        .any(|&x| {
+            let p: Vec<(String, f64)> =
+                ["x", "y", "z"].iter().map(|n| (n.to_string(), x)).collect();
+            let (l, r) = (eval_at(&t, a, &p), eval_at(&t, b, &p));
+            l.is_finite() && r.is_finite() && l != r
+        });
+    assert!(apart, "no rounding to tolerate: {src_a} vs {src_b}");
+    let v = decide(&t, a, b, &Options::default());
+    assert!(
+        v.is_equal(),
+        "expected Equal despite f64 rounding:\n  {src_a}\n  {src_b}\ngot {v:?}"
+    );
+}
+
+/// Not Equal, with the default options or with the prover alone.
+#[track_caller]
+fn not_equal(src_a: &str, src_b: &str) {
+    let (t, a, b) = pair(src_a, src_b);
+    for opts in [Options::default(), prover_only()] {
+        let v = decide(&t, a, b, &opts);
+        assert!(
+            !v.is_equal(),
+            "wrong twin proved Equal:\n  {src_a}\n  {src_b}"
+        );
+    }
+}
+
+/// Kills: the error bounds of `evaluate` made smaller (exp, exp2, log, sqrt, erf, the
+/// generic function arm, a product's `Σ errᵢ · Π_{j≠i} |vⱼ|`): each pair is an identity
+/// whose sides differ in f64 by the rounding in [`D`], carried on by a function or
+/// amplified by large factors. The wrong twins differ by 1e-3 in the argument.
+#[test]
+fn rounding_in_an_argument_never_refutes() {
+    let shifted = "(+ x 11/1000)";
+    for f in ["exp", "exp2", "tanh", "sin", "erf"] {
+        equal_despite_rounding(&format!("({f} {D})"), &format!("({f} {D_REAL})"));
+        not_equal(&format!("({f} {D})"), &format!("({f} {shifted})"));
+    }
+    // Positive arguments (D + 3) for log, log2, sqrt, rsqrt.
+    for f in ["log", "log2", "sqrt", "rsqrt"] {
+        equal_despite_rounding(
+            &format!("({f} (+ {D} 3))"),
+            &format!("({f} (+ {D_REAL} 3))"),
+        );
+        not_equal(
+            &format!("({f} (+ {D} 3))"),
+            &format!("({f} (+ {shifted} 3))"),
+        );
+    }
+    // Products: a factor whose f64 value is nothing but rounding (D - x - 1/100 is 0
+    // over the reals, up to 5e-16 in f64) times large factors, in each position of the
+    // product (operands are sorted by creation order: each pair is parsed into its own
+    // store), and times a small one (a bound counting a factor's own value against it).
+    let zero = format!("(+ {D} (- x) -1/100)");
+    for (a, b) in [
+        (
+            format!("(* {zero} (exp (* 20 y)) (exp (* 20 z)))"),
+            "0".to_string(),
+        ),
+        (
+            format!("(* (exp (* 20 y)) {zero} (exp (* 20 z)))"),
+            "0".to_string(),
+        ),
+        (
+            format!("(* (exp (* 20 y)) (exp (* 20 z)) {zero})"),
+            "0".to_string(),
+        ),
+        (format!("(* (+ y 3) {zero})"), "0".to_string()),
+        (
+            format!("(* {D} (exp (* 20 y)) (exp (* 20 z)))"),
+            format!("(* {D_REAL} (exp (* 20 y)) (exp (* 20 z)))"),
+        ),
+    ] {
+        equal_despite_rounding(&a, &b);
+    }
+    not_equal(
+        &format!("(* (+ {zero} 1/1000) (exp (* 20 y)) (exp (* 20 z)))"),
+        "0",
+    );
+}
+
+/// Kills: the error bounds of `evaluate` made larger (a relative term made absolute,
+/// `v · EPS` made `v / EPS`, ...): a bound that swallows a real difference of 1/100
+/// turns these refutations into Unknown.
+#[test]
+fn a_small_difference_after_a_function_is_refuted() {
+    for f in [
+        "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "erf", "tanh", "sin", "floor", "abs",
+    ] {
+        let a = format!("({f} (+ x 3))");
+        refuted(&a, &format!("(+ {a} 1/100)"));
+        // The product's bound, with a factor that is itself a function.
+        refuted(&format!("(* {a} y)"), &format!("(* (+ {a} 1/100) y)"));
+    }
+}
+
+/// Kills: a select's value losing its condition's pole or overflow flag. Where `x·x⁻¹`
+/// (0·inf at x = 0) or `e·e⁻¹` with `e = exp(1000·x)` (inf·0 where exp overflows) is NaN,
+/// the condition `… >= 1` is false in f64 but true over the reals, so the select takes
+/// its other branch there: -inf against +inf says nothing of the real functions, which
+/// are both -inf wherever defined (as in `infinities_at_poles_do_not_refute`, a
+/// difference of infinities at a pole or an overflow is no counterexample). The twins
+/// with the other infinity differ wherever defined (never Equal; not refuted either, as
+/// `x·x⁻¹ >= 1` is within rounding of its bound everywhere else).
+#[test]
+fn a_condition_through_a_pole_or_an_overflow_never_refutes() {
+    for one in [
+        "(* x (recip x))",
+        "(* (exp (* 1000 x)) (recip (exp (* 1000 x))))",
+    ] {
+        let a = format!("(select (>= {one} 1) -inf +inf)");
+        let (t, ta, tb) = pair(&a, "-inf");
+        let v = decide(&t, ta, tb, &Options::default());
+        // Unknown (the prover declines terms with infinities), but never NotEqual.
+        assert!(!v.is_not_equal(), "refuted: {a} vs -inf: {v:?}");
+        not_equal(&a, "+inf");
+    }
+}
+
+/// Kills: the points around a comparison constant moved or merged (`c ± 1/16` becoming
+/// `c ± 1`, `c ± 16`, or one-sided). Each wrong twin differs from 0 only in a strip
+/// narrower than 1/8 next to the constant 20, which no random point reaches: the uniform
+/// points `c + 1/16` find the first, `c - 1/16` the third, and only the spread point (c above 20, d below) the
+/// second (whose leaves' offsets are a hash of their names: `c`, `d` are such a pair).
+#[test]
+fn differences_next_to_a_comparison_constant_are_refuted() {
+    let narrow = "(select (and (> x 20) (< x 20.1)) 1 0)";
+    let (t, a, b) = pair(narrow, "0");
+    let v = decide(&t, a, b, &Options::default());
+    let Verdict::NotEqual(cx) = v else {
+        panic!("expected NotEqual: {narrow} vs 0, got {v:?}")
+    };
+    assert_eq!(cx.eval(&t, a), 1.0);
+    // The points around the i-th constant are numbered CUT + 4i + k (k = 0: at it, 1:
+    // above, 2: below, 3: spread), CUT = 2^41: found above 20 or below 20.1.
+    let cut = |p: u64| p.checked_sub(1 << 41).map(|q| q % 4);
+    assert!(matches!(cut(cx.point), Some(1 | 2)), "{cx:?}");
+    let two = "(select (and (> c 20) (< c 20.1) (< d 20) (> d 19.9)) 1 0)";
+    let (t, a, b) = pair(two, "0");
+    let v = decide(&t, a, b, &Options::default());
+    let Verdict::NotEqual(cx) = v else {
+        panic!("expected NotEqual: {two} vs 0, got {v:?}")
+    };
+    assert_eq!(cx.eval(&t, a), 1.0);
+    assert_eq!(cut(cx.point), Some(3), "{cx:?}");
+    // Only below 20: (19.925, 20), where `c - 1/16` is the one point (the constants 19
+    // and 397 put their own points outside; the spread point gives this leaf `20 + 1/16`).
+    let below = "(select (and (> c 19) (< c 20) (> (* c c) 397)) 1 0)";
+    let (t, a, b) = pair(below, "0");
+    let v = decide(&t, a, b, &Options::default());
+    let Verdict::NotEqual(cx) = v else {
+        panic!("expected NotEqual: {below} vs 0, got {v:?}")
+    };
+    assert_eq!(cx.eval(&t, a), 1.0);
+    assert_eq!(cut(cx.point), Some(2), "{cx:?}");
 }
 
 // ---- random wrong twins -------------------------------------------------------------------

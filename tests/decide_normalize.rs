@@ -66,6 +66,14 @@ fn exponentials_merge_and_common_factors_come_out() {
     let n = decide::normalize(&mut t, e).unwrap();
     assert_eq!(t.display(n).to_string(), "s * (x[0] + exp(x[0] + x[1]))");
     assert!(decide::decide(&t, e, n, &Options::default()).is_equal());
+    // exp(a)·b + exp(a)·s: the exp factor common to every monomial comes out once.
+    let p1 = t.mul(ea, b);
+    let p2 = t.mul(ea, s);
+    let e2 = t.add(p1, p2);
+    let n2 = decide::normalize(&mut t, e2).unwrap();
+    let shown = t.display(n2).to_string();
+    assert_eq!(shown.matches("exp(").count(), 1, "{shown}");
+    assert!(decide::decide(&t, e2, n2, &Options::default()).is_equal());
 }
 
 #[test]

@@ -235,6 +235,9 @@ fn max_min_rules() {
     assert_eq!(t.t.max(a, a), a);
     let m3 = t.t.maxn(&[m1, c, a]);
     assert_eq!(m3, t.t.maxn(&[a, b, c]), "flattened and deduplicated");
+    let n1 = t.t.min(b, a);
+    let n3 = t.t.minn(&[n1, c, a]);
+    assert_eq!(n3, t.t.minn(&[a, b, c]), "min flattened and deduplicated");
     let two = t.c(2, 1);
     let three = t.c(3, 1);
     let m = t.t.maxn(&[two, a, three]);
@@ -648,4 +651,65 @@ fn comparisons_with_infinities_fold() {
     assert_eq!(t.as_bool(c), Some(true));
     let c = t.cmp(lt, ninf, inf);
     assert_eq!(t.as_bool(c), Some(true));
+}
+
+/// `|erf(x)| <= 1` for every real x, and near |x| = 6 erf is 1 to within 2e-17: the
+/// series evaluation must neither overshoot 1 (it did, by 2 ulps, before clamping) nor
+/// jump at the cut-off where it switches to `signum`.
+#[test]
+fn erf_stays_within_minus_one_and_one() {
+    for i in 0..=400 {
+        let x = 5.0 + i as f64 / 200.0; // 5.0 ..= 7.0, 6.0 exactly included
+        for x in [x, -x] {
+            let e = lift::term::erf(x);
+            assert!(e.abs() <= 1.0, "erf({x}) = {e:e} leaves [-1, 1]");
+            // erf(5) = 1 - 1.5e-12: the value is 1 to the series' 1e-14 accuracy.
+            assert!((e.abs() - 1.0).abs() < 2e-12, "erf({x}) = {e:e}");
+            assert_eq!(e.signum(), x.signum());
+        }
+    }
+    assert_eq!(lift::term::erf(6.0), 1.0);
+    assert_eq!(lift::term::erf(-6.0), -1.0);
+}
+
+/// A closed argument clearly outside the domain of log, log2, sqrt, rsqrt (`log(1/2)`
+/// is -0.69 for every input) makes the call IEEE's NaN, not a precondition; inside the
+/// domain (`log(3)` = 1.1) it stays a call.
+#[test]
+fn closed_arguments_outside_the_domain_are_nan() {
+    let mut t = T::new();
+    let half = t.c(1, 2);
+    let three = t.c(3, 1);
+    let l_half = t.t.call(Func::Log, half);
+    let l_three = t.t.call(Func::Log, three);
+    for f in [Func::Log, Func::Log2, Func::Sqrt, Func::Rsqrt] {
+        let bad = t.t.call(f, l_half);
+        assert!(t.t.is_nan(bad), "{f:?}(log(1/2)) = {}", t.show(bad));
+        let good = t.t.call(f, l_three);
+        assert!(!t.t.is_nan(good), "{f:?}(log(3)) = {}", t.show(good));
+    }
+}
+
+/// `Terms::children` lists a node's operands in operand order, as `for_each_child`
+/// visits them, and nothing for a leaf.
+#[test]
+fn children_are_the_operands() {
+    let mut t = T::new();
+    let (a, b, c) = (t.x(0), t.x(1), t.x(2));
+    assert!(t.t.children(a).is_empty());
+    let gt = t.t.cmp(CmpOp::Gt, a, b);
+    assert_eq!(t.t.children(gt), vec![a, b]);
+    let s = t.t.select(gt, b, c);
+    assert_eq!(t.t.children(s), vec![gt, b, c]);
+    let e = t.t.call(Func::Exp, c);
+    assert_eq!(t.t.children(e), vec![c]);
+    let sum = t.t.add(a, b);
+    let mut kids = t.t.children(sum);
+    kids.sort();
+    let mut want = vec![a, b];
+    want.sort();
+    assert_eq!(kids, want);
+    let mut visited = Vec::new();
+    t.t.for_each_child(sum, |k| visited.push(k));
+    assert_eq!(t.t.children(sum), visited);
 }

@@ -417,8 +417,11 @@ fn evaluate(
             }
             Node::Select(c, x, y) => {
                 let c = g(c);
+                // A NaN condition's value is the select's; a NaN value's err is never
+                // read (a parent of NaN is NaN, but for a comparison, whose verdict
+                // on NaN ignores err, and `differ` reads err of finite values only).
                 let picked = if c.v.is_nan() {
-                    Val { err: c.v, ..c }
+                    c
                 } else if c.v != 0.0 {
                     g(x)
                 } else {

@@ -233,7 +233,8 @@ pub fn erf(x: f64) -> f64 {
             break;
         }
     }
-    std::f64::consts::FRAC_2_SQRT_PI * (-x2).exp() * sum
+    // The series' rounding can overshoot 1 by a few ulps near |x| = 6; |erf| <= 1.
+    (std::f64::consts::FRAC_2_SQRT_PI * (-x2).exp() * sum).clamp(-1.0, 1.0)
 }
 
 impl Terms {
