@@ -353,6 +353,11 @@ fn function_folding_is_exact_only() {
     assert_eq!(t.t.call(Func::Exp2, three), t.c(8, 1));
     let eighth = t.c(1, 8);
     assert_eq!(t.t.call(Func::Log2, eighth), t.c(-3, 1));
+    let eight = t.c(8, 1);
+    assert_eq!(t.t.call(Func::Log2, eight), three);
+    let six = t.c(6, 1);
+    let l6 = t.t.call(Func::Log2, six);
+    assert_eq!(t.t.node(l6), &Node::Call(Func::Log2, six), "log2(6) is not exact");
     // Not exact: stays a call.
     let two = t.c(2, 1);
     for f in [
