@@ -822,6 +822,11 @@ fn rounding_in_an_argument_never_refutes() {
             &format!("({f} (+ {shifted} 3))"),
         );
     }
+    // Powers of it: the error of the base times |k| (relative).
+    for k in [4, -3] {
+        equal_despite_rounding(&format!("(pow {D} {k})"), &format!("(pow {D_REAL} {k})"));
+    }
+    not_equal(&format!("(pow {D} 4)"), &format!("(pow {shifted} 4)"));
     // Products: a factor whose f64 value is nothing but rounding (D - x - 1/100 is 0
     // over the reals, up to 5e-16 in f64) times large factors, in each position of the
     // product (operands are sorted by creation order: each pair is parsed into its own
