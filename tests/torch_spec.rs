@@ -1291,3 +1291,30 @@ fn cross_entropy_picks_the_target_class_with_selects() {
         .unwrap_err();
     assert!(err.to_string().contains("target [N]"), "{err}");
 }
+
+/// A conversion is exact only to a type holding every value of the kernel's: more
+/// significand bits *and* as wide an exponent range. float16 has more bits than
+/// bfloat16 but not its range (bfloat16's 1e38 is inf in float16), and bfloat16 has the
+/// range of float16 but fewer bits: both directions narrow and are errors.
+#[test]
+fn conversions_narrow_unless_the_target_holds_every_value() {
+    let cases = [
+        (FloatType::BF16, "torch.float16", false),
+        (FloatType::F16, "torch.bfloat16", false),
+        (FloatType::F32, "torch.float16", false),
+        (FloatType::F16, "torch.float32", true),
+        (FloatType::BF16, "torch.float32", true),
+        (FloatType::F32, "torch.float64", true),
+        (FloatType::F64, "torch.float32", false),
+    ];
+    for (float, to, exact) in cases {
+        let spec = format!("y = x.to({to})");
+        match try_run(&spec, &[("x", &[2])], &[], float) {
+            Ok(_) => assert!(exact, "{float:?} → {to} accepted"),
+            Err(e) => {
+                assert!(!exact, "{float:?} → {to}: {e}");
+                assert!(e.message.contains("rounds"), "{e}");
+            }
+        }
+    }
+}
