@@ -619,6 +619,14 @@ fn matmul_shapes() {
     check("c = a @ b", t, &ab);
     check("c = torch.matmul(a, b)", t, &ab);
     check("c = torch.mm(a, b)", t, &ab);
+    // torch.linalg.matmul is PyTorch's alias of torch.matmul.
+    check("c = torch.linalg.matmul(a, b)", t, &ab);
+    // `.ndim` is the number of dimensions: 2 for a.
+    check(
+        "c = (a @ b) * a.ndim",
+        t,
+        &A::build(&[2, 4], |i| 2.0 * ab.at(&[i[0], i[1]])),
+    );
     check("c = a.matmul(b)", t, &ab);
     check("c = (b.T @ a.T).T", t, &ab);
     check(
