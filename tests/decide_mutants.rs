@@ -619,6 +619,21 @@ fn pruning_keeps_one_of_two_equal_operands() {
     );
 }
 
+/// Kills: the exponential common to a numerator and a denominator not divided out (a
+/// max/min operand is then a different atom from the same quotient written reduced):
+/// `e^(x+y) / (e^(x+y) + e^(x+z))` is `e^y / (e^y + e^z)`.
+#[test]
+fn common_exponentials_cancel_in_quotients() {
+    equal(
+        "(max (/ (exp (+ x y)) (+ (exp (+ x y)) (exp (+ x z)))) 1/2)",
+        "(max (/ (exp y) (+ (exp y) (exp z))) 1/2)",
+    );
+    wrong(
+        "(select (> x 1.9) (max (/ (exp (+ x y)) (+ (exp (+ x y)) (exp (+ x z)))) 1/2) 0)",
+        "(select (> x 1.9) (max (/ (exp y) (+ (exp y) (exp x))) 1/2) 0)",
+    );
+}
+
 /// Kills: `exp(c · log(x))` taken as `x^c` for a non-integer c (the integer guard made
 /// `true`: `c` truncated, so `exp(log(x)/2)` became `x^0 = 1`).
 #[test]

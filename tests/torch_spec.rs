@@ -619,6 +619,13 @@ fn matmul_shapes() {
     check("c = a @ b", t, &ab);
     check("c = torch.matmul(a, b)", t, &ab);
     check("c = torch.mm(a, b)", t, &ab);
+    // `dtype`, `inplace` and `device` are accepted and mean nothing for real tensors.
+    check("c = torch.matmul(a, b).to(device='cpu')", t, &ab);
+    check(
+        "c = torch.nn.functional.relu(a @ b, inplace=True)",
+        t,
+        &A::build(&[2, 4], |i| ab.at(&[i[0], i[1]]).max(0.0)),
+    );
     // torch.linalg.matmul is PyTorch's alias of torch.matmul.
     check("c = torch.linalg.matmul(a, b)", t, &ab);
     // `.ndim` is the number of dimensions: 2 for a.
