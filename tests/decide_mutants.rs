@@ -874,6 +874,19 @@ fn rounding_in_an_argument_never_refutes() {
     );
 }
 
+/// Kills: a function's own rounding left out of its bound (`ae - |v|·EPS`): with an
+/// exact argument (a leaf) the bound of `cos(x)` would be negative, and `cos(x)³`
+/// against `cos(x)⁴ · cos(x)⁻¹` (equal wherever cos x ≠ 0, which no point hits; the
+/// f64 values differ in the last bits at most points) would be refuted on rounding.
+#[test]
+fn a_function_of_an_exact_argument_keeps_its_own_rounding() {
+    equal_despite_rounding("(pow (cos x) 3)", "(* (pow (cos x) 4) (pow (cos x) -1))");
+    not_equal(
+        "(pow (cos x) 3)",
+        "(+ (* (pow (cos x) 4) (pow (cos x) -1)) 1/1000)",
+    );
+}
+
 /// Kills: the error bounds of `evaluate` made larger (a relative term made absolute,
 /// `v · EPS` made `v / EPS`, ...): a bound that swallows a real difference of 1/100
 /// turns these refutations into Unknown.
