@@ -735,3 +735,20 @@ fn children_are_the_operands() {
     t.t.for_each_child(sum, |k| visited.push(k));
     assert_eq!(t.t.children(sum), visited);
 }
+
+/// `Terms::eval` is memoised over the DAG, not the tree: `t₀ = x`, `tᵢ₊₁ = tᵢ·y + tᵢ·z`
+/// has 2⁶⁰ paths through 60 levels but 181 nodes, and evaluates at once (to x, at
+/// y + z = 1: every step is exact for these dyadic values).
+#[test]
+fn eval_visits_a_shared_dag_once_per_node() {
+    let mut t = T::new();
+    let (x, y, z) = (t.x(0), t.x(1), t.x(2));
+    let mut cur = x;
+    for _ in 0..60 {
+        let a = t.t.mul(cur, y);
+        let b = t.t.mul(cur, z);
+        cur = t.t.add(a, b);
+    }
+    let value = |_: &str, idx: &[i64]| [0.375, 0.25, 0.75][idx[1] as usize];
+    assert_eq!(t.t.eval(cur, &value, &|_| f64::NAN), 0.375);
+}
