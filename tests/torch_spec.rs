@@ -626,6 +626,27 @@ fn matmul_shapes() {
         t,
         &A::build(&[2, 4], |i| ab.at(&[i[0], i[1]]).max(0.0)),
     );
+    // Slices along a leading dimension start at their offset (row 1 of a), concat is
+    // PyTorch's alias of cat, `%` takes the sign of the divisor, `//` of ints floors.
+    check("c = a[1:, :]", t, &A::build(&[1, 3], |i| a.at(&[1, i[1]])));
+    check(
+        "c = torch.concat([a, a])",
+        t,
+        &A::build(&[4, 3], |i| a.at(&[i[0] % 2, i[1]])),
+    );
+    check(
+        "c = a % 0.75",
+        t,
+        &A::build(&[2, 3], |i| {
+            let v = a.at(&[i[0], i[1]]);
+            v - 0.75 * (v / 0.75).floor()
+        }),
+    );
+    check(
+        "c = a * (-7 // 2)",
+        t,
+        &A::build(&[2, 3], |i| -4.0 * a.at(&[i[0], i[1]])),
+    );
     // torch.linalg.matmul is PyTorch's alias of torch.matmul.
     check("c = torch.linalg.matmul(a, b)", t, &ab);
     // `.ndim` is the number of dimensions: 2 for a.
@@ -1174,6 +1195,13 @@ fn decimal_constants_round_to_the_float_type() {
         FloatType::F32.round(&BigRational::from_float(1e-45).unwrap()),
         1e-45f32 as f64
     );
+    // The largest finite f16 is 65504; 65519 rounds to it, 65520 (the halfway point to
+    // 65536) rounds to even, beyond the range: inf (IEEE round to nearest).
+    let r = |v: f64| FloatType::F16.round(&BigRational::from_float(v).unwrap());
+    assert_eq!(r(65504.0), 65504.0);
+    assert_eq!(r(65519.0), 65504.0);
+    assert_eq!(r(65520.0), f64::INFINITY);
+    assert_eq!(r(-65520.0), f64::NEG_INFINITY);
     assert_eq!(FloatType::F32.epsilon(), f32::EPSILON as f64);
     assert_eq!(FloatType::F64.epsilon(), f64::EPSILON);
 
