@@ -647,6 +647,11 @@ fn matmul_shapes() {
         t,
         &A::build(&[2, 3], |i| -4.0 * a.at(&[i[0], i[1]])),
     );
+    check(
+        "c = a * (7 // -2)",
+        t,
+        &A::build(&[2, 3], |i| -4.0 * a.at(&[i[0], i[1]])),
+    );
     // torch.linalg.matmul is PyTorch's alias of torch.matmul.
     check("c = torch.linalg.matmul(a, b)", t, &ab);
     // `.ndim` is the number of dimensions: 2 for a.
