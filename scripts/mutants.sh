@@ -22,7 +22,11 @@
 # --in-diff test only the mutants in code a diff touches (`git diff main > d.diff`), no
 #           sampling
 # --in-place mutate this tree itself (restored afterwards; do not edit it meanwhile),
-#           reusing target/ instead of building a copy's dependencies first
+#           reusing target/ instead of building a copy's dependencies first. Stop it
+#           with Ctrl-C only; after an interrupted run `touch` the mutated file (or
+#           `cargo clean -p lift`): the restored source can be older than a build of
+#           the mutant, and cargo then keeps testing the mutant. Never run two
+#           --in-place runs in one tree.
 # --list    print the sample and stop
 #
 # The results go to target/mutants-out/<area>-<seed>-<offset>/mutants.out (caught.txt,

@@ -30,6 +30,13 @@ fn every_correct_kernel_is_verified_against_its_spec_at_two_instances() {
             let r = check_fixture(f, inst, false);
             if r.outcome == Outcome::Verified {
                 verified += 1;
+                let text = r.to_text();
+                assert!(
+                    text.contains("elements proved equal"),
+                    "{}/{}: {text}",
+                    f.name(),
+                    inst.name
+                );
             } else {
                 failures.push(format!("{}/{}:\n{}", f.name(), inst.name, r.to_text()));
             }

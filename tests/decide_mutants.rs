@@ -619,6 +619,21 @@ fn pruning_keeps_one_of_two_equal_operands() {
     );
 }
 
+/// Kills: the exponential common to a numerator and a denominator not divided out (a
+/// max/min operand is then a different atom from the same quotient written reduced):
+/// `e^(x+y) / (e^(x+y) + e^(x+z))` is `e^y / (e^y + e^z)`.
+#[test]
+fn common_exponentials_cancel_in_quotients() {
+    equal(
+        "(max (/ (exp (+ x y)) (+ (exp (+ x y)) (exp (+ x z)))) 1/2)",
+        "(max (/ (exp y) (+ (exp y) (exp z))) 1/2)",
+    );
+    wrong(
+        "(select (> x 1.9) (max (/ (exp (+ x y)) (+ (exp (+ x y)) (exp (+ x z)))) 1/2) 0)",
+        "(select (> x 1.9) (max (/ (exp y) (+ (exp y) (exp x))) 1/2) 0)",
+    );
+}
+
 /// Kills: `exp(c · log(x))` taken as `x^c` for a non-integer c (the integer guard made
 /// `true`: `c` truncated, so `exp(log(x)/2)` became `x^0 = 1`).
 #[test]
@@ -822,6 +837,11 @@ fn rounding_in_an_argument_never_refutes() {
             &format!("({f} (+ {shifted} 3))"),
         );
     }
+    // Powers of it: the error of the base times |k| (relative).
+    for k in [4, -3] {
+        equal_despite_rounding(&format!("(pow {D} {k})"), &format!("(pow {D_REAL} {k})"));
+    }
+    not_equal(&format!("(pow {D} 4)"), &format!("(pow {shifted} 4)"));
     // Products: a factor whose f64 value is nothing but rounding (D - x - 1/100 is 0
     // over the reals, up to 5e-16 in f64) times large factors, in each position of the
     // product (operands are sorted by creation order: each pair is parsed into its own
@@ -851,6 +871,19 @@ fn rounding_in_an_argument_never_refutes() {
     not_equal(
         &format!("(* (+ {zero} 1/1000) (exp (* 20 y)) (exp (* 20 z)))"),
         "0",
+    );
+}
+
+/// Kills: a function's own rounding left out of its bound (`ae - |v|·EPS`): with an
+/// exact argument (a leaf) the bound of `cos(x)` would be negative, and `cos(x)³`
+/// against `cos(x)⁴ · cos(x)⁻¹` (equal wherever cos x ≠ 0, which no point hits; the
+/// f64 values differ in the last bits at most points) would be refuted on rounding.
+#[test]
+fn a_function_of_an_exact_argument_keeps_its_own_rounding() {
+    equal_despite_rounding("(pow (cos x) 3)", "(* (pow (cos x) 4) (pow (cos x) -1))");
+    not_equal(
+        "(pow (cos x) 3)",
+        "(+ (* (pow (cos x) 4) (pow (cos x) -1)) 1/1000)",
     );
 }
 

@@ -621,3 +621,26 @@ fn differing_forms_in_the_complete_fragment_are_named() {
         "{reason}"
     );
 }
+
+/// A rounding to a narrower float (f16, bf16, tf32) has an error bound from its
+/// argument's interval, not one that swallows real differences: 1/100 after the
+/// rounding is refuted, and the rounding of a sum is not taken for the sum.
+#[test]
+fn differences_after_a_rounding_are_refuted() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let three = t.int(3);
+    // A positive argument at every point (x² + 3), so that no point's bound is
+    // accidentally small.
+    let x2 = t.powi(x, 2);
+    let a = t.add(x2, three);
+    let small = t.float(0.01);
+    for f in [Func::RoundF16, Func::RoundBf16, Func::RoundTf32] {
+        let r = t.call(f, a);
+        let r2 = t.add(r, small);
+        let v = verdict(&t, r, r2);
+        assert!(v.is_not_equal(), "{f:?}: {v:?}");
+        let v = verdict(&t, r, a);
+        assert!(!v.is_equal(), "{f:?}: {v:?}");
+    }
+}

@@ -353,6 +353,15 @@ fn function_folding_is_exact_only() {
     assert_eq!(t.t.call(Func::Exp2, three), t.c(8, 1));
     let eighth = t.c(1, 8);
     assert_eq!(t.t.call(Func::Log2, eighth), t.c(-3, 1));
+    let eight = t.c(8, 1);
+    assert_eq!(t.t.call(Func::Log2, eight), three);
+    let six = t.c(6, 1);
+    let l6 = t.t.call(Func::Log2, six);
+    assert_eq!(
+        t.t.node(l6),
+        &Node::Call(Func::Log2, six),
+        "log2(6) is not exact"
+    );
     // Not exact: stays a call.
     let two = t.c(2, 1);
     for f in [
@@ -682,6 +691,19 @@ fn closed_arguments_outside_the_domain_are_nan() {
     let three = t.c(3, 1);
     let l_half = t.t.call(Func::Log, half);
     let l_three = t.t.call(Func::Log, three);
+    // exp(1000) - exp(1001) is e^1000·(1 - e) < 0 over the reals, inf - inf = NaN in
+    // f64: outside the domain too.
+    let k1 = t.c(1000, 1);
+    let k2 = t.c(1001, 1);
+    let e1 = t.t.call(Func::Exp, k1);
+    let e2 = t.t.call(Func::Exp, k2);
+    let neg = t.t.sub(e1, e2);
+    let l_neg = t.t.call(Func::Log, neg);
+    assert!(
+        t.t.is_nan(l_neg),
+        "log(exp(1000) - exp(1001)) = {}",
+        t.show(l_neg)
+    );
     for f in [Func::Log, Func::Log2, Func::Sqrt, Func::Rsqrt] {
         let bad = t.t.call(f, l_half);
         assert!(t.t.is_nan(bad), "{f:?}(log(1/2)) = {}", t.show(bad));
@@ -712,4 +734,21 @@ fn children_are_the_operands() {
     let mut visited = Vec::new();
     t.t.for_each_child(sum, |k| visited.push(k));
     assert_eq!(t.t.children(sum), visited);
+}
+
+/// `Terms::eval` is memoised over the DAG, not the tree: `t₀ = x`, `tᵢ₊₁ = tᵢ·y + tᵢ·z`
+/// has 2⁶⁰ paths through 60 levels but 181 nodes, and evaluates at once (to x, at
+/// y + z = 1: every step is exact for these dyadic values).
+#[test]
+fn eval_visits_a_shared_dag_once_per_node() {
+    let mut t = T::new();
+    let (x, y, z) = (t.x(0), t.x(1), t.x(2));
+    let mut cur = x;
+    for _ in 0..60 {
+        let a = t.t.mul(cur, y);
+        let b = t.t.mul(cur, z);
+        cur = t.t.add(a, b);
+    }
+    let value = |_: &str, idx: &[i64]| [0.375, 0.25, 0.75][idx[1] as usize];
+    assert_eq!(t.t.eval(cur, &value, &|_| f64::NAN), 0.375);
 }

@@ -619,6 +619,47 @@ fn matmul_shapes() {
     check("c = a @ b", t, &ab);
     check("c = torch.matmul(a, b)", t, &ab);
     check("c = torch.mm(a, b)", t, &ab);
+    // `dtype`, `inplace` and `device` are accepted and mean nothing for real tensors.
+    check("c = torch.matmul(a, b).to(device='cpu')", t, &ab);
+    check(
+        "c = torch.nn.functional.relu(a @ b, inplace=True)",
+        t,
+        &A::build(&[2, 4], |i| ab.at(&[i[0], i[1]]).max(0.0)),
+    );
+    // Slices along a leading dimension start at their offset (row 1 of a), concat is
+    // PyTorch's alias of cat, `%` takes the sign of the divisor, `//` of ints floors.
+    check("c = a[1:, :]", t, &A::build(&[1, 3], |i| a.at(&[1, i[1]])));
+    check(
+        "c = torch.concat([a, a])",
+        t,
+        &A::build(&[4, 3], |i| a.at(&[i[0] % 2, i[1]])),
+    );
+    check(
+        "c = a % 0.75",
+        t,
+        &A::build(&[2, 3], |i| {
+            let v = a.at(&[i[0], i[1]]);
+            v - 0.75 * (v / 0.75).floor()
+        }),
+    );
+    check(
+        "c = a * (-7 // 2)",
+        t,
+        &A::build(&[2, 3], |i| -4.0 * a.at(&[i[0], i[1]])),
+    );
+    check(
+        "c = a * (7 // -2)",
+        t,
+        &A::build(&[2, 3], |i| -4.0 * a.at(&[i[0], i[1]])),
+    );
+    // torch.linalg.matmul is PyTorch's alias of torch.matmul.
+    check("c = torch.linalg.matmul(a, b)", t, &ab);
+    // `.ndim` is the number of dimensions: 2 for a.
+    check(
+        "c = (a @ b) * a.ndim",
+        t,
+        &A::build(&[2, 4], |i| 2.0 * ab.at(&[i[0], i[1]])),
+    );
     check("c = a.matmul(b)", t, &ab);
     check("c = (b.T @ a.T).T", t, &ab);
     check(
@@ -1159,6 +1200,13 @@ fn decimal_constants_round_to_the_float_type() {
         FloatType::F32.round(&BigRational::from_float(1e-45).unwrap()),
         1e-45f32 as f64
     );
+    // The largest finite f16 is 65504; 65519 rounds to it, 65520 (the halfway point to
+    // 65536) rounds to even, beyond the range: inf (IEEE round to nearest).
+    let r = |v: f64| FloatType::F16.round(&BigRational::from_float(v).unwrap());
+    assert_eq!(r(65504.0), 65504.0);
+    assert_eq!(r(65519.0), 65504.0);
+    assert_eq!(r(65520.0), f64::INFINITY);
+    assert_eq!(r(-65520.0), f64::NEG_INFINITY);
     assert_eq!(FloatType::F32.epsilon(), f32::EPSILON as f64);
     assert_eq!(FloatType::F64.epsilon(), f64::EPSILON);
 
@@ -1290,4 +1338,31 @@ fn cross_entropy_picks_the_target_class_with_selects() {
         .instantiate(&mut terms, &env)
         .unwrap_err();
     assert!(err.to_string().contains("target [N]"), "{err}");
+}
+
+/// A conversion is exact only to a type holding every value of the kernel's: more
+/// significand bits *and* as wide an exponent range. float16 has more bits than
+/// bfloat16 but not its range (bfloat16's 1e38 is inf in float16), and bfloat16 has the
+/// range of float16 but fewer bits: both directions narrow and are errors.
+#[test]
+fn conversions_narrow_unless_the_target_holds_every_value() {
+    let cases = [
+        (FloatType::BF16, "torch.float16", false),
+        (FloatType::F16, "torch.bfloat16", false),
+        (FloatType::F32, "torch.float16", false),
+        (FloatType::F16, "torch.float32", true),
+        (FloatType::BF16, "torch.float32", true),
+        (FloatType::F32, "torch.float64", true),
+        (FloatType::F64, "torch.float32", false),
+    ];
+    for (float, to, exact) in cases {
+        let spec = format!("y = x.to({to})");
+        match try_run(&spec, &[("x", &[2])], &[], float) {
+            Ok(_) => assert!(exact, "{float:?} → {to} accepted"),
+            Err(e) => {
+                assert!(!exact, "{float:?} → {to}: {e}");
+                assert!(e.message.contains("rounds"), "{e}");
+            }
+        }
+    }
 }
