@@ -19,25 +19,10 @@ use lift::Kernel;
 use std::collections::BTreeMap;
 
 /// Loop-free correct kernels the unbounded step does not prove yet, and why.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "gelu",
-        "tt.extern_elementwise (libdevice tanh/erf) is not read symbolically",
-    ),
-    ("tanh", "tt.extern_elementwise"),
-    (
-        "layer_norm",
-        "the row length converted to a float before the masks fix it",
-    ),
-    (
-        "rms_norm",
-        "the row length converted to a float before the masks fix it",
-    ),
-    (
-        "attention_naive",
-        "16 x 32 lanes: the mask cases exceed the 10 s budget",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[(
+    "attention_naive",
+    "16 x 32 lanes: the mask cases exceed the 10 s budget",
+)];
 
 fn has_loop(f: &Fixture) -> bool {
     let text = std::fs::read_to_string(f.kernel()).unwrap();

@@ -917,25 +917,7 @@ impl<'a, D: Domain> Interp<'a, D> {
     fn extern_call(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> R<Value<D::V>> {
         let symbol = op.attr("symbol").and_then(Attr::as_str).unwrap_or("");
         let base = symbol.strip_prefix("__nv_").unwrap_or(symbol);
-        let unary = |name: &str| -> Option<Func> {
-            Some(match name {
-                "exp" | "expf" => Func::Exp,
-                "exp2" | "exp2f" => Func::Exp2,
-                "log" | "logf" => Func::Log,
-                "log2" | "log2f" => Func::Log2,
-                "sqrt" | "sqrtf" => Func::Sqrt,
-                "rsqrt" | "rsqrtf" => Func::Rsqrt,
-                "tanh" | "tanhf" => Func::Tanh,
-                "sin" | "sinf" => Func::Sin,
-                "cos" | "cosf" => Func::Cos,
-                "erf" | "erff" => Func::Erf,
-                "fabs" | "fabsf" => Func::Abs,
-                "floor" | "floorf" => Func::Floor,
-                "ceil" | "ceilf" => Func::Ceil,
-                _ => return None,
-            })
-        };
-        if let Some(f) = unary(base) {
+        if let Some(f) = extern_unary(symbol) {
             let a = args.first().ok_or_else(|| Fail {
                 kind: ErrorKind::Malformed,
                 message: format!("{symbol} needs one operand"),
@@ -1665,4 +1647,26 @@ pub(crate) fn simple_combine(op: &Op) -> Option<Binary> {
     let uses_both = operands == args || operands == [args[1], args[0]];
     let returns_it = ret.operands.len() == 1 && body.results.first() == ret.operands.first();
     (uses_both && returns_it).then_some(b)
+}
+
+/// The real function a libdevice symbol (`__nv_tanhf`) of one operand computes, if it is
+/// one of ours; the bounded and the symbolic interpreters read it alike.
+pub(crate) fn extern_unary(symbol: &str) -> Option<Func> {
+    let base = symbol.strip_prefix("__nv_").unwrap_or(symbol);
+    Some(match base {
+        "exp" | "expf" => Func::Exp,
+        "exp2" | "exp2f" => Func::Exp2,
+        "log" | "logf" => Func::Log,
+        "log2" | "log2f" => Func::Log2,
+        "sqrt" | "sqrtf" => Func::Sqrt,
+        "rsqrt" | "rsqrtf" => Func::Rsqrt,
+        "tanh" | "tanhf" => Func::Tanh,
+        "sin" | "sinf" => Func::Sin,
+        "cos" | "cosf" => Func::Cos,
+        "erf" | "erff" => Func::Erf,
+        "fabs" | "fabsf" => Func::Abs,
+        "floor" | "floorf" => Func::Floor,
+        "ceil" | "ceilf" => Func::Ceil,
+        _ => return None,
+    })
 }

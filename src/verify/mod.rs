@@ -261,15 +261,26 @@ fn run(
         };
         let mut terms = Terms::new();
         let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
-        let paths =
-            paths::explore(&kernel.module, &setup, &smt, &mut terms, names).map_err(|u| {
+        // A construct read only under a constraint (an int-to-float of a size the masks
+        // pin once `N <= BLOCK`) moves on to the next candidate.
+        let paths = match paths::explore(&kernel.module, &setup, &smt, &mut terms, names) {
+            Ok(p) => p,
+            Err(u) => {
                 let at = if u.loc.file.is_some() {
                     format!(" ({})", u.loc)
                 } else {
                     String::new()
                 };
-                format!("{}{at}", u.message)
-            })?;
+                failures.push(Failed {
+                    reason: format!("{}{at}", u.message),
+                    witness: None,
+                });
+                if Instant::now() > deadline {
+                    break;
+                }
+                continue;
+            }
+        };
         *paths_seen = (*paths_seen).max(paths.len());
         let attempt = Attempt {
             smt: &smt,

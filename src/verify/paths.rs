@@ -17,7 +17,7 @@
 
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
-use crate::exec::ops::{float_binary, float_predicate, simple_combine, unary_func};
+use crate::exec::ops::{extern_unary, float_binary, float_predicate, simple_combine, unary_func};
 use crate::launch::Role;
 use crate::term::{TermId, Terms};
 use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
@@ -433,7 +433,11 @@ impl Run<'_, '_, '_> {
             op.result_types.first().map(|t| t.elem()),
             Some(Type::Int(32))
         );
-        if let Some(f) = unary_func(name) {
+        let libdevice = match (name, op.attr("symbol").and_then(Attr::as_str)) {
+            ("tt.extern_elementwise", Some(sym)) => extern_unary(sym),
+            _ => None,
+        };
+        if let Some(f) = unary_func(name).or(libdevice) {
             return self.map1(arg(0)?, |r, l| match l {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
                 _ => unsupported(format!("{name} of a non-float")),
