@@ -61,6 +61,103 @@ pub fn size_poly(e: &Expr) -> R<Poly> {
     })
 }
 
+/// Each input element atom made so far: its tensor and index (the loop summaries match
+/// a kernel's summand to a formula's by them).
+pub type AtomIndex = std::collections::HashMap<TermId, (String, Vec<Poly>)>;
+
+/// The atom for input element `idx` of `name`, recorded in `atoms`.
+pub fn input_atom(terms: &mut Terms, atoms: &mut AtomIndex, name: &str, idx: &[Poly]) -> TermId {
+    let t = terms.param(&atom_name(name, idx));
+    atoms
+        .entry(t)
+        .or_insert_with(|| (name.to_string(), idx.to_vec()));
+    t
+}
+
+/// The value of the reduction `key` (a formula node's text: `sum(x, axis=1)`) at the
+/// index `outer` of its result (the reduced axis left out), over an extent no path pins.
+/// The kernel side names a loop summary the same way once it has matched it to that
+/// reduction, so one atom stands for one value on both sides.
+pub fn reduction_atom(terms: &mut Terms, key: &str, outer: &[Poly]) -> TermId {
+    let parts: Vec<String> = outer.iter().map(|p| p.to_string()).collect();
+    terms.param(&format!("{key}[{}]", parts.join(", ")))
+}
+
+/// A size read as a real (`float(N)`): an int-to-float of an integer no path pins, and a
+/// mean's divisor; both sides name it alike. (For sizes past 2^24 an f32 conversion
+/// rounds; that rounding is inside the tolerance every float op already has.)
+pub fn real_of(terms: &mut Terms, p: &Poly) -> TermId {
+    match p.as_const() {
+        Some(c) => terms.int(c as i64),
+        None => terms.param(&format!("float({p})")),
+    }
+}
+
+/// A reduction of the formula over an axis whose extent is a size: the kernel's loops
+/// are matched against these ([`super::loops`]).
+#[derive(Clone, Debug)]
+pub struct Template {
+    /// The node's text, which names its atoms ([`reduction_atom`]).
+    pub key: String,
+    pub node: Formula,
+    /// Add for sum, mean and matrix products; Max; Min.
+    pub combine: crate::exec::domain::Binary,
+}
+
+/// Every reduction and matrix product inside `f`, each once.
+pub fn templates(f: &Formula, out: &mut Vec<Template>) {
+    use crate::exec::domain::Binary;
+    let combine = match f {
+        Formula::Reduce { op, .. } => Some(match op {
+            ReduceOp::Sum | ReduceOp::Mean => Binary::Add,
+            ReduceOp::Max => Binary::Max,
+            ReduceOp::Min => Binary::Min,
+        }),
+        Formula::MatMul(..) => Some(Binary::Add),
+        _ => None,
+    };
+    if let Some(combine) = combine {
+        let key = sum_key(f);
+        if !out.iter().any(|t| t.key == key) {
+            out.push(Template {
+                key,
+                node: f.clone(),
+                combine,
+            });
+        }
+    }
+    for c in f.children() {
+        templates(c, out);
+    }
+}
+
+/// The key of a reduction node: a mean is named by its sum (it is that sum over the
+/// extent), so `mean(x)` and `sum(x)` meet.
+fn sum_key(f: &Formula) -> String {
+    match f {
+        Formula::Reduce {
+            op: ReduceOp::Mean,
+            axis,
+            arg,
+            ..
+        } => Formula::Reduce {
+            op: ReduceOp::Sum,
+            axis: *axis,
+            keepdim: false,
+            arg: arg.clone(),
+        }
+        .to_string(),
+        Formula::Reduce { op, axis, arg, .. } => Formula::Reduce {
+            op: *op,
+            axis: *axis,
+            keepdim: false,
+            arg: arg.clone(),
+        }
+        .to_string(),
+        _ => f.to_string(),
+    }
+}
+
 /// What evaluating at an index needs from the caller.
 pub struct AtIndex<'a> {
     pub terms: &'a mut Terms,
@@ -70,16 +167,45 @@ pub struct AtIndex<'a> {
     pub pinned: &'a BTreeMap<Arc<str>, i128>,
     /// Whether a condition holds everywhere on the path (Z3).
     pub holds: &'a mut dyn FnMut(&Cond) -> bool,
+    /// Where input atoms are recorded.
+    pub atoms: &'a mut AtomIndex,
 }
 
 impl AtIndex<'_> {
-    fn extent(&self, d: &Poly, what: &str) -> R<usize> {
-        let v = d.subst(self.pinned);
-        match v.as_const() {
-            Some(c) if c >= 0 => Ok(c as usize),
-            _ => Err(format!(
-                "the {what} runs over {d} elements, which the kernel does not fix (a loop invariant would be needed)"
-            )),
+    /// The extent `d` when the path pins it.
+    fn extent(&self, d: &Poly) -> Option<usize> {
+        match d.subst(self.pinned).as_const() {
+            Some(c) if c >= 0 => Some(c as usize),
+            _ => None,
+        }
+    }
+
+    /// The summand of reduction `t` at result index `outer` and reduced index `i`.
+    pub fn summand(&mut self, t: &Formula, outer: &[Poly], i: &Poly) -> R<TermId> {
+        match t {
+            Formula::Reduce { axis, arg, .. } => {
+                let mut i2 = outer.to_vec();
+                if *axis > i2.len() {
+                    return Err("reduction axis out of range".into());
+                }
+                i2.insert(*axis, i.clone());
+                self.at(arg, &i2)
+            }
+            Formula::MatMul(a, b) if outer.len() == 2 => {
+                let x = self.at(a, &[outer[0].clone(), i.clone()])?;
+                let y = self.at(b, &[i.clone(), outer[1].clone()])?;
+                Ok(self.terms.mul(x, y))
+            }
+            _ => Err(format!("`{t}` is not a reduction")),
+        }
+    }
+
+    /// The extent a reduction node runs over.
+    pub fn reduced_extent(&self, t: &Formula) -> R<Poly> {
+        match t {
+            Formula::Reduce { axis, arg, .. } => Ok(self.shape(arg)?[*axis].clone()),
+            Formula::MatMul(a, _) => Ok(self.shape(a)?[1].clone()),
+            _ => Err(format!("`{t}` is not a reduction")),
         }
     }
 
@@ -162,8 +288,7 @@ impl AtIndex<'_> {
             Formula::Input(name) => {
                 let shape = self.shape(f)?;
                 let idx = align(idx, &shape);
-                let name = atom_name(name, &idx);
-                self.terms.param(&name)
+                input_atom(self.terms, self.atoms, name, &idx)
             }
             Formula::Scalar(name) => self.terms.param(name),
             Formula::Const(c) => self.terms.constant(c.clone()),
@@ -204,7 +329,21 @@ impl AtIndex<'_> {
                 keepdim,
                 arg,
             } => {
-                let n = self.extent(&self.shape(arg)?[*axis], "reduction")?;
+                let extent = self.shape(arg)?[*axis].clone();
+                let Some(n) = self.extent(&extent) else {
+                    // Over a size: the reduction's atom (a loop summary meets it).
+                    let mut outer = idx.to_vec();
+                    if *keepdim {
+                        outer.remove(*axis);
+                    }
+                    let r = reduction_atom(self.terms, &sum_key(f), &outer);
+                    return Ok(if *op == ReduceOp::Mean {
+                        let n = real_of(self.terms, &extent);
+                        self.terms.div(r, n)
+                    } else {
+                        r
+                    });
+                };
                 let mut vals = Vec::with_capacity(n);
                 for k in 0..n {
                     let mut i2 = idx.to_vec();
@@ -230,7 +369,9 @@ impl AtIndex<'_> {
                 }
             }
             Formula::MatMul(a, b) => {
-                let k = self.extent(&self.shape(a)?[1], "matrix product")?;
+                let Some(k) = self.extent(&self.shape(a)?[1]) else {
+                    return Ok(reduction_atom(self.terms, &sum_key(f), idx));
+                };
                 let mut vals = Vec::with_capacity(k);
                 for q in 0..k {
                     let q = Poly::constant(q as i128);

@@ -23,6 +23,7 @@
 //! read symbolically is `Unknown` with the reason, never a proof.
 
 pub mod at_index;
+pub mod loops;
 pub mod paths;
 pub mod sym;
 
@@ -216,6 +217,10 @@ fn run(
         .filter(|t| t.role != Role::Out)
         .map(|t| (t.name.clone(), t.shape.clone()))
         .collect();
+    let mut templates = Vec::new();
+    for o in outputs {
+        at_index::templates(&o.formula, &mut templates);
+    }
 
     // Candidate constraints, weakest first, each admitted by the launch's instance.
     let mut widths: Vec<i64> = Vec::new();
@@ -258,6 +263,8 @@ fn run(
             grid: grid.clone(),
             max_paths: MAX_PATHS,
             deadline,
+            templates: &templates,
+            input_shapes: &input_shapes,
         };
         let mut terms = Terms::new();
         let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
@@ -273,7 +280,7 @@ fn run(
                 };
                 failures.push(Failed {
                     reason: format!("{}{at}", u.message),
-                    witness: None,
+                    witness: u.witness,
                 });
                 if Instant::now() > deadline {
                     break;
@@ -426,6 +433,11 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     });
                 };
                 let idx = st.index.clone().expect("checked in step 1");
+                // A store inside loops holds under its iteration's conditions.
+                solver.push();
+                for c in &st.guard {
+                    solver.assert(&self.smt.cond(c));
+                }
                 let mut holds = |c: &Cond| {
                     solver.push();
                     solver.assert(&self.smt.cond(c).not());
@@ -433,11 +445,13 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     solver.pop(1);
                     r
                 };
+                let mut atoms = at_index::AtomIndex::new();
                 let mut at = AtIndex {
                     terms,
                     shapes: self.input_shapes,
                     pinned: &pinned,
                     holds: &mut holds,
+                    atoms: &mut atoms,
                 };
                 let fshape = at.shape(&f.formula).map_err(|reason| Failed {
                     reason,
@@ -454,10 +468,10 @@ impl<'ctx> Attempt<'_, 'ctx> {
                         witness: None,
                     });
                 }
-                let want = at.at(&f.formula, &idx).map_err(|reason| Failed {
-                    reason,
-                    witness: witness(),
-                })?;
+                let want = at.at(&f.formula, &idx);
+                let witness = witness();
+                solver.pop(1);
+                let want = want.map_err(|reason| Failed { reason, witness })?;
                 pairs.push((want, st.value.expect("stores carry values"), st));
             }
             let just: Vec<_> = pairs.iter().map(|&(a, b, _)| (a, b)).collect();
@@ -533,6 +547,18 @@ impl<'ctx> Attempt<'_, 'ctx> {
             .filter(|(_, p)| p.as_const().is_none())
             .map(|(n, _)| Int::new_const(ctx, *n))
             .collect();
+        // Stores inside loops over sizes: their iteration variables are bound alike.
+        let mut loop_vars: Vec<&str> = paths
+            .iter()
+            .flat_map(|p| p.stores.iter().filter(|s| s.tensor == k))
+            .flat_map(|s| s.vars.iter().map(|v| v.as_str()))
+            .collect();
+        loop_vars.sort_unstable();
+        loop_vars.dedup();
+        let pid_vars: Vec<Int<'ctx>> = pid_vars
+            .into_iter()
+            .chain(loop_vars.iter().map(|v| Int::new_const(ctx, *v)))
+            .collect();
         let primed: Vec<Int<'ctx>> = pid_vars
             .iter()
             .enumerate()
@@ -549,6 +575,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
             for st in p.stores.iter().filter(|s| s.tensor == k) {
                 let idx = st.index.as_ref().expect("checked");
                 let mut conj: Vec<Bool<'ctx>> = pc.clone();
+                conj.extend(st.guard.iter().map(|c| self.smt.cond(c)));
                 for (i, x) in idx.iter().enumerate() {
                     conj.push(self.smt.int(x)._eq(&e[i]));
                 }

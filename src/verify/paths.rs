@@ -31,21 +31,25 @@ pub struct Unsupported {
     pub message: String,
     pub line: u32,
     pub loc: Loc,
+    /// Sizes where what could not be proved fails, when Z3 found some (the caller
+    /// replays them).
+    pub witness: Option<Vec<(String, i64)>>,
 }
 
-type R<T> = Result<T, Unsupported>;
+pub(super) type R<T> = Result<T, Unsupported>;
 
-fn unsupported<T>(message: impl Into<String>) -> R<T> {
+pub(super) fn unsupported<T>(message: impl Into<String>) -> R<T> {
     Err(Unsupported {
         message: message.into(),
         line: 0,
         loc: Loc::default(),
+        witness: None,
     })
 }
 
 /// One lane of a runtime value.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Lane {
+pub(super) enum Lane {
     Int(Poly),
     Bool(Cond),
     Float(TermId),
@@ -60,13 +64,13 @@ pub enum Lane {
 }
 
 #[derive(Clone, Debug)]
-struct Val {
-    shape: Vec<usize>,
-    lanes: Vec<Lane>,
+pub(super) struct Val {
+    pub(super) shape: Vec<usize>,
+    pub(super) lanes: Vec<Lane>,
 }
 
 impl Val {
-    fn scalar(l: Lane) -> Val {
+    pub(super) fn scalar(l: Lane) -> Val {
         Val {
             shape: vec![],
             lanes: vec![l],
@@ -106,6 +110,10 @@ pub struct Access {
     /// The tensor index the offset decomposes into, proved in bounds on the path;
     /// `None` when it is not (see [`Path::failures`]).
     pub index: Option<Vec<Poly>>,
+    /// For a store inside loops over sizes: the loops' iteration variables (bound like
+    /// the program ids) and the conditions under which this lane is stored.
+    pub vars: Vec<String>,
+    pub guard: Vec<Cond>,
 }
 
 /// An access the path cannot prove in bounds.
@@ -146,6 +154,9 @@ pub struct Setup<'a> {
     pub max_paths: usize,
     /// When to give up (the whole unbounded step shares one budget).
     pub deadline: std::time::Instant,
+    /// The formula's reductions, which loop summaries are matched against.
+    pub templates: &'a [super::at_index::Template],
+    pub input_shapes: &'a std::collections::BTreeMap<String, Vec<Poly>>,
 }
 
 /// A kernel parameter's symbolic value.
@@ -186,11 +197,16 @@ pub fn explore(
                 tensor_names: tensor_names.clone(),
                 precision: Default::default(),
             },
-            trail: &mut trail,
+            trail: std::mem::take(&mut trail),
             pos: 0,
             memo: HashMap::new(),
             path: Path::default(),
             depth: 0,
+            atoms: Default::default(),
+            partials: HashMap::new(),
+            loops: Vec::new(),
+            loop_count: 0,
+            probing: false,
         };
         let mut args = Vec::new();
         for a in &func.args {
@@ -212,6 +228,7 @@ pub fn explore(
             args.push(Rc::new(Val::scalar(lane)));
         }
         run.run_func(func, args)?;
+        trail = std::mem::take(&mut run.trail);
         paths.push(run.path);
         if std::time::Instant::now() > setup.deadline {
             return unsupported(format!(
@@ -236,29 +253,39 @@ pub fn explore(
     }
 }
 
-type Env = HashMap<String, Rc<Val>>;
+pub(super) type Env = HashMap<String, Rc<Val>>;
 
-enum Flow {
+pub(super) enum Flow {
     Yield(Vec<Rc<Val>>),
     Return(Vec<Rc<Val>>),
 }
 
-struct Run<'a, 'ctx, 't> {
-    module: &'a Module,
-    setup: &'a Setup<'a>,
-    smt: &'a Smt<'ctx>,
-    solver: z3::Solver<'ctx>,
-    domain: Symbolic<'t>,
-    trail: &'a mut Vec<bool>,
-    pos: usize,
-    memo: HashMap<Cond, bool>,
-    path: Path,
-    depth: usize,
+pub(super) struct Run<'a, 'ctx, 't> {
+    pub(super) module: &'a Module,
+    pub(super) setup: &'a Setup<'a>,
+    pub(super) smt: &'a Smt<'ctx>,
+    pub(super) solver: z3::Solver<'ctx>,
+    pub(super) domain: Symbolic<'t>,
+    /// The choices of the path being run (depth first; see [`explore`]).
+    pub(super) trail: Vec<bool>,
+    pub(super) pos: usize,
+    pub(super) memo: HashMap<Cond, bool>,
+    pub(super) path: Path,
+    pub(super) depth: usize,
+    /// Every input element atom made so far, with its index.
+    pub(super) atoms: super::at_index::AtomIndex,
+    /// The loop results not yet matched to a reduction (atoms standing for them).
+    pub(super) partials: HashMap<TermId, super::loops::Partial>,
+    /// The loops over sizes being run, innermost last.
+    pub(super) loops: Vec<super::loops::LoopCtx>,
+    pub(super) loop_count: usize,
+    /// Finding a loop's induction steps: loads and stores are not recorded.
+    pub(super) probing: bool,
 }
 
 impl Run<'_, '_, '_> {
     /// The value of `c` on this path, forking when both are feasible.
-    fn decide(&mut self, c: &Cond) -> R<bool> {
+    pub(super) fn decide(&mut self, c: &Cond) -> R<bool> {
         if let Some(b) = c.as_const() {
             return Ok(b);
         }
@@ -314,7 +341,7 @@ impl Run<'_, '_, '_> {
     }
 
     /// Whether `c` holds on every continuation of this path.
-    fn holds(&self, c: &Cond) -> bool {
+    pub(super) fn holds(&self, c: &Cond) -> bool {
         if let Some(b) = c.as_const() {
             return b;
         }
@@ -332,7 +359,12 @@ impl Run<'_, '_, '_> {
         }
     }
 
-    fn run_region(&mut self, region: &Region, args: Vec<Rc<Val>>, env: &mut Env) -> R<Flow> {
+    pub(super) fn run_region(
+        &mut self,
+        region: &Region,
+        args: Vec<Rc<Val>>,
+        env: &mut Env,
+    ) -> R<Flow> {
         if self.depth > 64 {
             return unsupported("call/region nesting deeper than 64");
         }
@@ -656,7 +688,7 @@ impl Run<'_, '_, '_> {
             "arith.sitofp" | "arith.uitofp" => self.map1(arg(0)?, |r, l| match l {
                 Lane::Int(p) => match p.as_const().or_else(|| r.pinned(&p)) {
                     Some(c) => Ok(Lane::Float(r.domain.constant(c as f64))),
-                    None => unsupported("int-to-float of a size-dependent integer"),
+                    None => Ok(Lane::Float(super::at_index::real_of(r.domain.terms, &p))),
                 },
                 Lane::Bool(c) => {
                     let b = r.decide(&c)?;
@@ -785,6 +817,9 @@ impl Run<'_, '_, '_> {
     /// integers as unbounded, which is exact exactly where nothing overflows: the
     /// claim holds for the sizes where no such op overflows, and says so.
     fn no_overflow(&mut self, v: &Poly, op: &Op) -> R<()> {
+        if self.probing {
+            return Ok(());
+        }
         if v.as_const().is_some() || self.path.no_overflow.contains(&op.loc) {
             return Ok(());
         }
@@ -860,6 +895,12 @@ impl Run<'_, '_, '_> {
             let Lane::Ptr { tensor, off } = p else {
                 return unsupported("load through a non-pointer");
             };
+            if self.probing {
+                lanes.push(Lane::Float(
+                    self.domain.terms.param(&format!("probe@{off}")),
+                ));
+                continue;
+            }
             let t = &self.setup.tensors[*tensor];
             if t.role != Role::In {
                 return unsupported(format!(
@@ -867,10 +908,13 @@ impl Run<'_, '_, '_> {
                     t.name
                 ));
             }
+            let name = t.name.clone();
             let index = self.index_of(*tensor, off, op);
-            let name = match &index {
-                Some(idx) => atom_name(&t.name, idx),
-                None => format!("{}@({off})", t.name),
+            let atom = match &index {
+                Some(idx) => {
+                    super::at_index::input_atom(self.domain.terms, &mut self.atoms, &name, idx)
+                }
+                None => self.domain.terms.param(&format!("{name}@({off})")),
             };
             self.path.loads.push(Access {
                 tensor: *tensor,
@@ -879,8 +923,10 @@ impl Run<'_, '_, '_> {
                 loc: op.loc.clone(),
                 value: None,
                 index,
+                vars: Vec::new(),
+                guard: Vec::new(),
             });
-            lanes.push(Lane::Float(self.domain.terms.param(&name)));
+            lanes.push(Lane::Float(atom));
         }
         Ok(Val {
             shape: ptrs.shape.clone(),
@@ -892,6 +938,9 @@ impl Run<'_, '_, '_> {
         let (Some(ptrs), Some(vals)) = (args.first(), args.get(1)) else {
             return unsupported("store without pointer or value");
         };
+        if self.probing {
+            return Ok(());
+        }
         let vals = bcast(vals, &ptrs.shape)?;
         let on = self.mask_lanes(args.get(2), &ptrs.shape)?;
         for (i, p) in ptrs.lanes.iter().enumerate() {
@@ -902,13 +951,14 @@ impl Run<'_, '_, '_> {
                 return unsupported("store through a non-pointer");
             };
             let value = match &vals.lanes[i] {
-                Lane::Float(v) => *v,
+                Lane::Float(v) => self.resolve(*v)?,
                 Lane::Undef => {
                     return unsupported("a masked-off lane (loaded without other=) is stored")
                 }
                 _ => return unsupported("a store of a non-float value"),
             };
             let index = self.index_of(*tensor, off, op);
+            let (vars, guard) = self.loop_guard();
             self.path.stores.push(Access {
                 tensor: *tensor,
                 off: off.clone(),
@@ -916,6 +966,8 @@ impl Run<'_, '_, '_> {
                 loc: op.loc.clone(),
                 value: Some(value),
                 index,
+                vars,
+                guard,
             });
         }
         Ok(())
@@ -989,14 +1041,26 @@ impl Run<'_, '_, '_> {
         let Some(body) = op.regions.first() else {
             return unsupported("scf.for without a body");
         };
+        // A trip count the path does not fix: every trip at once (see `super::loops`).
+        let count = hi
+            .sub(&lo)
+            .add(&Poly::constant(step_c - 1))
+            .floor_div(&Poly::constant(step_c))
+            .max_with(&Poly::default());
+        if count.as_const().is_none() && self.pinned(&count).is_none() {
+            return self.loop_over_sizes(body, lo, hi, step_c, carried, env);
+        }
         let mut iv = lo;
         let mut trips = 0;
         loop {
             let go = Cond::cmp(Rel::Lt, &iv, &hi);
             if go.as_const().is_none() && !self.holds(&go) && !self.holds(&go.clone().not()) {
-                return unsupported(
-                    "a loop whose trip count depends on the sizes (loop invariants are not built yet)",
-                );
+                if trips > 0 {
+                    return unsupported(
+                        "a loop whose first trips are fixed and the rest depend on the sizes",
+                    );
+                }
+                return self.loop_over_sizes(body, iv, hi, step_c, carried, env);
             }
             if !self.decide(&go)? {
                 break;
@@ -1143,7 +1207,7 @@ impl Run<'_, '_, '_> {
     }
 }
 
-fn truth(t: Truth<TermId>) -> Lane {
+pub(super) fn truth(t: Truth<TermId>) -> Lane {
     match t {
         Truth::Known(b) => Lane::Bool(Cond::Const(b)),
         Truth::Unknown(v) => Lane::FBool(v),

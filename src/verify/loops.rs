@@ -1,0 +1,813 @@
+//! Loops whose trip count depends on the sizes, read for every trip count at once.
+//!
+//! A loop `for t in range(lo, hi, step)` runs its body once, symbolically, at iteration
+//! `t = lo + step·u` for a fresh integer `u` with `0 <= u` and `t < hi` (every iteration
+//! at once). What it carries must fit one of two shapes:
+//! - an integer or pointer that moves by the same amount `Δ` every trip (found by a
+//!   probe run with the carried value as a symbol): at iteration `u` it is `init + u·Δ`;
+//! - a float that the body combines with one associative operation (a running sum,
+//!   max or min): `acc' = acc ⊕ e(u)` with `e` free of `acc`, so after the loop it is
+//!   `init ⊕ ⨁_u e(u)`.
+//!
+//! Lane masks inside the body fork the body alone (each case with its condition on `u`),
+//! so a summary holds for every iteration. A float result stands as an atom (a
+//! [`Partial`]) until a store needs its value; [`Run::resolve`] then merges the partials
+//! a term combines (`tl.sum(acc, axis=1)` of a lane-wise accumulator) and matches them
+//! to one of the formula's reductions: each summand equals the reduction's summand at
+//! some index (decided, atoms named by index), and Z3 proves those indices are exactly
+//! the reduction's extent, each once (a sum) or at least once (a max or min). The
+//! result is then the reduction's own atom ([`super::at_index::reduction_atom`]), the
+//! same one the formula side builds.
+//!
+//! Invariant: a partial is replaced only by a reduction it is proved equal to for every
+//! size on the path; anything else (another carried shape, a summand that matches no
+//! reduction, a domain Z3 cannot prove) is [`Unsupported`], with sizes where the domain
+//! is wrong when Z3 finds them.
+
+use super::at_index::{reduction_atom, AtIndex, Template};
+use super::paths::{unsupported, Env, Flow, Lane, Run, Unsupported, Val, R};
+use super::sym::{Cond, Poly, Rel};
+use crate::decide::{self, Verdict};
+use crate::exec::domain::Binary;
+use crate::term::{Node, TermId, Terms};
+use crate::triton_ir::ast::Region;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+use z3::ast::{Ast, Bool, Int};
+use z3::SatResult;
+
+/// A loop over sizes being run: its iteration variable and the conditions that make
+/// `u` an iteration; stores inside carry them.
+#[derive(Clone, Debug)]
+pub struct LoopCtx {
+    pub var: String,
+    pub valid: Vec<Cond>,
+    /// Where this loop's body cases start in the path's conditions.
+    pub cond_from: usize,
+}
+
+/// `⨁` over the iterations of one or more loops: the value of a loop-carried float
+/// lane without its initial value.
+#[derive(Clone, Debug)]
+pub struct Partial {
+    pub combine: Binary,
+    pub parts: Vec<Part>,
+}
+
+/// The summands one body case contributes at iteration `vars`, under `cond`.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub vars: Vec<String>,
+    pub cond: Vec<Cond>,
+    pub summands: Vec<TermId>,
+}
+
+/// One case of a body run.
+struct Case {
+    cond: Vec<Cond>,
+    outs: Vec<Rc<Val>>,
+}
+
+impl Run<'_, '_, '_> {
+    /// The iteration variables and conditions a store inside loops carries.
+    pub(super) fn loop_guard(&self) -> (Vec<String>, Vec<Cond>) {
+        let Some(first) = self.loops.first() else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut guard: Vec<Cond> = self.loops.iter().flat_map(|l| l.valid.clone()).collect();
+        guard.extend(self.path.cond[first.cond_from..].iter().cloned());
+        (self.loops.iter().map(|l| l.var.clone()).collect(), guard)
+    }
+
+    /// Runs `body` once per case of its masks and branches at the iteration `valid`
+    /// describes; the outer path's choices and knowledge are restored afterwards.
+    fn body_cases(
+        &mut self,
+        body: &Region,
+        args: &[Rc<Val>],
+        var: &str,
+        valid: &[Cond],
+        env: &mut Env,
+    ) -> R<Vec<Case>> {
+        let outer_trail = std::mem::take(&mut self.trail);
+        let outer_pos = self.pos;
+        let outer_memo = self.memo.clone();
+        let from = self.path.cond.len();
+        self.solver.push();
+        for c in valid {
+            self.solver.assert(&self.smt.cond(c));
+        }
+        self.loops.push(LoopCtx {
+            var: var.to_string(),
+            valid: valid.to_vec(),
+            cond_from: from,
+        });
+        let mut trail: Vec<bool> = Vec::new();
+        let mut cases = Vec::new();
+        let result = loop {
+            self.trail = std::mem::take(&mut trail);
+            self.pos = 0;
+            self.memo = outer_memo.clone();
+            self.solver.push();
+            let r = self.run_region(body, args.to_vec(), env);
+            self.solver.pop(1);
+            let cond = self.path.cond.split_off(from);
+            trail = std::mem::take(&mut self.trail);
+            match r {
+                Ok(Flow::Yield(outs)) => cases.push(Case { cond, outs }),
+                Ok(Flow::Return(_)) => break unsupported("return inside scf.for"),
+                Err(e) => break Err(e),
+            }
+            if cases.len() > self.setup.max_paths {
+                break unsupported(format!(
+                    "more than {} mask/branch cases in one loop body",
+                    self.setup.max_paths
+                ));
+            }
+            if std::time::Instant::now() > self.setup.deadline {
+                break unsupported("the time budget ran out inside a loop body");
+            }
+            while trail.last() == Some(&false) {
+                trail.pop();
+            }
+            match trail.last_mut() {
+                Some(last) => *last = false,
+                None => break Ok(()),
+            }
+        };
+        self.loops.pop();
+        self.solver.pop(1);
+        self.trail = outer_trail;
+        self.pos = outer_pos;
+        self.memo = outer_memo;
+        result.map(|()| cases)
+    }
+
+    /// `scf.for` from `lo` to `hi` (not fixed by the path) by `step`.
+    pub(super) fn loop_over_sizes(
+        &mut self,
+        body: &Region,
+        lo: Poly,
+        hi: Poly,
+        step: i128,
+        init: Vec<Rc<Val>>,
+        env: &mut Env,
+    ) -> R<Vec<Rc<Val>>> {
+        let n = self.loop_count;
+        self.loop_count += 1;
+        let var = format!("u{n}");
+        let u = Poly::sym(&var);
+        let t = lo.add(&u.scale(step));
+        let valid = vec![
+            Cond::cmp(Rel::Le, &Poly::default(), &u),
+            Cond::cmp(Rel::Lt, &t, &hi),
+        ];
+        let iv = Rc::new(Val::scalar(Lane::Int(t.clone())));
+
+        // 1. Probe: every carried integer as a symbol, to find how much a trip moves it.
+        let mut probe = vec![iv.clone()];
+        let mut syms: Vec<Vec<Option<Poly>>> = Vec::new();
+        for (k, v) in init.iter().enumerate() {
+            let mut lanes = Vec::with_capacity(v.lanes.len());
+            let mut ks = Vec::with_capacity(v.lanes.len());
+            for (j, l) in v.lanes.iter().enumerate() {
+                let c = Poly::sym(&format!("c{n}.{k}.{j}"));
+                lanes.push(match l {
+                    Lane::Int(_) => {
+                        ks.push(Some(c.clone()));
+                        Lane::Int(c)
+                    }
+                    Lane::Ptr { tensor, .. } => {
+                        ks.push(Some(c.clone()));
+                        Lane::Ptr {
+                            tensor: *tensor,
+                            off: c,
+                        }
+                    }
+                    Lane::Float(_) => {
+                        ks.push(None);
+                        Lane::Float(self.domain.terms.param(&format!("probe{n}.{k}.{j}")))
+                    }
+                    _ => return unsupported("a loop carrying a boolean or undefined lane"),
+                });
+            }
+            syms.push(ks);
+            probe.push(Rc::new(Val {
+                shape: v.shape.clone(),
+                lanes,
+            }));
+        }
+        let was_probing = self.probing;
+        self.probing = true;
+        let cases = self.body_cases(body, &probe, &var, &valid, env);
+        self.probing = was_probing;
+        let cases = cases?;
+        let mut delta: Vec<Vec<Option<Poly>>> = syms.iter().map(|k| vec![None; k.len()]).collect();
+        let mut names: Vec<Arc<str>> = Vec::new();
+        for ks in &syms {
+            for c in ks.iter().flatten() {
+                c.symbols(&mut names);
+            }
+        }
+        names.push(Arc::from(var.as_str()));
+        for case in &cases {
+            for (k, out) in case.outs.iter().enumerate() {
+                for (j, l) in out.lanes.iter().enumerate() {
+                    let Some(c) = syms.get(k).and_then(|ks| ks.get(j)).cloned().flatten() else {
+                        continue;
+                    };
+                    let after = match l {
+                        Lane::Int(p) | Lane::Ptr { off: p, .. } => p,
+                        _ => return unsupported("a carried integer becomes a non-integer"),
+                    };
+                    let d = after.sub(&c);
+                    let mut seen = Vec::new();
+                    d.symbols(&mut seen);
+                    if seen.iter().any(|s| names.contains(s)) {
+                        return unsupported(
+                            "a carried integer that does not move by the same amount every trip",
+                        );
+                    }
+                    match &delta[k][j] {
+                        Some(prev) if *prev != d => {
+                            return unsupported("a carried integer whose step depends on the case")
+                        }
+                        _ => delta[k][j] = Some(d),
+                    }
+                }
+            }
+        }
+
+        // 2. The real run: integers at iteration u, floats as accumulator atoms.
+        let mut args = vec![iv];
+        let mut accs: Vec<Vec<Option<TermId>>> = Vec::new();
+        for (k, v) in init.iter().enumerate() {
+            let mut lanes = Vec::with_capacity(v.lanes.len());
+            let mut ks = Vec::new();
+            for (j, l) in v.lanes.iter().enumerate() {
+                let d = delta[k][j].clone().unwrap_or_default();
+                lanes.push(match l {
+                    Lane::Int(p) => {
+                        ks.push(None);
+                        Lane::Int(p.add(&u.mul(&d)))
+                    }
+                    Lane::Ptr { tensor, off } => {
+                        ks.push(None);
+                        Lane::Ptr {
+                            tensor: *tensor,
+                            off: off.add(&u.mul(&d)),
+                        }
+                    }
+                    _ => {
+                        let a = self.domain.terms.param(&format!("acc{n}.{k}.{j}"));
+                        ks.push(Some(a));
+                        Lane::Float(a)
+                    }
+                });
+            }
+            accs.push(ks);
+            args.push(Rc::new(Val {
+                shape: v.shape.clone(),
+                lanes,
+            }));
+        }
+        let cases = self.body_cases(body, &args, &var, &valid, env)?;
+
+        // 3. After the loop: integers moved by the trip count, floats summarised.
+        let trips = hi
+            .sub(&lo)
+            .add(&Poly::constant(step - 1))
+            .floor_div(&Poly::constant(step))
+            .max_with(&Poly::default());
+        let mut out = Vec::with_capacity(init.len());
+        for (k, v) in init.iter().enumerate() {
+            let mut lanes = Vec::with_capacity(v.lanes.len());
+            for (j, l) in v.lanes.iter().enumerate() {
+                let d = delta[k][j].clone().unwrap_or_default();
+                lanes.push(match (l, accs[k][j]) {
+                    (Lane::Int(p), _) => Lane::Int(p.add(&trips.mul(&d))),
+                    (Lane::Ptr { tensor, off }, _) => Lane::Ptr {
+                        tensor: *tensor,
+                        off: off.add(&trips.mul(&d)),
+                    },
+                    (Lane::Float(init), Some(acc)) => {
+                        Lane::Float(self.summarise(n, k, j, *init, acc, &var, &valid, &cases)?)
+                    }
+                    _ => return unsupported("a loop-carried lane of an unexpected kind"),
+                });
+            }
+            out.push(Rc::new(Val {
+                shape: v.shape.clone(),
+                lanes,
+            }));
+        }
+        Ok(out)
+    }
+
+    /// The value of float lane `j` of carried value `k` after the loop: `init ⊕ P` with
+    /// `P` a partial over the body's cases.
+    #[allow(clippy::too_many_arguments)]
+    fn summarise(
+        &mut self,
+        n: usize,
+        k: usize,
+        j: usize,
+        init: TermId,
+        acc: TermId,
+        var: &str,
+        valid: &[Cond],
+        cases: &[Case],
+    ) -> R<TermId> {
+        let mut combine: Option<Binary> = None;
+        let mut parts = Vec::new();
+        for case in cases {
+            let Some(Lane::Float(after)) = case.outs.get(k).and_then(|v| v.lanes.get(j)) else {
+                return unsupported("a carried float becomes a non-float");
+            };
+            if *after == acc {
+                continue;
+            }
+            let (op, kids) = match self.domain.terms.node(*after) {
+                Node::Add(k) => (Binary::Add, k.to_vec()),
+                Node::Max(k) => (Binary::Max, k.to_vec()),
+                Node::Min(k) => (Binary::Min, k.to_vec()),
+                _ => return unsupported(NOT_A_RUNNING_OP),
+            };
+            if !kids.contains(&acc) {
+                return unsupported(NOT_A_RUNNING_OP);
+            }
+            if combine.is_some_and(|c| c != op) {
+                return unsupported("a carried float combined by different operations");
+            }
+            combine = Some(op);
+            let summands: Vec<TermId> = kids.into_iter().filter(|&c| c != acc).collect();
+            if summands
+                .iter()
+                .any(|&s| contains(self.domain.terms, s, acc))
+            {
+                return unsupported(NOT_A_RUNNING_OP);
+            }
+            let mut cond = valid.to_vec();
+            cond.extend(case.cond.iter().cloned());
+            parts.push(Part {
+                vars: vec![var.to_string()],
+                cond,
+                summands,
+            });
+        }
+        let Some(combine) = combine else {
+            return Ok(init);
+        };
+        let p = self.domain.terms.param(&format!("loop{n}.{k}.{j}"));
+        self.partials.insert(p, Partial { combine, parts });
+        let t = &mut *self.domain.terms;
+        Ok(match combine {
+            Binary::Add => t.add(init, p),
+            Binary::Max => t.max(init, p),
+            _ => t.min(init, p),
+        })
+    }
+
+    /// `t` with every partial replaced by the reduction it is proved to be.
+    pub(super) fn resolve(&mut self, t: TermId) -> R<TermId> {
+        if self.partials.is_empty() {
+            return Ok(t);
+        }
+        let mut memo = HashMap::new();
+        self.resolve_in(t, &mut memo)
+    }
+
+    fn resolve_in(&mut self, t: TermId, memo: &mut HashMap<TermId, TermId>) -> R<TermId> {
+        if let Some(&r) = memo.get(&t) {
+            return Ok(r);
+        }
+        let node = self.domain.terms.node(t).clone();
+        let r = if self.partials.contains_key(&t) {
+            let combine = self.partials[&t].combine;
+            self.resolve_group(combine, &[t])?
+        } else {
+            let kids = self.domain.terms.children(t);
+            if kids.is_empty() {
+                t
+            } else {
+                let group_op = match &node {
+                    Node::Add(_) => Some(Binary::Add),
+                    Node::Max(_) => Some(Binary::Max),
+                    Node::Min(_) => Some(Binary::Min),
+                    _ => None,
+                };
+                // Partials this node combines with their own operation are one group.
+                let (group, rest): (Vec<TermId>, Vec<TermId>) = kids.iter().partition(|k| {
+                    group_op.is_some() && self.partials.get(k).map(|p| p.combine) == group_op
+                });
+                let mut new_kids = Vec::with_capacity(rest.len() + 1);
+                for k in rest {
+                    new_kids.push(self.resolve_in(k, memo)?);
+                }
+                if let (false, Some(op)) = (group.is_empty(), group_op) {
+                    new_kids.push(self.resolve_group(op, &group)?);
+                }
+                if new_kids == kids {
+                    t
+                } else {
+                    rebuild(self.domain.terms, &node, &new_kids)?
+                }
+            }
+        };
+        memo.insert(t, r);
+        Ok(r)
+    }
+
+    /// The reduction the partials `group` (combined by `op`) together compute.
+    fn resolve_group(&mut self, op: Binary, group: &[TermId]) -> R<TermId> {
+        let mut items: Vec<(Part, TermId)> = Vec::new();
+        for p in group {
+            for part in self.partials[p].parts.clone() {
+                for &s in &part.summands {
+                    let s = self.resolve(s)?;
+                    items.push((part.clone(), s));
+                }
+            }
+        }
+        let templates: Vec<Template> = self
+            .setup
+            .templates
+            .iter()
+            .filter(|t| t.combine == op)
+            .cloned()
+            .collect();
+        let mut why = String::from("a loop result that matches no reduction of the formula");
+        for tmpl in &templates {
+            match self.match_template(tmpl, op, &items) {
+                Ok(Some(t)) => return Ok(t),
+                Ok(None) => {}
+                Err(e) => {
+                    if e.witness.is_some() {
+                        return Err(e);
+                    }
+                    why = e.message;
+                }
+            }
+        }
+        unsupported(why)
+    }
+
+    /// The atom of `tmpl` when `items` are exactly its summands; `None` when they do
+    /// not look like them; an error (with sizes where it fails, when Z3 finds them)
+    /// when they look like them but the domain is not the reduction's.
+    fn match_template(
+        &mut self,
+        tmpl: &Template,
+        op: Binary,
+        items: &[(Part, TermId)],
+    ) -> R<Option<TermId>> {
+        let pinned = BTreeMap::new();
+        let mut atoms = super::at_index::AtomIndex::new();
+        let rank = match &tmpl.node {
+            crate::formula::Formula::MatMul(..) => 2,
+            crate::formula::Formula::Reduce { arg, .. } => {
+                let mut holds = |_: &Cond| false;
+                let at = AtIndex {
+                    terms: self.domain.terms,
+                    shapes: self.setup.input_shapes,
+                    pinned: &pinned,
+                    holds: &mut holds,
+                    atoms: &mut atoms,
+                };
+                match at.shape(arg) {
+                    Ok(s) => s.len().saturating_sub(1),
+                    Err(_) => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        };
+        let holes: Vec<Poly> = (0..rank).map(|k| Poly::sym(&format!("#o{k}"))).collect();
+        let iota = Poly::sym("#i");
+        let (shape_atoms, extent) = {
+            let solver = &self.solver;
+            let smt = self.smt;
+            let mut holds = |c: &Cond| holds_in(solver, smt, c);
+            let mut at = AtIndex {
+                terms: self.domain.terms,
+                shapes: self.setup.input_shapes,
+                pinned: &pinned,
+                holds: &mut holds,
+                atoms: &mut atoms,
+            };
+            let Ok(ph) = at.summand(&tmpl.node, &holes, &iota) else {
+                return Ok(None);
+            };
+            let Ok(extent) = at.reduced_extent(&tmpl.node) else {
+                return Ok(None);
+            };
+            (input_atoms_of(self.domain.terms, &atoms, ph), extent)
+        };
+        // Bind the holes from each summand's input atoms.
+        let mut outer: Option<Vec<Poly>> = None;
+        let mut index: Vec<Poly> = Vec::with_capacity(items.len());
+        for (part, s) in items {
+            let mine = input_atoms_of(self.domain.terms, &self.atoms, *s);
+            let mut bound: HashMap<String, Poly> = HashMap::new();
+            for (tensor, fidx) in &shape_atoms {
+                let Some((_, kidx)) = mine
+                    .iter()
+                    .find(|(t, k)| t == tensor && k.len() == fidx.len())
+                else {
+                    continue;
+                };
+                for (f, k) in fidx.iter().zip(kidx) {
+                    let mut names = Vec::new();
+                    f.symbols(&mut names);
+                    if let [name] = &names[..] {
+                        if *f == Poly::sym(name) && name.starts_with('#') {
+                            bound.entry(name.to_string()).or_insert_with(|| k.clone());
+                        }
+                    }
+                }
+            }
+            let Some(i) = bound.get("#i").cloned() else {
+                return Ok(None);
+            };
+            let mut o = Vec::with_capacity(rank);
+            for k in 0..rank {
+                let Some(p) = bound.get(&format!("#o{k}")) else {
+                    return Ok(None);
+                };
+                let mut names = Vec::new();
+                p.symbols(&mut names);
+                if names.iter().any(|n| part.vars.iter().any(|v| **n == **v)) {
+                    return Ok(None);
+                }
+                o.push(p.clone());
+            }
+            match &outer {
+                Some(prev) if *prev != o => return Ok(None),
+                _ => outer = Some(o),
+            }
+            index.push(i);
+        }
+        let Some(outer) = outer else {
+            return Ok(None);
+        };
+        // Each summand equals the reduction's summand at its index.
+        let mut pairs = Vec::with_capacity(items.len());
+        {
+            let solver = &self.solver;
+            let smt = self.smt;
+            let mut holds = |c: &Cond| holds_in(solver, smt, c);
+            let mut scratch = super::at_index::AtomIndex::new();
+            let mut at = AtIndex {
+                terms: self.domain.terms,
+                shapes: self.setup.input_shapes,
+                pinned: &pinned,
+                holds: &mut holds,
+                atoms: &mut scratch,
+            };
+            for ((_, s), i) in items.iter().zip(&index) {
+                let Ok(want) = at.summand(&tmpl.node, &outer, i) else {
+                    return Ok(None);
+                };
+                pairs.push((want, *s));
+            }
+        }
+        let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
+        if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
+            return Ok(None);
+        }
+        self.domain_is_extent(op, items, &index, &extent, &tmpl.key)?;
+        Ok(Some(reduction_atom(self.domain.terms, &tmpl.key, &outer)))
+    }
+
+    /// Z3: the summands' indices stay in `[0, extent)`, reach every element of it, and
+    /// (for a sum) reach none twice.
+    fn domain_is_extent(
+        &mut self,
+        op: Binary,
+        items: &[(Part, TermId)],
+        index: &[Poly],
+        extent: &Poly,
+        key: &str,
+    ) -> R<()> {
+        let ctx = self.smt.ctx;
+        let zero = Poly::default();
+        let fail = |msg: String, solver: &z3::Solver, run: &Self| -> Unsupported {
+            Unsupported {
+                message: msg,
+                line: 0,
+                loc: Default::default(),
+                witness: super::paths::small_witness(solver, run.smt, run.setup.sizes),
+            }
+        };
+        let conj = |part: &Part| -> Bool {
+            let b: Vec<Bool> = part.cond.iter().map(|c| self.smt.cond(c)).collect();
+            let r: Vec<&Bool> = b.iter().collect();
+            Bool::and(ctx, &r)
+        };
+        // Within.
+        for ((part, _), i) in items.iter().zip(index) {
+            let inside = Cond::and(Cond::cmp(Rel::Le, &zero, i), Cond::cmp(Rel::Lt, i, extent));
+            self.solver.push();
+            self.solver.assert(&conj(part));
+            self.solver.assert(&self.smt.cond(&inside).not());
+            let r = self.solver.check();
+            self.solver.pop(1);
+            if r != SatResult::Unsat {
+                return unsupported(format!(
+                    "a loop adds an element outside the extent {extent} of `{key}`"
+                ));
+            }
+        }
+        let iota = Int::new_const(ctx, "#iota");
+        let hits = |part: &Part, i: &Poly| -> Bool {
+            Bool::and(ctx, &[&conj(part), &self.smt.int(i)._eq(&iota)])
+        };
+        // Every element reached.
+        self.solver.push();
+        self.solver.assert(&iota.ge(&Int::from_i64(ctx, 0)));
+        self.solver.assert(&iota.lt(&self.smt.int(extent)));
+        for (n, ((part, _), i)) in items.iter().zip(index).enumerate() {
+            // Index `a·u + b` (one variable, constant a): the only iteration that can
+            // reach #iota is u = (#iota - b) div a, so no quantifier is needed (Z3
+            // gives up on the quantified form).
+            if let Some((v, a, b)) = affine_in_one(i, &part.vars) {
+                let u = Int::new_const(ctx, v.as_str());
+                let at = Int::new_const(ctx, format!("#u{n}"));
+                let solved =
+                    Int::sub(ctx, &[&iota, &self.smt.int(&b)]).div(&Int::from_i64(ctx, a as i64));
+                self.solver.assert(&at._eq(&solved));
+                self.solver
+                    .assert(&hits(part, i).substitute(&[(&u, &at)]).not());
+                continue;
+            }
+            let vars: Vec<Int> = part
+                .vars
+                .iter()
+                .map(|v| Int::new_const(ctx, v.as_str()))
+                .collect();
+            let bound: Vec<&dyn Ast> = vars.iter().map(|v| v as &dyn Ast).collect();
+            let none = hits(part, i).not();
+            self.solver.assert(&if bound.is_empty() {
+                none
+            } else {
+                z3::ast::forall_const(ctx, &bound, &[], &none)
+            });
+        }
+        let r = self.solver.check();
+        if r != SatResult::Unsat {
+            let e = fail(
+                format!("the loop never reaches some element of `{key}` (it covers less than its extent {extent})"),
+                &self.solver,
+                self,
+            );
+            self.solver.pop(1);
+            return Err(if r == SatResult::Sat {
+                e
+            } else {
+                Unsupported { witness: None, ..e }
+            });
+        }
+        self.solver.pop(1);
+        if op != Binary::Add {
+            return Ok(());
+        }
+        // Never twice: two different (summand, iteration) pairs at one index.
+        let w = Int::new_const(ctx, "#w");
+        let w2 = Int::new_const(ctx, "#w'");
+        let mut all_vars: Vec<String> = items.iter().flat_map(|(p, _)| p.vars.clone()).collect();
+        all_vars.sort();
+        all_vars.dedup();
+        let vars: Vec<Int> = all_vars
+            .iter()
+            .map(|v| Int::new_const(ctx, v.as_str()))
+            .collect();
+        let primed: Vec<Int> = all_vars
+            .iter()
+            .map(|v| Int::new_const(ctx, format!("{v}'")))
+            .collect();
+        let mut first = Vec::new();
+        for (n, ((part, _), i)) in items.iter().zip(index).enumerate() {
+            first.push(Bool::and(
+                ctx,
+                &[&w._eq(&Int::from_i64(ctx, n as i64)), &hits(part, i)],
+            ));
+        }
+        let refs: Vec<&Bool> = first.iter().collect();
+        let first = Bool::or(ctx, &refs);
+        let subst: Vec<(&Int, &Int)> = vars.iter().zip(&primed).collect();
+        let second = first.substitute(&subst).substitute(&[(&w, &w2)]);
+        let mut differ = vec![w._eq(&w2).not()];
+        for (a, b) in vars.iter().zip(&primed) {
+            differ.push(a._eq(b).not());
+        }
+        let refs: Vec<&Bool> = differ.iter().collect();
+        self.solver.push();
+        self.solver.assert(&first);
+        self.solver.assert(&second);
+        self.solver.assert(&Bool::or(ctx, &refs));
+        let r = self.solver.check();
+        let out = match r {
+            SatResult::Unsat => Ok(()),
+            _ => {
+                let e = fail(
+                    format!("a loop adds some element of `{key}` twice"),
+                    &self.solver,
+                    self,
+                );
+                Err(if r == SatResult::Sat {
+                    e
+                } else {
+                    Unsupported { witness: None, ..e }
+                })
+            }
+        };
+        self.solver.pop(1);
+        out
+    }
+}
+
+const NOT_A_RUNNING_OP: &str =
+    "a loop-carried float that is not a running sum, max or min (no invariant template for it yet)";
+
+fn holds_in(solver: &z3::Solver, smt: &super::sym::Smt, c: &Cond) -> bool {
+    if let Some(b) = c.as_const() {
+        return b;
+    }
+    solver.push();
+    solver.assert(&smt.cond(c).not());
+    let r = solver.check() == SatResult::Unsat;
+    solver.pop(1);
+    r
+}
+
+/// `i` as `a·v + b` for the one variable `v` of `vars` it mentions, `a` a nonzero
+/// constant and `b` free of `v`.
+fn affine_in_one(i: &Poly, vars: &[String]) -> Option<(String, i128, Poly)> {
+    let [v] = vars else { return None };
+    let at = |x: i128| {
+        let mut m = BTreeMap::new();
+        m.insert(Arc::from(v.as_str()), x);
+        i.subst(&m)
+    };
+    let b = at(0);
+    let a = at(1).sub(&b).as_const()?;
+    (a != 0 && i.sub(&b) == Poly::sym(v).scale(a)).then_some((v.clone(), a, b))
+}
+
+/// Whether `needle` occurs in `t`.
+fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
+    let mut stack = vec![t];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(x) = stack.pop() {
+        if x == needle {
+            return true;
+        }
+        if seen.insert(x) {
+            terms.for_each_child(x, |c| stack.push(c));
+        }
+    }
+    false
+}
+
+/// The input atoms in `t` (in a fixed order), with their tensors and indices.
+fn input_atoms_of(
+    terms: &Terms,
+    atoms: &super::at_index::AtomIndex,
+    t: TermId,
+) -> Vec<(String, Vec<Poly>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![t];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if let Some(a) = atoms.get(&x) {
+            out.push(a.clone());
+        }
+        let mut kids = terms.children(x);
+        kids.reverse();
+        stack.extend(kids);
+    }
+    out
+}
+
+/// `node` with its children replaced, through the store's constructors (so it folds
+/// and stays canonical).
+fn rebuild(terms: &mut Terms, node: &Node, kids: &[TermId]) -> R<TermId> {
+    Ok(match node {
+        Node::Add(_) => terms.sum(kids),
+        Node::Mul(_) => terms.product(kids),
+        Node::Max(_) => terms.maxn(kids),
+        Node::Min(_) => terms.minn(kids),
+        Node::Pow(_, k) => terms.powi(kids[0], *k),
+        Node::Call(f, _) => terms.call(*f, kids[0]),
+        Node::Cmp(op, _, _) => terms.cmp(*op, kids[0], kids[1]),
+        Node::Not(_) => terms.not(kids[0]),
+        Node::And(_) => terms.andn(kids),
+        Node::Or(_) => terms.orn(kids),
+        Node::Select(..) => terms.select(kids[0], kids[1], kids[2]),
+        Node::Opaque(op, _) => terms.opaque(op, kids),
+        _ => return unsupported("rebuilding a leaf"),
+    })
+}
