@@ -280,20 +280,53 @@ impl Run<'_, '_, '_> {
             .add(&Poly::constant(step - 1))
             .floor_div(&Poly::constant(step))
             .max_with(&Poly::default());
+        // Running sums, maxes and mins first; a sum rescaled by a running max (online
+        // softmax) needs that max's final value.
+        let mut finals: HashMap<(usize, usize), TermId> = HashMap::new();
+        let mut rescaled: Vec<(usize, usize)> = Vec::new();
+        for (k, v) in init.iter().enumerate() {
+            for (j, l) in v.lanes.iter().enumerate() {
+                if let (Lane::Float(init), Some(acc)) = (l, accs[k][j]) {
+                    match self.summarise(n, k, j, *init, acc, &var, &valid, &cases) {
+                        Ok(t) => {
+                            finals.insert((k, j), t);
+                        }
+                        Err(e) if e.message == NOT_A_RUNNING_OP => rescaled.push((k, j)),
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+        }
+        for (k, j) in rescaled {
+            let Lane::Float(init) = init[k].lanes[j] else {
+                unreachable!("only float lanes are summarised")
+            };
+            let acc = accs[k][j].expect("float lanes have accumulators");
+            let t = self.summarise_rescaled(
+                n,
+                (k, j),
+                init,
+                acc,
+                &accs,
+                &finals,
+                &var,
+                &valid,
+                &cases,
+            )?;
+            finals.insert((k, j), t);
+        }
         let mut out = Vec::with_capacity(init.len());
         for (k, v) in init.iter().enumerate() {
             let mut lanes = Vec::with_capacity(v.lanes.len());
             for (j, l) in v.lanes.iter().enumerate() {
                 let d = delta[k][j].clone().unwrap_or_default();
-                lanes.push(match (l, accs[k][j]) {
-                    (Lane::Int(p), _) => Lane::Int(p.add(&trips.mul(&d))),
-                    (Lane::Ptr { tensor, off }, _) => Lane::Ptr {
+                lanes.push(match l {
+                    Lane::Int(p) => Lane::Int(p.add(&trips.mul(&d))),
+                    Lane::Ptr { tensor, off } => Lane::Ptr {
                         tensor: *tensor,
                         off: off.add(&trips.mul(&d)),
                     },
-                    (Lane::Float(init), Some(acc)) => {
-                        Lane::Float(self.summarise(n, k, j, *init, acc, &var, &valid, &cases)?)
-                    }
+                    Lane::Float(_) => Lane::Float(finals[&(k, j)]),
                     _ => return unsupported("a loop-carried lane of an unexpected kind"),
                 });
             }
@@ -367,6 +400,115 @@ impl Run<'_, '_, '_> {
             Binary::Max => t.max(init, p),
             _ => t.min(init, p),
         })
+    }
+
+    /// A float lane updated as `l' = l·exp(m - m') + e(m')` where `m` is a running max
+    /// of the same loop and `m'` its new value (online softmax). Each summand `s` of `e`
+    /// is `c·exp(-m')` with `c` free of the running max (the match below proves it: the
+    /// reduction's summand does not contain the max's atom), so by induction after the
+    /// loop `l = Σ s·exp(m' - M)` over every iteration, `M` the max's final value. That
+    /// sum is a partial like any other, matched to the formula's reduction.
+    #[allow(clippy::too_many_arguments)]
+    fn summarise_rescaled(
+        &mut self,
+        n: usize,
+        (k, j): (usize, usize),
+        init: TermId,
+        acc: TermId,
+        accs: &[Vec<Option<TermId>>],
+        finals: &HashMap<(usize, usize), TermId>,
+        var: &str,
+        valid: &[Cond],
+        cases: &[Case],
+    ) -> R<TermId> {
+        if self
+            .domain
+            .terms
+            .as_const(init)
+            .is_none_or(|c| *c != num_rational::BigRational::from_integer(0.into()))
+        {
+            return unsupported(NOT_A_RUNNING_OP);
+        }
+        // Candidate running maxes: the lanes summarised as a max.
+        let maxes: Vec<(usize, usize)> = finals
+            .keys()
+            .copied()
+            .filter(|key| {
+                let a = accs[key.0][key.1];
+                cases.iter().any(|c| match c.outs.get(key.0).and_then(|v| v.lanes.get(key.1)) {
+                    Some(Lane::Float(t)) => {
+                        matches!(self.domain.terms.node(*t), Node::Max(kids) if a.is_some_and(|a| kids.contains(&a)))
+                    }
+                    _ => false,
+                })
+            })
+            .collect();
+        'candidate: for (mk, mj) in maxes {
+            let m_acc = accs[mk][mj].expect("a max lane has an accumulator");
+            let m_final = finals[&(mk, mj)];
+            let mut parts = Vec::new();
+            let mut checks = Vec::new();
+            for case in cases {
+                let (Some(Lane::Float(after)), Some(Lane::Float(m_new))) = (
+                    case.outs.get(k).and_then(|v| v.lanes.get(j)),
+                    case.outs.get(mk).and_then(|v| v.lanes.get(mj)),
+                ) else {
+                    continue 'candidate;
+                };
+                let (after, m_new) = (*after, *m_new);
+                let kids = match self.domain.terms.node(after) {
+                    Node::Add(kids) => kids.to_vec(),
+                    _ => continue 'candidate,
+                };
+                let (with, without): (Vec<TermId>, Vec<TermId>) = kids
+                    .iter()
+                    .partition(|&&c| contains(self.domain.terms, c, acc));
+                let [scaled] = with[..] else {
+                    continue 'candidate;
+                };
+                // scaled = acc · g with g = exp(m - m').
+                let Node::Mul(factors) = self.domain.terms.node(scaled).clone() else {
+                    continue 'candidate;
+                };
+                if !factors.contains(&acc) {
+                    continue 'candidate;
+                }
+                let rest: Vec<TermId> = factors.iter().copied().filter(|&f| f != acc).collect();
+                let t = &mut *self.domain.terms;
+                let g = t.product(&rest);
+                let diff = t.sub(m_acc, m_new);
+                let want = t.call(crate::term::Func::Exp, diff);
+                if contains(t, g, acc) || without.iter().any(|&c| contains(t, c, acc)) {
+                    continue 'candidate;
+                }
+                checks.push((want, g));
+                let shift = t.sub(m_new, m_final);
+                let back = t.call(crate::term::Func::Exp, shift);
+                let summands: Vec<TermId> = without.iter().map(|&s| t.mul(s, back)).collect();
+                let mut cond = valid.to_vec();
+                cond.extend(case.cond.iter().cloned());
+                parts.push(Part {
+                    vars: vec![var.to_string()],
+                    cond,
+                    summands,
+                });
+            }
+            let verdicts =
+                decide::decide_all(self.domain.terms, &checks, &decide::Options::default());
+            if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
+                continue;
+            }
+            let p = self.domain.terms.param(&format!("loop{n}.{k}.{j}"));
+            self.partials.insert(
+                p,
+                Partial {
+                    combine: Binary::Add,
+                    parts,
+                },
+            );
+            return Ok(p);
+        }
+        unsupported(NOT_A_RUNNING_OP)
     }
 
     /// `t` with every partial replaced by the reduction it is proved to be.

@@ -99,6 +99,9 @@ pub const MAX_PATHS: usize = 256;
 /// Wall-clock budget of the unbounded step (all candidate constraints together).
 pub const BUDGET: Duration = Duration::from_secs(10);
 
+/// Extra time for replaying sizes near the instance once no proof was found.
+pub const NEARBY_BUDGET: Duration = Duration::from_secs(3);
+
 /// Why one attempt failed.
 struct Failed {
     reason: String,
@@ -336,6 +339,38 @@ fn run(
             });
         }
     }
+    // No witness replays: the bounded checker tries sizes near the instance (each size
+    // in turn at 1, 2, 3 and around each block width), where tail and stride bugs live.
+    let mut tried = 0;
+    let search_deadline = Instant::now().max(deadline) + NEARBY_BUDGET;
+    for s in sizes {
+        let mut values: Vec<i64> = vec![1, 2, 3];
+        for w in &widths {
+            values.extend([w - 1, w + 1, 2 * w + 1]);
+        }
+        values.sort_unstable();
+        values.dedup();
+        for v in values {
+            if v < 1 || v > 64 || inst.sizes.get(s) == Some(&v) || Instant::now() > search_deadline
+            {
+                continue;
+            }
+            let mut at: Vec<(String, i64)> =
+                inst.sizes.iter().map(|(k, x)| (k.clone(), *x)).collect();
+            for (k, x) in at.iter_mut() {
+                if k == s {
+                    *x = v;
+                }
+            }
+            tried += 1;
+            if tried > 24 {
+                break;
+            }
+            if let Some(reason) = replay(kernel, &at, outputs) {
+                return Ok(Scope::Refuted { sizes: at, reason });
+            }
+        }
+    }
     Err(failures
         .first()
         .map(|f| f.reason.clone())
@@ -370,7 +405,9 @@ fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -
     let mut terms = Terms::new();
     let spec = match kernel.spec(&inst, &mut terms) {
         Ok(s) => s,
-        Err(e) => return Some(format!("the kernel fails there: {e}")),
+        // A fault is a finding; a limit or an unsupported form there is not.
+        Err(e) if e.exit_code() == 1 => return Some(format!("the kernel fails there: {e}")),
+        Err(_) => return None,
     };
     let env = crate::formula::ShapeEnv::from_launch(&kernel.launch, &overrides).ok()?;
     for o in outputs {
