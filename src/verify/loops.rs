@@ -829,10 +829,16 @@ impl Run<'_, '_, '_> {
             .collect();
         let mut first = Vec::new();
         for (n, ((part, _), i)) in items.iter().zip(index).enumerate() {
-            first.push(Bool::and(
-                ctx,
-                &[&w._eq(&Int::from_i64(ctx, n as i64)), &hits(part, i)],
-            ));
+            // Variables of other loops are pinned, so they cannot differ between two
+            // copies of one writer.
+            let mut conj = vec![w._eq(&Int::from_i64(ctx, n as i64)), hits(part, i)];
+            for (v, z) in all_vars.iter().zip(&vars) {
+                if !part.vars.contains(v) {
+                    conj.push(z._eq(&Int::from_i64(ctx, 0)));
+                }
+            }
+            let refs: Vec<&Bool> = conj.iter().collect();
+            first.push(Bool::and(ctx, &refs));
         }
         let refs: Vec<&Bool> = first.iter().collect();
         let first = Bool::or(ctx, &refs);

@@ -619,7 +619,16 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 let refs: Vec<&Bool<'ctx>> = conj.iter().collect();
                 let here = Bool::and(ctx, &refs);
                 writes_any.push(here.clone());
-                writes.push(Bool::and(ctx, &[&w._eq(&Int::from_i64(ctx, n)), &here]));
+                // Loop variables this store does not run under are pinned, so two
+                // copies of one writer cannot differ in them.
+                let mut mine = vec![w._eq(&Int::from_i64(ctx, n)), here];
+                for v in &loop_vars {
+                    if !st.vars.iter().any(|x| x == v) {
+                        mine.push(Int::new_const(ctx, *v)._eq(&Int::from_i64(ctx, 0)));
+                    }
+                }
+                let refs: Vec<&Bool<'ctx>> = mine.iter().collect();
+                writes.push(Bool::and(ctx, &refs));
                 n += 1;
             }
         }
