@@ -108,6 +108,65 @@ fn size_twins_are_never_proved_and_their_witnesses_replay() {
     assert!(refuted >= 3, "only {refuted} size twins refuted");
 }
 
+/// Loops over sizes (src/verify/loops.rs), one kernel per proof path: running sums
+/// (lane-wise, then reduced), a running max, stores inside the loop, a mean over a loop,
+/// and online softmax's rescaled sum.
+const LOOPS_PROVED: &[&str] = &[
+    "sum_tree",
+    "max_looped",
+    "scale_looped",
+    "mean_looped",
+    "softmax_online",
+    "softmax_looped",
+];
+
+/// Their wrong twins, each wrong only at sizes other than its instances: a loop that
+/// stops a tile early (never reaches the tail), skips the last element when N % 4 == 1,
+/// adds overlapping tiles twice, never stores the ragged tail, or divides by the padded
+/// length. (`matmul_k1`, which counts the first K tile twice, is only UNKNOWN: its one
+/// proof attempt that could succeed, under `K <= 16`, runs out of time on 16×16 lane
+/// masks, so no size past 16 may refute it.)
+const LOOPS_REFUTED: &[&str] = &[
+    "sum_loop_floor",
+    "max_loop_short",
+    "sum_loop_overlap",
+    "scale_looped_floor",
+    "mean_looped_div",
+];
+
+#[test]
+fn loops_over_sizes_are_proved_and_their_twins_refuted() {
+    let all = fixtures();
+    let find = |n: &str| {
+        all.iter()
+            .find(|f| f.name() == n)
+            .unwrap_or_else(|| panic!("no fixture {n}"))
+    };
+    for n in LOOPS_PROVED {
+        let f = find(n);
+        assert!(has_loop(f), "{n} has no loop");
+        let (o, _) = all_sizes(f).unwrap_or_else(|| panic!("{n} does not lift"));
+        assert!(
+            matches!(&o.scope, Scope::AllSizes { bounds, .. } if bounds.is_empty()),
+            "{n}: not proved for all sizes without a bound: {:?}",
+            o.scope
+        );
+    }
+    for n in LOOPS_REFUTED {
+        let f = find(n);
+        assert!(has_loop(f), "{n} has no loop");
+        let (o, _) = all_sizes(f).unwrap_or_else(|| panic!("{n} does not lift"));
+        let Scope::Refuted { sizes, .. } = &o.scope else {
+            panic!("{n}: not refuted: {:?}", o.scope)
+        };
+        // The witness is a size where the fixture's own description says the bug shows.
+        let inst: Vec<BTreeMap<String, i64>> =
+            f.meta.instance.iter().map(|i| i.sizes.clone()).collect();
+        let w: BTreeMap<String, i64> = sizes.iter().cloned().collect();
+        assert!(!inst.contains(&w), "{n}: refuted at its own instance {w:?}");
+    }
+}
+
 /// A tiny seeded generator (xorshift), so a failure names a reproducible instance.
 struct Rng(u64);
 impl Rng {

@@ -245,6 +245,9 @@ fn run(
     let ctx = z3::Context::new(&cfg);
     let smt = Smt { ctx: &ctx };
     let mut failures: Vec<Failed> = Vec::new();
+    // Constraints whose attempt ended without a failed obligation (unsupported, out of
+    // time): the kernel may well be correct under them, so no size outside them refutes.
+    let mut unsettled: Vec<(String, i64)> = Vec::new();
     let deadline = Instant::now() + BUDGET;
     for cand in &candidates {
         let mut size_conds = size_base.clone();
@@ -281,11 +284,18 @@ fn run(
                 } else {
                     String::new()
                 };
+                if u.witness.is_none() {
+                    unsettled.extend(cand.iter().cloned());
+                }
                 failures.push(Failed {
                     reason: format!("{}{at}", u.message),
                     witness: u.witness,
                 });
                 if Instant::now() > deadline {
+                    // The candidates not tried are unsettled too.
+                    for later in &candidates {
+                        unsettled.extend(later.iter().cloned());
+                    }
                     break;
                 }
                 continue;
@@ -326,12 +336,23 @@ fn run(
                     bounds: cand.iter().cloned().collect(),
                 });
             }
-            Err(f) => failures.push(f),
+            Err(f) => {
+                if f.witness.is_none() {
+                    unsettled.extend(cand.iter().cloned());
+                }
+                failures.push(f)
+            }
         }
     }
     // Replay the witnesses, most constrained attempt first.
     for f in failures.iter().rev() {
         let Some(w) = &f.witness else { continue };
+        let outside = w
+            .iter()
+            .any(|(s, v)| unsettled.iter().any(|(u, c)| u == s && v > c));
+        if outside {
+            continue;
+        }
         if let Some(reason) = replay(kernel, w, outputs) {
             return Ok(Scope::Refuted {
                 sizes: w.clone(),
@@ -351,7 +372,12 @@ fn run(
         values.sort_unstable();
         values.dedup();
         for v in values {
-            if v < 1 || v > 64 || inst.sizes.get(s) == Some(&v) || Instant::now() > search_deadline
+            let outside = unsettled.iter().any(|(u, c)| u == s && v > *c);
+            if v < 1
+                || v > 64
+                || outside
+                || inst.sizes.get(s) == Some(&v)
+                || Instant::now() > search_deadline
             {
                 continue;
             }
@@ -366,8 +392,13 @@ fn run(
             if tried > 24 {
                 break;
             }
+            // Only a wrong value counts here: a fault or an unwritten element at a size
+            // the kernel was never written for (a head dimension equal to its block)
+            // is no refutation without a proof obligation that failed there.
             if let Some(reason) = replay(kernel, &at, outputs) {
-                return Ok(Scope::Refuted { sizes: at, reason });
+                if reason.contains("` refuted") {
+                    return Ok(Scope::Refuted { sizes: at, reason });
+                }
             }
         }
     }
