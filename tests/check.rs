@@ -25,6 +25,7 @@ fn check_fixture(f: &Fixture, inst: &InstanceToml, with_reference_inputs: bool) 
 fn every_correct_kernel_is_verified_against_its_spec_at_two_instances() {
     let mut failures = Vec::new();
     let mut verified = 0;
+    let mut with_preconditions = 0;
     for f in fixtures().iter().filter(|f| f.meta.expect == "verified") {
         for inst in &f.meta.instance {
             let r = check_fixture(f, inst, false);
@@ -37,6 +38,15 @@ fn every_correct_kernel_is_verified_against_its_spec_at_two_instances() {
                     f.name(),
                     inst.name
                 );
+                // The text shows three preconditions, then "…" only if there are more.
+                assert_eq!(
+                    text.contains("(all of them with --format json)"),
+                    r.preconditions.len() > 3,
+                    "{}/{}: {text}",
+                    f.name(),
+                    inst.name
+                );
+                with_preconditions += usize::from(!r.preconditions.is_empty());
             } else {
                 failures.push(format!("{}/{}:\n{}", f.name(), inst.name, r.to_text()));
             }
@@ -49,6 +59,10 @@ fn every_correct_kernel_is_verified_against_its_spec_at_two_instances() {
         failures.join("\n")
     );
     assert!(verified >= 80, "only {verified} verified");
+    assert!(
+        with_preconditions > 0,
+        "no verified kernel has a precondition"
+    );
 }
 
 #[test]

@@ -562,6 +562,49 @@ fn a_large_precondition_is_printed_from_its_canonical_form() {
     assert!(!v.is_equal(), "{v:?}");
 }
 
+/// The canonical-form display of a large precondition stops at a nesting depth of 20
+/// even when the text is short: `sin` of `sin` ... of `z`, 25 deep, prints as `…` inside
+/// 21 `sin(`, without `z[0]`.
+#[test]
+fn a_deeply_nested_precondition_is_cut_at_depth_20() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let y = t.input("y", &[0]);
+    let mut z = t.input("z", &[0]);
+    for _ in 0..25 {
+        z = t.call(Func::Sin, z);
+    }
+    let mut parts = vec![];
+    for i in 1..=600 {
+        let c = t.int(i);
+        let xi = t.add(x, c);
+        let sq = t.powi(xi, 2);
+        let x2 = t.powi(x, 2);
+        let nx2 = t.neg(x2);
+        let k = t.int(-2 * i);
+        let kx = t.mul(k, x);
+        let ci = t.int(-i * i);
+        parts.extend([sq, nx2, kx, ci]);
+    }
+    let two = t.int(2);
+    let tx = t.mul(two, x);
+    let m1 = t.int(-1);
+    parts.extend([tx, m1, z]);
+    let d = t.sum(&parts);
+    let yd = t.mul(y, d);
+    let a = t.div(yd, d);
+    let v = verdict(&t, a, y);
+    let Verdict::Equal { preconditions } = &v else {
+        panic!("{v:?}")
+    };
+    let texts: Vec<String> = preconditions.iter().map(|p| p.expr.clone()).collect();
+    assert_eq!(texts.len(), 1, "{texts:?}");
+    assert!(texts[0].len() < 200, "{texts:?}");
+    assert!(texts[0].contains('…'), "{texts:?}");
+    assert!(!texts[0].contains("z[0]"), "{texts:?}");
+    assert_eq!(texts[0].matches("sin(").count(), 21, "{texts:?}");
+}
+
 /// A positivity the polynomial shows needs no premise: `x² + 1` has positive
 /// coefficients, an even power of `x` and a positive constant monomial, so
 /// `sqrt(x² + 1)² = x² + 1` needs none (the reals: x² + 1 >= 1 for every x). With

@@ -1004,6 +1004,12 @@ fn outputs_are_assigned_names_except_underscored_temporaries() {
     assert_eq!(names(&r), ["y", "z"]);
     assert_close("y", &r.output(0), &x.map(|v| v + 1.0));
     assert_eq!(torch::parse("a, _ = x.chunk(2)").unwrap().outputs, ["a"]);
+    // Targets in parentheses: the spec's first character is an operator (the lexer's
+    // look-ahead must start at column 1).
+    assert_eq!(
+        torch::parse("(a, b) = x.chunk(2)").unwrap().outputs,
+        ["a", "b"]
+    );
     // A number assigned to an output is a 0-d tensor.
     let r = run("y = 3", &[]);
     assert_eq!(r.out[0].shape, Vec::<usize>::new());
@@ -1083,6 +1089,7 @@ fn parse_errors_have_columns() {
         ("y x", 3, "expected `=`"),
         ("torch.exp(x)", 6, "expected `=`"),
         ("3 = x", 1, "expected an output name"),
+        ("= x", 1, "expected an output name"),
         ("y = x y", 7, "expected `;` or a newline"),
         (
             "y = f(a=1, b)",
