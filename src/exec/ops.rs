@@ -1182,16 +1182,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     })
                     .collect();
                 if let Some(vals) = vals {
-                    let r = if b == Binary::Add {
-                        self.domain.sum(&vals)
-                    } else {
-                        let mut acc = vals[0];
-                        for &v in &vals[1..] {
-                            acc = self.domain.binary(b, acc, v);
-                        }
-                        acc
-                    };
-                    outs[0].push(Elem::Float(r));
+                    outs[0].push(Elem::Float(combine_all(&mut *self.domain, b, &vals)));
                     continue;
                 }
             }
@@ -1647,6 +1638,19 @@ pub(crate) fn simple_combine(op: &Op) -> Option<Binary> {
     let uses_both = operands == args || operands == [args[1], args[0]];
     let returns_it = ret.operands.len() == 1 && body.results.first() == ret.operands.first();
     (uses_both && returns_it).then_some(b)
+}
+
+/// `vals` (at least one) folded left to right by a reduction's simple combine `b`; a
+/// sum as one n-ary node.
+pub(crate) fn combine_all<D: Domain>(domain: &mut D, b: Binary, vals: &[D::V]) -> D::V {
+    if b == Binary::Add {
+        return domain.sum(vals);
+    }
+    let mut acc = vals[0];
+    for &v in &vals[1..] {
+        acc = domain.binary(b, acc, v);
+    }
+    acc
 }
 
 /// The real function a libdevice symbol (`__nv_tanhf`) of one operand computes, if it is

@@ -132,23 +132,15 @@ pub fn templates(f: &Formula, out: &mut Vec<Template>) {
 }
 
 /// The key of a reduction node: a mean is named by its sum (it is that sum over the
-/// extent), so `mean(x)` and `sum(x)` meet.
+/// extent), so `mean(x)` and `sum(x)` meet; `keepdim` does not change the values.
 fn sum_key(f: &Formula) -> String {
     match f {
-        Formula::Reduce {
-            op: ReduceOp::Mean,
-            axis,
-            arg,
-            ..
-        } => Formula::Reduce {
-            op: ReduceOp::Sum,
-            axis: *axis,
-            keepdim: false,
-            arg: arg.clone(),
-        }
-        .to_string(),
         Formula::Reduce { op, axis, arg, .. } => Formula::Reduce {
-            op: *op,
+            op: if *op == ReduceOp::Mean {
+                ReduceOp::Sum
+            } else {
+                *op
+            },
             axis: *axis,
             keepdim: false,
             arg: arg.clone(),

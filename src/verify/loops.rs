@@ -275,11 +275,7 @@ impl Run<'_, '_, '_> {
         let cases = self.body_cases(body, &args, &var, &valid, env)?;
 
         // 3. After the loop: integers moved by the trip count, floats summarised.
-        let trips = hi
-            .sub(&lo)
-            .add(&Poly::constant(step - 1))
-            .floor_div(&Poly::constant(step))
-            .max_with(&Poly::default());
+        let trips = trip_count(&lo, &hi, step);
         // Running sums, maxes and mins first; a sum rescaled by a running max (online
         // softmax) needs that max's final value.
         let mut finals: HashMap<(usize, usize), TermId> = HashMap::new();
@@ -287,12 +283,11 @@ impl Run<'_, '_, '_> {
         for (k, v) in init.iter().enumerate() {
             for (j, l) in v.lanes.iter().enumerate() {
                 if let (Lane::Float(init), Some(acc)) = (l, accs[k][j]) {
-                    match self.summarise(n, k, j, *init, acc, &var, &valid, &cases) {
-                        Ok(t) => {
+                    match self.summarise(n, k, j, *init, acc, &var, &valid, &cases)? {
+                        Some(t) => {
                             finals.insert((k, j), t);
                         }
-                        Err(e) if e.message == NOT_A_RUNNING_OP => rescaled.push((k, j)),
-                        Err(e) => return Err(e),
+                        None => rescaled.push((k, j)),
                     }
                 }
             }
@@ -339,7 +334,7 @@ impl Run<'_, '_, '_> {
     }
 
     /// The value of float lane `j` of carried value `k` after the loop: `init ⊕ P` with
-    /// `P` a partial over the body's cases.
+    /// `P` a partial over the body's cases; `None` when the lane is no running op.
     #[allow(clippy::too_many_arguments)]
     fn summarise(
         &mut self,
@@ -351,7 +346,7 @@ impl Run<'_, '_, '_> {
         var: &str,
         valid: &[Cond],
         cases: &[Case],
-    ) -> R<TermId> {
+    ) -> R<Option<TermId>> {
         let mut combine: Option<Binary> = None;
         let mut parts = Vec::new();
         for case in cases {
@@ -365,10 +360,10 @@ impl Run<'_, '_, '_> {
                 Node::Add(k) => (Binary::Add, k.to_vec()),
                 Node::Max(k) => (Binary::Max, k.to_vec()),
                 Node::Min(k) => (Binary::Min, k.to_vec()),
-                _ => return unsupported(NOT_A_RUNNING_OP),
+                _ => return Ok(None),
             };
             if !kids.contains(&acc) {
-                return unsupported(NOT_A_RUNNING_OP);
+                return Ok(None);
             }
             if combine.is_some_and(|c| c != op) {
                 return unsupported("a carried float combined by different operations");
@@ -379,7 +374,7 @@ impl Run<'_, '_, '_> {
                 .iter()
                 .any(|&s| contains(self.domain.terms, s, acc))
             {
-                return unsupported(NOT_A_RUNNING_OP);
+                return Ok(None);
             }
             let mut cond = valid.to_vec();
             cond.extend(case.cond.iter().cloned());
@@ -390,16 +385,16 @@ impl Run<'_, '_, '_> {
             });
         }
         let Some(combine) = combine else {
-            return Ok(init);
+            return Ok(Some(init));
         };
         let p = self.domain.terms.param(&format!("loop{n}.{k}.{j}"));
         self.partials.insert(p, Partial { combine, parts });
         let t = &mut *self.domain.terms;
-        Ok(match combine {
+        Ok(Some(match combine {
             Binary::Add => t.add(init, p),
             Binary::Max => t.max(init, p),
             _ => t.min(init, p),
-        })
+        }))
     }
 
     /// A float lane updated as `l' = l·exp(m - m') + e(m')` where `m` is a running max
@@ -421,12 +416,7 @@ impl Run<'_, '_, '_> {
         valid: &[Cond],
         cases: &[Case],
     ) -> R<TermId> {
-        if self
-            .domain
-            .terms
-            .as_const(init)
-            .is_none_or(|c| *c != num_rational::BigRational::from_integer(0.into()))
-        {
+        if init != self.domain.terms.zero() {
             return unsupported(NOT_A_RUNNING_OP);
         }
         // Candidate running maxes: the lanes summarised as a max.
@@ -629,7 +619,7 @@ impl Run<'_, '_, '_> {
         let (shape_atoms, extent) = {
             let solver = &self.solver;
             let smt = self.smt;
-            let mut holds = |c: &Cond| holds_in(solver, smt, c);
+            let mut holds = |c: &Cond| smt.holds(solver, c);
             let mut at = AtIndex {
                 terms: self.domain.terms,
                 shapes: self.setup.input_shapes,
@@ -697,7 +687,7 @@ impl Run<'_, '_, '_> {
         {
             let solver = &self.solver;
             let smt = self.smt;
-            let mut holds = |c: &Cond| holds_in(solver, smt, c);
+            let mut holds = |c: &Cond| smt.holds(solver, c);
             let mut scratch = super::at_index::AtomIndex::new();
             let mut at = AtIndex {
                 terms: self.domain.terms,
@@ -877,15 +867,12 @@ impl Run<'_, '_, '_> {
 const NOT_A_RUNNING_OP: &str =
     "a loop-carried float that is not a running sum, max or min (no invariant template for it yet)";
 
-fn holds_in(solver: &z3::Solver, smt: &super::sym::Smt, c: &Cond) -> bool {
-    if let Some(b) = c.as_const() {
-        return b;
-    }
-    solver.push();
-    solver.assert(&smt.cond(c).not());
-    let r = solver.check() == SatResult::Unsat;
-    solver.pop(1);
-    r
+/// How many times `for t in range(lo, hi, step)` runs (never negative).
+pub(super) fn trip_count(lo: &Poly, hi: &Poly, step: i128) -> Poly {
+    hi.sub(lo)
+        .add(&Poly::constant(step - 1))
+        .floor_div(&Poly::constant(step))
+        .max_with(&Poly::default())
 }
 
 /// `i` as `a·v + b` for the one variable `v` of `vars` it mentions, `a` a nonzero

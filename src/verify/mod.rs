@@ -506,13 +506,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 for c in &st.guard {
                     solver.assert(&self.smt.cond(c));
                 }
-                let mut holds = |c: &Cond| {
-                    solver.push();
-                    solver.assert(&self.smt.cond(c).not());
-                    let r = solver.check() == SatResult::Unsat;
-                    solver.pop(1);
-                    r
-                };
+                let mut holds = |c: &Cond| self.smt.holds(&solver, c);
                 let mut atoms = at_index::AtomIndex::new();
                 let mut at = AtIndex {
                     terms,

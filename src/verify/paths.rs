@@ -17,7 +17,9 @@
 
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
-use crate::exec::ops::{extern_unary, float_binary, float_predicate, simple_combine, unary_func};
+use crate::exec::ops::{
+    combine_all, extern_unary, float_binary, float_predicate, simple_combine, unary_func,
+};
 use crate::launch::Role;
 use crate::term::{TermId, Terms};
 use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
@@ -342,14 +344,7 @@ impl Run<'_, '_, '_> {
 
     /// Whether `c` holds on every continuation of this path.
     pub(super) fn holds(&self, c: &Cond) -> bool {
-        if let Some(b) = c.as_const() {
-            return b;
-        }
-        self.solver.push();
-        self.solver.assert(&self.smt.cond(c).not());
-        let r = self.solver.check() == SatResult::Unsat;
-        self.solver.pop(1);
-        r
+        self.smt.holds(&self.solver, c)
     }
 
     fn run_func(&mut self, func: &IrFunc, args: Vec<Rc<Val>>) -> R<Vec<Rc<Val>>> {
@@ -1042,11 +1037,7 @@ impl Run<'_, '_, '_> {
             return unsupported("scf.for without a body");
         };
         // A trip count the path does not fix: every trip at once (see `super::loops`).
-        let count = hi
-            .sub(&lo)
-            .add(&Poly::constant(step_c - 1))
-            .floor_div(&Poly::constant(step_c))
-            .max_with(&Poly::default());
+        let count = super::loops::trip_count(&lo, &hi, step_c);
         if count.as_const().is_none() && self.pinned(&count).is_none() {
             return self.loop_over_sizes(body, lo, hi, step_c, carried, env);
         }
@@ -1122,16 +1113,7 @@ impl Run<'_, '_, '_> {
                         })
                         .collect();
                     if let Some(vals) = vals {
-                        let r = if b == Binary::Add {
-                            self.domain.sum(&vals)
-                        } else {
-                            let mut acc = vals[0];
-                            for &v in &vals[1..] {
-                                acc = self.domain.binary(b, acc, v);
-                            }
-                            acc
-                        };
-                        outs[0].push(Lane::Float(r));
+                        outs[0].push(Lane::Float(combine_all(&mut self.domain, b, &vals)));
                         continue;
                     }
                 }

@@ -409,6 +409,18 @@ pub struct Smt<'ctx> {
 }
 
 impl<'ctx> Smt<'ctx> {
+    /// Whether `c` follows from `solver`'s assertions (an unknown answer is "no").
+    pub fn holds(&self, solver: &z3::Solver<'ctx>, c: &Cond) -> bool {
+        if let Some(b) = c.as_const() {
+            return b;
+        }
+        solver.push();
+        solver.assert(&self.cond(c).not());
+        let r = solver.check() == z3::SatResult::Unsat;
+        solver.pop(1);
+        r
+    }
+
     pub fn int(&self, p: &Poly) -> Int<'ctx> {
         let mut terms: Vec<Int<'ctx>> = Vec::new();
         for (k, c) in &p.0 {
