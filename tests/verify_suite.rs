@@ -71,6 +71,10 @@ fn correct_kernels_are_never_refuted_and_loop_free_ones_are_proved() {
     assert!(proved >= 30, "only {proved} kernels proved for all sizes");
 }
 
+/// Size twins correct exactly under `N <= BLOCK` (one tile), so the proof under that
+/// bound is right; the unconstrained attempt must still fail.
+const PROVED_UNDER_A_BOUND: &[&str] = &["softmax_online_norescale"];
+
 #[test]
 fn size_twins_are_never_proved_and_their_witnesses_replay() {
     let twins: Vec<Fixture> = fixtures()
@@ -82,6 +86,19 @@ fn size_twins_are_never_proved_and_their_witnesses_replay() {
     for f in &twins {
         let (o, k) = all_sizes(f).expect("size twins lift at their own instance");
         match &o.scope {
+            Scope::AllSizes { bounds, .. } if PROVED_UNDER_A_BOUND.contains(&f.name().as_str()) => {
+                // Only under a bound that its bug sizes break.
+                let at = f
+                    .meta
+                    .bug_sizes
+                    .as_ref()
+                    .expect("size twins have bug_sizes");
+                assert!(
+                    bounds.iter().any(|(s, c)| at.get(s).is_some_and(|v| v > c)),
+                    "{}: proved under {bounds:?}, which admits its bug sizes {at:?}",
+                    f.name()
+                );
+            }
             Scope::AllSizes { .. } => panic!("{}: a size twin proved for all sizes", f.name()),
             Scope::Unknown { reason } => {
                 assert!(
@@ -133,6 +150,26 @@ const LOOPS_REFUTED: &[&str] = &[
     "scale_looped_floor",
     "mean_looped_div",
 ];
+
+#[test]
+fn online_softmax_without_its_rescale_is_proved_only_for_one_tile() {
+    // The wrong twin of the rescaled-sum summary: `l + Σ exp(x - m')` without
+    // `l·exp(m - m')`. Candidates go weakest first, so a bound in the result means the
+    // unconstrained proof failed.
+    let all = fixtures();
+    let f = all
+        .iter()
+        .find(|f| f.name() == "softmax_online_norescale")
+        .expect("fixture softmax_online_norescale");
+    let (o, _) = all_sizes(f).expect("it lifts on one tile");
+    match &o.scope {
+        Scope::AllSizes { bounds, .. } => {
+            assert_eq!(bounds, &[("N".to_string(), 4)], "{:?}", o.scope)
+        }
+        Scope::Refuted { .. } => {}
+        Scope::Unknown { reason } => panic!("neither bounded nor refuted: {reason}"),
+    }
+}
 
 #[test]
 fn loops_over_sizes_are_proved_and_their_twins_refuted() {
