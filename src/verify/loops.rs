@@ -25,7 +25,7 @@
 //! is wrong when Z3 finds them.
 
 use super::at_index::{reduction_atom, AtIndex, Template};
-use super::paths::{unsupported, Env, Flow, Lane, Run, Unsupported, Val, R};
+use super::paths::{unsupported, Env, Flow, Lane, Run, Val, R};
 use super::sym::{Cond, Poly, Rel};
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
@@ -34,8 +34,6 @@ use crate::triton_ir::ast::Region;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
-use z3::ast::{Ast, Bool, Int};
-use z3::SatResult;
 
 /// A loop over sizes being run: its iteration variable and the conditions that make
 /// `u` an iteration; stores inside carry them.
@@ -118,6 +116,9 @@ impl Run<'_, '_, '_> {
                 Ok(Flow::Yield(outs)) => cases.push(Case { cond, outs }),
                 Ok(Flow::Return(_)) => break unsupported("return inside scf.for"),
                 Err(e) => break Err(e),
+            }
+            if let Err(e) = self.setup.count_case() {
+                break Err(e);
             }
             if cases.len() > self.setup.max_paths {
                 break unsupported(format!(
@@ -558,7 +559,12 @@ impl Run<'_, '_, '_> {
             for part in self.partials[p].parts.clone() {
                 for &s in &part.summands {
                     let s = self.resolve(s)?;
-                    items.push((part.clone(), s));
+                    // A lazily masked summand counts only where its guards hold.
+                    for (conds, piece) in self.split_guards(s, op)? {
+                        let mut part = part.clone();
+                        part.cond.extend(conds);
+                        items.push((part, piece));
+                    }
                 }
             }
         }
@@ -710,158 +716,6 @@ impl Run<'_, '_, '_> {
         self.domain_is_extent(op, items, &index, &extent, &tmpl.key)?;
         Ok(Some(reduction_atom(self.domain.terms, &tmpl.key, &outer)))
     }
-
-    /// Z3: the summands' indices stay in `[0, extent)`, reach every element of it, and
-    /// (for a sum) reach none twice.
-    fn domain_is_extent(
-        &mut self,
-        op: Binary,
-        items: &[(Part, TermId)],
-        index: &[Poly],
-        extent: &Poly,
-        key: &str,
-    ) -> R<()> {
-        let ctx = self.smt.ctx;
-        let zero = Poly::default();
-        let fail = |msg: String, solver: &z3::Solver, run: &Self| -> Unsupported {
-            Unsupported {
-                message: msg,
-                line: 0,
-                loc: Default::default(),
-                witness: super::paths::small_witness(solver, run.smt, run.setup.sizes),
-            }
-        };
-        let conj = |part: &Part| -> Bool {
-            let b: Vec<Bool> = part.cond.iter().map(|c| self.smt.cond(c)).collect();
-            let r: Vec<&Bool> = b.iter().collect();
-            Bool::and(ctx, &r)
-        };
-        // Within.
-        for ((part, _), i) in items.iter().zip(index) {
-            let inside = Cond::and(Cond::cmp(Rel::Le, &zero, i), Cond::cmp(Rel::Lt, i, extent));
-            self.solver.push();
-            self.solver.assert(&conj(part));
-            self.solver.assert(&self.smt.cond(&inside).not());
-            let r = self.solver.check();
-            self.solver.pop(1);
-            if r != SatResult::Unsat {
-                return unsupported(format!(
-                    "a loop adds an element outside the extent {extent} of `{key}`"
-                ));
-            }
-        }
-        let iota = Int::new_const(ctx, "#iota");
-        let hits = |part: &Part, i: &Poly| -> Bool {
-            Bool::and(ctx, &[&conj(part), &self.smt.int(i)._eq(&iota)])
-        };
-        // Every element reached.
-        self.solver.push();
-        self.solver.assert(&iota.ge(&Int::from_i64(ctx, 0)));
-        self.solver.assert(&iota.lt(&self.smt.int(extent)));
-        for (n, ((part, _), i)) in items.iter().zip(index).enumerate() {
-            // Index `a·u + b` (one variable, constant a): the only iteration that can
-            // reach #iota is u = (#iota - b) div a, so no quantifier is needed (Z3
-            // gives up on the quantified form).
-            if let Some((v, a, b)) = affine_in_one(i, &part.vars) {
-                let u = Int::new_const(ctx, v.as_str());
-                let at = Int::new_const(ctx, format!("#u{n}"));
-                let solved =
-                    Int::sub(ctx, &[&iota, &self.smt.int(&b)]).div(&Int::from_i64(ctx, a as i64));
-                self.solver.assert(&at._eq(&solved));
-                self.solver
-                    .assert(&hits(part, i).substitute(&[(&u, &at)]).not());
-                continue;
-            }
-            let vars: Vec<Int> = part
-                .vars
-                .iter()
-                .map(|v| Int::new_const(ctx, v.as_str()))
-                .collect();
-            let bound: Vec<&dyn Ast> = vars.iter().map(|v| v as &dyn Ast).collect();
-            let none = hits(part, i).not();
-            self.solver.assert(&if bound.is_empty() {
-                none
-            } else {
-                z3::ast::forall_const(ctx, &bound, &[], &none)
-            });
-        }
-        let r = self.solver.check();
-        if r != SatResult::Unsat {
-            let e = fail(
-                format!("the loop never reaches some element of `{key}` (it covers less than its extent {extent})"),
-                &self.solver,
-                self,
-            );
-            self.solver.pop(1);
-            return Err(if r == SatResult::Sat {
-                e
-            } else {
-                Unsupported { witness: None, ..e }
-            });
-        }
-        self.solver.pop(1);
-        if op != Binary::Add {
-            return Ok(());
-        }
-        // Never twice: two different (summand, iteration) pairs at one index.
-        let w = Int::new_const(ctx, "#w");
-        let w2 = Int::new_const(ctx, "#w'");
-        let mut all_vars: Vec<String> = items.iter().flat_map(|(p, _)| p.vars.clone()).collect();
-        all_vars.sort();
-        all_vars.dedup();
-        let vars: Vec<Int> = all_vars
-            .iter()
-            .map(|v| Int::new_const(ctx, v.as_str()))
-            .collect();
-        let primed: Vec<Int> = all_vars
-            .iter()
-            .map(|v| Int::new_const(ctx, format!("{v}'")))
-            .collect();
-        let mut first = Vec::new();
-        for (n, ((part, _), i)) in items.iter().zip(index).enumerate() {
-            // Variables of other loops are pinned, so they cannot differ between two
-            // copies of one writer.
-            let mut conj = vec![w._eq(&Int::from_i64(ctx, n as i64)), hits(part, i)];
-            for (v, z) in all_vars.iter().zip(&vars) {
-                if !part.vars.contains(v) {
-                    conj.push(z._eq(&Int::from_i64(ctx, 0)));
-                }
-            }
-            let refs: Vec<&Bool> = conj.iter().collect();
-            first.push(Bool::and(ctx, &refs));
-        }
-        let refs: Vec<&Bool> = first.iter().collect();
-        let first = Bool::or(ctx, &refs);
-        let subst: Vec<(&Int, &Int)> = vars.iter().zip(&primed).collect();
-        let second = first.substitute(&subst).substitute(&[(&w, &w2)]);
-        let mut differ = vec![w._eq(&w2).not()];
-        for (a, b) in vars.iter().zip(&primed) {
-            differ.push(a._eq(b).not());
-        }
-        let refs: Vec<&Bool> = differ.iter().collect();
-        self.solver.push();
-        self.solver.assert(&first);
-        self.solver.assert(&second);
-        self.solver.assert(&Bool::or(ctx, &refs));
-        let r = self.solver.check();
-        let out = match r {
-            SatResult::Unsat => Ok(()),
-            _ => {
-                let e = fail(
-                    format!("a loop adds some element of `{key}` twice"),
-                    &self.solver,
-                    self,
-                );
-                Err(if r == SatResult::Sat {
-                    e
-                } else {
-                    Unsupported { witness: None, ..e }
-                })
-            }
-        };
-        self.solver.pop(1);
-        out
-    }
 }
 
 const NOT_A_RUNNING_OP: &str =
@@ -877,7 +731,7 @@ pub(super) fn trip_count(lo: &Poly, hi: &Poly, step: i128) -> Poly {
 
 /// `i` as `a·v + b` for the one variable `v` of `vars` it mentions, `a` a nonzero
 /// constant and `b` free of `v`.
-fn affine_in_one(i: &Poly, vars: &[String]) -> Option<(String, i128, Poly)> {
+pub(super) fn affine_in_one(i: &Poly, vars: &[String]) -> Option<(String, i128, Poly)> {
     let [v] = vars else { return None };
     let at = |x: i128| {
         let mut m = BTreeMap::new();
@@ -929,7 +783,7 @@ fn input_atoms_of(
 
 /// `node` with its children replaced, through the store's constructors (so it folds
 /// and stays canonical).
-fn rebuild(terms: &mut Terms, node: &Node, kids: &[TermId]) -> R<TermId> {
+pub(super) fn rebuild(terms: &mut Terms, node: &Node, kids: &[TermId]) -> R<TermId> {
     Ok(match node {
         Node::Add(_) => terms.sum(kids),
         Node::Mul(_) => terms.product(kids),

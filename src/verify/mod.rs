@@ -23,6 +23,9 @@
 //! read symbolically is `Unknown` with the reason, never a proof.
 
 pub mod at_index;
+mod coverage;
+pub mod extent;
+pub mod guards;
 pub mod loops;
 pub mod paths;
 pub mod sym;
@@ -38,7 +41,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use sym::{Cond, Poly, Rel, Smt};
-use z3::ast::{Ast, Bool, Int};
+use z3::ast::{Ast, Int};
 use z3::SatResult;
 
 /// The scope a verdict holds in.
@@ -260,23 +263,36 @@ fn run(
         }
         let mut base = size_conds.clone();
         base.extend(pid_base.iter().cloned());
-        let setup = Setup {
-            sizes,
-            tensors: &tensors,
-            args: &args,
-            base: &base,
-            pids: pids.clone(),
-            grid: grid.clone(),
-            max_paths: MAX_PATHS,
-            deadline,
-            templates: &templates,
-            input_shapes: &input_shapes,
-        };
-        let mut terms = Terms::new();
         let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
+        // Forking on every mask lane first; past `EAGER_CASES` cases, lazy masks.
+        let mut lazy_masks = false;
+        let (explored, mut terms) = loop {
+            let setup = Setup {
+                sizes,
+                tensors: &tensors,
+                args: &args,
+                base: &base,
+                pids: pids.clone(),
+                grid: grid.clone(),
+                max_paths: MAX_PATHS,
+                deadline,
+                templates: &templates,
+                input_shapes: &input_shapes,
+                lazy_masks,
+                cases: Default::default(),
+            };
+            let mut terms = Terms::new();
+            let r = paths::explore(&kernel.module, &setup, &smt, &mut terms, names.clone());
+            match r {
+                Err(u) if !lazy_masks && u.message == guards::TOO_MANY_CASES => {
+                    lazy_masks = true
+                }
+                r => break (r, terms),
+            }
+        };
         // A construct read only under a constraint (an int-to-float of a size the masks
         // pin once `N <= BLOCK`) moves on to the next candidate.
-        let paths = match paths::explore(&kernel.module, &setup, &smt, &mut terms, names) {
+        let paths = match explored {
             Ok(p) => p,
             Err(u) => {
                 let at = if u.loc.file.is_some() {
@@ -594,148 +610,6 @@ impl<'ctx> Attempt<'_, 'ctx> {
             solver.pop(1);
         }
         out
-    }
-
-    /// The stores of all programs cover each element of tensor `k` once.
-    fn coverage(&self, paths: &[Path], k: usize, t: &TensorSym) -> Result<(), Failed> {
-        let ctx = self.smt.ctx;
-        let e: Vec<Int<'ctx>> = (0..t.shape.len())
-            .map(|i| Int::new_const(ctx, format!("e{i}")))
-            .collect();
-        // The program ids as Z3 constants (the quantifier binds them by name).
-        let pid_vars: Vec<Int<'ctx>> = ["pid_x", "pid_y", "pid_z"]
-            .iter()
-            .zip(self.pids)
-            .filter(|(_, p)| p.as_const().is_none())
-            .map(|(n, _)| Int::new_const(ctx, *n))
-            .collect();
-        // Stores inside loops over sizes: their iteration variables are bound alike.
-        let mut loop_vars: Vec<&str> = paths
-            .iter()
-            .flat_map(|p| p.stores.iter().filter(|s| s.tensor == k))
-            .flat_map(|s| s.vars.iter().map(|v| v.as_str()))
-            .collect();
-        loop_vars.sort_unstable();
-        loop_vars.dedup();
-        let pid_vars: Vec<Int<'ctx>> = pid_vars
-            .into_iter()
-            .chain(loop_vars.iter().map(|v| Int::new_const(ctx, *v)))
-            .collect();
-        let primed: Vec<Int<'ctx>> = pid_vars
-            .iter()
-            .enumerate()
-            .map(|(i, _)| Int::new_const(ctx, format!("pid'{i}")))
-            .collect();
-        // writes(pids, w): writer number w (a path's store lane) writes element e.
-        let w = Int::new_const(ctx, "w");
-        let w2 = Int::new_const(ctx, "w'");
-        let mut writes: Vec<Bool<'ctx>> = Vec::new();
-        let mut writes_any: Vec<Bool<'ctx>> = Vec::new();
-        let mut n = 0i64;
-        for p in paths {
-            let pc: Vec<Bool<'ctx>> = p.cond.iter().map(|c| self.smt.cond(c)).collect();
-            for st in p.stores.iter().filter(|s| s.tensor == k) {
-                let idx = st.index.as_ref().expect("checked");
-                let mut conj: Vec<Bool<'ctx>> = pc.clone();
-                conj.extend(st.guard.iter().map(|c| self.smt.cond(c)));
-                for (i, x) in idx.iter().enumerate() {
-                    conj.push(self.smt.int(x)._eq(&e[i]));
-                }
-                let refs: Vec<&Bool<'ctx>> = conj.iter().collect();
-                let here = Bool::and(ctx, &refs);
-                writes_any.push(here.clone());
-                // Loop variables this store does not run under are pinned, so two
-                // copies of one writer cannot differ in them.
-                let mut mine = vec![w._eq(&Int::from_i64(ctx, n)), here];
-                for v in &loop_vars {
-                    if !st.vars.iter().any(|x| x == v) {
-                        mine.push(Int::new_const(ctx, *v)._eq(&Int::from_i64(ctx, 0)));
-                    }
-                }
-                let refs: Vec<&Bool<'ctx>> = mine.iter().collect();
-                writes.push(Bool::and(ctx, &refs));
-                n += 1;
-            }
-        }
-        let pid_ok: Vec<Bool<'ctx>> = self
-            .base
-            .iter()
-            .skip(self.size_conds.len())
-            .map(|c| self.smt.cond(c))
-            .collect();
-        let sizes_ok: Vec<Bool<'ctx>> = self.size_conds.iter().map(|c| self.smt.cond(c)).collect();
-        let in_shape: Vec<Bool<'ctx>> = t
-            .shape
-            .iter()
-            .enumerate()
-            .flat_map(|(i, d)| [e[i].ge(&Int::from_i64(ctx, 0)), e[i].lt(&self.smt.int(d))])
-            .collect();
-        let and = |v: &[Bool<'ctx>]| {
-            let r: Vec<&Bool<'ctx>> = v.iter().collect();
-            Bool::and(ctx, &r)
-        };
-        let or = |v: &[Bool<'ctx>]| {
-            let r: Vec<&Bool<'ctx>> = v.iter().collect();
-            Bool::or(ctx, &r)
-        };
-        // Covered: no element in the shape that no program writes.
-        let written = Bool::and(ctx, &[&and(&pid_ok), &or(&writes_any)]);
-        let bound: Vec<&dyn Ast<'ctx>> = pid_vars.iter().map(|v| v as &dyn Ast<'ctx>).collect();
-        let nobody = if bound.is_empty() {
-            written.not()
-        } else {
-            z3::ast::forall_const(ctx, &bound, &[], &written.not())
-        };
-        let s = z3::Solver::new(ctx);
-        s.assert(&and(&sizes_ok));
-        s.assert(&and(&in_shape));
-        s.assert(&nobody);
-        match s.check() {
-            SatResult::Unsat => {}
-            SatResult::Sat => {
-                let witness = paths::small_witness(&s, self.smt, self.sizes);
-                return Err(Failed {
-                    reason: format!("some element of `{}` is written by no program", t.name),
-                    witness,
-                });
-            }
-            SatResult::Unknown => {
-                return Err(Failed {
-                    reason: format!(
-                        "Z3 could not decide whether every element of `{}` is written",
-                        t.name
-                    ),
-                    witness: None,
-                })
-            }
-        }
-        // Once: no two different (program, writer) pairs write the same element.
-        let subst: Vec<(&Int<'ctx>, &Int<'ctx>)> = pid_vars.iter().zip(&primed).collect();
-        let w_first = Bool::and(ctx, &[&and(&pid_ok), &or(&writes)]);
-        let w_second = w_first.substitute(&subst).substitute(&[(&w, &w2)]);
-        let mut differ: Vec<Bool<'ctx>> = vec![w._eq(&w2).not()];
-        for (a, b) in pid_vars.iter().zip(&primed) {
-            differ.push(a._eq(b).not());
-        }
-        let s = z3::Solver::new(ctx);
-        s.assert(&and(&sizes_ok));
-        s.assert(&w_first);
-        s.assert(&w_second);
-        s.assert(&or(&differ));
-        match s.check() {
-            SatResult::Unsat => Ok(()),
-            SatResult::Sat => Err(Failed {
-                reason: format!("some element of `{}` is written twice", t.name),
-                witness: paths::small_witness(&s, self.smt, self.sizes),
-            }),
-            SatResult::Unknown => Err(Failed {
-                reason: format!(
-                    "Z3 could not decide whether an element of `{}` is written twice",
-                    t.name
-                ),
-                witness: None,
-            }),
-        }
     }
 }
 

@@ -15,6 +15,7 @@
 //! program id) the base constraints allow. Anything this interpreter cannot read
 //! symbolically is an [`Unsupported`] error, never a guess.
 
+use super::guards::MaskLane;
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
 use crate::exec::ops::{
@@ -159,6 +160,12 @@ pub struct Setup<'a> {
     /// The formula's reductions, which loop summaries are matched against.
     pub templates: &'a [super::at_index::Template],
     pub input_shapes: &'a std::collections::BTreeMap<String, Vec<Poly>>,
+    /// Undecided mask lanes become guards in values instead of forks
+    /// ([`super::guards`]).
+    pub lazy_masks: bool,
+    /// Mask/branch cases run so far (paths and loop-body cases): a forking run stops
+    /// past [`super::guards::EAGER_CASES`].
+    pub cases: std::cell::Cell<usize>,
 }
 
 /// A kernel parameter's symbolic value.
@@ -209,6 +216,8 @@ pub fn explore(
             loops: Vec::new(),
             loop_count: 0,
             probing: false,
+            guards: HashMap::new(),
+            guard_terms: HashMap::new(),
         };
         let mut args = Vec::new();
         for a in &func.args {
@@ -232,6 +241,7 @@ pub fn explore(
         run.run_func(func, args)?;
         trail = std::mem::take(&mut run.trail);
         paths.push(run.path);
+        setup.count_case()?;
         if std::time::Instant::now() > setup.deadline {
             return unsupported(format!(
                 "the time budget ran out after {} mask/branch cases",
@@ -283,6 +293,20 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) loop_count: usize,
     /// Finding a loop's induction steps: loads and stores are not recorded.
     pub(super) probing: bool,
+    /// Lazy masks: each guard atom's condition, and the atom of each condition.
+    pub(super) guards: HashMap<TermId, Cond>,
+    pub(super) guard_terms: HashMap<Cond, TermId>,
+}
+
+impl Setup<'_> {
+    /// Counts one more mask/branch case; a forking run stops past the eager limit.
+    pub(super) fn count_case(&self) -> R<()> {
+        self.cases.set(self.cases.get() + 1);
+        if !self.lazy_masks && self.cases.get() > super::guards::EAGER_CASES {
+            return unsupported(super::guards::TOO_MANY_CASES);
+        }
+        Ok(())
+    }
 }
 
 impl Run<'_, '_, '_> {
@@ -657,13 +681,24 @@ impl Run<'_, '_, '_> {
                 let mut lanes = Vec::with_capacity(a.lanes.len());
                 for i in 0..a.lanes.len() {
                     let l = match &c.lanes[i] {
-                        Lane::Bool(k) => {
-                            if self.decide(k)? {
-                                a.lanes[i].clone()
-                            } else {
-                                b.lanes[i].clone()
-                            }
-                        }
+                        Lane::Bool(k) => match self.mask_lane(k)? {
+                            MaskLane::On => a.lanes[i].clone(),
+                            MaskLane::Off => b.lanes[i].clone(),
+                            MaskLane::Guard(k) => match (&a.lanes[i], &b.lanes[i]) {
+                                (Lane::Float(x), Lane::Float(y)) => {
+                                    let g = self.guard(&k);
+                                    Lane::Float(self.domain.terms.select(g, *x, *y))
+                                }
+                                // Integers and pointers still fork.
+                                _ => {
+                                    if self.decide(&k)? {
+                                        a.lanes[i].clone()
+                                    } else {
+                                        b.lanes[i].clone()
+                                    }
+                                }
+                            },
+                        },
                         Lane::FBool(k) => match (&a.lanes[i], &b.lanes[i]) {
                             (Lane::Float(x), Lane::Float(y)) => {
                                 Lane::Float(self.domain.select(*k, *x, *y))
@@ -853,16 +888,16 @@ impl Run<'_, '_, '_> {
         }
     }
 
-    fn mask_lanes(&mut self, mask: Option<&Rc<Val>>, shape: &[usize]) -> R<Vec<bool>> {
+    fn mask_lanes(&mut self, mask: Option<&Rc<Val>>, shape: &[usize]) -> R<Vec<MaskLane>> {
         let n: usize = shape.iter().product();
         let Some(m) = mask else {
-            return Ok(vec![true; n]);
+            return Ok(vec![MaskLane::On; n]);
         };
         let m = bcast(m, shape)?;
         let mut on = Vec::with_capacity(n);
         for l in &m.lanes {
             on.push(match l {
-                Lane::Bool(c) => self.decide(c)?,
+                Lane::Bool(c) => self.mask_lane(c)?,
                 _ => return unsupported("a mask that depends on the data"),
             });
         }
@@ -880,13 +915,18 @@ impl Run<'_, '_, '_> {
         };
         let mut lanes = Vec::with_capacity(on.len());
         for (i, p) in ptrs.lanes.iter().enumerate() {
-            if !on[i] {
-                lanes.push(match &other {
-                    Some(o) => o.lanes[i].clone(),
-                    None => Lane::Undef,
-                });
-                continue;
-            }
+            let other_lane = || match &other {
+                Some(o) => o.lanes[i].clone(),
+                None => Lane::Undef,
+            };
+            let guard = match &on[i] {
+                MaskLane::Off => {
+                    lanes.push(other_lane());
+                    continue;
+                }
+                MaskLane::On => None,
+                MaskLane::Guard(c) => Some(c.clone()),
+            };
             let Lane::Ptr { tensor, off } = p else {
                 return unsupported("load through a non-pointer");
             };
@@ -904,7 +944,15 @@ impl Run<'_, '_, '_> {
                 ));
             }
             let name = t.name.clone();
+            // A guarded lane is read only where its mask holds.
+            if let Some(c) = &guard {
+                self.solver.push();
+                self.solver.assert(&self.smt.cond(c));
+            }
             let index = self.index_of(*tensor, off, op);
+            if guard.is_some() {
+                self.solver.pop(1);
+            }
             let atom = match &index {
                 Some(idx) => {
                     super::at_index::input_atom(self.domain.terms, &mut self.atoms, &name, idx)
@@ -919,9 +967,18 @@ impl Run<'_, '_, '_> {
                 value: None,
                 index,
                 vars: Vec::new(),
-                guard: Vec::new(),
+                guard: guard.iter().cloned().collect(),
             });
-            lanes.push(Lane::Float(atom));
+            lanes.push(match guard {
+                None => Lane::Float(atom),
+                Some(c) => match other_lane() {
+                    Lane::Float(o) => {
+                        let g = self.guard(&c);
+                        Lane::Float(self.domain.terms.select(g, atom, o))
+                    }
+                    _ => return unsupported("a lazily masked load without a float other="),
+                },
+            });
         }
         Ok(Val {
             shape: ptrs.shape.clone(),
@@ -939,21 +996,31 @@ impl Run<'_, '_, '_> {
         let vals = bcast(vals, &ptrs.shape)?;
         let on = self.mask_lanes(args.get(2), &ptrs.shape)?;
         for (i, p) in ptrs.lanes.iter().enumerate() {
-            if !on[i] {
-                continue;
-            }
+            let lane_guard = match &on[i] {
+                MaskLane::Off => continue,
+                MaskLane::On => None,
+                MaskLane::Guard(c) => Some(c.clone()),
+            };
             let Lane::Ptr { tensor, off } = p else {
                 return unsupported("store through a non-pointer");
             };
+            // A guarded lane is written (and its value read) only where its mask holds.
+            if let Some(c) = &lane_guard {
+                self.solver.push();
+                self.solver.assert(&self.smt.cond(c));
+            }
             let value = match &vals.lanes[i] {
-                Lane::Float(v) => self.resolve(*v)?,
-                Lane::Undef => {
-                    return unsupported("a masked-off lane (loaded without other=) is stored")
-                }
-                _ => return unsupported("a store of a non-float value"),
+                Lane::Float(v) => self.resolve(*v).and_then(|v| self.settle(v)),
+                Lane::Undef => unsupported("a masked-off lane (loaded without other=) is stored"),
+                _ => unsupported("a store of a non-float value"),
             };
-            let index = self.index_of(*tensor, off, op);
-            let (vars, guard) = self.loop_guard();
+            let index = value.is_ok().then(|| self.index_of(*tensor, off, op));
+            if lane_guard.is_some() {
+                self.solver.pop(1);
+            }
+            let (value, index) = (value?, index.flatten());
+            let (vars, mut guard) = self.loop_guard();
+            guard.extend(lane_guard);
             self.path.stores.push(Access {
                 tensor: *tensor,
                 off: off.clone(),

@@ -1,0 +1,225 @@
+//! Lazy masks: a lane condition that the path does not decide becomes a *guard* inside
+//! the value instead of a fork of the whole run.
+//!
+//! Forking on every lane of every mask multiplies the cases: a tiled matmul's row,
+//! column and K masks give 17 × 17 × 17 cases at 16-wide blocks, each running the whole
+//! K loop. With lazy masks a masked load lane is `select(g, x[i], other)`, where `g` is a
+//! boolean atom standing for the lane's integer condition (one atom per condition); a
+//! masked store lane is recorded with the condition as its guard, as a store inside a
+//! loop is. The conditions are only looked at where a value is needed:
+//! - a reduction's summand `select(g, s, 0)` is the summand `s` on the part of the
+//!   domain where `g` holds ([`Run::split_guards`]), which the loop matching already
+//!   proves equal to the reduction's extent;
+//! - a stored value is read under its store's guard, which settles the guards it
+//!   implies ([`Run::settle`]); any guard still open there stops the attempt.
+//!
+//! The run uses lazy masks only after the forking run exceeded [`EAGER_CASES`]
+//! (`super::mod`), so kernels with few cases keep their forked proofs.
+//!
+//! Invariant: a guard atom is only ever replaced by the truth value of its condition
+//! where the solver proves that value, or inside a piece whose conditions record the
+//! assumption; so every piece a proof uses holds exactly where its conditions do.
+
+use super::paths::{unsupported, Run, R};
+use super::sym::Cond;
+use crate::exec::domain::Binary;
+use crate::term::{CmpOp, TermId};
+use std::collections::HashMap;
+
+/// How many mask/branch cases (paths and loop-body cases together) a forking run may
+/// take before the attempt is repeated with lazy masks.
+pub const EAGER_CASES: usize = 96;
+
+/// The message of the error that ends a forking run over [`EAGER_CASES`].
+pub const TOO_MANY_CASES: &str = "too many mask cases to fork on";
+
+/// Most guards one summand or stored value may depend on (its pieces are enumerated).
+const MAX_GUARDS: usize = 6;
+
+/// A lane of a mask as the path sees it.
+#[derive(Clone, Debug)]
+pub(super) enum MaskLane {
+    On,
+    Off,
+    /// Not decided by the path (lazy masks only).
+    Guard(Cond),
+}
+
+impl Run<'_, '_, '_> {
+    /// The boolean atom standing for `c` (one per condition).
+    pub(super) fn guard(&mut self, c: &Cond) -> TermId {
+        if let Some(&g) = self.guard_terms.get(c) {
+            return g;
+        }
+        let n = self.guard_terms.len();
+        let terms = &mut *self.domain.terms;
+        let p = terms.param(&format!("guard#{n}"));
+        let zero = terms.zero();
+        let g = terms.cmp(CmpOp::Gt, p, zero);
+        self.guard_terms.insert(c.clone(), g);
+        self.guards.insert(g, c.clone());
+        g
+    }
+
+    /// `c` on this path: decided (forking) in a forking run; in a lazy run `Guard`
+    /// when both values are feasible.
+    pub(super) fn mask_lane(&mut self, c: &Cond) -> R<MaskLane> {
+        let decided = |b: bool| if b { MaskLane::On } else { MaskLane::Off };
+        if !self.setup.lazy_masks {
+            return Ok(decided(self.decide(c)?));
+        }
+        if let Some(b) = c.as_const() {
+            return Ok(decided(b));
+        }
+        if let Some(&b) = self.memo.get(c) {
+            return Ok(decided(b));
+        }
+        if self.holds(c) {
+            return Ok(MaskLane::On);
+        }
+        if self.holds(&c.clone().not()) {
+            return Ok(MaskLane::Off);
+        }
+        Ok(MaskLane::Guard(c.clone()))
+    }
+
+    /// The guard atoms `t` mentions.
+    fn guards_in(&self, t: TermId) -> Vec<TermId> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![t];
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if self.guards.contains_key(&x) {
+                out.push(x);
+                continue;
+            }
+            self.domain.terms.for_each_child(x, |k| stack.push(k));
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// `t` with each guard of `assign` replaced by its truth value.
+    fn substitute(&mut self, t: TermId, assign: &HashMap<TermId, bool>) -> R<TermId> {
+        fn go(
+            run: &mut Run<'_, '_, '_>,
+            t: TermId,
+            assign: &HashMap<TermId, bool>,
+            memo: &mut HashMap<TermId, TermId>,
+        ) -> R<TermId> {
+            if let Some(&b) = assign.get(&t) {
+                let terms = &mut *run.domain.terms;
+                return Ok(if b { terms.one() } else { terms.zero() });
+            }
+            if let Some(&r) = memo.get(&t) {
+                return Ok(r);
+            }
+            let kids = run.domain.terms.children(t);
+            if kids.is_empty() {
+                return Ok(t);
+            }
+            let mut new = Vec::with_capacity(kids.len());
+            for k in &kids {
+                new.push(go(run, *k, assign, memo)?);
+            }
+            let r = if new == kids {
+                t
+            } else {
+                let node = run.domain.terms.node(t).clone();
+                super::loops::rebuild(run.domain.terms, &node, &new)?
+            };
+            memo.insert(t, r);
+            Ok(r)
+        }
+        go(self, t, assign, &mut HashMap::new())
+    }
+
+    /// `t` with every guard the solver decides replaced by its value.
+    fn settle_known(&mut self, t: TermId) -> R<(TermId, Vec<TermId>)> {
+        let mut assign = HashMap::new();
+        let mut open = Vec::new();
+        for g in self.guards_in(t) {
+            let c = self.guards[&g].clone();
+            if self.holds(&c) {
+                assign.insert(g, true);
+            } else if self.holds(&c.clone().not()) {
+                assign.insert(g, false);
+            } else {
+                open.push(g);
+            }
+        }
+        let t = if assign.is_empty() {
+            t
+        } else {
+            self.substitute(t, &assign)?
+        };
+        Ok((t, open))
+    }
+
+    /// A stored value with its guards settled by the path (and the store's guard, which
+    /// the caller has asserted); a guard still open stops the attempt.
+    pub(super) fn settle(&mut self, t: TermId) -> R<TermId> {
+        if self.guards.is_empty() {
+            return Ok(t);
+        }
+        let (t, open) = self.settle_known(t)?;
+        if !open.is_empty() {
+            return unsupported(
+                "a stored value depends on a mask lane its store does not fix (lazy masks)",
+            );
+        }
+        Ok(t)
+    }
+
+    /// The pieces of summand `s` of a reduction combined by `op`: each with the
+    /// conditions (on the guards it depends on) under which it is the value. Pieces that
+    /// are the identity of `op` (a masked-off `0` in a sum, `-inf` in a max) are left out.
+    pub(super) fn split_guards(
+        &mut self,
+        s: TermId,
+        op: Binary,
+    ) -> R<Vec<(Vec<Cond>, TermId)>> {
+        if self.guards.is_empty() {
+            return Ok(vec![(Vec::new(), s)]);
+        }
+        // Every guard is split on (settling each first would cost two solver queries per
+        // guard per summand); a piece whose conditions cannot hold is left for the
+        // domain queries, where it reaches nothing.
+        let open = self.guards_in(s);
+        if open.is_empty() {
+            return Ok(vec![(Vec::new(), s)]);
+        }
+        if open.len() > MAX_GUARDS {
+            return unsupported(format!(
+                "a summand depends on {} mask lanes (at most {MAX_GUARDS} are split)",
+                open.len()
+            ));
+        }
+        let mut out = Vec::new();
+        for bits in 0u32..(1 << open.len()) {
+            let mut assign = HashMap::new();
+            let mut conds = Vec::with_capacity(open.len());
+            for (k, g) in open.iter().enumerate() {
+                let on = bits & (1 << k) != 0;
+                assign.insert(*g, on);
+                let c = self.guards[g].clone();
+                conds.push(if on { c } else { c.not() });
+            }
+            let piece = self.substitute(s, &assign)?;
+            let terms = &*self.domain.terms;
+            let identity = match op {
+                Binary::Add => terms.as_const(piece).is_some_and(num_traits::Zero::is_zero),
+                Binary::Max => terms.as_inf(piece) == Some(true),
+                Binary::Min => terms.as_inf(piece) == Some(false),
+                _ => false,
+            };
+            if !identity {
+                out.push((conds, piece));
+            }
+        }
+        Ok(out)
+    }
+}
