@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const FAMILIES: &[&str] = &["softplus", "gelu", "l2norm"];
+const FAMILIES: &[&str] = &["softplus", "gelu", "l2norm", "relu", "cond_max"];
 
 #[derive(Deserialize)]
 struct Fixture {

@@ -8,6 +8,38 @@
 //! `check_speculable` (never executed unconditionally by mistake).
 
 use super::*;
+use std::collections::BTreeMap;
+
+/// A shared or global memory cell: a shared byte address, or a tensor and flat element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Cell {
+    Shared(u64),
+    Global(usize, usize),
+}
+
+/// The contents of a [`Cell`] (`None`: never written).
+#[derive(Clone, Debug)]
+pub(super) enum CellVal<V> {
+    Shared(Option<(Val<V>, u64)>),
+    Global(Option<(V, usize)>),
+}
+
+/// The cells a path stored, each with its value from before the path.
+pub(super) type Journal<V> = BTreeMap<Cell, CellVal<V>>;
+
+/// What one side of a fork left: the thread's private state and the cells it stored.
+struct Side<V> {
+    private: Private<V>,
+    cells: Journal<V>,
+}
+
+/// The empty contents of a cell.
+fn a_or_none<V>(cell: Cell) -> CellVal<V> {
+    match cell {
+        Cell::Shared(_) => CellVal::Shared(None),
+        Cell::Global(..) => CellVal::Global(None),
+    }
+}
 
 /// The immediate post-dominator of every instruction of `entry` (`body.len()` stands
 /// for the exit): iterative data flow over bit sets, fine for a few thousand
@@ -85,8 +117,8 @@ impl<'a, D: Domain> Sim<'a, D> {
     // ----- data-dependent control flow (if-conversion within one thread) -----
 
     /// An instruction under a data-dependent guard `c`: a branch is if-converted; any
-    /// other instruction runs on a copy of the thread's private state, merged back
-    /// with `select(c, new, old)`.
+    /// other instruction runs as the one instruction of the taken side of a fork (its
+    /// register and memory effects merged back with `select(c, new, old)`).
     pub(super) fn guarded(
         &mut self,
         t: usize,
@@ -98,29 +130,29 @@ impl<'a, D: Domain> Sim<'a, D> {
             return self.if_convert(t, pc, ins, c);
         }
         self.check_speculable(ins, "under a data-dependent guard")?;
-        let old = self.private(t);
-        let flow = self.exec_body(t, pc, ins)?;
-        if !matches!(flow, Flow::Next) {
-            return unsupported("a data-dependent guard on control flow");
-        }
-        let new = self.private(t);
-        self.merge(t, c, new, old)?;
+        self.fork(
+            t,
+            pc,
+            c,
+            |sim| match sim.exec_body(t, pc, ins)? {
+                Flow::Next => Ok(()),
+                _ => unsupported("a data-dependent guard on control flow"),
+            },
+            |_| Ok(()),
+        )?;
         Ok(Flow::Next)
     }
 
     /// Instructions that cannot run under a data-dependent condition (side effects
-    /// other threads see, or collectives); stores to global/shared are checked in
-    /// `store`.
+    /// that are not a plain store, or collectives). Stores to shared and global memory
+    /// are guarded updates (see `fork`).
     pub(super) fn check_speculable(&self, ins: &Instr, what: &str) -> Result<(), Fail> {
         match ins.op.as_str() {
             "ret" | "exit" | "bar" | "barrier" | "shfl" | "vote" | "match" | "redux" | "atom"
             | "red" | "cp" | "ldmatrix" => unsupported(format!(
-                "`{}` {what} (line {}): only thread-private code is if-converted",
+                "`{}` {what} (line {}): only thread-private code and plain loads and \
+                 stores are if-converted",
                 ins.mnemonic(),
-                ins.line
-            )),
-            "st" if Self::space_of(ins) != Some(Space::Local) => unsupported(format!(
-                "a store to shared or global memory {what} (line {})",
                 ins.line
             )),
             _ => Ok(()),
@@ -136,8 +168,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
-    /// Runs the two paths of `@c bra L` on copies of the thread's private state up to
-    /// the branch's immediate post-dominator, then merges them with `select(c, ..)`.
+    fn set_private(&mut self, t: usize, p: Private<D::V>) {
+        let th = &mut self.threads[t];
+        th.regs = p.regs;
+        th.local = p.local;
+        th.carry = p.carry;
+    }
+
+    /// Runs the two paths of `@c bra L` up to the branch's immediate post-dominator
+    /// and merges them (see `fork`).
     pub(super) fn if_convert(
         &mut self,
         t: usize,
@@ -151,31 +190,51 @@ impl<'a, D: Domain> Sim<'a, D> {
         let Some(&target) = self.entry.labels.get(l) else {
             return fail(ErrorKind::Malformed, format!("unknown label {l}"));
         };
+        if target <= pc {
+            return self.data_dependent_loop(pc, target);
+        }
         let join = self.post_dominator(pc)?;
         if self.branch_depth >= MAX_BRANCH_DEPTH {
             return unsupported(format!(
-                "data-dependent branches nested more than {MAX_BRANCH_DEPTH} deep (a loop with a data-dependent exit?)"
+                "data-dependent branches nested more than {MAX_BRANCH_DEPTH} deep (line {})",
+                ins.line
             ));
         }
-        let saved = self.private(t);
         self.branch_depth += 1;
-        let taken = self.run_path(t, target, join).map(|_| self.private(t));
-        let res = taken.and_then(|taken| {
-            let th = &mut self.threads[t];
-            th.regs = saved.regs.clone();
-            th.local = saved.local.clone();
-            th.carry = saved.carry;
-            self.run_path(t, pc + 1, join).map(|_| taken)
-        });
+        let res = self.fork(
+            t,
+            pc,
+            c,
+            |sim| sim.run_path(t, pc, target, join),
+            |sim| sim.run_path(t, pc, pc + 1, join),
+        );
         self.branch_depth -= 1;
-        let taken = res?;
-        let fall = self.private(t);
-        self.merge(t, c, taken, fall)?;
+        res?;
         Ok(Flow::Jump(join))
     }
 
-    /// Runs thread `t` from `start` until it reaches `join`.
-    pub(super) fn run_path(&mut self, t: usize, start: usize, join: usize) -> Result<(), Fail> {
+    /// A loop whose trip count depends on the data: the data-dependent branch at `pc`
+    /// leads back to `head` (directly, or through the path it starts).
+    fn data_dependent_loop(&self, pc: usize, head: usize) -> Result<Flow, Fail> {
+        let label = self
+            .entry
+            .labels
+            .iter()
+            .find(|(_, &at)| at == head)
+            .map_or_else(String::new, |(l, _)| format!(" (`{l}`)"));
+        unsupported(format!(
+            "a loop whose trip count depends on the data: the loop from line {}{label} to \
+             line {} is left or repeated by the data-dependent branch at line {}; lift \
+             unrolls only loops whose trip count is known for the launch",
+            self.line(head),
+            self.line(pc.max(head)),
+            self.line(pc)
+        ))
+    }
+
+    /// Runs thread `t` from `start` until it reaches `join`, on one side of the
+    /// data-dependent branch at `branch`.
+    fn run_path(&mut self, t: usize, branch: usize, start: usize, join: usize) -> Result<(), Fail> {
         let mut pc = start;
         while pc != join {
             let Some(ins) = self.entry.body.get(pc) else {
@@ -190,7 +249,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             self.check_speculable(ins, "inside a data-dependent branch")?;
             let flow = self.exec(t, pc, ins).map_err(|(k, m)| {
-                if k == ErrorKind::Unsupported && !m.contains("(line ") {
+                if k == ErrorKind::Unsupported && !m.contains("(line ") && !m.contains(" line ") {
                     (
                         k,
                         format!("{m} (line {}, inside a data-dependent branch)", ins.line),
@@ -201,6 +260,12 @@ impl<'a, D: Domain> Sim<'a, D> {
             })?;
             pc = match flow {
                 Flow::Next => pc + 1,
+                // Back to the branch or before it: the branch is inside a loop that
+                // this path repeats.
+                Flow::Jump(to) if to <= branch => {
+                    self.data_dependent_loop(branch, to)?;
+                    to
+                }
                 Flow::Jump(to) => to,
                 Flow::Block(_) | Flow::Exit => {
                     return unsupported(format!(
@@ -223,6 +288,196 @@ impl<'a, D: Domain> Sim<'a, D> {
         match self.ipdom.as_ref().and_then(|v| v.get(pc)) {
             Some(&j) if j < n => Ok(j),
             _ => unsupported("a data-dependent branch whose paths meet only at the exit"),
+        }
+    }
+
+    /// The two sides of a data-dependent condition `c` at instruction `pc`: `taken`
+    /// runs under `path && c`, `fall` under `path && !c`, each on the thread's private
+    /// state and memory as they were before the fork; a side whose condition is false
+    /// is skipped. Afterwards registers, `.local` memory and every shared or global cell
+    /// either side stored merge as `select(c, taken, fall)`, a side that did not store
+    /// a cell contributing its old value. The race log keeps each side's accesses with
+    /// its condition. A cell that nobody wrote before and only one side writes is
+    /// written or not depending on the data: `Unsupported`, naming it.
+    pub(super) fn fork(
+        &mut self,
+        t: usize,
+        pc: usize,
+        c: D::V,
+        taken: impl FnOnce(&mut Self) -> Result<(), Fail>,
+        fall: impl FnOnce(&mut Self) -> Result<(), Fail>,
+    ) -> Result<(), Fail> {
+        let outer = self.path;
+        let before = self.private(t);
+        let cond_taken = self.conj(outer, Truth::Unknown(c));
+        let not_c = self.domain.not(c);
+        let cond_fall = self.conj(outer, not_c);
+        let a = self.side(t, cond_taken, &before, taken);
+        let a = match a {
+            Ok(a) => a,
+            Err(e) => {
+                self.path = outer;
+                return Err(e);
+            }
+        };
+        let b = self.side(t, cond_fall, &before, fall);
+        self.path = outer;
+        let b = b?;
+        match (a, b) {
+            (None, None) => Ok(()),
+            (Some(side), None) | (None, Some(side)) => {
+                // Only one side is possible: it happens whenever the fork is reached.
+                self.set_private(t, side.private);
+                for (cell, v) in side.cells {
+                    self.note(cell);
+                    self.set_cell(cell, v);
+                }
+                Ok(())
+            }
+            (Some(a), Some(b)) => {
+                self.merge(t, c, a.private, b.private)?;
+                let mut cells: Vec<Cell> = a.cells.keys().chain(b.cells.keys()).copied().collect();
+                cells.sort_unstable();
+                cells.dedup();
+                for cell in cells {
+                    let old = self.cell(cell);
+                    let va = a.cells.get(&cell).cloned().unwrap_or_else(|| old.clone());
+                    let vb = b.cells.get(&cell).cloned().unwrap_or(old);
+                    let v = self.merge_cell(c, pc, cell, va, vb)?;
+                    self.note(cell);
+                    self.set_cell(cell, v);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `outer && c` for the path condition `outer` (`None`: true).
+    fn conj(&mut self, outer: Option<D::V>, c: Truth<D::V>) -> Truth<D::V> {
+        match (outer, c) {
+            (_, Truth::Known(false)) => Truth::Known(false),
+            (None, c) => c,
+            (Some(o), Truth::Known(true)) => Truth::Unknown(o),
+            (Some(o), Truth::Unknown(c)) => self.domain.and(o, c),
+        }
+    }
+
+    /// Runs one side of a fork under `cond` from the state `before`, and returns what
+    /// it left (registers, and the cells it stored) after restoring `before` and the
+    /// cells' old values. `None` if `cond` is false (the side never runs).
+    fn side(
+        &mut self,
+        t: usize,
+        cond: Truth<D::V>,
+        before: &Private<D::V>,
+        run: impl FnOnce(&mut Self) -> Result<(), Fail>,
+    ) -> Result<Option<Side<D::V>>, Fail> {
+        self.path = match cond {
+            Truth::Known(false) => return Ok(None),
+            Truth::Known(true) => None,
+            Truth::Unknown(p) => Some(p),
+        };
+        self.set_private(t, before.clone());
+        self.journal.push(Journal::new());
+        let res = run(self);
+        let journal = self.journal.pop().unwrap_or_default();
+        res?;
+        let private = self.private(t);
+        let mut cells = Journal::new();
+        for (cell, old) in journal {
+            cells.insert(cell, self.cell(cell));
+            self.set_cell(cell, old);
+        }
+        self.set_private(t, before.clone());
+        Ok(Some(Side { private, cells }))
+    }
+
+    /// Before a store to `cell`: remember its old value in the innermost journal.
+    pub(super) fn note(&mut self, cell: Cell) {
+        if self.journal.last().is_some_and(|j| !j.contains_key(&cell)) {
+            let old = self.cell(cell);
+            if let Some(j) = self.journal.last_mut() {
+                j.insert(cell, old);
+            }
+        }
+    }
+
+    fn cell(&self, cell: Cell) -> CellVal<D::V> {
+        match cell {
+            Cell::Shared(addr) => CellVal::Shared(self.shared.get(&addr).copied()),
+            Cell::Global(i, flat) => CellVal::Global(self.global[i][flat]),
+        }
+    }
+
+    fn set_cell(&mut self, cell: Cell, v: CellVal<D::V>) {
+        match (cell, v) {
+            (Cell::Shared(addr), CellVal::Shared(Some(x))) => {
+                self.shared.insert(addr, x);
+            }
+            (Cell::Shared(addr), _) => {
+                self.shared.remove(&addr);
+            }
+            (Cell::Global(i, flat), CellVal::Global(x)) => self.global[i][flat] = x,
+            (Cell::Global(i, flat), _) => self.global[i][flat] = None,
+        }
+    }
+
+    /// `select(c, a, b)` of one memory cell after a fork at `pc`.
+    fn merge_cell(
+        &mut self,
+        c: D::V,
+        pc: usize,
+        cell: Cell,
+        a: CellVal<D::V>,
+        b: CellVal<D::V>,
+    ) -> Result<CellVal<D::V>, Fail> {
+        let partial = || {
+            unsupported(format!(
+                "{} is stored on only one side of the data-dependent branch at line {} and \
+                 was not written before, so whether it is written depends on the data",
+                self.cell_name(cell),
+                self.line(pc)
+            ))
+        };
+        match (a, b) {
+            (CellVal::Shared(Some((x, sx))), CellVal::Shared(Some((y, sy)))) => {
+                if sx != sy {
+                    return unsupported(format!(
+                        "{} is stored with {sx} bytes on one side of the data-dependent \
+                         branch at line {} and {sy} on the other",
+                        self.cell_name(cell),
+                        self.line(pc)
+                    ));
+                }
+                let ty = if sx == 8 { "b64" } else { "b32" };
+                let v = self.merge_val(c, ty, Some(x), Some(y))?;
+                Ok(CellVal::Shared(v.map(|v| (v, sx))))
+            }
+            (CellVal::Global(Some((x, site))), CellVal::Global(Some((y, _)))) => {
+                let v = self.domain.select(c, x, y);
+                Ok(CellVal::Global(Some((v, site))))
+            }
+            (CellVal::Shared(None), CellVal::Shared(None))
+            | (CellVal::Global(None), CellVal::Global(None)) => Ok(a_or_none(cell)),
+            _ => partial(),
+        }
+    }
+
+    /// A cell for messages: `` shared `s[3]` `` or `` `y`[2, 5] ``.
+    fn cell_name(&self, cell: Cell) -> String {
+        match cell {
+            Cell::Shared(addr) => self
+                .vars
+                .iter()
+                .find(|v| addr >= v.addr && addr < v.addr + v.bytes)
+                .map_or_else(
+                    || format!("shared address {addr:#x}"),
+                    |v| format!("shared `{}` byte {}", v.name, addr - v.addr),
+                ),
+            Cell::Global(i, flat) => {
+                let td = &self.inst.tensors[i];
+                format!("`{}`{:?}", td.name, td.unravel(flat))
+            }
         }
     }
 

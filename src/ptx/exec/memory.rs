@@ -516,11 +516,14 @@ impl<'a, D: Domain> Sim<'a, D> {
                             s
                         }
                     };
-                    self.global[i][(off / ELEM_BYTES) as usize] = Some((fv, site));
+                    let flat = (off / ELEM_BYTES) as usize;
+                    self.note(Cell::Global(i, flat));
+                    self.global[i][flat] = Some((fv, site));
                 }
                 Place::Shared(_, _) => {
                     self.own_copy_in_flight(t, addr, size, "writes")?;
                     self.log_shared(t, pc, addr, size, true)?;
+                    self.note(Cell::Shared(addr));
                     self.shared.insert(addr, (v, size));
                 }
                 Place::Local(a) => {

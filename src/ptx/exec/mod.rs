@@ -43,6 +43,7 @@ mod race;
 mod sync;
 mod values;
 
+use branch::{Cell, Journal};
 pub use params::launch_arg_order;
 use params::*;
 use race::*;
@@ -259,6 +260,8 @@ pub fn execute<D: Domain>(
         pending_rec: None,
         branch_depth: 0,
         ipdom: None,
+        path: None,
+        journal: Vec::new(),
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -278,10 +281,10 @@ struct Sim<'a, D: Domain> {
     /// Barrier epoch of the current CTA (bar.sync releases so far).
     epoch: u32,
     shared: HashMap<u64, (Val<D::V>, u64)>,
-    shared_log: HashMap<u64, Log>,
+    shared_log: HashMap<u64, Log<D::V>>,
     /// Written elements of each tensor: value and store site.
     global: Vec<Written<D::V>>,
-    global_log: HashMap<(usize, u64), Log>,
+    global_log: HashMap<(usize, u64), Log<D::V>>,
     inputs: HashMap<(usize, u64), D::V>,
     sites: HashMap<usize, usize>,
     store_sites: Vec<StoreSite>,
@@ -290,12 +293,18 @@ struct Sim<'a, D: Domain> {
     /// another thread of the same epoch turns it into a race.
     pending: Option<ExecError>,
     /// That read, as logged.
-    pending_rec: Option<Rec>,
+    pending_rec: Option<Rec<D::V>>,
     /// Data-dependent branches being if-converted around the current instruction.
     branch_depth: u32,
     /// Immediate post-dominator of each instruction (computed at the first
     /// data-dependent branch); `body.len()` is the exit.
     ipdom: Option<Vec<usize>>,
+    /// The path condition of the code being run: the conjunction of the data-dependent
+    /// branch conditions around it (`None` outside any).
+    path: Option<D::V>,
+    /// One journal per enclosing path of a data-dependent branch: the shared and
+    /// global cells the path wrote, with their values before it (see `branch`).
+    journal: Vec<Journal<D::V>>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {

@@ -1,0 +1,108 @@
+//! Stores under data-dependent branches (issue 19): a store inside an if-converted
+//! branch is a guarded update of its cell, and an access in the race log that happens
+//! only for some inputs. The fixtures are NVRTC's PTX of `ptx/relu/*.cu` and
+//! `ptx/cond_max/*.cu`; their verdicts against specs are in the fixture files
+//! (`tests/ptx_spec_checks.rs`, `tests/ptx_equiv.rs`). Here: the race of a conditional
+//! store is reported with an input under which both accesses happen, and that input
+//! replays the race in a concrete run, while an input under which the store never
+//! happens runs race-free.
+
+#![allow(clippy::result_large_err)]
+
+use lift::exec::ErrorKind;
+use lift::npy::Array;
+use lift::race::{race, Safety};
+use lift::{Error, Kernel};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn kernel(rel: &str) -> Kernel {
+    Kernel::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(rel), None).unwrap()
+}
+
+fn sizes() -> BTreeMap<String, i64> {
+    BTreeMap::from([("B".to_string(), 2), ("N".to_string(), 128)])
+}
+
+/// Rows in decreasing order: `s[tid] >= s[tid + stride]` at every tree step, so no
+/// conditional store of cond_max ever happens.
+fn decreasing() -> Array {
+    Array {
+        shape: vec![2, 128],
+        data: (0..256).map(|k| -((k % 128) as f64)).collect(),
+    }
+}
+
+fn run(k: &Kernel, x: &Array) -> Result<Vec<f64>, Error> {
+    let inst = k.instance(&sizes())?;
+    let inputs = BTreeMap::from([("x".to_string(), x.clone())]);
+    let r = k.run(&inst, &inputs, &BTreeMap::new())?;
+    Ok(r.outputs
+        .into_iter()
+        .find(|(n, _)| n == "out")
+        .unwrap()
+        .1
+        .data)
+}
+
+/// The `x[b,j] = v` assignments after "both happen for the inputs " in a race message.
+fn witness(msg: &str) -> Vec<((usize, usize), f64)> {
+    let tail = msg
+        .split("both happen for the inputs ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no witness in: {msg}"));
+    let tail = tail.split(" (thread").next().unwrap();
+    tail.split(", x[")
+        .map(|part| {
+            let part = part.trim_start_matches("x[");
+            let (index, value) = part.split_once("] = ").unwrap();
+            let (b, j) = index.split_once(',').unwrap();
+            (
+                (b.trim().parse().unwrap(), j.trim().parse().unwrap()),
+                value.trim().parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn conditional_store_race_names_an_input_that_replays() {
+    let k = kernel("ptx/cond_max/missing_syncthreads.ptx");
+    let report = race(&k, &k.instance(&sizes()).unwrap()).unwrap();
+    let Safety::Unsafe { kind, message } = &report.safety else {
+        panic!("no race reported:\n{}", report.to_text())
+    };
+    assert_eq!(*kind, ErrorKind::Race, "{message}");
+    assert!(
+        message.contains("writes under a data-dependent condition"),
+        "{message}"
+    );
+    let w = witness(message);
+    assert!(!w.is_empty(), "{message}");
+
+    // No conditional store happens on decreasing rows: no race, and the max is x[b, 0].
+    let x = decreasing();
+    assert_eq!(run(&k, &x).unwrap(), vec![0.0, 0.0]);
+
+    // The witness makes the stores happen: the concrete run races.
+    let mut x = x;
+    for ((b, j), v) in &w {
+        x.data[b * 128 + j] = *v;
+    }
+    match run(&k, &x) {
+        Err(Error::Exec { err, .. }) => assert_eq!(err.kind, ErrorKind::Race, "{err}"),
+        other => panic!("the witness does not replay the race: {other:?}"),
+    }
+}
+
+#[test]
+fn conditional_max_tree_is_safe() {
+    let k = kernel("ptx/cond_max/tree.ptx");
+    let report = race(&k, &k.instance(&sizes()).unwrap()).unwrap();
+    assert_eq!(report.safety, Safety::Safe, "{}", report.to_text());
+    // The same inputs that make the twin race give the row max here.
+    let mut x = decreasing();
+    x.data[65] = 3.25;
+    x.data[128 + 7] = 9.5;
+    assert_eq!(run(&k, &x).unwrap(), vec![3.25, 9.5]);
+}
