@@ -413,6 +413,16 @@ VARIANTS.update({
             ("y = torch.clamp(x, -1, 1)", "verified", None),
             ("y = torch.relu(x)", "refuted", None),
         ]},
+    ("relu", "one_sided_store"): {
+        "block": [32], "expect": "unknown",
+        "reason": "is stored on only one side of the data-dependent branch",
+        "about": "if (x > 0) y[i] = x; and nothing else: y[i] is written only for x > 0",
+        "checks": []},
+    ("relu", "halving_loop"): {
+        "block": [32], "expect": "unknown",
+        "reason": "a loop whose trip count depends on the data",
+        "about": "while (v > 1) v *= 0.5; then relu: a data-dependent trip count",
+        "checks": []},
     ("cond_max", "tree"): {
         "block": [128], "expect": "equivalent",
         "about": "row max by a shared tree, each step `if (v > s[tid]) s[tid] = v` (reference)",
@@ -575,6 +585,8 @@ def fixture_toml(family, variant, entry):
         lines.append(f"pending = {toml_value(var['pending'])}  # until then UNKNOWN\n")
     if var["expect"] == "unwritten":
         lines.append(f"error = {toml_value(var['error'])}\n")
+    if var["expect"] == "unknown":
+        lines.append(f"reason = {toml_value(var['reason'])}  # in lift's UNKNOWN message\n")
     lines.append(f"note = {toml_value(fam['note'])}\n")
     lines.append('ref = "ref"  # reference data: ref/<instance>/ in this folder\n')
     for spec, verdict, pending in var.get("checks", []):
@@ -643,7 +655,9 @@ def generate(family):
     assert (family, fam["reference_variant"]) in VARIANTS
     for variant in variants_of(family):
         var = VARIANTS[(family, variant)]
-        assert var["expect"] in ("equivalent", "refuted", "race", "unwritten"), var["expect"]
+        assert var["expect"] in ("equivalent", "refuted", "race", "unwritten", "unknown"), \
+            var["expect"]
+        assert var["expect"] != "unknown" or var.get("reason"), (family, variant)
         assert var["expect"] != "unwritten" or var.get("error"), (family, variant)
         assert var["expect"] != "race" or var.get("race"), (family, variant)
         assert var["expect"] != "refuted" or var.get("bug"), (family, variant)

@@ -38,6 +38,9 @@ struct PtxFixture {
     /// The expected verdict waits for a decide feature (named here); until then UNKNOWN.
     #[serde(default)]
     pending: Option<String>,
+    /// `expect = "unknown"`: what lift's UNKNOWN message must say.
+    #[serde(default)]
+    reason: Option<String>,
     instance: Vec<Instance>,
 }
 
@@ -240,6 +243,13 @@ fn nvrtc_variants_get_their_expected_verdicts() {
                     assert_eq!(err.kind, ErrorKind::NeverWritten, "{what}: {err}")
                 }
                 ("unwritten", Ok(r)) => panic!("{what}: no unwritten read:\n{}", r.to_text()),
+                // Honest UNKNOWN (exit 3) with the reason the fixture names, never a verdict.
+                ("unknown", Err(e)) => {
+                    assert_eq!(e.exit_code(), 3, "{what}: {e}");
+                    let reason = f.reason.as_deref().expect("unknown fixture names a reason");
+                    assert!(e.to_string().contains(reason), "{what}: {e}");
+                }
+                ("unknown", Ok(r)) => panic!("{what}: decided, want UNKNOWN:\n{}", r.to_text()),
                 (_, Err(e)) if known_unknown.contains(&variant.as_str()) => {
                     assert_eq!(e.exit_code(), 3, "{what}: {e}")
                 }

@@ -216,14 +216,20 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// A loop whose trip count depends on the data: the data-dependent branch at `pc`
     /// leads back to `head` (directly, or through the path it starts).
     fn data_dependent_loop(&self, pc: usize, head: usize) -> Result<Flow, Fail> {
-        let label = self
-            .entry
-            .labels
-            .iter()
-            .find(|(_, &at)| at == head)
-            .map_or_else(String::new, |(l, _)| format!(" (`{l}`)"));
+        let mut about = Vec::new();
+        if let Some((l, _)) = self.entry.labels.iter().find(|(_, &at)| at == head) {
+            about.push(format!("`{l}`"));
+        }
+        if let Some(i) = self.entry.body.get(head).filter(|i| i.loc.file.is_some()) {
+            about.push(format!("source {}", i.loc));
+        }
+        let about = if about.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", about.join(", "))
+        };
         unsupported(format!(
-            "a loop whose trip count depends on the data: the loop from line {}{label} to \
+            "a loop whose trip count depends on the data: the loop from line {}{about} to \
              line {} is left or repeated by the data-dependent branch at line {}; lift \
              unrolls only loops whose trip count is known for the launch",
             self.line(head),
@@ -459,8 +465,24 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             (CellVal::Shared(None), CellVal::Shared(None))
             | (CellVal::Global(None), CellVal::Global(None)) => Ok(a_or_none(cell)),
+            // An unwritten element of an `inout` tensor holds its input value.
+            (CellVal::Global(x), CellVal::Global(y)) if self.is_inout(cell) => {
+                let (Cell::Global(i, flat), Some(site)) = (cell, x.or(y).map(|v| v.1)) else {
+                    return partial();
+                };
+                let td = &self.inst.tensors[i];
+                let index = td.unravel(flat);
+                let input = self.domain.input(i, &index, flat);
+                let (x, y) = (x.map_or(input, |v| v.0), y.map_or(input, |v| v.0));
+                let v = self.domain.select(c, x, y);
+                Ok(CellVal::Global(Some((v, site))))
+            }
             _ => partial(),
         }
+    }
+
+    fn is_inout(&self, cell: Cell) -> bool {
+        matches!(cell, Cell::Global(i, _) if self.inst.tensors[i].role == Role::Inout)
     }
 
     /// A cell for messages: `` shared `s[3]` `` or `` `y`[2, 5] ``.
