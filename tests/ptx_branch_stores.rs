@@ -106,3 +106,65 @@ fn conditional_max_tree_is_safe() {
     x.data[128 + 7] = 9.5;
     assert_eq!(run(&k, &x).unwrap(), vec![3.25, 9.5]);
 }
+
+/// `if (x > 0) y[i] = x;` with `y` declared `inout`: an element the branch does not
+/// store keeps its input value, so the one-sided store is `select(x > 0, x, y)`, and
+/// the symbolic terms agree with a concrete run. (With `y` an `out` tensor the same
+/// kernel is UNKNOWN: `relu/one_sided_store.fixture.toml`.)
+#[test]
+fn one_sided_store_into_an_inout_tensor_keeps_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let launch = dir.path().join("inout.launch.toml");
+    std::fs::write(
+        &launch,
+        "block = [32]\ngrid = [\"cdiv(N, 32)\"]\nsizes = { N = 8 }\n\n[args]\n\
+         relu_one_sided_store_param_0 = { tensor = \"x\", shape = [\"N\"], role = \"in\" }\n\
+         relu_one_sided_store_param_1 = { tensor = \"y\", shape = [\"N\"], role = \"inout\" }\n\
+         relu_one_sided_store_param_2 = \"N\"\n",
+    )
+    .unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx/relu/one_sided_store.ptx");
+    let k = Kernel::load(&path, Some(&launch)).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let x = [1.5, -2.0, 0.0, 0.25, -0.5, 3.0, -1.0, 2.0];
+    let y = [7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0];
+    let want: Vec<f64> = x
+        .iter()
+        .zip(&y)
+        .map(|(&a, &b)| if a > 0.0 { a } else { b })
+        .collect();
+
+    let mut terms = lift::term::Terms::new();
+    let spec = k.spec(&inst, &mut terms).unwrap();
+    let out = spec.outputs.iter().find(|o| &*o.name == "y").unwrap();
+    let input = |t: &str, idx: &[i64]| match t {
+        "x" => x[idx[0] as usize],
+        _ => y[idx[0] as usize],
+    };
+    let got: Vec<f64> = out
+        .elems
+        .iter()
+        .map(|e| terms.eval(e.unwrap(), &input, &|_| f64::NAN))
+        .collect();
+    assert_eq!(got, want);
+
+    let arrays = BTreeMap::from([
+        (
+            "x".to_string(),
+            Array {
+                shape: vec![8],
+                data: x.to_vec(),
+            },
+        ),
+        (
+            "y".to_string(),
+            Array {
+                shape: vec![8],
+                data: y.to_vec(),
+            },
+        ),
+    ]);
+    let run = k.run(&inst, &arrays, &BTreeMap::new()).unwrap();
+    let concrete = &run.outputs.iter().find(|(n, _)| n == "y").unwrap().1.data;
+    assert_eq!(concrete, &want);
+}
