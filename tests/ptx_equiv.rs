@@ -280,6 +280,8 @@ fn ptx_counterexamples_replay_through_a_concrete_run() {
     for (family, reference, wrong) in [
         ("matmul", "naive", "wrong_bound"),
         ("softmax", "warp_shuffle", "wrong_shuffle_offset"),
+        // stores under a data-dependent branch: if/else relu vs the leaky twin
+        ("relu", "ifelse", "leaky_twin"),
     ] {
         let dir = root().join("ptx").join(family);
         let good = Kernel::load(&dir.join(format!("{reference}.ptx")), None).unwrap();
