@@ -430,6 +430,27 @@ VARIANTS.update({
             ("out = torch.amax(x, dim=-1)", "verified", None),
             ("out = torch.sum(x, dim=-1)", "refuted", None),
         ]},
+    ("cond_max", "sign_split"): {
+        "block": [128], "expect": "refuted",
+        "bug": "a different op: |x[b, 0]| (two threads store s[0] under complementary "
+               "conditions), not the row max",
+        "about": "thread 0 stores v when v > 0, thread 1 stores -v otherwise: no race, "
+                 "since the two stores never happen for the same input",
+        "checks": [
+            ("out = torch.where(x[:, 0] > 0, x[:, 0], -x[:, 0])", "verified", None),
+            ("out = torch.abs(x[:, 0])", "verified",
+             "decide: abs(v) against select(v > 0, v, -v) (abs forms are not complete)"),
+            ("out = x[:, 0]", "refuted", None),
+        ]},
+    ("cond_max", "sign_split_no_neg"): {
+        "block": [128], "expect": "refuted",
+        "bug": "thread 1 stores v instead of -v: x[b, 0], not |x[b, 0]|",
+        "about": "sign_split with the negation dropped",
+        "checks": [
+            ("out = torch.abs(x[:, 0])", "refuted", None),
+            ("out = torch.where(x[:, 0] > 0, x[:, 0], -x[:, 0])", "refuted", None),
+            ("out = x[:, 0]", "verified", None),
+        ]},
     ("cond_max", "missing_syncthreads"): {
         "block": [128], "expect": "race",
         "race": "no __syncthreads between tree steps: thread 1's conditional store s[1] = v "

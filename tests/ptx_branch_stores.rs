@@ -168,3 +168,17 @@ fn one_sided_store_into_an_inout_tensor_keeps_the_input() {
     let concrete = &run.outputs.iter().find(|(n, _)| n == "y").unwrap().1.data;
     assert_eq!(concrete, &want);
 }
+
+/// Two threads store `s[0]` with no barrier between them, under complementary
+/// conditions (`v > 0` and its negation): never both for one input, so no race; the
+/// result is `select(v > 0, v, -v)`.
+#[test]
+fn stores_under_complementary_conditions_do_not_race() {
+    let k = kernel("ptx/cond_max/sign_split.ptx");
+    let report = race(&k, &k.instance(&sizes()).unwrap()).unwrap();
+    assert_eq!(report.safety, Safety::Safe, "{}", report.to_text());
+    let mut x = decreasing();
+    x.data[0] = 1.5;
+    x.data[128] = -2.25;
+    assert_eq!(run(&k, &x).unwrap(), vec![1.5, 2.25]);
+}

@@ -213,7 +213,7 @@ fn refuted_variants_run_and_differ_from_the_reference() {
         .into_iter()
         .filter(|c| c.meta.expect == "refuted")
         .collect();
-    assert_eq!(bad.len(), 4);
+    assert_eq!(bad.len(), 6);
     for c in &bad {
         for inst in &c.meta.instance {
             let dir = c.refdir.join(&inst.name);
