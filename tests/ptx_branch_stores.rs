@@ -77,6 +77,8 @@ fn conditional_store_race_names_an_input_that_replays() {
         message.contains("writes under a data-dependent condition"),
         "{message}"
     );
+    // Reported at the store inside the branch, not at the branch.
+    assert!(message.contains(": st.shared.f32: data race"), "{message}");
     let w = witness(message);
     assert!(!w.is_empty(), "{message}");
 

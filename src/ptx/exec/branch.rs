@@ -254,6 +254,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 );
             }
             self.check_speculable(ins, "inside a data-dependent branch")?;
+            self.at = Some(pc);
             let flow = self.exec(t, pc, ins).map_err(|(k, m)| {
                 if k == ErrorKind::Unsupported && !m.contains("(line ") && !m.contains(" line ") {
                     (
@@ -314,6 +315,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         fall: impl FnOnce(&mut Self) -> Result<(), Fail>,
     ) -> Result<(), Fail> {
         let outer = self.path;
+        self.at = Some(pc);
         let before = self.private(t);
         let cond_taken = self.conj(outer, Truth::Unknown(c));
         let not_c = self.domain.not(c);
@@ -329,6 +331,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         let b = self.side(t, cond_fall, &before, fall);
         self.path = outer;
         let b = b?;
+        self.at = Some(pc);
         match (a, b) {
             (None, None) => Ok(()),
             (Some(side), None) | (None, Some(side)) => {

@@ -262,6 +262,7 @@ pub fn execute<D: Domain>(
         ipdom: None,
         path: None,
         journal: Vec::new(),
+        at: None,
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -305,6 +306,9 @@ struct Sim<'a, D: Domain> {
     /// One journal per enclosing path of a data-dependent branch: the shared and
     /// global cells the path wrote, with their values before it (see `branch`).
     journal: Vec<Journal<D::V>>,
+    /// The instruction being run inside a data-dependent branch (`None` outside one):
+    /// an error there is reported at it, not at the branch.
+    at: Option<usize>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -406,21 +410,23 @@ impl<'a, D: Domain> Sim<'a, D> {
                 format!("more than {MAX_OPS} instructions executed"),
             ));
         }
+        self.at = None;
         let flow = match self.exec(t, pc, ins) {
             Ok(f) => f,
-            Err((ErrorKind::NeverWritten, m)) if m == PENDING => {
-                return Err(self
-                    .pending
-                    .take()
-                    .unwrap_or_else(|| self.err_at(t, pc, ErrorKind::NeverWritten, m)))
-            }
-            Err((ErrorKind::Race, m)) => return Err(self.err_at(t, pc, ErrorKind::Race, m)),
-            // An earlier read of unwritten memory explains later failures.
             Err((kind, m)) => {
-                return Err(self
-                    .pending
-                    .take()
-                    .unwrap_or_else(|| self.err_at(t, pc, kind, m)))
+                let at = self.at.take().unwrap_or(pc);
+                return Err(match kind {
+                    ErrorKind::NeverWritten if m == PENDING => self
+                        .pending
+                        .take()
+                        .unwrap_or_else(|| self.err_at(t, at, ErrorKind::NeverWritten, m)),
+                    ErrorKind::Race => self.err_at(t, at, ErrorKind::Race, m),
+                    // An earlier read of unwritten memory explains later failures.
+                    kind => self
+                        .pending
+                        .take()
+                        .unwrap_or_else(|| self.err_at(t, at, kind, m)),
+                });
             }
         };
         if let Flow::Exit = flow {
