@@ -197,6 +197,31 @@ FAMILIES.update({
 })
 
 
+# Stores under data-dependent branches (issue 19): elementwise kernels written with an
+# if/else of stores, and a shared-memory max tree with `if (v > s[tid]) s[tid] = v`.
+FAMILIES.update({
+    "relu": dict(_ELEMENTWISE,
+                 spec="y = torch.relu(x)",
+                 reference=lambda ins, sz: {"y": np.maximum(ins["x"], 0.0)},
+                 reference_variant="ifelse"),
+    "cond_max": {
+        "spec": "out = torch.amax(x, dim=-1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["B", "N"], "role": "in"}),
+            ("out", {"tensor": "out", "shape": ["B"], "role": "out"}),
+            ("n", "B * N"),
+        ],
+        "grid": ["B"],
+        "instances": [
+            {"name": "two_ctas", "sizes": {"B": 2, "N": 128}},
+            {"name": "three_ctas", "sizes": {"B": 3, "N": 128}},
+        ],
+        "note": "N must be 128: each CTA takes the max of one row of 128 floats.",
+        "reference": lambda ins, sz: {"out": ins["x"].max(axis=1)},
+        "reference_variant": "tree",
+    },
+})
+
 def _softplus(x):
     return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
 
@@ -363,6 +388,76 @@ VARIANTS.update({
 })
 
 
+VARIANTS.update({
+    ("relu", "ifelse"): {
+        "block": [32], "expect": "equivalent",
+        "about": "relu as an if/else of two stores: y[i] = x when x > 0, else y[i] = 0 (reference)",
+        "checks": [
+            ("y = torch.relu(x)", "verified", None),
+            ("y = F.relu(x)", "verified", None),
+            ("y = F.leaky_relu(x, 0.1)", "refuted", None),
+        ]},
+    ("relu", "leaky_twin"): {
+        "block": [32], "expect": "refuted", "equiv": "ifelse",
+        "bug": "the else branch stores 0.1f * x instead of 0: a leaky relu, wrong for every x < 0",
+        "about": "if (x > 0) y[i] = x; else y[i] = 0.1f * x;",
+        "checks": [
+            ("y = torch.relu(x)", "refuted", None),
+            ("y = F.leaky_relu(x, negative_slope=0.1)", "verified", None),
+        ]},
+    ("relu", "clamp_ifelse"): {
+        "block": [32], "expect": "refuted", "equiv": "ifelse",
+        "bug": "a different op: clamp(x, -1, 1) (nested if/else stores), not relu",
+        "about": "clamp(x, -1, 1) with nested if/else stores, one store per path",
+        "checks": [
+            ("y = torch.clamp(x, -1, 1)", "verified", None),
+            ("y = torch.relu(x)", "refuted", None),
+        ]},
+    ("relu", "one_sided_store"): {
+        "block": [32], "expect": "unknown",
+        "reason": "is stored on only one side of the data-dependent branch",
+        "about": "if (x > 0) y[i] = x; and nothing else: y[i] is written only for x > 0",
+        "checks": []},
+    ("relu", "halving_loop"): {
+        "block": [32], "expect": "unknown",
+        "reason": "a loop whose trip count depends on the data",
+        "about": "while (v > 1) v *= 0.5; then relu: a data-dependent trip count",
+        "checks": []},
+    ("cond_max", "tree"): {
+        "block": [128], "expect": "equivalent",
+        "about": "row max by a shared tree, each step `if (v > s[tid]) s[tid] = v` (reference)",
+        "checks": [
+            ("out = torch.amax(x, dim=-1)", "verified", None),
+            ("out = torch.sum(x, dim=-1)", "refuted", None),
+        ]},
+    ("cond_max", "sign_split"): {
+        "block": [128], "expect": "refuted",
+        "bug": "a different op: |x[b, 0]| (two threads store s[0] under complementary "
+               "conditions), not the row max",
+        "about": "thread 0 stores v when v > 0, thread 1 stores -v otherwise: no race, "
+                 "since the two stores never happen for the same input",
+        "checks": [
+            ("out = torch.where(x[:, 0] > 0, x[:, 0], -x[:, 0])", "verified", None),
+            ("out = torch.abs(x[:, 0])", "verified",
+             "decide: abs(v) against select(v > 0, v, -v) (abs forms are not complete)"),
+            ("out = x[:, 0]", "refuted", None),
+        ]},
+    ("cond_max", "sign_split_no_neg"): {
+        "block": [128], "expect": "refuted",
+        "bug": "thread 1 stores v instead of -v: x[b, 0], not |x[b, 0]|",
+        "about": "sign_split with the negation dropped",
+        "checks": [
+            ("out = torch.abs(x[:, 0])", "refuted", None),
+            ("out = torch.where(x[:, 0] > 0, x[:, 0], -x[:, 0])", "refuted", None),
+            ("out = x[:, 0]", "verified", None),
+        ]},
+    ("cond_max", "missing_syncthreads"): {
+        "block": [128], "expect": "race",
+        "race": "no __syncthreads between tree steps: thread 1's conditional store s[1] = v "
+                "(when x[65] > x[1], stride 64) and thread 0's read of s[1] (stride 1)",
+        "about": "tree without the __syncthreads closing each step"},
+})
+
 def variants_of(family):
     return [v for (f, v) in VARIANTS if f == family]
 
@@ -511,6 +606,8 @@ def fixture_toml(family, variant, entry):
         lines.append(f"pending = {toml_value(var['pending'])}  # until then UNKNOWN\n")
     if var["expect"] == "unwritten":
         lines.append(f"error = {toml_value(var['error'])}\n")
+    if var["expect"] == "unknown":
+        lines.append(f"reason = {toml_value(var['reason'])}  # in lift's UNKNOWN message\n")
     lines.append(f"note = {toml_value(fam['note'])}\n")
     lines.append('ref = "ref"  # reference data: ref/<instance>/ in this folder\n')
     for spec, verdict, pending in var.get("checks", []):
@@ -579,7 +676,9 @@ def generate(family):
     assert (family, fam["reference_variant"]) in VARIANTS
     for variant in variants_of(family):
         var = VARIANTS[(family, variant)]
-        assert var["expect"] in ("equivalent", "refuted", "race", "unwritten"), var["expect"]
+        assert var["expect"] in ("equivalent", "refuted", "race", "unwritten", "unknown"), \
+            var["expect"]
+        assert var["expect"] != "unknown" or var.get("reason"), (family, variant)
         assert var["expect"] != "unwritten" or var.get("error"), (family, variant)
         assert var["expect"] != "race" or var.get("race"), (family, variant)
         assert var["expect"] != "refuted" or var.get("bug"), (family, variant)

@@ -38,6 +38,9 @@ struct PtxFixture {
     /// The expected verdict waits for a decide feature (named here); until then UNKNOWN.
     #[serde(default)]
     pending: Option<String>,
+    /// `expect = "unknown"`: what lift's UNKNOWN message must say.
+    #[serde(default)]
+    reason: Option<String>,
     instance: Vec<Instance>,
 }
 
@@ -240,6 +243,13 @@ fn nvrtc_variants_get_their_expected_verdicts() {
                     assert_eq!(err.kind, ErrorKind::NeverWritten, "{what}: {err}")
                 }
                 ("unwritten", Ok(r)) => panic!("{what}: no unwritten read:\n{}", r.to_text()),
+                // Honest UNKNOWN (exit 3) with the reason the fixture names, never a verdict.
+                ("unknown", Err(e)) => {
+                    assert_eq!(e.exit_code(), 3, "{what}: {e}");
+                    let reason = f.reason.as_deref().expect("unknown fixture names a reason");
+                    assert!(e.to_string().contains(reason), "{what}: {e}");
+                }
+                ("unknown", Ok(r)) => panic!("{what}: decided, want UNKNOWN:\n{}", r.to_text()),
                 (_, Err(e)) if known_unknown.contains(&variant.as_str()) => {
                     assert_eq!(e.exit_code(), 3, "{what}: {e}")
                 }
@@ -270,6 +280,8 @@ fn ptx_counterexamples_replay_through_a_concrete_run() {
     for (family, reference, wrong) in [
         ("matmul", "naive", "wrong_bound"),
         ("softmax", "warp_shuffle", "wrong_shuffle_offset"),
+        // stores under a data-dependent branch: if/else relu vs the leaky twin
+        ("relu", "ifelse", "leaky_twin"),
     ] {
         let dir = root().join("ptx").join(family);
         let good = Kernel::load(&dir.join(format!("{reference}.ptx")), None).unwrap();

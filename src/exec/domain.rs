@@ -80,6 +80,13 @@ pub trait Domain {
     fn bits(&mut self, b: u64) -> Self::V {
         self.constant(b as f64)
     }
+    /// An assignment of the inputs (and params) under which the undecided condition `c`
+    /// holds, printed `x[0, 1] = 0.5, y[2] = -1`, if one is found; `None` when none was
+    /// found, which proves nothing (the condition may still be satisfiable). Domains
+    /// whose conditions are always decided never need one.
+    fn witness(&mut self, _c: Self::V) -> Option<String> {
+        None
+    }
 }
 
 /// Symbolic execution: every real value is a term over the inputs.
@@ -158,6 +165,77 @@ impl Domain for Symbolic<'_> {
     fn bits(&mut self, b: u64) -> TermId {
         self.terms.bits(b)
     }
+    fn witness(&mut self, c: TermId) -> Option<String> {
+        witness(self.terms, c)
+    }
+}
+
+/// Searches for inputs making the condition `c` true: a fixed pseudo-random sequence
+/// of points, first small dyadic values (exact in f32, so the witness prints exactly
+/// and replays), then wider f32 values. Deterministic: the same term gives the same
+/// witness.
+fn witness(terms: &Terms, c: TermId) -> Option<String> {
+    use crate::term::Node;
+    // The inputs and params the condition reads, in id order.
+    let mut leaves = Vec::new();
+    let mut todo = vec![c];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(t) = todo.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        match terms.node(t) {
+            Node::Input { .. } | Node::Param(_) => leaves.push(t),
+            _ => terms.for_each_child(t, |ch| todo.push(ch)),
+        }
+    }
+    leaves.sort_unstable();
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    for round in 0..2000u32 {
+        let values: Vec<f64> = leaves
+            .iter()
+            .map(|_| {
+                let r = next();
+                if round < 1000 {
+                    // multiples of 1/4 in [-4, 4]
+                    ((r % 33) as f64 - 16.0) / 4.0
+                } else {
+                    let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+                    let scale = [1.0, 100.0, 1e4][(r % 3) as usize];
+                    ((2.0 * u - 1.0) * scale) as f32 as f64
+                }
+            })
+            .collect();
+        let value_of = |want: &Node| {
+            leaves
+                .iter()
+                .position(|&l| terms.node(l) == want)
+                .map_or(f64::NAN, |k| values[k])
+        };
+        let input = |name: &str, index: &[i64]| {
+            value_of(&Node::Input {
+                tensor: name.into(),
+                index: index.into(),
+            })
+        };
+        let param = |name: &str| value_of(&Node::Param(name.into()));
+        if terms.eval(c, &input, &param) == 1.0 {
+            let parts: Vec<String> = leaves
+                .iter()
+                .zip(&values)
+                .map(|(&l, v)| format!("{} = {}", terms.display(l), *v as f32))
+                .collect();
+            return Some(parts.join(", "));
+        }
+    }
+    None
 }
 
 impl Symbolic<'_> {

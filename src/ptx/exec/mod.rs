@@ -1,0 +1,573 @@
+//! The CTA simulator: every thread of a CTA over one instruction list, with per-thread
+//! registers, shared memory, barriers, warp shuffles and race detection.
+//!
+//! Scheduling: threads run round-robin, each until it blocks (at `bar.sync`, a warp
+//! barrier or a warp collective such as `shfl.sync`) or returns; blocked groups are
+//! released when complete. A barrier that can never complete is a `Deadlock`.
+//!
+//! Races: every shared and global access is logged with its thread, instruction and
+//! the thread's synchronisation state. Two accesses to the same bytes by different
+//! threads, one a write, conflict unless a `bar.sync` of the CTA lies between them or
+//! (same warp) a chain of `bar.warp.sync`s orders them (vector clocks over the lanes of
+//! a warp). Warp-synchronous execution is never assumed. Because a race-free run has
+//! one result whatever the schedule, one schedule suffices.
+//!
+//! Asynchronous copies: `cp.async` reads global memory at issue and queues its shared
+//! write in the thread's open group; the write lands (and is logged) at the
+//! `cp.async.wait_group`/`wait_all` covering its group, and is also logged at issue,
+//! since it may land any time in between, so another thread's access in between
+//! races with it; the issuing thread's own access in between is reported as a race
+//! too (it may see either value). Copies never waited for land at the thread's exit,
+//! unordered with every later access of other threads. `ldmatrix` is a warp collective reading 32-bit words.
+//!
+//! Layout (one concern per file): `mod.rs` the thread and CTA state and the scheduler
+//! loop (`step`, `exec`, `exec_body` dispatch); `params` launch binding; `values`
+//! register values and operands; `branch` data-dependent control flow (if-conversion);
+//! `sync` barriers and warp collectives; `memory` addresses, loads, stores, `cp.async`;
+//! `race` the access log and the race rule; `arith` arithmetic instruction semantics.
+
+use super::ast::*;
+use super::parser::type_bytes;
+use crate::exec::domain::{Binary, Domain, Precision, Truth};
+use crate::exec::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
+use crate::launch::{ArgValue, Instance, Role};
+use crate::term::{CmpOp, Func};
+use crate::triton_ir::ast::Loc;
+use std::collections::HashMap;
+
+mod arith;
+mod branch;
+mod memory;
+mod params;
+mod race;
+mod sync;
+mod values;
+
+use branch::{Cell, Journal};
+pub use params::launch_arg_order;
+use params::*;
+use race::*;
+use values::*;
+
+/// Shared variables live at `SHARED_BASE..`, below 2^32 (Triton uses 32-bit shared
+/// addresses); each thread's `.local` variables at `LOCAL_BASE..`; module `.global`
+/// variables at `GVAR_BASE..`; tensor `i` at `(i + 1) << 40`.
+const SHARED_BASE: u64 = 0x1000;
+const LOCAL_BASE: u64 = 0x4000_0000;
+const GVAR_BASE: u64 = 1 << 36;
+const TENSOR_SHIFT: u32 = 40;
+/// Bytes per tensor element (the launch's tensors are float32).
+const ELEM_BYTES: u64 = 4;
+
+/// A register value: raw bits (integers, addresses, float bit patterns), a real of the
+/// domain, a decided predicate, an undecided predicate of the domain, or integer bits
+/// that depend on the data (an opaque term of the domain: bit tricks on a float, a
+/// float→int conversion, a load at a data-dependent local address).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Val<V> {
+    Bits(u64),
+    Float(V),
+    Pred(bool),
+    Cond(V),
+    Sym(V),
+}
+
+/// A thread's private state, as saved around the two paths of a data-dependent branch.
+#[derive(Clone)]
+struct Private<V> {
+    regs: Vec<Option<Val<V>>>,
+    local: HashMap<u64, Val<V>>,
+    carry: Option<Val<V>>,
+}
+
+/// An address operand.
+enum Addr<V> {
+    At(u64),
+    /// `[param_name]`: the parameter's index.
+    Param(usize),
+    /// A data-dependent address (an opaque integer) plus a constant offset.
+    Sym(V, i64),
+}
+
+/// Deepest nesting of data-dependent branches (a data-dependent loop would recurse).
+const MAX_BRANCH_DEPTH: u32 = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum State {
+    Ready,
+    /// Waiting at `bar.sync` (instruction index, barrier id).
+    Barrier(usize, i64),
+    /// Waiting at `bar.warp.sync` with this lane mask.
+    WarpSync(usize, u32),
+    /// Waiting at a warp collective (`shfl.sync`, `vote.sync`) with this lane mask.
+    Collective(usize, u32),
+    Done,
+}
+
+struct Thread<V> {
+    tid: [i64; 3],
+    lane: usize,
+    warp: usize,
+    pc: usize,
+    regs: Vec<Option<Val<V>>>,
+    state: State,
+    local: HashMap<u64, Val<V>>,
+    /// The carry flag (`add.cc`, `mad.lo.cc` → `addc`, `madc`).
+    carry: Option<Val<V>>,
+    /// Vector clock over the lanes of this thread's warp.
+    vc: [u32; 32],
+    /// `cp.async` shared writes in flight: the open group, then the committed groups
+    /// (oldest first), each a list of (shared address, 32-bit word).
+    async_open: Vec<(u64, Val<V>)>,
+    async_groups: Vec<Vec<(u64, Val<V>)>>,
+}
+
+struct Var {
+    name: String,
+    space: Space,
+    addr: u64,
+    bytes: u64,
+    init: Option<Vec<u8>>,
+}
+
+/// Why a step stopped.
+enum Flow {
+    Next,
+    Jump(usize),
+    Block(State),
+    Exit,
+}
+
+type Fail = (ErrorKind, String);
+
+/// A tensor's written elements: value and store site.
+type Written<V> = Vec<Option<(V, usize)>>;
+
+fn fail<T>(kind: ErrorKind, msg: impl Into<String>) -> Result<T, Fail> {
+    Err((kind, msg.into()))
+}
+
+fn unsupported<T>(msg: impl Into<String>) -> Result<T, Fail> {
+    fail(ErrorKind::Unsupported, msg)
+}
+
+/// Run the entry over every CTA of the launch (or only the launch's `cta`).
+///
+/// `arg_order` is the launch file's `[args]` keys in order (see
+/// [`launch_arg_order`]); it binds parameters by position when the launch names them
+/// neither `<entry>_param_<i>` nor `param_<i>`.
+pub fn execute<D: Domain>(
+    module: &Module,
+    inst: &Instance,
+    arg_order: &[String],
+    domain: &mut D,
+) -> Result<Execution<D::V>, ExecError> {
+    let top = |kind: ErrorKind, message: String| ExecError {
+        kind,
+        message,
+        line: 0,
+        loc: Loc::default(),
+        program: [0; 3],
+    };
+    let entry = module
+        .entry(None)
+        .ok_or_else(|| top(ErrorKind::Malformed, "the module has no .entry".into()))?;
+    let block = if inst.block[0] > 0 {
+        inst.block
+    } else if let Some(b) = entry.reqntid.or(entry.maxntid) {
+        b
+    } else {
+        return Err(top(
+            ErrorKind::Launch,
+            format!(
+                "the launch gives no `block` and .entry {} has no .reqntid/.maxntid; add `block = [N]` to the launch",
+                entry.name
+            ),
+        ));
+    };
+    let nthreads = block.iter().product::<i64>();
+    if !(1..=4096).contains(&nthreads) {
+        return Err(top(
+            ErrorKind::Launch,
+            format!("block {block:?} has {nthreads} threads; expected 1 to 4096"),
+        ));
+    }
+    let params = bind_params(entry, inst, arg_order, domain).map_err(|(kind, m)| ExecError {
+        line: entry.line,
+        ..top(kind, m)
+    })?;
+
+    // Lay out variables.
+    let mut vars = Vec::new();
+    let (mut shared_end, mut local_end, mut gvar_end) = (SHARED_BASE, LOCAL_BASE, GVAR_BASE);
+    for v in module.globals.iter().chain(&entry.vars) {
+        let end = match v.space {
+            Space::Shared => &mut shared_end,
+            Space::Local => &mut local_end,
+            _ => &mut gvar_end,
+        };
+        let align = v.align.max(1);
+        let addr = end.div_ceil(align) * align;
+        let bytes = if v.dynamic && v.space == Space::Shared {
+            inst.dynamic_shared
+                .unwrap_or(crate::launch::DEFAULT_DYNAMIC_SHARED)
+        } else {
+            v.bytes
+        };
+        *end = addr + bytes;
+        vars.push(Var {
+            name: v.name.clone(),
+            space: v.space,
+            addr,
+            bytes,
+            init: v.init.clone(),
+        });
+    }
+
+    let ctas: Vec<[i64; 3]> = match inst.cta {
+        Some(c) => vec![c],
+        None => {
+            let mut v = Vec::new();
+            for z in 0..inst.grid[2] {
+                for y in 0..inst.grid[1] {
+                    for x in 0..inst.grid[0] {
+                        v.push([x, y, z]);
+                    }
+                }
+            }
+            v
+        }
+    };
+    let mut sim = Sim {
+        entry,
+        inst,
+        domain,
+        block,
+        params,
+        vars,
+        cta: [0; 3],
+        threads: Vec::new(),
+        epoch: 0,
+        shared: HashMap::new(),
+        shared_log: HashMap::new(),
+        global: inst.tensors.iter().map(|t| vec![None; t.numel()]).collect(),
+        global_log: HashMap::new(),
+        inputs: HashMap::new(),
+        sites: HashMap::new(),
+        store_sites: Vec::new(),
+        ops: 0,
+        pending: None,
+        pending_rec: None,
+        branch_depth: 0,
+        ipdom: None,
+        path: None,
+        journal: Vec::new(),
+        at: None,
+    };
+    for cta in ctas {
+        sim.run_cta(cta)?;
+    }
+    Ok(sim.finish())
+}
+
+struct Sim<'a, D: Domain> {
+    entry: &'a Entry,
+    inst: &'a Instance,
+    domain: &'a mut D,
+    block: [i64; 3],
+    params: Vec<Val<D::V>>,
+    vars: Vec<Var>,
+    cta: [i64; 3],
+    threads: Vec<Thread<D::V>>,
+    /// Barrier epoch of the current CTA (bar.sync releases so far).
+    epoch: u32,
+    shared: HashMap<u64, (Val<D::V>, u64)>,
+    shared_log: HashMap<u64, Log<D::V>>,
+    /// Written elements of each tensor: value and store site.
+    global: Vec<Written<D::V>>,
+    global_log: HashMap<(usize, u64), Log<D::V>>,
+    inputs: HashMap<(usize, u64), D::V>,
+    sites: HashMap<usize, usize>,
+    store_sites: Vec<StoreSite>,
+    ops: u64,
+    /// The first read of memory nobody had written: an error unless a later write by
+    /// another thread of the same epoch turns it into a race.
+    pending: Option<ExecError>,
+    /// That read, as logged.
+    pending_rec: Option<Rec<D::V>>,
+    /// Data-dependent branches being if-converted around the current instruction.
+    branch_depth: u32,
+    /// Immediate post-dominator of each instruction (computed at the first
+    /// data-dependent branch); `body.len()` is the exit.
+    ipdom: Option<Vec<usize>>,
+    /// The path condition of the code being run: the conjunction of the data-dependent
+    /// branch conditions around it (`None` outside any).
+    path: Option<D::V>,
+    /// One journal per enclosing path of a data-dependent branch: the shared and
+    /// global cells the path wrote, with their values before it (see `branch`).
+    journal: Vec<Journal<D::V>>,
+    /// The instruction being run inside a data-dependent branch (`None` outside one):
+    /// an error there is reported at it, not at the branch.
+    at: Option<usize>,
+}
+
+impl<'a, D: Domain> Sim<'a, D> {
+    fn finish(mut self) -> Execution<D::V> {
+        let global = &mut self.global;
+        let outputs = crate::exec::collect_outputs(self.inst, &mut *self.domain, |i| {
+            std::mem::take(&mut global[i])
+        });
+        Execution {
+            outputs,
+            store_sites: self.store_sites,
+            warnings: Vec::new(),
+            ops_executed: self.ops,
+        }
+    }
+
+    fn tid_of(&self, linear: usize) -> [i64; 3] {
+        let l = linear as i64;
+        let [bx, by, _] = self.block;
+        [l % bx, (l / bx) % by, l / (bx * by)]
+    }
+
+    fn run_cta(&mut self, cta: [i64; 3]) -> Result<(), ExecError> {
+        self.cta = cta;
+        self.epoch = 0;
+        self.pending_rec = None;
+        self.shared.clear();
+        self.shared_log.clear();
+        let n = self.block.iter().product::<i64>() as usize;
+        self.threads = (0..n)
+            .map(|i| {
+                let mut vc = [0u32; 32];
+                vc[i % 32] = 1;
+                Thread {
+                    tid: self.tid_of(i),
+                    lane: i % 32,
+                    warp: i / 32,
+                    pc: 0,
+                    regs: vec![None; self.entry.regs.len()],
+                    state: State::Ready,
+                    local: HashMap::new(),
+                    carry: None,
+                    vc,
+                    async_open: Vec::new(),
+                    async_groups: Vec::new(),
+                }
+            })
+            .collect();
+        loop {
+            for t in 0..n {
+                while self.threads[t].state == State::Ready {
+                    self.step(t)?;
+                }
+            }
+            if self.release_warps()? {
+                continue;
+            }
+            if self.threads.iter().all(|t| t.state == State::Done) {
+                return match self.pending.take() {
+                    Some(e) => Err(e),
+                    None => Ok(()),
+                };
+            }
+            self.release_barrier()?;
+        }
+    }
+
+    fn err_at(&self, t: usize, instr: usize, kind: ErrorKind, message: String) -> ExecError {
+        let ins = self.entry.body.get(instr);
+        let [x, y, z] = self.threads.get(t).map_or([0; 3], |th| th.tid);
+        ExecError {
+            kind,
+            message: format!(
+                "{}: {message} (thread ({x}, {y}, {z}))",
+                ins.map_or("?".into(), |i| i.mnemonic())
+            ),
+            line: ins.map_or(0, |i| i.line),
+            loc: ins.map_or_else(Loc::default, |i| i.loc.clone()),
+            program: self.cta,
+        }
+    }
+
+    fn step(&mut self, t: usize) -> Result<(), ExecError> {
+        let pc = self.threads[t].pc;
+        let Some(ins) = self.entry.body.get(pc) else {
+            // Ran off the end: copies in flight land at the last instruction.
+            let last = pc.min(self.entry.body.len().saturating_sub(1));
+            self.land_all(t, last)
+                .map_err(|(k, m)| self.err_at(t, last, k, m))?;
+            self.threads[t].state = State::Done;
+            return Ok(());
+        };
+        self.ops += 1;
+        if self.ops > MAX_OPS {
+            return Err(self.err_at(
+                t,
+                pc,
+                ErrorKind::Limit,
+                format!("more than {MAX_OPS} instructions executed"),
+            ));
+        }
+        self.at = None;
+        let flow = match self.exec(t, pc, ins) {
+            Ok(f) => f,
+            Err((kind, m)) => {
+                let at = self.at.take().unwrap_or(pc);
+                return Err(match kind {
+                    ErrorKind::NeverWritten if m == PENDING => self
+                        .pending
+                        .take()
+                        .unwrap_or_else(|| self.err_at(t, at, ErrorKind::NeverWritten, m)),
+                    ErrorKind::Race => self.err_at(t, at, ErrorKind::Race, m),
+                    // An earlier read of unwritten memory explains later failures.
+                    kind => self
+                        .pending
+                        .take()
+                        .unwrap_or_else(|| self.err_at(t, at, kind, m)),
+                });
+            }
+        };
+        if let Flow::Exit = flow {
+            self.land_all(t, pc)
+                .map_err(|(k, m)| self.err_at(t, pc, k, m))?;
+        }
+        let th = &mut self.threads[t];
+        match flow {
+            Flow::Next => th.pc += 1,
+            Flow::Jump(to) => th.pc = to,
+            Flow::Block(s) => th.state = s,
+            Flow::Exit => th.state = State::Done,
+        }
+        Ok(())
+    }
+    // ----- instructions -----
+
+    fn exec(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+        if let Some((neg, slot)) = ins.guard {
+            let g = self.reg(t, slot)?;
+            let on = match self.truth(g)? {
+                Truth::Known(b) => b,
+                Truth::Unknown(c) => {
+                    let c = if neg {
+                        match self.domain.not(c) {
+                            Truth::Unknown(c) => c,
+                            Truth::Known(b) => {
+                                return if b {
+                                    self.exec_body(t, pc, ins)
+                                } else {
+                                    Ok(Flow::Next)
+                                }
+                            }
+                        }
+                    } else {
+                        c
+                    };
+                    return self.guarded(t, pc, ins, c);
+                }
+            };
+            if on == neg {
+                return Ok(Flow::Next);
+            }
+        }
+        self.exec_body(t, pc, ins)
+    }
+
+    /// An instruction without its guard.
+    fn exec_body(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+        let ty = ins.mods.last().map_or("", |s| s.as_str());
+        let ops = &ins.operands;
+        let opn = |i: usize| -> Result<&Operand, Fail> {
+            ops.get(i).ok_or_else(|| {
+                (
+                    ErrorKind::Malformed,
+                    format!("expected at least {} operands", i + 1),
+                )
+            })
+        };
+        match ins.op.as_str() {
+            "ret" | "exit" => return Ok(Flow::Exit),
+            "bra" | "brx" => {
+                let Some(Operand::Sym(l)) = ops.first() else {
+                    return fail(ErrorKind::Malformed, "expected a label");
+                };
+                return match self.entry.labels.get(l) {
+                    Some(&to) => Ok(Flow::Jump(to)),
+                    None => fail(ErrorKind::Malformed, format!("unknown label {l}")),
+                };
+            }
+            "bar" | "barrier" => return self.barrier(t, pc, ins),
+            "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => {}
+            "shfl" | "vote" | "match" | "redux" => {
+                if !ins.has("sync") {
+                    return unsupported("warp collectives without .sync");
+                }
+                let mask = self.lane_mask(t, ops.last())?;
+                return Ok(Flow::Block(State::Collective(pc, mask)));
+            }
+            "activemask" => {
+                let warp = self.threads[t].warp;
+                let mut m = 0u64;
+                for th in &self.threads {
+                    if th.warp == warp && th.state != State::Done {
+                        m |= 1 << th.lane;
+                    }
+                }
+                self.write(t, opn(0)?, Val::Bits(m))?;
+            }
+            "mov" => {
+                let v = self.read(t, opn(1)?, ty)?;
+                let v = match v {
+                    Val::Bits(b) => Val::Bits(mask_w(b, width(ty))),
+                    v => v,
+                };
+                self.write(t, opn(0)?, v)?;
+            }
+            "cvta" => {
+                let v = self.read(t, opn(1)?, ty)?;
+                self.write(t, opn(0)?, v)?;
+            }
+            "ld" | "ldu" => return self.load(t, pc, ins).map(|_| Flow::Next),
+            "cp" => return self.cp_async(t, pc, ins).map(|_| Flow::Next),
+            "ldmatrix" => {
+                if !ins.has("sync") || !ins.has("aligned") {
+                    return unsupported("ldmatrix without .sync.aligned");
+                }
+                // Warp-collective over the whole warp: no mask operand.
+                let mask = self.lane_mask(t, None)?;
+                return Ok(Flow::Block(State::Collective(pc, mask)));
+            }
+            "st" => return self.store(t, pc, ins).map(|_| Flow::Next),
+            "setp" => self.setp(t, ins)?,
+            "selp" => {
+                let a = self.read(t, opn(1)?, ty)?;
+                let b = self.read(t, opn(2)?, ty)?;
+                let c = self.read(t, opn(3)?, "pred")?;
+                let v = match self.truth(c)? {
+                    Truth::Known(true) => a,
+                    Truth::Known(false) => b,
+                    Truth::Unknown(c)
+                        if is_float_ty(ty)
+                            || matches!(a, Val::Float(_))
+                            || matches!(b, Val::Float(_)) =>
+                    {
+                        let (fa, fb) = (self.float(a, ty)?, self.float(b, ty)?);
+                        Val::Float(self.domain.select(c, fa, fb))
+                    }
+                    Truth::Unknown(c) => {
+                        let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
+                        Val::Sym(self.domain.select(c, sa, sb))
+                    }
+                };
+                self.write(t, opn(0)?, v)?;
+            }
+            "cvt" => self.cvt(t, ins)?,
+            _ => {
+                let v = self.arith(t, ins, ty)?;
+                self.write(t, opn(0)?, v)?;
+            }
+        }
+        Ok(Flow::Next)
+    }
+}

@@ -1,0 +1,272 @@
+//! The race log: every shared and global access with its thread, instruction, barrier
+//! epoch and the lane's vector clock. Two accesses to overlapping bytes by different
+//! threads, one a write, race unless a `bar.sync` of the CTA or (same warp) a chain of
+//! `bar.warp.sync`s orders them.
+//!
+//! An access made under a data-dependent path condition (a store or load inside an
+//! if-converted branch, see `branch`) is logged with that condition: two such accesses
+//! race only when some input makes both happen. Their joint condition is decided by
+//! the domain where it can (`c && !c` is false); otherwise an input satisfying it is
+//! searched for ([`Domain::witness`]) and printed with the race. When none is found
+//! the run stops as `Unsupported` (UNKNOWN): an undecided pair is never taken as
+//! ordered, so SAFE is only ever reported when every conflicting pair is ruled out.
+//!
+//! Invariant: a race is reported with both accesses (thread, line, source) and, for
+//! conditional accesses, an input under which both happen; a race that only repeats
+//! an earlier read of never-written memory reports that read.
+
+use super::*;
+
+/// One logged memory access.
+#[derive(Clone, Debug)]
+pub(super) struct Rec<V> {
+    pub(super) cta: [i64; 3],
+    pub(super) thread: usize,
+    pub(super) epoch: u32,
+    pub(super) clock: u32,
+    pub(super) write: bool,
+    pub(super) instr: usize,
+    pub(super) addr: u64,
+    pub(super) size: u64,
+    /// The path condition under which the access happens (`None`: whenever the thread
+    /// gets here).
+    pub(super) cond: Option<V>,
+}
+
+pub(super) struct Log<V> {
+    pub(super) reads: Vec<Rec<V>>,
+    pub(super) writes: Vec<Rec<V>>,
+}
+
+impl<V> Default for Log<V> {
+    fn default() -> Self {
+        Log {
+            reads: Vec::new(),
+            writes: Vec::new(),
+        }
+    }
+}
+
+/// Marks a race that an earlier read of never-written memory explains better.
+pub(super) const PENDING: &str = "<pending never-written read>";
+
+impl<'a, D: Domain> Sim<'a, D> {
+    pub(super) fn rec(&self, t: usize, pc: usize, addr: u64, size: u64, write: bool) -> Rec<D::V> {
+        let th = &self.threads[t];
+        Rec {
+            cta: self.cta,
+            thread: t,
+            epoch: self.epoch,
+            clock: th.vc[th.lane],
+            write,
+            instr: pc,
+            addr,
+            size,
+            cond: self.path,
+        }
+    }
+
+    /// Whether `a` (logged earlier) is ordered before the current access of thread `t`.
+    pub(super) fn ordered(&self, a: &Rec<D::V>, t: usize) -> bool {
+        if a.cta != self.cta {
+            return false;
+        }
+        if a.thread == t || a.epoch < self.epoch {
+            return true;
+        }
+        let th = &self.threads[t];
+        let other = &self.threads[a.thread];
+        other.warp == th.warp && th.vc[other.lane] >= a.clock
+    }
+
+    pub(super) fn check(
+        &mut self,
+        log: &Log<D::V>,
+        r: &Rec<D::V>,
+        t: usize,
+        what: &str,
+    ) -> Result<(), Fail> {
+        let others = if r.write {
+            log.writes.iter().chain(log.reads.iter())
+        } else {
+            log.writes.iter().chain([].iter())
+        };
+        // The first conflicting pair whose joint condition is neither ruled out nor
+        // witnessed: reported only if no definite race follows.
+        let mut undecided: Option<String> = None;
+        for a in others {
+            let overlap = a.addr < r.addr + r.size && r.addr < a.addr + a.size;
+            if !overlap || (a.cta == r.cta && a.thread == t) || self.ordered(a, t) {
+                continue;
+            }
+            // Both accesses happen for some input? With which input?
+            let both = match (a.cond, r.cond) {
+                (None, None) => Truth::Known(true),
+                (Some(c), None) | (None, Some(c)) => Truth::Unknown(c),
+                // `c && !c`: the two sides of one branch (of two threads reading the
+                // same cell) never both happen.
+                (Some(x), Some(y)) if self.domain.not(x) == Truth::Unknown(y) => continue,
+                (Some(x), Some(y)) => self.domain.and(x, y),
+            };
+            let witness = match both {
+                Truth::Known(false) => continue,
+                Truth::Known(true) => None,
+                Truth::Unknown(c) => match self.domain.witness(c) {
+                    Some(w) => Some(w),
+                    None => {
+                        undecided.get_or_insert_with(|| {
+                            format!(
+                                "possible {}; both accesses happen only for some inputs, and lift \
+                                 found no input making both happen nor proved there is none",
+                                self.race_message(a, r, what)
+                            )
+                        });
+                        continue;
+                    }
+                },
+            };
+            // A read of unwritten memory that is not itself part of this race is the
+            // kernel's first fault (the race only repeats it).
+            if let Some(p) = &self.pending_rec {
+                let same = |x: &Rec<D::V>| {
+                    x.cta == p.cta && x.thread == p.thread && x.instr == p.instr && x.addr == p.addr
+                };
+                if !same(a) && !same(r) {
+                    return Err((ErrorKind::NeverWritten, PENDING.into()));
+                }
+            }
+            let mut m = self.race_message(a, r, what);
+            if let Some(w) = witness {
+                m.push_str(&format!(
+                    "; the accesses are under data-dependent conditions, and both happen for the inputs {w}"
+                ));
+            }
+            return Err((ErrorKind::Race, m));
+        }
+        match undecided {
+            Some(m) => unsupported(m),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn describe(&self, r: &Rec<D::V>) -> String {
+        let ins = &self.entry.body[r.instr];
+        let tid = if r.cta == self.cta {
+            let [x, y, z] = self.tid_of(r.thread);
+            format!("thread ({x}, {y}, {z})")
+        } else {
+            let [x, y, z] = self.tid_of(r.thread);
+            let [a, b, c] = r.cta;
+            format!("thread ({x}, {y}, {z}) of CTA ({a}, {b}, {c})")
+        };
+        let mut src = String::new();
+        if ins.loc.file.is_some() {
+            src = format!(", source {}", ins.loc);
+            if let Some(inner) = &ins.inner {
+                src.push_str(&format!(" (inlined line {})", inner.line));
+            }
+        }
+        let when = if r.cond.is_some() {
+            " under a data-dependent condition"
+        } else {
+            ""
+        };
+        format!(
+            "{tid} {}{when} at line {} (`{}`{src})",
+            if r.write { "writes" } else { "reads" },
+            ins.line,
+            ins.mnemonic()
+        )
+    }
+
+    pub(super) fn race_message(&self, a: &Rec<D::V>, b: &Rec<D::V>, what: &str) -> String {
+        let sync = if a.cta != b.cta {
+            "in different CTAs"
+        } else if self.threads[a.thread].warp == self.threads[b.thread].warp {
+            "with no bar.sync or bar.warp.sync between them"
+        } else {
+            "with no bar.sync between them"
+        };
+        format!(
+            "data race on {what}: {} and {} {sync}",
+            self.describe(a),
+            self.describe(b)
+        )
+    }
+
+    pub(super) fn log_shared(
+        &mut self,
+        t: usize,
+        pc: usize,
+        addr: u64,
+        size: u64,
+        write: bool,
+    ) -> Result<(), Fail> {
+        let r = self.rec(t, pc, addr, size, write);
+        let key = addr & !3;
+        let what = self
+            .vars
+            .iter()
+            .find(|v| addr >= v.addr && addr < v.addr + v.bytes)
+            .map_or_else(
+                || format!("shared address {addr:#x}"),
+                |v| {
+                    format!(
+                        "shared `{}[{}]` (byte {})",
+                        v.name,
+                        (addr - v.addr) / size.max(1),
+                        addr - v.addr
+                    )
+                },
+            );
+        let mut keys = vec![key];
+        if size > 4 {
+            keys.extend((1..size.div_ceil(4)).map(|k| key + 4 * k));
+        }
+        for k in keys {
+            let log = self.shared_log.remove(&k).unwrap_or_default();
+            let res = self.check(&log, &r, t, &what);
+            let mut log = log;
+            if res.is_ok() {
+                if write {
+                    log.writes.push(r.clone());
+                } else {
+                    log.reads.push(r.clone());
+                }
+            }
+            self.shared_log.insert(k, log);
+            res?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn log_global(
+        &mut self,
+        t: usize,
+        pc: usize,
+        i: usize,
+        off: u64,
+        size: u64,
+        write: bool,
+    ) -> Result<(), Fail> {
+        let r = self.rec(t, pc, off, size, write);
+        let td = &self.inst.tensors[i];
+        let what = format!("`{}`{:?}", td.name, td.unravel((off / ELEM_BYTES) as usize));
+        let key = (i, off);
+        let mut log = self.global_log.remove(&key).unwrap_or_default();
+        // Accesses of this CTA from earlier epochs can never conflict again.
+        let (cta, epoch) = (self.cta, self.epoch);
+        log.reads.retain(|a| a.cta != cta || a.epoch == epoch);
+        log.writes.retain(|a| a.cta != cta || a.epoch == epoch);
+        let res = self.check(&log, &r, t, &what);
+        if res.is_ok() {
+            if write {
+                log.writes.push(r);
+            } else if !log.writes.is_empty() || td.role != Role::In {
+                log.reads.push(r);
+            }
+        }
+        self.global_log.insert(key, log);
+        res
+    }
+}

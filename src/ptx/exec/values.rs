@@ -1,0 +1,260 @@
+//! Register values: reading operands (registers, special registers, immediates,
+//! symbols), writing destinations, and converting a [`Val`] to what an instruction
+//! needs (integer bits, a real of the domain, a predicate).
+//!
+//! Invariant: a value is never silently reinterpreted. Bits of a symbolic float
+//! become an opaque term (`f32.bits(x)`); a data-dependent integer used as an address,
+//! count or lane is `Unsupported`.
+
+use super::*;
+
+pub(super) fn is_float_ty(ty: &str) -> bool {
+    matches!(ty, "f32" | "f64" | "f16" | "bf16" | "tf32")
+}
+
+pub(super) fn width(ty: &str) -> u32 {
+    type_bytes(ty).map_or(64, |b| (b * 8) as u32)
+}
+
+pub(super) fn mask_w(x: u64, w: u32) -> u64 {
+    if w >= 64 {
+        x
+    } else {
+        x & ((1u64 << w) - 1)
+    }
+}
+
+pub(super) fn sext(x: u64, w: u32) -> i64 {
+    if w >= 64 {
+        x as i64
+    } else {
+        let s = 64 - w;
+        ((x << s) as i64) >> s
+    }
+}
+
+/// The value of a float bit pattern of the given width.
+pub(super) fn decode_float(bits: u64, w: u32) -> Option<f64> {
+    match w {
+        32 => Some(f32::from_bits(bits as u32) as f64),
+        64 => Some(f64::from_bits(bits)),
+        16 => {
+            let b = bits as u16;
+            let sign = if b >> 15 == 1 { -1.0 } else { 1.0 };
+            let e = ((b >> 10) & 0x1f) as i32;
+            let m = (b & 0x3ff) as f64;
+            Some(match e {
+                0 => sign * m * 2f64.powi(-24),
+                31 if m == 0.0 => sign * f64::INFINITY,
+                31 => f64::NAN,
+                _ => sign * (1.0 + m / 1024.0) * 2f64.powi(e - 15),
+            })
+        }
+        _ => None,
+    }
+}
+
+impl<'a, D: Domain> Sim<'a, D> {
+    // ----- values -----
+
+    pub(super) fn reg(&self, t: usize, slot: u32) -> Result<Val<D::V>, Fail> {
+        match self.threads[t].regs.get(slot as usize) {
+            Some(Some(v)) => Ok(*v),
+            _ => fail(
+                ErrorKind::Malformed,
+                format!(
+                    "register {} is read before it is written",
+                    self.entry
+                        .regs
+                        .get(slot as usize)
+                        .map_or("?", |r| r.0.as_str())
+                ),
+            ),
+        }
+    }
+
+    pub(super) fn special(&self, t: usize, s: Special) -> u64 {
+        let th = &self.threads[t];
+        (match s {
+            Special::Tid(a) => th.tid[a as usize],
+            Special::Ntid(a) => self.block[a as usize],
+            Special::Ctaid(a) => self.cta[a as usize],
+            Special::Nctaid(a) => self.inst.grid[a as usize],
+            Special::LaneId => th.lane as i64,
+            Special::WarpId => th.warp as i64,
+            Special::NWarpId => (self.threads.len() as i64 + 31) / 32,
+        }) as u64
+    }
+
+    pub(super) fn sym_addr(&self, name: &str) -> Result<u64, Fail> {
+        match self.vars.iter().find(|v| v.name == name) {
+            Some(v) => Ok(v.addr),
+            None => fail(
+                ErrorKind::Malformed,
+                format!("`{name}` is not a declared variable"),
+            ),
+        }
+    }
+
+    /// Read an operand; `ty` is the instruction's operand type.
+    pub(super) fn read(&mut self, t: usize, op: &Operand, ty: &str) -> Result<Val<D::V>, Fail> {
+        Ok(match op {
+            Operand::Reg(s) => self.reg(t, *s)?,
+            Operand::Special(s) => Val::Bits(self.special(t, *s)),
+            Operand::Imm(v) => {
+                if is_float_ty(ty) {
+                    Val::Float(self.domain.constant(*v as f64))
+                } else if ty == "pred" {
+                    Val::Pred(*v != 0)
+                } else {
+                    Val::Bits(mask_w(*v as u64, width(ty)))
+                }
+            }
+            Operand::FBits { bits, is_f64 } => {
+                let x = decode_float(*bits, if *is_f64 { 64 } else { 32 }).unwrap_or(f64::NAN);
+                Val::Float(self.domain.constant(x))
+            }
+            Operand::Float(x) => Val::Float(self.domain.constant(*x)),
+            Operand::Sym(name) => Val::Bits(self.sym_addr(name)?),
+            Operand::Not(inner) => {
+                let v = self.read(t, inner, "pred")?;
+                self.not(v)?
+            }
+            _ => return fail(ErrorKind::Malformed, "expected a register or an immediate"),
+        })
+    }
+
+    pub(super) fn write(&mut self, t: usize, op: &Operand, v: Val<D::V>) -> Result<(), Fail> {
+        match op {
+            Operand::Reg(s) => {
+                if let Some(slot) = self.threads[t].regs.get_mut(*s as usize) {
+                    *slot = Some(v);
+                }
+                Ok(())
+            }
+            Operand::Sink => Ok(()),
+            Operand::Vector(xs) if xs.len() == 1 => self.write(t, &xs[0], v),
+            _ => fail(ErrorKind::Malformed, "expected a destination register"),
+        }
+    }
+
+    pub(super) fn int(&self, v: Val<D::V>, ty: &str) -> Result<u64, Fail> {
+        let w = width(ty);
+        match v {
+            Val::Bits(b) => Ok(mask_w(b, w)),
+            Val::Pred(b) => Ok(b as u64),
+            Val::Float(x) => match self.domain.as_number(x) {
+                Some(n) if w == 64 => Ok(n.to_bits()),
+                Some(n) if w == 16 => unsupported(format!("16-bit bits of the float {n}")),
+                Some(n) => Ok((n as f32).to_bits() as u64),
+                None => unsupported(
+                    "bit manipulation of a symbolic float value (only abs/neg masks are understood)",
+                ),
+            },
+            Val::Cond(_) => unsupported("integer use of a data-dependent predicate"),
+            Val::Sym(_) => unsupported(
+                "a data-dependent integer (bits of a symbolic float) used as an address, count or lane",
+            ),
+        }
+    }
+
+    /// Whether a value depends on the data (is no number).
+    pub(super) fn is_symbolic(&self, v: Val<D::V>) -> bool {
+        match v {
+            Val::Sym(_) | Val::Cond(_) => true,
+            Val::Float(x) => self.domain.as_number(x).is_none(),
+            Val::Bits(_) | Val::Pred(_) => false,
+        }
+    }
+
+    pub(super) fn opaque(&mut self, op: &str, args: &[D::V]) -> Result<D::V, Fail> {
+        match self.domain.opaque(op, args) {
+            Some(v) => Ok(v),
+            None => unsupported(format!("{op} of a data-dependent value")),
+        }
+    }
+
+    /// A value as an operand of an opaque operation: the integer its `ty` bits hold
+    /// (a symbolic float becomes `f32.bits(x)` / `f64.bits(x)`).
+    pub(super) fn sym_arg(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
+        Ok(match v {
+            Val::Sym(s) | Val::Cond(s) => s,
+            Val::Float(x) if self.domain.as_number(x).is_none() => {
+                let op = if width(ty) == 64 {
+                    "f64.bits"
+                } else {
+                    "f32.bits"
+                };
+                self.opaque(op, &[x])?
+            }
+            v => {
+                let b = self.int(v, ty)?;
+                self.domain.bits(b)
+            }
+        })
+    }
+
+    /// `op(args)` as an opaque integer, e.g. `and.b32` of a symbolic float's bits.
+    pub(super) fn sym_op(
+        &mut self,
+        op: &str,
+        args: &[Val<D::V>],
+        ty: &str,
+    ) -> Result<Val<D::V>, Fail> {
+        let mut xs = Vec::with_capacity(args.len());
+        for a in args {
+            xs.push(self.sym_arg(*a, ty)?);
+        }
+        Ok(Val::Sym(self.opaque(op, &xs)?))
+    }
+
+    pub(super) fn float(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
+        match v {
+            Val::Float(x) => Ok(x),
+            Val::Bits(b) => {
+                let w = if is_float_ty(ty) { width(ty) } else { 32 };
+                match decode_float(mask_w(b, w), w) {
+                    Some(x) => Ok(self.domain.constant(x)),
+                    None => unsupported(format!("float type .{ty}")),
+                }
+            }
+            Val::Sym(s) => {
+                let w = if is_float_ty(ty) { width(ty) } else { 32 };
+                let op = if w == 64 { "f64.from" } else { "f32.from" };
+                self.opaque(op, &[s])
+            }
+            _ => fail(ErrorKind::Malformed, "a predicate used as a float"),
+        }
+    }
+
+    pub(super) fn truth(&self, v: Val<D::V>) -> Result<Truth<D::V>, Fail> {
+        match v {
+            Val::Pred(b) => Ok(Truth::Known(b)),
+            Val::Cond(c) => Ok(Truth::Unknown(c)),
+            Val::Bits(b) => Ok(Truth::Known(b != 0)),
+            Val::Float(_) => fail(ErrorKind::Malformed, "a float used as a predicate"),
+            Val::Sym(_) => unsupported("a data-dependent integer used as a predicate"),
+        }
+    }
+
+    pub(super) fn from_truth(t: Truth<D::V>) -> Val<D::V> {
+        match t {
+            Truth::Known(b) => Val::Pred(b),
+            Truth::Unknown(c) => Val::Cond(c),
+        }
+    }
+
+    pub(super) fn not(&mut self, v: Val<D::V>) -> Result<Val<D::V>, Fail> {
+        Ok(match self.truth(v)? {
+            Truth::Known(b) => Val::Pred(!b),
+            Truth::Unknown(c) => Self::from_truth(self.domain.not(c)),
+        })
+    }
+
+    pub(super) fn cond_value(&mut self, c: D::V) -> Result<bool, Fail> {
+        match self.domain.as_number(c) {
+            Some(x) => Ok(x != 0.0),
+            None => unsupported("a branch or guard on a data-dependent predicate"),
+        }
+    }
+}
