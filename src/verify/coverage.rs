@@ -173,7 +173,11 @@ impl<'ctx> Attempt<'_, 'ctx> {
         s.assert(&and(&sizes_ok));
         s.assert(&and(&in_shape));
         s.assert(&nobody);
-        match if check_covered { s.check() } else { SatResult::Unsat } {
+        match if check_covered {
+            s.check()
+        } else {
+            SatResult::Unsat
+        } {
             SatResult::Unsat => {}
             SatResult::Sat => {
                 let witness = paths::small_witness(&s, self.smt, self.sizes);
@@ -245,8 +249,10 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 for x in idx {
                     let mut syms: Vec<Arc<str>> = Vec::new();
                     x.symbols(&mut syms);
-                    let mine: Vec<&String> =
-                        vars.iter().filter(|v| syms.iter().any(|s| **s == ***v)).collect();
+                    let mine: Vec<&String> = vars
+                        .iter()
+                        .filter(|v| syms.iter().any(|s| **s == ***v))
+                        .collect();
                     match mine[..] {
                         [] => coords.push(Coord::Fixed(x.clone())),
                         [v] => {
@@ -298,8 +304,12 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 }
             }
         }
-        let ws: Vec<Int> = (0..rank).map(|d| Int::new_const(ctx, format!("#w{d}"))).collect();
-        let rs: Vec<Int> = (0..rank).map(|d| Int::new_const(ctx, format!("#r{d}"))).collect();
+        let ws: Vec<Int> = (0..rank)
+            .map(|d| Int::new_const(ctx, format!("#w{d}")))
+            .collect();
+        let rs: Vec<Int> = (0..rank)
+            .map(|d| Int::new_const(ctx, format!("#r{d}")))
+            .collect();
         let e: Vec<Int> = (0..rank)
             .map(|d| Int::add(ctx, &[&Int::mul(ctx, &[&int(lcm[d]), &ws[d]]), &rs[d]]))
             .collect();
@@ -324,8 +334,9 @@ impl<'ctx> Attempt<'_, 'ctx> {
             let mut combos: Vec<Vec<(usize, i128)>> = vec![Vec::new()];
             for (d, c) in w.coords.iter().enumerate() {
                 if let Coord::Affine { a, b, .. } = c {
-                    let res: Vec<i128> =
-                        (0..lcm[d]).filter(|r| (r - b).rem_euclid(*a) == 0).collect();
+                    let res: Vec<i128> = (0..lcm[d])
+                        .filter(|r| (r - b).rem_euclid(*a) == 0)
+                        .collect();
                     combos = combos
                         .into_iter()
                         .flat_map(|pre| {
@@ -361,7 +372,10 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     from.push(Int::new_const(ctx, var.as_str()));
                     to.push(Int::add(
                         ctx,
-                        &[&Int::mul(ctx, &[&int(lcm[d] / a), &ws[d]]), &int((r - b) / a)],
+                        &[
+                            &Int::mul(ctx, &[&int(lcm[d] / a), &ws[d]]),
+                            &int((r - b) / a),
+                        ],
                     ));
                 }
                 let subst: Vec<(&Int, &Int)> = from.iter().zip(&to).collect();
@@ -385,21 +399,27 @@ impl<'ctx> Attempt<'_, 'ctx> {
         let mut pairs = Vec::new();
         for n1 in 0..writers.len() {
             for n2 in n1 + 1..writers.len() {
-                let meet = writers[n1].coords.iter().zip(&writers[n2].coords).all(|pair| {
-                    match pair {
-                        (Coord::Affine { a: a1, b: b1, .. }, Coord::Affine { a: a2, b: b2, .. }) => {
-                            (b2 - b1) % gcd(*a1, *a2) == 0
-                        }
-                        (Coord::Affine { a, b, .. }, Coord::Fixed(x))
-                        | (Coord::Fixed(x), Coord::Affine { a, b, .. }) => {
-                            x.as_const().is_none_or(|c| (c - b) % a == 0)
-                        }
-                        (Coord::Fixed(x), Coord::Fixed(y)) => match (x.as_const(), y.as_const()) {
-                            (Some(c1), Some(c2)) => c1 == c2,
-                            _ => true,
-                        },
-                    }
-                });
+                let meet =
+                    writers[n1]
+                        .coords
+                        .iter()
+                        .zip(&writers[n2].coords)
+                        .all(|pair| match pair {
+                            (
+                                Coord::Affine { a: a1, b: b1, .. },
+                                Coord::Affine { a: a2, b: b2, .. },
+                            ) => (b2 - b1) % gcd(*a1, *a2) == 0,
+                            (Coord::Affine { a, b, .. }, Coord::Fixed(x))
+                            | (Coord::Fixed(x), Coord::Affine { a, b, .. }) => {
+                                x.as_const().is_none_or(|c| (c - b) % a == 0)
+                            }
+                            (Coord::Fixed(x), Coord::Fixed(y)) => {
+                                match (x.as_const(), y.as_const()) {
+                                    (Some(c1), Some(c2)) => c1 == c2,
+                                    _ => true,
+                                }
+                            }
+                        });
                 if meet {
                     pairs.push((n1, n2));
                 }
@@ -420,7 +440,11 @@ impl<'ctx> Attempt<'_, 'ctx> {
             }
             let subst: Vec<(&Int, &Int)> = from.iter().zip(&to).collect();
             let holds = conds(&w.cond).substitute(&subst);
-            let at = w.idx.iter().map(|x| self.smt.int(x).substitute(&subst)).collect();
+            let at = w
+                .idx
+                .iter()
+                .map(|x| self.smt.int(x).substitute(&subst))
+                .collect();
             (holds, at)
         };
         for (n1, n2) in pairs {

@@ -141,6 +141,16 @@ impl Run<'_, '_, '_> {
             self.solver.assert(&hit.not());
         }
         let res = self.solver.check();
+        if res != SatResult::Unsat && std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+            for ((part, _), f) in items.iter().zip(forms) {
+                let c: Vec<String> = part.cond.iter().map(|c| c.to_string()).collect();
+                eprintln!("  item {f:?} under {}", c.join(" & "));
+            }
+            eprintln!(
+                "  {res:?} {:?}",
+                self.solver.get_model().map(|m| m.to_string())
+            );
+        }
         let out = (res != SatResult::Unsat).then(|| {
             self.extent_failure(
                 res,
@@ -238,7 +248,10 @@ impl Run<'_, '_, '_> {
         let mut outside = Vec::with_capacity(items.len());
         for ((part, _), i) in items.iter().zip(index) {
             let inside = Cond::and(Cond::cmp(Rel::Le, &zero, i), Cond::cmp(Rel::Lt, i, extent));
-            outside.push(Bool::and(ctx, &[&conj(part), &self.smt.cond(&inside).not()]));
+            outside.push(Bool::and(
+                ctx,
+                &[&conj(part), &self.smt.cond(&inside).not()],
+            ));
         }
         let refs: Vec<&Bool> = outside.iter().collect();
         self.solver.push();

@@ -13,8 +13,9 @@
 //! - a stored value is read under its store's guard, which settles the guards it
 //!   implies ([`Run::settle`]); any guard still open there stops the attempt.
 //!
-//! The run uses lazy masks only after the forking run exceeded [`EAGER_CASES`]
-//! (`super::mod`), so kernels with few cases keep their forked proofs.
+//! Each candidate constraint is tried with lazy masks first and then forking
+//! (`super::run`): a reduction within one block (all lanes of a row in one tile) is read
+//! only by forking, which pins the row length on each path.
 //!
 //! Invariant: a guard atom is only ever replaced by the truth value of its condition
 //! where the solver proves that value, or inside a piece whose conditions record the
@@ -25,13 +26,6 @@ use super::sym::Cond;
 use crate::exec::domain::Binary;
 use crate::term::{CmpOp, TermId};
 use std::collections::HashMap;
-
-/// How many mask/branch cases (paths and loop-body cases together) a forking run may
-/// take before the attempt is repeated with lazy masks.
-pub const EAGER_CASES: usize = 96;
-
-/// The message of the error that ends a forking run over [`EAGER_CASES`].
-pub const TOO_MANY_CASES: &str = "too many mask cases to fork on";
 
 /// Most guards one summand or stored value may depend on (its pieces are enumerated).
 const MAX_GUARDS: usize = 6;
@@ -159,6 +153,25 @@ impl Run<'_, '_, '_> {
         Ok((t, open))
     }
 
+    /// `t` with the guards the path (and the store's guard) decides settled; the
+    /// others stay.
+    pub(super) fn settle_known_guards(&mut self, t: TermId) -> R<TermId> {
+        if self.guards.is_empty() {
+            return Ok(t);
+        }
+        Ok(self.settle_known(t)?.0)
+    }
+
+    /// Whether `t` depends on a guard and on no loop partial: an operand of a
+    /// reduction over the lanes of one block.
+    pub(super) fn guarded_lane(&self, t: TermId) -> bool {
+        !self.guards_in(t).is_empty()
+            && !self
+                .partials
+                .keys()
+                .any(|p| super::loops::contains(self.domain.terms, t, *p))
+    }
+
     /// A stored value with its guards settled by the path (and the store's guard, which
     /// the caller has asserted); a guard still open stops the attempt.
     pub(super) fn settle(&mut self, t: TermId) -> R<TermId> {
@@ -177,11 +190,7 @@ impl Run<'_, '_, '_> {
     /// The pieces of summand `s` of a reduction combined by `op`: each with the
     /// conditions (on the guards it depends on) under which it is the value. Pieces that
     /// are the identity of `op` (a masked-off `0` in a sum, `-inf` in a max) are left out.
-    pub(super) fn split_guards(
-        &mut self,
-        s: TermId,
-        op: Binary,
-    ) -> R<Vec<(Vec<Cond>, TermId)>> {
+    pub(super) fn split_guards(&mut self, s: TermId, op: Binary) -> R<Vec<(Vec<Cond>, TermId)>> {
         if self.guards.is_empty() {
             return Ok(vec![(Vec::new(), s)]);
         }

@@ -117,9 +117,6 @@ impl Run<'_, '_, '_> {
                 Ok(Flow::Return(_)) => break unsupported("return inside scf.for"),
                 Err(e) => break Err(e),
             }
-            if let Err(e) = self.setup.count_case() {
-                break Err(e);
-            }
             if cases.len() > self.setup.max_paths {
                 break unsupported(format!(
                     "more than {} mask/branch cases in one loop body",
@@ -504,7 +501,7 @@ impl Run<'_, '_, '_> {
 
     /// `t` with every partial replaced by the reduction it is proved to be.
     pub(super) fn resolve(&mut self, t: TermId) -> R<TermId> {
-        if self.partials.is_empty() {
+        if self.partials.is_empty() && self.guards.is_empty() {
             return Ok(t);
         }
         let mut memo = HashMap::new();
@@ -530,16 +527,73 @@ impl Run<'_, '_, '_> {
                     Node::Min(_) => Some(Binary::Min),
                     _ => None,
                 };
-                // Partials this node combines with their own operation are one group.
-                let (group, rest): (Vec<TermId>, Vec<TermId>) = kids.iter().partition(|k| {
-                    group_op.is_some() && self.partials.get(k).map(|p| p.combine) == group_op
-                });
-                let mut new_kids = Vec::with_capacity(rest.len() + 1);
-                for k in rest {
-                    new_kids.push(self.resolve_in(k, memo)?);
+                // Operands first (a reduction nested in an operand becomes its atom).
+                let mut resolved = Vec::with_capacity(kids.len());
+                for &k in &kids {
+                    resolved.push(if self.partials.contains_key(&k) {
+                        k
+                    } else {
+                        self.resolve_in(k, memo)?
+                    });
                 }
-                if let (false, Some(op)) = (group.is_empty(), group_op) {
-                    new_kids.push(self.resolve_group(op, &group)?);
+                // Partials this node combines with their own operation are one group,
+                // with the operands a mask lane still guards (the lanes of a reduction
+                // within one block, or a tile peeled off before the loop).
+                let (group, rest): (Vec<TermId>, Vec<TermId>) = resolved.iter().partition(|&&k| {
+                    group_op.is_some()
+                        && match self.partials.get(&k) {
+                            Some(p) => Some(p.combine) == group_op,
+                            None => self.guarded_lane(k),
+                        }
+                });
+                // With guarded lanes in the group, the unguarded operands beside them
+                // (lane 0, which every mask lets through) are likely its other summands:
+                // tried first with all of them, then without.
+                let mut whole = None;
+                if let Some(op) = group_op {
+                    let others: Vec<TermId> = rest
+                        .iter()
+                        .copied()
+                        .filter(|k| !self.partials.contains_key(k))
+                        .collect();
+                    if group.iter().any(|k| !self.partials.contains_key(k)) && !others.is_empty() {
+                        let all: Vec<TermId> = group.iter().chain(&others).copied().collect();
+                        match self.resolve_group(op, &all) {
+                            Ok(t) => whole = Some((t, others)),
+                            Err(e) if e.witness.is_some() => return Err(e),
+                            Err(_) => {}
+                        }
+                    }
+                }
+                let mut new_kids = Vec::with_capacity(rest.len() + 1);
+                let (grouped, rest) = match whole {
+                    Some((t, others)) => {
+                        new_kids.push(t);
+                        let rest: Vec<TermId> =
+                            rest.into_iter().filter(|k| !others.contains(k)).collect();
+                        (None, rest)
+                    }
+                    None => (Some(group), rest),
+                };
+                for k in rest {
+                    // A partial of another operation stands alone.
+                    new_kids.push(if self.partials.contains_key(&k) {
+                        self.resolve_in(k, memo)?
+                    } else {
+                        k
+                    });
+                }
+                if let (Some(group), Some(op)) = (grouped, group_op) {
+                    let lanes_only = group.iter().all(|k| !self.partials.contains_key(k));
+                    if !group.is_empty() {
+                        match self.resolve_group(op, &group) {
+                            Ok(t) => new_kids.push(t),
+                            // Guarded lanes that are no reduction (`x[j] - m` on a
+                            // masked lane) stay for an enclosing one or the store.
+                            Err(e) if lanes_only && e.witness.is_none() => new_kids.extend(group),
+                            Err(e) => return Err(e),
+                        }
+                    }
                 }
                 if new_kids == kids {
                     t
@@ -556,7 +610,16 @@ impl Run<'_, '_, '_> {
     fn resolve_group(&mut self, op: Binary, group: &[TermId]) -> R<TermId> {
         let mut items: Vec<(Part, TermId)> = Vec::new();
         for p in group {
-            for part in self.partials[p].parts.clone() {
+            let parts = match self.partials.get(p) {
+                Some(partial) => partial.parts.clone(),
+                // A guarded operand: one summand, no loop.
+                None => vec![Part {
+                    vars: Vec::new(),
+                    cond: Vec::new(),
+                    summands: vec![*p],
+                }],
+            };
+            for part in parts {
                 for &s in &part.summands {
                     let s = self.resolve(s)?;
                     // A lazily masked summand counts only where its guards hold.
@@ -744,7 +807,7 @@ pub(super) fn affine_in_one(i: &Poly, vars: &[String]) -> Option<(String, i128, 
 }
 
 /// Whether `needle` occurs in `t`.
-fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
+pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
     let mut stack = vec![t];
     let mut seen = std::collections::HashSet::new();
     while let Some(x) = stack.pop() {

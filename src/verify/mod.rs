@@ -252,7 +252,7 @@ fn run(
     // time): the kernel may well be correct under them, so no size outside them refutes.
     let mut unsettled: Vec<(String, i64)> = Vec::new();
     let deadline = Instant::now() + BUDGET;
-    for cand in &candidates {
+    'candidates: for cand in &candidates {
         let mut size_conds = size_base.clone();
         if let Some((s, c)) = cand {
             size_conds.push(Cond::cmp(
@@ -264,9 +264,10 @@ fn run(
         let mut base = size_conds.clone();
         base.extend(pid_base.iter().cloned());
         let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
-        // Forking on every mask lane first; past `EAGER_CASES` cases, lazy masks.
-        let mut lazy_masks = false;
-        let (explored, mut terms) = loop {
+        // Lazy masks first (one path where forking may take thousands), then forking on
+        // every undecided lane (which reads reductions within one block). A lazy
+        // attempt that fails without sizes leaves no trace: the forking one speaks.
+        for lazy_masks in [true, false] {
             let setup = Setup {
                 sizes,
                 tensors: &tensors,
@@ -279,84 +280,74 @@ fn run(
                 templates: &templates,
                 input_shapes: &input_shapes,
                 lazy_masks,
-                cases: Default::default(),
             };
             let mut terms = Terms::new();
-            let r = paths::explore(&kernel.module, &setup, &smt, &mut terms, names.clone());
-            match r {
-                Err(u) if !lazy_masks && u.message == guards::TOO_MANY_CASES => {
-                    lazy_masks = true
-                }
-                r => break (r, terms),
-            }
-        };
-        // A construct read only under a constraint (an int-to-float of a size the masks
-        // pin once `N <= BLOCK`) moves on to the next candidate.
-        let paths = match explored {
-            Ok(p) => p,
-            Err(u) => {
-                let at = if u.loc.file.is_some() {
-                    format!(" ({})", u.loc)
-                } else {
-                    String::new()
+            let t0 = Instant::now();
+            let explored = paths::explore(&kernel.module, &setup, &smt, &mut terms, names.clone());
+            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                let how = match &explored {
+                    Ok(p) => format!("{} paths", p.len()),
+                    Err(u) => u.message.clone(),
                 };
-                if u.witness.is_none() {
-                    unsettled.extend(cand.iter().cloned());
-                }
-                failures.push(Failed {
-                    reason: format!("{}{at}", u.message),
-                    witness: u.witness,
-                });
-                if Instant::now() > deadline {
-                    // The candidates not tried are unsettled too.
-                    for later in &candidates {
-                        unsettled.extend(later.iter().cloned());
-                    }
-                    break;
-                }
-                continue;
+                eprintln!(
+                    "explore {cand:?} lazy={lazy_masks}: {:?}, {how}",
+                    t0.elapsed()
+                );
             }
-        };
-        *paths_seen = (*paths_seen).max(paths.len());
-        let attempt = Attempt {
-            smt: &smt,
-            sizes,
-            size_conds: &size_conds,
-            base: &base,
-            pids: &pids,
-            tensors: &tensors,
-            formulas: &formulas,
-            input_shapes: &input_shapes,
-        };
-        match attempt.prove(&paths, &mut terms) {
-            Ok(()) => {
-                let mut constraints: Vec<String> =
-                    cand.iter().map(|(s, c)| format!("{s} <= {c}")).collect();
-                let mut lines: Vec<String> = Vec::new();
-                for p in &paths {
-                    for l in &p.no_overflow {
-                        let l = l.to_string();
-                        if !lines.contains(&l) {
-                            lines.push(l);
+            let failed = match explored {
+                // A construct read only under a constraint (an int-to-float of a size
+                // the masks pin once `N <= BLOCK`) moves on to the next candidate.
+                Err(u) => {
+                    let at = if u.loc.file.is_some() {
+                        format!(" ({})", u.loc)
+                    } else {
+                        String::new()
+                    };
+                    Failed {
+                        reason: format!("{}{at}", u.message),
+                        witness: u.witness,
+                    }
+                }
+                Ok(paths) => {
+                    *paths_seen = (*paths_seen).max(paths.len());
+                    let attempt = Attempt {
+                        smt: &smt,
+                        sizes,
+                        size_conds: &size_conds,
+                        base: &base,
+                        pids: &pids,
+                        tensors: &tensors,
+                        formulas: &formulas,
+                        input_shapes: &input_shapes,
+                    };
+                    match attempt.prove(&paths, &mut terms) {
+                        Ok(()) => {
+                            return Ok(Scope::AllSizes {
+                                constraints: constraints_of(cand, &paths),
+                                bounds: cand.iter().cloned().collect(),
+                            })
+                        }
+                        Err(f) => {
+                            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                                eprintln!("  prove: {} {:?}", f.reason, f.witness);
+                            }
+                            f
                         }
                     }
                 }
-                if !lines.is_empty() {
-                    constraints.push(format!(
-                        "i32 index arithmetic not overflowing ({})",
-                        lines.join(", ")
-                    ));
-                }
-                return Ok(Scope::AllSizes {
-                    constraints,
-                    bounds: cand.iter().cloned().collect(),
-                });
-            }
-            Err(f) => {
-                if f.witness.is_none() {
+            };
+            if failed.witness.is_some() || !lazy_masks {
+                if failed.witness.is_none() {
                     unsettled.extend(cand.iter().cloned());
                 }
-                failures.push(f)
+                failures.push(failed);
+            }
+            if Instant::now() > deadline {
+                // This candidate and the ones not tried are unsettled.
+                for c in &candidates {
+                    unsettled.extend(c.iter().cloned());
+                }
+                break 'candidates;
             }
         }
     }
@@ -422,6 +413,28 @@ fn run(
         .first()
         .map(|f| f.reason.clone())
         .unwrap_or_else(|| "no proof".into()))
+}
+
+/// The constraints a proof holds under: the candidate bound, and no i32 overflow in the
+/// lines that could overflow.
+fn constraints_of(cand: &Option<(String, i64)>, paths: &[paths::Path]) -> Vec<String> {
+    let mut constraints: Vec<String> = cand.iter().map(|(s, c)| format!("{s} <= {c}")).collect();
+    let mut lines: Vec<String> = Vec::new();
+    for p in paths {
+        for l in &p.no_overflow {
+            let l = l.to_string();
+            if !lines.contains(&l) {
+                lines.push(l);
+            }
+        }
+    }
+    if !lines.is_empty() {
+        constraints.push(format!(
+            "i32 index arithmetic not overflowing ({})",
+            lines.join(", ")
+        ));
+    }
+    constraints
 }
 
 /// The widths of the kernel's blocks (`tt.make_range` ends): the candidate bounds.
@@ -522,12 +535,21 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 for c in &st.guard {
                     solver.assert(&self.smt.cond(c));
                 }
+                // A guard may pin a size (the last lane of a row pins its length), as
+                // it did for the kernel's side of this store.
+                let guard_pinned;
+                let pinned = if st.guard.is_empty() {
+                    &pinned
+                } else {
+                    guard_pinned = self.pinned(&solver);
+                    &guard_pinned
+                };
                 let mut holds = |c: &Cond| self.smt.holds(&solver, c);
                 let mut atoms = at_index::AtomIndex::new();
                 let mut at = AtIndex {
                     terms,
                     shapes: self.input_shapes,
-                    pinned: &pinned,
+                    pinned,
                     holds: &mut holds,
                     atoms: &mut atoms,
                 };
@@ -554,7 +576,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
             }
             let just: Vec<_> = pairs.iter().map(|&(a, b, _)| (a, b)).collect();
             let verdicts = decide::decide_all(terms, &just, &decide::Options::default());
-            for (v, (_, _, st)) in verdicts.iter().zip(&pairs) {
+            for (v, (want, got, st)) in verdicts.iter().zip(&pairs) {
                 let what = format!(
                     "`{}` at index [{}] ({})",
                     self.tensors[st.tensor].name,
@@ -564,10 +586,17 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 match v {
                     Verdict::Equal { .. } => {}
                     Verdict::NotEqual(_) => {
+                        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                            eprintln!(
+                                "  want {}\n  got  {}",
+                                terms.display(*want),
+                                terms.display(*got)
+                            );
+                        }
                         return Err(Failed {
                             reason: format!("{what} differs from the formula"),
                             witness: witness(),
-                        })
+                        });
                     }
                     Verdict::Unknown { reason } => {
                         return Err(Failed {

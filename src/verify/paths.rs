@@ -163,9 +163,6 @@ pub struct Setup<'a> {
     /// Undecided mask lanes become guards in values instead of forks
     /// ([`super::guards`]).
     pub lazy_masks: bool,
-    /// Mask/branch cases run so far (paths and loop-body cases): a forking run stops
-    /// past [`super::guards::EAGER_CASES`].
-    pub cases: std::cell::Cell<usize>,
 }
 
 /// A kernel parameter's symbolic value.
@@ -241,7 +238,6 @@ pub fn explore(
         run.run_func(func, args)?;
         trail = std::mem::take(&mut run.trail);
         paths.push(run.path);
-        setup.count_case()?;
         if std::time::Instant::now() > setup.deadline {
             return unsupported(format!(
                 "the time budget ran out after {} mask/branch cases",
@@ -296,17 +292,6 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// Lazy masks: each guard atom's condition, and the atom of each condition.
     pub(super) guards: HashMap<TermId, Cond>,
     pub(super) guard_terms: HashMap<Cond, TermId>,
-}
-
-impl Setup<'_> {
-    /// Counts one more mask/branch case; a forking run stops past the eager limit.
-    pub(super) fn count_case(&self) -> R<()> {
-        self.cases.set(self.cases.get() + 1);
-        if !self.lazy_masks && self.cases.get() > super::guards::EAGER_CASES {
-            return unsupported(super::guards::TOO_MANY_CASES);
-        }
-        Ok(())
-    }
 }
 
 impl Run<'_, '_, '_> {
@@ -1010,7 +995,10 @@ impl Run<'_, '_, '_> {
                 self.solver.assert(&self.smt.cond(c));
             }
             let value = match &vals.lanes[i] {
-                Lane::Float(v) => self.resolve(*v).and_then(|v| self.settle(v)),
+                Lane::Float(v) => self
+                    .settle_known_guards(*v)
+                    .and_then(|v| self.resolve(v))
+                    .and_then(|v| self.settle(v)),
                 Lane::Undef => unsupported("a masked-off lane (loaded without other=) is stored"),
                 _ => unsupported("a store of a non-float value"),
             };
