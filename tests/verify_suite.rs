@@ -72,8 +72,9 @@ fn correct_kernels_are_never_refuted_and_loop_free_ones_are_proved() {
 }
 
 /// Size twins correct exactly under `N <= BLOCK` (one tile), so the proof under that
-/// bound is right; the unconstrained attempt must still fail.
-const PROVED_UNDER_A_BOUND: &[&str] = &["softmax_online_norescale"];
+/// bound is right; the unconstrained attempt must still fail. (`matmul_k1` counts its
+/// peeled first K tile twice once the loop runs, so it is right exactly for K <= 16.)
+const PROVED_UNDER_A_BOUND: &[&str] = &["softmax_online_norescale", "matmul_k1"];
 
 #[test]
 fn size_twins_are_never_proved_and_their_witnesses_replay() {
@@ -127,7 +128,8 @@ fn size_twins_are_never_proved_and_their_witnesses_replay() {
 
 /// Loops over sizes (src/verify/loops.rs), one kernel per proof path: running sums
 /// (lane-wise, then reduced), a running max, stores inside the loop, a mean over a loop,
-/// and online softmax's rescaled sum.
+/// online softmax's rescaled sum, and K loops of `tl.dot` under row, column and K masks
+/// (lazy masks, src/verify/guards.rs; residue-class extent and coverage queries).
 const LOOPS_PROVED: &[&str] = &[
     "sum_tree",
     "max_looped",
@@ -135,20 +137,22 @@ const LOOPS_PROVED: &[&str] = &[
     "mean_looped",
     "softmax_online",
     "softmax_looped",
+    "matmul",
+    "matmul_tiles",
 ];
 
 /// Their wrong twins, each wrong only at sizes other than its instances: a loop that
 /// stops a tile early (never reaches the tail), skips the last element when N % 4 == 1,
-/// adds overlapping tiles twice, never stores the ragged tail, or divides by the padded
-/// length. (`matmul_k1`, which counts the first K tile twice, is only UNKNOWN: its one
-/// proof attempt that could succeed, under `K <= 16`, runs out of time on 16×16 lane
-/// masks, so no size past 16 may refute it.)
+/// adds overlapping tiles twice, never stores the ragged tail, divides by the padded
+/// length, runs `K // 16` K tiles, or masks K with `<=`.
 const LOOPS_REFUTED: &[&str] = &[
     "sum_loop_floor",
     "max_loop_short",
     "sum_loop_overlap",
     "scale_looped_floor",
     "mean_looped_div",
+    "matmul_kfloor",
+    "matmul_mask_le",
 ];
 
 #[test]

@@ -235,7 +235,19 @@ pub fn explore(
             };
             args.push(Rc::new(Val::scalar(lane)));
         }
-        run.run_func(func, args)?;
+        if let Err(e) = run.run_func(func, args) {
+            // An access already shown to leave its tensor at some sizes is the finding,
+            // whatever stopped the run after it.
+            if let Some(f) = run.path.failures.iter().find(|f| f.witness.is_some()) {
+                return Err(Unsupported {
+                    message: f.message.clone(),
+                    line: f.line,
+                    loc: f.loc.clone(),
+                    witness: f.witness.clone(),
+                });
+            }
+            return Err(e);
+        }
         trail = std::mem::take(&mut run.trail);
         paths.push(run.path);
         if std::time::Instant::now() > setup.deadline {
