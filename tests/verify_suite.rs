@@ -225,11 +225,12 @@ fn proofs_for_all_sizes_agree_with_bounded_checks_at_random_sizes() {
     let mut checked = 0;
     for f in fixtures().iter().filter(|f| correct(f)) {
         let Some((o, k)) = all_sizes(f) else { continue };
-        let Scope::AllSizes { bounds, .. } = &o.scope else {
+        let Scope::AllSizes { bounds, fixed, .. } = &o.scope else {
             continue;
         };
         for _ in 0..3 {
-            // Sizes up to 3x the launch's (ragged: any value), within the bounds.
+            // Sizes up to 3x the launch's (ragged: any value), within the bounds; a
+            // size the proof fixes at its value.
             let mut sizes = BTreeMap::new();
             for (name, v) in &k.launch.sizes {
                 let cap = bounds
@@ -237,7 +238,8 @@ fn proofs_for_all_sizes_agree_with_bounded_checks_at_random_sizes() {
                     .find(|(s, _)| s == name)
                     .map(|(_, c)| *c)
                     .unwrap_or(3 * v + 5);
-                sizes.insert(name.clone(), 1 + rng.below(cap));
+                let pinned = fixed.iter().find(|(s, _)| s == name).map(|(_, c)| *c);
+                sizes.insert(name.clone(), pinned.unwrap_or_else(|| 1 + rng.below(cap)));
             }
             let inst = k.instance(&sizes).unwrap();
             let r = check::check(&k, &inst, &f.meta.spec, &CheckOptions::default())

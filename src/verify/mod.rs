@@ -52,6 +52,9 @@ pub enum Scope {
     AllSizes {
         constraints: Vec<String>,
         bounds: Vec<(String, i64)>,
+        /// The sizes the proof fixes to one value (`D == 16` as `("D", 16)`; also in
+        /// `bounds`).
+        fixed: Vec<(String, i64)>,
     },
     /// Not proved for all sizes; the instance verdict stands.
     Unknown { reason: String },
@@ -233,11 +236,23 @@ fn run(
     collect_widths(&kernel.module, &mut widths);
     widths.sort_unstable_by(|a, b| b.cmp(a));
     widths.dedup();
-    let mut candidates: Vec<Option<(String, i64)>> = vec![None];
-    for c in &widths {
-        for s in sizes {
-            if inst.sizes.get(s).is_some_and(|v| v <= c) {
-                candidates.push(Some((s.clone(), *c)));
+    let mut candidates: Vec<Option<Bound>> = vec![None];
+    for exact in [false, true] {
+        for c in &widths {
+            for s in sizes {
+                // `s == c` last: a size the kernel hard-codes as a block (a head
+                // dimension equal to its tile).
+                let admitted = inst
+                    .sizes
+                    .get(s)
+                    .is_some_and(|v| if exact { v == c } else { v <= c });
+                if admitted {
+                    candidates.push(Some(Bound {
+                        size: s.clone(),
+                        value: *c,
+                        exact,
+                    }));
+                }
             }
         }
     }
@@ -250,16 +265,16 @@ fn run(
     let mut failures: Vec<Failed> = Vec::new();
     // Constraints whose attempt ended without a failed obligation (unsupported, out of
     // time): the kernel may well be correct under them, so no size outside them refutes.
-    let mut unsettled: Vec<(String, i64)> = Vec::new();
+    let mut unsettled: Vec<Bound> = Vec::new();
     let deadline = Instant::now() + BUDGET;
     'candidates: for cand in &candidates {
         let mut size_conds = size_base.clone();
-        if let Some((s, c)) = cand {
-            size_conds.push(Cond::cmp(
-                Rel::Le,
-                &Poly::sym(s),
-                &Poly::constant(*c as i128),
-            ));
+        if let Some(b) = cand {
+            let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
+            size_conds.push(Cond::cmp(Rel::Le, &s, &c));
+            if b.exact {
+                size_conds.push(Cond::cmp(Rel::Le, &c, &s));
+            }
         }
         let mut base = size_conds.clone();
         base.extend(pid_base.iter().cloned());
@@ -324,7 +339,12 @@ fn run(
                         Ok(()) => {
                             return Ok(Scope::AllSizes {
                                 constraints: constraints_of(cand, &paths),
-                                bounds: cand.iter().cloned().collect(),
+                                bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),
+                                fixed: cand
+                                    .iter()
+                                    .filter(|b| b.exact)
+                                    .map(|b| (b.size.clone(), b.value))
+                                    .collect(),
                             })
                         }
                         Err(f) => {
@@ -336,11 +356,17 @@ fn run(
                     }
                 }
             };
-            if failed.witness.is_some() || !lazy_masks {
-                if failed.witness.is_none() {
+            // A failed obligation with sizes settles the candidate: forking checks the
+            // same obligations.
+            let settled = failed.witness.is_some();
+            if settled || !lazy_masks {
+                if !settled {
                     unsettled.extend(cand.iter().cloned());
                 }
                 failures.push(failed);
+            }
+            if settled {
+                break;
             }
             if Instant::now() > deadline {
                 // This candidate and the ones not tried are unsettled.
@@ -356,7 +382,7 @@ fn run(
         let Some(w) = &f.witness else { continue };
         let outside = w
             .iter()
-            .any(|(s, v)| unsettled.iter().any(|(u, c)| u == s && v > c));
+            .any(|(s, v)| unsettled.iter().any(|b| b.excludes(s, *v)));
         if outside {
             continue;
         }
@@ -379,7 +405,7 @@ fn run(
         values.sort_unstable();
         values.dedup();
         for v in values {
-            let outside = unsettled.iter().any(|(u, c)| u == s && v > *c);
+            let outside = unsettled.iter().any(|b| b.excludes(s, v));
             if v < 1
                 || v > 64
                 || outside
@@ -417,8 +443,8 @@ fn run(
 
 /// The constraints a proof holds under: the candidate bound, and no i32 overflow in the
 /// lines that could overflow.
-fn constraints_of(cand: &Option<(String, i64)>, paths: &[paths::Path]) -> Vec<String> {
-    let mut constraints: Vec<String> = cand.iter().map(|(s, c)| format!("{s} <= {c}")).collect();
+fn constraints_of(cand: &Option<Bound>, paths: &[paths::Path]) -> Vec<String> {
+    let mut constraints: Vec<String> = cand.iter().map(|b| b.to_string()).collect();
     let mut lines: Vec<String> = Vec::new();
     for p in paths {
         for l in &p.no_overflow {
@@ -435,6 +461,33 @@ fn constraints_of(cand: &Option<(String, i64)>, paths: &[paths::Path]) -> Vec<St
         ));
     }
     constraints
+}
+
+/// A candidate constraint: `size <= value`, or `size == value` when `exact`.
+#[derive(Clone, Debug)]
+struct Bound {
+    size: String,
+    value: i64,
+    exact: bool,
+}
+
+impl Bound {
+    /// Whether `size = v` lies outside this constraint.
+    fn excludes(&self, size: &str, v: i64) -> bool {
+        self.size == size
+            && if self.exact {
+                v != self.value
+            } else {
+                v > self.value
+            }
+    }
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rel = if self.exact { "==" } else { "<=" };
+        write!(f, "{} {rel} {}", self.size, self.value)
+    }
 }
 
 /// The widths of the kernel's blocks (`tt.make_range` ends): the candidate bounds.
