@@ -794,7 +794,15 @@ impl Run<'_, '_, '_> {
                 idx.push(rest.clone());
                 break;
             }
-            match rest.split_by(d) {
+            // A size the path pins (`N == 8`) divides as its value.
+            let split = match rest.split_by(d) {
+                Some((q, r)) if within(self, &r, d) => Some((q, r)),
+                symbolic => self
+                    .pinned(d)
+                    .and_then(|c| rest.split_by(&Poly::constant(c)))
+                    .or(symbolic),
+            };
+            match split {
                 Some((q, r)) if within(self, &r, d) => {
                     idx.push(r);
                     rest = q;
