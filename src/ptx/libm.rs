@@ -17,6 +17,8 @@ use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
 use crate::exec::Output;
 use crate::launch::{Instance, Launch};
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
+use num_rational::BigRational;
+use num_traits::Zero;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -31,6 +33,10 @@ pub struct Probe {
     /// How the expansion's code uses its argument: the shapes of the argument's
     /// direct parents (see [`parent_shape`]), a cheap prefilter for candidates.
     uses: FxHashSet<String>,
+    /// The constants `c` of the expansion's `c · x` nodes. An argument `k · u` reaches
+    /// the kernel's term as `(k·c) · u` (products flatten, constants fold), so the node
+    /// `k · u` itself may not exist: these let [`recognise`] solve for `k`.
+    scales: Vec<BigRational>,
 }
 
 const SOURCES: [(&str, Func, &str, &str); 8] = [
@@ -104,6 +110,7 @@ pub fn probes() -> &'static [Probe] {
                     inst,
                     arg_order: super::launch_arg_order(launch),
                     uses: FxHashSet::default(),
+                    scales: Vec::new(),
                 };
                 let mut terms = Terms::new();
                 let x = terms.input("x", &[0]);
@@ -111,6 +118,13 @@ pub fn probes() -> &'static [Probe] {
                     for t in reachable(&terms, &[y]) {
                         if terms.children(t).contains(&x) {
                             p.uses.insert(parent_shape(&terms, t, x));
+                        }
+                        if let Node::Mul(ops) = terms.node(t) {
+                            if let (2, Some(c)) = (ops.len(), terms.as_const(ops[0])) {
+                                if ops[1] == x && !p.scales.contains(c) {
+                                    p.scales.push(c.clone());
+                                }
+                            }
                         }
                     }
                 }
@@ -269,43 +283,52 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
         for &t in &dag {
             terms.for_each_child(t, |c| parents.entry(c).or_default().push(t));
         }
-        let mut subst: FxHashMap<TermId, TermId> = FxHashMap::default();
-        // Expansions whose value is a product or sum that the host flattened into a
-        // larger one (`e / s` = `Mul([e's factors..., s^-1])`).
-        let mut flat: Vec<(bool, Vec<TermId>, TermId)> = Vec::new();
+        // (argument, probe) pairs to try: nodes of the DAG whose parents look like
+        // the probe's uses of its argument, and scaled arguments (below).
+        let mut tries: Vec<(TermId, usize)> = Vec::new();
         for &a in &candidates {
             let shapes: FxHashSet<String> = parents
                 .get(&a)
                 .map(|ps| ps.iter().map(|&p| parent_shape(terms, p, a)).collect())
                 .unwrap_or_default();
-            for p in probes() {
-                if p.uses.is_disjoint(&shapes) {
-                    continue;
+            for (i, p) in probes().iter().enumerate() {
+                if !p.uses.is_disjoint(&shapes) {
+                    tries.push((a, i));
                 }
-                let Some(y) = p.apply(terms, a) else {
-                    continue;
-                };
-                if subst.contains_key(&y) {
-                    continue;
-                }
-                if in_dag.contains(&y) {
+            }
+        }
+        tries.extend(scaled_arguments(terms, &candidates, &in_dag));
+        let mut seen: FxHashSet<(TermId, usize)> = FxHashSet::default();
+        tries.retain(|t| seen.insert(*t));
+        let mut subst: FxHashMap<TermId, TermId> = FxHashMap::default();
+        // Expansions whose value is a product or sum that the host flattened into a
+        // larger one (`e / s` = `Mul([e's factors..., s^-1])`).
+        let mut flat: Vec<(bool, Vec<TermId>, TermId)> = Vec::new();
+        for (a, i) in tries {
+            let p = &probes()[i];
+            let Some(y) = p.apply(terms, a) else {
+                continue;
+            };
+            if subst.contains_key(&y) {
+                continue;
+            }
+            if in_dag.contains(&y) {
+                let f = terms.call(p.func, a);
+                subst.insert(y, f);
+            } else if let Node::Add(ops) | Node::Mul(ops) = terms.node(y) {
+                let is_add = matches!(terms.node(y), Node::Add(_));
+                let ops = ops.to_vec();
+                let inside = parents.get(&ops[0]).is_some_and(|ps| {
+                    ps.iter().any(|&h| match terms.node(h) {
+                        Node::Add(hs) if is_add => ops.iter().all(|o| hs.contains(o)),
+                        Node::Mul(hs) if !is_add => ops.iter().all(|o| hs.contains(o)),
+                        _ => false,
+                    })
+                });
+                if inside {
                     let f = terms.call(p.func, a);
                     subst.insert(y, f);
-                } else if let Node::Add(ops) | Node::Mul(ops) = terms.node(y) {
-                    let is_add = matches!(terms.node(y), Node::Add(_));
-                    let ops = ops.to_vec();
-                    let inside = parents.get(&ops[0]).is_some_and(|ps| {
-                        ps.iter().any(|&h| match terms.node(h) {
-                            Node::Add(hs) if is_add => ops.iter().all(|o| hs.contains(o)),
-                            Node::Mul(hs) if !is_add => ops.iter().all(|o| hs.contains(o)),
-                            _ => false,
-                        })
-                    });
-                    if inside {
-                        let f = terms.call(p.func, a);
-                        subst.insert(y, f);
-                        flat.push((is_add, ops, f));
-                    }
+                    flat.push((is_add, ops, f));
                 }
             }
         }
@@ -321,6 +344,48 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
         }
     }
     total
+}
+
+/// Scaled arguments: `(k · u, probe)` for each node `c' · u` of the DAG and scale `c`
+/// of a probe, `k = c'/c`, where every other scale `c_i` of that probe also occurs as
+/// `(k·c_i) · u`. `expf(-x)` computes `c · (-x)`, which the product normaliser folds to
+/// `(-c) · x`: the argument `-x` is then no node of the kernel's term. This is only a
+/// guess at the argument; [`recognise`] still requires the probe's term for it to be
+/// identical to the kernel's.
+fn scaled_arguments(
+    terms: &mut Terms,
+    candidates: &[TermId],
+    in_dag: &FxHashSet<TermId>,
+) -> Vec<(TermId, usize)> {
+    let mut out = Vec::new();
+    for &t in candidates {
+        let Node::Mul(ops) = terms.node(t) else {
+            continue;
+        };
+        let Some(c1) = terms.as_const(ops[0]).cloned() else {
+            continue;
+        };
+        let rest = ops[1..].to_vec();
+        let u = terms.product(&rest);
+        for (i, p) in probes().iter().enumerate() {
+            for c in &p.scales {
+                if c.is_zero() {
+                    continue;
+                }
+                let k = &c1 / c;
+                let all = p.scales.iter().all(|ci| {
+                    let kc = terms.constant(&k * ci);
+                    let s = terms.product(&[kc, u]);
+                    in_dag.contains(&s)
+                });
+                if all {
+                    let kc = terms.constant(k);
+                    out.push((terms.product(&[kc, u]), i));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The nodes reachable from `roots`, children before parents (ascending ids).
