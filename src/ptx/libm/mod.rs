@@ -12,202 +12,15 @@
 //! (`ptx/libm/generate.py`), embedded in the binary, and each is validated
 //! numerically against the function it stands for (tests/ptx_libm.rs).
 
-use super::ast::Module;
-use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
+mod probes;
+
+pub use probes::{probes, Meaning, Probe};
+
 use crate::exec::Output;
-use crate::launch::{Instance, Launch};
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use num_rational::BigRational;
-use num_traits::Zero;
+use num_traits::{Signed, Zero};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
-
-/// One probe: `y[i] = f(x[i])` compiled as the suite's kernels are.
-pub struct Probe {
-    pub name: &'static str,
-    pub func: Func,
-    pub module: Module,
-    pub inst: Instance,
-    pub arg_order: Vec<String>,
-    /// How the expansion's code uses its argument: the shapes of the argument's
-    /// direct parents (see [`parent_shape`]), a cheap prefilter for candidates.
-    uses: FxHashSet<String>,
-    /// The constants `c` of the expansion's `c · x` nodes. An argument `k · u` reaches
-    /// the kernel's term as `(k·c) · u` (products flatten, constants fold), so the node
-    /// `k · u` itself may not exist: these let [`recognise`] solve for `k`.
-    scales: Vec<BigRational>,
-}
-
-const SOURCES: [(&str, Func, &str, &str); 8] = [
-    (
-        "log",
-        Func::Log,
-        include_str!("../../ptx/libm/log.ptx"),
-        include_str!("../../ptx/libm/log.launch.toml"),
-    ),
-    (
-        "sin",
-        Func::Sin,
-        include_str!("../../ptx/libm/sin.ptx"),
-        include_str!("../../ptx/libm/sin.launch.toml"),
-    ),
-    (
-        "cos",
-        Func::Cos,
-        include_str!("../../ptx/libm/cos.ptx"),
-        include_str!("../../ptx/libm/cos.launch.toml"),
-    ),
-    (
-        "tanh",
-        Func::Tanh,
-        include_str!("../../ptx/libm/tanh.ptx"),
-        include_str!("../../ptx/libm/tanh.launch.toml"),
-    ),
-    (
-        "erf",
-        Func::Erf,
-        include_str!("../../ptx/libm/erf.ptx"),
-        include_str!("../../ptx/libm/erf.launch.toml"),
-    ),
-    (
-        "expf",
-        Func::Exp,
-        include_str!("../../ptx/libm/expf.ptx"),
-        include_str!("../../ptx/libm/expf.launch.toml"),
-    ),
-    (
-        "tanhf",
-        Func::Tanh,
-        include_str!("../../ptx/libm/tanhf.ptx"),
-        include_str!("../../ptx/libm/tanhf.launch.toml"),
-    ),
-    (
-        "erff",
-        Func::Erf,
-        include_str!("../../ptx/libm/erff.ptx"),
-        include_str!("../../ptx/libm/erff.launch.toml"),
-    ),
-];
-
-/// The probes, parsed once per process.
-pub fn probes() -> &'static [Probe] {
-    static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
-    PROBES.get_or_init(|| {
-        SOURCES
-            .iter()
-            .map(|&(name, func, ptx, launch)| {
-                let module = super::parse(ptx).expect("embedded libm probe parses");
-                let mut inst = Launch::parse(launch, name)
-                    .and_then(|l| l.instantiate(&BTreeMap::new()))
-                    .expect("embedded libm probe launch");
-                // One element, one thread: the element's code is all that matters.
-                inst.block = [1, 1, 1];
-                let mut p = Probe {
-                    name,
-                    func,
-                    module,
-                    inst,
-                    arg_order: super::launch_arg_order(launch),
-                    uses: FxHashSet::default(),
-                    scales: Vec::new(),
-                };
-                let mut terms = Terms::new();
-                let x = terms.input("x", &[0]);
-                if let Some(y) = p.apply(&mut terms, x) {
-                    for t in reachable(&terms, &[y]) {
-                        if terms.children(t).contains(&x) {
-                            p.uses.insert(parent_shape(&terms, t, x));
-                        }
-                        if let Node::Mul(ops) = terms.node(t) {
-                            if let (2, Some(c)) = (ops.len(), terms.as_const(ops[0])) {
-                                if ops[1] == x && !p.scales.contains(c) {
-                                    p.scales.push(c.clone());
-                                }
-                            }
-                        }
-                    }
-                }
-                p
-            })
-            .collect()
-    })
-}
-
-/// The symbolic domain with the probe's input element bound to a given term.
-struct Bound<'t> {
-    sym: Symbolic<'t>,
-    arg: TermId,
-}
-
-impl Domain for Bound<'_> {
-    type V = TermId;
-    fn constant(&mut self, x: f64) -> TermId {
-        self.sym.constant(x)
-    }
-    fn input(&mut self, _tensor: usize, _index: &[i64], _flat: usize) -> TermId {
-        self.arg
-    }
-    fn param(&mut self, name: &str) -> Option<TermId> {
-        self.sym.param(name)
-    }
-    fn neg(&mut self, a: TermId) -> TermId {
-        self.sym.neg(a)
-    }
-    fn func(&mut self, f: Func, a: TermId) -> TermId {
-        self.sym.func(f, a)
-    }
-    fn powi(&mut self, a: TermId, n: i32) -> TermId {
-        self.sym.powi(a, n)
-    }
-    fn binary(&mut self, op: Binary, a: TermId, b: TermId) -> TermId {
-        self.sym.binary(op, a, b)
-    }
-    fn sum(&mut self, xs: &[TermId]) -> TermId {
-        self.sym.sum(xs)
-    }
-    fn cmp(&mut self, op: CmpOp, a: TermId, b: TermId) -> Truth<TermId> {
-        self.sym.cmp(op, a, b)
-    }
-    fn select(&mut self, c: TermId, a: TermId, b: TermId) -> TermId {
-        self.sym.select(c, a, b)
-    }
-    fn not(&mut self, a: TermId) -> Truth<TermId> {
-        self.sym.not(a)
-    }
-    fn and(&mut self, a: TermId, b: TermId) -> Truth<TermId> {
-        self.sym.and(a, b)
-    }
-    fn or(&mut self, a: TermId, b: TermId) -> Truth<TermId> {
-        self.sym.or(a, b)
-    }
-    fn as_number(&self, a: TermId) -> Option<f64> {
-        self.sym.as_number(a)
-    }
-    fn opaque(&mut self, op: &str, args: &[TermId]) -> Option<TermId> {
-        self.sym.opaque(op, args)
-    }
-    fn bits(&mut self, b: u64) -> TermId {
-        self.sym.bits(b)
-    }
-}
-
-impl Probe {
-    /// The term the probe stores for input `arg`, built in `terms`.
-    pub fn apply(&self, terms: &mut Terms, arg: TermId) -> Option<TermId> {
-        let mut d = Bound {
-            sym: Symbolic {
-                terms,
-                tensor_names: Vec::new(),
-                precision: Default::default(),
-            },
-            arg,
-        };
-        let run = super::execute(&self.module, &self.inst, &self.arg_order, &mut d).ok()?;
-        let y = run.outputs.iter().find(|o| o.name == "y")?;
-        y.elems.first().copied().flatten()
-    }
-}
 
 /// A parent `p` of `a` with `a` as `#`, constants by value and other operands as `?`
 /// (operands sorted, as n-ary nodes sort by id, which differs between stores).
@@ -241,6 +54,15 @@ fn parent_shape(terms: &Terms, p: TermId, a: TermId) -> String {
 pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
     let mut total = 0;
     // Nested calls (log(sin(x))) are recognised innermost first, one level a round.
+    // One form for comparisons and |·| in the kernel's terms, as in the probes'.
+    if has_opaque(terms, outputs) {
+        let mut memo = FxHashMap::default();
+        for o in outputs.iter_mut() {
+            for e in o.elems.iter_mut().flatten() {
+                *e = rebuild(terms, *e, &mut memo, &[], true);
+            }
+        }
+    }
     for _round in 0..4 {
         let roots: Vec<TermId> = outputs
             .iter()
@@ -313,7 +135,7 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
                 continue;
             }
             if in_dag.contains(&y) {
-                let f = terms.call(p.func, a);
+                let f = p.meaning.build(terms, a);
                 subst.insert(y, f);
             } else if let Node::Add(ops) | Node::Mul(ops) = terms.node(y) {
                 let is_add = matches!(terms.node(y), Node::Add(_));
@@ -326,7 +148,7 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
                     })
                 });
                 if inside {
-                    let f = terms.call(p.func, a);
+                    let f = p.meaning.build(terms, a);
                     subst.insert(y, f);
                     flat.push((is_add, ops, f));
                 }
@@ -339,7 +161,7 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
         let mut memo = subst;
         for o in outputs.iter_mut() {
             for e in o.elems.iter_mut().flatten() {
-                *e = rebuild(terms, *e, &mut memo, &flat);
+                *e = rebuild(terms, *e, &mut memo, &flat, false);
             }
         }
     }
@@ -388,6 +210,17 @@ fn scaled_arguments(
     out
 }
 
+/// Whether some output reads bit-level code.
+fn has_opaque(terms: &Terms, outputs: &[Output<TermId>]) -> bool {
+    let roots: Vec<TermId> = outputs
+        .iter()
+        .flat_map(|o| o.elems.iter().flatten().copied())
+        .collect();
+    reachable(terms, &roots)
+        .iter()
+        .any(|t| matches!(terms.node(*t), Node::Opaque(..)))
+}
+
 /// The nodes reachable from `roots`, children before parents (ascending ids).
 fn reachable(terms: &Terms, roots: &[TermId]) -> Vec<TermId> {
     let mut seen: FxHashSet<TermId> = FxHashSet::default();
@@ -402,13 +235,72 @@ fn reachable(terms: &Terms, roots: &[TermId]) -> Vec<TermId> {
     v
 }
 
+/// Compilers fold an argument's sign or scale into comparisons and `|·|`: NVRTC emits
+/// `logf(-x)`'s subnormal test `-x < 2^-126` as `x > -2^-126`, and `fabsf(-x)` as
+/// `fabsf(x)`. Probe and kernel terms are both brought to one form, so that such code
+/// is still identical to the probe's: a comparison of `k · u` with a constant `c`
+/// becomes `u` against `c / k` (the operator flipped for `k < 0`), and `|k · u|` with
+/// `k < 0` becomes `|(-k) · u|`. Both rewrites are exact over the reals and keep the
+/// IEEE values at ±inf and NaN (`k` is a non-zero rational).
+pub(super) fn canonical(terms: &mut Terms, t: TermId) -> TermId {
+    // `k · u` as (k, u) for a constant `k != 0`.
+    fn scaled(terms: &mut Terms, a: TermId) -> Option<(BigRational, TermId)> {
+        let Node::Mul(ops) = terms.node(a) else {
+            return None;
+        };
+        let k = terms.as_const(ops[0]).filter(|k| !k.is_zero())?.clone();
+        let rest = ops[1..].to_vec();
+        Some((k, terms.product(&rest)))
+    }
+    fn flip(op: CmpOp) -> CmpOp {
+        match op {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            CmpOp::Eq | CmpOp::Ne => op,
+        }
+    }
+    match terms.node(t).clone() {
+        Node::Cmp(op, a, b) => {
+            let op_for = |k: &BigRational| if k.is_negative() { flip(op) } else { op };
+            if let Some(c) = terms.as_const(b).cloned() {
+                if let Some((k, u)) = scaled(terms, a) {
+                    let op = op_for(&k);
+                    let c = terms.constant(c / k);
+                    return terms.cmp(op, u, c);
+                }
+            }
+            if let Some(c) = terms.as_const(a).cloned() {
+                if let Some((k, u)) = scaled(terms, b) {
+                    let op = op_for(&k);
+                    let c = terms.constant(c / k);
+                    return terms.cmp(op, c, u);
+                }
+            }
+            t
+        }
+        Node::Call(Func::Abs, a) => match scaled(terms, a) {
+            Some((k, u)) if k.is_negative() => {
+                let k = terms.constant(-k);
+                let a = terms.product(&[k, u]);
+                terms.call(Func::Abs, a)
+            }
+            _ => t,
+        },
+        _ => t,
+    }
+}
+
 /// `id` with every key of `memo` replaced by its value (the smart constructors
 /// rebuild the parents of replaced nodes; untouched nodes keep their ids).
+/// With `canon`, every rebuilt node is also brought to [`canonical`] form.
 fn rebuild(
     terms: &mut Terms,
     id: TermId,
     memo: &mut FxHashMap<TermId, TermId>,
     flat: &[(bool, Vec<TermId>, TermId)],
+    canon: bool,
 ) -> TermId {
     for t in reachable(terms, &[id]) {
         if memo.contains_key(&t) {
@@ -456,6 +348,7 @@ fn rebuild(
                 | Node::NaN => t,
             }
         };
+        let r = if canon { canonical(terms, r) } else { r };
         memo.insert(t, r);
     }
     memo[&id]
