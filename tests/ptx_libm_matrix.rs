@@ -172,3 +172,34 @@ fn a_wrong_argument_is_refuted() {
         Ok(Outcome::Refuted)
     );
 }
+
+#[test]
+fn tampered_code_at_a_negated_or_scaled_argument_is_unknown() {
+    // Each recognised before the change (the fixture's checks), unknown after it:
+    // logf(-x)'s subnormal test x > -2^-126 (read through the comparison's canonical
+    // form), erfcf's polynomial (read at -x through |x|), expm1f's polynomial (at 2x,
+    // found through its (2·log2 e)·x node). One last bit each; every output that uses
+    // the constant stays unknown, never verified or refuted.
+    for (stem, from, to, outputs) in [
+        ("log_f32", "0f80800000", "0f80800001", &[1][..]),
+        ("erfc_f32", "0f3F9DD2C9", "0f3F9DD2CA", &[0, 1, 2, 3][..]),
+        ("expm1_f32", "0f3AB5EBE6", "0f3AB5EBE7", &[0, 1, 2, 3][..]),
+    ] {
+        let spec = spec_of(stem);
+        let lines: Vec<&str> = spec.lines().collect();
+        for &k in outputs {
+            assert_eq!(
+                outcome(&dir().join(format!("{stem}.ptx")), lines[k]),
+                Ok(Outcome::Verified),
+                "{stem}: {}",
+                lines[k]
+            );
+            assert_eq!(
+                mutated(stem, from, to, lines[k]),
+                Outcome::Unknown,
+                "{stem} with {to}: {}",
+                lines[k]
+            );
+        }
+    }
+}

@@ -128,7 +128,6 @@ MATRIX = {
 F64_UNPACK = "the PTX executor does not unpack `mov.b64 {lo, hi}` (f64 bit-level code)"
 BFI = "the PTX executor lacks `bfi.b64` (sinf/cosf's Payne-Hanek reduction)"
 CALL_PARAM = "the PTX parser lacks `.param` call sequences (f64 sin/cos call a subroutine)"
-NEG_FOLD = "NVRTC folds the negation into the expansion beyond comparisons and |x|"
 PENDING = {
     **{f"{n}_f64": F64_UNPACK for n in ("exp", "log", "tanh", "erf", "exp2", "expm1", "log2",
                                         "log1p", "erfc", "pow3", "pow_half", "pow_m2")},
@@ -136,10 +135,6 @@ PENDING = {
     "cos_f32": BFI,
     "sin_f64": CALL_PARAM,
     "cos_f64": CALL_PARAM,
-    ("erfc_f32", 1): NEG_FOLD,
-    ("erfc_f32_fast", 1): NEG_FOLD,
-    ("pow3_f32", 1): NEG_FOLD,
-    ("pow_half_f32", 1): NEG_FOLD,
     "pow_half_f32_fast": "decide does not prove exp2(log2(x) / 2) = sqrt(x)",
 }
 # Kernels that are not the torch op: `-use_fast_math` turns powf(x, k) into

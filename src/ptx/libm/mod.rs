@@ -24,7 +24,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A parent `p` of `a` with `a` as `#`, constants by value and other operands as `?`
 /// (operands sorted, as n-ary nodes sort by id, which differs between stores).
-fn parent_shape(terms: &Terms, p: TermId, a: TermId) -> String {
+/// With `erase`, constants are `c` (the shape of a use whatever the argument's scale).
+fn parent_shape(terms: &Terms, p: TermId, a: TermId, erase: bool) -> String {
     let kind = terms.node(p).op_name();
     let ordered = matches!(
         terms.node(p),
@@ -37,7 +38,11 @@ fn parent_shape(terms: &Terms, p: TermId, a: TermId) -> String {
             if c == a {
                 "#".into()
             } else if let Some(v) = terms.as_const(c) {
-                v.to_string()
+                if erase {
+                    "c".into()
+                } else {
+                    v.to_string()
+                }
             } else {
                 "?".into()
             }
@@ -111,15 +116,45 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
         for &a in &candidates {
             let shapes: FxHashSet<String> = parents
                 .get(&a)
-                .map(|ps| ps.iter().map(|&p| parent_shape(terms, p, a)).collect())
+                .map(|ps| {
+                    ps.iter()
+                        .map(|&p| parent_shape(terms, p, a, false))
+                        .collect()
+                })
                 .unwrap_or_default();
+            let erased: FxHashSet<String> = parents
+                .get(&a)
+                .map(|ps| {
+                    ps.iter()
+                        .map(|&p| parent_shape(terms, p, a, true))
+                        .collect()
+                })
+                .unwrap_or_default();
+            // A sum or scaled argument is compared with the probe at `x + 1/4`, `2x` or
+            // `-2x` (constants erased); anything else with the probe at `x`.
+            let form = match terms.node(a) {
+                Node::Add(_) => Some(0),
+                Node::Mul(ops) => terms
+                    .as_const(ops[0])
+                    .map(|k| if k.is_negative() { 2 } else { 1 }),
+                _ => None,
+            };
+            let within =
+                |u: &FxHashSet<String>, s: &FxHashSet<String>| !u.is_empty() && u.is_subset(s);
             for (i, p) in probes().iter().enumerate() {
-                if !p.uses.is_disjoint(&shapes) {
+                let plain = match form {
+                    Some(j) => p.form_uses[j].as_ref().is_some_and(|u| within(u, &erased)),
+                    None => within(&p.uses, &shapes),
+                };
+                if plain {
                     tries.push((a, i));
+                }
+                if within(&p.neg_uses, &shapes) {
+                    tries.push((terms.neg(a), i));
                 }
             }
         }
-        tries.extend(scaled_arguments(terms, &candidates, &in_dag));
+        tries.extend(scaled_arguments(terms, &candidates, &in_dag, &parents));
         let mut seen: FxHashSet<(TermId, usize)> = FxHashSet::default();
         tries.retain(|t| seen.insert(*t));
         let mut subst: FxHashMap<TermId, TermId> = FxHashMap::default();
@@ -170,7 +205,8 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
 
 /// Scaled arguments: `(k · u, probe)` for each node `c' · u` of the DAG and scale `c`
 /// of a probe, `k = c'/c`, where every other scale `c_i` of that probe also occurs as
-/// `(k·c_i) · u`. `expf(-x)` computes `c · (-x)`, which the product normaliser folds to
+/// `(k·c_i) · u` and `u` has the probe's other uses of a scaled argument
+/// (`Probe::scaled_uses`). `expf(-x)` computes `c · (-x)`, which the product normaliser folds to
 /// `(-c) · x`: the argument `-x` is then no node of the kernel's term. This is only a
 /// guess at the argument; [`recognise`] still requires the probe's term for it to be
 /// identical to the kernel's.
@@ -178,8 +214,26 @@ fn scaled_arguments(
     terms: &mut Terms,
     candidates: &[TermId],
     in_dag: &FxHashSet<TermId>,
+    parents: &FxHashMap<TermId, Vec<TermId>>,
 ) -> Vec<(TermId, usize)> {
     let mut out = Vec::new();
+    // The uses of a node whatever their constants (none for a term that is no node).
+    let mut erased: FxHashMap<TermId, FxHashSet<String>> = FxHashMap::default();
+    let mut uses_of = |terms: &Terms, a: TermId| -> FxHashSet<String> {
+        erased
+            .entry(a)
+            .or_insert_with(|| {
+                parents
+                    .get(&a)
+                    .map(|ps| {
+                        ps.iter()
+                            .map(|&p| parent_shape(terms, p, a, true))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .clone()
+    };
     for &t in candidates {
         let Node::Mul(ops) = terms.node(t) else {
             continue;
@@ -195,14 +249,33 @@ fn scaled_arguments(
                     continue;
                 }
                 let k = &c1 / c;
+                let neg = k.is_negative() as usize;
+                if p.scaled_uses[neg].is_none() && p.form_uses[1 + neg].is_none() {
+                    continue;
+                }
                 let all = p.scales.iter().all(|ci| {
                     let kc = terms.constant(&k * ci);
                     let s = terms.product(&[kc, u]);
                     in_dag.contains(&s)
                 });
-                if all {
-                    let kc = terms.constant(k);
-                    out.push((terms.product(&[kc, u]), i));
+                if !all {
+                    continue;
+                }
+                let kc = terms.constant(k);
+                let a = terms.product(&[kc, u]);
+                // `k · u` a node of the kernel (the code keeps its argument, as expm1f
+                // does, but the search reached it only through `(k·c) · u`), or not.
+                let fits = if in_dag.contains(&a) {
+                    p.form_uses[1 + neg]
+                        .as_ref()
+                        .is_some_and(|n| !n.is_empty() && n.is_subset(&uses_of(terms, a)))
+                } else {
+                    p.scaled_uses[neg]
+                        .as_ref()
+                        .is_some_and(|n| n.is_subset(&uses_of(terms, u)))
+                };
+                if fits {
+                    out.push((a, i));
                 }
             }
         }

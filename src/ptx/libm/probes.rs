@@ -81,8 +81,23 @@ pub struct Probe {
     pub inst: Instance,
     pub arg_order: Vec<String>,
     /// How the expansion's code uses its argument: the shapes of the argument's
-    /// direct parents (see [`parent_shape`]), a cheap prefilter for candidates.
+    /// direct parents (see [`parent_shape`]) other than the result itself. Where the
+    /// code is the probe's, each is a parent of the argument in the kernel's term too:
+    /// a cheap prefilter for candidates.
     pub(super) uses: FxHashSet<String>,
+    /// The same for the argument `-x`, its parents brought to [`canonical`] form: where
+    /// the code reads only `|x|` and comparisons of `x`, as `erfcf` does, an argument
+    /// `-u` leaves no node `-u` in the kernel's term, only `u` with these parents.
+    pub(super) neg_uses: FxHashSet<String>,
+    /// The uses of `x` in the code at the arguments `2x` and `-2x`, constants erased
+    /// and `c · x` left out (it flattens into the kernel's `(k·c) · u`): what a scaled
+    /// argument `k · u` (k > 0, k < 0) needs among the parents of `u`. `None` where
+    /// the code keeps `k · x` as a node (a plain candidate then).
+    pub(super) scaled_uses: [Option<FxHashSet<String>>; 2],
+    /// The uses, constants erased, of the argument node itself at the arguments
+    /// `x + 1/4`, `2x`, `-2x` (where it is a node of the code): what a candidate sum,
+    /// or product with a positive or negative constant, needs among its parents.
+    pub(super) form_uses: [Option<FxHashSet<String>>; 3],
     /// The constants `c` of the expansion's `c · x` nodes. An argument `k · u` reaches
     /// the kernel's term as `(k·c) · u` (products flatten, constants fold), so the node
     /// `k · u` itself may not exist: these let `recognise` solve for `k`.
@@ -204,14 +219,17 @@ pub fn probes() -> &'static [Probe] {
                     inst,
                     arg_order: crate::ptx::launch_arg_order(launch),
                     uses: FxHashSet::default(),
+                    neg_uses: FxHashSet::default(),
+                    scaled_uses: Default::default(),
+                    form_uses: Default::default(),
                     scales: Vec::new(),
                 };
                 let mut terms = Terms::new();
                 let x = terms.input("x", &[0]);
                 if let Some(y) = p.apply(&mut terms, x) {
                     for t in reachable(&terms, &[y]) {
-                        if terms.children(t).contains(&x) {
-                            p.uses.insert(parent_shape(&terms, t, x));
+                        if t != y && terms.children(t).contains(&x) {
+                            p.uses.insert(parent_shape(&terms, t, x, false));
                         }
                         if let Node::Mul(ops) = terms.node(t) {
                             if let (2, Some(c)) = (ops.len(), terms.as_const(ops[0])) {
@@ -220,6 +238,43 @@ pub fn probes() -> &'static [Probe] {
                                 }
                             }
                         }
+                    }
+                }
+                let minus_x = terms.neg(x);
+                if let Some(y) = p.apply(&mut terms, minus_x) {
+                    for t in reachable(&terms, &[y]) {
+                        if t != y && terms.children(t).contains(&x) {
+                            p.neg_uses.insert(parent_shape(&terms, t, x, false));
+                        }
+                    }
+                }
+                // The argument forms `x + 1/4`, `2x`, `-2x`: how the code uses a sum or
+                // a scaled argument, whose own uses the constructors may merge into it.
+                let quarter = terms.constant(BigRational::new(1.into(), 4.into()));
+                let (two, m_two) = (terms.int(2), terms.int(-2));
+                let forms = [
+                    terms.add(x, quarter),
+                    terms.mul(two, x),
+                    terms.mul(m_two, x),
+                ];
+                for (j, f) in forms.into_iter().enumerate() {
+                    let Some(y) = p.apply(&mut terms, f) else {
+                        continue;
+                    };
+                    let dag = reachable(&terms, &[y]);
+                    let of = |a: TermId| -> FxHashSet<String> {
+                        dag.iter()
+                            .filter(|&&t| t != y && terms.children(t).contains(&a))
+                            .map(|&t| parent_shape(&terms, t, a, true))
+                            .collect()
+                    };
+                    if dag.contains(&f) {
+                        p.form_uses[j] = Some(of(f));
+                    } else if j > 0 {
+                        // `k · x` is no node: `k` went into the code's `c · x` nodes.
+                        let mut uses = of(x);
+                        uses.remove("mul(#,c)");
+                        p.scaled_uses[j - 1] = Some(uses);
                     }
                 }
                 p
