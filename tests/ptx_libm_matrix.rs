@@ -203,3 +203,32 @@ fn tampered_code_at_a_negated_or_scaled_argument_is_unknown() {
         }
     }
 }
+
+#[test]
+fn an_unrecognised_expansion_names_the_function_it_looks_like() {
+    // expf at -x with log2(e)'s high part changed: unknown, and the reason says expf.
+    let text = std::fs::read_to_string(dir().join("exp_f32.ptx")).unwrap();
+    let tmp = std::env::temp_dir().join(format!("lift-libm-matrix-note-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(
+        tmp.join("exp_f32.ptx"),
+        text.replace("0f3FB8AA3B", "0f3FB8AA3C"),
+    )
+    .unwrap();
+    std::fs::copy(
+        dir().join("exp_f32.launch.toml"),
+        tmp.join("exp_f32.launch.toml"),
+    )
+    .unwrap();
+    let k = Kernel::load(&tmp.join("exp_f32.ptx"), None).unwrap();
+    let i = k.instance(&BTreeMap::new()).unwrap();
+    let r = check::check(&k, &i, "y1 = torch.exp(-x)", &CheckOptions::default()).unwrap();
+    std::fs::remove_dir_all(&tmp).ok();
+    assert_eq!(r.outcome, Outcome::Unknown);
+    let reason = &r.unknown[0].reason;
+    assert!(
+        reason.contains("looks like the libm expansion `expf`")
+            && reason.contains("not read as exp"),
+        "{reason}"
+    );
+}

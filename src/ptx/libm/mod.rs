@@ -12,6 +12,7 @@
 //! (`ptx/libm/generate.py`), embedded in the binary, and each is validated
 //! numerically against the function it stands for (tests/ptx_libm.rs).
 
+mod diagnose;
 mod probes;
 
 pub use probes::{probes, Meaning, Probe};
@@ -55,9 +56,10 @@ fn parent_shape(terms: &Terms, p: TermId, a: TermId, erase: bool) -> String {
 }
 
 /// Replace every recognised libm expansion in the outputs by the exact function.
-/// Returns how many distinct expansions were replaced.
-pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
+pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recognition {
     let mut total = 0;
+    // Tries that passed the prefilter but whose code differs from the probe's.
+    let mut missed: Vec<(TermId, usize)> = Vec::new();
     // Nested calls (log(sin(x))) are recognised innermost first, one level a round.
     // One form for comparisons and |·| in the kernel's terms, as in the probes'.
     if has_opaque(terms, outputs) {
@@ -186,7 +188,11 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
                     let f = p.meaning.build(terms, a);
                     subst.insert(y, f);
                     flat.push((is_add, ops, f));
+                } else {
+                    missed.push((a, i));
                 }
+            } else {
+                missed.push((a, i));
             }
         }
         if subst.is_empty() {
@@ -200,7 +206,19 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> usize {
             }
         }
     }
-    total
+    Recognition {
+        replaced: total,
+        unrecognised: diagnose::likely(terms, outputs, &missed),
+    }
+}
+
+/// What [`recognise`] did.
+pub struct Recognition {
+    /// How many distinct expansions were replaced by their functions.
+    pub replaced: usize,
+    /// Output elements still holding bit-level code that looks like a libm function:
+    /// (output position, flat index, a note naming the function), first few only.
+    pub unrecognised: Vec<(usize, usize, String)>,
 }
 
 /// Scaled arguments: `(k · u, probe)` for each node `c' · u` of the DAG and scale `c`

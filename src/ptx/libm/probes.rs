@@ -98,6 +98,9 @@ pub struct Probe {
     /// `x + 1/4`, `2x`, `-2x` (where it is a node of the code): what a candidate sum,
     /// or product with a positive or negative constant, needs among its parents.
     pub(super) form_uses: [Option<FxHashSet<String>>; 3],
+    /// The magnitudes of the code's constants other than small integers: its
+    /// fingerprint, to name the function an unrecognised expansion most likely is.
+    pub(super) constants: FxHashSet<BigRational>,
     /// The constants `c` of the expansion's `c · x` nodes. An argument `k · u` reaches
     /// the kernel's term as `(k·c) · u` (products flatten, constants fold), so the node
     /// `k · u` itself may not exist: these let `recognise` solve for `k`.
@@ -222,11 +225,13 @@ pub fn probes() -> &'static [Probe] {
                     neg_uses: FxHashSet::default(),
                     scaled_uses: Default::default(),
                     form_uses: Default::default(),
+                    constants: FxHashSet::default(),
                     scales: Vec::new(),
                 };
                 let mut terms = Terms::new();
                 let x = terms.input("x", &[0]);
                 if let Some(y) = p.apply(&mut terms, x) {
+                    p.constants = super::diagnose::fingerprint(&terms, y);
                     for t in reachable(&terms, &[y]) {
                         if t != y && terms.children(t).contains(&x) {
                             p.uses.insert(parent_shape(&terms, t, x, false));
