@@ -6,7 +6,8 @@
 Triton probes (probe.py: y = tl.log(x), tl.sin, tl.cos, libdevice.tanh, tl.erf) are compiled
 by triton_ir/generate.py's compile_op (Triton 3.9.0, GPUTarget("cuda", 80, 32),
 TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC probes
-expf.cu, tanhf.cu, erff.cu by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
+(*.cu: expf, tanhf, erff, log2f, log1pf, expm1f, erfcf, powf with exponents 3, 0.5, -2)
+by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
 `.venv-ptx`.  Each probe gets `<name>.ptx` and `<name>.launch.toml` (x, y of N
 elements).  Never edit the .ptx by hand: lift recognises exactly this code.
 

@@ -1,16 +1,30 @@
 //! Recognising libm expansions: read a whole inlined libdevice / CUDA-libm expansion
-//! (`__nv_logf`, `__nv_sinf`, `__nv_cosf`, `__nv_tanhf`, `__nv_erff`, and CUDA's own
-//! `expf`, `tanhf`, `erff` as NVRTC emits them) as
-//! the exact function, as `ex2.approx` is read as `2^x`.
+//! (Triton's `__nv_logf`, `__nv_sinf`, `__nv_cosf`, `__nv_tanhf`, `__nv_erff`; CUDA's
+//! own `expf`, `tanhf`, `erff`, `log2f`, `log1pf`, `expm1f`, `erfcf`, `powf(x, k)` as
+//! NVRTC emits them) as the exact function, as `ex2.approx` is read as `2^x` (DESIGN:
+//! libm calls are the exact real functions).
 //!
 //! Architecture invariant: works on terms only, after execution and before `decide`
 //! (exec → recognise → decide); the executor knows nothing of it. A subterm is
 //! replaced by `f(a)` only when it is *identical* (the same hash-consed id) to the
 //! term the probe kernel's PTX yields with its input bound to `a`, i.e. when the code
-//! is exactly the probe's code; anything else keeps its opaque bit-level nodes and
-//! `decide` answers `Unknown`. The probes are real compiler output
+//! is exactly the probe's code at the argument `a`; anything else keeps its opaque
+//! bit-level nodes and `decide` answers `Unknown`. The probes are real compiler output
 //! (`ptx/libm/generate.py`), embedded in the binary, and each is validated
 //! numerically against the function it stands for (tests/ptx_libm.rs).
+//!
+//! Finding `a` is a search, and only a search: any guess is checked by that identity.
+//! The argument need not be a node of the kernel's term: `expf(-x)` computes `c · (-x)`,
+//! which the product normaliser folds to `(-c) · x`, and NVRTC itself folds `-x < c`
+//! into `x > -c`. So the guesses are (1) nodes whose parents include every use the
+//! probe's code makes of its argument (exact shapes for plain arguments; for sums and
+//! scaled arguments the probe's uses at `x + 1/4`, `2x`, `-2x` with constants erased),
+//! (2) `-u` for nodes `u` used as the probe uses `x` at `-x`, and (3) `k · u` for each
+//! `c' · u` of the kernel and scale `c` of the probe (`k = c'/c`, every other scale of
+//! the probe present as `(k·c_i) · u`): an affine argument `k·u + b` folded into the
+//! expansion's constants. Comparisons and `|·|` are brought to one form in probe and
+//! kernel terms alike ([`canonical`]), exactly. An element left with bit-level code that
+//! shares most of a probe's constants gets a note naming that function (`diagnose`).
 
 mod diagnose;
 mod probes;
