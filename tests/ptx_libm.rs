@@ -23,7 +23,7 @@ fn points(m: Meaning) -> Vec<f32> {
     let mut v = Vec::new();
     let positive = matches!(
         m,
-        Meaning::Func(Func::Log | Func::Log2 | Func::Sqrt) | Meaning::Log1p
+        Meaning::Func(Func::Log | Func::Log2 | Func::Sqrt) | Meaning::Log1p | Meaning::PowRat(..)
     );
     let (lo, hi) = match m {
         Meaning::Func(Func::Log | Func::Log2 | Func::Sqrt) => (-40.0f64, 38.0),
@@ -32,6 +32,7 @@ fn points(m: Meaning) -> Vec<f32> {
         Meaning::Func(Func::Sin | Func::Cos) => (-30.0, 20.0),
         Meaning::Erfc => (-30.0, 0.95),
         Meaning::Powi(3) => (-12.0, 12.0),
+        Meaning::PowRat(..) => (-14.0, 14.0),
         Meaning::Powi(_) => (-18.0, 18.0),
         _ => (-30.0, 9.0),
     };

@@ -6,7 +6,8 @@
 Triton probes (probe.py: y = tl.log(x), tl.sin, tl.cos, libdevice.tanh, tl.erf) are compiled
 by triton_ir/generate.py's compile_op (Triton 3.9.0, GPUTarget("cuda", 80, 32),
 TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC probes
-(*.cu: expf, tanhf, erff, log2f, log1pf, expm1f, erfcf, powf with exponents 3, 0.5, -2)
+(*.cu: expf, tanhf, erff, log2f, log1pf, expm1f, erfcf, powf with exponents 3, 0.5, -2,
+2.5)
 by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
 `.venv-ptx`.  Each probe gets `<name>.ptx` and `<name>.launch.toml` (x, y of N
 elements).  Never edit the .ptx by hand: lift recognises exactly this code.
@@ -88,7 +89,7 @@ def nvrtc_probes():
     ])
     # CUDA's own expf, tanhf, erff: NVRTC's code differs from Triton's libdevice calls.
     for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "powf_3",
-                 "powf_half", "powf_m2"]:
+                 "powf_half", "powf_m2", "powf_2_5"]:
         ptx = gen.compile_variant("libm", name)
         write(name, ptx, LAUNCH.format(grid='"cdiv(N, 32)"', block="block = [32]\n", args=args))
 
@@ -119,6 +120,8 @@ MATRIX = {
     "pow3": ("powf(A, 3.0f)", "pow(A, 3.0)", "torch.pow(A, 3)"),
     "pow_half": ("powf(A, 0.5f)", "pow(A, 0.5)", "torch.pow(A, 0.5)"),
     "pow_m2": ("powf(A, -2.0f)", "pow(A, -2.0)", "torch.pow(A, -2)"),
+    # A real exponent: x^2.5 = exp(2.5 log x) for x > 0 (torch.pow's value there).
+    "pow_2_5": ("powf(A, 2.5f)", "pow(A, 2.5)", "torch.exp(2.5 * torch.log(A))"),
     # CUDA's fast intrinsics (f32 only).
     "fast_exp": ("__expf(A)", None, "torch.exp(A)"),
     "fast_log": ("__logf(A)", None, "torch.log(A)"),
@@ -131,7 +134,8 @@ BFI = "the PTX executor lacks `bfi.b64` (sinf/cosf's Payne-Hanek reduction)"
 CALL_PARAM = "the PTX parser lacks `.param` call sequences (f64 sin/cos call a subroutine)"
 PENDING = {
     **{f"{n}_f64": F64_UNPACK for n in ("exp", "log", "tanh", "erf", "exp2", "expm1", "log2",
-                                        "log1p", "erfc", "pow3", "pow_half", "pow_m2")},
+                                        "log1p", "erfc", "pow3", "pow_half", "pow_m2",
+                                        "pow_2_5")},
     "sin_f32": BFI,
     "cos_f32": BFI,
     "sin_f64": CALL_PARAM,

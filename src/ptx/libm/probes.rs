@@ -26,6 +26,8 @@ pub enum Meaning {
     Erfc,
     /// `x^k` (`powf(x, k)` with a constant integer `k`)
     Powi(i32),
+    /// `x^(p/q) = exp((p/q) · log x)` (`powf(x, p/q)`, a real exponent; x > 0)
+    PowRat(i32, i32),
 }
 
 impl Meaning {
@@ -49,6 +51,12 @@ impl Meaning {
                 terms.sub(one, e)
             }
             Meaning::Powi(k) => terms.powi(a, k),
+            Meaning::PowRat(p, q) => {
+                let l = terms.call(Func::Log, a);
+                let k = terms.constant(BigRational::new(p.into(), q.into()));
+                let e = terms.mul(k, l);
+                terms.call(Func::Exp, e)
+            }
         }
     }
     /// The function's value at `x` (f64 libm).
@@ -59,6 +67,7 @@ impl Meaning {
             Meaning::Log1p => x.ln_1p(),
             Meaning::Erfc => libm::erfc(x),
             Meaning::Powi(k) => x.powi(k),
+            Meaning::PowRat(p, q) => x.powf(p as f64 / q as f64),
         }
     }
     /// The name a reader knows it by.
@@ -69,6 +78,7 @@ impl Meaning {
             Meaning::Log1p => "log1p".into(),
             Meaning::Erfc => "erfc".into(),
             Meaning::Powi(k) => format!("pow(_, {k})"),
+            Meaning::PowRat(p, q) => format!("pow(_, {p}/{q})"),
         }
     }
 }
@@ -109,7 +119,7 @@ pub struct Probe {
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
 /// probe.py) and CUDA's own functions as NVRTC emits them (`expf` ..., from `*.cu`).
-const SOURCES: [(&str, Meaning, &str, &str); 15] = [
+const SOURCES: [(&str, Meaning, &str, &str); 16] = [
     (
         "log",
         Meaning::Func(Func::Log),
@@ -193,6 +203,12 @@ const SOURCES: [(&str, Meaning, &str, &str); 15] = [
         Meaning::Func(Func::Sqrt),
         include_str!("../../../ptx/libm/powf_half.ptx"),
         include_str!("../../../ptx/libm/powf_half.launch.toml"),
+    ),
+    (
+        "powf_2_5",
+        Meaning::PowRat(5, 2),
+        include_str!("../../../ptx/libm/powf_2_5.ptx"),
+        include_str!("../../../ptx/libm/powf_2_5.launch.toml"),
     ),
     (
         "powf_m2",
