@@ -176,6 +176,16 @@ FAMILIES.update({
                  spec="y = torch.nn.functional.gelu(x)",
                  reference=lambda ins, sz: {"y": _gelu(ins["x"])},
                  reference_variant="erf"),
+    # sigmoid and SiLU written with expf(-x): NVRTC's expf expansion at a negated
+    # argument (issue 20, item 1).
+    "sigmoid": dict(_ELEMENTWISE,
+                    spec="y = torch.sigmoid(x)",
+                    reference=lambda ins, sz: {"y": 1 / (1 + np.exp(-ins["x"]))},
+                    reference_variant="neg_exp"),
+    "silu": dict(_ELEMENTWISE,
+                 spec="y = torch.nn.functional.silu(x)",
+                 reference=lambda ins, sz: {"y": ins["x"] / (1 + np.exp(-ins["x"]))},
+                 reference_variant="neg_exp"),
     "l2norm": {
         "spec": "y = x / torch.sqrt(torch.sum(x * x, dim=-1, keepdim=True))",
         "params": [
@@ -368,6 +378,55 @@ VARIANTS.update({
         "checks": [
             ("y = F.gelu(x, approximate='tanh')", "verified", None),
             ("y = torch.nn.functional.gelu(x)", "refuted", None),
+        ]},
+    ("sigmoid", "neg_exp"): {
+        "block": [32], "expect": "equivalent",
+        "about": "1 / (1 + expf(-x)) (reference)",
+        "checks": [
+            ("y = torch.sigmoid(x)", "verified", None),
+            ("y = torch.sigmoid(-x)", "refuted", None),
+        ]},
+    ("sigmoid", "zero_minus"): {
+        "block": [32], "expect": "equivalent",
+        "about": "1 / (1 + expf(0 - x))",
+        "checks": [
+            ("y = torch.sigmoid(x)", "verified", None),
+        ]},
+    ("sigmoid", "fast_intrinsics"): {
+        "block": [32], "expect": "equivalent",
+        "about": "__fdividef(1, 1 + __expf(-x))",
+        "checks": [
+            ("y = torch.sigmoid(x)", "verified", None),
+        ]},
+    ("sigmoid", "wrong_sign"): {
+        "block": [32], "expect": "refuted",
+        "bug": "1 / (1 + expf(x)) is sigmoid(-x)",
+        "about": "1 / (1 + expf(x)): the sign of the exponent dropped",
+        "checks": [
+            ("y = torch.sigmoid(x)", "refuted", None),
+            ("y = torch.sigmoid(-x)", "verified", None),
+        ]},
+    ("silu", "neg_exp"): {
+        "block": [32], "expect": "equivalent",
+        "about": "x / (1 + expf(-x)) (reference)",
+        "checks": [
+            ("y = torch.nn.functional.silu(x)", "verified", None),
+            ("y = F.silu(x)", "verified", None),
+            ("y = x * torch.sigmoid(x)", "verified", None),
+            ("y = torch.sigmoid(x)", "refuted", None),
+        ]},
+    ("silu", "times_sigmoid"): {
+        "block": [32], "expect": "equivalent",
+        "about": "x * (1 / (1 + expf(-x)))",
+        "checks": [
+            ("y = F.silu(x)", "verified", None),
+        ]},
+    ("silu", "wrong_sign"): {
+        "block": [32], "expect": "refuted",
+        "bug": "x / (1 + expf(x)) is x * sigmoid(-x)",
+        "about": "x / (1 + expf(x)): the sign of the exponent dropped",
+        "checks": [
+            ("y = F.silu(x)", "refuted", None),
         ]},
     ("l2norm", "plain"): {
         "block": [32], "expect": "equivalent",

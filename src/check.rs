@@ -388,7 +388,15 @@ fn compare(
                 left: None,
                 right: None,
                 inputs: Vec::new(),
-                reason,
+                // Bit-level code that looks like a libm function says which.
+                reason: match left
+                    .notes
+                    .iter()
+                    .find(|(n, f, _)| *n == t.name && f == flat)
+                {
+                    Some((_, _, note)) => format!("{reason}; {note}"),
+                    None => reason,
+                },
                 source: t.sources[*flat].clone(),
                 point: None,
             }),

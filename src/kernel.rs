@@ -235,11 +235,17 @@ impl Kernel {
             precision: self.precision,
         };
         let mut run = self.execute(inst, &mut domain)?;
+        let mut notes = Vec::new();
         if self.ptx.is_some() {
             // Inlined libm expansions read as the functions they compute.
-            ptx::libm::recognise(terms, &mut run.outputs);
+            let r = ptx::libm::recognise(terms, &mut run.outputs);
+            for (o, flat, note) in r.unrecognised {
+                notes.push((run.outputs[o].name.clone(), flat, note));
+            }
         }
-        Ok(Spec::from_execution(run, inst.sizes.clone(), inst.grid))
+        let mut spec = Spec::from_execution(run, inst.sizes.clone(), inst.grid);
+        spec.notes = notes;
+        Ok(spec)
     }
 
     /// Sizes read off the input arrays (a size named as a whole extent of an input

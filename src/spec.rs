@@ -16,6 +16,9 @@ pub struct Spec {
     pub grid: [i64; 3],
     pub outputs: Vec<SpecTensor>,
     pub warnings: Vec<String>,
+    /// Notes on elements left with bit-level code: (tensor, flat index, the libm
+    /// function it most likely is; see `ptx::libm::recognise`).
+    pub notes: Vec<(String, usize, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -67,6 +70,7 @@ impl Spec {
             grid,
             outputs,
             warnings: exec.warnings,
+            notes: Vec::new(),
         }
     }
 

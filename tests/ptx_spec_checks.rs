@@ -1,5 +1,5 @@
 //! `lift check` verdicts that hinge on what a PyTorch spec means, on real NVRTC PTX
-//! (`ptx/{softplus,gelu,l2norm}`): every `[[check]]` of a fixture runs the binary, the
+//! (`ptx/{softplus,gelu,l2norm,sigmoid,silu}`): every `[[check]]` of a fixture runs the binary, the
 //! exit code must give the verdict, and a refutation's counterexample is replayed with
 //! `lift run`, whose outputs must differ there from the spec's value (the spec's terms
 //! are held to PyTorch by `tests/torch_diff.rs`). Checks marked `pending` wait for the
@@ -14,7 +14,9 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const FAMILIES: &[&str] = &["softplus", "gelu", "l2norm", "relu", "cond_max"];
+const FAMILIES: &[&str] = &[
+    "softplus", "gelu", "l2norm", "relu", "cond_max", "sigmoid", "silu",
+];
 
 #[derive(Deserialize)]
 struct Fixture {
