@@ -564,9 +564,10 @@ impl Run<'_, '_, '_> {
                         .collect();
                     if group.iter().any(|k| !self.partials.contains_key(k)) && !others.is_empty() {
                         let all: Vec<TermId> = group.iter().chain(&others).copied().collect();
+                        let lanes_only = all.iter().all(|k| !self.partials.contains_key(k));
                         match self.resolve_group(op, &all) {
                             Ok(t) => whole = Some((t, others)),
-                            Err(e) if e.witness.is_some() => return Err(e),
+                            Err(e) if e.witness.is_some() && !lanes_only => return Err(e),
                             Err(_) => {}
                         }
                     }
@@ -596,7 +597,10 @@ impl Run<'_, '_, '_> {
                             Ok(t) => new_kids.push(t),
                             // Guarded lanes that are no reduction (`x[j] - m` on a
                             // masked lane) stay for an enclosing one or the store.
-                            Err(e) if lanes_only && e.witness.is_none() => new_kids.extend(group),
+                            // (Lanes grouped by this guess prove nothing when they fail,
+                            // with sizes or without: a masked row's dot is no reduction
+                            // over the masked-off case.)
+                            Err(_) if lanes_only => new_kids.extend(group),
                             Err(e) => return Err(e),
                         }
                     }

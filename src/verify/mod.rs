@@ -360,6 +360,10 @@ fn run(
             // same obligations.
             let settled = failed.witness.is_some();
             if settled || !lazy_masks {
+                let mut failed = failed;
+                if let Some(b) = cand {
+                    failed.reason = format!("with {b}: {}", failed.reason);
+                }
                 if !settled {
                     unsettled.extend(cand.iter().cloned());
                 }
@@ -435,8 +439,12 @@ fn run(
             }
         }
     }
+    // The weakest attempt that did not settle says most (`with D == 16: ...` when the
+    // weaker ones failed with sizes); else the unconstrained one.
     Err(failures
-        .first()
+        .iter()
+        .find(|f| f.witness.is_none())
+        .or(failures.first())
         .map(|f| f.reason.clone())
         .unwrap_or_else(|| "no proof".into()))
 }

@@ -848,6 +848,21 @@ impl Run<'_, '_, '_> {
         None
     }
 
+    /// Ends the run once an access is shown to leave its tensor at some sizes: that is
+    /// the finding ([`explore`] reports it), and the rest of the path adds nothing.
+    fn stop_if_escaped(&self, index: &Option<Vec<Poly>>) -> R<()> {
+        if index.is_none()
+            && self
+                .path
+                .failures
+                .last()
+                .is_some_and(|f| f.witness.is_some())
+        {
+            return unsupported("an access leaves its tensor");
+        }
+        Ok(())
+    }
+
     /// Notes an i32 result that may overflow for some sizes. The proof then reads
     /// integers as unbounded, which is exact exactly where nothing overflows: the
     /// claim holds for the sizes where no such op overflows, and says so.
@@ -958,6 +973,7 @@ impl Run<'_, '_, '_> {
             if guard.is_some() {
                 self.solver.pop(1);
             }
+            self.stop_if_escaped(&index)?;
             let atom = match &index {
                 Some(idx) => {
                     super::at_index::input_atom(self.domain.terms, &mut self.atoms, &name, idx)
@@ -1027,6 +1043,7 @@ impl Run<'_, '_, '_> {
                 self.solver.pop(1);
             }
             let (value, index) = (value?, index.flatten());
+            self.stop_if_escaped(&index)?;
             let (vars, mut guard) = self.loop_guard();
             guard.extend(lane_guard);
             self.path.stores.push(Access {
