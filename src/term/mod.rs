@@ -951,6 +951,28 @@ impl Terms {
         self.intern(Node::Select(cond, a, b))
     }
 
+    /// `t`'s operation over `kids` instead of its children, through the constructors
+    /// above (so the result folds and stays canonical); a leaf is `t` itself.
+    pub fn with_children(&mut self, t: TermId, kids: &[TermId]) -> TermId {
+        match self.node(t).clone() {
+            Node::Add(_) => self.sum(kids),
+            Node::Mul(_) => self.product(kids),
+            Node::Pow(_, k) => self.powi(kids[0], k),
+            Node::Call(f, _) => self.call(f, kids[0]),
+            Node::Max(_) => self.maxn(kids),
+            Node::Min(_) => self.minn(kids),
+            Node::Cmp(op, _, _) => self.cmp(op, kids[0], kids[1]),
+            Node::Not(_) => self.not(kids[0]),
+            Node::And(_) => self.andn(kids),
+            Node::Or(_) => self.orn(kids),
+            Node::Select(..) => self.select(kids[0], kids[1], kids[2]),
+            Node::Opaque(op, _) => self.opaque(&op, kids),
+            Node::Input { .. } | Node::Param(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN => {
+                t
+            }
+        }
+    }
+
     /// An opaque bit-level operation (see [`Node::Opaque`]): no normalisation at all,
     /// so equal opcode text over equal operands is the same id.
     pub fn opaque(&mut self, op: &str, args: &[TermId]) -> TermId {

@@ -18,6 +18,7 @@
 
 use super::loops::affine_in_one;
 use super::paths::{self, Path, TensorSym};
+use super::residue::{lcm, Stride};
 use super::sym::{Cond, Poly};
 use super::{Attempt, Failed};
 use std::sync::Arc;
@@ -41,7 +42,7 @@ enum Residues {
 #[derive(Clone, Debug)]
 enum Coord {
     /// `a·v + b` for the writer's variable `v`.
-    Affine { var: String, a: i128, b: i128 },
+    Affine(Stride),
     /// Free of the writer's variables (sizes and constants only).
     Fixed(Poly),
 }
@@ -51,14 +52,6 @@ struct Writer<'p> {
     cond: Vec<Cond>,
     idx: &'p [Poly],
     coords: Vec<Coord>,
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 impl<'ctx> Attempt<'_, 'ctx> {
@@ -261,11 +254,11 @@ impl<'ctx> Attempt<'_, 'ctx> {
                                 return None;
                             }
                             used.push(v);
-                            coords.push(Coord::Affine {
+                            coords.push(Coord::Affine(Stride {
                                 var,
                                 a,
                                 b: b.as_const()?,
-                            });
+                            }));
                         }
                         _ => return None,
                     }
@@ -293,12 +286,12 @@ impl<'ctx> Attempt<'_, 'ctx> {
         };
         let rank = t.shape.len();
         // The lcm of the strides per coordinate.
-        let mut lcm = vec![1i128; rank];
+        let mut m = vec![1i128; rank];
         for w in &writers {
             for (d, c) in w.coords.iter().enumerate() {
-                if let Coord::Affine { a, .. } = c {
-                    lcm[d] = lcm[d] / gcd(lcm[d], *a) * a.abs();
-                    if lcm[d] > MAX_COMBOS {
+                if let Coord::Affine(st) = c {
+                    m[d] = lcm(m[d], st.a);
+                    if m[d] > MAX_COMBOS {
                         return Residues::NotApplicable;
                     }
                 }
@@ -311,7 +304,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
             .map(|d| Int::new_const(ctx, format!("#r{d}")))
             .collect();
         let e: Vec<Int> = (0..rank)
-            .map(|d| Int::add(ctx, &[&Int::mul(ctx, &[&int(lcm[d]), &ws[d]]), &rs[d]]))
+            .map(|d| Int::add(ctx, &[&Int::mul(ctx, &[&int(m[d]), &ws[d]]), &rs[d]]))
             .collect();
         let and = |v: &[Bool<'ctx>]| {
             let r: Vec<&Bool<'ctx>> = v.iter().collect();
@@ -326,17 +319,15 @@ impl<'ctx> Attempt<'_, 'ctx> {
         }
         for d in 0..rank {
             s.assert(&rs[d].ge(&int(0)));
-            s.assert(&rs[d].lt(&int(lcm[d])));
+            s.assert(&rs[d].lt(&int(m[d])));
             s.assert(&e[d].ge(&int(0)));
             s.assert(&e[d].lt(&self.smt.int(&t.shape[d])));
         }
         for w in &writers {
             let mut combos: Vec<Vec<(usize, i128)>> = vec![Vec::new()];
             for (d, c) in w.coords.iter().enumerate() {
-                if let Coord::Affine { a, b, .. } = c {
-                    let res: Vec<i128> = (0..lcm[d])
-                        .filter(|r| (r - b).rem_euclid(*a) == 0)
-                        .collect();
+                if let Coord::Affine(st) = c {
+                    let res: Vec<i128> = st.residues(m[d]).collect();
                     combos = combos
                         .into_iter()
                         .flat_map(|pre| {
@@ -365,18 +356,12 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 let mut from: Vec<Int> = Vec::new();
                 let mut to: Vec<Int> = Vec::new();
                 for &(d, r) in combo {
-                    let Coord::Affine { var, a, b } = &w.coords[d] else {
+                    let Coord::Affine(st) = &w.coords[d] else {
                         unreachable!("combos are over affine coordinates")
                     };
                     eqs.push(rs[d]._eq(&int(r)));
-                    from.push(Int::new_const(ctx, var.as_str()));
-                    to.push(Int::add(
-                        ctx,
-                        &[
-                            &Int::mul(ctx, &[&int(lcm[d] / a), &ws[d]]),
-                            &int((r - b) / a),
-                        ],
-                    ));
+                    from.push(Int::new_const(ctx, st.var.as_str()));
+                    to.push(st.at(ctx, m[d], &ws[d], r));
                 }
                 let subst: Vec<(&Int, &Int)> = from.iter().zip(&to).collect();
                 eqs.push(body.substitute(&subst));
@@ -405,13 +390,10 @@ impl<'ctx> Attempt<'_, 'ctx> {
                         .iter()
                         .zip(&writers[n2].coords)
                         .all(|pair| match pair {
-                            (
-                                Coord::Affine { a: a1, b: b1, .. },
-                                Coord::Affine { a: a2, b: b2, .. },
-                            ) => (b2 - b1) % gcd(*a1, *a2) == 0,
-                            (Coord::Affine { a, b, .. }, Coord::Fixed(x))
-                            | (Coord::Fixed(x), Coord::Affine { a, b, .. }) => {
-                                x.as_const().is_none_or(|c| (c - b) % a == 0)
+                            (Coord::Affine(s1), Coord::Affine(s2)) => s1.may_meet(s2),
+                            (Coord::Affine(st), Coord::Fixed(x))
+                            | (Coord::Fixed(x), Coord::Affine(st)) => {
+                                x.as_const().is_none_or(|c| st.may_be(c))
                             }
                             (Coord::Fixed(x), Coord::Fixed(y)) => {
                                 match (x.as_const(), y.as_const()) {
@@ -433,9 +415,9 @@ impl<'ctx> Attempt<'_, 'ctx> {
             let mut from: Vec<Int> = Vec::new();
             let mut to: Vec<Int> = Vec::new();
             for c in &w.coords {
-                if let Coord::Affine { var, .. } = c {
-                    from.push(Int::new_const(ctx, var.as_str()));
-                    to.push(Int::new_const(ctx, format!("{var}{tag}")));
+                if let Coord::Affine(st) = c {
+                    from.push(Int::new_const(ctx, st.var.as_str()));
+                    to.push(Int::new_const(ctx, format!("{}{tag}", st.var)));
                 }
             }
             let subst: Vec<(&Int, &Int)> = from.iter().zip(&to).collect();

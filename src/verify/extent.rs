@@ -14,6 +14,7 @@
 
 use super::loops::{affine_in_one, Part};
 use super::paths::{unsupported, Run, Unsupported, R};
+use super::residue::{lcm, Stride};
 use super::sym::{Cond, Poly, Rel};
 use crate::exec::domain::Binary;
 use crate::term::TermId;
@@ -25,9 +26,9 @@ const MAX_RESIDUES: i128 = 256;
 
 /// How a summand's index depends on its iteration.
 #[derive(Clone, Debug)]
-pub(super) enum Form {
+enum Form {
     /// `a·v + b`: loop variable `v`.
-    Affine { var: String, a: i128, b: i128 },
+    Affine(Stride),
     /// `b`, in a part with no loop variable.
     Fixed(i128),
 }
@@ -42,21 +43,13 @@ fn residue_forms(items: &[(Part, TermId)], index: &[Poly]) -> Option<Vec<Form>> 
                 return i.as_const().map(Form::Fixed);
             }
             let (var, a, b) = affine_in_one(i, &part.vars)?;
-            Some(Form::Affine {
+            Some(Form::Affine(Stride {
                 var,
                 a,
                 b: b.as_const()?,
-            })
+            }))
         })
         .collect()
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 impl Run<'_, '_, '_> {
@@ -93,11 +86,11 @@ impl Run<'_, '_, '_> {
         key: &str,
     ) -> R<()> {
         let ctx = self.smt.ctx;
-        let mut lcm: i128 = 1;
+        let mut m: i128 = 1;
         for f in forms {
-            if let Form::Affine { a, .. } = f {
-                lcm = lcm / gcd(lcm, *a) * a.abs();
-                if lcm > MAX_RESIDUES {
+            if let Form::Affine(st) = f {
+                m = lcm(m, st.a);
+                if m > MAX_RESIDUES {
                     return unsupported(format!(
                         "a loop whose strides need more than {MAX_RESIDUES} residue classes"
                     ));
@@ -110,29 +103,25 @@ impl Run<'_, '_, '_> {
         let w = Int::new_const(ctx, "#w");
         let r = Int::new_const(ctx, "#r");
         let int = |x: i128| Int::from_i64(ctx, x as i64);
-        let iota = Int::add(ctx, &[&Int::mul(ctx, &[&int(lcm), &w]), &r]);
+        let iota = Int::add(ctx, &[&Int::mul(ctx, &[&int(m), &w]), &r]);
         self.solver.push();
         self.solver.assert(&r.ge(&int(0)));
-        self.solver.assert(&r.lt(&int(lcm)));
+        self.solver.assert(&r.lt(&int(m)));
         self.solver.assert(&iota.ge(&int(0)));
         self.solver.assert(&iota.lt(&self.smt.int(extent)));
         for ((part, _), f) in items.iter().zip(forms) {
             let holds = self.part_holds(part);
             let hit = match f {
-                Form::Affine { var, a, b } => {
-                    let v = Int::new_const(ctx, var.as_str());
-                    let mut ways = Vec::new();
-                    for res in (0..lcm).filter(|res| (res - b).rem_euclid(*a) == 0) {
-                        // The one iteration that reaches A·w + res.
-                        let u = Int::add(
-                            ctx,
-                            &[&Int::mul(ctx, &[&int(lcm / a), &w]), &int((res - b) / a)],
-                        );
-                        ways.push(Bool::and(
-                            ctx,
-                            &[&r._eq(&int(res)), &holds.substitute(&[(&v, &u)])],
-                        ));
-                    }
+                Form::Affine(st) => {
+                    let v = Int::new_const(ctx, st.var.as_str());
+                    // At each residue, the one iteration that reaches A·w + res.
+                    let ways: Vec<Bool> = st
+                        .residues(m)
+                        .map(|res| {
+                            let u = st.at(ctx, m, &w, res);
+                            Bool::and(ctx, &[&r._eq(&int(res)), &holds.substitute(&[(&v, &u)])])
+                        })
+                        .collect();
                     let refs: Vec<&Bool> = ways.iter().collect();
                     Bool::or(ctx, &refs)
                 }
@@ -141,22 +130,8 @@ impl Run<'_, '_, '_> {
             self.solver.assert(&hit.not());
         }
         let res = self.solver.check();
-        if res != SatResult::Unsat && std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-            for ((part, _), f) in items.iter().zip(forms) {
-                let c: Vec<String> = part.cond.iter().map(|c| c.to_string()).collect();
-                eprintln!("  item {f:?} under {}", c.join(" & "));
-            }
-            eprintln!(
-                "  {res:?} {:?}",
-                self.solver.get_model().map(|m| m.to_string())
-            );
-        }
-        let out = (res != SatResult::Unsat).then(|| {
-            self.extent_failure(
-                res,
-                format!("the loop never reaches some element of `{key}` (it covers less than its extent {extent})"),
-            )
-        });
+        let out =
+            (res != SatResult::Unsat).then(|| self.extent_failure(res, never_reached(key, extent)));
         self.solver.pop(1);
         match out {
             Some(e) => Err(e),
@@ -176,12 +151,11 @@ impl Run<'_, '_, '_> {
         // Each side with its own copy of its loop variable.
         let side = |run: &Self, part: &Part, f: &Form, tag: &str| -> (Bool, Int) {
             match f {
-                Form::Affine { var, a, b } => {
-                    let v = Int::new_const(ctx, var.as_str());
-                    let copy = Int::new_const(ctx, format!("{var}{tag}"));
+                Form::Affine(st) => {
+                    let v = Int::new_const(ctx, st.var.as_str());
+                    let copy = Int::new_const(ctx, format!("{}{tag}", st.var));
                     let holds = run.part_holds(part).substitute(&[(&v, &copy)]);
-                    let at = Int::add(ctx, &[&Int::mul(ctx, &[&int(*a), &copy]), &int(*b)]);
-                    (holds, at)
+                    (holds, st.index(ctx, &copy))
                 }
                 Form::Fixed(b) => (run.part_holds(part), int(*b)),
             }
@@ -190,11 +164,10 @@ impl Run<'_, '_, '_> {
             for n2 in n1 + 1..items.len() {
                 // Indices that can never meet need no query.
                 let meet = match (&forms[n1], &forms[n2]) {
-                    (Form::Affine { a: a1, b: b1, .. }, Form::Affine { a: a2, b: b2, .. }) => {
-                        (b2 - b1) % gcd(*a1, *a2) == 0
+                    (Form::Affine(s1), Form::Affine(s2)) => s1.may_meet(s2),
+                    (Form::Affine(st), Form::Fixed(c)) | (Form::Fixed(c), Form::Affine(st)) => {
+                        st.may_be(*c)
                     }
-                    (Form::Affine { a, b, .. }, Form::Fixed(c))
-                    | (Form::Fixed(c), Form::Affine { a, b, .. }) => (c - b) % a == 0,
                     (Form::Fixed(b1), Form::Fixed(b2)) => b1 == b2,
                 };
                 if !meet {
@@ -207,9 +180,7 @@ impl Run<'_, '_, '_> {
                 self.solver.assert(&h2);
                 self.solver.assert(&i1._eq(&i2));
                 let res = self.solver.check();
-                let out = (res != SatResult::Unsat).then(|| {
-                    self.extent_failure(res, format!("a loop adds some element of `{key}` twice"))
-                });
+                let out = (res != SatResult::Unsat).then(|| self.extent_failure(res, twice(key)));
                 self.solver.pop(1);
                 if let Some(e) = out {
                     return Err(e);
@@ -231,26 +202,13 @@ impl Run<'_, '_, '_> {
     ) -> R<()> {
         let ctx = self.smt.ctx;
         let zero = Poly::default();
-        let fail = |msg: String, solver: &z3::Solver, run: &Self| -> Unsupported {
-            Unsupported {
-                message: msg,
-                line: 0,
-                loc: Default::default(),
-                witness: super::paths::small_witness(solver, run.smt, run.setup.sizes),
-            }
-        };
-        let conj = |part: &Part| -> Bool {
-            let b: Vec<Bool> = part.cond.iter().map(|c| self.smt.cond(c)).collect();
-            let r: Vec<&Bool> = b.iter().collect();
-            Bool::and(ctx, &r)
-        };
         // Within: no summand's index outside the extent (one query for all).
         let mut outside = Vec::with_capacity(items.len());
         for ((part, _), i) in items.iter().zip(index) {
             let inside = Cond::and(Cond::cmp(Rel::Le, &zero, i), Cond::cmp(Rel::Lt, i, extent));
             outside.push(Bool::and(
                 ctx,
-                &[&conj(part), &self.smt.cond(&inside).not()],
+                &[&self.part_holds(part), &self.smt.cond(&inside).not()],
             ));
         }
         let refs: Vec<&Bool> = outside.iter().collect();
@@ -274,7 +232,7 @@ impl Run<'_, '_, '_> {
         }
         let iota = Int::new_const(ctx, "#iota");
         let hits = |part: &Part, i: &Poly| -> Bool {
-            Bool::and(ctx, &[&conj(part), &self.smt.int(i)._eq(&iota)])
+            Bool::and(ctx, &[&self.part_holds(part), &self.smt.int(i)._eq(&iota)])
         };
         // Every element reached.
         self.solver.push();
@@ -309,17 +267,9 @@ impl Run<'_, '_, '_> {
         }
         let r = self.solver.check();
         if r != SatResult::Unsat {
-            let e = fail(
-                format!("the loop never reaches some element of `{key}` (it covers less than its extent {extent})"),
-                &self.solver,
-                self,
-            );
+            let e = self.extent_failure(r, never_reached(key, extent));
             self.solver.pop(1);
-            return Err(if r == SatResult::Sat {
-                e
-            } else {
-                Unsupported { witness: None, ..e }
-            });
+            return Err(e);
         }
         self.solver.pop(1);
         if op != Binary::Add {
@@ -368,20 +318,19 @@ impl Run<'_, '_, '_> {
         let r = self.solver.check();
         let out = match r {
             SatResult::Unsat => Ok(()),
-            _ => {
-                let e = fail(
-                    format!("a loop adds some element of `{key}` twice"),
-                    &self.solver,
-                    self,
-                );
-                Err(if r == SatResult::Sat {
-                    e
-                } else {
-                    Unsupported { witness: None, ..e }
-                })
-            }
+            _ => Err(self.extent_failure(r, twice(key))),
         };
         self.solver.pop(1);
         out
     }
+}
+
+fn never_reached(key: &str, extent: &Poly) -> String {
+    format!(
+        "the loop never reaches some element of `{key}` (it covers less than its extent {extent})"
+    )
+}
+
+fn twice(key: &str) -> String {
+    format!("a loop adds some element of `{key}` twice")
 }

@@ -62,19 +62,21 @@ impl Run<'_, '_, '_> {
         if !self.setup.lazy_masks {
             return Ok(decided(self.decide(c)?));
         }
-        if let Some(b) = c.as_const() {
+        if let Some(b) = self.memo.get(c).copied().or_else(|| self.known(c)) {
             return Ok(decided(b));
-        }
-        if let Some(&b) = self.memo.get(c) {
-            return Ok(decided(b));
-        }
-        if self.holds(c) {
-            return Ok(MaskLane::On);
-        }
-        if self.holds(&c.clone().not()) {
-            return Ok(MaskLane::Off);
         }
         Ok(MaskLane::Guard(c.clone()))
+    }
+
+    /// The value of `c` when the path fixes it (no fork).
+    fn known(&self, c: &Cond) -> Option<bool> {
+        if let Some(b) = c.as_const() {
+            return Some(b);
+        }
+        if self.holds(c) {
+            return Some(true);
+        }
+        self.holds(&c.clone().not()).then_some(false)
     }
 
     /// The guard atoms `t` mentions.
@@ -97,69 +99,59 @@ impl Run<'_, '_, '_> {
     }
 
     /// `t` with each guard of `assign` replaced by its truth value.
-    fn substitute(&mut self, t: TermId, assign: &HashMap<TermId, bool>) -> R<TermId> {
+    fn substitute(&mut self, t: TermId, assign: &HashMap<TermId, bool>) -> TermId {
         fn go(
-            run: &mut Run<'_, '_, '_>,
+            terms: &mut crate::term::Terms,
             t: TermId,
             assign: &HashMap<TermId, bool>,
             memo: &mut HashMap<TermId, TermId>,
-        ) -> R<TermId> {
+        ) -> TermId {
             if let Some(&b) = assign.get(&t) {
-                let terms = &mut *run.domain.terms;
-                return Ok(if b { terms.one() } else { terms.zero() });
+                return if b { terms.one() } else { terms.zero() };
             }
             if let Some(&r) = memo.get(&t) {
-                return Ok(r);
+                return r;
             }
-            let kids = run.domain.terms.children(t);
-            if kids.is_empty() {
-                return Ok(t);
-            }
-            let mut new = Vec::with_capacity(kids.len());
-            for k in &kids {
-                new.push(go(run, *k, assign, memo)?);
-            }
+            let kids = terms.children(t);
+            let new: Vec<TermId> = kids.iter().map(|&k| go(terms, k, assign, memo)).collect();
             let r = if new == kids {
                 t
             } else {
-                let node = run.domain.terms.node(t).clone();
-                super::loops::rebuild(run.domain.terms, &node, &new)?
+                terms.with_children(t, &new)
             };
             memo.insert(t, r);
-            Ok(r)
+            r
         }
-        go(self, t, assign, &mut HashMap::new())
+        go(self.domain.terms, t, assign, &mut HashMap::new())
     }
 
     /// `t` with every guard the solver decides replaced by its value.
-    fn settle_known(&mut self, t: TermId) -> R<(TermId, Vec<TermId>)> {
+    fn settle_known(&mut self, t: TermId) -> (TermId, Vec<TermId>) {
         let mut assign = HashMap::new();
         let mut open = Vec::new();
         for g in self.guards_in(t) {
-            let c = self.guards[&g].clone();
-            if self.holds(&c) {
-                assign.insert(g, true);
-            } else if self.holds(&c.clone().not()) {
-                assign.insert(g, false);
-            } else {
-                open.push(g);
+            match self.known(&self.guards[&g]) {
+                Some(b) => {
+                    assign.insert(g, b);
+                }
+                None => open.push(g),
             }
         }
         let t = if assign.is_empty() {
             t
         } else {
-            self.substitute(t, &assign)?
+            self.substitute(t, &assign)
         };
-        Ok((t, open))
+        (t, open)
     }
 
     /// `t` with the guards the path (and the store's guard) decides settled; the
     /// others stay.
-    pub(super) fn settle_known_guards(&mut self, t: TermId) -> R<TermId> {
+    pub(super) fn settle_known_guards(&mut self, t: TermId) -> TermId {
         if self.guards.is_empty() {
-            return Ok(t);
+            return t;
         }
-        Ok(self.settle_known(t)?.0)
+        self.settle_known(t).0
     }
 
     /// Whether `t` depends on a guard and on no loop partial: an operand of a
@@ -178,7 +170,7 @@ impl Run<'_, '_, '_> {
         if self.guards.is_empty() {
             return Ok(t);
         }
-        let (t, open) = self.settle_known(t)?;
+        let (t, open) = self.settle_known(t);
         if !open.is_empty() {
             return unsupported(
                 "a stored value depends on a mask lane its store does not fix (lazy masks)",
@@ -217,7 +209,7 @@ impl Run<'_, '_, '_> {
                 let c = self.guards[g].clone();
                 conds.push(if on { c } else { c.not() });
             }
-            let piece = self.substitute(s, &assign)?;
+            let piece = self.substitute(s, &assign);
             let terms = &*self.domain.terms;
             let identity = match op {
                 Binary::Add => terms.as_const(piece).is_some_and(num_traits::Zero::is_zero),

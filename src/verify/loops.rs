@@ -395,7 +395,7 @@ impl Run<'_, '_, '_> {
         }))
     }
 
-    /// A float lane updated as `l' = l·exp(m - m') + e(m')` (or with `exp2`) where `m` is a running max
+    /// A float lane updated as `l' = l·exp(m - m') + e(m')` where `m` is a running max
     /// of the same loop and `m'` its new value (online softmax). Each summand `s` of `e`
     /// is `c·exp(-m')` with `c` free of the running max (the match below proves it: the
     /// reduction's summand does not contain the max's atom), so by induction after the
@@ -431,13 +431,7 @@ impl Run<'_, '_, '_> {
                 })
             })
             .collect();
-        // The rescale is `exp(m - m')`, or `exp2(m - m')` in base 2 (scores scaled by
-        // log2(e) first, as flash attention does).
-        let bases = [crate::term::Func::Exp, crate::term::Func::Exp2];
-        'candidate: for ((mk, mj), base) in maxes
-            .iter()
-            .flat_map(|m| bases.iter().map(move |b| (*m, *b)))
-        {
+        'candidate: for (mk, mj) in maxes {
             let m_acc = accs[mk][mj].expect("a max lane has an accumulator");
             let m_final = finals[&(mk, mj)];
             let mut parts = Vec::new();
@@ -471,13 +465,13 @@ impl Run<'_, '_, '_> {
                 let t = &mut *self.domain.terms;
                 let g = t.product(&rest);
                 let diff = t.sub(m_acc, m_new);
-                let want = t.call(base, diff);
+                let want = t.call(crate::term::Func::Exp, diff);
                 if contains(t, g, acc) || without.iter().any(|&c| contains(t, c, acc)) {
                     continue 'candidate;
                 }
                 checks.push((want, g));
                 let shift = t.sub(m_new, m_final);
-                let back = t.call(base, shift);
+                let back = t.call(crate::term::Func::Exp, shift);
                 let summands: Vec<TermId> = without.iter().map(|&s| t.mul(s, back)).collect();
                 let mut cond = valid.to_vec();
                 cond.extend(case.cond.iter().cloned());
@@ -608,7 +602,7 @@ impl Run<'_, '_, '_> {
                 if new_kids == kids {
                     t
                 } else {
-                    rebuild(self.domain.terms, &node, &new_kids)?
+                    self.domain.terms.with_children(t, &new_kids)
                 }
             }
         };
@@ -783,61 +777,11 @@ impl Run<'_, '_, '_> {
             }
         }
         let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
-        let mut scale = None;
         if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
-            // Every summand the formula's times one constant `c` (scores scaled by
-            // log2(e) before a base-2 softmax): the reduction is `c` times the formula's
-            // (for a max or min only when c > 0).
-            let Some(c) = self.common_scale(&pairs, op) else {
-                return Ok(None);
-            };
-            let t = &mut *self.domain.terms;
-            let ct = t.constant(c.clone());
-            let scaled: Vec<(TermId, TermId)> =
-                pairs.iter().map(|&(w, s)| (t.mul(ct, w), s)).collect();
-            let verdicts = decide::decide_all(t, &scaled, &decide::Options::default());
-            if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
-                return Ok(None);
-            }
-            scale = Some(ct);
+            return Ok(None);
         }
         self.domain_is_extent(op, items, &index, &extent, &tmpl.key)?;
-        let atom = reduction_atom(self.domain.terms, &tmpl.key, &outer);
-        Ok(Some(match scale {
-            Some(c) => self.domain.terms.mul(c, atom),
-            None => atom,
-        }))
-    }
-
-    /// The constant `c` with kernel summand = `c` × formula summand, read off the first
-    /// pair's constant factors; `None` when it is 1, or not positive for a max or min.
-    fn common_scale(
-        &self,
-        pairs: &[(TermId, TermId)],
-        op: Binary,
-    ) -> Option<num_rational::BigRational> {
-        use num_traits::{One, Signed, Zero};
-        let &(want, got) = pairs.first()?;
-        let t = &*self.domain.terms;
-        let factor = |x: TermId| -> num_rational::BigRational {
-            match t.node(x) {
-                Node::Mul(ops) => ops
-                    .first()
-                    .and_then(|&o| t.as_const(o).cloned())
-                    .unwrap_or_else(num_rational::BigRational::one),
-                _ => t
-                    .as_const(x)
-                    .cloned()
-                    .unwrap_or_else(num_rational::BigRational::one),
-            }
-        };
-        let (fw, fg) = (factor(want), factor(got));
-        if fw.is_zero() {
-            return None;
-        }
-        let c = fg / fw;
-        let ok = !c.is_one() && !c.is_zero() && (op == Binary::Add || c.is_positive());
-        ok.then_some(c)
+        Ok(Some(reduction_atom(self.domain.terms, &tmpl.key, &outer)))
     }
 }
 
@@ -902,24 +846,4 @@ fn input_atoms_of(
         stack.extend(kids);
     }
     out
-}
-
-/// `node` with its children replaced, through the store's constructors (so it folds
-/// and stays canonical).
-pub(super) fn rebuild(terms: &mut Terms, node: &Node, kids: &[TermId]) -> R<TermId> {
-    Ok(match node {
-        Node::Add(_) => terms.sum(kids),
-        Node::Mul(_) => terms.product(kids),
-        Node::Max(_) => terms.maxn(kids),
-        Node::Min(_) => terms.minn(kids),
-        Node::Pow(_, k) => terms.powi(kids[0], *k),
-        Node::Call(f, _) => terms.call(*f, kids[0]),
-        Node::Cmp(op, _, _) => terms.cmp(*op, kids[0], kids[1]),
-        Node::Not(_) => terms.not(kids[0]),
-        Node::And(_) => terms.andn(kids),
-        Node::Or(_) => terms.orn(kids),
-        Node::Select(..) => terms.select(kids[0], kids[1], kids[2]),
-        Node::Opaque(op, _) => terms.opaque(op, kids),
-        _ => return unsupported("rebuilding a leaf"),
-    })
 }

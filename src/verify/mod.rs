@@ -28,6 +28,7 @@ pub mod extent;
 pub mod guards;
 pub mod loops;
 pub mod paths;
+mod residue;
 pub mod sym;
 
 use crate::decide::{self, Verdict};

@@ -1031,10 +1031,10 @@ impl Run<'_, '_, '_> {
                 self.solver.assert(&self.smt.cond(c));
             }
             let value = match &vals.lanes[i] {
-                Lane::Float(v) => self
-                    .settle_known_guards(*v)
-                    .and_then(|v| self.resolve(v))
-                    .and_then(|v| self.settle(v)),
+                Lane::Float(v) => {
+                    let v = self.settle_known_guards(*v);
+                    self.resolve(v).and_then(|v| self.settle(v))
+                }
                 Lane::Undef => unsupported("a masked-off lane (loaded without other=) is stored"),
                 _ => unsupported("a store of a non-float value"),
             };

@@ -433,25 +433,7 @@ fn rebuild(
         let r = if new == kids {
             t
         } else {
-            match node {
-                Node::Add(_) => terms.sum(&new),
-                Node::Mul(_) => terms.product(&new),
-                Node::Pow(_, k) => terms.powi(new[0], k),
-                Node::Call(f, _) => terms.call(f, new[0]),
-                Node::Max(_) => terms.maxn(&new),
-                Node::Min(_) => terms.minn(&new),
-                Node::Cmp(op, _, _) => terms.cmp(op, new[0], new[1]),
-                Node::Not(_) => terms.not(new[0]),
-                Node::And(_) => terms.andn(&new),
-                Node::Or(_) => terms.orn(&new),
-                Node::Select(..) => terms.select(new[0], new[1], new[2]),
-                Node::Opaque(op, _) => terms.opaque(&op, &new),
-                Node::Input { .. }
-                | Node::Param(_)
-                | Node::Const(_)
-                | Node::Inf { .. }
-                | Node::NaN => t,
-            }
+            terms.with_children(t, &new)
         };
         let r = if canon { canonical(terms, r) } else { r };
         memo.insert(t, r);
