@@ -4,19 +4,24 @@
 //!
 //! Architecture invariant: this module only pairs and aggregates; proofs and
 //! counterexamples come from `decide`, terms from `exec` (kernels) and `torch` (specs).
-//! A report says `Verified` only when every paired element was proved equal.
+//! A report says `Verified` only when every paired element was proved equal. With
+//! [`CheckOptions::all_sizes`], a verified instance is then proved for every size: the
+//! spec read as formulas over symbolic sizes (`torch`), checked against its instance
+//! reading, handed to `verify`.
 
 use crate::crosscheck;
 use crate::decide::{self, Counterexample, Leaf, Verdict as ElemVerdict};
 use crate::error::Error;
 use crate::exec::value::unravel;
 use crate::exec::StoreSite;
+use crate::formula;
 use crate::kernel::Kernel;
-use crate::launch::{ArgValue, Instance, Role};
+use crate::launch::{ArgBinding, ArgValue, Instance, Role};
 use crate::npy::Array;
 use crate::spec::Spec;
 use crate::term::{TermId, Terms};
 use crate::torch;
+use crate::verify;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -83,6 +88,8 @@ pub struct Report {
     pub counterexample: Option<Finding>,
     /// Elements left undecided (first few), with reasons.
     pub unknown: Vec<Finding>,
+    /// The proof for every size (`check` with [`CheckOptions::all_sizes`]).
+    pub all_sizes: Option<verify::Outcome>,
     pub seconds: f64,
 }
 
@@ -94,6 +101,8 @@ pub struct CheckOptions {
     /// Values of symbolic scalars for that first point.
     pub scalars: BTreeMap<String, f64>,
     pub decide: decide::Options,
+    /// After a verified instance, also prove the spec for every size (`check` only).
+    pub all_sizes: bool,
 }
 
 /// The float type of a kernel's tensors, for rounding the spec's decimal constants.
@@ -149,7 +158,139 @@ pub fn check(
     report.precision = kernel.precision_note();
     report.ir = kernel.ir();
     let claim = crosscheck::Claim::Terms(&terms, &claimed);
-    cross_checked(report, kernel, inst, &claim, opts, start)
+    let mut report = cross_checked(report, kernel, inst, &claim, opts, start)?;
+    if opts.all_sizes && report.outcome == Outcome::Verified {
+        let o = all_sizes(kernel, inst, spec_src, &mut terms, &claimed);
+        if matches!(o.scope, verify::Scope::Refuted { .. }) {
+            report.outcome = Outcome::Refuted;
+        }
+        report.all_sizes = Some(o);
+        report.seconds = start.elapsed().as_secs_f64();
+    }
+    Ok(report)
+}
+
+/// The spec proved for every size: read as formulas over symbolic sizes
+/// (`SpecProgram::formulas`), that reading checked against the instance's element by
+/// element, then `verify` proves the kernel equal to it.
+fn all_sizes(
+    kernel: &Kernel,
+    inst: &Instance,
+    spec_src: &str,
+    terms: &mut Terms,
+    claimed: &BTreeMap<String, Vec<Option<TermId>>>,
+) -> verify::Outcome {
+    let start = Instant::now();
+    let unknown = |reason: String| verify::Outcome {
+        scope: verify::Scope::Unknown { reason },
+        sizes: kernel.launch.sizes.keys().cloned().collect(),
+        paths: 0,
+        time: start.elapsed(),
+    };
+    let outputs = match spec_formulas(kernel, inst, spec_src, terms) {
+        Ok(o) => o,
+        Err(e) => return unknown(format!("the spec is not read for every size ({e})")),
+    };
+    if let Err(e) = agrees_at_instance(kernel, inst, &outputs, terms, claimed) {
+        return unknown(e);
+    }
+    verify::verify(kernel, inst, &outputs)
+}
+
+fn spec_formulas(
+    kernel: &Kernel,
+    inst: &Instance,
+    spec_src: &str,
+    terms: &mut Terms,
+) -> Result<Vec<formula::Output>, String> {
+    let program = torch::parse(spec_src).map_err(|e| e.to_string())?;
+    let mut tensors = BTreeMap::new();
+    for b in kernel.launch.args.values() {
+        if let ArgBinding::Tensor { tensor, shape, .. } = b {
+            let is_input = inst
+                .tensors
+                .iter()
+                .any(|t| &t.name == tensor && t.role != Role::Out);
+            if is_input {
+                tensors.insert(tensor.clone(), shape.clone());
+            }
+        }
+    }
+    let mut scalars = BTreeSet::new();
+    let mut values = BTreeMap::new();
+    for (param, v) in &inst.args {
+        match v {
+            ArgValue::Scalar(s) => {
+                scalars.insert(s.clone());
+            }
+            ArgValue::Value(x) => {
+                values.insert(param.clone(), *x);
+            }
+            _ => {}
+        }
+    }
+    let sizes = kernel.launch.sizes.keys().cloned().collect();
+    let env = torch::SymEnv {
+        tensors: &tensors,
+        scalars: &scalars,
+        values: &values,
+        sizes: &sizes,
+        float: float_type(kernel),
+    };
+    program.formulas(terms, &env).map_err(|e| e.to_string())
+}
+
+/// The all-sizes reading must give, at the instance, the terms the instance reading gave
+/// (`decide`-equal): it is the second of two readings of one spec, so a difference is a
+/// bug in lift, reported as such.
+fn agrees_at_instance(
+    kernel: &Kernel,
+    inst: &Instance,
+    outputs: &[formula::Output],
+    terms: &mut Terms,
+    claimed: &BTreeMap<String, Vec<Option<TermId>>>,
+) -> Result<(), String> {
+    let env =
+        formula::ShapeEnv::from_launch(&kernel.launch, &inst.sizes).map_err(|e| e.to_string())?;
+    let mut pairs = Vec::new();
+    let mut at = Vec::new();
+    for o in outputs {
+        let got = o.formula.instantiate(terms, &env).map_err(|e| {
+            format!("the spec's reading for every size has no value at this instance: {e}")
+        })?;
+        let want = claimed
+            .get(&o.name)
+            .ok_or("an output the spec did not give")?;
+        if got.len() != want.len() {
+            return Err(format!(
+                "the spec's reading for every size gives `{}` {} elements, not {} \
+                 (a bug in lift: please report it)",
+                o.name,
+                got.len(),
+                want.len()
+            ));
+        }
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            if let Some(w) = w {
+                if g != w {
+                    pairs.push((*g, *w));
+                    at.push((o.name.clone(), k));
+                }
+            }
+        }
+    }
+    let verdicts = decide::decide_all(terms, &pairs, &decide::Options::default());
+    match verdicts
+        .iter()
+        .position(|v| !matches!(v, decide::Verdict::Equal { .. }))
+    {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "the spec's reading for every size differs from its instance reading at \
+             {}[flat {}] (a bug in lift: please report it)",
+            at[i].0, at[i].1
+        )),
+    }
 }
 
 /// The two sides `check` compares: the kernel's symbolic run on `inst`, and the PyTorch
@@ -427,6 +568,7 @@ fn compare(
         ir: "ttir",
         counterexample,
         unknown,
+        all_sizes: None,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -634,10 +776,24 @@ impl Report {
         for a in &self.assumptions {
             let _ = writeln!(s, "  assumes {a}");
         }
-        let verdict = match self.outcome {
-            Outcome::Verified => "VERIFIED (proved on this launch instance)",
-            Outcome::Refuted => "REFUTED",
-            Outcome::Unknown => "UNKNOWN",
+        let verdict = match (self.outcome, self.all_sizes.as_ref().map(|o| (o, &o.scope))) {
+            (Outcome::Verified, Some((o, verify::Scope::AllSizes { .. }))) => format!(
+                "VERIFIED {} (proved on this launch instance and, in {:.1} ms over {} paths, \
+                 for every size)",
+                o.describe(),
+                o.time.as_secs_f64() * 1e3,
+                o.paths
+            ),
+            (Outcome::Verified, Some((o, _))) => {
+                format!("VERIFIED on this launch instance ({})", o.describe())
+            }
+            (Outcome::Verified, None) => "VERIFIED (proved on this launch instance)".into(),
+            (Outcome::Refuted, Some((o, verify::Scope::Refuted { .. }))) => format!(
+                "{} (VERIFIED on this launch instance only; replay it with --size)",
+                o.describe()
+            ),
+            (Outcome::Refuted, _) => "REFUTED".into(),
+            (Outcome::Unknown, _) => "UNKNOWN".into(),
         };
         let _ = writeln!(s, "{verdict} in {:.3} s", self.seconds);
         s
@@ -654,6 +810,7 @@ impl Report {
                 "source": f.source.as_ref().map(|s| json!({"ir": self.ir, "ir_line": s.line, "ttir_line": s.line, "python": s.loc.to_string()})),
             })
         };
+        let (scope, constraints) = verify::Outcome::scope_json(self.all_sizes.as_ref());
         json!({
             "schema": "lift.check/1",
             "verdict": self.outcome,
@@ -666,6 +823,9 @@ impl Report {
             "precision": self.precision.as_deref().unwrap_or("real"),
             "counterexample": self.counterexample.as_ref().map(finding),
             "unknown": self.unknown.iter().map(finding).collect::<Vec<_>>(),
+            "scope": scope,
+            "constraints": constraints,
+            "all_sizes": self.all_sizes.as_ref().map(|o| o.to_json()),
             "seconds": self.seconds,
         })
     }
@@ -697,4 +857,36 @@ fn shorten(text: &str, max_chars: usize) -> String {
 fn show_index(index: &[usize]) -> String {
     let parts: Vec<String> = index.iter().map(|i| i.to_string()).collect();
     format!("[{}]", parts.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The guard on the all-sizes reading: formulas that differ from the instance
+    /// reading anywhere are refused, so a wrong reading can never reach `verify`.
+    #[test]
+    fn an_all_sizes_reading_that_differs_at_the_instance_is_refused() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("triton_ir/softmax/kernel.ttir");
+        let kernel = Kernel::load(&path, None).unwrap();
+        let inst = kernel.instance(&BTreeMap::new()).unwrap();
+        let mut terms = Terms::new();
+        let spec = "y = torch.softmax(x, dim=-1)";
+        let (_, expected) = spec_terms(&kernel, &inst, spec, &mut terms).unwrap();
+        let claimed: BTreeMap<String, Vec<Option<TermId>>> = expected
+            .into_iter()
+            .map(|o| (o.name, o.elems.into_iter().map(Some).collect()))
+            .collect();
+        let same = spec_formulas(&kernel, &inst, spec, &mut terms).unwrap();
+        assert_eq!(
+            agrees_at_instance(&kernel, &inst, &same, &mut terms, &claimed),
+            Ok(())
+        );
+        // Softmax along the other axis: same shape, other values.
+        let other = "y = torch.softmax(x, dim=0)";
+        let wrong = spec_formulas(&kernel, &inst, other, &mut terms).unwrap();
+        let e = agrees_at_instance(&kernel, &inst, &wrong, &mut terms, &claimed).unwrap_err();
+        assert!(e.contains("differs from its instance reading"), "{e}");
+    }
 }

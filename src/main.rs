@@ -144,8 +144,14 @@ enum Command {
     /// outputs are separated by `;`. Examples:
     ///   lift check softmax.ttir --spec 'y = torch.softmax(x, dim=-1)'
     ///   lift check rms.ttir --spec 'y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w'
-    /// Verdicts: VERIFIED (exit 0), REFUTED with a counterexample (exit 1),
-    /// UNKNOWN with the reason (exit 3).
+    /// Then (unless --scope instance) a Triton kernel is proved equal to the spec for
+    /// every size, as `lift KERNEL` proves its formula: the spec is read over symbolic
+    /// sizes, that reading is checked against the instance's, and Z3 proves the
+    /// kernel's accesses, coverage and stored lanes against it.
+    ///
+    /// Verdicts: `VERIFIED for all M, N [with ...]` or `VERIFIED on this launch instance
+    /// (for all sizes: UNKNOWN — why)` (exit 0), REFUTED with a counterexample, or at
+    /// sizes the launch does not use (exit 1), UNKNOWN with the reason (exit 3).
     Check {
         /// The kernel (.ttir or .ptx).
         kernel: PathBuf,
@@ -160,6 +166,10 @@ enum Command {
         precision: PrecisionArg,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// What a proof covers: `all` (default) also proves the spec for every size;
+        /// `instance` stops at the launch's own sizes.
+        #[arg(long, value_enum, default_value_t = ScopeArg::All)]
+        scope: ScopeArg,
     },
     /// Check that a kernel's memory accesses are safe on one launch instance: no data
     /// race (two accesses to one address, one a write, not ordered by bar.sync or
@@ -433,11 +443,13 @@ fn run(command: Command) -> Result<i32, Error> {
             decide,
             precision,
             format,
+            scope,
         } => {
             let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
-            let opts = decide_options(&decide)?;
+            let mut opts = decide_options(&decide)?;
+            opts.all_sizes = scope == ScopeArg::All;
             let report = check::check(&k, &inst, &spec, &opts)?;
             finish(&report, &inst, &opts, &decide, format)
         }

@@ -236,34 +236,16 @@ impl Lift {
             })
             .collect();
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let (scope, constraints) = crate::verify::Outcome::scope_json(self.all_sizes.as_ref());
         json!({
             "schema": "lift.lift/1",
             "kernel": self.kernel_name,
             "sizes": self.spec.sizes,
             "outputs": outputs,
             "verified": self.exit_code() == 0,
-            "scope": match self.all_sizes.as_ref().map(|o| &o.scope) {
-                Some(crate::verify::Scope::AllSizes { .. }) => "all_sizes",
-                _ => "instance",
-            },
-            "constraints": match self.all_sizes.as_ref().map(|o| &o.scope) {
-                Some(crate::verify::Scope::AllSizes { constraints, .. }) => constraints.clone(),
-                _ => Vec::new(),
-            },
-            "all_sizes": self.all_sizes.as_ref().map(|o| json!({
-                "verdict": match &o.scope {
-                    crate::verify::Scope::AllSizes { .. } => "verified",
-                    crate::verify::Scope::Unknown { .. } => "unknown",
-                    crate::verify::Scope::Refuted { .. } => "refuted",
-                },
-                "text": o.describe(),
-                "witness": match &o.scope {
-                    crate::verify::Scope::Refuted { sizes, .. } => Some(sizes.iter().cloned().collect::<std::collections::BTreeMap<_, _>>()),
-                    _ => None,
-                },
-                "paths": o.paths,
-                "time_ms": o.time.as_secs_f64() * 1e3,
-            })),
+            "scope": scope,
+            "constraints": constraints,
+            "all_sizes": self.all_sizes.as_ref().map(|o| o.to_json()),
             "assumptions": self.assumptions,
             "precision": self.precision.as_deref().unwrap_or("real"),
             "timings_ms": {

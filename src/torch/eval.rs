@@ -10,11 +10,11 @@ use std::collections::HashMap;
 
 type R<T> = Result<T, SpecError>;
 
-fn at<T>(col: usize, r: Result<T, String>) -> R<T> {
+pub(super) fn at<T>(col: usize, r: Result<T, String>) -> R<T> {
     r.map_err(|message| SpecError { col, message })
 }
 
-fn err<T>(col: usize, message: String) -> R<T> {
+pub(super) fn err<T>(col: usize, message: String) -> R<T> {
     Err(SpecError { col, message })
 }
 

@@ -26,11 +26,14 @@
 //! n-ary term per output element; `softmax` is `exp(x - max) / sum(exp(x - max))`.
 
 mod eval;
+mod formula;
 mod lex;
 mod ops;
 mod parse;
 mod tensor;
 mod value;
+
+pub use formula::SymEnv;
 
 use crate::term::{TermId, Terms};
 use num_bigint::BigInt;

@@ -95,6 +95,36 @@ impl Outcome {
     }
 }
 
+impl Outcome {
+    /// The `all_sizes` object of the JSON reports (`lift`, `check`).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "verdict": match &self.scope {
+                Scope::AllSizes { .. } => "verified",
+                Scope::Unknown { .. } => "unknown",
+                Scope::Refuted { .. } => "refuted",
+            },
+            "text": self.describe(),
+            "witness": match &self.scope {
+                Scope::Refuted { sizes, .. } => {
+                    Some(sizes.iter().cloned().collect::<BTreeMap<_, _>>())
+                }
+                _ => None,
+            },
+            "paths": self.paths,
+            "time_ms": self.time.as_secs_f64() * 1e3,
+        })
+    }
+
+    /// The `scope` and `constraints` fields of the JSON reports for `o`.
+    pub fn scope_json(o: Option<&Outcome>) -> (&'static str, Vec<String>) {
+        match o.map(|o| &o.scope) {
+            Some(Scope::AllSizes { constraints, .. }) => ("all_sizes", constraints.clone()),
+            _ => ("instance", Vec::new()),
+        }
+    }
+}
+
 pub fn sizes_text(sizes: &[(String, i64)]) -> String {
     let parts: Vec<String> = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
     parts.join(", ")
