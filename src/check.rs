@@ -428,7 +428,115 @@ pub fn equiv(
     report.assumptions.extend(right.assumptions());
     report.precision = left.precision_note().or_else(|| right.precision_note());
     let claim = crosscheck::Claim::Kernel(right, &ri);
-    cross_checked(report, left, &li, &claim, opts, start)
+    let mut report = cross_checked(report, left, &li, &claim, opts, start)?;
+    if opts.all_sizes && report.outcome == Outcome::Verified {
+        let o = equiv_all_sizes(left, right, &li, &ri);
+        if matches!(o.scope, verify::Scope::Refuted { .. }) {
+            report.outcome = Outcome::Refuted;
+        }
+        report.all_sizes = Some(o);
+        report.seconds = start.elapsed().as_secs_f64();
+    }
+    Ok(report)
+}
+
+/// Two kernels equal for every size: both proved equal, for every size, to the formula
+/// the first lifts to (the proof holds where both sides' constraints do). A refutation
+/// of the second at sizes where the first is proved is a size where the two differ.
+fn equiv_all_sizes(left: &Kernel, right: &Kernel, li: &Instance, ri: &Instance) -> verify::Outcome {
+    let start = Instant::now();
+    let unknown = |reason: String| verify::Outcome {
+        scope: verify::Scope::Unknown { reason },
+        sizes: left.launch.sizes.keys().cloned().collect(),
+        paths: 0,
+        time: start.elapsed(),
+    };
+    if left.launch.sizes.keys().ne(right.launch.sizes.keys()) {
+        return unknown("the two launches name different sizes".into());
+    }
+    let mut terms = Terms::new();
+    let lifted = match crate::synth::lift(left, li, &mut terms) {
+        Ok(l) if l.exit_code() == 0 => l,
+        _ => return unknown("the first kernel does not lift to a formula on this instance".into()),
+    };
+    let outputs: Vec<formula::Output> = lifted
+        .outputs
+        .iter()
+        .filter(|o| {
+            ri.tensors
+                .iter()
+                .any(|t| t.name == o.name && t.role != Role::In)
+        })
+        .filter_map(|o| {
+            o.formula
+                .as_ref()
+                .map(|f| formula::Output::new(&o.name, f.clone()))
+        })
+        .collect();
+    let l = verify::verify(left, li, &outputs);
+    let r = verify::verify(right, ri, &outputs);
+    let (paths, time) = (l.paths + r.paths, start.elapsed());
+    use verify::Scope::*;
+    let scope = match (&l.scope, &r.scope) {
+        (
+            AllSizes {
+                constraints: c1,
+                bounds: b1,
+                fixed: f1,
+            },
+            AllSizes {
+                constraints: c2,
+                bounds: b2,
+                fixed: f2,
+            },
+        ) => {
+            let mut constraints = c1.clone();
+            constraints.extend(c2.iter().filter(|c| !c1.contains(c)).cloned());
+            // Size constraints first, then each kernel's index-arithmetic assumption.
+            constraints.sort_by_key(|c| c.starts_with("i32 "));
+            let join = |a: &[(String, i64)], b: &[(String, i64)]| {
+                let mut v = a.to_vec();
+                v.extend(b.iter().filter(|x| !a.contains(x)).cloned());
+                v
+            };
+            AllSizes {
+                constraints,
+                bounds: join(b1, b2),
+                fixed: join(f1, f2),
+            }
+        }
+        (AllSizes { bounds, fixed, .. }, Refuted { sizes, reason })
+            if admits(bounds, fixed, sizes) =>
+        {
+            Refuted {
+                sizes: sizes.clone(),
+                reason: format!(
+                    "the second kernel differs there from the formula the first is proved \
+                     equal to: {reason}"
+                ),
+            }
+        }
+        _ => Unknown {
+            reason: format!(
+                "first kernel: {}; second kernel: {}",
+                l.describe(),
+                r.describe()
+            ),
+        },
+    };
+    verify::Outcome {
+        scope,
+        sizes: l.sizes,
+        paths,
+        time,
+    }
+}
+
+/// Whether `sizes` satisfy the size bounds and fixed sizes of a proof.
+fn admits(bounds: &[(String, i64)], fixed: &[(String, i64)], sizes: &[(String, i64)]) -> bool {
+    sizes.iter().all(|(n, v)| {
+        bounds.iter().all(|(b, c)| b != n || v <= c) && fixed.iter().all(|(f, c)| f != n || v == c)
+    })
 }
 
 type Side = BTreeMap<String, (Vec<usize>, Vec<Option<TermId>>)>;
@@ -867,8 +975,8 @@ mod tests {
     /// reading anywhere are refused, so a wrong reading can never reach `verify`.
     #[test]
     fn an_all_sizes_reading_that_differs_at_the_instance_is_refused() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("triton_ir/softmax/kernel.ttir");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("triton_ir/softmax/kernel.ttir");
         let kernel = Kernel::load(&path, None).unwrap();
         let inst = kernel.instance(&BTreeMap::new()).unwrap();
         let mut terms = Terms::new();

@@ -209,6 +209,11 @@ enum Command {
         precision: PrecisionArg,
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// What a proof covers: `all` (default) also proves two Triton kernels equal for
+        /// every size (each proved equal to the formula the first lifts to);
+        /// `instance` stops at the launch's own sizes.
+        #[arg(long, value_enum, default_value_t = ScopeArg::All)]
+        scope: ScopeArg,
     },
 }
 
@@ -470,11 +475,13 @@ fn run(command: Command) -> Result<i32, Error> {
             decide,
             precision,
             format,
+            scope,
         } => {
             let mut a = load(&left, launch.as_deref(), &exec)?;
             let mut b = load(&right, launch2.as_deref(), &exec)?;
             (a.precision, b.precision) = (precision.get(), precision.get());
-            let opts = decide_options(&decide)?;
+            let mut opts = decide_options(&decide)?;
+            opts.all_sizes = scope == ScopeArg::All;
             let sizes = sizes.into_iter().collect();
             let report = check::equiv(&a, &b, &sizes, &opts)?;
             let inst = a.instance(&report.sizes)?;

@@ -123,15 +123,45 @@ fn size_twins_are_wrong_at_their_bug_sizes() {
     }
 }
 
-/// The same through the binary: `lift check --size ...` exits 0 at the launch's own
-/// sizes and 1 (refuted or a kernel fault) at `bug_sizes`.
+/// The same through the binary: `lift check --scope instance --size ...` exits 0 at
+/// the launch's own sizes and 1 (refuted or a kernel fault) at `bug_sizes`; with the
+/// default `--scope all`, the launch's own sizes already exit 1 (refuted at other
+/// sizes) unless the proof is only under a constraint or not found.
 #[test]
 fn lift_check_exit_codes_of_size_twins() {
+    let mut refuted_from_own_sizes = 0;
     for f in size_twins() {
+        let (code, text) = {
+            let out = Command::cargo_bin("lift")
+                .unwrap()
+                .arg("check")
+                .arg(f.kernel())
+                .args(["--spec", &f.meta.spec])
+                .output()
+                .unwrap();
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).to_string(),
+            )
+        };
+        let verdict = text.lines().last().unwrap_or_default();
+        match code {
+            Some(1) => {
+                assert!(verdict.starts_with("REFUTED at "), "{}: {text}", f.name());
+                refuted_from_own_sizes += 1;
+            }
+            Some(0) => assert!(
+                verdict.contains("UNKNOWN") || verdict.contains(" with "),
+                "{}: a size twin proved for all sizes: {text}",
+                f.name()
+            ),
+            _ => panic!("{}: {text}", f.name()),
+        }
         let run = |sizes: Option<&BTreeMap<String, i64>>| {
             let mut cmd = Command::cargo_bin("lift").unwrap();
             cmd.arg("check")
                 .arg(f.kernel())
+                .args(["--scope", "instance"])
                 .args(["--spec", &f.meta.spec]);
             for (n, v) in sizes.into_iter().flatten() {
                 cmd.arg("--size").arg(format!("{n}={v}"));
@@ -155,4 +185,8 @@ fn lift_check_exit_codes_of_size_twins() {
             f.name()
         );
     }
+    assert!(
+        refuted_from_own_sizes >= 7,
+        "only {refuted_from_own_sizes} refuted from their own sizes"
+    );
 }

@@ -133,8 +133,24 @@ pub fn sizes_text(sizes: &[(String, i64)]) -> String {
 /// Most paths one run may fork into.
 pub const MAX_PATHS: usize = 256;
 
-/// Wall-clock budget of the unbounded step (all candidate constraints together).
+/// Wall-clock budget of the unbounded step (all candidate constraints together), by
+/// default.
 pub const BUDGET: Duration = Duration::from_secs(10);
+
+/// The budget in force, in milliseconds (see [`set_budget`]).
+static BUDGET_MS: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(BUDGET.as_millis() as u64);
+
+/// Sets the wall-clock budget of every later unbounded step in this process. A
+/// budget is a wall-clock time, so what is proved within it depends on the machine and
+/// its load; tests that assert proofs raise it, benchmarks report the time itself.
+pub fn set_budget(d: Duration) {
+    BUDGET_MS.store(d.as_millis() as u64, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn budget() -> Duration {
+    Duration::from_millis(BUDGET_MS.load(std::sync::atomic::Ordering::Relaxed))
+}
 
 /// Extra time for replaying sizes near the instance once no proof was found.
 pub const NEARBY_BUDGET: Duration = Duration::from_secs(3);
@@ -297,7 +313,7 @@ fn run(
     // Constraints whose attempt ended without a failed obligation (unsupported, out of
     // time): the kernel may well be correct under them, so no size outside them refutes.
     let mut unsettled: Vec<Bound> = Vec::new();
-    let deadline = Instant::now() + BUDGET;
+    let deadline = Instant::now() + budget();
     'candidates: for cand in &candidates {
         let mut size_conds = size_base.clone();
         if let Some(b) = cand {
@@ -477,7 +493,16 @@ fn run(
         .find(|f| f.witness.is_none())
         .or(failures.first())
         .map(|f| f.reason.clone())
-        .unwrap_or_else(|| "no proof".into()))
+        .unwrap_or_else(|| {
+            if Instant::now() > deadline {
+                format!(
+                    "the time budget ({:.0} s) ran out before any attempt settled",
+                    budget().as_secs_f64()
+                )
+            } else {
+                "no proof".into()
+            }
+        }))
 }
 
 /// The constraints a proof holds under: the candidate bound, and no i32 overflow in the
