@@ -3,28 +3,37 @@
 
 Runs `target/release/lift KERNEL --format json [ARGS]` on every triton_ir/*/kernel.ttir
 and prints a markdown table (kernel, verdict, time of the unbounded step alone, paths)
-followed by a summary line. Build first: cargo build --release.
+followed by a summary line. With `--check` first, runs `lift check KERNEL --spec SPEC`
+instead, SPEC from the kernel's fixture.toml (the spec proved for every size). Build
+first: cargo build --release.
 
-    python3 benchmarks/verify_all.py [extra lift args, e.g. --size N=64]
+    python3 benchmarks/verify_all.py [--check] [extra lift args, e.g. --size N=64]
 """
 import json
 import pathlib
 import statistics
 import subprocess
 import sys
+import tomllib
+
+check = sys.argv[1:2] == ["--check"]
+extra = sys.argv[2:] if check else sys.argv[1:]
 
 root = pathlib.Path(__file__).resolve().parent.parent
 lift = root / "target" / "release" / "lift"
 rows = []
 for k in sorted(root.glob("triton_ir/*/kernel.ttir")):
     name = k.parent.name
-    out = subprocess.run([str(lift), str(k), "--format", "json", *sys.argv[1:]],
-                         capture_output=True, text=True, cwd=root).stdout
+    cmd = [str(lift), str(k), "--format", "json", *extra]
+    if check:
+        meta = tomllib.loads((k.parent / "fixture.toml").read_text())
+        cmd = [str(lift), "check", str(k), "--spec", meta["spec"], "--format", "json", *extra]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=root).stdout
     try:
         a = json.loads(out).get("all_sizes") or {}
     except json.JSONDecodeError:
         a = {}
-    rows.append((name, a.get("verdict", "no lift"), a.get("time_ms", 0.0), a.get("paths", 0)))
+    rows.append((name, a.get("verdict", "not run"), a.get("time_ms", 0.0), a.get("paths", 0)))
 print("| kernel | verdict | time (ms) | paths |")
 print("|---|---|---|---|")
 for name, verdict, ms, paths in rows:
