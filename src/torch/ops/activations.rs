@@ -3,7 +3,10 @@
 //! differential test `tests/torch_diff.rs` holds every one against real PyTorch.
 
 use super::super::tensor::Tensor;
-use super::super::value::Cx;
+use super::super::value::{Cx, Value};
+use super::args::Args;
+use super::elementwise::clamp;
+use super::R;
 use crate::term::{CmpOp, Func, TermId, Terms};
 
 /// `x > 0 ? x : neg(x)`, elementwise (leaky_relu, elu: PyTorch tests `x > 0`, so NaN
@@ -80,4 +83,59 @@ pub(super) fn gelu_tanh(cx: &mut Cx, x: &Tensor) -> Result<Tensor, String> {
         let p = t.add(one, th);
         t.product(&[half, e, p])
     }))
+}
+
+/// The ops whose arms are in this file.
+pub(super) const OPS: &[&str] = &["relu6", "leaky_relu", "elu", "gelu", "softplus", "hardtanh"];
+
+/// The arms of the activations with parameters.
+pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
+    let op = a.op;
+    let t = |v: Tensor| Ok(Value::Tensor(v));
+    match op {
+        "relu6" => {
+            let x = a.tensor(cx, "input")?;
+            let (lo, hi) = (Tensor::scalar(cx.int(0)), Tensor::scalar(cx.int(6)));
+            t(clamp(cx, op, &x, Some(&lo), Some(&hi))?)
+        }
+        "leaky_relu" => {
+            let x = a.tensor(cx, "input")?;
+            let s = a.number(cx, "negative_slope", Some("0.01"))?;
+            t(leaky_relu(cx, &x, s))
+        }
+        "elu" => {
+            let x = a.tensor(cx, "input")?;
+            let al = a.number(cx, "alpha", Some("1"))?;
+            t(elu(cx, &x, al))
+        }
+        "gelu" => {
+            let x = a.tensor(cx, "input")?;
+            match a.str("approximate", "none")?.as_str() {
+                "none" => t(gelu_erf(cx, &x)?),
+                "tanh" => t(gelu_tanh(cx, &x)?),
+                other => Err(format!(
+                    "gelu: argument `approximate` must be 'none' or 'tanh', got '{other}'"
+                )),
+            }
+        }
+        "softplus" => {
+            let x = a.tensor(cx, "input")?;
+            let beta = a.number(cx, "beta", Some("1"))?;
+            let threshold = a.number(cx, "threshold", Some("20"))?;
+            t(softplus(cx, &x, beta, threshold))
+        }
+        "hardtanh" => {
+            let x = a.tensor(cx, "input")?;
+            let lo = a.number(cx, "min_val", Some("-1"))?;
+            let hi = a.number(cx, "max_val", Some("1"))?;
+            if let (Some(l), Some(h)) = (cx.terms.as_const(lo), cx.terms.as_const(hi)) {
+                if l > h {
+                    return Err("hardtanh: min_val cannot be greater than max_val".into());
+                }
+            }
+            let (lo, hi) = (Tensor::scalar(lo), Tensor::scalar(hi));
+            t(clamp(cx, op, &x, Some(&lo), Some(&hi))?)
+        }
+        _ => unreachable!("{op} is not in this file's OPS"),
+    }
 }

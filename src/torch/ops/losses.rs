@@ -3,7 +3,10 @@
 
 use super::super::tensor::Tensor;
 use super::super::value::Cx;
-use super::{logsumexp, R};
+use super::super::value::Value;
+use super::args::Args;
+use super::reductions::logsumexp;
+use super::R;
 use crate::term::{CmpOp, TermId};
 use num_traits::Zero;
 
@@ -76,4 +79,36 @@ pub(super) fn cross_entropy(
             Tensor::scalar(t.div(total, count))
         }
     })
+}
+
+/// The ops whose arms are in this file.
+pub(super) const OPS: &[&str] = &["cross_entropy"];
+
+/// The arms of the losses.
+pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
+    let op = a.op;
+    let t = |v: Tensor| Ok(Value::Tensor(v));
+    match op {
+        "cross_entropy" => {
+            let x = a.tensor(cx, "input")?;
+            let target = a.tensor(cx, "target")?;
+            for unsupported in ["weight", "size_average", "reduce"] {
+                if a.get(unsupported).is_some() {
+                    return Err(format!("cross_entropy: `{unsupported}` is not supported"));
+                }
+            }
+            let ignore_index = a.int("ignore_index")?.unwrap_or(-100);
+            let smoothing = a.number(cx, "label_smoothing", Some("0"))?;
+            let reduction = a.str("reduction", "mean")?;
+            t(cross_entropy(
+                cx,
+                &x,
+                &target,
+                ignore_index,
+                smoothing,
+                &reduction,
+            )?)
+        }
+        _ => unreachable!("{op} is not in this file's OPS"),
+    }
 }

@@ -1,0 +1,290 @@
+//! The op library: every PyTorch op is defined once, as a function over [`Tensor`]s, and
+//! reached from `torch.f`, `F.f`, `torch.nn.functional.f` and the method form `x.f()`
+//! through one dispatch table with PyTorch's parameter names.
+
+mod activations;
+mod args;
+mod elementwise;
+mod linalg;
+mod losses;
+mod norms;
+mod reductions;
+mod shape;
+
+use args::{bind, Args};
+pub(crate) use elementwise::{arith, is_bool};
+
+use super::value::{Cx, Value};
+use super::FloatType;
+
+type R<T> = Result<T, String>;
+
+/// Every accepted function/method name (aliases included), for error messages.
+pub(crate) const SUPPORTED: &[&str] = &[
+    // elementwise
+    "abs",
+    "absolute",
+    "neg",
+    "negative",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "square",
+    "pow",
+    "sin",
+    "cos",
+    "tanh",
+    "erf",
+    "floor",
+    "ceil",
+    "sign",
+    "sigmoid",
+    "expit",
+    "relu",
+    "relu6",
+    "leaky_relu",
+    "gelu",
+    "silu",
+    "softplus",
+    "elu",
+    "hardtanh",
+    "clamp",
+    "clip",
+    "glu",
+    "where",
+    "maximum",
+    "minimum",
+    "add",
+    "sub",
+    "subtract",
+    "mul",
+    "multiply",
+    "div",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "remainder",
+    "fmod",
+    "gt",
+    "lt",
+    "ge",
+    "le",
+    "eq",
+    "ne",
+    "greater",
+    "less",
+    "greater_equal",
+    "less_equal",
+    "not_equal",
+    // reductions
+    "sum",
+    "mean",
+    "prod",
+    "var",
+    "std",
+    "amax",
+    "amin",
+    "max",
+    "min",
+    "softmax",
+    "log_softmax",
+    "logsumexp",
+    "cross_entropy",
+    "layer_norm",
+    "rms_norm",
+    "normalize",
+    // linear algebra
+    "matmul",
+    "mm",
+    "bmm",
+    "linear",
+    // layout
+    "transpose",
+    "t",
+    "permute",
+    "reshape",
+    "view",
+    "flatten",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "chunk",
+    "split",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "contiguous",
+    "clone",
+    "detach",
+    "float",
+    "double",
+    "half",
+    "bfloat16",
+    "to",
+    "size",
+    "dim",
+    // creation
+    "zeros",
+    "ones",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+];
+
+/// The canonical op a name (function or method) stands for.
+pub(crate) fn canonical(name: &str) -> Option<&'static str> {
+    let n = match name {
+        "absolute" => "abs",
+        "negative" => "neg",
+        "expit" => "sigmoid",
+        "clip" => "clamp",
+        "subtract" => "sub",
+        "multiply" => "mul",
+        "divide" | "true_divide" => "div",
+        "greater" => "gt",
+        "less" => "lt",
+        "greater_equal" => "ge",
+        "less_equal" => "le",
+        "not_equal" => "ne",
+        "concat" | "concatenate" => "cat",
+        "view" => "reshape",
+        "detach" | "clone" => "contiguous",
+        _ => name,
+    };
+    SUPPORTED.iter().find(|&&s| s == n).copied()
+}
+
+/// PyTorch's parameter names of each op; a leading `*` collects the remaining positional
+/// arguments (`x.permute(1, 0)`, `torch.zeros(2, 3)`).
+pub(crate) fn params(op: &str) -> &'static [&'static str] {
+    match op {
+        "relu" | "relu6" => &["input", "inplace"],
+        "leaky_relu" => &["input", "negative_slope", "inplace"],
+        "gelu" => &["input", "approximate"],
+        "softplus" => &["input", "beta", "threshold"],
+        "elu" => &["input", "alpha", "inplace"],
+        "hardtanh" => &["input", "min_val", "max_val", "inplace"],
+        "clamp" => &["input", "min", "max"],
+        "glu" => &["input", "dim"],
+        "pow" => &["input", "exponent"],
+        "where" => &["condition", "input", "other"],
+        "add" | "sub" => &["input", "other", "alpha"],
+        "div" => &["input", "other", "rounding_mode"],
+        "maximum" | "minimum" | "mul" | "floor_divide" | "remainder" | "fmod" | "gt" | "lt"
+        | "ge" | "le" | "eq" | "ne" | "matmul" | "mm" | "bmm" => &["input", "other"],
+        "sum" | "mean" => &["input", "dim", "keepdim", "dtype"],
+        "prod" | "amax" | "amin" | "max" | "min" | "logsumexp" => &["input", "dim", "keepdim"],
+        "var" | "std" => &["input", "dim", "unbiased", "keepdim", "correction"],
+        "softmax" | "log_softmax" => &["input", "dim", "dtype"],
+        "cross_entropy" => &[
+            "input",
+            "target",
+            "weight",
+            "size_average",
+            "ignore_index",
+            "reduce",
+            "reduction",
+            "label_smoothing",
+        ],
+        "layer_norm" => &["input", "normalized_shape", "weight", "bias", "eps"],
+        "rms_norm" => &["input", "normalized_shape", "weight", "eps"],
+        "normalize" => &["input", "p", "dim", "eps"],
+        "linear" => &["input", "weight", "bias"],
+        "transpose" => &["input", "dim0", "dim1"],
+        "permute" => &["input", "*dims"],
+        "reshape" => &["input", "*shape"],
+        "expand" => &["input", "*size"],
+        "flatten" => &["input", "start_dim", "end_dim"],
+        "unsqueeze" => &["input", "dim"],
+        "squeeze" => &["input", "dim"],
+        "chunk" => &["input", "chunks", "dim"],
+        "split" => &["input", "split_size_or_sections", "dim"],
+        "cat" | "stack" => &["tensors", "dim"],
+        "contiguous" | "float" | "double" | "half" | "bfloat16" => &["input", "*args"],
+        "to" => &["input", "*args", "dtype"],
+        "size" => &["input", "dim"],
+        "zeros" | "ones" => &["*size", "dtype", "device"],
+        "full" => &["size", "fill_value", "dtype", "device"],
+        "zeros_like" | "ones_like" => &["input", "dtype"],
+        "full_like" => &["input", "fill_value", "dtype"],
+        _ => &["input"],
+    }
+}
+
+/// Checks that no dtype among the arguments narrows `float` (the kernel's float type): a
+/// widening conversion is exact, a narrowing one rounds, which specs cannot express.
+fn check_dtypes(op: &str, float: FloatType, pos: &[Value], kw: &[(String, Value)]) -> R<()> {
+    for v in pos.iter().chain(kw.iter().map(|(_, v)| v)) {
+        if let Value::Dtype(d) = v {
+            narrowing(op, float, *d)?;
+        }
+    }
+    Ok(())
+}
+
+fn narrowing(op: &str, float: FloatType, to: FloatType) -> R<()> {
+    if to.holds_all_of(float) {
+        return Ok(());
+    }
+    Err(format!(
+        "{op}: converting to {} rounds the kernel's {} values, which a spec cannot express \
+         (lift reads spec tensors exactly); leave the conversion out or check the kernel \
+         at that type",
+        to.name(),
+        float.name()
+    ))
+}
+
+// ---- dispatch --------------------------------------------------------------------------
+
+/// Calls op `name` (canonical) with positional and keyword arguments; for a method call
+/// the receiver is the first positional argument.
+pub(crate) fn call(
+    cx: &mut Cx,
+    name: &'static str,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    check_dtypes(name, cx.float, &pos, &kw)?;
+    let a = bind(name, pos, kw)?;
+    let op = a.op;
+    if let Some(f) = elementwise::unary(op) {
+        let x = a.tensor(cx, a.names[0])?;
+        return Ok(Value::Tensor(x.map(cx.terms, f)));
+    }
+    // The dispatch table: each file's ops and its arms.
+    type Arms = fn(&mut Cx, &Args) -> R<Value>;
+    let table: &[(&[&str], Arms)] = &[
+        (activations::OPS, activations::call),
+        (elementwise::OPS, elementwise::call),
+        (reductions::OPS, reductions::call),
+        (norms::OPS, norms::call),
+        (linalg::OPS, linalg::call),
+        (shape::OPS, shape::call),
+        (losses::OPS, losses::call),
+    ];
+    match table.iter().find(|(ops, _)| ops.contains(&op)) {
+        Some((_, arms)) => arms(cx, &a),
+        None => Err(format!("{op}: not implemented")),
+    }
+}
+
+/// Ops PyTorch has that specs cannot express, with the reason.
+pub(crate) fn unsupported_reason(name: &str) -> Option<&'static str> {
+    match name {
+        "nll_loss" | "argmax" | "argmin" | "gather" | "index_select" | "embedding" | "one_hot"
+        | "topk" | "sort" => {
+            Some("needs integer indices or targets, which specs cannot express (tensors are real)")
+        }
+        "dropout" => Some("is random"),
+        _ => None,
+    }
+}
