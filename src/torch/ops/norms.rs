@@ -13,6 +13,7 @@ use num_traits::ToPrimitive;
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &["normalize", "layer_norm", "rms_norm"];
 
+/// `F.normalize`: `x / max(norm_p(x, dim), eps)`, for p = 1 (`sum |x|`) and p = 2
 /// (`sqrt(sum x^2)`).
 pub(super) fn normalize(
     cx: &mut Cx,

@@ -144,8 +144,6 @@ pub(super) fn logsumexp(cx: &mut Cx, x: &Tensor, dims: &[usize], keepdim: bool) 
     }
 }
 
-/// `F.normalize`: `x / max(norm_p(x, dim), eps)`, for p = 1 (`sum |x|`) and p = 2
-
 /// The arms of the reductions.
 pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
     let op = a.op;
