@@ -85,8 +85,73 @@ pub(super) fn gelu_tanh(cx: &mut Cx, x: &Tensor) -> Result<Tensor, String> {
     }))
 }
 
+/// `F.selu`: `scale * (x > 0 ? x : alpha * (exp(x) - 1))` with PyTorch's constants
+/// (`alpha = 1.6732632423543772848170429916717`, `scale = 1.0507009873554804934193349852946`).
+fn selu(cx: &mut Cx, x: &Tensor) -> R<Tensor> {
+    let alpha = cx.decimal("1.6732632423543772848170429916717")?;
+    let scale = cx.decimal("1.0507009873554804934193349852946")?;
+    let e = elu(cx, x, alpha);
+    Ok(e.map(cx.terms, |t, v| t.mul(scale, v)))
+}
+
+/// `clamp(x + 3, 0, 6) / 6` (hardsigmoid; times `x` for hardswish). NaN propagates
+/// through the clamp, as in PyTorch.
+fn relu6_shifted(t: &mut Terms, x: TermId) -> TermId {
+    let three = t.int(3);
+    let s = t.add(x, three);
+    let (z, six) = (t.zero(), t.int(6));
+    let lo = t.max(s, z);
+    let c = t.min(lo, six);
+    t.div(c, six)
+}
+
+/// `F.mish`: `x * tanh(log(1 + exp(x)))` (PyTorch's kernel has no softplus threshold).
+fn mish(t: &mut Terms, x: TermId) -> TermId {
+    let e = t.call(Func::Exp, x);
+    let one = t.one();
+    let s = t.add(one, e);
+    let l = t.call(Func::Log, s);
+    let th = t.call(Func::Tanh, l);
+    t.mul(x, th)
+}
+
+/// `F.softsign`: `x / (1 + |x|)`.
+fn softsign(t: &mut Terms, x: TermId) -> TermId {
+    let a = t.call(Func::Abs, x);
+    let one = t.one();
+    let d = t.add(one, a);
+    t.div(x, d)
+}
+
+/// `F.logsigmoid`: `min(x, 0) - log(1 + exp(-|x|))`, PyTorch's stable form (equal to
+/// `-log(1 + exp(-x))` over the reals, and finite where `exp(-x)` overflows).
+fn logsigmoid(t: &mut Terms, x: TermId) -> TermId {
+    let z = t.zero();
+    let m = t.min(x, z);
+    let a = t.call(Func::Abs, x);
+    let na = t.neg(a);
+    let e = t.call(Func::Exp, na);
+    let one = t.one();
+    let s = t.add(one, e);
+    let l = t.call(Func::Log, s);
+    t.sub(m, l)
+}
+
 /// The ops whose arms are in this file.
-pub(super) const OPS: &[&str] = &["relu6", "leaky_relu", "elu", "gelu", "softplus", "hardtanh"];
+pub(super) const OPS: &[&str] = &[
+    "relu6",
+    "leaky_relu",
+    "elu",
+    "gelu",
+    "softplus",
+    "hardtanh",
+    "selu",
+    "hardsigmoid",
+    "hardswish",
+    "mish",
+    "softsign",
+    "logsigmoid",
+];
 
 /// The arms of the activations with parameters.
 pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
@@ -135,6 +200,24 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             }
             let (lo, hi) = (Tensor::scalar(lo), Tensor::scalar(hi));
             t(clamp(cx, op, &x, Some(&lo), Some(&hi))?)
+        }
+        "selu" => {
+            let x = a.tensor(cx, "input")?;
+            t(selu(cx, &x)?)
+        }
+        "hardsigmoid" | "hardswish" | "mish" | "softsign" | "logsigmoid" => {
+            let x = a.tensor(cx, "input")?;
+            let f: fn(&mut Terms, TermId) -> TermId = match op {
+                "hardsigmoid" => relu6_shifted,
+                "hardswish" => |t, e| {
+                    let h = relu6_shifted(t, e);
+                    t.mul(e, h)
+                },
+                "mish" => mish,
+                "softsign" => softsign,
+                _ => logsigmoid,
+            };
+            t(x.map(cx.terms, f))
         }
         _ => unreachable!("{op} is not in this file's OPS"),
     }

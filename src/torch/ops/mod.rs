@@ -9,6 +9,7 @@ mod linalg;
 mod losses;
 mod norms;
 mod reductions;
+mod scans;
 mod shape;
 
 use args::{bind, Args};
@@ -54,6 +55,12 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "softplus",
     "elu",
     "hardtanh",
+    "selu",
+    "hardsigmoid",
+    "hardswish",
+    "mish",
+    "softsign",
+    "logsigmoid",
     "clamp",
     "clip",
     "glu",
@@ -99,6 +106,10 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "layer_norm",
     "rms_norm",
     "normalize",
+    "norm",
+    "vector_norm",
+    "argmax",
+    "argmin",
     // linear algebra
     "matmul",
     "mm",
@@ -106,6 +117,12 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "linear",
     // layout
     "transpose",
+    "flip",
+    "diag",
+    "tril",
+    "triu",
+    "cumsum",
+    "cumprod",
     "t",
     "permute",
     "reshape",
@@ -166,7 +183,7 @@ pub(crate) fn canonical(name: &str) -> Option<&'static str> {
 /// arguments (`x.permute(1, 0)`, `torch.zeros(2, 3)`).
 pub(crate) fn params(op: &str) -> &'static [&'static str] {
     match op {
-        "relu" | "relu6" => &["input", "inplace"],
+        "relu" | "relu6" | "selu" | "hardsigmoid" | "hardswish" | "mish" => &["input", "inplace"],
         "leaky_relu" => &["input", "negative_slope", "inplace"],
         "gelu" => &["input", "approximate"],
         "softplus" => &["input", "beta", "threshold"],
@@ -197,9 +214,14 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "layer_norm" => &["input", "normalized_shape", "weight", "bias", "eps"],
         "rms_norm" => &["input", "normalized_shape", "weight", "eps"],
         "normalize" => &["input", "p", "dim", "eps"],
+        "norm" => &["input", "p", "dim", "keepdim", "dtype"],
+        "vector_norm" => &["x", "ord", "dim", "keepdim", "dtype"],
+        "argmax" | "argmin" => &["input", "dim", "keepdim"],
         "linear" => &["input", "weight", "bias"],
         "transpose" => &["input", "dim0", "dim1"],
-        "permute" => &["input", "*dims"],
+        "permute" | "flip" => &["input", "*dims"],
+        "diag" | "tril" | "triu" => &["input", "diagonal"],
+        "cumsum" | "cumprod" => &["input", "dim", "dtype"],
         "reshape" => &["input", "*shape"],
         "expand" => &["input", "*size"],
         "flatten" => &["input", "start_dim", "end_dim"],
@@ -270,6 +292,7 @@ pub(crate) fn call(
         (linalg::OPS, linalg::call),
         (shape::OPS, shape::call),
         (losses::OPS, losses::call),
+        (scans::OPS, scans::call),
     ];
     match table.iter().find(|(ops, _)| ops.contains(&op)) {
         Some((_, arms)) => arms(cx, &a),
@@ -280,8 +303,7 @@ pub(crate) fn call(
 /// Ops PyTorch has that specs cannot express, with the reason.
 pub(crate) fn unsupported_reason(name: &str) -> Option<&'static str> {
     match name {
-        "nll_loss" | "argmax" | "argmin" | "gather" | "index_select" | "embedding" | "one_hot"
-        | "topk" | "sort" => {
+        "nll_loss" | "gather" | "index_select" | "embedding" | "one_hot" | "topk" | "sort" => {
             Some("needs integer indices or targets, which specs cannot express (tensors are real)")
         }
         "dropout" => Some("is random"),

@@ -6,7 +6,7 @@ use super::super::value::{Cx, Value};
 use super::args::Args;
 use super::elementwise::{binary, elementwise2, is_bool};
 use super::R;
-use crate::term::Func;
+use crate::term::{CmpOp, Func, TermId};
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
@@ -22,6 +22,8 @@ pub(super) const OPS: &[&str] = &[
     "std",
     "softmax",
     "log_softmax",
+    "argmax",
+    "argmin",
 ];
 
 /// The dims to reduce: all for `None`, else the normalised, distinct dims.
@@ -144,6 +146,23 @@ pub(super) fn logsumexp(cx: &mut Cx, x: &Tensor, dims: &[usize], keepdim: bool) 
     }
 }
 
+/// `argmax`/`argmin` of one row: the index of the first element equal to the row's max
+/// (min), as the nested select `x0 == m ? 0 : (x1 == m ? 1 : ... n-1)` over exact ints
+/// (PyTorch returns the first index on ties). A row holding NaN has a NaN max that no
+/// element equals, so the term gives the last index where PyTorch gives the first NaN's;
+/// spec inputs are reals.
+fn arg_extreme(t: &mut crate::term::Terms, row: &[TermId], max: bool) -> TermId {
+    let n = row.len();
+    let m = if max { t.maxn(row) } else { t.minn(row) };
+    let mut acc = t.int(n as i64 - 1);
+    for i in (0..n.saturating_sub(1)).rev() {
+        let c = t.cmp(CmpOp::Eq, row[i], m);
+        let idx = t.int(i as i64);
+        acc = t.select(c, idx, acc);
+    }
+    acc
+}
+
 /// The arms of the reductions.
 pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
     let op = a.op;
@@ -196,6 +215,29 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                         .map_err(|_| a.bad("dim", "an int or a tensor", other))?;
                     let name = if op == "max" { "maximum" } else { "minimum" };
                     t(elementwise2(cx, name, &x, &y)?)
+                }
+            }
+        }
+        "argmax" | "argmin" => {
+            let x = a.tensor(cx, "input")?;
+            let keep = a.bool("keepdim", false)?;
+            let max = op == "argmax";
+            match a.int("dim")? {
+                None => {
+                    if x.elems.is_empty() {
+                        return Err(format!("{op}: the input has no elements"));
+                    }
+                    let flat = x.reshape(vec![x.elems.len()]);
+                    let r = flat.reduce(cx.terms, &[0], false, |t, row| arg_extreme(t, row, max));
+                    let shape = if keep { vec![1; x.ndim()] } else { vec![] };
+                    t(r.reshape(shape))
+                }
+                Some(d) => {
+                    let dims = reduce_dims(op, &x, Some(vec![d]))?;
+                    if dims.iter().any(|&d| x.shape[d] == 0) {
+                        return Err(format!("{op}: cannot reduce over an empty dimension"));
+                    }
+                    t(x.reduce(cx.terms, &dims, keep, |t, row| arg_extreme(t, row, max)))
                 }
             }
         }

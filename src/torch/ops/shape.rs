@@ -12,6 +12,10 @@ use crate::term::TermId;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
+    "flip",
+    "diag",
+    "tril",
+    "triu",
     "transpose",
     "t",
     "permute",
@@ -123,6 +127,60 @@ pub(super) fn cat(op: &str, parts: &[Tensor], dim: i64) -> R<Tensor> {
 pub(super) fn like(cx: &mut Cx, x: &Tensor, v: TermId) -> Tensor {
     let _ = cx;
     Tensor::full(&x.shape, v)
+}
+
+/// `torch.diag`: a 1-D input becomes the matrix with it on diagonal `k` (zeros elsewhere);
+/// a 2-D input gives its diagonal `k` as a vector.
+fn diag(cx: &mut Cx, x: &Tensor, k: i64) -> R<Tensor> {
+    match x.ndim() {
+        1 => {
+            let m = x.shape[0] + k.unsigned_abs() as usize;
+            let zero = cx.terms.zero();
+            Ok(Tensor::from_fn(vec![m, m], |ij| {
+                let (i, j) = (ij[0] as i64, ij[1] as i64);
+                if j - i == k {
+                    x.elems[i.min(j) as usize]
+                } else {
+                    zero
+                }
+            }))
+        }
+        2 => {
+            let (r, c) = (x.shape[0] as i64, x.shape[1] as i64);
+            let (r0, c0) = if k >= 0 { (0, k) } else { (-k, 0) };
+            let len = (r - r0).min(c - c0).max(0) as usize;
+            Ok(Tensor::from_fn(vec![len], |i| {
+                let i = i[0] as i64;
+                x.at(&[(r0 + i) as usize, (c0 + i) as usize])
+            }))
+        }
+        _ => Err(format!(
+            "diag: expects a 1-D or 2-D tensor, got shape {}",
+            x.shape_str()
+        )),
+    }
+}
+
+/// `torch.tril`/`triu`: element `[.., i, j]` kept where `j - i <= k` (tril) or
+/// `j - i >= k` (triu), else 0 (a NaN or inf there becomes 0 too, as in PyTorch).
+fn triangle(cx: &mut Cx, op: &str, x: &Tensor, k: i64) -> R<Tensor> {
+    let n = x.ndim();
+    if n < 2 {
+        return Err(format!(
+            "{op}: expects a tensor with at least 2 dimensions, got shape {}",
+            x.shape_str()
+        ));
+    }
+    let zero = cx.terms.zero();
+    Ok(Tensor::from_fn(x.shape.clone(), |idx| {
+        let d = idx[n - 1] as i64 - idx[n - 2] as i64;
+        let keep = if op == "tril" { d <= k } else { d >= k };
+        if keep {
+            x.at(idx)
+        } else {
+            zero
+        }
+    }))
 }
 
 /// The arms of the layout and creation ops.
@@ -319,6 +377,26 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             narrowing(op, cx.float, to)?;
             let x = a.tensor(cx, "input")?;
             t(to_float(cx, x))
+        }
+        "flip" => {
+            let x = a.tensor(cx, "input")?;
+            let dims = a.ints("dims")?.ok_or_else(|| a.missing("dims"))?;
+            let dims = reduce_dims(op, &x, Some(dims))?;
+            t(Tensor::from_fn(x.shape.clone(), |idx| {
+                let mut src = idx.to_vec();
+                for &d in &dims {
+                    src[d] = x.shape[d] - 1 - idx[d];
+                }
+                x.at(&src)
+            }))
+        }
+        "diag" => {
+            let x = a.tensor(cx, "input")?;
+            t(diag(cx, &x, a.int("diagonal")?.unwrap_or(0))?)
+        }
+        "tril" | "triu" => {
+            let x = a.tensor(cx, "input")?;
+            t(triangle(cx, op, &x, a.int("diagonal")?.unwrap_or(0))?)
         }
         "size" => {
             let x = a.tensor(cx, "input")?;
