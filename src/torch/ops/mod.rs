@@ -4,10 +4,12 @@
 
 mod activations;
 mod args;
+mod conv;
 mod elementwise;
 mod linalg;
 mod losses;
 mod norms;
+mod pool;
 mod reductions;
 mod scans;
 mod shape;
@@ -103,6 +105,14 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "log_softmax",
     "logsumexp",
     "cross_entropy",
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "huber_loss",
+    "kl_div",
+    "cosine_similarity",
+    "hinge_embedding_loss",
+    "triplet_margin_loss",
     "layer_norm",
     "rms_norm",
     "normalize",
@@ -110,6 +120,13 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "vector_norm",
     "argmax",
     "argmin",
+    // pooling and convolution
+    "max_pool1d",
+    "max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
     // linear algebra
     "matmul",
     "mm",
@@ -211,6 +228,52 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
             "reduction",
             "label_smoothing",
         ],
+        "mse_loss" | "l1_loss" => &[
+            "input",
+            "target",
+            "size_average",
+            "reduce",
+            "reduction",
+            "weight",
+        ],
+        "smooth_l1_loss" => &[
+            "input",
+            "target",
+            "size_average",
+            "reduce",
+            "reduction",
+            "beta",
+        ],
+        "huber_loss" => &["input", "target", "reduction", "delta", "weight"],
+        "kl_div" => &[
+            "input",
+            "target",
+            "size_average",
+            "reduce",
+            "reduction",
+            "log_target",
+        ],
+        "cosine_similarity" => &["x1", "x2", "dim", "eps"],
+        "hinge_embedding_loss" => &[
+            "input",
+            "target",
+            "margin",
+            "size_average",
+            "reduce",
+            "reduction",
+        ],
+        "triplet_margin_loss" => &[
+            "anchor",
+            "positive",
+            "negative",
+            "margin",
+            "p",
+            "eps",
+            "swap",
+            "size_average",
+            "reduce",
+            "reduction",
+        ],
         "layer_norm" => &["input", "normalized_shape", "weight", "bias", "eps"],
         "rms_norm" => &["input", "normalized_shape", "weight", "eps"],
         "normalize" => &["input", "p", "dim", "eps"],
@@ -218,6 +281,35 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "vector_norm" => &["x", "ord", "dim", "keepdim", "dtype"],
         "argmax" | "argmin" => &["input", "dim", "keepdim"],
         "linear" => &["input", "weight", "bias"],
+        "max_pool1d" | "max_pool2d" => &[
+            "input",
+            "kernel_size",
+            "stride",
+            "padding",
+            "dilation",
+            "ceil_mode",
+            "return_indices",
+        ],
+        "avg_pool1d" => &[
+            "input",
+            "kernel_size",
+            "stride",
+            "padding",
+            "ceil_mode",
+            "count_include_pad",
+        ],
+        "avg_pool2d" => &[
+            "input",
+            "kernel_size",
+            "stride",
+            "padding",
+            "ceil_mode",
+            "count_include_pad",
+            "divisor_override",
+        ],
+        "conv1d" | "conv2d" => &[
+            "input", "weight", "bias", "stride", "padding", "dilation", "groups",
+        ],
         "transpose" => &["input", "dim0", "dim1"],
         "permute" | "flip" => &["input", "*dims"],
         "diag" | "tril" | "triu" => &["input", "diagonal"],
@@ -293,6 +385,8 @@ pub(crate) fn call(
         (shape::OPS, shape::call),
         (losses::OPS, losses::call),
         (scans::OPS, scans::call),
+        (pool::OPS, pool::call),
+        (conv::OPS, conv::call),
     ];
     match table.iter().find(|(ops, _)| ops.contains(&op)) {
         Some((_, arms)) => arms(cx, &a),
