@@ -15,7 +15,11 @@ pub(super) const OPS: &[&str] = &["max_pool1d", "max_pool2d", "avg_pool1d", "avg
 
 /// An int-or-tuple argument of a `k`-D op as `k` values (`None` when absent).
 pub(super) fn per_dim(a: &Args, name: &str, k: usize) -> R<Option<Vec<i64>>> {
-    match a.ints(name)? {
+    let v = a.ints(name)?;
+    if let Some(big) = v.iter().flatten().find(|v| v.unsigned_abs() > 1 << 31) {
+        return Err(format!("{}: argument `{name}` = {big} is too large", a.op));
+    }
+    match v {
         None => Ok(None),
         Some(v) if v.is_empty() => Ok(None),
         Some(v) if v.len() == 1 => Ok(Some(vec![v[0]; k])),

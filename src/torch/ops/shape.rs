@@ -134,7 +134,12 @@ pub(super) fn like(cx: &mut Cx, x: &Tensor, v: TermId) -> Tensor {
 fn diag(cx: &mut Cx, x: &Tensor, k: i64) -> R<Tensor> {
     match x.ndim() {
         1 => {
-            let m = x.shape[0] + k.unsigned_abs() as usize;
+            let m = x.shape[0] + k.unsigned_abs().min(1 << 32) as usize;
+            if m.checked_mul(m).is_none_or(|n| n > 1 << 26) {
+                return Err(format!(
+                    "diag: the {m} x {m} result for diagonal {k} is too large"
+                ));
+            }
             let zero = cx.terms.zero();
             Ok(Tensor::from_fn(vec![m, m], |ij| {
                 let (i, j) = (ij[0] as i64, ij[1] as i64);
