@@ -1,6 +1,14 @@
 //! The op library: every PyTorch op is defined once, as a function over [`Tensor`]s, and
 //! reached from `torch.f`, `F.f`, `torch.nn.functional.f` and the method form `x.f()`
-//! through one dispatch table with PyTorch's parameter names.
+//! through one dispatch table with PyTorch's parameter names. This file holds the names
+//! (`SUPPORTED`, `canonical`), the parameters (`params`) and the table; each op's arm
+//! lives in the file of its concern: `elementwise` (the unary table, arithmetic,
+//! comparisons, `where`, `clamp`, `pow`), `activations`, `reductions` (sums, max/min,
+//! var/std, softmax, argmax/argmin), `scans` (cumsum/cumprod), `norms` (norm,
+//! vector_norm, normalize, layer_norm, rms_norm), `linalg`, `pool`, `conv`, `losses`,
+//! `shape` (layout, flip/diag/tril/triu, creation); `args` binds a call's arguments.
+//!
+//! [`Tensor`]: super::tensor::Tensor
 
 mod activations;
 mod args;
