@@ -434,6 +434,9 @@ VARIANTS.update({
         "checks": [
             (L2_PLAIN, "verified", None),
             (L2_EPS, "refuted", None),
+            ("y = x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)", "verified", None),
+            ("y = x / torch.norm(x, dim=1, keepdim=True)", "verified", None),
+            ("y = x / torch.linalg.vector_norm(x, ord=1, dim=-1, keepdim=True)", "refuted", None),
         ]},
     ("l2norm", "eps"): {
         "block": [32], "expect": "refuted", "equiv": "plain",

@@ -1164,6 +1164,36 @@ fn no_panics_on_odd_inputs() {
         "y = F.linear(x, s)",
         "y = 1 // 0",
         "y = x.size(5)",
+        "y = torch.argmax(e)",
+        "y = torch.argmin(e, 0)",
+        "y = torch.argmax(s, 0)",
+        "y = torch.cumsum(e, 0)",
+        "y = torch.cumprod(s, 0)",
+        "y = torch.flip(e, [0])",
+        "y = torch.diag(e)",
+        "y = torch.diag(x, -9223372036854775807)",
+        "y = torch.diag(s, 9223372036854775807)",
+        "y = torch.tril(e)",
+        "y = torch.norm(e)",
+        "y = torch.linalg.vector_norm(s, ord=math.inf)",
+        "y = F.max_pool1d(x, 0)",
+        "y = F.max_pool1d(x, 9223372036854775807)",
+        "y = F.max_pool1d(x, 2, dilation=4611686018427387904)",
+        "y = F.avg_pool1d(x, 1, -1)",
+        "y = F.avg_pool2d(x, 1)",
+        "y = F.avg_pool2d(x.unsqueeze(0), 1, divisor_override=0)",
+        "y = F.max_pool2d(e, 1)",
+        "y = F.conv1d(x, e)",
+        "y = F.conv1d(x, x.unsqueeze(0), groups=0)",
+        "y = F.conv1d(x, x.unsqueeze(0), stride=-1)",
+        "y = F.conv2d(x.unsqueeze(0), x.unsqueeze(0).unsqueeze(0), padding='same', stride=2)",
+        "y = F.mse_loss(x, e)",
+        "y = F.kl_div(s, s, reduction='batchmean')",
+        "y = F.cosine_similarity(s, s)",
+        "y = F.triplet_margin_loss(s, s, s)",
+        "y = F.smooth_l1_loss(x, x, beta=eps)",
+        "y = math.sqrt(x)",
+        "y = math.pi()",
     ] {
         let _ = try_run(spec, t, &[], FloatType::F32);
     }
@@ -1273,6 +1303,189 @@ fn printed_terms_of_tiny_specs() {
     assert_eq!(
         show("y = F.leaky_relu(x)", &[("x", &[1])]),
         ["select(x[0] > 0, x[0], 0.01f32 * x[0])"]
+    );
+}
+
+/// The ops of issue 20 (activations, scans, triangles, argmax, norms, pooling,
+/// convolution, losses) against plain-loop f64 definitions.
+#[test]
+fn issue20_ops_match_loop_definitions() {
+    let x = A::input("x", &[3, 5]);
+    let x3 = A::input("x", &[2, 3, 7]);
+    let y = A::input("y", &[3, 5]);
+    let softplus = |v: f64| (1.0 + v.exp()).ln();
+    let unary: Vec<(&str, Box<dyn Fn(f64) -> f64>)> = vec![
+        (
+            "y = F.selu(x)",
+            Box::new(|v| {
+                let (a, s) = (1.6732632423543772848, 1.0507009873554804934);
+                s * if v > 0.0 { v } else { a * (v.exp() - 1.0) }
+            }),
+        ),
+        (
+            "y = F.hardsigmoid(x)",
+            Box::new(|v| (v + 3.0).clamp(0.0, 6.0) / 6.0),
+        ),
+        (
+            "y = F.hardswish(x)",
+            Box::new(|v| v * (v + 3.0).clamp(0.0, 6.0) / 6.0),
+        ),
+        ("y = F.mish(x)", Box::new(move |v| v * softplus(v).tanh())),
+        ("y = F.softsign(x)", Box::new(|v| v / (1.0 + v.abs()))),
+        ("y = F.logsigmoid(x)", Box::new(|v| sigmoid(v).ln())),
+    ];
+    for (spec, f) in unary {
+        check(spec, &[("x", &[3, 5])], &x.map(f));
+    }
+    let t: &[(&str, &[usize])] = &[("x", &[3, 5]), ("y", &[3, 5])];
+    check(
+        "z = torch.cumsum(x, dim=-1)",
+        t,
+        &A::build(&[3, 5], |i| (0..=i[1]).map(|j| x.at(&[i[0], j])).sum()),
+    );
+    check(
+        "z = x.cumprod(0)",
+        t,
+        &A::build(&[3, 5], |i| (0..=i[0]).map(|r| x.at(&[r, i[1]])).product()),
+    );
+    check(
+        "z = torch.flip(x, [0, 1])",
+        t,
+        &A::build(&[3, 5], |i| x.at(&[2 - i[0], 4 - i[1]])),
+    );
+    check(
+        "z = torch.triu(x, 1) + torch.tril(x, diagonal=-2)",
+        t,
+        &A::build(&[3, 5], |i| {
+            let d = i[1] as i64 - i[0] as i64;
+            if d >= 1 || d <= -2 {
+                x.at(i)
+            } else {
+                0.0
+            }
+        }),
+    );
+    check(
+        "z = torch.diag(x, 2)",
+        t,
+        &A::build(&[3], |i| x.at(&[i[0], i[0] + 2])),
+    );
+    let argmax = |r: usize| {
+        let row: Vec<f64> = (0..5).map(|j| x.at(&[r, j])).collect();
+        let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        row.iter().position(|&v| v == m).unwrap() as f64
+    };
+    check(
+        "z = torch.argmax(x, dim=1)",
+        t,
+        &A::build(&[3], |i| argmax(i[0])),
+    );
+    check(
+        "z = torch.linalg.vector_norm(x, dim=1)",
+        t,
+        &A::build(&[3], |i| {
+            (0..5).map(|j| x.at(&[i[0], j]).powi(2)).sum::<f64>().sqrt()
+        }),
+    );
+    check(
+        "z = torch.norm(x, p=1, dim=0)",
+        t,
+        &A::build(&[5], |i| (0..3).map(|r| x.at(&[r, i[0]]).abs()).sum()),
+    );
+    // max_pool1d(k=3, s=2, p=1): windows over [2o-1, 2o+1] within the input.
+    let t3: &[(&str, &[usize])] = &[("x", &[2, 3, 7])];
+    check(
+        "z = F.max_pool1d(x, 3, stride=2, padding=1)",
+        t3,
+        &A::build(&[2, 3, 4], |i| {
+            (0..3)
+                .map(|j| 2 * i[2] as i64 - 1 + j)
+                .filter(|&q| (0..7).contains(&q))
+                .map(|q| x3.at(&[i[0], i[1], q as usize]))
+                .fold(f64::NEG_INFINITY, f64::max)
+        }),
+    );
+    // avg_pool1d(k=3, s=2, p=1), padding counted (divisor 3) and not.
+    for (spec, counted) in [
+        ("z = F.avg_pool1d(x, 3, 2, 1)", true),
+        (
+            "z = F.avg_pool1d(x, 3, 2, 1, count_include_pad=False)",
+            false,
+        ),
+    ] {
+        check(
+            spec,
+            t3,
+            &A::build(&[2, 3, 4], |i| {
+                let qs: Vec<usize> = (0..3)
+                    .map(|j| 2 * i[2] as i64 - 1 + j)
+                    .filter(|&q| (0..7).contains(&q))
+                    .map(|q| q as usize)
+                    .collect();
+                let s: f64 = qs.iter().map(|&q| x3.at(&[i[0], i[1], q])).sum();
+                s / if counted { 3.0 } else { qs.len() as f64 }
+            }),
+        );
+    }
+    // conv1d: weight [4, 3, 3], bias, stride 2, padding 1.
+    let w = A::input("w", &[4, 3, 3]);
+    let b = A::input("b", &[4]);
+    check(
+        "z = F.conv1d(x, w, b, stride=2, padding=1)",
+        &[("x", &[2, 3, 7]), ("w", &[4, 3, 3]), ("b", &[4])],
+        &A::build(&[2, 4, 4], |i| {
+            let mut acc = b.at(&[i[1]]);
+            for c in 0..3 {
+                for j in 0..3 {
+                    let q = 2 * i[2] as i64 - 1 + j as i64;
+                    if (0..7).contains(&q) {
+                        acc += x3.at(&[i[0], c, q as usize]) * w.at(&[i[1], c, j]);
+                    }
+                }
+            }
+            acc
+        }),
+    );
+    let diffs: Vec<f64> = x.d.iter().zip(&y.d).map(|(a, b)| a - b).collect();
+    let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+    check(
+        "z = F.mse_loss(x, y)",
+        t,
+        &A::build(&[], |_| mean(diffs.iter().map(|d| d * d).collect())),
+    );
+    check(
+        "z = F.huber_loss(x, y, delta=0.5)",
+        t,
+        &A::build(&[], |_| {
+            mean(
+                diffs
+                    .iter()
+                    .map(|d| {
+                        if d.abs() < 0.5 {
+                            0.5 * d * d
+                        } else {
+                            0.5 * (d.abs() - 0.25)
+                        }
+                    })
+                    .collect(),
+            )
+        }),
+    );
+    check(
+        "z = F.cosine_similarity(x, y)",
+        t,
+        &A::build(&[3], |i| {
+            let r = i[0];
+            let dot: f64 = (0..5).map(|j| x.at(&[r, j]) * y.at(&[r, j])).sum();
+            let nx = (0..5).map(|j| x.at(&[r, j]).powi(2)).sum::<f64>().sqrt();
+            let ny = (0..5).map(|j| y.at(&[r, j]).powi(2)).sum::<f64>().sqrt();
+            dot / (nx.max(1e-8) * ny.max(1e-8))
+        }),
+    );
+    check(
+        "z = torch.sqrt(x * 0 + 2) * math.pi",
+        t,
+        &A::build(&[3, 5], |_| 2f64.sqrt() * std::f64::consts::PI),
     );
 }
 

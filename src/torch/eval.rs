@@ -184,6 +184,23 @@ impl Interp<'_, '_> {
                 }
                 match callee {
                     Value::Func(op) => at(col, ops::call(&mut self.cx, op, pos, kw)),
+                    Value::MathFunc(op) => {
+                        let scalar = |v: &Value| match v {
+                            Value::Int(_) | Value::Bool(_) => true,
+                            Value::Tensor(t) => t.ndim() == 0,
+                            _ => false,
+                        };
+                        if pos.len() != 1 || !kw.is_empty() || !scalar(&pos[0]) {
+                            return err(
+                                col,
+                                format!(
+                                    "`math.{op}` takes exactly one number (for tensors use \
+                                     `torch.{op}`)"
+                                ),
+                            );
+                        }
+                        at(col, ops::call(&mut self.cx, op, pos, kw))
+                    }
                     Value::Method(recv, name) => {
                         let Some(op) = canonical(&name) else {
                             return err(col, unknown_op(&format!("method `.{name}`"), &name));
@@ -236,6 +253,7 @@ impl Interp<'_, '_> {
             "torch" => Ok(Value::Module("torch")),
             "F" | "functional" => Ok(Value::Module("torch.nn.functional")),
             "nn" => Ok(Value::Module("torch.nn")),
+            "math" => Ok(Value::Module("math")),
             "None" => Ok(Value::None),
             "True" => Ok(Value::Bool(true)),
             "False" => Ok(Value::Bool(false)),
@@ -288,6 +306,44 @@ impl Interp<'_, '_> {
                 };
                 if let Some(s) = sub {
                     return Ok(Value::Module(s));
+                }
+                // Constants of `math` and `torch` (rounded to the float type, like the
+                // irrational constants of the op library).
+                let constant = match (m, name) {
+                    ("math" | "torch", "pi") => Some(std::f64::consts::PI),
+                    ("math" | "torch", "e") => Some(std::f64::consts::E),
+                    ("math", "tau") => Some(std::f64::consts::TAU),
+                    ("math" | "torch", "inf") => Some(f64::INFINITY),
+                    ("math" | "torch", "nan") => Some(f64::NAN),
+                    _ => None,
+                };
+                if let Some(c) = constant {
+                    let t = match c {
+                        c if c.is_nan() => self.cx.terms.nan(),
+                        c if c.is_infinite() => self.cx.terms.inf(false),
+                        c => self.cx.real(c),
+                    };
+                    return Ok(Value::Tensor(Tensor::scalar(t)));
+                }
+                if m == "math" {
+                    // math's functions of one number, as the op of the same meaning.
+                    let op = match name {
+                        "sqrt" | "exp" | "log" | "log2" | "log1p" | "expm1" | "sin" | "cos"
+                        | "tanh" | "erf" | "floor" | "ceil" => canonical(name),
+                        "fabs" => canonical("abs"),
+                        _ => None,
+                    };
+                    return match op {
+                        Some(op) => Ok(Value::MathFunc(op)),
+                        None => err(
+                            col,
+                            format!(
+                                "`math.{name}` is not supported (math has pi, e, tau, inf, nan \
+                                 and sqrt, exp, log, log2, log1p, expm1, sin, cos, tanh, erf, \
+                                 floor, ceil, fabs of one number)"
+                            ),
+                        ),
+                    };
                 }
                 if m == "torch" {
                     let dtype = match name {

@@ -18,6 +18,10 @@
 //! - `torch.f`, `torch.nn.functional.f`, `F.f`, `torch.special.f` and the method form
 //!   `x.f(...)` all resolve to the one op library in `ops` (see
 //!   [`SpecProgram::supported_ops`]).
+//! - constants `math.pi`, `math.e`, `math.tau`, `math.inf`, `math.nan` (and `torch.pi`,
+//!   `torch.e`, `torch.inf`, `torch.nan`), and `math`'s functions of one number
+//!   (`math.sqrt(2)`, `math.log(3.0)`, `math.exp`, `math.fabs`, ...), which are the op of
+//!   the same name on that number; a tensor argument is an error (use `torch.f`).
 //!
 //! Semantics: tensors are real (elements are terms); integers are exact; a decimal literal
 //! is rounded to [`Env::float`] (exactly, from its decimal value) before it becomes a

@@ -186,6 +186,33 @@ impl Tensor {
         self.strided(shape, &s, i * st[dim])
     }
 
+    /// The element at a full index.
+    pub fn at(&self, idx: &[usize]) -> TermId {
+        let flat = idx
+            .iter()
+            .zip(&self.shape)
+            .fold(0usize, |f, (&i, &s)| f * s + i);
+        self.elems[flat]
+    }
+
+    /// The tensor of `shape` whose element at each index (row-major) is `f(index)`.
+    pub fn from_fn(shape: Vec<usize>, mut f: impl FnMut(&[usize]) -> TermId) -> Self {
+        let n = numel(&shape);
+        let mut idx = vec![0usize; shape.len()];
+        let mut elems = Vec::with_capacity(n);
+        for _ in 0..n {
+            elems.push(f(&idx));
+            for d in (0..shape.len()).rev() {
+                idx[d] += 1;
+                if idx[d] < shape[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+        Tensor { shape, elems }
+    }
+
     pub fn reshape(&self, shape: Vec<usize>) -> Self {
         debug_assert_eq!(numel(&shape), self.elems.len());
         Tensor {

@@ -24,6 +24,8 @@ pub(crate) enum Value {
     Module(&'static str),
     /// An op of the library, by canonical name.
     Func(&'static str),
+    /// A function of Python's `math` (`math.sqrt`): the op of that name on one number.
+    MathFunc(&'static str),
     /// `x.sum`, waiting for its arguments.
     Method(Box<Value>, String),
     /// `torch.float32` and friends. Converting to a type that holds every value of the
@@ -48,6 +50,7 @@ impl Value {
             Value::Ellipsis => "`...`".into(),
             Value::Module(m) => format!("the module `{m}`"),
             Value::Func(f) => format!("the function `{f}`"),
+            Value::MathFunc(f) => format!("the function `math.{f}`"),
             Value::Method(_, m) => format!("the method `.{m}`"),
             Value::Dtype(_) => "a dtype".into(),
             Value::MaxResult(_) => "the (values, indices) tuple of max/min over a dim".into(),

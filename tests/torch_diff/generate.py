@@ -41,6 +41,7 @@ give identical files.
 """
 import ast
 import json
+import math
 import os
 import shutil
 import warnings
@@ -294,6 +295,134 @@ case("y = torch.zeros_like(x) + 1; z = torch.ones_like(x); w = torch.full_like(x
      "v = torch.full_like(x, fill_value=-1, dtype=torch.float64) + torch.ones_like(x, dtype=torch.float64)",
      x=rnd(2, 3))
 
+# ---- more activations ------------------------------------------------------------------
+for f in ["selu", "hardsigmoid", "hardswish", "mish", "softsign", "logsigmoid"]:
+    case(f"y = F.{f}(x)", x=X)
+case("y = F.selu(x, inplace=False) + torch.selu(x); z = F.hardsigmoid(x, inplace=False); "
+     "w = F.hardswish(x, inplace=False); v = F.mish(x, inplace=False)", x=X)
+
+# ---- scans, flips, diagonals, triangles ---------------------------------------------------
+M4 = rnd(4, 4)
+M4[0, 3], M4[3, 0], M4[1, 2] = inf, nan, -inf  # tril/triu write 0 there, not 0 * x
+case("y = torch.cumsum(x, dim=1); z = x.cumsum(0); w = torch.cumprod(x, -1); v = x.cumprod(dim=0)",
+     x=ROWS)
+case("y = torch.cumsum(x, dim=-2, dtype=torch.float64); z = torch.cumprod(x, 2, dtype=torch.float64)",
+     x=rnd(2, 3, 4))
+case("y = torch.flip(x, [0, 2]); z = x.flip(1); w = torch.flip(x, dims=(-1,)); v = x.flip(0, 1)", x=L)
+case("y = torch.diag(v); z = torch.diag(v, 1); w = torch.diag(v, diagonal=-2); a = torch.diag(m); "
+     "b = torch.diag(m, 1); c = m.diag(-1); d = torch.diag(m, diagonal=-2)", v=rnd(3), m=rnd(3, 4))
+case("y = torch.tril(m); z = torch.triu(m, 1); w = m.tril(diagonal=-1); v = torch.triu(m, diagonal=2); "
+     "u = torch.tril(x, 1)", m=M4, x=rnd(2, 3, 4))
+
+# ---- argmax/argmin: ties take the first index. Not rows holding NaN: lift's term reads
+# the row's max (NaN) and no element equals it, where PyTorch returns the first NaN's index
+# (spec inputs are reals, and `x != x` is false for a real x).
+AROWS = ROWS[[0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11]]
+case("y = torch.argmax(x, dim=1); z = x.argmin(1); w = torch.argmax(x, dim=0, keepdim=True); "
+     "v = torch.argmin(x, dim=-1, keepdim=True); u = torch.argmax(x); s = x.argmin(); "
+     "r = torch.argmax(x, keepdim=True)", x=AROWS)
+case("y = torch.argmax(x, 1) * 1.0; z = x.argmin(dim=2)", x=rnd(2, 3, 4))
+
+# ---- norms ----------------------------------------------------------------------------------
+case("y = torch.norm(x); z = torch.norm(x, dim=1); w = torch.norm(x, p=1, dim=1, keepdim=True); "
+     "v = torch.norm(x, torch.inf, 1); u = torch.norm(x, p=-math.inf, dim=0); "
+     "s = torch.norm(x, p=0, dim=1); r = x.norm(dim=(0, 1)); q = torch.norm(x, p='fro', dim=1, "
+     "dtype=torch.float64)", x=ROWS)
+case("y = torch.linalg.vector_norm(x); z = torch.linalg.vector_norm(x, ord=1, dim=1); "
+     "w = torch.linalg.vector_norm(x, ord=math.inf, dim=-1, keepdim=True); "
+     "v = torch.linalg.vector_norm(x, 2, (0, 1), dtype=torch.float64); "
+     "u = torch.linalg.vector_norm(x, ord=0, dim=0)", x=ROWS)
+case("y = torch.norm(x, dim=(0, 2)); z = torch.linalg.vector_norm(x, ord=-math.inf, dim=(1, 2))",
+     x=rnd(2, 3, 4))
+case("y = F.normalize(x, p=math.inf); z = F.normalize(x, p=1.0, dim=0)", x=ROWS)
+case("y = torch.norm(x, p=3)", error="`p`", x=FROWS)
+case("y = torch.norm(x, p='nuc')", error="`p`", x=FROWS)
+case("y = torch.linalg.vector_norm(x, ord=0.5)", error="`ord`", x=FROWS)
+case("y = torch.norm(x, p='fro', dim=(0, 1, 2))", error="", x=rnd(2, 3, 4))  # PyTorch refuses
+
+# ---- pooling --------------------------------------------------------------------------------
+P1 = rnd(2, 3, 7)
+P1[0, 0, 3], P1[1, 2, 0], P1[0, 1, 6] = nan, inf, -inf
+P2 = rnd(2, 2, 5, 6)
+P2[0, 0, 1, 1], P2[1, 1, 4, 5], P2[1, 0, 0, 2] = nan, inf, -inf
+case("y = F.max_pool1d(x, 2); z = F.max_pool1d(x, kernel_size=3, stride=2, padding=1); "
+     "w = F.max_pool1d(x, 2, stride=1, dilation=2, ceil_mode=True); "
+     "v = F.max_pool1d(x, 3, 2, 1, 1, True, return_indices=False); u = F.max_pool1d(x[0], 2)", x=P1)
+case("y = F.max_pool1d(x, 2, ceil_mode=True); z = F.avg_pool1d(x, 2, ceil_mode=True); "
+     "w = F.avg_pool1d(x, 2, ceil_mode=True, count_include_pad=False); "
+     "v = F.avg_pool1d(x, 3, 2, padding=1, ceil_mode=True); "
+     "u = F.avg_pool1d(x, 3, 2, padding=1, ceil_mode=True, count_include_pad=False)", x=P1)
+case("y = F.avg_pool1d(x, 3); z = F.avg_pool1d(x, kernel_size=3, stride=1, padding=1); "
+     "w = F.avg_pool1d(x, 3, 2, 1, count_include_pad=False); v = F.avg_pool1d(x[1], (2,), stride=None)",
+     x=P1)
+case("y = F.max_pool2d(x, 2); z = F.max_pool2d(x, (2, 3), stride=(1, 2), padding=(1, 1)); "
+     "w = F.max_pool2d(x, 3, stride=2, padding=1, dilation=(1, 2), ceil_mode=True); "
+     "v = F.max_pool2d(u, 2)", x=P2, u=rnd(2, 5, 6))
+case("y = F.avg_pool2d(x, 2); z = F.avg_pool2d(x, (3, 2), stride=(2, 1), padding=(1, 0), ceil_mode=True); "
+     "w = F.avg_pool2d(x, 3, 2, 1, count_include_pad=False); v = F.avg_pool2d(x, 2, divisor_override=3); "
+     "s = F.avg_pool2d(u, kernel_size=2, stride=None)", x=P2, u=rnd(2, 5, 6))
+case("y = F.max_pool1d(x, 2, return_indices=True)[0]", error="return_indices", x=P1)
+case("y = F.max_pool2d(x, 2, 2, 0, 1, False, True)[1]", error="return_indices", x=P2)
+
+# ---- convolution ----------------------------------------------------------------------------
+case("y = F.conv1d(x, w); z = F.conv1d(x, w, b, stride=2, padding=1); "
+     "v = F.conv1d(x, w, bias=b, dilation=2, padding='same'); u = F.conv1d(x, w, padding='valid')",
+     x=rnd(2, 3, 8), w=rnd(4, 3, 3), b=rnd(4))
+case("y = F.conv1d(x, w, groups=2); z = F.conv1d(x[0], w, None, 1, 2, 1, 2); "
+     "v = F.conv1d(x, weight=w, stride=(2,), groups=2)", x=rnd(2, 4, 6), w=rnd(6, 2, 3))
+case("y = F.conv2d(x, w); z = F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), dilation=(1, 2)); "
+     "v = F.conv2d(x, weight=w, bias=b, padding='same'); u = F.conv2d(x[1], w, groups=1)",
+     x=rnd(2, 3, 5, 6), w=rnd(4, 3, 3, 2), b=rnd(4))
+case("y = F.conv2d(x, w, groups=3, stride=2)", x=rnd(1, 6, 5, 5), w=rnd(3, 2, 3, 3))
+
+# ---- regression and embedding losses -------------------------------------------------------
+KT = rnd(3, 4, lo=0, hi=1)
+KT[0, 1], KT[2, 3] = 0.0, 0.0  # xlogy(0, 0) = 0
+HT = np.array([1, -1, 1, -1, 0, 2, 1, -1.0])
+case("a = F.mse_loss(x, y, reduction='none'); b = F.l1_loss(x, y, reduction='none'); "
+     "c = F.smooth_l1_loss(x, y, reduction='none'); d = F.huber_loss(x, y, reduction='none'); "
+     "e = F.smooth_l1_loss(x, y, reduction='none', beta=0.5); "
+     "f = F.huber_loss(x, y, reduction='none', delta=2.5); "
+     "g = F.smooth_l1_loss(x, y, reduction='none', beta=0)", x=BX, y=BY)
+case("a = F.mse_loss(x, y); b = F.l1_loss(input=x, target=y, reduction='sum'); "
+     "c = F.smooth_l1_loss(x, y, beta=2.0); d = F.huber_loss(x, y, 'sum', 0.5); "
+     "e = F.mse_loss(x, y, size_average=False); f = F.l1_loss(x, y, reduce=False); "
+     "g = F.smooth_l1_loss(x, y, size_average=True, reduce=True); "
+     "h = F.smooth_l1_loss(x, target=y, size_average=False, reduce=False)", x=rnd(3, 4), y=rnd(3, 4))
+case("a = F.mse_loss(x, y, weight=w); b = F.l1_loss(x, y, reduction='sum', weight=w); "
+     "c = F.huber_loss(x, target=y, weight=w); d = F.mse_loss(x, y, reduction='none', weight=w); "
+     "e = F.huber_loss(x, y, reduction='none', delta=0.3, weight=w); f = F.l1_loss(x, y, weight=w)",
+     x=rnd(3, 4), y=rnd(3, 4), w=rnd(3, 4, lo=0, hi=1))
+case("a = F.mse_loss(x, y); b = F.l1_loss(x, y, reduction='none')", x=rnd(3, 4), y=rnd(4))
+case("a = F.kl_div(x, t, reduction='none'); b = F.kl_div(x, t, reduction='batchmean'); "
+     "c = F.kl_div(x, t); d = F.kl_div(x, t, reduction='sum'); "
+     "e = F.kl_div(x, u, reduction='batchmean', log_target=True); "
+     "f = F.kl_div(input=x, target=t, size_average=False); g = F.kl_div(x, t, reduce=False)",
+     x=rnd(3, 4), t=KT, u=rnd(3, 4))
+case("a = F.cosine_similarity(x, y); b = F.cosine_similarity(x, y, dim=0); "
+     "c = F.cosine_similarity(x1=x, x2=z, dim=-1, eps=0.5); d = F.cosine_similarity(x, zero)",
+     x=rnd(3, 4), y=rnd(3, 4), z=rnd(4), zero=np.zeros((3, 4)))
+case("a = F.hinge_embedding_loss(x, t); b = F.hinge_embedding_loss(x, t, margin=0.5, reduction='none'); "
+     "c = F.hinge_embedding_loss(x, target=t, reduction='sum'); "
+     "d = F.hinge_embedding_loss(x, t, size_average=False); e = F.hinge_embedding_loss(x, t, reduce=False)",
+     x=rnd(8, lo=-3, hi=3), t=HT)
+case("a = F.triplet_margin_loss(x, y, z); "
+     "b = F.triplet_margin_loss(x, positive=y, negative=z, margin=0.5, p=1, eps=0.0, swap=True, "
+     "reduction='none'); c = F.triplet_margin_loss(x, y, z, p=math.inf, reduction='sum'); "
+     "d = F.triplet_margin_loss(x[0], y[0], z[0], swap=True); "
+     "e = F.triplet_margin_loss(x, y, z, size_average=False); f = F.triplet_margin_loss(x, y, z, reduce=False)",
+     x=rnd(4, 5), y=rnd(4, 5), z=rnd(4, 5))
+case("l = F.triplet_margin_loss(x, y, z, p=3)", error="`p`", x=rnd(4, 5), y=rnd(4, 5), z=rnd(4, 5))
+case("l = F.mse_loss(x, y, reduction='batchmean')", error="", x=rnd(3), y=rnd(3))
+case("l = F.mse_loss(x, y, weight=w)", error="", x=rnd(3), y=rnd(3), w=rnd(4))
+
+# ---- Python's math: constants and functions of one number ----------------------------------
+case("y = x * math.pi + math.sqrt(2) - math.log(3.0) + math.e * math.exp(0.5) + torch.pi + "
+     "math.tau + math.fabs(-2) + math.floor(2.5) + torch.e; z = torch.clamp(x, max=math.inf); "
+     "w = x + math.nan; v = x * math.inf + torch.inf", x=rnd(5))
+case("y = math.sqrt(x)", error="", x=rnd(3))  # PyTorch refuses: not one number
+case("y = math.gamma(2.0) * x", error="math.gamma", x=rnd(3))
+
 # ---- conversions lift must refuse: they round, and specs are exact -----------------------
 # (The Rust test instantiates at float64; `.float()` then narrows.)
 case("y = x.float()", error="float32", x=X)
@@ -342,7 +471,7 @@ def outputs_of(spec):
 
 
 def run(c):
-    env = {"torch": torch, "F": F, "nn": torch.nn}
+    env = {"torch": torch, "F": F, "nn": torch.nn, "math": math}
     for name, arr in c["inputs"].items():
         dt = torch.int64 if name in c["long"] else torch.float64
         env[name] = torch.tensor(np.asarray(arr), dtype=dt)

@@ -3,7 +3,10 @@
 //! differential test `tests/torch_diff.rs` holds every one against real PyTorch.
 
 use super::super::tensor::Tensor;
-use super::super::value::Cx;
+use super::super::value::{Cx, Value};
+use super::args::Args;
+use super::elementwise::clamp;
+use super::R;
 use crate::term::{CmpOp, Func, TermId, Terms};
 
 /// `x > 0 ? x : neg(x)`, elementwise (leaky_relu, elu: PyTorch tests `x > 0`, so NaN
@@ -80,4 +83,142 @@ pub(super) fn gelu_tanh(cx: &mut Cx, x: &Tensor) -> Result<Tensor, String> {
         let p = t.add(one, th);
         t.product(&[half, e, p])
     }))
+}
+
+/// `F.selu`: `scale * (x > 0 ? x : alpha * (exp(x) - 1))` with PyTorch's constants
+/// (`alpha = 1.6732632423543772848170429916717`, `scale = 1.0507009873554804934193349852946`).
+fn selu(cx: &mut Cx, x: &Tensor) -> R<Tensor> {
+    let alpha = cx.decimal("1.6732632423543772848170429916717")?;
+    let scale = cx.decimal("1.0507009873554804934193349852946")?;
+    let e = elu(cx, x, alpha);
+    Ok(e.map(cx.terms, |t, v| t.mul(scale, v)))
+}
+
+/// `clamp(x + 3, 0, 6) / 6` (hardsigmoid; times `x` for hardswish). NaN propagates
+/// through the clamp, as in PyTorch.
+fn relu6_shifted(t: &mut Terms, x: TermId) -> TermId {
+    let three = t.int(3);
+    let s = t.add(x, three);
+    let (z, six) = (t.zero(), t.int(6));
+    let lo = t.max(s, z);
+    let c = t.min(lo, six);
+    t.div(c, six)
+}
+
+/// `F.mish`: `x * tanh(log(1 + exp(x)))` (PyTorch's kernel has no softplus threshold).
+fn mish(t: &mut Terms, x: TermId) -> TermId {
+    let e = t.call(Func::Exp, x);
+    let one = t.one();
+    let s = t.add(one, e);
+    let l = t.call(Func::Log, s);
+    let th = t.call(Func::Tanh, l);
+    t.mul(x, th)
+}
+
+/// `F.softsign`: `x / (1 + |x|)`.
+fn softsign(t: &mut Terms, x: TermId) -> TermId {
+    let a = t.call(Func::Abs, x);
+    let one = t.one();
+    let d = t.add(one, a);
+    t.div(x, d)
+}
+
+/// `F.logsigmoid`: `min(x, 0) - log(1 + exp(-|x|))`, PyTorch's stable form (equal to
+/// `-log(1 + exp(-x))` over the reals, and finite where `exp(-x)` overflows).
+fn logsigmoid(t: &mut Terms, x: TermId) -> TermId {
+    let z = t.zero();
+    let m = t.min(x, z);
+    let a = t.call(Func::Abs, x);
+    let na = t.neg(a);
+    let e = t.call(Func::Exp, na);
+    let one = t.one();
+    let s = t.add(one, e);
+    let l = t.call(Func::Log, s);
+    t.sub(m, l)
+}
+
+/// The ops whose arms are in this file.
+pub(super) const OPS: &[&str] = &[
+    "relu6",
+    "leaky_relu",
+    "elu",
+    "gelu",
+    "softplus",
+    "hardtanh",
+    "selu",
+    "hardsigmoid",
+    "hardswish",
+    "mish",
+    "softsign",
+    "logsigmoid",
+];
+
+/// The arms of the activations with parameters.
+pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
+    let op = a.op;
+    let t = |v: Tensor| Ok(Value::Tensor(v));
+    match op {
+        "relu6" => {
+            let x = a.tensor(cx, "input")?;
+            let (lo, hi) = (Tensor::scalar(cx.int(0)), Tensor::scalar(cx.int(6)));
+            t(clamp(cx, op, &x, Some(&lo), Some(&hi))?)
+        }
+        "leaky_relu" => {
+            let x = a.tensor(cx, "input")?;
+            let s = a.number(cx, "negative_slope", Some("0.01"))?;
+            t(leaky_relu(cx, &x, s))
+        }
+        "elu" => {
+            let x = a.tensor(cx, "input")?;
+            let al = a.number(cx, "alpha", Some("1"))?;
+            t(elu(cx, &x, al))
+        }
+        "gelu" => {
+            let x = a.tensor(cx, "input")?;
+            match a.str("approximate", "none")?.as_str() {
+                "none" => t(gelu_erf(cx, &x)?),
+                "tanh" => t(gelu_tanh(cx, &x)?),
+                other => Err(format!(
+                    "gelu: argument `approximate` must be 'none' or 'tanh', got '{other}'"
+                )),
+            }
+        }
+        "softplus" => {
+            let x = a.tensor(cx, "input")?;
+            let beta = a.number(cx, "beta", Some("1"))?;
+            let threshold = a.number(cx, "threshold", Some("20"))?;
+            t(softplus(cx, &x, beta, threshold))
+        }
+        "hardtanh" => {
+            let x = a.tensor(cx, "input")?;
+            let lo = a.number(cx, "min_val", Some("-1"))?;
+            let hi = a.number(cx, "max_val", Some("1"))?;
+            if let (Some(l), Some(h)) = (cx.terms.as_const(lo), cx.terms.as_const(hi)) {
+                if l > h {
+                    return Err("hardtanh: min_val cannot be greater than max_val".into());
+                }
+            }
+            let (lo, hi) = (Tensor::scalar(lo), Tensor::scalar(hi));
+            t(clamp(cx, op, &x, Some(&lo), Some(&hi))?)
+        }
+        "selu" => {
+            let x = a.tensor(cx, "input")?;
+            t(selu(cx, &x)?)
+        }
+        "hardsigmoid" | "hardswish" | "mish" | "softsign" | "logsigmoid" => {
+            let x = a.tensor(cx, "input")?;
+            let f: fn(&mut Terms, TermId) -> TermId = match op {
+                "hardsigmoid" => relu6_shifted,
+                "hardswish" => |t, e| {
+                    let h = relu6_shifted(t, e);
+                    t.mul(e, h)
+                },
+                "mish" => mish,
+                "softsign" => softsign,
+                _ => logsigmoid,
+            };
+            t(x.map(cx.terms, f))
+        }
+        _ => unreachable!("{op} is not in this file's OPS"),
+    }
 }

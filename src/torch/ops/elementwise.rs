@@ -1,0 +1,434 @@
+//! Elementwise ops: the unary table, Python arithmetic on values, broadcasting binary
+//! ops, comparisons, `where`, `clamp`, `pow`, `glu`.
+
+use super::super::tensor::{broadcast_shapes, zip, Tensor};
+use super::super::value::{Cx, Value};
+use super::args::Args;
+use super::linalg::matmul;
+use super::reductions::one_dim;
+use super::R;
+use crate::term::{CmpOp, Func, TermId, Terms};
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, ToPrimitive};
+
+/// The ops whose arms are in this file.
+pub(super) const OPS: &[&str] = &[
+    "clamp",
+    "glu",
+    "pow",
+    "where",
+    "add",
+    "sub",
+    "div",
+    "maximum",
+    "minimum",
+    "mul",
+    "floor_divide",
+    "remainder",
+    "fmod",
+    "gt",
+    "lt",
+    "ge",
+    "le",
+    "eq",
+    "ne",
+];
+
+/// The elementwise unary ops on one term, by canonical name.
+pub(super) fn unary(op: &str) -> Option<fn(&mut Terms, TermId) -> TermId> {
+    match op {
+        "abs" => Some(|t, x| t.call(Func::Abs, x)),
+        "neg" => Some(|t, x| t.neg(x)),
+        "exp" => Some(|t, x| t.call(Func::Exp, x)),
+        "exp2" => Some(|t, x| t.call(Func::Exp2, x)),
+        "expm1" => Some(|t, x| {
+            let e = t.call(Func::Exp, x);
+            let m1 = t.int(-1);
+            t.add(e, m1)
+        }),
+        "log" => Some(|t, x| t.call(Func::Log, x)),
+        "log2" => Some(|t, x| t.call(Func::Log2, x)),
+        "log1p" => Some(|t, x| {
+            let one = t.one();
+            let s = t.add(one, x);
+            t.call(Func::Log, s)
+        }),
+        "sqrt" => Some(|t, x| t.call(Func::Sqrt, x)),
+        "rsqrt" => Some(|t, x| t.call(Func::Rsqrt, x)),
+        "reciprocal" => Some(|t, x| t.recip(x)),
+        "square" => Some(|t, x| t.powi(x, 2)),
+        "sin" => Some(|t, x| t.call(Func::Sin, x)),
+        "cos" => Some(|t, x| t.call(Func::Cos, x)),
+        "tanh" => Some(|t, x| t.call(Func::Tanh, x)),
+        "erf" => Some(|t, x| t.call(Func::Erf, x)),
+        "floor" => Some(|t, x| t.call(Func::Floor, x)),
+        "ceil" => Some(|t, x| t.call(Func::Ceil, x)),
+        // sign(0) = 0, and PyTorch's sign(NaN) is 0 too (both comparisons are false).
+        "sign" => Some(|t, x| {
+            let z = t.zero();
+            let (pos, neg) = (t.cmp(CmpOp::Gt, x, z), t.cmp(CmpOp::Lt, x, z));
+            let (one, m1) = (t.one(), t.int(-1));
+            let n = t.select(neg, m1, z);
+            t.select(pos, one, n)
+        }),
+        "sigmoid" => Some(sigmoid),
+        "silu" => Some(|t, x| {
+            let s = sigmoid(t, x);
+            t.mul(x, s)
+        }),
+        "relu" => Some(|t, x| {
+            let z = t.zero();
+            t.max(x, z)
+        }),
+        _ => None,
+    }
+}
+
+// ---- elementwise helpers on single terms ---------------------------------------------
+
+pub(super) fn sigmoid(t: &mut Terms, x: TermId) -> TermId {
+    let nx = t.neg(x);
+    let e = t.call(Func::Exp, nx);
+    let one = t.one();
+    let d = t.add(one, e);
+    t.recip(d)
+}
+
+pub(super) fn binary(
+    cx: &mut Cx,
+    op: &str,
+    a: &Tensor,
+    b: &Tensor,
+    f: impl FnMut(&mut Terms, TermId, TermId) -> TermId,
+) -> R<Tensor> {
+    zip(cx.terms, a, b, f).ok_or_else(|| {
+        format!(
+            "{op}: shapes {} and {} cannot be broadcast together",
+            a.shape_str(),
+            b.shape_str()
+        )
+    })
+}
+
+pub(super) fn select3(cx: &mut Cx, op: &str, c: &Tensor, a: &Tensor, b: &Tensor) -> R<Tensor> {
+    let shape = broadcast_shapes(&c.shape, &a.shape)
+        .and_then(|s| broadcast_shapes(&s, &b.shape))
+        .ok_or_else(|| {
+            format!(
+                "{op}: shapes {}, {} and {} cannot be broadcast together",
+                c.shape_str(),
+                a.shape_str(),
+                b.shape_str()
+            )
+        })?;
+    let (c, a, b) = (
+        c.broadcast_to(&shape)?,
+        a.broadcast_to(&shape)?,
+        b.broadcast_to(&shape)?,
+    );
+    let elems = (0..c.elems.len())
+        .map(|i| cx.terms.select(c.elems[i], a.elems[i], b.elems[i]))
+        .collect();
+    Ok(Tensor::new(shape, elems))
+}
+
+pub(super) fn clamp(
+    cx: &mut Cx,
+    op: &str,
+    x: &Tensor,
+    lo: Option<&Tensor>,
+    hi: Option<&Tensor>,
+) -> R<Tensor> {
+    let mut y = x.clone();
+    if let Some(lo) = lo {
+        y = binary(cx, op, &y, lo, |t, a, b| t.max(a, b))?;
+    }
+    if let Some(hi) = hi {
+        y = binary(cx, op, &y, hi, |t, a, b| t.min(a, b))?;
+    }
+    Ok(y)
+}
+
+/// `base ** exponent` for a constant exponent: integers → powi, ±1/2 → sqrt/rsqrt.
+pub(crate) fn power(cx: &mut Cx, op: &str, base: &Value, exponent: &Value) -> R<Value> {
+    if let (Value::Int(b), Value::Int(e)) = (base, exponent) {
+        if *e >= 0 {
+            let e32 = u32::try_from(*e).map_err(|_| format!("{op}: exponent {e} is too large"))?;
+            return b
+                .checked_pow(e32)
+                .map(Value::Int)
+                .ok_or_else(|| format!("{op}: {b} ** {e} overflows"));
+        }
+    }
+    let exp = cx.tensor(exponent).map_err(|m| format!("{op}: {m}"))?;
+    let x = cx.tensor(base).map_err(|m| format!("{op}: {m}"))?;
+    let const_exp = if exp.ndim() == 0 {
+        cx.terms.as_const(exp.elems[0]).cloned()
+    } else {
+        None
+    };
+    let Some(k) = const_exp else {
+        // `2 ** x` is exp2(x).
+        if x.ndim() == 0
+            && cx.terms.as_const(x.elems[0]) == Some(&BigRational::from_integer(2.into()))
+        {
+            return Ok(Value::Tensor(
+                exp.map(cx.terms, |t, e| t.call(Func::Exp2, e)),
+            ));
+        }
+        return Err(format!(
+            "{op}: the exponent must be a constant number (integer or ±0.5), got {}",
+            exponent.describe()
+        ));
+    };
+    let half = BigRational::new(BigInt::one(), BigInt::from(2));
+    let y = if k.is_integer() {
+        let k = k
+            .to_integer()
+            .to_i32()
+            .ok_or_else(|| format!("{op}: exponent {k} is too large"))?;
+        x.map(cx.terms, |t, e| t.powi(e, k))
+    } else if k == half {
+        x.map(cx.terms, |t, e| t.call(Func::Sqrt, e))
+    } else if k == -half {
+        x.map(cx.terms, |t, e| t.call(Func::Rsqrt, e))
+    } else {
+        let v = cx.show(k.to_f64().unwrap_or(f64::NAN));
+        return Err(format!(
+            "{op}: exponent {v} is not supported (only integers and ±0.5)"
+        ));
+    };
+    Ok(Value::Tensor(y))
+}
+
+/// Python arithmetic on values: ints stay exact ints; anything else is elementwise on
+/// tensors with broadcasting. `op` is one of `+ - * / // % ** @ < > <= >= == != & |`.
+pub(crate) fn arith(cx: &mut Cx, op: &'static str, a: &Value, b: &Value) -> R<Value> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        let (x, y) = (*x, *y);
+        let ov = || format!("integer overflow in {x} {op} {y}");
+        let int = |v: Option<i64>| v.map(Value::Int).ok_or_else(ov);
+        match op {
+            "+" => return int(x.checked_add(y)),
+            "-" => return int(x.checked_sub(y)),
+            "*" => return int(x.checked_mul(y)),
+            "//" | "%" if y == 0 => {
+                return Err(format!("integer division by zero in {x} {op} {y}"))
+            }
+            "//" => {
+                let q = x.checked_div(y).ok_or_else(ov)?;
+                let r = x.checked_rem(y).ok_or_else(ov)?;
+                return Ok(Value::Int(if r != 0 && ((r < 0) != (y < 0)) {
+                    q - 1
+                } else {
+                    q
+                }));
+            }
+            "%" => {
+                let r = x.checked_rem(y).ok_or_else(ov)?;
+                return Ok(Value::Int(if r != 0 && ((r < 0) != (y < 0)) {
+                    r + y
+                } else {
+                    r
+                }));
+            }
+            "**" => return power(cx, "**", a, b),
+            "<" => return Ok(Value::Bool(x < y)),
+            ">" => return Ok(Value::Bool(x > y)),
+            "<=" => return Ok(Value::Bool(x <= y)),
+            ">=" => return Ok(Value::Bool(x >= y)),
+            "==" => return Ok(Value::Bool(x == y)),
+            "!=" => return Ok(Value::Bool(x != y)),
+            _ => {}
+        }
+    }
+    if op == "**" {
+        return power(cx, "**", a, b);
+    }
+    let name = match op {
+        "+" => "add",
+        "-" => "sub",
+        "*" => "mul",
+        "/" => "div",
+        "@" => "matmul",
+        "<" => "lt",
+        ">" => "gt",
+        "<=" => "le",
+        ">=" => "ge",
+        "==" => "eq",
+        "!=" => "ne",
+        _ => op,
+    };
+    let x = cx.tensor(a).map_err(|_| {
+        format!(
+            "`{op}`: left operand must be a tensor or a number, got {}",
+            a.describe()
+        )
+    })?;
+    let y = cx.tensor(b).map_err(|_| {
+        format!(
+            "`{op}`: right operand must be a tensor or a number, got {}",
+            b.describe()
+        )
+    })?;
+    let r = match op {
+        "@" => matmul(cx, "matmul (@)", &x, &y)?,
+        _ => elementwise2(cx, name, &x, &y)?,
+    };
+    Ok(Value::Tensor(r))
+}
+
+/// A bool tensor converted to a float type: `select(c, 1, 0)` (no longer bool).
+pub(super) fn to_float(cx: &mut Cx, x: Tensor) -> Tensor {
+    if !is_bool(cx.terms, &x) {
+        return x;
+    }
+    x.map(cx.terms, |t, e| {
+        let (one, zero) = (t.one(), t.zero());
+        t.select(e, one, zero)
+    })
+}
+
+/// Whether `x` is a bool tensor in PyTorch: every element a comparison or a logical
+/// combination (an all-constant tensor counts as float: `torch.ones` is).
+pub(crate) fn is_bool(terms: &Terms, x: &Tensor) -> bool {
+    x.elems.iter().all(|&e| terms.is_boolean(e))
+        && x.elems.iter().any(|&e| terms.as_const(e).is_none())
+}
+
+/// Rounding toward zero: `q < 0 ? ceil(q) : floor(q)`.
+pub(super) fn trunc(t: &mut Terms, q: TermId) -> TermId {
+    let z = t.zero();
+    let neg = t.cmp(CmpOp::Lt, q, z);
+    let c = t.call(Func::Ceil, q);
+    let f = t.call(Func::Floor, q);
+    t.select(neg, c, f)
+}
+
+/// The binary elementwise ops by canonical name (`add`, `gt`, `maximum`, `&`, ...).
+pub(super) fn elementwise2(cx: &mut Cx, name: &str, x: &Tensor, y: &Tensor) -> R<Tensor> {
+    let cmp = |op: CmpOp| move |t: &mut Terms, a: TermId, b: TermId| t.cmp(op, a, b);
+    // PyTorch's bool tensors: `+` and `*` stay bool (or, and); `-` is refused.
+    if is_bool(cx.terms, x) && is_bool(cx.terms, y) {
+        match name {
+            "add" => return binary(cx, name, x, y, |t, a, b| t.or(a, b)),
+            "mul" => return binary(cx, name, x, y, |t, a, b| t.and(a, b)),
+            "sub" => {
+                return Err(
+                    "sub: subtracting two bool tensors is not supported by PyTorch \
+                            (use `^`)"
+                        .into(),
+                )
+            }
+            _ => {}
+        }
+    }
+    match name {
+        "add" => binary(cx, name, x, y, |t, a, b| t.add(a, b)),
+        "sub" => binary(cx, name, x, y, |t, a, b| t.sub(a, b)),
+        "mul" => binary(cx, name, x, y, |t, a, b| t.mul(a, b)),
+        "div" => binary(cx, name, x, y, |t, a, b| t.div(a, b)),
+        // Python's `//` and `%` on tensors are torch.floor_divide and torch.remainder.
+        "//" | "floor_divide" => binary(cx, "floor_divide (//)", x, y, |t, a, b| {
+            let q = t.div(a, b);
+            t.call(Func::Floor, q)
+        }),
+        "trunc_divide" => binary(cx, "div (rounding_mode='trunc')", x, y, |t, a, b| {
+            let q = t.div(a, b);
+            trunc(t, q)
+        }),
+        // The remainder takes the sign of the divisor: `a - b * floor(a / b)`.
+        "%" | "remainder" => binary(cx, "remainder (%)", x, y, |t, a, b| {
+            let q = t.div(a, b);
+            let f = t.call(Func::Floor, q);
+            let bf = t.mul(b, f);
+            t.sub(a, bf)
+        }),
+        // C's fmod takes the sign of the dividend: `a - b * trunc(a / b)`.
+        "fmod" => binary(cx, name, x, y, |t, a, b| {
+            let q = t.div(a, b);
+            let f = trunc(t, q);
+            let bf = t.mul(b, f);
+            t.sub(a, bf)
+        }),
+        "maximum" => binary(cx, name, x, y, |t, a, b| t.max(a, b)),
+        "minimum" => binary(cx, name, x, y, |t, a, b| t.min(a, b)),
+        "lt" => binary(cx, name, x, y, cmp(CmpOp::Lt)),
+        "gt" => binary(cx, name, x, y, cmp(CmpOp::Gt)),
+        "le" => binary(cx, name, x, y, cmp(CmpOp::Le)),
+        "ge" => binary(cx, name, x, y, cmp(CmpOp::Ge)),
+        "eq" => binary(cx, name, x, y, cmp(CmpOp::Eq)),
+        "ne" => binary(cx, name, x, y, cmp(CmpOp::Ne)),
+        "&" => binary(cx, "logical_and (&)", x, y, |t, a, b| t.and(a, b)),
+        "|" => binary(cx, "logical_or (|)", x, y, |t, a, b| t.or(a, b)),
+        _ => Err(format!("unsupported operator `{name}`")),
+    }
+}
+
+/// The arms of the elementwise ops with arguments.
+pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
+    let op = a.op;
+    let t = |v: Tensor| Ok(Value::Tensor(v));
+    match op {
+        "clamp" => {
+            let x = a.tensor(cx, "input")?;
+            let lo = a.opt_tensor(cx, "min")?;
+            let hi = a.opt_tensor(cx, "max")?;
+            if lo.is_none() && hi.is_none() {
+                return Err("clamp: at least one of `min` and `max` must be given".into());
+            }
+            t(clamp(cx, op, &x, lo.as_ref(), hi.as_ref())?)
+        }
+        "glu" => {
+            let x = a.tensor(cx, "input")?;
+            let d = one_dim(op, &x, a.int("dim")?.unwrap_or(-1))?;
+            let n = x.shape.get(d).copied().unwrap_or(1);
+            if n % 2 != 0 || x.ndim() == 0 {
+                return Err(format!(
+                    "glu: dimension {d} of shape {} must have even size",
+                    x.shape_str()
+                ));
+            }
+            let (p, q) = (x.slice(d, 0, n / 2, 1), x.slice(d, n / 2, n / 2, 1));
+            let s = q.map(cx.terms, sigmoid);
+            t(binary(cx, op, &p, &s, |t, a, b| t.mul(a, b))?)
+        }
+        "pow" => power(cx, op, a.req("input")?, a.req("exponent")?),
+        "where" => {
+            let c = a.tensor(cx, "condition")?;
+            let x = a.tensor(cx, "input")?;
+            let y = a.tensor(cx, "other")?;
+            t(select3(cx, op, &c, &x, &y)?)
+        }
+        "add" | "sub" => {
+            let x = a.tensor(cx, "input")?;
+            let mut y = a.tensor(cx, "other")?;
+            if a.get("alpha").is_some() {
+                let al = a.number(cx, "alpha", None)?;
+                y = y.map(cx.terms, |t, e| t.mul(al, e));
+            }
+            t(elementwise2(cx, op, &x, &y)?)
+        }
+        "div" => {
+            let x = a.tensor(cx, "input")?;
+            let y = a.tensor(cx, "other")?;
+            let name = match a.get("rounding_mode") {
+                None => "div",
+                Some(Value::Str(m)) if m == "floor" => "floor_divide",
+                Some(Value::Str(m)) if m == "trunc" => "trunc_divide",
+                Some(v) => {
+                    return Err(a.bad("rounding_mode", "None, 'trunc' or 'floor'", v));
+                }
+            };
+            t(elementwise2(cx, name, &x, &y)?)
+        }
+        "maximum" | "minimum" | "mul" | "floor_divide" | "remainder" | "fmod" | "gt" | "lt"
+        | "ge" | "le" | "eq" | "ne" => {
+            let x = a.tensor(cx, "input")?;
+            let y = a.tensor(cx, "other")?;
+            t(elementwise2(cx, op, &x, &y)?)
+        }
+        _ => unreachable!("{op} is not in this file's OPS"),
+    }
+}
