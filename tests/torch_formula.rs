@@ -71,8 +71,14 @@ fn compare(case: &Case) -> Result<Option<Vec<String>>, String> {
         sizes: &size_names,
         float: FloatType::F32,
     };
-    let Ok(formulas) = prog.formulas(&mut terms, &sym) else {
-        return Ok(None);
+    let formulas = match prog.formulas(&mut terms, &sym) {
+        Ok(f) => f,
+        Err(e) => {
+            if std::env::var("LIFT_SHOW_REFUSED").is_ok() {
+                eprintln!("case {} `{}` refused: {e}", case.id, case.spec);
+            }
+            return Ok(None);
+        }
     };
     let mut shape_env = ShapeEnv::new();
     for (name, shape) in &case.inputs {
