@@ -513,16 +513,17 @@ impl Reader<'_, '_> {
                 };
                 Ok(V::T(softmax(op == "log_softmax", x, d), shape))
             }
-            "var" => {
+            "var" | "std" => {
                 let (x, shape) = a.tensor_parts(col, "input")?;
                 let population = matches!(a.get("unbiased"), Some(V::Bool(false)))
                     || matches!(a.get("correction"), Some(V::Int(Size::Int(0))));
                 if !population {
                     return err(
                         col,
-                        "var with Bessel's correction divides by N - 1, which is not read \
-                         for all sizes (write unbiased=False)"
-                            .into(),
+                        format!(
+                            "{op} with Bessel's correction divides by N - 1, which is not \
+                             read for all sizes (write unbiased=False)"
+                        ),
                     );
                 }
                 let keepdim = a.flag(col, "keepdim")?;
@@ -530,7 +531,51 @@ impl Reader<'_, '_> {
                 let m = reduce_f(ReduceOp::Mean, x.clone(), &dims, true);
                 let d = Formula::binary(BinaryOp::Sub, x, m);
                 let sq = Formula::Powi(Box::new(d), 2);
-                Ok(reduce(ReduceOp::Mean, sq, shape, &dims, keepdim))
+                let V::T(v, shape) = reduce(ReduceOp::Mean, sq, shape, &dims, keepdim) else {
+                    unreachable!("reduce gives a tensor")
+                };
+                Ok(V::T(if op == "std" { v.sqrt() } else { v }, shape))
+            }
+            "logsumexp" => {
+                // `m + log(sum(exp(x - m)))`, m the max kept as a unit axis
+                // (`ops::reductions::logsumexp`).
+                let (x, shape) = a.tensor_parts(col, "input")?;
+                let keepdim = a.flag(col, "keepdim")?;
+                let dims = a.dims(col, "dim", shape.len())?;
+                let m = reduce_f(ReduceOp::Max, x.clone(), &dims, true);
+                let e = Formula::binary(BinaryOp::Sub, x, m.clone()).exp();
+                let s = reduce_f(ReduceOp::Sum, e, &dims, true);
+                let r = Formula::binary(BinaryOp::Add, m, s.log());
+                let mut kept = shape;
+                for &d in &dims {
+                    kept[d] = int(1);
+                }
+                // Without keepdim, the reduced axes (now of length 1) are dropped: a sum
+                // over a unit axis is its one element.
+                Ok(if keepdim {
+                    V::T(r, kept)
+                } else {
+                    reduce(ReduceOp::Sum, r, kept, &dims, false)
+                })
+            }
+            "linear" => {
+                let x = a.take(col, "input")?;
+                let (w, ws) = a.tensor_parts(col, "weight")?;
+                if ws.len() != 2 {
+                    return err(
+                        col,
+                        "linear with a 1-D weight is not read for all sizes".into(),
+                    );
+                }
+                let wt = V::T(
+                    Formula::Transpose(Box::new(w)),
+                    vec![ws[1].clone(), ws[0].clone()],
+                );
+                let y = self.matmul(col, x, wt)?;
+                match a.get("bias").cloned() {
+                    None | Some(V::None) => Ok(y),
+                    Some(b) => self.binary(col, "+", y, b),
+                }
             }
             "layer_norm" => self.layer_norm(col, &mut a),
             "matmul" | "mm" => {
