@@ -321,3 +321,17 @@ fn a_second_implementation_wrong_only_at_other_sizes_is_refuted_there() {
         }
     }
 }
+
+#[test]
+fn a_spec_that_leaves_an_output_out_is_proved_for_the_ones_it_gives() {
+    // layer_norm's kernel writes y, mean and rstd; this spec gives only the mean, which
+    // is right for every row length up to the block (the variance needs N == 8: the
+    // padded lanes enter it, see the fixture's full spec).
+    let k = load(&fixture("layer_norm"));
+    let r = check_all_sizes(&k, &BTreeMap::new(), "mean = torch.mean(x, dim=-1)");
+    assert!(r.unchecked.contains(&"y".to_string()), "{}", r.to_text());
+    let Scope::AllSizes { bounds, .. } = scope(&r) else {
+        panic!("{}", r.to_text())
+    };
+    assert_eq!(bounds, &[("N".to_string(), 8)], "{}", r.to_text());
+}
