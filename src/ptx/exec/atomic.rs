@@ -27,8 +27,8 @@
 //!   thread until the lock word changes (no busy loop); a lock nobody can give back is
 //!   a `Deadlock`.
 
-use super::*;
 use super::memory::Place;
+use super::*;
 use std::collections::HashSet;
 
 /// A memory word an atomic touches: a shared address or a tensor element (byte offset).
@@ -141,7 +141,10 @@ fn live_regs(entry: &Entry) -> HashSet<u32> {
             out.insert(g);
         }
         // Operand 0 is a destination except for stores, reductions and the like.
-        let skip_first = !matches!(ins.op.as_str(), "st" | "red" | "bra" | "cp" | "bar" | "barrier");
+        let skip_first = !matches!(
+            ins.op.as_str(),
+            "st" | "red" | "bra" | "cp" | "bar" | "barrier"
+        );
         for (k, op) in ins.operands.iter().enumerate() {
             if k == 0 && skip_first {
                 if let Operand::Mem { .. } = op {
@@ -275,7 +278,10 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
         };
         if self.path.is_some() {
-            return unsupported(format!("`{}` under a data-dependent condition", ins.mnemonic()));
+            return unsupported(format!(
+                "`{}` under a data-dependent condition",
+                ins.mnemonic()
+            ));
         }
         let sem = ["acquire", "release", "acq_rel"]
             .into_iter()
@@ -284,10 +290,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         let cta_scope = ins.has("cta");
         let space = Self::space_of(ins);
         if matches!(space, Some(Space::Const | Space::Param)) {
-            return fail(ErrorKind::Malformed, format!("{}: atomics on .const/.param", ins.mnemonic()));
+            return fail(
+                ErrorKind::Malformed,
+                format!("{}: atomics on .const/.param", ins.mnemonic()),
+            );
         }
         let ops = &ins.operands;
-        let (dst, rest) = if red { (None, &ops[..]) } else {
+        let (dst, rest) = if red {
+            (None, &ops[..])
+        } else {
             match ops.split_first() {
                 Some((d, r)) => (Some(d), r),
                 None => return fail(ErrorKind::Malformed, "atom needs d, [a], b"),
@@ -295,15 +306,27 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         let need = if kind == "cas" { 3 } else { 2 };
         if rest.len() < need {
-            return fail(ErrorKind::Malformed, format!("{} needs {need} operands after the destination", ins.mnemonic()));
+            return fail(
+                ErrorKind::Malformed,
+                format!(
+                    "{} needs {need} operands after the destination",
+                    ins.mnemonic()
+                ),
+            );
         }
         let addr = match self.address(t, &rest[0])? {
             Addr::At(a) => a,
             Addr::Param(_) => return unsupported("atomics on a parameter"),
-            Addr::Sym(..) => return unsupported(format!("`{}` at a data-dependent address", ins.mnemonic())),
+            Addr::Sym(..) => {
+                return unsupported(format!("`{}` at a data-dependent address", ins.mnemonic()))
+            }
         };
         let b = self.read(t, &rest[1], ty)?;
-        let c = if kind == "cas" { Some(self.read(t, &rest[2], ty)?) } else { None };
+        let c = if kind == "cas" {
+            Some(self.read(t, &rest[2], ty)?)
+        } else {
+            None
+        };
         let place = self.place(t, addr, size, space)?;
         if let Place::Tensor(i, off) = place {
             if size != ELEM_BYTES || off % ELEM_BYTES != 0 {
@@ -314,13 +337,21 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             let td = &self.inst.tensors[i];
             if td.role == Role::In {
-                return fail(ErrorKind::WriteToInput, format!(
-                    "atomic on `{}`{:?}, which the launch declares as an input",
-                    td.name, td.unravel((off / ELEM_BYTES) as usize)));
+                return fail(
+                    ErrorKind::WriteToInput,
+                    format!(
+                        "atomic on `{}`{:?}, which the launch declares as an input",
+                        td.name,
+                        td.unravel((off / ELEM_BYTES) as usize)
+                    ),
+                );
             }
         }
         if let Place::Init(vi, _) = place {
-            return unsupported(format!("an atomic on the initialised module variable `{}`", self.vars[vi].name));
+            return unsupported(format!(
+                "an atomic on the initialised module variable `{}`",
+                self.vars[vi].name
+            ));
         }
         let key = Self::key_of(&place, addr);
         let returns = match dst {
@@ -337,10 +368,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.atomic_now = true;
         let logged = match place {
             Place::Tensor(i, off) => self.log_global(t, pc, i, off, size, true),
-            Place::Shared(..) => {
-                self.own_copy_in_flight(t, addr, size, "writes")
-                    .and_then(|_| self.log_shared(t, pc, addr, size, true))
-            }
+            Place::Shared(..) => self
+                .own_copy_in_flight(t, addr, size, "writes")
+                .and_then(|_| self.log_shared(t, pc, addr, size, true)),
             _ => Ok(()),
         };
         self.atomic_now = false;
@@ -369,11 +399,18 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             Place::Shared(vi, off) => match self.shared.get(&addr) {
                 Some((v, s)) if *s == size => *v,
-                Some(_) => return unsupported("an atomic with a size different from the store before it"),
+                Some(_) => {
+                    return unsupported("an atomic with a size different from the store before it")
+                }
                 None => {
-                    return fail(ErrorKind::NeverWritten, format!(
-                        "`{}` on shared `{}` (byte {off}), which no thread wrote",
-                        ins.mnemonic(), self.vars[vi].name))
+                    return fail(
+                        ErrorKind::NeverWritten,
+                        format!(
+                            "`{}` on shared `{}` (byte {off}), which no thread wrote",
+                            ins.mnemonic(),
+                            self.vars[vi].name
+                        ),
+                    )
                 }
             },
             Place::Local(a) => match self.threads[t].local.get(&a) {
@@ -456,7 +493,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             "cas" => {
                 if self.is_symbolic(old) || self.is_symbolic(b) {
                     return unsupported(format!(
-                        "`{}` comparing a data-dependent value", ins.mnemonic()));
+                        "`{}` comparing a data-dependent value",
+                        ins.mnemonic()
+                    ));
                 }
                 let eq = self.int(old, ty)? == self.int(b, ty)?;
                 let c = c.unwrap_or(b);
@@ -479,13 +518,43 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let (x, y) = (self.int(old, ty)?, self.int(b, ty)?);
         let signed = ty.starts_with('s');
-        let lt = |p: u64, q: u64| if signed { sext(p, w) < sext(q, w) } else { p < q };
+        let lt = |p: u64, q: u64| {
+            if signed {
+                sext(p, w) < sext(q, w)
+            } else {
+                p < q
+            }
+        };
         let r = match kind {
             "add" => x.wrapping_add(y),
-            "inc" => if x >= y { 0 } else { x + 1 },
-            "dec" => if x == 0 || x > y { y } else { x - 1 },
-            "min" => if lt(y, x) { y } else { x },
-            "max" => if lt(x, y) { y } else { x },
+            "inc" => {
+                if x >= y {
+                    0
+                } else {
+                    x + 1
+                }
+            }
+            "dec" => {
+                if x == 0 || x > y {
+                    y
+                } else {
+                    x - 1
+                }
+            }
+            "min" => {
+                if lt(y, x) {
+                    y
+                } else {
+                    x
+                }
+            }
+            "max" => {
+                if lt(x, y) {
+                    y
+                } else {
+                    x
+                }
+            }
             "and" => x & y,
             "or" => x | y,
             "xor" => x ^ y,
@@ -520,9 +589,8 @@ impl<'a, D: Domain> Sim<'a, D> {
             if (e.rec.cta == cta && e.rec.thread == t) || self.ordered(&e.rec, t) {
                 continue;
             }
-            let lock_pair = lock_word
-                && matches!(e.kind, "cas" | "exch")
-                && matches!(kind, "cas" | "exch");
+            let lock_pair =
+                lock_word && matches!(e.kind, "cas" | "exch") && matches!(kind, "cas" | "exch");
             let both_modify = e.modifies && modifies;
             let order_dependent_value = both_modify && !commutes(e.kind, kind) && !lock_pair;
             let dependent_return = ((returns && e.modifies) && !spin)
@@ -607,12 +675,15 @@ impl<'a, D: Domain> Sim<'a, D> {
                 if h.dirty && !released {
                     self.locks.unfenced.insert(h.id);
                     if let Some((_, _, m)) = self.locks.reliance.iter().find(|r| r.1 == h.id) {
-                        return fail(ErrorKind::Race, format!(
+                        return fail(
+                            ErrorKind::Race,
+                            format!(
                             "{m}; only the lock at line {} seemed to order them, and it is given \
                              back with no fence or .release after the critical section's accesses \
                              (relaxed atomics order no other memory access)",
                             ins.line
-                        ));
+                        ),
+                        );
                     }
                 }
                 if cta_scope || h.cta_scope {
@@ -669,10 +740,14 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// Some thread spins on a lock no running thread can give back.
     pub(super) fn spin_deadlock(&self) -> Option<ExecError> {
-        let (t, pc, key) = self.threads.iter().enumerate().find_map(|(t, th)| match th.state {
-            State::Spin(pc, key, _) => Some((t, pc, key)),
-            _ => None,
-        })?;
+        let (t, pc, key) = self
+            .threads
+            .iter()
+            .enumerate()
+            .find_map(|(t, th)| match th.state {
+                State::Spin(pc, key, _) => Some((t, pc, key)),
+                _ => None,
+            })?;
         let holder = self
             .threads
             .iter()
@@ -684,7 +759,10 @@ impl<'a, D: Domain> Sim<'a, D> {
                     State::Barrier(p, _) => format!("waits at bar.sync at line {}", self.line(p)),
                     State::Spin(p, _, _) => format!("spins at line {}", self.line(p)),
                     State::WarpSync(p, _) | State::Collective(p, _) => {
-                        format!("waits at a warp barrier or collective at line {}", self.line(p))
+                        format!(
+                            "waits at a warp barrier or collective at line {}",
+                            self.line(p)
+                        )
                     }
                     State::Ready => "runs".to_string(),
                 };
