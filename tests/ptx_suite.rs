@@ -59,7 +59,16 @@ fn root() -> PathBuf {
 
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for fam in ["reduce", "matmul", "softmax", "relu", "cond_max"] {
+    for fam in [
+        "reduce",
+        "matmul",
+        "softmax",
+        "relu",
+        "cond_max",
+        "atomic_rowsum",
+        "atomic_matmul",
+        "atomic_lock",
+    ] {
         let dir = root().join("ptx").join(fam);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
