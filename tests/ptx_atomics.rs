@@ -278,6 +278,17 @@ fn run_small(
     block: i64,
     out_role: &str,
 ) -> Result<Vec<f64>, ExecError> {
+    run_grid(body, n, m, block, 1, out_role)
+}
+
+fn run_grid(
+    body: &str,
+    n: usize,
+    m: usize,
+    block: i64,
+    grid: i64,
+    out_role: &str,
+) -> Result<Vec<f64>, ExecError> {
     let ptx = format!(
         ".version 8.0\n.target sm_80\n.address_size 64\n\
          .visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{{\n\
@@ -289,7 +300,7 @@ fn run_small(
          {body}\nret;\n}}\n"
     );
     let launch = format!(
-        "block = [{block}]\ngrid = [1]\n[args]\n\
+        "block = [{block}]\ngrid = [{grid}]\n[args]\n\
          param_0 = {{ tensor = \"x\", shape = [{n}], role = \"in\" }}\n\
          param_1 = {{ tensor = \"out\", shape = [{m}], role = \"{out_role}\" }}\n"
     );
@@ -392,4 +403,93 @@ fn a_returned_old_value_nobody_else_changes_is_exact() {
                 atom.global.add.f32 %f2, [%rd5], %f9;\nadd.f32 %f3, %f2, %f2;\n\
                 st.global.f32 [%rd5], %f3;";
     assert_eq!(run_small(body, 4, 4, 4, "out").unwrap(), vec![4.0; 4]);
+}
+
+/// A spin lock in shared memory around out[0] += x[tid]; `take`/`give` are the cas and
+/// exch mnemonics, `fence` what follows the cas and precedes the exch.
+fn locked(take: &str, give: &str, fence: &str) -> String {
+    format!(
+        "setp.ne.s32 %p1, %r1, 0;\n@%p1 bra $L1;\nmov.u32 %r9, 0;\nst.shared.u32 [sm], %r9;\n\
+         $L1:\nbar.sync 0;\nld.global.f32 %f1, [%rd4];\n\
+         $Lspin:\n{take} %r2, [sm], 0, 1;\nsetp.ne.s32 %p2, %r2, 0;\n@%p2 bra $Lspin;\n{fence}\n\
+         ld.global.f32 %f2, [%rd2];\nadd.f32 %f3, %f2, %f1;\nst.global.f32 [%rd2], %f3;\n\
+         {fence}\n{give}"
+    )
+}
+
+#[test]
+fn acquire_release_locks_need_no_fence() {
+    let body = locked(
+        "atom.acquire.cta.shared.cas.b32",
+        "atom.release.cta.shared.exch.b32 %r3, [sm], 0;",
+        "",
+    );
+    assert_eq!(run_small(&body, 8, 1, 8, "inout").unwrap(), vec![36.0]);
+    let body = locked(
+        "atom.acq_rel.gpu.shared.cas.b32",
+        "atom.acq_rel.gpu.shared.exch.b32 %r3, [sm], 0;",
+        "",
+    );
+    assert_eq!(run_small(&body, 8, 1, 8, "inout").unwrap(), vec![36.0]);
+    // Fences around relaxed atomics order the same way.
+    let body = locked(
+        "atom.shared.cas.b32",
+        "atom.shared.exch.b32 %r3, [sm], 0;",
+        "fence.sc.cta;",
+    );
+    assert_eq!(run_small(&body, 8, 1, 8, "inout").unwrap(), vec![36.0]);
+}
+
+#[test]
+fn relaxed_locks_order_nothing() {
+    let body = locked(
+        "atom.relaxed.cta.shared.cas.b32",
+        "atom.relaxed.cta.shared.exch.b32 %r3, [sm], 0;",
+        "",
+    );
+    let (kind, msg) = kind_of(run_small(&body, 8, 1, 8, "inout"));
+    assert_eq!(kind, Some(ErrorKind::Race), "{msg}");
+    assert!(msg.contains("relaxed atomic"), "{msg}");
+    // Taken with .acquire but given back relaxed with no fence after the accesses.
+    let body = locked(
+        "atom.acquire.cta.shared.cas.b32",
+        "atom.relaxed.cta.shared.exch.b32 %r3, [sm], 0;",
+        "",
+    );
+    let (kind, msg) = kind_of(run_small(&body, 8, 1, 8, "inout"));
+    assert_eq!(kind, Some(ErrorKind::Race), "{msg}");
+    assert!(msg.contains("gave it back"), "{msg}");
+}
+
+#[test]
+fn a_shared_lock_orders_nothing_across_ctas() {
+    // Two CTAs, each with its own shared lock, update out[0]: a race between CTAs.
+    let body = locked(
+        "atom.acquire.gpu.shared.cas.b32",
+        "atom.release.gpu.shared.exch.b32 %r3, [sm], 0;",
+        "",
+    );
+    let (kind, msg) = kind_of(run_grid(&body, 8, 1, 8, 2, "inout"));
+    assert_eq!(kind, Some(ErrorKind::Race), "{msg}");
+    assert!(msg.contains("different CTAs"), "{msg}");
+}
+
+#[test]
+fn a_plain_store_unlock_races_with_the_spinners() {
+    let body = locked(
+        "atom.acquire.gpu.shared.cas.b32",
+        "fence.sc.cta;\nmov.u32 %r8, 0;\nst.shared.u32 [sm], %r8;",
+        "",
+    );
+    let (kind, msg) = kind_of(run_small(&body, 8, 1, 8, "inout"));
+    assert_eq!(kind, Some(ErrorKind::Race), "{msg}");
+    assert!(msg.contains("atomically updates"), "{msg}");
+}
+
+#[test]
+fn a_lock_never_given_back_is_a_deadlock() {
+    let body = locked("atom.acquire.gpu.shared.cas.b32", "", "");
+    let (kind, msg) = kind_of(run_small(&body, 8, 1, 8, "inout"));
+    assert_eq!(kind, Some(ErrorKind::Deadlock), "{msg}");
+    assert!(msg.contains("has returned"), "{msg}");
 }

@@ -79,6 +79,8 @@ pub(super) struct Locks<V> {
     pub(super) versions: HashMap<LocKey, u64>,
     pub(super) atoms: HashMap<LocKey, Vec<ARec<V>>>,
     live: Option<HashSet<u32>>,
+    /// Why the last lock check ordered nothing (for the race message).
+    pub(super) note: Option<&'static str>,
 }
 
 impl<V> Default for Locks<V> {
@@ -93,6 +95,7 @@ impl<V> Default for Locks<V> {
             versions: HashMap::new(),
             atoms: HashMap::new(),
             live: None,
+            note: None,
         }
     }
 }
@@ -171,15 +174,20 @@ fn in_retry_loop(entry: &Entry, pc: usize) -> bool {
 
 impl<'a, D: Domain> Sim<'a, D> {
     /// Plain access by thread `t`: the locks it holds in an acquire-ordered way.
-    pub(super) fn held_locks(&mut self, t: usize) -> Vec<(LocKey, u64)> {
+    /// Also whether some held lock is not acquire-ordered (taken by a relaxed atomic
+    /// with no fence since).
+    pub(super) fn held_locks(&mut self, t: usize) -> (Vec<(LocKey, u64)>, bool) {
         let mut out = Vec::new();
+        let mut unordered = false;
         for h in &mut self.threads[t].holds {
             h.dirty = true;
             if h.entered {
                 out.push((h.key, h.id));
+            } else {
+                unordered = true;
             }
         }
-        out
+        (out, unordered)
     }
 
     /// `membar` / `fence`: orders the holds' accesses before their release and after
@@ -203,16 +211,32 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn lock_orders(&mut self, a: &Rec<D::V>, r: &Rec<D::V>, msg: &str) -> bool {
         for (ka, ha) in &a.locks {
             for (kb, hb) in &r.locks {
-                if ka != kb || ha == hb || self.locks.broken.contains(ka) {
+                if ka != kb || ha == hb {
+                    continue;
+                }
+                if self.locks.broken.contains(ka) {
+                    self.locks.note = Some("the spin lock both held was written while held");
+                    continue;
+                }
+                // A shared lock word is one per CTA.
+                if matches!(ka, LocKey::Shared(_)) && a.cta != r.cta {
                     continue;
                 }
                 if self.locks.unfenced.contains(ha) {
+                    self.locks.note = Some(
+                        "both held a spin lock, but the first gave it back with a relaxed \
+                         atomic and no fence (membar/fence) or .release after its access, so \
+                         the lock orders nothing",
+                    );
                     continue;
                 }
                 let cross = a.cta != r.cta;
                 if cross
                     && (self.locks.cta_scoped.contains(ha) || self.locks.cta_scoped.contains(hb))
                 {
+                    self.locks.note = Some(
+                        "both held a spin lock, but with .cta scope, which orders one CTA only",
+                    );
                     continue;
                 }
                 self.locks.reliance.push((*kb, *hb, msg.to_string()));
@@ -699,6 +723,15 @@ impl<'a, D: Domain> Sim<'a, D> {
             return self.foreign_write(t, key);
         }
         if spin && took {
+            // Taking a word another thread holds (a cas from another value): no
+            // mutual exclusion.
+            if self
+                .threads
+                .iter()
+                .any(|th| th.holds.iter().any(|h| h.key == key))
+            {
+                self.foreign_write(t, key)?;
+            }
             let b0 = self.int(b, ty)?;
             let id = self.locks.next_hold;
             self.locks.next_hold += 1;

@@ -35,6 +35,9 @@ pub(super) struct Rec<V> {
     pub(super) atomic: bool,
     /// The spin locks the thread held (acquire-ordered) at a plain access.
     pub(super) locks: Vec<(LocKey, u64)>,
+    /// A plain access made while holding a spin lock taken by a relaxed atomic with no
+    /// fence since (which orders nothing).
+    pub(super) unfenced_lock: bool,
 }
 
 pub(super) struct Log<V> {
@@ -69,6 +72,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             cond: self.path,
             atomic: self.atomic_now,
             locks: Vec::new(),
+            unfenced_lock: false,
         }
     }
 
@@ -110,6 +114,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 continue;
             }
             // A spin lock both accesses held (acquire- and release-ordered).
+            self.locks.note = None;
             if !a.locks.is_empty() && !r.locks.is_empty() {
                 let m = self.race_message(a, r, what);
                 if self.lock_orders(a, r, &m) {
@@ -153,6 +158,17 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             }
             let mut m = self.race_message(a, r, what);
+            if let Some(n) = self.locks.note {
+                m.push_str("; ");
+                m.push_str(n);
+            }
+            if a.unfenced_lock || r.unfenced_lock {
+                m.push_str(
+                    "; a spin lock is held, but it was taken by a relaxed atomic with no fence \
+                     (membar/fence) or .acquire after it, and relaxed atomics order no other \
+                     memory access",
+                );
+            }
             if let Some(w) = witness {
                 m.push_str(&format!(
                     "; the accesses are under data-dependent conditions, and both happen for the inputs {w}"
@@ -227,7 +243,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     ) -> Result<(), Fail> {
         let mut r = self.rec(t, pc, addr, size, write);
         if !r.atomic && !self.threads[t].holds.is_empty() {
-            r.locks = self.held_locks(t);
+            (r.locks, r.unfenced_lock) = self.held_locks(t);
         }
         let key = addr & !3;
         let what = self
@@ -277,7 +293,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     ) -> Result<(), Fail> {
         let mut r = self.rec(t, pc, off, size, write);
         if !r.atomic && !self.threads[t].holds.is_empty() {
-            r.locks = self.held_locks(t);
+            (r.locks, r.unfenced_lock) = self.held_locks(t);
         }
         let td = &self.inst.tensors[i];
         let what = format!("`{}`{:?}", td.name, td.unravel((off / ELEM_BYTES) as usize));
