@@ -272,6 +272,23 @@ FAMILIES.update({
         "reference": lambda ins, sz: {"C": ins["A"] @ ins["B"]},
         "reference_variant": "split_k",
     },
+    "atomic_hist": {
+        "spec": "out = x.reshape(B, N // 8, 8).sum(1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["B", "N"], "role": "in"}),
+            ("out", {"tensor": "out", "shape": ["B", 8], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["B"],
+        "instances": [
+            {"name": "b2n64", "sizes": {"B": 2, "N": 64}},
+            {"name": "b3n40", "sizes": {"B": 3, "N": 40}},
+        ],
+        "note": "N a multiple of 8 (8 bins; one CTA per row).",
+        "reference": lambda ins, sz: {
+            "out": ins["x"].reshape(sz["B"], sz["N"] // 8, 8).sum(axis=1)},
+        "reference_variant": "bins",
+    },
     "atomic_lock": {
         "spec": "out = torch.sum(x, dim=-1)",
         "params": _ROWSUM_PARAMS,
@@ -612,6 +629,18 @@ VARIANTS.update({
         "block": [32], "expect": "refuted",
         "bug": "B read as B[j * K + k] (as if stored transposed)",
         "about": "split_k with B's index transposed"},
+    ("atomic_hist", "bins"): {
+        "block": [32], "expect": "equivalent",
+        "about": "bin j % 8 of each row accumulated by atomicAdd into 8 shared bins (reference)"},
+    ("atomic_hist", "rotated_bins"): {
+        "block": [32], "expect": "refuted",
+        "bug": "element j goes to bin (j + 1) % 8: the bins come out rotated by one",
+        "about": "bins with the bin index off by one"},
+    ("atomic_hist", "zero_unsynced"): {
+        "block": [32], "expect": "race",
+        "race": "no __syncthreads between thread k's plain store hist[k] = 0 and the other "
+                "threads' atomicAdd into hist[k]",
+        "about": "bins without the barrier after zeroing"},
     ("atomic_lock", "spin_lock"): {
         "block": [32], "expect": "equivalent",
         "about": "while (atomicCAS(&lock, 0, 1) != 0); fence; total = total + v; fence; "

@@ -17,7 +17,12 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const FAMILIES: &[&str] = &["atomic_rowsum", "atomic_matmul", "atomic_lock"];
+const FAMILIES: &[&str] = &[
+    "atomic_rowsum",
+    "atomic_matmul",
+    "atomic_hist",
+    "atomic_lock",
+];
 
 #[derive(Deserialize)]
 struct Fixture {
@@ -49,7 +54,7 @@ fn fixtures() -> Vec<(String, PathBuf, Fixture)> {
             out.push((fam.to_string(), ptx, fx));
         }
     }
-    assert!(out.len() >= 13, "only {} atomic fixtures", out.len());
+    assert!(out.len() >= 16, "only {} atomic fixtures", out.len());
     out
 }
 
@@ -64,6 +69,15 @@ fn reference(family: &str, inputs: &BTreeMap<String, npy::Array>) -> Vec<f64> {
             let x = &inputs["x"];
             let n = x.shape[1];
             x.data.chunks(n).map(|r| r.iter().sum()).collect()
+        }
+        "atomic_hist" => {
+            // x.reshape(B, N // 8, 8).sum(1)
+            let x = &inputs["x"];
+            let n = x.shape[1];
+            x.data
+                .chunks(n)
+                .flat_map(|r| (0..8).map(move |k| r.iter().skip(k).step_by(8).sum::<f64>()))
+                .collect()
         }
         "atomic_matmul" => {
             let (a, b) = (&inputs["A"], &inputs["B"]);
