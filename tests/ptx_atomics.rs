@@ -507,3 +507,13 @@ fn a_lock_never_given_back_is_a_deadlock() {
     assert_eq!(kind, Some(ErrorKind::Deadlock), "{msg}");
     assert!(msg.contains("has returned"), "{msg}");
 }
+
+#[test]
+fn polling_a_word_nobody_changes_is_a_deadlock_not_a_hang() {
+    // while (atomicAdd(&flag, 0) == 0); with flag = 0 and nobody to set it.
+    let body = "mov.u32 %r9, 0;\nst.shared.u32 [sm], %r9;\n\
+                $Lpoll:\natom.shared.add.u32 %r2, [sm], 0;\nsetp.eq.s32 %p2, %r2, 0;\n\
+                @%p2 bra $Lpoll;";
+    let (kind, msg) = kind_of(run_small(body, 4, 1, 1, "inout"));
+    assert_eq!(kind, Some(ErrorKind::Deadlock), "{msg}");
+}

@@ -468,15 +468,43 @@ impl<'a, D: Domain> Sim<'a, D> {
         if let Some(d) = dst {
             self.write(t, d, old)?;
         }
-        // A spin cas that did not take its lock waits until the lock word changes.
-        if spin && !took {
-            if let Some(key) = key {
+        // An atomic in a retry loop that left its word unchanged, run a second time with
+        // the same operands on the same unchanged word, would do the same forever: the
+        // thread waits until the word changes (a failed spin-lock cas, a polling
+        // atomicAdd(&flag, 0)). The first repeat runs, so a cas loop whose compare value
+        // follows the word (an atomicCAS update loop) just retries.
+        let unchanged = !took || self.same_bits(old, new, ty);
+        match key {
+            Some(key) if !red && unchanged && in_retry_loop(self.entry, pc) => {
                 let v = self.locks.versions.get(&key).copied().unwrap_or(0);
-                self.threads[t].pc += 1;
-                return Ok(Flow::Block(State::Spin(pc, key, v)));
+                let sig = (
+                    pc,
+                    self.bits_of(b, ty),
+                    c.and_then(|c| self.bits_of(c, ty)),
+                    v,
+                );
+                if self.threads[t].retry == Some(sig) {
+                    self.threads[t].retry = None;
+                    self.threads[t].pc += 1;
+                    return Ok(Flow::Block(State::Spin(pc, key, v)));
+                }
+                self.threads[t].retry = Some(sig);
             }
+            _ => self.threads[t].retry = None,
         }
         Ok(Flow::Next)
+    }
+
+    fn bits_of(&self, v: Val<D::V>, ty: &str) -> Option<u64> {
+        if self.is_symbolic(v) {
+            None
+        } else {
+            self.int(v, ty).ok()
+        }
+    }
+
+    fn same_bits(&self, a: Val<D::V>, b: Val<D::V>, ty: &str) -> bool {
+        matches!((self.bits_of(a, ty), self.bits_of(b, ty)), (Some(x), Some(y)) if x == y)
     }
 
     fn is_zero(&self, v: Val<D::V>) -> bool {
@@ -799,13 +827,13 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                     State::Ready => "runs".to_string(),
                 };
-                format!("the lock is held by thread {:?}, which {what}", h.tid)
+                format!("the lock there is held by thread {:?}, which {what}", h.tid)
             }
-            None => "no thread holds the lock and none can change its word".to_string(),
+            None => "no thread holds it and none left can change its word".to_string(),
         };
         Some(self.deadlock(
             format!(
-                "thread {:?} spins on the lock at line {} forever: {why}",
+                "thread {:?} spins on the word at line {} forever: {why}",
                 self.threads[t].tid,
                 self.line(pc)
             ),

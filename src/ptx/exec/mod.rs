@@ -127,6 +127,9 @@ struct Thread<V> {
     async_groups: Vec<Vec<(u64, Val<V>)>>,
     /// Spin locks held.
     holds: Vec<Hold>,
+    /// The last retry-loop atomic that left its word unchanged: (instruction, operand
+    /// bits, word version); the same again blocks the thread (`atomic`).
+    retry: Option<(usize, Option<u64>, Option<u64>, u64)>,
 }
 
 struct Var {
@@ -369,6 +372,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     async_open: Vec::new(),
                     async_groups: Vec::new(),
                     holds: Vec::new(),
+                    retry: None,
                 }
             })
             .collect();
