@@ -447,7 +447,19 @@ impl<'a, D: Domain> Sim<'a, D> {
         let modifies = !(kind == "add" && self.is_zero(b));
         if let Some(key) = key {
             self.schedule_check(t, pc, ins, key, kind, returns, modifies, spin)?;
-            self.lock_step(t, pc, ins, key, kind, sem, cta_scope, spin, old, b, c, took)?;
+            self.lock_step(
+                t,
+                ins,
+                key,
+                kind,
+                sem,
+                cta_scope,
+                spin,
+                (old, new),
+                b,
+                c,
+                took,
+            )?;
         }
         // Write the new value.
         match place {
@@ -686,14 +698,13 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn lock_step(
         &mut self,
         t: usize,
-        pc: usize,
         ins: &Instr,
         key: LocKey,
         kind: &str,
         sem: &str,
         cta_scope: bool,
         spin: bool,
-        old: Val<D::V>,
+        (old, new): (Val<D::V>, Val<D::V>),
         b: Val<D::V>,
         c: Option<Val<D::V>>,
         took: bool,
@@ -703,10 +714,12 @@ impl<'a, D: Domain> Sim<'a, D> {
             self.locks.spin_words.insert(key);
         }
         if !self.locks.spin_words.contains(&key) {
-            self.bump(key);
+            // Only a change of the word wakes threads polling it.
+            if !(took && self.same_bits(old, new, ty)) {
+                self.bump(key);
+            }
             return Ok(());
         }
-        let _ = old;
         let holder = self.threads[t].holds.iter().position(|h| h.key == key);
         // The value written, when it is a number.
         let written = match (kind, c) {
@@ -781,7 +794,6 @@ impl<'a, D: Domain> Sim<'a, D> {
         if kind == "cas" && !took {
             return Ok(());
         }
-        let _ = pc;
         self.foreign_write(t, key)
     }
 
