@@ -622,7 +622,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             "and" => x & y,
             "or" => x | y,
             "xor" => x ^ y,
-            _ => return unsupported(format!("{}", ins.mnemonic())),
+            _ => return unsupported(ins.mnemonic()),
         };
         Ok((Val::Bits(mask_w(r, w)), true))
     }
