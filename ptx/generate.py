@@ -232,6 +232,77 @@ FAMILIES.update({
     },
 })
 
+
+# Atomics (issue 19, item 5): row sums and a split-K dot accumulated with atomicAdd,
+# a ticket counter, and a spin-locked critical section with its broken twins.
+_ROWSUM_PARAMS = [
+    ("x", {"tensor": "x", "shape": ["B", "N"], "role": "in"}),
+    ("out", {"tensor": "out", "shape": ["B"], "role": "out"}),
+    ("n", "N"),
+]
+FAMILIES.update({
+    "atomic_rowsum": {
+        "spec": "out = torch.sum(x, dim=-1)",
+        "params": _ROWSUM_PARAMS,
+        "grid": ["B"],
+        "instances": [
+            {"name": "b2n64", "sizes": {"B": 2, "N": 64}},
+            {"name": "b3n40", "sizes": {"B": 3, "N": 40}},
+        ],
+        "note": "any N (32 threads stride over a row; one CTA per row).",
+        "reference": lambda ins, sz: {"out": ins["x"].sum(axis=1)},
+        "reference_variant": "partial",
+    },
+    "atomic_matmul": {
+        "spec": "C = A @ B",
+        "params": [
+            ("A", {"tensor": "A", "shape": ["M", "K"], "role": "in"}),
+            ("B", {"tensor": "B", "shape": ["K", "N"], "role": "in"}),
+            ("C", {"tensor": "C", "shape": ["M", "N"], "role": "out"}),
+            ("M", "M"),
+            ("N", "N"),
+            ("K", "K"),
+        ],
+        "grid": ["N", "M"],
+        "instances": [
+            {"name": "m2n3k40", "sizes": {"M": 2, "N": 3, "K": 40}},
+            {"name": "m3n2k64", "sizes": {"M": 3, "N": 2, "K": 64}},
+        ],
+        "note": "any M, N, K (one CTA per C element, 32 threads split K).",
+        "reference": lambda ins, sz: {"C": ins["A"] @ ins["B"]},
+        "reference_variant": "split_k",
+    },
+    "atomic_hist": {
+        "spec": "out = x.reshape(B, N // 8, 8).sum(1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["B", "N"], "role": "in"}),
+            ("out", {"tensor": "out", "shape": ["B", 8], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["B"],
+        "instances": [
+            {"name": "b2n64", "sizes": {"B": 2, "N": 64}},
+            {"name": "b3n40", "sizes": {"B": 3, "N": 40}},
+        ],
+        "note": "N a multiple of 8 (8 bins; one CTA per row).",
+        "reference": lambda ins, sz: {
+            "out": ins["x"].reshape(sz["B"], sz["N"] // 8, 8).sum(axis=1)},
+        "reference_variant": "bins",
+    },
+    "atomic_lock": {
+        "spec": "out = torch.sum(x, dim=-1)",
+        "params": _ROWSUM_PARAMS,
+        "grid": ["B"],
+        "instances": [
+            {"name": "b2n32", "sizes": {"B": 2, "N": 32}},
+            {"name": "b3n32", "sizes": {"B": 3, "N": 32}},
+        ],
+        "note": "N must be 32: one CTA per row, one thread per element.",
+        "reference": lambda ins, sz: {"out": ins["x"].sum(axis=1)},
+        "reference_variant": "spin_lock",
+    },
+})
+
 def _softplus(x):
     return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
 
@@ -520,6 +591,81 @@ VARIANTS.update({
         "about": "tree without the __syncthreads closing each step"},
 })
 
+VARIANTS.update({
+    ("atomic_rowsum", "partial"): {
+        "block": [32], "expect": "equivalent",
+        "about": "strided partial sums in registers, one atomicAdd per thread into out[row] "
+                 "(thread 0 zeroes it first; reference)"},
+    ("atomic_rowsum", "per_element"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one atomicAdd per element into out[row]"},
+    ("atomic_rowsum", "missing_tail"): {
+        "block": [32], "expect": "refuted",
+        "bug": "the loop runs j < n - 1: the last element of each row is never added",
+        "about": "partial with the loop bound off by one",
+        "checks": [
+            ("out = torch.sum(x, dim=-1)", "refuted", None),
+            ("out = torch.sum(x[:, :-1], dim=-1)", "verified", None),
+        ]},
+    ("atomic_rowsum", "shared_acc"): {
+        "block": [32], "expect": "equivalent",
+        "about": "atomicAdd into a shared accumulator (atom.shared.add.f32), read by thread 0 "
+                 "after __syncthreads"},
+    ("atomic_rowsum", "shared_acc_no_sync"): {
+        "block": [32], "expect": "race",
+        "race": "no __syncthreads between the atomic adds into s and thread 0's plain read of s",
+        "about": "shared_acc without the barrier before the read"},
+    ("atomic_rowsum", "ticket"): {
+        "block": [32], "expect": "unknown",
+        "reason": "depends on the order threads reach it",
+        "about": "each thread parks its partial sum in the slot atomicAdd(&count, 1) returns: "
+                 "correct for every order, but which slot a thread gets is the schedule's"},
+    ("atomic_matmul", "split_k"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one CTA per C element, 32 threads split K and atomicAdd their partial dots "
+                 "(reference)",
+        "checks": [
+            ("C = A @ B", "verified", None),
+            ("C = torch.matmul(A, B)", "verified", None),
+        ]},
+    ("atomic_matmul", "split_k_transposed_b"): {
+        "block": [32], "expect": "refuted",
+        "bug": "B read as B[j * K + k] (as if stored transposed)",
+        "about": "split_k with B's index transposed"},
+    ("atomic_hist", "bins"): {
+        "block": [32], "expect": "equivalent",
+        "about": "bin j % 8 of each row accumulated by atomicAdd into 8 shared bins (reference)"},
+    ("atomic_hist", "rotated_bins"): {
+        "block": [32], "expect": "refuted",
+        "bug": "element j goes to bin (j + 1) % 8: the bins come out rotated by one",
+        "about": "bins with the bin index off by one"},
+    ("atomic_hist", "zero_unsynced"): {
+        "block": [32], "expect": "race",
+        "race": "no __syncthreads between thread k's plain store hist[k] = 0 and the other "
+                "threads' atomicAdd into hist[k]",
+        "about": "bins without the barrier after zeroing"},
+    ("atomic_lock", "spin_lock"): {
+        "block": [32], "expect": "equivalent",
+        "about": "while (atomicCAS(&lock, 0, 1) != 0); fence; total = total + v; fence; "
+                 "atomicExch(&lock, 0): a spin-locked critical section (reference)"},
+    ("atomic_lock", "global_lock"): {
+        "block": [32], "expect": "equivalent",
+        "about": "spin_lock protecting a plain read-modify-write of out[row] in global memory"},
+    ("atomic_lock", "no_lock"): {
+        "block": [32], "expect": "race",
+        "race": "the lock removed: every thread reads and writes total with nothing ordering them",
+        "about": "spin_lock without the lock"},
+    ("atomic_lock", "no_fence"): {
+        "block": [32], "expect": "race",
+        "race": "relaxed atomicCAS/atomicExch with no fence: under the PTX memory model the "
+                "critical sections of two threads are not ordered",
+        "about": "spin_lock without the __threadfence_block() calls"},
+    ("atomic_lock", "held_at_barrier"): {
+        "block": [32], "expect": "deadlock",
+        "deadlock": "the lock holder waits at __syncthreads while the other threads spin on the lock",
+        "about": "a __syncthreads inside the critical section"},
+})
+
 def variants_of(family):
     return [v for (f, v) in VARIANTS if f == family]
 
@@ -664,6 +810,8 @@ def fixture_toml(family, variant, entry):
         lines.append(f"race = {toml_value(var['race'])}\n")
     if var["expect"] == "refuted":
         lines.append(f"bug = {toml_value(var['bug'])}\n")
+    if var["expect"] == "deadlock":
+        lines.append(f"deadlock = {toml_value(var['deadlock'])}\n")
     if var.get("pending"):
         lines.append(f"pending = {toml_value(var['pending'])}  # until then UNKNOWN\n")
     if var["expect"] == "unwritten":
@@ -738,7 +886,8 @@ def generate(family):
     assert (family, fam["reference_variant"]) in VARIANTS
     for variant in variants_of(family):
         var = VARIANTS[(family, variant)]
-        assert var["expect"] in ("equivalent", "refuted", "race", "unwritten", "unknown"), \
+        assert var["expect"] in ("equivalent", "refuted", "race", "unwritten", "unknown",
+                                 "deadlock"), \
             var["expect"]
         assert var["expect"] != "unknown" or var.get("reason"), (family, variant)
         assert var["expect"] != "unwritten" or var.get("error"), (family, variant)

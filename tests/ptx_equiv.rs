@@ -239,6 +239,10 @@ fn nvrtc_variants_get_their_expected_verdicts() {
                     );
                 }
                 ("race", Ok(r)) => panic!("{what}: no race reported:\n{}", r.to_text()),
+                ("deadlock", Err(Error::Exec { err, .. })) => {
+                    assert_eq!(err.kind, ErrorKind::Deadlock, "{what}: {err}")
+                }
+                ("deadlock", Ok(r)) => panic!("{what}: no deadlock reported:\n{}", r.to_text()),
                 ("unwritten", Err(Error::Exec { err, .. })) => {
                     assert_eq!(err.kind, ErrorKind::NeverWritten, "{what}: {err}")
                 }

@@ -15,7 +15,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const FAMILIES: &[&str] = &[
-    "softplus", "gelu", "l2norm", "relu", "cond_max", "sigmoid", "silu",
+    "softplus",
+    "gelu",
+    "l2norm",
+    "relu",
+    "cond_max",
+    "sigmoid",
+    "silu",
+    "atomic_rowsum",
+    "atomic_matmul",
 ];
 
 #[derive(Deserialize)]

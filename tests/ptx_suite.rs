@@ -59,7 +59,17 @@ fn root() -> PathBuf {
 
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for fam in ["reduce", "matmul", "softmax", "relu", "cond_max"] {
+    for fam in [
+        "reduce",
+        "matmul",
+        "softmax",
+        "relu",
+        "cond_max",
+        "atomic_rowsum",
+        "atomic_matmul",
+        "atomic_hist",
+        "atomic_lock",
+    ] {
         let dir = root().join("ptx").join(fam);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
@@ -175,7 +185,7 @@ fn racy_variants_report_the_race() {
         .into_iter()
         .filter(|c| c.meta.expect == "race" && !is_async(c))
         .collect();
-    assert_eq!(racy.len(), 4);
+    assert_eq!(racy.len(), 8);
     for c in &racy {
         assert!(c.meta.race.is_some(), "{}: fixture names no race", c.name());
         for inst in &c.meta.instance {
@@ -187,7 +197,11 @@ fn racy_variants_report_the_race() {
             assert_eq!(exec_kind(&e), Some(ErrorKind::Race), "{}: {e}", c.name());
             let msg = e.to_string();
             assert!(msg.contains("data race on shared"), "{msg}");
-            assert!(msg.contains("writes") && msg.contains("reads"), "{msg}");
+            assert!(
+                (msg.contains("writes") || msg.contains("atomically updates"))
+                    && (msg.contains("reads") || msg.contains("atomically updates")),
+                "{msg}"
+            );
             // The conflicting pair the fixture describes.
             let want = match c.name().as_str() {
                 // Lane 16+k stores s[16+k], lane k loads it: same warp, no __syncwarp.
@@ -199,6 +213,12 @@ fn racy_variants_report_the_race() {
                 // Thread 1 stores s[1] when x[65] > x[1] (a conditional store, made on
                 // these inputs), thread 0 reads s[1] in the last step.
                 "cond_max/missing_syncthreads" => "[1]",
+                // Thread 0's plain read of s and another thread's atomicAdd into s.
+                "atomic_rowsum/shared_acc_no_sync" => "atomically updates",
+                // Thread k zeroes hist[k], thread 8 + k adds into it.
+                "atomic_hist/zero_unsynced" => "hist[0]",
+                // The plain read-modify-write of total, unlocked or unfenced.
+                "atomic_lock/no_lock" | "atomic_lock/no_fence" => "total",
                 v => panic!("unexpected racy variant {v}"),
             };
             assert!(msg.contains(want), "{}: {msg}", c.name());
@@ -213,7 +233,7 @@ fn refuted_variants_run_and_differ_from_the_reference() {
         .into_iter()
         .filter(|c| c.meta.expect == "refuted")
         .collect();
-    assert_eq!(bad.len(), 6);
+    assert_eq!(bad.len(), 9);
     for c in &bad {
         for inst in &c.meta.instance {
             let dir = c.refdir.join(&inst.name);
@@ -358,10 +378,12 @@ fn symbolic_matches_concrete(
 
 #[test]
 fn symbolic_specs_evaluate_to_the_concrete_runs() {
-    for c in cases()
-        .iter()
-        .filter(|c| !matches!(c.meta.expect.as_str(), "race" | "unwritten" | "unknown"))
-    {
+    for c in cases().iter().filter(|c| {
+        !matches!(
+            c.meta.expect.as_str(),
+            "race" | "unwritten" | "unknown" | "deadlock"
+        )
+    }) {
         let inst = &c.meta.instance[0];
         let dir = c.refdir.join(&inst.name);
         // CUDA's accurate expf is recognised as exp (src/ptx/libm.rs); its concrete

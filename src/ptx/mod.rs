@@ -66,5 +66,52 @@ pub fn narrowings(module: &ast::Module) -> Vec<(String, u32, bool)> {
             }
         }
     }
+    out.extend(atomic_notes(module).into_iter().map(|(w, l)| (w, l, false)));
+    out
+}
+
+/// What a verdict on a kernel with atomics takes as given, as (what, .ptx line): float
+/// atomic adds summed in the one order the executor runs (their sum is order-free
+/// over the reals), and spin-lock critical sections run in thread order. Atomics whose
+/// results depend on the order in any other way stop the run (UNKNOWN).
+pub fn atomic_notes(module: &ast::Module) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for e in &module.entries {
+        for (pc, i) in e.body.iter().enumerate() {
+            if !matches!(i.op.as_str(), "atom" | "red") {
+                continue;
+            }
+            let ty = i.mods.last().map_or("", |s| s.as_str());
+            let float = matches!(ty, "f32" | "f64" | "f16" | "bf16");
+            if float && i.mods.iter().any(|m| m == "add") {
+                out.push((
+                    format!(
+                        "`{}`: the order threads reach the atomic adds read as irrelevant \
+                         (their sum is exact over the reals)",
+                        i.mnemonic()
+                    ),
+                    i.line,
+                ));
+            } else if i.mods.iter().any(|m| m == "cas") {
+                let spin = (pc + 1..(pc + 8).min(e.body.len())).any(|q| {
+                    let b = &e.body[q];
+                    b.op == "bra"
+                        && b.guard.is_some()
+                        && matches!(b.operands.first(), Some(ast::Operand::Sym(l))
+                            if e.labels.get(l).is_some_and(|&to| to <= pc))
+                });
+                if spin {
+                    out.push((
+                        format!(
+                            "spin lock (`{}`): critical sections run in thread order; \
+                             a result that depends on their order holds for that order",
+                            i.mnemonic()
+                        ),
+                        i.line,
+                    ));
+                }
+            }
+        }
+    }
     out
 }

@@ -517,12 +517,14 @@ impl<'a, D: Domain> Sim<'a, D> {
                         }
                     };
                     let flat = (off / ELEM_BYTES) as usize;
+                    self.foreign_write(t, super::atomic::LocKey::Global(i, off))?;
                     self.note(Cell::Global(i, flat));
                     self.global[i][flat] = Some((fv, site));
                 }
                 Place::Shared(_, _) => {
                     self.own_copy_in_flight(t, addr, size, "writes")?;
                     self.log_shared(t, pc, addr, size, true)?;
+                    self.foreign_write(t, super::atomic::LocKey::Shared(addr))?;
                     self.note(Cell::Shared(addr));
                     self.shared.insert(addr, (v, size));
                 }

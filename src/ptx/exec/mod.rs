@@ -36,6 +36,7 @@ use crate::triton_ir::ast::Loc;
 use std::collections::HashMap;
 
 mod arith;
+mod atomic;
 mod branch;
 mod memory;
 mod params;
@@ -43,6 +44,7 @@ mod race;
 mod sync;
 mod values;
 
+use atomic::{Hold, LocKey, Locks};
 use branch::{Cell, Journal};
 pub use params::launch_arg_order;
 use params::*;
@@ -101,6 +103,9 @@ enum State {
     WarpSync(usize, u32),
     /// Waiting at a warp collective (`shfl.sync`, `vote.sync`) with this lane mask.
     Collective(usize, u32),
+    /// A spin lock's `cas` at this instruction failed: waiting until the lock word
+    /// changes from this version.
+    Spin(usize, LocKey, u64),
     Done,
 }
 
@@ -120,6 +125,11 @@ struct Thread<V> {
     /// (oldest first), each a list of (shared address, 32-bit word).
     async_open: Vec<(u64, Val<V>)>,
     async_groups: Vec<Vec<(u64, Val<V>)>>,
+    /// Spin locks held.
+    holds: Vec<Hold>,
+    /// The last retry-loop atomic that left its word unchanged: (instruction, operand
+    /// bits, word version); the same again blocks the thread (`atomic`).
+    retry: Option<(usize, Option<u64>, Option<u64>, u64)>,
 }
 
 struct Var {
@@ -263,6 +273,8 @@ pub fn execute<D: Domain>(
         path: None,
         journal: Vec::new(),
         at: None,
+        atomic_now: false,
+        locks: Locks::default(),
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -309,6 +321,10 @@ struct Sim<'a, D: Domain> {
     /// The instruction being run inside a data-dependent branch (`None` outside one):
     /// an error there is reported at it, not at the branch.
     at: Option<usize>,
+    /// The access being logged is an atomic.
+    atomic_now: bool,
+    /// Atomics and spin locks (see `atomic`).
+    locks: Locks<D::V>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -337,6 +353,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.pending_rec = None;
         self.shared.clear();
         self.shared_log.clear();
+        self.locks.new_cta();
         let n = self.block.iter().product::<i64>() as usize;
         self.threads = (0..n)
             .map(|i| {
@@ -354,6 +371,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                     vc,
                     async_open: Vec::new(),
                     async_groups: Vec::new(),
+                    holds: Vec::new(),
+                    retry: None,
                 }
             })
             .collect();
@@ -366,11 +385,17 @@ impl<'a, D: Domain> Sim<'a, D> {
             if self.release_warps()? {
                 continue;
             }
+            if self.wake_spinners() {
+                continue;
+            }
             if self.threads.iter().all(|t| t.state == State::Done) {
                 return match self.pending.take() {
                     Some(e) => Err(e),
                     None => Ok(()),
                 };
+            }
+            if let Some(e) = self.spin_deadlock() {
+                return Err(self.pending.take().unwrap_or(e));
             }
             self.release_barrier()?;
         }
@@ -498,7 +523,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                 };
             }
             "bar" | "barrier" => return self.barrier(t, pc, ins),
-            "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => {}
+            "membar" | "fence" => self.fence(t, ins),
+            "atom" | "red" => return self.atom(t, pc, ins),
+            "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => {}
             "shfl" | "vote" | "match" | "redux" => {
                 if !ins.has("sync") {
                     return unsupported("warp collectives without .sync");

@@ -31,6 +31,13 @@ pub(super) struct Rec<V> {
     /// The path condition under which the access happens (`None`: whenever the thread
     /// gets here).
     pub(super) cond: Option<V>,
+    /// An atomic (`atom`/`red`): atomics never race with each other.
+    pub(super) atomic: bool,
+    /// The spin locks the thread held (acquire-ordered) at a plain access.
+    pub(super) locks: Vec<(LocKey, u64)>,
+    /// A plain access made while holding a spin lock taken by a relaxed atomic with no
+    /// fence since (which orders nothing).
+    pub(super) unfenced_lock: bool,
 }
 
 pub(super) struct Log<V> {
@@ -63,11 +70,14 @@ impl<'a, D: Domain> Sim<'a, D> {
             addr,
             size,
             cond: self.path,
+            atomic: self.atomic_now,
+            locks: Vec::new(),
+            unfenced_lock: false,
         }
     }
 
     /// Whether `a` (logged earlier) is ordered before the current access of thread `t`.
-    pub(super) fn ordered(&self, a: &Rec<D::V>, t: usize) -> bool {
+    pub(super) fn ordered<W>(&self, a: &Rec<W>, t: usize) -> bool {
         if a.cta != self.cta {
             return false;
         }
@@ -98,6 +108,18 @@ impl<'a, D: Domain> Sim<'a, D> {
             let overlap = a.addr < r.addr + r.size && r.addr < a.addr + a.size;
             if !overlap || (a.cta == r.cta && a.thread == t) || self.ordered(a, t) {
                 continue;
+            }
+            // Atomics never race with each other.
+            if a.atomic && r.atomic {
+                continue;
+            }
+            // A spin lock both accesses held (acquire- and release-ordered).
+            self.locks.note = None;
+            if !a.locks.is_empty() && !r.locks.is_empty() {
+                let m = self.race_message(a, r, what);
+                if self.lock_orders(a, r, &m) {
+                    continue;
+                }
             }
             // Both accesses happen for some input? With which input?
             let both = match (a.cond, r.cond) {
@@ -136,6 +158,17 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             }
             let mut m = self.race_message(a, r, what);
+            if let Some(n) = self.locks.note {
+                m.push_str("; ");
+                m.push_str(n);
+            }
+            if a.unfenced_lock || r.unfenced_lock {
+                m.push_str(
+                    "; a spin lock is held, but it was taken by a relaxed atomic with no fence \
+                     (membar/fence) or .acquire after it, and relaxed atomics order no other \
+                     memory access",
+                );
+            }
             if let Some(w) = witness {
                 m.push_str(&format!(
                     "; the accesses are under data-dependent conditions, and both happen for the inputs {w}"
@@ -149,7 +182,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
-    pub(super) fn describe(&self, r: &Rec<D::V>) -> String {
+    pub(super) fn describe<W>(&self, r: &Rec<W>) -> String {
         let ins = &self.entry.body[r.instr];
         let tid = if r.cta == self.cta {
             let [x, y, z] = self.tid_of(r.thread);
@@ -173,7 +206,13 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         format!(
             "{tid} {}{when} at line {} (`{}`{src})",
-            if r.write { "writes" } else { "reads" },
+            if r.atomic {
+                "atomically updates"
+            } else if r.write {
+                "writes"
+            } else {
+                "reads"
+            },
             ins.line,
             ins.mnemonic()
         )
@@ -202,7 +241,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         size: u64,
         write: bool,
     ) -> Result<(), Fail> {
-        let r = self.rec(t, pc, addr, size, write);
+        let mut r = self.rec(t, pc, addr, size, write);
+        if !r.atomic && !self.threads[t].holds.is_empty() {
+            (r.locks, r.unfenced_lock) = self.held_locks(t);
+        }
         let key = addr & !3;
         let what = self
             .vars
@@ -249,7 +291,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         size: u64,
         write: bool,
     ) -> Result<(), Fail> {
-        let r = self.rec(t, pc, off, size, write);
+        let mut r = self.rec(t, pc, off, size, write);
+        if !r.atomic && !self.threads[t].holds.is_empty() {
+            (r.locks, r.unfenced_lock) = self.held_locks(t);
+        }
         let td = &self.inst.tensors[i];
         let what = format!("`{}`{:?}", td.name, td.unravel((off / ELEM_BYTES) as usize));
         let key = (i, off);

@@ -220,6 +220,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                     State::WarpSync(p, _) | State::Collective(p, _) => {
                         return format!("lane {} waits at line {}", th.lane, self.line(p))
                     }
+                    State::Spin(p, _, _) => {
+                        return format!("lane {} spins on a lock at line {}", th.lane, self.line(p))
+                    }
                     State::Ready => {}
                 }
             }
