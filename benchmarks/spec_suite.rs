@@ -86,6 +86,7 @@ fn ops_executed(dir: &Path, sizes: &BTreeMap<String, i64>) -> u64 {
     let mut d = lift::exec::domain::Symbolic {
         terms: &mut terms,
         tensor_names,
+        precision: Default::default(),
     };
     lift::exec::execute(&k.module, &i, &mut d)
         .unwrap()
