@@ -81,6 +81,7 @@ fn main() {
                 let mut d = Symbolic {
                     terms: &mut terms,
                     tensor_names: names,
+                    precision: Default::default(),
                 };
                 kernel
                     .execute(&i, &mut d)
