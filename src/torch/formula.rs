@@ -27,6 +27,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 type R<T> = Result<T, SpecError>;
 
+/// Keyword arguments in call order.
+type Keywords = Vec<(String, V)>;
+
 /// What the names of a spec stand for at every size.
 pub struct SymEnv<'a> {
     /// Input tensors and their shapes as size expressions.
@@ -309,7 +312,7 @@ impl Reader<'_, '_> {
         }
     }
 
-    fn args(&mut self, args: &[Arg]) -> R<(Vec<V>, Vec<(String, V)>)> {
+    fn args(&mut self, args: &[Arg]) -> R<(Vec<V>, Keywords)> {
         let mut pos = Vec::new();
         let mut kw = Vec::new();
         for a in args {

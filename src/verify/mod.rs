@@ -461,8 +461,7 @@ fn run(
         values.dedup();
         for v in values {
             let outside = unsettled.iter().any(|b| b.excludes(s, v));
-            if v < 1
-                || v > 64
+            if !(1..=64).contains(&v)
                 || outside
                 || inst.sizes.get(s) == Some(&v)
                 || Instant::now() > search_deadline
