@@ -388,6 +388,7 @@ impl<'t> Canon<'t> {
                     | Node::Or(_)
                     | Node::Max(_)
                     | Node::Min(_)
+                    | Node::Call(Func::Abs, _)
             );
             let mut d = own;
             if !d {
@@ -980,12 +981,18 @@ impl<'t> Canon<'t> {
                 let r = self.inv(&den)?;
                 self.mul(&num, &r)
             }
+            // |a| is a or -a where the case decides the sign of a (abs is marked
+            // condition-dependent in `extend`); elsewhere an opaque atom.
+            Func::Abs => match self.sign_in_case(a) {
+                Some(true) => Ok(a.clone()),
+                Some(false) => Ok(self.scale(a, &rat(-1))),
+                None => self.opaque(f, a),
+            },
             // A rounding is an opaque function of its canonical argument: never
             // proved equal to it (it is not, wherever the rounding is visible).
             Func::Sin
             | Func::Cos
             | Func::Erf
-            | Func::Abs
             | Func::Floor
             | Func::Ceil
             | Func::RoundF16
@@ -1319,6 +1326,25 @@ impl<'t> Canon<'t> {
     /// `Some(true)` when the current case implies `d > 0`, `Some(false)` when it
     /// implies `d <= 0`: `d = c·p + k` for a literal `p > 0` (or `p <= 0`) of the case,
     /// a rational `c ≠ 0` and a constant `k` of the right sign.
+    /// Whether the current case decides `a >= 0` (`Some(true)`) or `a <= 0`
+    /// (`Some(false)`); `None` outside a case or where it leaves the sign open. Looks up
+    /// the case's literals only (never creates a condition).
+    fn sign_in_case(&self, a: &Rf) -> Option<bool> {
+        if self.assignment.is_empty() {
+            return None;
+        }
+        if let Some(v) = self.implied_pos(a) {
+            // a > 0, or not (a > 0)
+            return Some(v);
+        }
+        let na = Rf {
+            n: a.n.scale(&rat(-1)),
+            d: a.d.clone(),
+        };
+        // -a > 0 gives a <= 0; not (-a > 0) gives a >= 0
+        self.implied_pos(&na).map(|v| !v)
+    }
+
     fn implied_pos(&self, d: &Rf) -> Option<bool> {
         if !d.d.is_one() {
             return None;
