@@ -1597,6 +1597,7 @@ impl<'t> Canon<'t> {
         if subs.is_empty() {
             return false;
         }
+        let mut seen: Vec<(Poly, Poly, bool, bool)> = Vec::new();
         for (key, v) in lits {
             let (r, is_pos) = match key {
                 CondKey::Pos(r) => (r, true),
@@ -1610,6 +1611,25 @@ impl<'t> Canon<'t> {
                 continue;
             };
             let Some(c) = q.as_const() else {
+                // Two literals the equations make the same (up to a positive factor)
+                // with opposite truths: `x1 - x0 > 0` and, with `x1 = x2`, `x2 - x0 <= 0`.
+                let Some(lc) = q.lc().cloned() else {
+                    continue;
+                };
+                let zn = q.scale(&lc.recip()); // sign-free form, for `= 0`
+                let pn = q.scale(&lc.abs().recip()); // positive-factor form, for `> 0`
+                for (zn2, pn2, is_pos2, v2) in &seen {
+                    let clash = match (is_pos, *is_pos2) {
+                        (true, true) => (pn == *pn2 && v != *v2) || (v && *v2 && pn == pn2.scale(&rat(-1))),
+                        (false, false) => zn == *zn2 && v != *v2,
+                        // d > 0 and d = 0
+                        _ => zn == *zn2 && v && *v2,
+                    };
+                    if clash {
+                        return true;
+                    }
+                }
+                seen.push((zn, pn, is_pos, v));
                 continue;
             };
             let holds = if is_pos { c.is_positive() } else { c.is_zero() };
