@@ -1590,13 +1590,10 @@ impl<'t> Canon<'t> {
                 }
             }
         }
-        // Literals that the case's equations turn into constants.
-        let Ok(subs) = self.case_substitutions() else {
-            return false;
-        };
-        if subs.is_empty() {
-            return false;
-        }
+        // Literals that the case's equations turn into constants, or into a cycle of
+        // orderings (`a > b`, `b >= c`, `c >= a`).
+        let subs = self.case_substitutions().unwrap_or_default();
+        let mut linear: Vec<(Poly, bool, bool)> = Vec::new();
         let mut seen: Vec<(Poly, Poly, bool, bool)> = Vec::new();
         for (key, v) in lits {
             let (r, is_pos) = match key {
@@ -1607,10 +1604,16 @@ impl<'t> Canon<'t> {
             if is_pos && !self.poly_positive(&rf.d) {
                 continue;
             }
-            let Ok(Some(q)) = self.apply(&rf.n, &subs) else {
-                continue;
+            let q = if subs.is_empty() {
+                rf.n.clone()
+            } else {
+                let Ok(Some(q)) = self.apply(&rf.n, &subs) else {
+                    continue;
+                };
+                q
             };
             let Some(c) = q.as_const() else {
+                linear.push((q.clone(), is_pos, v));
                 // Two literals the equations make the same (up to a positive factor)
                 // with opposite truths: `x1 - x0 > 0` and, with `x1 = x2`, `x2 - x0 <= 0`.
                 let Some(lc) = q.lc().cloned() else {
@@ -1620,7 +1623,9 @@ impl<'t> Canon<'t> {
                 let pn = q.scale(&lc.abs().recip()); // positive-factor form, for `> 0`
                 for (zn2, pn2, is_pos2, v2) in &seen {
                     let clash = match (is_pos, *is_pos2) {
-                        (true, true) => (pn == *pn2 && v != *v2) || (v && *v2 && pn == pn2.scale(&rat(-1))),
+                        (true, true) => {
+                            (pn == *pn2 && v != *v2) || (v && *v2 && pn == pn2.scale(&rat(-1)))
+                        }
                         (false, false) => zn == *zn2 && v != *v2,
                         // d > 0 and d = 0
                         _ => zn == *zn2 && v && *v2,
@@ -1637,7 +1642,7 @@ impl<'t> Canon<'t> {
                 return true;
             }
         }
-        false
+        order_cycle(&linear)
     }
 
     // ---- conversion ------------------------------------------------------------------------
@@ -1849,3 +1854,63 @@ trait Pipe: Sized {
     }
 }
 impl<T> Pipe for T {}
+
+/// Whether literals of the form `m1 - m2 > 0`, `<= 0` or `= 0` (two monomials, opposite
+/// coefficients, no constant; `(poly, is_pos, value)` as in `case_infeasible`) order
+/// their monomials in a cycle with a strict step (`a < b <= c <= a`): then no real point
+/// satisfies them. Other literals are ignored (dropping constraints never makes a
+/// feasible case infeasible).
+fn order_cycle(lits: &[(Poly, bool, bool)]) -> bool {
+    let mut nodes: Vec<&Mono> = Vec::new();
+    fn node<'m>(m: &'m Mono, nodes: &mut Vec<&'m Mono>) -> usize {
+        nodes.iter().position(|n| **n == *m).unwrap_or_else(|| {
+            nodes.push(m);
+            nodes.len() - 1
+        })
+    }
+    // Edges u -> v meaning u <= v (strict: u < v).
+    let mut edges: Vec<(usize, usize, bool)> = Vec::new();
+    for (q, is_pos, v) in lits {
+        let [(m1, c1), (m2, c2)] = q.0.as_slice() else {
+            continue;
+        };
+        if m1.is_one() || m2.is_one() || *c1 != -c2.clone() {
+            continue;
+        }
+        // q > 0  <=>  hi > lo
+        let (hi, lo) = if c1.is_positive() { (m1, m2) } else { (m2, m1) };
+        let (hi, lo) = (node(hi, &mut nodes), node(lo, &mut nodes));
+        match (is_pos, v) {
+            (true, true) => edges.push((lo, hi, true)),
+            (true, false) => edges.push((hi, lo, false)),
+            (false, true) => {
+                edges.push((hi, lo, false));
+                edges.push((lo, hi, false));
+            }
+            (false, false) => {}
+        }
+    }
+    if !edges.iter().any(|e| e.2) {
+        return false;
+    }
+    let n = nodes.len();
+    // reach[u][v]: v is reachable from u
+    let mut reach = vec![vec![false; n]; n];
+    for &(u, v, _) in &edges {
+        reach[u][v] = true;
+    }
+    for k in 0..n {
+        for i in 0..n {
+            if reach[i][k] {
+                for j in 0..n {
+                    if reach[k][j] {
+                        reach[i][j] = true;
+                    }
+                }
+            }
+        }
+    }
+    edges
+        .iter()
+        .any(|&(u, v, strict)| strict && (u == v || reach[v][u]))
+}

@@ -51,7 +51,12 @@ impl<D: Domain> Interp<'_, D> {
 
     /// `select(c, a, b)` for an undecided `c` and integer or `i1` sides; `None` when the
     /// sides are not integers (the caller reports them).
-    pub(super) fn select_data_int(&mut self, c: D::V, a: Elem<D::V>, b: Elem<D::V>) -> Option<R<Elem<D::V>>> {
+    pub(super) fn select_data_int(
+        &mut self,
+        c: D::V,
+        a: Elem<D::V>,
+        b: Elem<D::V>,
+    ) -> Option<R<Elem<D::V>>> {
         if let (Elem::Bool(x), Elem::Bool(y)) = (a, b) {
             return Some(Ok(match (x, y) {
                 (true, false) => Elem::Cond(c),
@@ -66,7 +71,12 @@ impl<D: Domain> Interp<'_, D> {
     }
 
     /// Integer arithmetic with a data-dependent side; `None` when neither side is one.
-    pub(super) fn data_int_binary(&mut self, op: IntOp, a: Elem<D::V>, b: Elem<D::V>) -> Option<R<Elem<D::V>>> {
+    pub(super) fn data_int_binary(
+        &mut self,
+        op: IntOp,
+        a: Elem<D::V>,
+        b: Elem<D::V>,
+    ) -> Option<R<Elem<D::V>>> {
         if !matches!(a, Elem::DataInt { .. }) && !matches!(b, Elem::DataInt { .. }) {
             return None;
         }
@@ -76,19 +86,22 @@ impl<D: Domain> Interp<'_, D> {
             let c = [f(xlo, ylo)?, f(xlo, yhi)?, f(xhi, ylo)?, f(xhi, yhi)?];
             Some((*c.iter().min()?, *c.iter().max()?))
         };
-        let (bin, bounds) = match op {
-            IntOp::Add => (Binary::Add, range(i64::checked_add)),
-            IntOp::Sub => (Binary::Sub, range(i64::checked_sub)),
-            IntOp::Mul => (Binary::Mul, range(i64::checked_mul)),
-            IntOp::Max => (Binary::Max, Some((xlo.max(ylo), xhi.max(yhi)))),
-            IntOp::Min => (Binary::Min, Some((xlo.min(ylo), xhi.min(yhi)))),
-            other => {
-                return Some(Err(data_int_use(&format!("an operand of {other:?} (integer division, remainder, bit operation or shift)"))))
-            }
-        };
+        let (bin, bounds) =
+            match op {
+                IntOp::Add => (Binary::Add, range(i64::checked_add)),
+                IntOp::Sub => (Binary::Sub, range(i64::checked_sub)),
+                IntOp::Mul => (Binary::Mul, range(i64::checked_mul)),
+                IntOp::Max => (Binary::Max, Some((xlo.max(ylo), xhi.max(yhi)))),
+                IntOp::Min => (Binary::Min, Some((xlo.min(ylo), xhi.min(yhi)))),
+                other => return Some(Err(data_int_use(&format!(
+                    "an operand of {other:?} (integer division, remainder, bit operation or shift)"
+                )))),
+            };
         // i32 arithmetic wraps on the GPU; the interpreter's integers do not, so a result
         // that could leave the i32 range is refused rather than read as a real.
-        let Some((lo, hi)) = bounds.filter(|&(lo, hi)| lo >= i32::MIN as i64 && hi <= i32::MAX as i64) else {
+        let Some((lo, hi)) =
+            bounds.filter(|&(lo, hi)| lo >= i32::MIN as i64 && hi <= i32::MAX as i64)
+        else {
             return Some(fail(
                 ErrorKind::Unsupported,
                 "arithmetic on an integer that depends on the data could overflow i32",
@@ -100,7 +113,12 @@ impl<D: Domain> Interp<'_, D> {
 
     /// `cmpi` with a data-dependent side: a data-dependent boolean; `None` when neither
     /// side is one.
-    pub(super) fn data_int_compare(&mut self, pred: &str, a: Elem<D::V>, b: Elem<D::V>) -> Option<R<Elem<D::V>>> {
+    pub(super) fn data_int_compare(
+        &mut self,
+        pred: &str,
+        a: Elem<D::V>,
+        b: Elem<D::V>,
+    ) -> Option<R<Elem<D::V>>> {
         if !matches!(a, Elem::DataInt { .. }) && !matches!(b, Elem::DataInt { .. }) {
             return None;
         }
@@ -108,7 +126,9 @@ impl<D: Domain> Interp<'_, D> {
         let (y, ylo, _) = self.int_parts(b)?;
         let unsigned = pred.starts_with('u');
         if unsigned && (xlo < 0 || ylo < 0) {
-            return Some(Err(data_int_use("an operand of an unsigned comparison that could be negative")));
+            return Some(Err(data_int_use(
+                "an operand of an unsigned comparison that could be negative",
+            )));
         }
         let op = match pred {
             "eq" => CmpOp::Eq,
@@ -117,7 +137,12 @@ impl<D: Domain> Interp<'_, D> {
             "sle" | "ule" => CmpOp::Le,
             "sgt" | "ugt" => CmpOp::Gt,
             "sge" | "uge" => CmpOp::Ge,
-            _ => return Some(fail(ErrorKind::Unsupported, format!("integer predicate '{pred}'"))),
+            _ => {
+                return Some(fail(
+                    ErrorKind::Unsupported,
+                    format!("integer predicate '{pred}'"),
+                ))
+            }
         };
         Some(Ok(super::truth_elem(self.domain.cmp(op, x, y))))
     }
@@ -125,14 +150,23 @@ impl<D: Domain> Interp<'_, D> {
     /// `sitofp`/`uitofp` of a data-dependent integer: the real it is.
     pub(super) fn data_int_to_float(&mut self, v: D::V, lo: i64, unsigned: bool) -> R<Elem<D::V>> {
         if unsigned && lo < 0 {
-            return Err(data_int_use("the operand of an unsigned conversion (it could be negative)"));
+            return Err(data_int_use(
+                "the operand of an unsigned conversion (it could be negative)",
+            ));
         }
         Ok(Elem::Float(v))
     }
 
     /// An integer cast (`extsi`, `extui`, `trunci`, `index_cast`) of a data-dependent
     /// integer into `bits` bits: kept where every value it can be survives the cast.
-    pub(super) fn data_int_cast(&mut self, v: D::V, lo: i64, hi: i64, bits: Option<u32>, unsigned: bool) -> R<Elem<D::V>> {
+    pub(super) fn data_int_cast(
+        &mut self,
+        v: D::V,
+        lo: i64,
+        hi: i64,
+        bits: Option<u32>,
+        unsigned: bool,
+    ) -> R<Elem<D::V>> {
         let fits = match bits {
             Some(1) => false,
             Some(b) if b < 64 => {
@@ -142,7 +176,9 @@ impl<D: Domain> Interp<'_, D> {
             _ => true,
         };
         if !fits || (unsigned && lo < 0) {
-            return Err(data_int_use("the operand of an integer cast that could change its value"));
+            return Err(data_int_use(
+                "the operand of an integer cast that could change its value",
+            ));
         }
         Ok(Elem::DataInt { v, lo, hi })
     }
