@@ -263,3 +263,26 @@ fn comparisons_within_rounding_never_refute() {
     };
     assert_eq!((cex.eval(&t, a2), cex.eval(&t, x)), (0.0, 49.0));
 }
+
+/// A case whose comparisons order three values in a cycle with one strict step
+/// (`a > b`, `b >= c`, `c >= a`) has no point: the value there never shows. That is
+/// what an argmax loop's running comparisons produce. Wrong twin: `c <= a` closes no
+/// cycle (a = 3, b = 2, c = 1 satisfies all three), so the hidden value is reachable.
+#[test]
+fn ordering_cycles_are_infeasible() {
+    let mut t = Terms::new();
+    let (a, b, c) = (t.input("x", &[0]), t.input("x", &[1]), t.input("x", &[2]));
+    let (one, zero) = (t.one(), t.zero());
+    let nested = |t: &mut Terms, last: CmpOp| {
+        let ab = t.cmp(CmpOp::Gt, a, b);
+        let bc = t.cmp(CmpOp::Ge, b, c);
+        let ca = t.cmp(last, c, a);
+        let inner = t.select(ca, one, zero);
+        let mid = t.select(bc, inner, zero);
+        t.select(ab, mid, zero)
+    };
+    let cycle = nested(&mut t, CmpOp::Ge);
+    equal(&t, cycle, zero);
+    let open = nested(&mut t, CmpOp::Le);
+    not_equal(&t, open, zero);
+}

@@ -388,6 +388,7 @@ impl<'t> Canon<'t> {
                     | Node::Or(_)
                     | Node::Max(_)
                     | Node::Min(_)
+                    | Node::Call(Func::Abs, _)
             );
             let mut d = own;
             if !d {
@@ -980,12 +981,18 @@ impl<'t> Canon<'t> {
                 let r = self.inv(&den)?;
                 self.mul(&num, &r)
             }
+            // |a| is a or -a where the case decides the sign of a (abs is marked
+            // condition-dependent in `extend`); elsewhere an opaque atom.
+            Func::Abs => match self.sign_in_case(a) {
+                Some(true) => Ok(a.clone()),
+                Some(false) => Ok(self.scale(a, &rat(-1))),
+                None => self.opaque(f, a),
+            },
             // A rounding is an opaque function of its canonical argument: never
             // proved equal to it (it is not, wherever the rounding is visible).
             Func::Sin
             | Func::Cos
             | Func::Erf
-            | Func::Abs
             | Func::Floor
             | Func::Ceil
             | Func::RoundF16
@@ -1319,6 +1326,25 @@ impl<'t> Canon<'t> {
     /// `Some(true)` when the current case implies `d > 0`, `Some(false)` when it
     /// implies `d <= 0`: `d = c·p + k` for a literal `p > 0` (or `p <= 0`) of the case,
     /// a rational `c ≠ 0` and a constant `k` of the right sign.
+    /// Whether the current case decides `a >= 0` (`Some(true)`) or `a <= 0`
+    /// (`Some(false)`); `None` outside a case or where it leaves the sign open. Looks up
+    /// the case's literals only (never creates a condition).
+    fn sign_in_case(&self, a: &Rf) -> Option<bool> {
+        if self.assignment.is_empty() {
+            return None;
+        }
+        if let Some(v) = self.implied_pos(a) {
+            // a > 0, or not (a > 0)
+            return Some(v);
+        }
+        let na = Rf {
+            n: a.n.scale(&rat(-1)),
+            d: a.d.clone(),
+        };
+        // -a > 0 gives a <= 0; not (-a > 0) gives a >= 0
+        self.implied_pos(&na).map(|v| !v)
+    }
+
     fn implied_pos(&self, d: &Rf) -> Option<bool> {
         if !d.d.is_one() {
             return None;
@@ -1564,13 +1590,11 @@ impl<'t> Canon<'t> {
                 }
             }
         }
-        // Literals that the case's equations turn into constants.
-        let Ok(subs) = self.case_substitutions() else {
-            return false;
-        };
-        if subs.is_empty() {
-            return false;
-        }
+        // Literals that the case's equations turn into constants, or into a cycle of
+        // orderings (`a > b`, `b >= c`, `c >= a`).
+        let subs = self.case_substitutions().unwrap_or_default();
+        let mut linear: Vec<(Poly, bool, bool)> = Vec::new();
+        let mut seen: Vec<(Poly, Poly, bool, bool)> = Vec::new();
         for (key, v) in lits {
             let (r, is_pos) = match key {
                 CondKey::Pos(r) => (r, true),
@@ -1580,10 +1604,37 @@ impl<'t> Canon<'t> {
             if is_pos && !self.poly_positive(&rf.d) {
                 continue;
             }
-            let Ok(Some(q)) = self.apply(&rf.n, &subs) else {
-                continue;
+            let q = if subs.is_empty() {
+                rf.n.clone()
+            } else {
+                let Ok(Some(q)) = self.apply(&rf.n, &subs) else {
+                    continue;
+                };
+                q
             };
             let Some(c) = q.as_const() else {
+                linear.push((q.clone(), is_pos, v));
+                // Two literals the equations make the same (up to a positive factor)
+                // with opposite truths: `x1 - x0 > 0` and, with `x1 = x2`, `x2 - x0 <= 0`.
+                let Some(lc) = q.lc().cloned() else {
+                    continue;
+                };
+                let zn = q.scale(&lc.recip()); // sign-free form, for `= 0`
+                let pn = q.scale(&lc.abs().recip()); // positive-factor form, for `> 0`
+                for (zn2, pn2, is_pos2, v2) in &seen {
+                    let clash = match (is_pos, *is_pos2) {
+                        (true, true) => {
+                            (pn == *pn2 && v != *v2) || (v && *v2 && pn == pn2.scale(&rat(-1)))
+                        }
+                        (false, false) => zn == *zn2 && v != *v2,
+                        // d > 0 and d = 0
+                        _ => zn == *zn2 && v && *v2,
+                    };
+                    if clash {
+                        return true;
+                    }
+                }
+                seen.push((zn, pn, is_pos, v));
                 continue;
             };
             let holds = if is_pos { c.is_positive() } else { c.is_zero() };
@@ -1591,7 +1642,7 @@ impl<'t> Canon<'t> {
                 return true;
             }
         }
-        false
+        order_cycle(&linear)
     }
 
     // ---- conversion ------------------------------------------------------------------------
@@ -1803,3 +1854,63 @@ trait Pipe: Sized {
     }
 }
 impl<T> Pipe for T {}
+
+/// Whether literals of the form `m1 - m2 > 0`, `<= 0` or `= 0` (two monomials, opposite
+/// coefficients, no constant; `(poly, is_pos, value)` as in `case_infeasible`) order
+/// their monomials in a cycle with a strict step (`a < b <= c <= a`): then no real point
+/// satisfies them. Other literals are ignored (dropping constraints never makes a
+/// feasible case infeasible).
+fn order_cycle(lits: &[(Poly, bool, bool)]) -> bool {
+    let mut nodes: Vec<&Mono> = Vec::new();
+    fn node<'m>(m: &'m Mono, nodes: &mut Vec<&'m Mono>) -> usize {
+        nodes.iter().position(|n| **n == *m).unwrap_or_else(|| {
+            nodes.push(m);
+            nodes.len() - 1
+        })
+    }
+    // Edges u -> v meaning u <= v (strict: u < v).
+    let mut edges: Vec<(usize, usize, bool)> = Vec::new();
+    for (q, is_pos, v) in lits {
+        let [(m1, c1), (m2, c2)] = q.0.as_slice() else {
+            continue;
+        };
+        if m1.is_one() || m2.is_one() || *c1 != -c2.clone() {
+            continue;
+        }
+        // q > 0  <=>  hi > lo
+        let (hi, lo) = if c1.is_positive() { (m1, m2) } else { (m2, m1) };
+        let (hi, lo) = (node(hi, &mut nodes), node(lo, &mut nodes));
+        match (is_pos, v) {
+            (true, true) => edges.push((lo, hi, true)),
+            (true, false) => edges.push((hi, lo, false)),
+            (false, true) => {
+                edges.push((hi, lo, false));
+                edges.push((lo, hi, false));
+            }
+            (false, false) => {}
+        }
+    }
+    if !edges.iter().any(|e| e.2) {
+        return false;
+    }
+    let n = nodes.len();
+    // reach[u][v]: v is reachable from u
+    let mut reach = vec![vec![false; n]; n];
+    for &(u, v, _) in &edges {
+        reach[u][v] = true;
+    }
+    for k in 0..n {
+        for i in 0..n {
+            if reach[i][k] {
+                for j in 0..n {
+                    if reach[k][j] {
+                        reach[i][j] = true;
+                    }
+                }
+            }
+        }
+    }
+    edges
+        .iter()
+        .any(|&(u, v, strict)| strict && (u == v || reach[v][u]))
+}

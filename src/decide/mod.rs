@@ -19,6 +19,7 @@
 //! a harder search for a point before answering `Unknown`.
 
 mod canon;
+mod constants;
 mod normalize;
 mod poly;
 
@@ -842,6 +843,10 @@ fn decide_shared<'t>(
                      {}, where they are not complete",
                     canon.opaque_names().join(", ")
                 )
+            };
+            let reason = match constants::close_constants(terms, a, b) {
+                Some(why) => format!("{reason}: {why}"),
+                None => reason,
             };
             Verdict::Unknown { reason }
         }

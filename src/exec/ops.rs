@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 mod masked;
+mod select;
 
 type Env<V> = FxHashMap<String, Rc<Value<V>>>;
 
@@ -404,6 +405,10 @@ impl<'a, D: Domain> Interp<'a, D> {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
                     (Elem::Int(x), Elem::Int(y)) => int_compare(pred, x, y).map(Elem::Bool),
+                    (Elem::DataInt { .. }, Elem::Int(_) | Elem::DataInt { .. })
+                    | (Elem::Int(_), Elem::DataInt { .. }) => self
+                        .data_int_compare(pred, a, b)
+                        .unwrap_or_else(|| malformed("integer comparison")),
                     (Elem::Bool(x), Elem::Bool(y)) => int_compare(pred, x as i64, y as i64).map(Elem::Bool),
                     (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
                     (a, b) => fail(
@@ -434,6 +439,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             }
             "arith.sitofp" | "arith.uitofp" => map1(arg(0)?, |e| match e {
                 Elem::Int(i) => Ok(Elem::Float(self.domain.constant(i as f64))),
+                Elem::DataInt { v, lo, .. } => self.data_int_to_float(v, lo, name == "arith.uitofp"),
                 Elem::Bool(b) => Ok(Elem::Float(self.domain.constant(b as u8 as f64))),
                 Elem::Cond(c) => {
                     let (one, zero) = (self.domain.constant(1.0), self.domain.constant(0.0));
@@ -457,7 +463,13 @@ impl<'a, D: Domain> Interp<'a, D> {
             | "arith.index_castui" => {
                 let to_bool = matches!(op.result_types.first().map(Type::elem), Some(Type::Int(1)));
                 let signed = name == "arith.extsi";
+                let bits = match op.result_types.first().map(Type::elem) {
+                    Some(Type::Int(b)) => Some(*b),
+                    _ => None,
+                };
+                let unsigned = matches!(name, "arith.extui" | "arith.index_castui");
                 map1(arg(0)?, |e| match e {
+                    Elem::DataInt { v, lo, hi } => self.data_int_cast(v, lo, hi, bits, unsigned),
                     Elem::Int(i) if to_bool => Ok(Elem::Bool(i & 1 == 1)),
                     Elem::Int(i) => Ok(Elem::Int(i)),
                     Elem::Bool(b) if to_bool => Ok(Elem::Bool(b)),
@@ -513,6 +525,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     offset: offset + d,
                 }),
                 (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
+                (_, Elem::DataInt { .. }) => Err(select::data_int_use("a pointer offset (an address)")),
                 (p, o) => malformed(format!("adds {} to {}", o.kind(), p.kind())),
             }),
             "tt.load" => self.load(op, args),
@@ -602,6 +615,10 @@ impl<'a, D: Domain> Interp<'a, D> {
     fn int_binary(&mut self, op: IntOp, a: Elem<D::V>, b: Elem<D::V>) -> R<Elem<D::V>> {
         match (a, b) {
             (Elem::Int(x), Elem::Int(y)) => int_arith(op, x, y).map(Elem::Int),
+            (Elem::DataInt { .. }, Elem::Int(_) | Elem::DataInt { .. })
+            | (Elem::Int(_), Elem::DataInt { .. }) => self
+                .data_int_binary(op, a, b)
+                .unwrap_or_else(|| malformed("integer op")),
             (Elem::Bool(x), Elem::Bool(y)) => match op {
                 IntOp::And => Ok(Elem::Bool(x && y)),
                 IntOp::Or => Ok(Elem::Bool(x || y)),
@@ -649,16 +666,17 @@ impl<'a, D: Domain> Interp<'a, D> {
                 (Elem::Float(x), Elem::Float(y)) => Ok(Elem::Float(self.domain.select(c, x, y))),
                 (Elem::Cond(x), Elem::Cond(y)) => Ok(Elem::Cond(self.domain.select(c, x, y))),
                 (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
-                (Elem::Int(x), Elem::Int(y)) if x == y => Ok(Elem::Int(x)),
-                (Elem::Bool(x), Elem::Bool(y)) if x == y => Ok(Elem::Bool(x)),
-                (x, y) => fail(
+                (x, y) => match self.select_data_int(c, x, y) {
+                    Some(r) => r,
+                    None => fail(
                     ErrorKind::Unsupported,
                     format!(
-                        "data-dependent select between {} and {} (only reals can depend on the data)",
-                        x.kind(),
-                        y.kind()
+                            "data-dependent select between {} and {} (only reals and integers can depend on the data)",
+                            x.kind(),
+                            y.kind()
+                        ),
                     ),
-                ),
+                },
             },
             other => malformed(format!("condition is {}", other.kind())),
         }
@@ -795,6 +813,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             let value = match vals.elems[i] {
                 Elem::Float(v) => v,
                 Elem::Int(k) => self.domain.constant(k as f64),
+                Elem::DataInt { v, .. } => v,
                 Elem::Bool(b) => self.domain.constant(b as u8 as f64),
                 Elem::Cond(c) => {
                     let (one, zero) = (self.domain.constant(1.0), self.domain.constant(0.0));
@@ -982,6 +1001,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         let int = |i: usize| match args.get(i).and_then(|v| v.single()) {
             Some(Elem::Int(v)) => Ok(v),
             Some(Elem::Undef(u)) => Err(self.at(op, self.undefined_use(u, "a loop bound"))),
+            Some(Elem::DataInt { .. }) => Err(self.at(op, select::data_int_use("a loop bound"))),
             _ => Err(self.at(
                 op,
                 Fail {

@@ -11,6 +11,11 @@ pub enum Elem<V> {
     Float(V),
     /// An undecided `i1` (a comparison of reals), a boolean of the domain.
     Cond(V),
+    /// An integer chosen by the data (`tl.where(x < 0, -1, 1)`, an argmax index): a
+    /// real of the domain that is an integer in `lo..=hi` on every input. It may be used
+    /// as a value (converted to float, stored, combined with integers, compared); used
+    /// as an address, a loop bound or a branch it is an error (`exec/ops/select.rs`).
+    DataInt { v: V, lo: i64, hi: i64 },
     /// A pointer: tensor number and element offset.
     Ptr { tensor: usize, offset: i64 },
     /// The value of a masked-off lane loaded without `other=`; the number indexes the
@@ -24,6 +29,7 @@ impl<V> Elem<V> {
             Elem::Int(_) => "an integer",
             Elem::Bool(_) | Elem::Cond(_) => "a boolean",
             Elem::Float(_) => "a float",
+            Elem::DataInt { .. } => "an integer that depends on the data",
             Elem::Ptr { .. } => "a pointer",
             Elem::Undef(_) => "a masked-off value",
         }

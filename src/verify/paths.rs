@@ -58,6 +58,10 @@ pub(super) enum Lane {
     Float(TermId),
     /// A comparison of reals (an undecided boolean of the term domain).
     FBool(TermId),
+    /// An integer chosen by the data (`tl.where(x < 0, -1, 1)`): the real it is, and
+    /// the least value it can take. Only converted to float or stored (see
+    /// `exec/ops/select.rs` for the bounded interpreter's fuller support).
+    DataInt(TermId, i128),
     Ptr {
         tensor: usize,
         off: Poly,
@@ -700,7 +704,12 @@ impl Run<'_, '_, '_> {
                             (Lane::Float(x), Lane::Float(y)) => {
                                 Lane::Float(self.domain.select(*k, *x, *y))
                             }
-                            _ => return unsupported("data-dependent select of non-floats"),
+                            (x, y) => match (self.data_int(x), self.data_int(y)) {
+                                (Some((x, xlo)), Some((y, ylo))) => {
+                                    Lane::DataInt(self.domain.select(*k, x, y), xlo.min(ylo))
+                                }
+                                _ => return unsupported("data-dependent select of non-floats"),
+                            },
                         },
                         _ => return unsupported("select on a non-boolean"),
                     };
@@ -721,6 +730,7 @@ impl Run<'_, '_, '_> {
                     let b = r.decide(&c)?;
                     Ok(Lane::Float(r.domain.constant(if b { 1.0 } else { 0.0 })))
                 }
+                Lane::DataInt(v, lo) if lo >= 0 || name == "arith.sitofp" => Ok(Lane::Float(v)),
                 _ => unsupported(format!("{name} of a non-integer")),
             }),
             "tt.splat" => {
@@ -1007,6 +1017,18 @@ impl Run<'_, '_, '_> {
         })
     }
 
+    /// An integer lane with a known value, or a data-dependent one, as (real, least value).
+    fn data_int(&mut self, l: &Lane) -> Option<(TermId, i128)> {
+        match l {
+            Lane::Int(p) => {
+                let c = p.as_const().or_else(|| self.pinned(p))?;
+                Some((self.domain.constant(c as f64), c))
+            }
+            Lane::DataInt(v, lo) => Some((*v, *lo)),
+            _ => None,
+        }
+    }
+
     fn store(&mut self, op: &Op, args: &[Rc<Val>]) -> R<()> {
         let (Some(ptrs), Some(vals)) = (args.first(), args.get(1)) else {
             return unsupported("store without pointer or value");
@@ -1031,7 +1053,7 @@ impl Run<'_, '_, '_> {
                 self.solver.assert(&self.smt.cond(c));
             }
             let value = match &vals.lanes[i] {
-                Lane::Float(v) => {
+                Lane::Float(v) | Lane::DataInt(v, _) => {
                     let v = self.settle_known_guards(*v);
                     self.resolve(v).and_then(|v| self.settle(v))
                 }

@@ -1,0 +1,185 @@
+//! Integers chosen by the data: `sign = tl.where(x < 0, -1, 1)`, an argmax index.
+//!
+//! A `select` between integers under a condition on loaded floats gives
+//! [`Elem::DataInt`]: the real `select(c, a, b)` of the domain, with the range `lo..=hi`
+//! of the integers it can be. Such an integer is a *value*: it converts to float
+//! (`sitofp`, and `uitofp` when it cannot be negative), is stored (as the real it is),
+//! combines with integers by `+`, `-`, `*`, `max`, `min` (the range checked against
+//! overflow), is compared (`cmpi`, giving a data-dependent boolean) and selected again.
+//! Everything else an integer can do that would need its concrete value (an address
+//! offset, a loop bound, division, bit operations, a narrowing cast that could wrap) is
+//! an `Unsupported` error naming the use ([`data_int_use`]). In the concrete domain
+//! every comparison is decided, so no `DataInt` arises and `lift run` stays exact.
+
+use super::{fail, Fail, IntOp, Interp, R};
+use crate::exec::domain::{Binary, Domain};
+use crate::exec::value::Elem;
+use crate::exec::ErrorKind;
+use crate::term::CmpOp;
+
+/// The error for a data-dependent integer used where its concrete value is needed.
+pub(super) fn data_int_use(what: &str) -> Fail {
+    Fail {
+        kind: ErrorKind::Unsupported,
+        message: format!(
+            "an integer that depends on the data (chosen by a select on loaded values) is used as {what}; \
+             such integers are supported only as values (converted to float, stored, combined by + - * max min, compared)"
+        ),
+    }
+}
+
+impl<D: Domain> Interp<'_, D> {
+    /// An integer lane as (real, lo, hi), or `None` for other lanes.
+    fn int_parts(&mut self, e: Elem<D::V>) -> Option<(D::V, i64, i64)> {
+        match e {
+            Elem::Int(i) => Some((self.domain.constant(i as f64), i, i)),
+            Elem::DataInt { v, lo, hi } => Some((v, lo, hi)),
+            _ => None,
+        }
+    }
+
+    /// A data-dependent integer, or the plain integer it turns out to be.
+    fn data_int(&self, v: D::V, lo: i64, hi: i64) -> Elem<D::V> {
+        if lo == hi {
+            return Elem::Int(lo);
+        }
+        match self.domain.as_number(v) {
+            Some(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Elem::Int(x as i64),
+            _ => Elem::DataInt { v, lo, hi },
+        }
+    }
+
+    /// `select(c, a, b)` for an undecided `c` and integer or `i1` sides; `None` when the
+    /// sides are not integers (the caller reports them).
+    pub(super) fn select_data_int(
+        &mut self,
+        c: D::V,
+        a: Elem<D::V>,
+        b: Elem<D::V>,
+    ) -> Option<R<Elem<D::V>>> {
+        if let (Elem::Bool(x), Elem::Bool(y)) = (a, b) {
+            return Some(Ok(match (x, y) {
+                (true, false) => Elem::Cond(c),
+                (false, true) => super::truth_elem(self.domain.not(c)),
+                _ => Elem::Bool(x),
+            }));
+        }
+        let (x, xlo, xhi) = self.int_parts(a)?;
+        let (y, ylo, yhi) = self.int_parts(b)?;
+        let v = self.domain.select(c, x, y);
+        Some(Ok(self.data_int(v, xlo.min(ylo), xhi.max(yhi))))
+    }
+
+    /// Integer arithmetic with a data-dependent side; `None` when neither side is one.
+    pub(super) fn data_int_binary(
+        &mut self,
+        op: IntOp,
+        a: Elem<D::V>,
+        b: Elem<D::V>,
+    ) -> Option<R<Elem<D::V>>> {
+        if !matches!(a, Elem::DataInt { .. }) && !matches!(b, Elem::DataInt { .. }) {
+            return None;
+        }
+        let (x, xlo, xhi) = self.int_parts(a)?;
+        let (y, ylo, yhi) = self.int_parts(b)?;
+        let range = |f: fn(i64, i64) -> Option<i64>| -> Option<(i64, i64)> {
+            let c = [f(xlo, ylo)?, f(xlo, yhi)?, f(xhi, ylo)?, f(xhi, yhi)?];
+            Some((*c.iter().min()?, *c.iter().max()?))
+        };
+        let (bin, bounds) =
+            match op {
+                IntOp::Add => (Binary::Add, range(i64::checked_add)),
+                IntOp::Sub => (Binary::Sub, range(i64::checked_sub)),
+                IntOp::Mul => (Binary::Mul, range(i64::checked_mul)),
+                IntOp::Max => (Binary::Max, Some((xlo.max(ylo), xhi.max(yhi)))),
+                IntOp::Min => (Binary::Min, Some((xlo.min(ylo), xhi.min(yhi)))),
+                other => return Some(Err(data_int_use(&format!(
+                    "an operand of {other:?} (integer division, remainder, bit operation or shift)"
+                )))),
+            };
+        // i32 arithmetic wraps on the GPU; the interpreter's integers do not, so a result
+        // that could leave the i32 range is refused rather than read as a real.
+        let Some((lo, hi)) =
+            bounds.filter(|&(lo, hi)| lo >= i32::MIN as i64 && hi <= i32::MAX as i64)
+        else {
+            return Some(fail(
+                ErrorKind::Unsupported,
+                "arithmetic on an integer that depends on the data could overflow i32",
+            ));
+        };
+        let v = self.domain.binary(bin, x, y);
+        Some(Ok(self.data_int(v, lo, hi)))
+    }
+
+    /// `cmpi` with a data-dependent side: a data-dependent boolean; `None` when neither
+    /// side is one.
+    pub(super) fn data_int_compare(
+        &mut self,
+        pred: &str,
+        a: Elem<D::V>,
+        b: Elem<D::V>,
+    ) -> Option<R<Elem<D::V>>> {
+        if !matches!(a, Elem::DataInt { .. }) && !matches!(b, Elem::DataInt { .. }) {
+            return None;
+        }
+        let (x, xlo, _) = self.int_parts(a)?;
+        let (y, ylo, _) = self.int_parts(b)?;
+        let unsigned = pred.starts_with('u');
+        if unsigned && (xlo < 0 || ylo < 0) {
+            return Some(Err(data_int_use(
+                "an operand of an unsigned comparison that could be negative",
+            )));
+        }
+        let op = match pred {
+            "eq" => CmpOp::Eq,
+            "ne" => CmpOp::Ne,
+            "slt" | "ult" => CmpOp::Lt,
+            "sle" | "ule" => CmpOp::Le,
+            "sgt" | "ugt" => CmpOp::Gt,
+            "sge" | "uge" => CmpOp::Ge,
+            _ => {
+                return Some(fail(
+                    ErrorKind::Unsupported,
+                    format!("integer predicate '{pred}'"),
+                ))
+            }
+        };
+        Some(Ok(super::truth_elem(self.domain.cmp(op, x, y))))
+    }
+
+    /// `sitofp`/`uitofp` of a data-dependent integer: the real it is.
+    pub(super) fn data_int_to_float(&mut self, v: D::V, lo: i64, unsigned: bool) -> R<Elem<D::V>> {
+        if unsigned && lo < 0 {
+            return Err(data_int_use(
+                "the operand of an unsigned conversion (it could be negative)",
+            ));
+        }
+        Ok(Elem::Float(v))
+    }
+
+    /// An integer cast (`extsi`, `extui`, `trunci`, `index_cast`) of a data-dependent
+    /// integer into `bits` bits: kept where every value it can be survives the cast.
+    pub(super) fn data_int_cast(
+        &mut self,
+        v: D::V,
+        lo: i64,
+        hi: i64,
+        bits: Option<u32>,
+        unsigned: bool,
+    ) -> R<Elem<D::V>> {
+        let fits = match bits {
+            Some(1) => false,
+            Some(b) if b < 64 => {
+                let (min, max) = (-(1i64 << (b - 1)), (1i64 << (b - 1)) - 1);
+                lo >= min && hi <= max
+            }
+            _ => true,
+        };
+        if !fits || (unsigned && lo < 0) {
+            return Err(data_int_use(
+                "the operand of an integer cast that could change its value",
+            ));
+        }
+        Ok(Elem::DataInt { v, lo, hi })
+    }
+}
