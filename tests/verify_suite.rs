@@ -77,12 +77,19 @@ fn correct_kernels_are_never_refuted_and_loop_free_ones_are_proved() {
 /// peeled first K tile twice once the loop runs, so it is right exactly for K <= 16;
 /// `softmax_stride` steps rows by the block, right exactly when N == 8 or M == 1;
 /// `layer_norm_nomask` lets the padded lanes into the variance, right exactly when
-/// N == 8, the wrong twin of reading a guard-pinned size as its value.)
+/// N == 8, the wrong twin of reading a guard-pinned size as its value;
+/// `sum_split_store` stores each column tile's partial to `y[row]` with a plain store,
+/// right exactly when one tile covers the row, N <= 8: past that each `y[row]` is
+/// written by several programs with different values; `softmax_online_mixed` rescales
+/// its running sum in base 2 but sums `exp`, right exactly while one tile covers the
+/// row, N <= 4.)
 const PROVED_UNDER_A_BOUND: &[&str] = &[
     "softmax_online_norescale",
     "matmul_k1",
     "softmax_stride",
     "layer_norm_nomask",
+    "sum_split_store",
+    "softmax_online_mixed",
 ];
 
 #[test]
@@ -140,24 +147,30 @@ fn size_twins_are_never_proved_and_their_witnesses_replay() {
 
 /// Loops over sizes (src/verify/loops.rs), one kernel per proof path: running sums
 /// (lane-wise, then reduced), a running max, stores inside the loop, a mean over a loop,
-/// online softmax's rescaled sum, and K loops of `tl.dot` under row, column and K masks
-/// (lazy masks, src/verify/guards.rs; residue-class extent and coverage queries).
+/// online softmax's rescaled sum (in base e, and in base 2 over log2(e)-scaled scores),
+/// K loops of `tl.dot` under row, column and K masks
+/// (lazy masks, src/verify/guards.rs; residue-class extent and coverage queries), and
+/// Welford's running mean and M2 (src/verify/welford.rs).
 const LOOPS_PROVED: &[&str] = &[
     "sum_tree",
     "max_looped",
     "scale_looped",
     "mean_looped",
     "softmax_online",
+    "softmax_online_exp2",
     "softmax_looped",
     "matmul",
     "matmul_tiles",
+    "layer_norm_welford",
 ];
 
 /// Their wrong twins, each wrong only at sizes other than its instances: a loop that
 /// stops a tile early (never reaches the tail), skips the last element when N % 4 == 1,
 /// adds overlapping tiles twice, never stores the ragged tail, divides by the padded
-/// length, runs `K // 16` K tiles, or masks K with `<=`.
+/// length, runs `K // 16` K tiles, masks K with `<=`, or lets Welford's count saturate
+/// at 8 (so it is no count past N = 8).
 const LOOPS_REFUTED: &[&str] = &[
+    "layer_norm_welford_cap",
     "sum_loop_floor",
     "max_loop_short",
     "sum_loop_overlap",

@@ -951,6 +951,36 @@ impl Terms {
         self.intern(Node::Select(cond, a, b))
     }
 
+    /// `t` with every subterm that `map` names replaced by its image (rebuilt through
+    /// the constructors, so the result folds); images are not searched again.
+    pub fn substitute(&mut self, t: TermId, map: &FxHashMap<TermId, TermId>) -> TermId {
+        let mut memo: FxHashMap<TermId, TermId> = FxHashMap::default();
+        self.substitute_in(t, map, &mut memo)
+    }
+
+    fn substitute_in(
+        &mut self,
+        t: TermId,
+        map: &FxHashMap<TermId, TermId>,
+        memo: &mut FxHashMap<TermId, TermId>,
+    ) -> TermId {
+        if let Some(&r) = map.get(&t).or_else(|| memo.get(&t)) {
+            return r;
+        }
+        let kids = self.children(t);
+        let new: Vec<TermId> = kids
+            .iter()
+            .map(|&k| self.substitute_in(k, map, memo))
+            .collect();
+        let r = if new == kids {
+            t
+        } else {
+            self.with_children(t, &new)
+        };
+        memo.insert(t, r);
+        r
+    }
+
     /// `t`'s operation over `kids` instead of its children, through the constructors
     /// above (so the result folds and stays canonical); a leaf is `t` itself.
     pub fn with_children(&mut self, t: TermId, kids: &[TermId]) -> TermId {

@@ -100,43 +100,11 @@ pub fn pin_reals(terms: &mut Terms, t: TermId, pinned: &BTreeMap<Arc<str>, i128>
     if pinned.is_empty() {
         return t;
     }
-    let names: std::collections::HashMap<String, i128> = pinned
+    let map: rustc_hash::FxHashMap<TermId, TermId> = pinned
         .iter()
-        .map(|(s, v)| (format!("float({s})"), *v))
+        .map(|(s, v)| (terms.param(&format!("float({s})")), terms.int(*v as i64)))
         .collect();
-    let mut memo = std::collections::HashMap::new();
-    pin_in(terms, t, &names, &mut memo)
-}
-
-fn pin_in(
-    terms: &mut Terms,
-    t: TermId,
-    names: &std::collections::HashMap<String, i128>,
-    memo: &mut std::collections::HashMap<TermId, TermId>,
-) -> TermId {
-    if let Some(&r) = memo.get(&t) {
-        return r;
-    }
-    let r = match terms.node(t) {
-        crate::term::Node::Param(p) => match names.get(&**p) {
-            Some(&v) => terms.int(v as i64),
-            None => t,
-        },
-        _ => {
-            let kids = terms.children(t);
-            let new: Vec<TermId> = kids
-                .iter()
-                .map(|&k| pin_in(terms, k, names, memo))
-                .collect();
-            if new == kids {
-                t
-            } else {
-                terms.with_children(t, &new)
-            }
-        }
-    };
-    memo.insert(t, r);
-    r
+    terms.substitute(t, &map)
 }
 
 /// A reduction of the formula over an axis whose extent is a size: the kernel's loops

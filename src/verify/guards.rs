@@ -194,6 +194,9 @@ impl Run<'_, '_, '_> {
             return Ok(vec![(Vec::new(), s)]);
         }
         if open.len() > MAX_GUARDS {
+            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                eprintln!("  too many guards in {}", self.domain.terms.display(s));
+            }
             return unsupported(format!(
                 "a summand depends on {} mask lanes (at most {MAX_GUARDS} are split)",
                 open.len()

@@ -27,6 +27,7 @@
 use super::at_index::{reduction_atom, AtIndex, Template};
 use super::paths::{unsupported, Env, Flow, Lane, Run, Val, R};
 use super::sym::{Cond, Poly, Rel};
+use super::welford::Carried;
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
 use crate::term::{Node, TermId, Terms};
@@ -62,9 +63,9 @@ pub struct Part {
 }
 
 /// One case of a body run.
-struct Case {
-    cond: Vec<Cond>,
-    outs: Vec<Rc<Val>>,
+pub(super) struct Case {
+    pub cond: Vec<Cond>,
+    pub outs: Vec<Rc<Val>>,
 }
 
 impl Run<'_, '_, '_> {
@@ -278,10 +279,12 @@ impl Run<'_, '_, '_> {
         // softmax) needs that max's final value.
         let mut finals: HashMap<(usize, usize), TermId> = HashMap::new();
         let mut rescaled: Vec<(usize, usize)> = Vec::new();
+        let all_accs: rustc_hash::FxHashSet<TermId> =
+            accs.iter().flatten().flatten().copied().collect();
         for (k, v) in init.iter().enumerate() {
             for (j, l) in v.lanes.iter().enumerate() {
                 if let (Lane::Float(init), Some(acc)) = (l, accs[k][j]) {
-                    match self.summarise(n, k, j, *init, acc, &var, &valid, &cases)? {
+                    match self.summarise(n, (k, j), *init, acc, &all_accs, &var, &valid, &cases)? {
                         Some(t) => {
                             finals.insert((k, j), t);
                         }
@@ -290,6 +293,31 @@ impl Run<'_, '_, '_> {
                 }
             }
         }
+        // Welford's mean and M2 (src/verify/welford.rs) against a counter lane.
+        let carried = |(k, j): (usize, usize)| -> Option<Carried> {
+            match (&init[k].lanes[j], accs[k][j]) {
+                (Lane::Float(i), Some(acc)) => Some(Carried {
+                    lane: (k, j),
+                    acc,
+                    init: *i,
+                }),
+                _ => None,
+            }
+        };
+        let counters: Vec<Carried> = finals
+            .keys()
+            .filter_map(|&key| carried(key))
+            .filter(|c| self.counts_trips(c, &cases))
+            .collect();
+        let open: Vec<Carried> = rescaled.iter().filter_map(|&key| carried(key)).collect();
+        // (Its closed forms hold from one trip on, where the count is the raw quotient.)
+        let runs = hi
+            .sub(&lo)
+            .add(&Poly::constant(step - 1))
+            .floor_div(&Poly::constant(step));
+        let welford = self.summarise_welford(n, &open, &counters, &var, &valid, &cases, &runs)?;
+        rescaled.retain(|key| !welford.contains_key(key));
+        finals.extend(welford);
         for (k, j) in rescaled {
             let Lane::Float(init) = init[k].lanes[j] else {
                 unreachable!("only float lanes are summarised")
@@ -337,10 +365,10 @@ impl Run<'_, '_, '_> {
     fn summarise(
         &mut self,
         n: usize,
-        k: usize,
-        j: usize,
+        (k, j): (usize, usize),
         init: TermId,
         acc: TermId,
+        all_accs: &rustc_hash::FxHashSet<TermId>,
         var: &str,
         valid: &[Cond],
         cases: &[Case],
@@ -368,9 +396,12 @@ impl Run<'_, '_, '_> {
             }
             combine = Some(op);
             let summands: Vec<TermId> = kids.into_iter().filter(|&c| c != acc).collect();
+            // A summand must be a function of the iteration alone: one that reads any
+            // carried float (its own, or Welford's mean inside M2's update) is no
+            // running op.
             if summands
                 .iter()
-                .any(|&s| contains(self.domain.terms, s, acc))
+                .any(|&s| contains_any(self.domain.terms, s, all_accs))
             {
                 return Ok(None);
             }
@@ -395,7 +426,26 @@ impl Run<'_, '_, '_> {
         }))
     }
 
-    /// A float lane updated as `l' = l·exp(m - m') + e(m')` where `m` is a running max
+    /// Whether lane `c` starts at 0 and gains exactly 1 in every case: at iteration `u`
+    /// it holds `u`.
+    fn counts_trips(&mut self, c: &Carried, cases: &[Case]) -> bool {
+        let t = &mut *self.domain.terms;
+        if c.init != t.zero() {
+            return false;
+        }
+        let one = t.one();
+        cases.iter().all(
+            |case| match case.outs.get(c.lane.0).and_then(|v| v.lanes.get(c.lane.1)) {
+                Some(Lane::Float(after)) => {
+                    let step = t.sub(*after, c.acc);
+                    step == one
+                }
+                _ => false,
+            },
+        )
+    }
+
+    /// A float lane updated as `l' = l·exp(m - m') + e(m')` (or with `exp2`) where `m` is a running max
     /// of the same loop and `m'` its new value (online softmax). Each summand `s` of `e`
     /// is `c·exp(-m')` with `c` free of the running max (the match below proves it: the
     /// reduction's summand does not contain the max's atom), so by induction after the
@@ -431,7 +481,13 @@ impl Run<'_, '_, '_> {
                 })
             })
             .collect();
-        'candidate: for (mk, mj) in maxes {
+        // The rescale is `exp(m - m')`, or `exp2(m - m')` in base 2 (scores scaled by
+        // log2(e) first, as flash attention does).
+        let bases = [crate::term::Func::Exp, crate::term::Func::Exp2];
+        'candidate: for ((mk, mj), base) in maxes
+            .iter()
+            .flat_map(|m| bases.iter().map(move |b| (*m, *b)))
+        {
             let m_acc = accs[mk][mj].expect("a max lane has an accumulator");
             let m_final = finals[&(mk, mj)];
             let mut parts = Vec::new();
@@ -465,14 +521,19 @@ impl Run<'_, '_, '_> {
                 let t = &mut *self.domain.terms;
                 let g = t.product(&rest);
                 let diff = t.sub(m_acc, m_new);
-                let want = t.call(crate::term::Func::Exp, diff);
+                let want = t.call(base, diff);
                 if contains(t, g, acc) || without.iter().any(|&c| contains(t, c, acc)) {
                     continue 'candidate;
                 }
                 checks.push((want, g));
                 let shift = t.sub(m_new, m_final);
-                let back = t.call(crate::term::Func::Exp, shift);
-                let summands: Vec<TermId> = without.iter().map(|&s| t.mul(s, back)).collect();
+                let back = t.call(base, shift);
+                let summands: Vec<TermId> = without
+                    .iter()
+                    .map(|&s| {
+                        times_power(t, s, base, (m_new, m_final)).unwrap_or_else(|| t.mul(s, back))
+                    })
+                    .collect();
                 let mut cond = valid.to_vec();
                 cond.extend(case.cond.iter().cloned());
                 parts.push(Part {
@@ -515,7 +576,7 @@ impl Run<'_, '_, '_> {
         let node = self.domain.terms.node(t).clone();
         let r = if self.partials.contains_key(&t) {
             let combine = self.partials[&t].combine;
-            self.resolve_group(combine, &[t])?
+            self.resolve_group(combine, &[t], memo)?
         } else {
             let kids = self.domain.terms.children(t);
             if kids.is_empty() {
@@ -535,6 +596,15 @@ impl Run<'_, '_, '_> {
                     } else {
                         self.resolve_in(k, memo)?
                     });
+                }
+                // A running sum times factors free of partials (`acc / l` once `l` is
+                // resolved): when the sum alone is no reduction of the formula, the
+                // factors go into its summands (they do not depend on its iteration).
+                if matches!(node, Node::Mul(_)) {
+                    if let Some(r) = self.distribute_into_sum(&resolved, memo)? {
+                        memo.insert(t, r);
+                        return Ok(r);
+                    }
                 }
                 // Partials this node combines with their own operation are one group,
                 // with the operands a mask lane still guards (the lanes of a reduction
@@ -559,7 +629,7 @@ impl Run<'_, '_, '_> {
                     if group.iter().any(|k| !self.partials.contains_key(k)) && !others.is_empty() {
                         let all: Vec<TermId> = group.iter().chain(&others).copied().collect();
                         let lanes_only = all.iter().all(|k| !self.partials.contains_key(k));
-                        match self.resolve_group(op, &all) {
+                        match self.resolve_guess(op, &all, lanes_only, memo) {
                             Ok(t) => whole = Some((t, others)),
                             Err(e) if e.witness.is_some() && !lanes_only => return Err(e),
                             Err(_) => {}
@@ -587,7 +657,7 @@ impl Run<'_, '_, '_> {
                 if let (Some(group), Some(op)) = (grouped, group_op) {
                     let lanes_only = group.iter().all(|k| !self.partials.contains_key(k));
                     if !group.is_empty() {
-                        match self.resolve_group(op, &group) {
+                        match self.resolve_guess(op, &group, lanes_only, memo) {
                             Ok(t) => new_kids.push(t),
                             // Guarded lanes that are no reduction (`x[j] - m` on a
                             // masked lane) stay for an enclosing one or the store.
@@ -610,8 +680,90 @@ impl Run<'_, '_, '_> {
         Ok(r)
     }
 
+    /// [`Self::resolve_group`] for a group that holds guarded lanes; a group of lanes
+    /// only that failed once is not tried again (attention's scores put the same lanes
+    /// in front of every stored element).
+    fn resolve_guess(
+        &mut self,
+        op: Binary,
+        group: &[TermId],
+        lanes_only: bool,
+        memo: &mut HashMap<TermId, TermId>,
+    ) -> R<TermId> {
+        let key = (op, group.to_vec());
+        if lanes_only && self.failed_lane_groups.contains(&key) {
+            return unsupported("guarded lanes that are no reduction of the formula");
+        }
+        let r = self.resolve_group(op, group, memo);
+        if lanes_only && r.as_ref().is_err_and(|e| e.witness.is_none()) {
+            self.failed_lane_groups.insert(key);
+        }
+        r
+    }
+
+    /// `Π kids` as one reduction when exactly one kid is a running sum that matches no
+    /// reduction alone and the others hold no partial: `Σ s · F` with `F` their product.
+    fn distribute_into_sum(
+        &mut self,
+        kids: &[TermId],
+        memo: &mut HashMap<TermId, TermId>,
+    ) -> R<Option<TermId>> {
+        let sums: Vec<TermId> = kids
+            .iter()
+            .copied()
+            .filter(|k| {
+                self.partials
+                    .get(k)
+                    .is_some_and(|p| p.combine == Binary::Add)
+            })
+            .collect();
+        let [sum] = sums[..] else {
+            return Ok(None);
+        };
+        let others: Vec<TermId> = kids.iter().copied().filter(|&k| k != sum).collect();
+        if others.is_empty() {
+            return Ok(None);
+        }
+        match self.resolve_in(sum, memo) {
+            Ok(_) => return Ok(None),
+            Err(e) if e.witness.is_some() => return Err(e),
+            Err(_) => {}
+        }
+        let keys: rustc_hash::FxHashSet<TermId> = self.partials.keys().copied().collect();
+        if others
+            .iter()
+            .any(|&o| contains_any(self.domain.terms, o, &keys))
+        {
+            return Ok(None);
+        }
+        let t = &mut *self.domain.terms;
+        let factor = t.product(&others);
+        let mut partial = self.partials[&sum].clone();
+        for part in &mut partial.parts {
+            for s in &mut part.summands {
+                *s = t.mul(*s, factor);
+            }
+        }
+        let name = format!("{}·{}", t.display(sum), t.display(factor));
+        let p = t.param(&name);
+        self.partials.insert(p, partial);
+        match self.resolve_group(Binary::Add, &[p], memo) {
+            Ok(r) => Ok(Some(r)),
+            Err(e) if e.witness.is_some() => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+
     /// The reduction the partials `group` (combined by `op`) together compute.
-    fn resolve_group(&mut self, op: Binary, group: &[TermId]) -> R<TermId> {
+    fn resolve_group(
+        &mut self,
+        op: Binary,
+        group: &[TermId],
+        memo: &mut HashMap<TermId, TermId>,
+    ) -> R<TermId> {
+        if std::time::Instant::now() > self.setup.deadline {
+            return unsupported("the time budget ran out while matching loop results");
+        }
         let mut items: Vec<(Part, TermId)> = Vec::new();
         for p in group {
             let parts = match self.partials.get(p) {
@@ -625,7 +777,9 @@ impl Run<'_, '_, '_> {
             };
             for part in parts {
                 for &s in &part.summands {
-                    let s = self.resolve(s)?;
+                    // Guards the store's own conditions settle (a masked query row's
+                    // `q` inside attention's scores) are settled before the split.
+                    let s = self.resolve_in(s, memo)?;
                     // A lazily masked summand counts only where its guards hold.
                     for (conds, piece) in self.split_guards(s, op)? {
                         let mut part = part.clone();
@@ -642,6 +796,13 @@ impl Run<'_, '_, '_> {
             .filter(|t| t.combine == op)
             .cloned()
             .collect();
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+            let t = &*self.domain.terms;
+            eprintln!("  resolve_group {op:?}: {} items", items.len());
+            for (part, s) in items.iter().take(3) {
+                eprintln!("    {:?} {}", part.cond, t.display(*s));
+            }
+        }
         let mut why = String::from("a loop result that matches no reduction of the formula");
         for tmpl in &templates {
             match self.match_template(tmpl, op, &items) {
@@ -667,7 +828,9 @@ impl Run<'_, '_, '_> {
         op: Binary,
         items: &[(Part, TermId)],
     ) -> R<Option<TermId>> {
-        let pinned = BTreeMap::new();
+        // Sizes the path fixes read as their values on the formula side, as the kernel
+        // side expands them (attention's head dimension D == 16 in its scores).
+        let pinned = self.store_pinned.clone();
         let mut atoms = super::at_index::AtomIndex::new();
         let rank = match &tmpl.node {
             crate::formula::Formula::MatMul(..) => 2,
@@ -777,11 +940,61 @@ impl Run<'_, '_, '_> {
             }
         }
         let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
+        let mut scale = None;
         if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
-            return Ok(None);
+            // Every summand the formula's times one constant `c` (scores scaled by
+            // log2(e) before a base-2 softmax): the reduction is `c` times the formula's
+            // (for a max or min only when c > 0).
+            let Some(c) = self.common_scale(&pairs, op) else {
+                return Ok(None);
+            };
+            let t = &mut *self.domain.terms;
+            let ct = t.constant(c);
+            let scaled: Vec<(TermId, TermId)> =
+                pairs.iter().map(|&(w, s)| (t.mul(ct, w), s)).collect();
+            let verdicts = decide::decide_all(t, &scaled, &decide::Options::default());
+            if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
+                return Ok(None);
+            }
+            scale = Some(ct);
         }
         self.domain_is_extent(op, items, &index, &extent, &tmpl.key)?;
-        Ok(Some(reduction_atom(self.domain.terms, &tmpl.key, &outer)))
+        let atom = reduction_atom(self.domain.terms, &tmpl.key, &outer);
+        Ok(Some(match scale {
+            Some(c) => self.domain.terms.mul(c, atom),
+            None => atom,
+        }))
+    }
+
+    /// The constant `c` with kernel summand = `c` × formula summand, read off the first
+    /// pair's constant factors; `None` when it is 1, or not positive for a max or min.
+    fn common_scale(
+        &self,
+        pairs: &[(TermId, TermId)],
+        op: Binary,
+    ) -> Option<num_rational::BigRational> {
+        use num_traits::{One, Signed, Zero};
+        let &(want, got) = pairs.first()?;
+        let t = &*self.domain.terms;
+        let factor = |x: TermId| -> num_rational::BigRational {
+            match t.node(x) {
+                Node::Mul(ops) => ops
+                    .first()
+                    .and_then(|&o| t.as_const(o).cloned())
+                    .unwrap_or_else(num_rational::BigRational::one),
+                _ => t
+                    .as_const(x)
+                    .cloned()
+                    .unwrap_or_else(num_rational::BigRational::one),
+            }
+        };
+        let (fw, fg) = (factor(want), factor(got));
+        if fw.is_zero() {
+            return None;
+        }
+        let c = fg / fw;
+        let ok = !c.is_one() && !c.is_zero() && (op == Binary::Add || c.is_positive());
+        ok.then_some(c)
     }
 }
 
@@ -816,6 +1029,68 @@ pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
     let mut seen = std::collections::HashSet::new();
     while let Some(x) = stack.pop() {
         if x == needle {
+            return true;
+        }
+        if seen.insert(x) {
+            terms.for_each_child(x, |c| stack.push(c));
+        }
+    }
+    false
+}
+
+/// `s · base(m' - M)` for a summand `s` with one factor `base(a)` whose argument has
+/// the term `-m'`: that factor becomes `base(a + m' - M)` with `m'` cancelled, so the
+/// summand no longer carries every mask lane the running max saw. This reads `m'` as a
+/// real, as the rescale summary itself does (`exp(x - m') · exp(m' - M) = exp(x - M)`;
+/// the term store keeps `0 · m'` because an IEEE `m'` could be infinite). `None` when
+/// `s` has no such factor, or more than one.
+fn times_power(
+    terms: &mut Terms,
+    s: TermId,
+    base: crate::term::Func,
+    (m_new, m_final): (TermId, TermId),
+) -> Option<TermId> {
+    let is_power = |t: &Terms, x: TermId| matches!(t.node(x), Node::Call(f, _) if *f == base);
+    let factors: Vec<TermId> = match terms.node(s) {
+        Node::Mul(k) => k.to_vec(),
+        _ => vec![s],
+    };
+    let [at] = factors
+        .iter()
+        .enumerate()
+        .filter(|(_, &f)| is_power(terms, f))
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let Node::Call(_, a) = terms.node(factors[at]).clone() else {
+        return None;
+    };
+    let minus_m = terms.neg(m_new);
+    let Node::Add(kids) = terms.node(a).clone() else {
+        return None;
+    };
+    let pos = kids.iter().position(|&k| k == minus_m)?;
+    let mut rest: Vec<TermId> = kids.to_vec();
+    rest.remove(pos);
+    rest.push(terms.neg(m_final));
+    let merged = terms.sum(&rest);
+    let mut out = factors;
+    out[at] = terms.call(base, merged);
+    Some(terms.product(&out))
+}
+
+/// Whether any of `needles` occurs in `t` (one walk, shared subterms visited once).
+pub(super) fn contains_any(
+    terms: &Terms,
+    t: TermId,
+    needles: &rustc_hash::FxHashSet<TermId>,
+) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![t];
+    while let Some(x) = stack.pop() {
+        if needles.contains(&x) {
             return true;
         }
         if seen.insert(x) {

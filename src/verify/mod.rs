@@ -34,6 +34,7 @@ pub mod loops;
 pub mod paths;
 mod residue;
 pub mod sym;
+mod welford;
 
 use crate::decide::{self, Verdict};
 use crate::formula::Output as FormulaOutput;

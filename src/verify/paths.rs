@@ -24,8 +24,9 @@ use crate::exec::ops::{
 use crate::launch::Role;
 use crate::term::{TermId, Terms};
 use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
+use std::sync::Arc;
 use z3::SatResult;
 
 /// Why the symbolic run stopped: a construct it cannot read for all sizes.
@@ -219,6 +220,8 @@ pub fn explore(
             probing: false,
             guards: HashMap::new(),
             guard_terms: HashMap::new(),
+            failed_lane_groups: Default::default(),
+            store_pinned: BTreeMap::new(),
         };
         let mut args = Vec::new();
         for a in &func.args {
@@ -308,6 +311,13 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// Lazy masks: each guard atom's condition, and the atom of each condition.
     pub(super) guards: HashMap<TermId, Cond>,
     pub(super) guard_terms: HashMap<Cond, TermId>,
+    /// Groups of guarded lanes already tried as a reduction and failed: the guess is not
+    /// retried for the next store lane (a failure only keeps the lanes as they are).
+    pub(super) failed_lane_groups: std::collections::HashSet<(Binary, Vec<TermId>)>,
+    /// The sizes the path fixes, read at the store being resolved (before any lane's
+    /// mask is assumed, so it holds for every lane): loop summaries read the formula
+    /// there.
+    pub(super) store_pinned: BTreeMap<Arc<str>, i128>,
 }
 
 impl Run<'_, '_, '_> {
@@ -354,7 +364,7 @@ impl Run<'_, '_, '_> {
 
     /// The one value `p` has on this path, if the path fixes it (a row length the
     /// masks pinned, read as a float by a mean).
-    fn pinned(&self, p: &Poly) -> Option<i128> {
+    pub(super) fn pinned(&self, p: &Poly) -> Option<i128> {
         if self.solver.check() != SatResult::Sat {
             return None;
         }
@@ -1038,6 +1048,15 @@ impl Run<'_, '_, '_> {
         }
         let vals = bcast(vals, &ptrs.shape)?;
         let on = self.mask_lanes(args.get(2), &ptrs.shape)?;
+        self.store_pinned = if self.partials.is_empty() {
+            BTreeMap::new()
+        } else {
+            self.setup
+                .sizes
+                .iter()
+                .filter_map(|s| Some((Arc::from(s.as_str()), self.pinned(&Poly::sym(s))?)))
+                .collect()
+        };
         for (i, p) in ptrs.lanes.iter().enumerate() {
             let lane_guard = match &on[i] {
                 MaskLane::Off => continue,

@@ -86,17 +86,18 @@ impl<D: Domain> Interp<'_, D> {
             let c = [f(xlo, ylo)?, f(xlo, yhi)?, f(xhi, ylo)?, f(xhi, yhi)?];
             Some((*c.iter().min()?, *c.iter().max()?))
         };
-        let (bin, bounds) =
-            match op {
-                IntOp::Add => (Binary::Add, range(i64::checked_add)),
-                IntOp::Sub => (Binary::Sub, range(i64::checked_sub)),
-                IntOp::Mul => (Binary::Mul, range(i64::checked_mul)),
-                IntOp::Max => (Binary::Max, Some((xlo.max(ylo), xhi.max(yhi)))),
-                IntOp::Min => (Binary::Min, Some((xlo.min(ylo), xhi.min(yhi)))),
-                other => return Some(Err(data_int_use(&format!(
+        let (bin, bounds) = match op {
+            IntOp::Add => (Binary::Add, range(i64::checked_add)),
+            IntOp::Sub => (Binary::Sub, range(i64::checked_sub)),
+            IntOp::Mul => (Binary::Mul, range(i64::checked_mul)),
+            IntOp::Max => (Binary::Max, Some((xlo.max(ylo), xhi.max(yhi)))),
+            IntOp::Min => (Binary::Min, Some((xlo.min(ylo), xhi.min(yhi)))),
+            other => {
+                return Some(Err(data_int_use(&format!(
                     "an operand of {other:?} (integer division, remainder, bit operation or shift)"
-                )))),
-            };
+                ))))
+            }
+        };
         // i32 arithmetic wraps on the GPU; the interpreter's integers do not, so a result
         // that could leave the i32 range is refused rather than read as a real.
         let Some((lo, hi)) =
