@@ -22,7 +22,7 @@ For every variant `ptx/<family>/<variant>.cu` (hand-written, one
     <variant>.launch.toml   the launch description (DESIGN.md "Launch descriptions")
     <variant>.fixture.toml  expected verdict, the variant it is compared with, race/bug
 and per family
-    ref/<instance>/<tensor>.npy            float32 inputs
+    ref/<instance>/<tensor>.npy            inputs (float32, or the launch dtype)
     ref/<instance>/expected/<tensor>.npy   float64 expected outputs (NumPy, from the
                                            math definition of the op)
 
@@ -666,6 +666,164 @@ VARIANTS.update({
         "about": "a __syncthreads inside the critical section"},
 })
 
+
+# Typed memory (issue 19, item 2): tensors of other element types than float32 (the
+# launch's `dtype`), 1-, 8- and 16-byte accesses, byte-granular races.
+FAMILIES.update({
+    "argmax": {
+        "spec": "y = torch.argmax(x, dim=1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["M", "N"], "role": "in"}),
+            ("out", {"tensor": "y", "shape": ["M"], "role": "out", "dtype": "int64"}),
+            ("m", "M"),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(M, 32)"],
+        "instances": [
+            {"name": "m3n4", "sizes": {"M": 3, "N": 4}},
+            {"name": "m5n5", "sizes": {"M": 5, "N": 5}},
+        ],
+        "note": "any M, N >= 1 (one thread per row; proved up to N = 5 with the default "
+                "--max-case-splits). Inputs are multiples of 1/2 in "
+                "[-2, 2], so rows have ties.",
+        # Ties: a twin that breaks them the other way must differ on the references.
+        "inputs": lambda rng, shp, dtype: (np.round(rng.uniform(-2.0, 2.0, size=shp) * 2) / 2
+                                           ).astype(np.float32),
+        "reference": lambda ins, sz: {"y": ins["x"].argmax(axis=1)},
+        "reference_variant": "first",
+    },
+    "masked_fill": {
+        "spec": "y = torch.where(m, 0.0, x)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in"}),
+            ("m", {"tensor": "m", "shape": ["N"], "role": "in", "dtype": "bool"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N (threads past N do nothing); m is a bool tensor (one byte each).",
+        "reference": lambda ins, sz: {"y": np.where(ins["m"] != 0, 0.0, ins["x"])},
+        "reference_variant": "bool_mask",
+    },
+    "f64_poly": {
+        "spec": "y = 0.5 * x * x + x",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in", "dtype": "float64"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "float64"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N; float64 tensors (8-byte elements).",
+        "reference": lambda ins, sz: {"y": 0.5 * ins["x"] * ins["x"] + ins["x"]},
+        "reference_variant": "plain",
+    },
+    "byte_flags": {
+        "spec": "y = torch.where(x > 0, 1, 0)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "bool"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N; y is a bool tensor: four threads write the four bytes of a word.",
+        "reference": lambda ins, sz: {"y": (ins["x"] > 0).astype(np.float64)},
+        "reference_variant": "adjacent",
+    },
+})
+
+VARIANTS.update({
+    ("argmax", "first"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one thread per row, strict `>`: ties keep the first index; int64 output "
+                 "(st.global.u64) (reference)",
+        "checks": [
+            ("y = torch.argmax(x, dim=1)", "verified", None),
+            ("y = torch.argmax(x, dim=-1)", "verified", None),
+            ("y = torch.argmin(x, dim=1)", "refuted", None),
+        ]},
+    ("argmax", "last_on_ties"): {
+        "block": [32], "expect": "refuted",
+        "bug": "`>=` instead of `>`: a row whose maximum occurs twice gets the last index",
+        "about": "argmax with `>=`",
+        "checks": [
+            ("y = torch.argmax(x, dim=1)", "refuted", None),
+        ]},
+    ("argmax", "argmin"): {
+        "block": [32], "expect": "refuted",
+        "bug": "`<` instead of `>`: the index of the minimum",
+        "about": "argmax with the comparison flipped",
+        "checks": [
+            ("y = torch.argmax(x, dim=1)", "refuted", None),
+            ("y = torch.argmin(x, dim=1)", "verified", None),
+        ]},
+    ("masked_fill", "bool_mask"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = m[i] ? 0 : x[i] with m a bool tensor (ld.global.u8) (reference)",
+        "checks": [
+            ("y = torch.where(m, 0.0, x)", "verified", None),
+            ("y = torch.where(m, x, 0.0)", "refuted", None),
+        ]},
+    ("masked_fill", "inverted"): {
+        "block": [32], "expect": "refuted",
+        "bug": "the mask's sense is inverted: x is kept where m is true",
+        "about": "y[i] = m[i] ? x[i] : 0",
+        "checks": [
+            ("y = torch.where(m, 0.0, x)", "refuted", None),
+            ("y = torch.where(m, x, 0.0)", "verified", None),
+        ]},
+    ("masked_fill", "branch_store"): {
+        "block": [32], "expect": "equivalent",
+        "about": "bool_mask as an if/else of stores on the mask byte",
+        "checks": [
+            ("y = torch.where(m, 0.0, x)", "verified", None),
+        ]},
+    ("f64_poly", "plain"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = 0.5 * x[i] * x[i] + x[i] in double (reference)",
+        "checks": [
+            ("y = 0.5 * x * x + x", "verified", None),
+            ("y = 0.5 * x * x - x", "refuted", None),
+        ]},
+    ("f64_poly", "minus"): {
+        "block": [32], "expect": "refuted",
+        "bug": "0.5 x^2 - x: the linear term's sign flipped",
+        "about": "plain with - x",
+        "checks": [
+            ("y = 0.5 * x * x + x", "refuted", None),
+        ]},
+    ("f64_poly", "vec2"): {
+        "block": [32], "expect": "equivalent",
+        "about": "plain, two elements per thread through double2 (ld/st.global.v2.f64)",
+        "checks": [
+            ("y = 0.5 * x * x + x", "verified", None),
+        ]},
+    ("byte_flags", "adjacent"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = x[i] > 0 into a bool tensor: four threads write the four bytes of "
+                 "one word, which is no race (reference)",
+        "checks": [
+            ("y = torch.where(x > 0, 1, 0)", "verified", None),
+        ]},
+    ("byte_flags", "same_byte"): {
+        "block": [32], "expect": "race",
+        "race": "threads 2k and 2k+1 both store byte y[k] (st.global.u8) with nothing "
+                "ordering them",
+        "about": "adjacent with the index halved"},
+})
+
+
 def variants_of(family):
     return [v for (f, v) in VARIANTS if f == family]
 
@@ -845,6 +1003,18 @@ def eval_size(expr, sizes):
     return eval(expr, env)  # trusted: our own metadata
 
 
+def make_input(fam, rng, shp, dtype):
+    """Random input data of a launch dtype (floats uniform in [-2, 2])."""
+    if "inputs" in fam:
+        return fam["inputs"](rng, shp, dtype)
+    if dtype == "bool":
+        return rng.uniform(size=shp) < 0.5
+    if dtype.startswith(("int", "uint")):
+        lo = 0 if dtype.startswith("uint") else -5
+        return rng.integers(lo, 6, size=shp).astype(dtype)
+    return rng.uniform(-2.0, 2.0, size=shp).astype(dtype)
+
+
 def write_refs(family):
     fam = FAMILIES[family]
     ref_dir = os.path.join(HERE, family, "ref")
@@ -861,7 +1031,7 @@ def write_refs(family):
                 if a["role"] == "out":
                     outs[a["tensor"]] = shp
                 else:
-                    inputs[a["tensor"]] = rng.uniform(-2.0, 2.0, size=shp).astype(np.float32)
+                    inputs[a["tensor"]] = make_input(fam, rng, shp, a.get("dtype", "float32"))
         for t, arr in inputs.items():
             np.save(os.path.join(d, f"{t}.npy"), arr)
         exp = fam["reference"]({k: v.astype(np.float64) for k, v in inputs.items()}, inst["sizes"])

@@ -67,6 +67,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 _ => return unsupported(format!("float comparison .{cmp}")),
             };
             self.domain.cmp(op, fa, fb)
+        } else if let Some(r) = self.int_cmp(cmp, ty, a, b) {
+            r
         } else if self.is_symbolic(a) || self.is_symbolic(b) {
             let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
             Truth::Unknown(self.opaque(&format!("setp.{cmp}.{ty}"), &[sa, sb])?)
@@ -107,6 +109,56 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             d => self.write(t, d, v),
         }
+    }
+
+    /// The range of a data-dependent integer `s` when every integer in it reads back
+    /// as itself from the bits of type `ty` (signed for `.s`, unsigned for `.u`, either
+    /// for `.b`).
+    pub(super) fn int_value_range(&self, s: D::V, ty: &str) -> Option<(i128, i128)> {
+        let r = self.domain.int_range(s)?;
+        let w = width(ty);
+        let ok = match ty.as_bytes().first() {
+            Some(b's') => super::typed::fits(r, w, true),
+            Some(b'u') => super::typed::fits(r, w, false),
+            _ => super::typed::fits(r, w, true) || super::typed::fits(r, w, false),
+        };
+        ok.then_some(r)
+    }
+
+    /// An integer comparison with a data-dependent side, exact where both sides are
+    /// integers whose ranges the type holds: the comparison of the two integers.
+    fn int_cmp(&mut self, cmp: &str, ty: &str, a: Val<D::V>, b: Val<D::V>) -> Option<Truth<D::V>> {
+        if !matches!(a, Val::Sym(_)) && !matches!(b, Val::Sym(_)) {
+            return None;
+        }
+        let w = width(ty);
+        let signed = match cmp {
+            "lt" | "le" | "gt" | "ge" => ty.starts_with('s'),
+            "lo" | "ls" | "hi" | "hs" => false,
+            "eq" | "ne" => ty.starts_with('s'),
+            _ => return None,
+        };
+        let ity = if signed { format!("s{w}") } else { format!("u{w}") };
+        let mut side = |v: Val<D::V>| -> Option<D::V> {
+            match v {
+                Val::Sym(s) => self.int_value_range(s, &ity).map(|_| s),
+                Val::Bits(x) => {
+                    let n = if signed { sext(x, w) as i128 } else { mask_w(x, w) as i128 };
+                    Some(self.domain.integer(n))
+                }
+                _ => None,
+            }
+        };
+        let (x, y) = (side(a)?, side(b)?);
+        let op = match cmp {
+            "eq" => CmpOp::Eq,
+            "ne" => CmpOp::Ne,
+            "lt" | "lo" => CmpOp::Lt,
+            "le" | "ls" => CmpOp::Le,
+            "gt" | "hi" => CmpOp::Gt,
+            _ => CmpOp::Ge,
+        };
+        Some(self.domain.cmp(op, x, y))
     }
 
     pub(super) fn logic(
@@ -150,6 +202,23 @@ impl<'a, D: Domain> Sim<'a, D> {
             })
             .map_or("", |s| s.as_str());
         let sat = ins.has("sat");
+        // A data-dependent integer whose range the source type holds converts exactly:
+        // to an integer type its bits stay its value (the register's low bits), to a
+        // float type it is that real where the float type holds every integer of it.
+        if let (Val::Sym(s), false, true) = (a, is_float_ty(aty), !sat) {
+            if let Some(r) = self.int_value_range(s, aty) {
+                let exact_float = |bits: u32| r.0.abs() <= 1 << bits && r.1.abs() <= 1 << bits;
+                let v = match dty {
+                    d if !is_float_ty(d) => Some(Val::Sym(s)),
+                    "f64" if exact_float(53) => Some(Val::Float(s)),
+                    "f32" if exact_float(24) => Some(Val::Float(s)),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    return self.write(t, &ins.operands[0], v);
+                }
+            }
+        }
         if self.is_symbolic(a) {
             let mn = ins.mnemonic();
             let v = match (is_float_ty(dty), is_float_ty(aty)) {
