@@ -766,10 +766,18 @@ impl Report {
                             tensor: t.name.as_str().into(),
                             index,
                         };
-                        value(
+                        let v = value(
                             leaf,
                             given.get(&t.name).and_then(|a| a.data.get(flat).copied()),
-                        )
+                        );
+                        // Integer tensors hold integers of their dtype, as the
+                        // refuter's points do (`Terms::fit_input_value`).
+                        match t.dtype.int_range() {
+                            Some((lo, hi)) if v.is_finite() => {
+                                v.round().clamp(lo as f64, hi as f64)
+                            }
+                            _ => v,
+                        }
                     })
                     .collect();
                 (
