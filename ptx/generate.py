@@ -725,6 +725,23 @@ FAMILIES.update({
         "reference": lambda ins, sz: {"y": 0.5 * ins["x"] * ins["x"] + ins["x"]},
         "reference_variant": "plain",
     },
+    "int_add": {
+        "spec": "y = a + b",
+        "params": [
+            ("a", {"tensor": "a", "shape": ["N"], "role": "in", "dtype": "int16"}),
+            ("b", {"tensor": "b", "shape": ["N"], "role": "in", "dtype": "int16"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "int32"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N; int16 inputs, int32 output (no overflow possible).",
+        "reference": lambda ins, sz: {"y": ins["a"] + ins["b"]},
+        "reference_variant": "widen",
+    },
     "byte_flags": {
         "spec": "y = torch.where(x > 0, 1, 0)",
         "params": [
@@ -808,6 +825,22 @@ VARIANTS.update({
         "about": "plain, two elements per thread through double2 (ld/st.global.v2.f64)",
         "checks": [
             ("y = 0.5 * x * x + x", "verified", None),
+        ]},
+    ("int_add", "widen"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = (int)a[i] + (int)b[i] over int16 inputs and an int32 output "
+                 "(reference)",
+        "checks": [
+            ("y = a + b", "verified", None),
+            ("y = a - b", "refuted", None),
+        ]},
+    ("int_add", "difference"): {
+        "block": [32], "expect": "refuted",
+        "bug": "a - b instead of a + b",
+        "about": "widen with a subtraction",
+        "checks": [
+            ("y = a + b", "refuted", None),
+            ("y = a - b", "verified", None),
         ]},
     ("byte_flags", "adjacent"): {
         "block": [32], "expect": "equivalent",

@@ -2,7 +2,8 @@
 //! tensors with a `dtype` (`ptx/argmax`: an int64 output stored with `st.global.u64`;
 //! `ptx/masked_fill`: a bool mask loaded with `ld.global.u8`; `ptx/f64_poly`: float64
 //! tensors, scalar and `v2.f64`; `ptx/byte_flags`: a bool output written one byte per
-//! thread). Every `[[check]]` of the fixtures gets its verdict; refutations replay
+//! thread; `ptx/int_add`: int16 inputs widened and added into an int32 output). Every
+//! `[[check]]` of the fixtures gets its verdict; refutations replay
 //! through `lift run` and differ there from references computed here (first-index
 //! argmax, `np.where`, the polynomial); correct variants reproduce the NumPy files;
 //! the symbolic terms evaluate to the concrete runs; `lift race` is SAFE for four
@@ -17,7 +18,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const FAMILIES: &[&str] = &["argmax", "masked_fill", "f64_poly", "byte_flags"];
+const FAMILIES: &[&str] = &["argmax", "masked_fill", "f64_poly", "byte_flags", "int_add"];
 
 #[derive(Deserialize)]
 struct Fixture {
@@ -62,7 +63,7 @@ fn fixtures() -> Vec<(String, PathBuf, Fixture)> {
             out.push((fam.to_string(), ptx, fx));
         }
     }
-    assert!(out.len() >= 11, "only {} typed-memory fixtures", out.len());
+    assert!(out.len() >= 13, "only {} typed-memory fixtures", out.len());
     out
 }
 
@@ -102,6 +103,14 @@ fn arg_extreme(x: &Array, max: bool) -> Vec<f64> {
 
 /// What a spec of the fixtures computes on the inputs, written out here.
 fn reference(spec: &str, inputs: &BTreeMap<String, Array>) -> Vec<f64> {
+    if let (Some(a), Some(b)) = (inputs.get("a"), inputs.get("b")) {
+        let sign = match spec {
+            "y = a + b" => 1.0,
+            "y = a - b" => -1.0,
+            s => panic!("no reference for spec {s}"),
+        };
+        return a.data.iter().zip(&b.data).map(|(x, y)| x + sign * y).collect();
+    }
     let x = &inputs["x"];
     match spec {
         "y = torch.argmax(x, dim=1)" | "y = torch.argmax(x, dim=-1)" => arg_extreme(x, true),
@@ -180,6 +189,15 @@ fn typed_fixtures_get_their_check_verdicts_and_refutations_replay() {
                             m.data
                         );
                     }
+                    for t in ["a", "b"] {
+                        if let Some(a) = inputs.get(t) {
+                            assert!(
+                                a.data.iter().all(|&v| v.fract() == 0.0 && v.abs() <= 32768.0),
+                                "{what}: {t} = {:?}",
+                                a.data
+                            );
+                        }
+                    }
                     let names: Vec<String> = inputs.keys().cloned().collect();
                     let y = run(&ptx, cx.path(), &names, &BTreeMap::new());
                     let got = npy::read(&y).unwrap();
@@ -199,7 +217,7 @@ fn typed_fixtures_get_their_check_verdicts_and_refutations_replay() {
             checks += 1;
         }
     }
-    assert!(checks >= 15 && replays >= 6, "{checks} checks, {replays} replays");
+    assert!(checks >= 19 && replays >= 8, "{checks} checks, {replays} replays");
 }
 
 #[test]
@@ -232,7 +250,7 @@ fn typed_variants_run_on_the_references() {
             n += 1;
         }
     }
-    assert!(n >= 18, "only {n} runs");
+    assert!(n >= 22, "only {n} runs");
 }
 
 #[test]
@@ -242,6 +260,7 @@ fn outputs_keep_their_dtype_and_integer_inputs_are_read_as_such() {
         ("argmax/first", "'<i8'"),
         ("byte_flags/adjacent", "'|b1'"),
         ("f64_poly/plain", "'<f8'"),
+        ("int_add/widen", "'<i4'"),
     ] {
         let ptx = root().join("ptx").join(format!("{ptx}.ptx"));
         let dir = ptx.parent().unwrap().join("ref");

@@ -1005,8 +1005,8 @@ impl Terms {
         }
     }
     /// The integers `id` can take on every input, when it is an integer-valued term this
-    /// can see: integer constants, elements of integer inputs, and selects, sums and
-    /// products of those. `None` when unknown (a real, an opaque node).
+    /// can see: integer constants, elements of integer inputs, and selects, sums,
+    /// products, maxima and minima of those. `None` when unknown (a real, an opaque node).
     pub fn int_range(&self, id: TermId) -> Option<(i128, i128)> {
         self.int_range_depth(id, 0)
     }
@@ -1028,6 +1028,19 @@ impl Terms {
                     self.int_range_depth(*b, depth + 1)?,
                 );
                 (x.0.min(y.0), x.1.max(y.1))
+            }
+            Node::Max(xs) | Node::Min(xs) => {
+                let max = matches!(self.node(id), Node::Max(_));
+                let mut acc: Option<(i128, i128)> = None;
+                for &x in xs.iter() {
+                    let r = self.int_range_depth(x, depth + 1)?;
+                    acc = Some(match acc {
+                        None => r,
+                        Some(a) if max => (a.0.max(r.0), a.1.max(r.1)),
+                        Some(a) => (a.0.min(r.0), a.1.min(r.1)),
+                    });
+                }
+                acc?
             }
             Node::Add(xs) => {
                 let (mut lo, mut hi) = (0i128, 0i128);

@@ -161,6 +161,56 @@ impl<'a, D: Domain> Sim<'a, D> {
         Some(self.domain.cmp(op, x, y))
     }
 
+    /// `add`/`sub`/`mul.lo`/`mul.wide`/`mad.lo`/`mad.wide`/`min`/`max`/`neg` with a
+    /// data-dependent integer operand whose range its type holds: the same operation
+    /// on the integers (the result's low bits are the register's, whatever the range);
+    /// `None` where that does not apply (the caller goes opaque).
+    fn int_exact(
+        &mut self,
+        op: &str,
+        ty: &str,
+        wide: bool,
+        hi: bool,
+        args: &[Val<D::V>],
+    ) -> Option<Val<D::V>> {
+        if hi || !matches!(op, "add" | "sub" | "mul" | "mad" | "min" | "max" | "neg") {
+            return None;
+        }
+        let w = width(ty);
+        let signed = ty.starts_with('s');
+        let wide_w = if wide { (2 * w).min(64) } else { w };
+        let mut xs = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            // mad.wide's addend has the doubled width.
+            let aw = if op == "mad" && k == 2 { wide_w } else { w };
+            let ity = format!("{}{aw}", if signed { 's' } else { 'u' });
+            xs.push(match *a {
+                Val::Sym(s) => self.int_value_range(s, &ity).map(|_| s)?,
+                Val::Bits(b) => {
+                    let n = if signed { sext(b, aw) as i128 } else { mask_w(b, aw) as i128 };
+                    self.domain.integer(n)
+                }
+                _ => return None,
+            });
+        }
+        let x = |i: usize| xs.get(i).copied();
+        let v = match op {
+            "add" => self.domain.binary(Binary::Add, x(0)?, x(1)?),
+            "sub" => self.domain.binary(Binary::Sub, x(0)?, x(1)?),
+            "mul" => self.domain.binary(Binary::Mul, x(0)?, x(1)?),
+            "mad" => {
+                let p = self.domain.binary(Binary::Mul, x(0)?, x(1)?);
+                self.domain.binary(Binary::Add, p, x(2)?)
+            }
+            "min" => self.domain.binary(Binary::Min, x(0)?, x(1)?),
+            "max" => self.domain.binary(Binary::Max, x(0)?, x(1)?),
+            _ => self.domain.neg(x(0)?),
+        };
+        // min/max are not among the shapes whose range the domain follows.
+        self.domain.int_range(v)?;
+        Some(Val::Sym(v))
+    }
+
     pub(super) fn logic(
         &mut self,
         op: &str,
@@ -414,6 +464,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         } else {
             None
         };
+        if !uses_carry && !ins.has("cc") && args.iter().any(|a| matches!(a, Val::Sym(_))) {
+            if let Some(v) = self.int_exact(op, ty, ins.has("wide"), ins.has("hi"), &args) {
+                return Ok(v);
+            }
+        }
         if args.iter().any(|a| self.is_symbolic(*a))
             || carry_in.is_some_and(|c| self.is_symbolic(c))
         {

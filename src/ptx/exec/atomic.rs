@@ -355,10 +355,13 @@ impl<'a, D: Domain> Sim<'a, D> {
         if let Place::Tensor(i, off) = place {
             let e = self.elem_bytes(i);
             if size != e || off % e != 0 {
+                let td = &self.inst.tensors[i];
+                let kind = if td.dtype.is_float() { "floats" } else { "integers" };
                 return unsupported(format!(
-                    "`{}`: a {size}-byte atomic at byte {off} of `{}` ({} elements of {e} bytes; \
-                     atomics on part of an element or on several are not modelled)",
-                    ins.mnemonic(), self.inst.tensors[i].name, self.inst.tensors[i].dtype
+                    "`{}`: a {size}-byte atomic at byte {off} of `{}`, whose elements are \
+                     {e}-byte {kind} ({}); atomics on part of an element or on several are \
+                     not modelled",
+                    ins.mnemonic(), td.name, td.dtype
                 ));
             }
             let td = &self.inst.tensors[i];
