@@ -742,6 +742,22 @@ FAMILIES.update({
         "reference": lambda ins, sz: {"y": ins["a"] + ins["b"]},
         "reference_variant": "widen",
     },
+    "byte_copy": {
+        "spec": "y = x",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(4 * N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n13", "sizes": {"N": 13}},
+        ],
+        "note": "any N; one thread per byte (per_byte, shifted) or per element (halves).",
+        "reference": lambda ins, sz: {"y": ins["x"]},
+        "reference_variant": "per_byte",
+    },
     "byte_flags": {
         "spec": "y = torch.where(x > 0, 1, 0)",
         "params": [
@@ -841,6 +857,35 @@ VARIANTS.update({
         "checks": [
             ("y = a + b", "refuted", None),
             ("y = a - b", "verified", None),
+        ]},
+    ("byte_copy", "per_byte"): {
+        "block": [32], "expect": "equivalent",
+        "about": "thread j copies byte j of x to y (ld/st.global.u8): each element is "
+                 "assembled from four threads' bytes (reference)",
+        "checks": [
+            ("y = x", "verified", None),
+            ("y = 2 * x", "refuted", None),
+        ]},
+    ("byte_copy", "shifted"): {
+        "block": [32], "expect": "refuted",
+        "bug": "reads four bytes further on: y[i] = x[i + 1], and 0 for the last element",
+        "about": "per_byte reading byte j + 4",
+        "checks": [
+            ("y = x", "refuted", None),
+        ]},
+    ("byte_copy", "swapped"): {
+        "block": [32], "expect": "unknown",
+        "reason": "from bytes of different values or of another type",
+        "about": "per_byte copying byte j ^ 1: each element of y is x's element with the "
+                 "bytes of its halves swapped, a bit-level mix",
+        "checks": [
+            ("y = x", "unknown", None),
+        ]},
+    ("byte_copy", "halves"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one thread per element copies it as two 16-bit halves (ld/st.global.u16)",
+        "checks": [
+            ("y = x", "verified", None),
         ]},
     ("byte_flags", "adjacent"): {
         "block": [32], "expect": "equivalent",

@@ -268,6 +268,7 @@ pub fn execute<D: Domain>(
         global: inst.tensors.iter().map(|t| vec![None; t.numel()]).collect(),
         global_log: HashMap::new(),
         partial: HashMap::new(),
+        pieces: Vec::new(),
         inputs: HashMap::new(),
         sites: HashMap::new(),
         store_sites: Vec::new(),
@@ -305,7 +306,9 @@ struct Sim<'a, D: Domain> {
     global: Vec<Written<D::V>>,
     global_log: HashMap<(usize, u64), Log<D::V>>,
     /// Output elements written byte by byte, not yet whole (see `typed`).
-    partial: typed::Partial,
+    partial: typed::Partial<D::V>,
+    /// Pieces of data-dependent elements read byte-wise (see `typed`).
+    pieces: Vec<typed::Piece<D::V>>,
     inputs: HashMap<(usize, u64), D::V>,
     sites: HashMap<usize, usize>,
     store_sites: Vec<StoreSite>,

@@ -5,8 +5,12 @@
 //! symbolically an integer-valued term whose range the domain knows: an element of an
 //! integer input, a select of integers). Any other access (a byte of a float, a word
 //! over four bytes of a bool tensor, a misaligned access) goes through the elements'
-//! bytes: exact whenever the elements it touches are numbers (every concrete run), an
-//! `Unsupported` naming the access when one of them depends on the data.
+//! bytes: exact whenever the elements it touches are numbers (every concrete run). A
+//! data-dependent element read in parts gives opaque pieces (`bytes0+1.float32(x)`)
+//! that remember where they came from, so a byte-wise copy puts the element back
+//! whole (the copied element is `x` again); any other use of a piece stays opaque, and
+//! an element assembled from pieces of different values, or of another type, is
+//! `Unsupported` naming the store.
 //!
 //! Invariant: a value is never reinterpreted silently. Bits stored into a float tensor
 //! are decoded as the tensor's float type; a float stored into an integer tensor is
@@ -16,9 +20,33 @@
 use super::*;
 use crate::launch::Dtype;
 
+/// One byte of memory for a byte-wise access: a number's, or byte `pos` of a
+/// data-dependent element `src` of type `dtype` (a piece of a symbolic value in flight,
+/// e.g. during a `memcpy` byte by byte).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Byte<V> {
+    Num(u8),
+    Of(V, Dtype, u8),
+}
+
 /// A partly written element (bytes stored one at a time into an element no thread had
 /// written whole): the bytes known so far.
-pub(super) type Partial = HashMap<(usize, usize), [Option<u8>; 8]>;
+pub(super) type Partial<V> = HashMap<(usize, usize), [Option<Byte<V>>; 8]>;
+
+/// A register value holding bytes `pos..pos + len` of the data-dependent element `src`
+/// of type `dtype` (an opaque term, `bytes<pos>+<len>.<dtype>(src)`), remembered so a
+/// store of it can put those bytes back.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Piece<V> {
+    pub(super) term: V,
+    pub(super) src: V,
+    pub(super) dtype: Dtype,
+    pub(super) pos: u8,
+    pub(super) len: u8,
+}
+
+/// How many recent pieces a store looks through.
+const PIECE_WINDOW: usize = 4096;
 
 /// The bit pattern of a number as an element of `dtype` (little-endian in the low
 /// `8·bytes` bits): floats rounded to their type, integers two's complement.
@@ -210,23 +238,30 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
-    /// The bits of an element for a byte-wise access: `None` when it depends on the
-    /// data. Unwritten output elements give the bytes stored into them so far.
-    fn elem_bits(&mut self, i: usize, flat: usize) -> Result<[Option<u8>; 8], D::V> {
+    /// The bytes of an element for a byte-wise access. Unwritten output elements give
+    /// the bytes stored into them so far.
+    fn elem_bytes_of(&mut self, i: usize, flat: usize) -> [Option<Byte<D::V>>; 8] {
         let dtype = self.inst.tensors[i].dtype;
+        let mut out = [None; 8];
         match self.tensor_elem(i, flat) {
-            Some(v) => match self.domain.as_number(v) {
-                Some(x) => {
-                    let b = encode(dtype, x);
-                    let mut out = [None; 8];
-                    for (k, o) in out.iter_mut().enumerate().take(dtype.bytes() as usize) {
-                        *o = Some((b >> (8 * k)) as u8);
+            Some(v) => {
+                let n = dtype.bytes() as usize;
+                match self.domain.as_number(v) {
+                    Some(x) => {
+                        let b = encode(dtype, x);
+                        for (k, o) in out.iter_mut().enumerate().take(n) {
+                            *o = Some(Byte::Num((b >> (8 * k)) as u8));
+                        }
                     }
-                    Ok(out)
+                    None => {
+                        for (k, o) in out.iter_mut().enumerate().take(n) {
+                            *o = Some(Byte::Of(v, dtype, k as u8));
+                        }
+                    }
                 }
-                None => Err(v),
-            },
-            None => Ok(self.partial.get(&(i, flat)).copied().unwrap_or([None; 8])),
+                out
+            }
+            None => self.partial.get(&(i, flat)).copied().unwrap_or(out),
         }
     }
 
@@ -241,37 +276,97 @@ impl<'a, D: Domain> Sim<'a, D> {
         ty: &str,
     ) -> Result<Val<D::V>, Fail> {
         let e = self.elem_bytes(i);
-        let mut bits = 0u64;
-        for k in (0..size.min(8)).rev() {
-            let b = off + k;
+        let mut bytes = Vec::with_capacity(size as usize);
+        for b in off..off + size.min(8) {
             let flat = (b / e) as usize;
-            let byte = match self.elem_bits(i, flat) {
-                Ok(bytes) => bytes[(b % e) as usize],
-                Err(_) => {
-                    return unsupported(format!(
-                        "a {size}-byte load at byte {off} of {} ({} elements of {e} bytes) \
-                         reads part of a data-dependent element, or several; lift reads \
-                         such elements only whole",
-                        self.elem_name(i, off),
-                        self.inst.tensors[i].dtype
-                    ))
+            match self.elem_bytes_of(i, flat)[(b % e) as usize] {
+                Some(x) => bytes.push(x),
+                None => {
+                    let m = format!(
+                        "read of byte {} of {}, an output element no thread wrote before",
+                        b % e,
+                        self.elem_name(i, b)
+                    );
+                    return Ok(self.uninit(t, pc, (off, size), m));
                 }
-            };
-            let Some(byte) = byte else {
-                let m = format!(
-                    "read of byte {} of {}, an output element no thread wrote before",
-                    b % e,
-                    self.elem_name(i, b)
+            }
+        }
+        let mut bits = 0u64;
+        let mut numbers = true;
+        for (k, b) in bytes.iter().enumerate() {
+            match b {
+                Byte::Num(x) => bits |= (*x as u64) << (8 * k),
+                Byte::Of(..) => numbers = false,
+            }
+        }
+        if numbers {
+            if is_float_ty(ty) {
+                let x = decode_float(bits, 8 * size as u32).unwrap_or(f64::NAN);
+                return Ok(Val::Float(self.domain.constant(x)));
+            }
+            return Ok(Val::Bits(bits));
+        }
+        // Consecutive bytes of one data-dependent element: a piece of it.
+        if let Some(Byte::Of(src, dtype, pos)) = bytes.first().copied() {
+            let whole = bytes.iter().enumerate().all(|(k, b)| {
+                matches!(b, Byte::Of(s, d, p) if *s == src && *d == dtype && *p as usize == pos as usize + k)
+            });
+            if whole && !is_float_ty(ty) {
+                let op = format!("bytes{pos}+{}.{}", bytes.len(), dtype);
+                let term = self.opaque(&op, &[src])?;
+                self.pieces.push(Piece {
+                    term,
+                    src,
+                    dtype,
+                    pos,
+                    len: bytes.len() as u8,
+                });
+                return Ok(Val::Sym(term));
+            }
+        }
+        unsupported(format!(
+            "a {size}-byte load at byte {off} of {} ({} elements of {e} bytes) reads part of a \
+             data-dependent element as .{ty}, or parts of several; lift reads such elements \
+             whole, or copies their bytes",
+            self.elem_name(i, off),
+            self.inst.tensors[i].dtype
+        ))
+    }
+
+    /// The bytes a register value stores at an access of `size` bytes and type `ty`
+    /// (`None` when it depends on the data and is no piece of an element).
+    fn val_bytes(&self, v: Val<D::V>, size: u64, ty: &str) -> Option<Vec<Byte<D::V>>> {
+        let bits = match v {
+            Val::Bits(b) => b,
+            Val::Pred(b) => b as u64,
+            Val::Float(x) => {
+                let n = self.domain.as_number(x)?;
+                match (ty, size) {
+                    ("f64", _) | (_, 8) => n.to_bits(),
+                    ("f16", _) | (_, 2) => f16_bits(n),
+                    ("bf16", _) => bf16_bits(n),
+                    _ => (n as f32).to_bits() as u64,
+                }
+            }
+            Val::Sym(s) => {
+                let p = self
+                    .pieces
+                    .iter()
+                    .rev()
+                    .take(PIECE_WINDOW)
+                    .find(|p| p.term == s)?;
+                if p.len as u64 != size {
+                    return None;
+                }
+                return Some(
+                    (0..p.len)
+                        .map(|k| Byte::Of(p.src, p.dtype, p.pos + k))
+                        .collect(),
                 );
-                return Ok(self.uninit(t, pc, (off, size), m));
-            };
-            bits = bits << 8 | byte as u64;
-        }
-        if is_float_ty(ty) {
-            let x = decode_float(bits, 8 * size as u32).unwrap_or(f64::NAN);
-            return Ok(Val::Float(self.domain.constant(x)));
-        }
-        Ok(Val::Bits(bits))
+            }
+            Val::Cond(_) => return None,
+        };
+        Some((0..size).map(|k| Byte::Num((bits >> (8 * k)) as u8)).collect())
     }
 
     /// A store of `size` bytes at byte `off` of tensor `i` that is not one whole element.
@@ -286,74 +381,67 @@ impl<'a, D: Domain> Sim<'a, D> {
     ) -> Result<(), Fail> {
         let e = self.elem_bytes(i);
         let dtype = self.inst.tensors[i].dtype;
-        let what_text = format!(
+        let what = format!(
             "a {size}-byte store at byte {off} of {} ({dtype} elements of {e} bytes)",
             self.elem_name(i, off)
         );
-        let what = || what_text.clone();
         if self.path.is_some() {
             return unsupported(format!(
-                "{} under a data-dependent condition (byte-wise stores are merged only whole)",
-                what()
+                "{what} under a data-dependent condition (byte-wise stores are merged only whole)"
             ));
         }
-        let bits = match v {
-            Val::Bits(b) => b,
-            Val::Pred(b) => b as u64,
-            Val::Float(x) => match self.domain.as_number(x) {
-                Some(n) => match (ty, size) {
-                    ("f64", _) | (_, 8) => n.to_bits(),
-                    ("f16", _) | (_, 2) => f16_bits(n),
-                    ("bf16", _) => bf16_bits(n),
-                    _ => (n as f32).to_bits() as u64,
-                },
-                None => {
-                    return unsupported(format!(
-                        "{}: the value depends on the data (lift stores such values only as \
-                         whole elements)",
-                        what()
-                    ))
-                }
-            },
-            Val::Sym(_) | Val::Cond(_) => {
-                return unsupported(format!(
-                    "{}: the value depends on the data (lift stores such values only as whole \
-                     elements)",
-                    what()
-                ))
-            }
+        let Some(new) = self.val_bytes(v, size, ty) else {
+            return unsupported(format!(
+                "{what}: the value depends on the data and is no copy of an element's bytes \
+                 (lift stores such values only as whole elements)"
+            ));
         };
         let first = (off / e) as usize;
         let last = ((off + size - 1) / e) as usize;
         for flat in first..=last {
-            let mut bytes = match self.elem_bits(i, flat) {
-                Ok(b) => b,
-                Err(_) => {
-                    return unsupported(format!(
-                        "{} changes part of a data-dependent element; lift writes such \
-                         elements only whole",
-                        what()
-                    ))
-                }
-            };
+            let mut bytes = self.elem_bytes_of(i, flat);
             for k in 0..e {
                 let b = flat as u64 * e + k;
                 if b >= off && b < off + size {
-                    bytes[k as usize] = Some((bits >> (8 * (b - off))) as u8);
+                    bytes[k as usize] = Some(new[(b - off) as usize]);
                 }
             }
             self.note(Cell::Global(i, flat));
-            if bytes[..e as usize].iter().all(Option::is_some) {
-                let mut x = 0u64;
-                for k in (0..e as usize).rev() {
-                    x = x << 8 | bytes[k].unwrap_or(0) as u64;
-                }
-                let val = self.decode_value(dtype, x);
-                self.partial.remove(&(i, flat));
-                self.global[i][flat] = Some((val, site));
-            } else {
+            let n = e as usize;
+            if !bytes[..n].iter().all(Option::is_some) {
                 self.partial.insert((i, flat), bytes);
+                continue;
             }
+            let full: Vec<Byte<D::V>> = bytes[..n].iter().flatten().copied().collect();
+            let val = if full.iter().all(|b| matches!(b, Byte::Num(_))) {
+                let mut x = 0u64;
+                for (k, b) in full.iter().enumerate() {
+                    if let Byte::Num(y) = b {
+                        x |= (*y as u64) << (8 * k);
+                    }
+                }
+                self.decode_value(dtype, x)
+            } else {
+                match full[0] {
+                    Byte::Of(src, d, 0)
+                        if d == dtype
+                            && full.iter().enumerate().all(|(k, b)| {
+                                matches!(b, Byte::Of(s, dd, p) if *s == src && *dd == d && *p as usize == k)
+                            }) =>
+                    {
+                        src
+                    }
+                    _ => {
+                        return unsupported(format!(
+                            "{what} completes {} from bytes of different values or of \
+                             another type (a bit-level mix lift does not read as a value)",
+                            self.elem_name(i, flat as u64 * e)
+                        ))
+                    }
+                }
+            };
+            self.partial.remove(&(i, flat));
+            self.global[i][flat] = Some((val, site));
         }
         Ok(())
     }
