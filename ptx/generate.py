@@ -742,6 +742,23 @@ FAMILIES.update({
         "reference": lambda ins, sz: {"y": ins["a"] + ins["b"]},
         "reference_variant": "widen",
     },
+    "f16_affine": {
+        "spec": "y = 2 * x + 1",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in", "dtype": "float16"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "float16"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any even N; float16 tensors (2-byte elements; the f16 casts are read as "
+                "exact, as DESIGN's reals say).",
+        "reference": lambda ins, sz: {"y": 2 * ins["x"] + 1},
+        "reference_variant": "plain",
+    },
     "byte_copy": {
         "spec": "y = x",
         "params": [
@@ -857,6 +874,20 @@ VARIANTS.update({
         "checks": [
             ("y = a + b", "refuted", None),
             ("y = a - b", "verified", None),
+        ]},
+    ("f16_affine", "plain"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = half(2 * float(x[i]) + 1) over float16 tensors (reference)",
+        "checks": [
+            ("y = 2 * x + 1", "verified", None),
+            ("y = 2 * x - 1", "refuted", None),
+        ]},
+    ("f16_affine", "swapped_pair"): {
+        "block": [32], "expect": "refuted",
+        "bug": "reads x[i ^ 1]: neighbouring elements swapped",
+        "about": "plain at the index i ^ 1",
+        "checks": [
+            ("y = 2 * x + 1", "refuted", None),
         ]},
     ("byte_copy", "per_byte"): {
         "block": [32], "expect": "equivalent",

@@ -797,6 +797,60 @@ alpha = { value = 0.5 }
     }
 
     #[test]
+    fn tensors_have_a_dtype_float32_by_default() {
+        let text = r#"
+            sizes = { N = 3 }
+            [args]
+            x = { tensor = "x", shape = ["N"] }
+            y = { tensor = "y", shape = ["N"], role = "out", dtype = "int64" }
+            m = { tensor = "m", shape = ["N"], dtype = "bool" }
+            h = { tensor = "h", shape = ["N"], dtype = "f16" }
+        "#;
+        let inst = Launch::parse(text, "t.toml")
+            .unwrap()
+            .instantiate(&BTreeMap::new())
+            .unwrap();
+        let dtype = |n: &str| inst.tensors.iter().find(|t| t.name == n).unwrap().dtype;
+        assert_eq!(dtype("x"), Dtype::F32);
+        assert_eq!(dtype("y"), Dtype::I64);
+        assert_eq!(dtype("m"), Dtype::Bool);
+        assert_eq!(dtype("h"), Dtype::F16);
+        assert_eq!((Dtype::I64.bytes(), Dtype::Bool.bytes(), Dtype::F16.bytes()), (8, 1, 2));
+        assert_eq!(Dtype::Bool.int_range(), Some((0, 1)));
+        assert_eq!(Dtype::I8.int_range(), Some((-128, 127)));
+        assert_eq!(Dtype::U16.int_range(), Some((0, 65535)));
+        assert_eq!(Dtype::F64.int_range(), None);
+        assert_eq!(inst.npy_dtype("y"), "int64");
+        assert_eq!(inst.npy_dtype("m"), "bool");
+        assert_eq!(inst.npy_dtype("x"), "float64");
+        for d in Dtype::ALL {
+            assert_eq!(Dtype::parse(d.name()), Some(d));
+        }
+    }
+
+    #[test]
+    fn bad_dtypes_are_errors_naming_the_argument() {
+        let text = r#"
+            [args]
+            y = { tensor = "y", shape = [2], dtype = "int128" }
+        "#;
+        let e = Launch::parse(text, "t.toml").unwrap_err().to_string();
+        assert!(e.contains("t.toml") && e.contains("args.y") && e.contains("int128"), "{e}");
+        // One tensor bound twice with two dtypes.
+        let text = r#"
+            [args]
+            a = { tensor = "y", shape = [2], dtype = "int32" }
+            b = { tensor = "y", shape = [2], dtype = "int64" }
+        "#;
+        let e = Launch::parse(text, "t.toml")
+            .unwrap()
+            .instantiate(&BTreeMap::new())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dtypes"), "{e}");
+    }
+
+    #[test]
     fn unknown_keys_are_rejected_with_the_file_name() {
         let e = Launch::parse("grd = [1]", "k.launch.toml").unwrap_err();
         assert!(e.to_string().starts_with("k.launch.toml:"), "{e}");

@@ -4,7 +4,8 @@
 //! tensors, scalar and `v2.f64`; `ptx/byte_flags`: a bool output written one byte per
 //! thread; `ptx/int_add`: int16 inputs widened and added into an int32 output;
 //! `ptx/byte_copy`: a float tensor copied one byte per thread, or in 16-bit halves,
-//! proved to be the copy, a byte-swapping copy UNKNOWN). Every `[[check]]` of the
+//! proved to be the copy, a byte-swapping copy UNKNOWN; `ptx/f16_affine`: float16
+//! tensors of 2-byte elements). Every `[[check]]` of the
 //! fixtures gets its verdict; refutations replay through `lift run` and differ there
 //! from references computed here (first-index argmax, `np.where`, the polynomial, the
 //! sum); correct variants reproduce the NumPy files; the symbolic terms evaluate to the
@@ -27,6 +28,7 @@ const FAMILIES: &[&str] = &[
     "byte_flags",
     "int_add",
     "byte_copy",
+    "f16_affine",
 ];
 
 #[derive(Deserialize)]
@@ -72,7 +74,7 @@ fn fixtures() -> Vec<(String, PathBuf, Fixture)> {
             out.push((fam.to_string(), ptx, fx));
         }
     }
-    assert!(out.len() >= 17, "only {} typed-memory fixtures", out.len());
+    assert!(out.len() >= 19, "only {} typed-memory fixtures", out.len());
     out
 }
 
@@ -135,6 +137,8 @@ fn reference(spec: &str, inputs: &BTreeMap<String, Array>) -> Vec<f64> {
         }
         "y = 0.5 * x * x + x" => x.data.iter().map(|v| 0.5 * v * v + v).collect(),
         "y = x" => x.data.clone(),
+        "y = 2 * x + 1" => x.data.iter().map(|v| 2.0 * v + 1.0).collect(),
+        "y = 2 * x - 1" => x.data.iter().map(|v| 2.0 * v - 1.0).collect(),
         "y = 2 * x" => x.data.iter().map(|v| 2.0 * v).collect(),
         "y = 0.5 * x * x - x" => x.data.iter().map(|v| 0.5 * v * v - v).collect(),
         "y = torch.where(x > 0, 1, 0)" => {
