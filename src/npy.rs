@@ -317,8 +317,8 @@ mod tests {
     fn every_dtype_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         let cases: [(&str, Vec<f64>); 12] = [
-            ("float16", vec![1.0, -2.5, 0.099975586, 65504.0]),
-            ("float32", vec![1.0, -2.5, 0.1f32 as f64, 3e38]),
+            ("float16", vec![1.0, -2.5, 0.0999755859375, 65504.0]),
+            ("float32", vec![1.0, -2.5, 0.1f32 as f64, 3e38f32 as f64]),
             ("float64", vec![1.0, -2.5, 0.1, f64::INFINITY]),
             ("int8", vec![-128.0, 127.0, 0.0, -1.0]),
             ("int16", vec![-32768.0, 32767.0, 0.0, -1.0]),
