@@ -276,8 +276,14 @@ impl<'a, D: Domain> Sim<'a, D> {
         ty: &str,
     ) -> Result<Val<D::V>, Fail> {
         let e = self.elem_bytes(i);
+        if size > 8 {
+            return unsupported(format!(
+                "a {size}-byte load at byte {off} of {} that is no whole element",
+                self.elem_name(i, off)
+            ));
+        }
         let mut bytes = Vec::with_capacity(size as usize);
-        for b in off..off + size.min(8) {
+        for b in off..off + size {
             let flat = (b / e) as usize;
             match self.elem_bytes_of(i, flat)[(b % e) as usize] {
                 Some(x) => bytes.push(x),
@@ -385,6 +391,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             "a {size}-byte store at byte {off} of {} ({dtype} elements of {e} bytes)",
             self.elem_name(i, off)
         );
+        if size > 8 {
+            return unsupported(format!("{what}: more than 8 bytes that are no whole element"));
+        }
         if self.path.is_some() {
             return unsupported(format!(
                 "{what} under a data-dependent condition (byte-wise stores are merged only whole)"
