@@ -853,6 +853,15 @@ VARIANTS.update({
         "checks": [
             ("y = 0.5 * x * x + x", "refuted", None),
         ]},
+    ("f64_poly", "tenth"): {
+        "block": [32], "expect": "refuted",
+        "bug": "0.1 x^2 + x: the quadratic coefficient is 0.1, not 0.5",
+        "about": "plain with the double constant 0.1 (not an f32): the spec's decimals are "
+                 "rounded to the launch's float64",
+        "checks": [
+            ("y = 0.1 * x * x + x", "verified", None),
+            ("y = 0.5 * x * x + x", "refuted", None),
+        ]},
     ("f64_poly", "vec2"): {
         "block": [32], "expect": "equivalent",
         "about": "plain, two elements per thread through double2 (ld/st.global.v2.f64)",

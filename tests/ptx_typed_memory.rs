@@ -141,6 +141,7 @@ fn reference(spec: &str, inputs: &BTreeMap<String, Array>) -> Vec<f64> {
         "y = 2 * x - 1" => x.data.iter().map(|v| 2.0 * v - 1.0).collect(),
         "y = 2 * x" => x.data.iter().map(|v| 2.0 * v).collect(),
         "y = 0.5 * x * x - x" => x.data.iter().map(|v| 0.5 * v * v - v).collect(),
+        "y = 0.1 * x * x + x" => x.data.iter().map(|v| 0.1 * v * v + v).collect(),
         "y = torch.where(x > 0, 1, 0)" => {
             x.data.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect()
         }
