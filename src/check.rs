@@ -123,9 +123,7 @@ fn float_type(kernel: &Kernel, inst: &Instance) -> torch::FloatType {
             _ => None,
         });
     let kind = kind.or_else(|| {
-        if kernel.ptx.is_none() {
-            return None;
-        }
+        kernel.ptx.as_ref()?;
         inst.tensors.iter().find_map(|t| match t.dtype {
             crate::launch::Dtype::F64 => Some(FloatKind::F64),
             crate::launch::Dtype::F16 => Some(FloatKind::F16),

@@ -815,7 +815,10 @@ alpha = { value = 0.5 }
         assert_eq!(dtype("y"), Dtype::I64);
         assert_eq!(dtype("m"), Dtype::Bool);
         assert_eq!(dtype("h"), Dtype::F16);
-        assert_eq!((Dtype::I64.bytes(), Dtype::Bool.bytes(), Dtype::F16.bytes()), (8, 1, 2));
+        assert_eq!(
+            (Dtype::I64.bytes(), Dtype::Bool.bytes(), Dtype::F16.bytes()),
+            (8, 1, 2)
+        );
         assert_eq!(Dtype::Bool.int_range(), Some((0, 1)));
         assert_eq!(Dtype::I8.int_range(), Some((-128, 127)));
         assert_eq!(Dtype::U16.int_range(), Some((0, 65535)));
@@ -835,7 +838,10 @@ alpha = { value = 0.5 }
             y = { tensor = "y", shape = [2], dtype = "int128" }
         "#;
         let e = Launch::parse(text, "t.toml").unwrap_err().to_string();
-        assert!(e.contains("t.toml") && e.contains("args.y") && e.contains("int128"), "{e}");
+        assert!(
+            e.contains("t.toml") && e.contains("args.y") && e.contains("int128"),
+            "{e}"
+        );
         // One tensor bound twice with two dtypes.
         let text = r#"
             [args]

@@ -528,7 +528,11 @@ fn finish(
                 message: format!("cannot create directory: {e}"),
             })?;
             for (name, array) in &arrays {
-                npy::write_as(&dir.join(format!("{name}.npy")), array, inst.npy_dtype(name))?;
+                npy::write_as(
+                    &dir.join(format!("{name}.npy")),
+                    array,
+                    inst.npy_dtype(name),
+                )?;
             }
             if !scalars.is_empty() {
                 let text: String = scalars

@@ -117,7 +117,9 @@ impl Kind {
             _ => return None,
         };
         // Big-endian data of more than one byte is not read.
-        (order == "<" || order == "|" || (order == "=" && cfg!(target_endian = "little"))
+        (order == "<"
+            || order == "|"
+            || (order == "=" && cfg!(target_endian = "little"))
             || k.size() == 1)
             .then_some(k)
     }
@@ -181,14 +183,18 @@ impl Kind {
             Kind::F64 => x.to_le_bytes().to_vec(),
             Kind::I8 => (int(-128.0, 127.0)? as i8).to_le_bytes().to_vec(),
             Kind::I16 => (int(-32768.0, 32767.0)? as i16).to_le_bytes().to_vec(),
-            Kind::I32 => (int(-2147483648.0, 2147483647.0)? as i32).to_le_bytes().to_vec(),
+            Kind::I32 => (int(-2147483648.0, 2147483647.0)? as i32)
+                .to_le_bytes()
+                .to_vec(),
             Kind::I64 => (int(-9.223372036854776e18, 9.223372036854775e18)? as i64)
                 .to_le_bytes()
                 .to_vec(),
             Kind::U8 => vec![int(0.0, 255.0)? as u8],
             Kind::U16 => (int(0.0, 65535.0)? as u16).to_le_bytes().to_vec(),
             Kind::U32 => (int(0.0, 4294967295.0)? as u32).to_le_bytes().to_vec(),
-            Kind::U64 => (int(0.0, 1.8446744073709552e19)? as u64).to_le_bytes().to_vec(),
+            Kind::U64 => (int(0.0, 1.8446744073709552e19)? as u64)
+                .to_le_bytes()
+                .to_vec(),
             Kind::Bool => vec![int(0.0, 1.0)? as u8],
         })
     }
@@ -226,7 +232,11 @@ fn f16_bits(x: f64) -> u16 {
         }
     }
     let (dl, dh) = (a - f16_value(lo), f16_value(hi) - a);
-    let pick = if dl < dh || (dl == dh && lo % 2 == 0) { lo } else { hi };
+    let pick = if dl < dh || (dl == dh && lo % 2 == 0) {
+        lo
+    } else {
+        hi
+    };
     sign | pick
 }
 
@@ -238,14 +248,16 @@ pub fn write_as(path: &Path, array: &Array, dtype: &str) -> Result<(), NpyError>
         file: path.display().to_string(),
         message,
     };
-    let kind = Kind::from_name(dtype)
-        .ok_or_else(|| err(format!("cannot write dtype {dtype}")))?;
+    let kind = Kind::from_name(dtype).ok_or_else(|| err(format!("cannot write dtype {dtype}")))?;
     let shape = match array.shape.as_slice() {
         [] => "()".to_string(),
         [d] => format!("({d},)"),
         ds => format!(
             "({})",
-            ds.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+            ds.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     let mut header = format!(
@@ -323,7 +335,10 @@ mod tests {
             ("int8", vec![-128.0, 127.0, 0.0, -1.0]),
             ("int16", vec![-32768.0, 32767.0, 0.0, -1.0]),
             ("int32", vec![-2147483648.0, 2147483647.0, 0.0, -1.0]),
-            ("int64", vec![-9007199254740992.0, 9007199254740992.0, 0.0, -1.0]),
+            (
+                "int64",
+                vec![-9007199254740992.0, 9007199254740992.0, 0.0, -1.0],
+            ),
             ("uint8", vec![0.0, 255.0, 1.0, 7.0]),
             ("uint16", vec![0.0, 65535.0, 1.0, 7.0]),
             ("uint32", vec![0.0, 4294967295.0, 1.0, 7.0]),
@@ -345,7 +360,12 @@ mod tests {
     fn integer_arrays_refuse_values_they_cannot_hold() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.npy");
-        for (dtype, x) in [("int8", 128.0), ("int64", 0.5), ("uint8", -1.0), ("bool", 2.0)] {
+        for (dtype, x) in [
+            ("int8", 128.0),
+            ("int64", 0.5),
+            ("uint8", -1.0),
+            ("bool", 2.0),
+        ] {
             let a = Array {
                 shape: vec![1],
                 data: vec![x],

@@ -120,7 +120,12 @@ fn reference(spec: &str, inputs: &BTreeMap<String, Array>) -> Vec<f64> {
             "y = a - b" => -1.0,
             s => panic!("no reference for spec {s}"),
         };
-        return a.data.iter().zip(&b.data).map(|(x, y)| x + sign * y).collect();
+        return a
+            .data
+            .iter()
+            .zip(&b.data)
+            .map(|(x, y)| x + sign * y)
+            .collect();
     }
     let x = &inputs["x"];
     match spec {
@@ -142,9 +147,11 @@ fn reference(spec: &str, inputs: &BTreeMap<String, Array>) -> Vec<f64> {
         "y = 2 * x" => x.data.iter().map(|v| 2.0 * v).collect(),
         "y = 0.5 * x * x - x" => x.data.iter().map(|v| 0.5 * v * v - v).collect(),
         "y = 0.1 * x * x + x" => x.data.iter().map(|v| 0.1 * v * v + v).collect(),
-        "y = torch.where(x > 0, 1, 0)" => {
-            x.data.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect()
-        }
+        "y = torch.where(x > 0, 1, 0)" => x
+            .data
+            .iter()
+            .map(|&v| if v > 0.0 { 1.0 } else { 0.0 })
+            .collect(),
         s => panic!("no reference for spec {s}"),
     }
 }
@@ -155,8 +162,10 @@ fn run(ptx: &Path, dir: &Path, names: &[String], sizes: &BTreeMap<String, i64>) 
     let mut cmd = lift();
     cmd.arg("run").arg(ptx).arg("--out").arg(&out);
     for name in names {
-        cmd.arg("--input")
-            .arg(format!("{name}={}", dir.join(format!("{name}.npy")).display()));
+        cmd.arg("--input").arg(format!(
+            "{name}={}",
+            dir.join(format!("{name}.npy")).display()
+        ));
     }
     for (k, v) in sizes {
         cmd.arg("--size").arg(format!("{k}={v}"));
@@ -208,7 +217,9 @@ fn typed_fixtures_get_their_check_verdicts_and_refutations_replay() {
                     for t in ["a", "b"] {
                         if let Some(a) = inputs.get(t) {
                             assert!(
-                                a.data.iter().all(|&v| v.fract() == 0.0 && v.abs() <= 32768.0),
+                                a.data
+                                    .iter()
+                                    .all(|&v| v.fract() == 0.0 && v.abs() <= 32768.0),
                                 "{what}: {t} = {:?}",
                                 a.data
                             );
@@ -240,7 +251,10 @@ fn typed_fixtures_get_their_check_verdicts_and_refutations_replay() {
             checks += 1;
         }
     }
-    assert!(checks >= 24 && replays >= 10, "{checks} checks, {replays} replays");
+    assert!(
+        checks >= 24 && replays >= 10,
+        "{checks} checks, {replays} replays"
+    );
 }
 
 #[test]
@@ -307,7 +321,12 @@ fn outputs_keep_their_dtype_and_integer_inputs_are_read_as_such() {
     ] {
         let ptx = root().join("ptx").join(format!("{ptx}.ptx"));
         let dir = ptx.parent().unwrap().join("ref");
-        let inst = std::fs::read_dir(&dir).unwrap().flatten().next().unwrap().path();
+        let inst = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .next()
+            .unwrap()
+            .path();
         let inputs = read_npys(&inst);
         let names: Vec<String> = inputs.keys().cloned().collect();
         let sizes = BTreeMap::new();

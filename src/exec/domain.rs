@@ -98,7 +98,7 @@ pub trait Domain {
     /// is an integer, or (symbolic) an integer-valued term over integer inputs.
     fn int_range(&self, a: Self::V) -> Option<(i128, i128)> {
         let x = self.as_number(a)?;
-        (x.fract() == 0.0 && x.abs() < 2f64.powi(100)).then(|| (x as i128, x as i128))
+        (x.fract() == 0.0 && x.abs() < 2f64.powi(100)).then_some((x as i128, x as i128))
     }
 }
 

@@ -138,12 +138,20 @@ impl<'a, D: Domain> Sim<'a, D> {
             "eq" | "ne" => ty.starts_with('s'),
             _ => return None,
         };
-        let ity = if signed { format!("s{w}") } else { format!("u{w}") };
+        let ity = if signed {
+            format!("s{w}")
+        } else {
+            format!("u{w}")
+        };
         let mut side = |v: Val<D::V>| -> Option<D::V> {
             match v {
                 Val::Sym(s) => self.int_value_range(s, &ity).map(|_| s),
                 Val::Bits(x) => {
-                    let n = if signed { sext(x, w) as i128 } else { mask_w(x, w) as i128 };
+                    let n = if signed {
+                        sext(x, w) as i128
+                    } else {
+                        mask_w(x, w) as i128
+                    };
                     Some(self.domain.integer(n))
                 }
                 _ => None,
@@ -187,7 +195,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             xs.push(match *a {
                 Val::Sym(s) => self.int_value_range(s, &ity).map(|_| s)?,
                 Val::Bits(b) => {
-                    let n = if signed { sext(b, aw) as i128 } else { mask_w(b, aw) as i128 };
+                    let n = if signed {
+                        sext(b, aw) as i128
+                    } else {
+                        mask_w(b, aw) as i128
+                    };
                     self.domain.integer(n)
                 }
                 _ => return None,

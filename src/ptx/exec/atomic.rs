@@ -356,12 +356,18 @@ impl<'a, D: Domain> Sim<'a, D> {
             let e = self.elem_bytes(i);
             if size != e || off % e != 0 {
                 let td = &self.inst.tensors[i];
-                let kind = if td.dtype.is_float() { "floats" } else { "integers" };
+                let kind = if td.dtype.is_float() {
+                    "floats"
+                } else {
+                    "integers"
+                };
                 return unsupported(format!(
                     "`{}`: a {size}-byte atomic at byte {off} of `{}`, whose elements are \
                      {e}-byte {kind} ({}); atomics on part of an element or on several are \
                      not modelled",
-                    ins.mnemonic(), td.name, td.dtype
+                    ins.mnemonic(),
+                    td.name,
+                    td.dtype
                 ));
             }
             let td = &self.inst.tensors[i];

@@ -147,7 +147,11 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn elem_name(&self, i: usize, off: u64) -> String {
         let td = &self.inst.tensors[i];
         let flat = (off / td.dtype.bytes()) as usize;
-        format!("`{}`{:?}", td.name, td.unravel(flat.min(td.numel().saturating_sub(1))))
+        format!(
+            "`{}`{:?}",
+            td.name,
+            td.unravel(flat.min(td.numel().saturating_sub(1)))
+        )
     }
 
     /// The value element `flat` of tensor `i` holds now: what a thread stored, else its
@@ -201,7 +205,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         let signed = matches!(dtype, Dtype::I8 | Dtype::I16 | Dtype::I32 | Dtype::I64);
         match v {
             Val::Bits(b) => {
-                let n = if signed { sext(b, w) as i128 } else { mask_w(b, w) as i128 };
+                let n = if signed {
+                    sext(b, w) as i128
+                } else {
+                    mask_w(b, w) as i128
+                };
                 Ok(self.domain.integer(n))
             }
             Val::Pred(b) => Ok(self.domain.integer(b as i128)),
@@ -372,7 +380,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             Val::Cond(_) => return None,
         };
-        Some((0..size).map(|k| Byte::Num((bits >> (8 * k)) as u8)).collect())
+        Some(
+            (0..size)
+                .map(|k| Byte::Num((bits >> (8 * k)) as u8))
+                .collect(),
+        )
     }
 
     /// A store of `size` bytes at byte `off` of tensor `i` that is not one whole element.
@@ -392,7 +404,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             self.elem_name(i, off)
         );
         if size > 8 {
-            return unsupported(format!("{what}: more than 8 bytes that are no whole element"));
+            return unsupported(format!(
+                "{what}: more than 8 bytes that are no whole element"
+            ));
         }
         if self.path.is_some() {
             return unsupported(format!(
