@@ -759,6 +759,24 @@ FAMILIES.update({
         "reference": lambda ins, sz: {"y": 2 * ins["x"] + 1},
         "reference_variant": "plain",
     },
+    "atomic_typed": {
+        "spec": "y = x.sum(0, keepdim=True)\nc = torch.ones_like(x).sum(0, keepdim=True)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in", "dtype": "float64"}),
+            ("y", {"tensor": "y", "shape": [1], "role": "out", "dtype": "float64"}),
+            ("c", {"tensor": "c", "shape": [1], "role": "out", "dtype": "uint64"}),
+            ("n", "N"),
+        ],
+        "grid": [1],
+        "instances": [
+            {"name": "n5", "sizes": {"N": 5}},
+            {"name": "n32", "sizes": {"N": 32}},
+        ],
+        "note": "N <= 32 (one CTA of 32 threads).",
+        "reference": lambda ins, sz: {"y": ins["x"].sum(keepdims=True),
+                                      "c": np.array([sz["N"]], dtype=np.float64)},
+        "reference_variant": "sum_count",
+    },
     "byte_copy": {
         "spec": "y = x",
         "params": [
@@ -897,6 +915,22 @@ VARIANTS.update({
         "about": "plain at the index i ^ 1",
         "checks": [
             ("y = 2 * x + 1", "refuted", None),
+        ]},
+    ("atomic_typed", "sum_count"): {
+        "block": [32], "expect": "equivalent",
+        "about": "atomicAdd of doubles into a float64 y[0] and of 1 into a uint64 c[0] "
+                 "(atom.global.add.f64/.u64 on 8-byte elements) (reference)",
+        "checks": [
+            ("y = x.sum(0, keepdim=True)\nc = torch.ones_like(x).sum(0, keepdim=True)",
+             "verified", None),
+        ]},
+    ("atomic_typed", "skip_last"): {
+        "block": [32], "expect": "refuted",
+        "bug": "i < n - 1: the last element is neither added nor counted",
+        "about": "sum_count with the bound off by one",
+        "checks": [
+            ("y = x.sum(0, keepdim=True)\nc = torch.ones_like(x).sum(0, keepdim=True)",
+             "refuted", None),
         ]},
     ("byte_copy", "per_byte"): {
         "block": [32], "expect": "equivalent",

@@ -5,7 +5,8 @@
 //! thread; `ptx/int_add`: int16 inputs widened and added into an int32 output;
 //! `ptx/byte_copy`: a float tensor copied one byte per thread, or in 16-bit halves,
 //! proved to be the copy, a byte-swapping copy UNKNOWN; `ptx/f16_affine`: float16
-//! tensors of 2-byte elements). Every `[[check]]` of the
+//! tensors of 2-byte elements; `ptx/atomic_typed`: 64-bit atomics, a float64 sum and a
+//! uint64 count). Every `[[check]]` of the
 //! fixtures gets its verdict; refutations replay through `lift run` and differ there
 //! from references computed here (first-index argmax, `np.where`, the polynomial, the
 //! sum); correct variants reproduce the NumPy files; the symbolic terms evaluate to the
@@ -29,6 +30,7 @@ const FAMILIES: &[&str] = &[
     "int_add",
     "byte_copy",
     "f16_affine",
+    "atomic_typed",
 ];
 
 #[derive(Deserialize)]
@@ -74,7 +76,7 @@ fn fixtures() -> Vec<(String, PathBuf, Fixture)> {
             out.push((fam.to_string(), ptx, fx));
         }
     }
-    assert!(out.len() >= 19, "only {} typed-memory fixtures", out.len());
+    assert!(out.len() >= 21, "only {} typed-memory fixtures", out.len());
     out
 }
 
@@ -142,6 +144,9 @@ fn reference(spec: &str, inputs: &BTreeMap<String, Array>) -> Vec<f64> {
         }
         "y = 0.5 * x * x + x" => x.data.iter().map(|v| 0.5 * v * v + v).collect(),
         "y = x" => x.data.clone(),
+        "y = x.sum(0, keepdim=True)\nc = torch.ones_like(x).sum(0, keepdim=True)" => {
+            vec![x.data.iter().sum()]
+        }
         "y = 2 * x + 1" => x.data.iter().map(|v| 2.0 * v + 1.0).collect(),
         "y = 2 * x - 1" => x.data.iter().map(|v| 2.0 * v - 1.0).collect(),
         "y = 2 * x" => x.data.iter().map(|v| 2.0 * v).collect(),
@@ -291,16 +296,20 @@ fn typed_variants_run_on_the_references() {
             let dir = ptx.parent().unwrap().join("ref").join(&inst.name);
             let inputs = read_npys(&dir);
             let names: Vec<String> = inputs.keys().cloned().collect();
-            let got = npy::read(&run(&ptx, &dir, &names, &inst.sizes)).unwrap();
-            let want = npy::read(&dir.join("expected").join("y.npy")).unwrap();
-            let same = got
-                .data
-                .iter()
-                .zip(&want.data)
-                .all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0));
+            let y = run(&ptx, &dir, &names, &inst.sizes);
+            let mut same = true;
+            for (name, want) in read_npys(&dir.join("expected")) {
+                let got = npy::read(&y.with_file_name(format!("{name}.npy"))).unwrap();
+                assert_eq!(got.shape, want.shape, "{family}/{}: {name}", fx.variant);
+                same &= got
+                    .data
+                    .iter()
+                    .zip(&want.data)
+                    .all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0));
+            }
             let what = format!("{family}/{}/{}", fx.variant, inst.name);
             match fx.expect.as_str() {
-                "equivalent" => assert!(same, "{what}: {:?} vs {:?}", got.data, want.data),
+                "equivalent" => assert!(same, "{what}: differs from the reference"),
                 "refuted" => assert!(!same, "{what}: matches the reference"),
                 e => panic!("{what}: unexpected expectation {e}"),
             }
@@ -318,6 +327,7 @@ fn outputs_keep_their_dtype_and_integer_inputs_are_read_as_such() {
         ("byte_flags/adjacent", "'|b1'"),
         ("f64_poly/plain", "'<f8'"),
         ("int_add/widen", "'<i4'"),
+        ("atomic_typed/sum_count", "'<f8'"),
     ] {
         let ptx = root().join("ptx").join(format!("{ptx}.ptx"));
         let dir = ptx.parent().unwrap().join("ref");
