@@ -296,7 +296,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             "b64" | "u64" | "s64" | "f64" => 8,
             _ => {
                 return unsupported(format!(
-                    "{}: atomics on .{ty} are not supported (b32, u32, s32, f32; 64-bit types on shared memory)",
+                    "{}: atomics on .{ty} are not supported (b32, u32, s32, f32; 64-bit types on shared memory and on 8-byte tensor elements)",
                     ins.mnemonic()
                 ))
             }
