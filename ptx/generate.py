@@ -22,7 +22,7 @@ For every variant `ptx/<family>/<variant>.cu` (hand-written, one
     <variant>.launch.toml   the launch description (DESIGN.md "Launch descriptions")
     <variant>.fixture.toml  expected verdict, the variant it is compared with, race/bug
 and per family
-    ref/<instance>/<tensor>.npy            float32 inputs
+    ref/<instance>/<tensor>.npy            inputs (float32, or the launch dtype)
     ref/<instance>/expected/<tensor>.npy   float64 expected outputs (NumPy, from the
                                            math definition of the op)
 
@@ -666,6 +666,316 @@ VARIANTS.update({
         "about": "a __syncthreads inside the critical section"},
 })
 
+
+# Typed memory (issue 19, item 2): tensors of other element types than float32 (the
+# launch's `dtype`), 1-, 8- and 16-byte accesses, byte-granular races.
+FAMILIES.update({
+    "argmax": {
+        "spec": "y = torch.argmax(x, dim=1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["M", "N"], "role": "in"}),
+            ("out", {"tensor": "y", "shape": ["M"], "role": "out", "dtype": "int64"}),
+            ("m", "M"),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(M, 32)"],
+        "instances": [
+            {"name": "m3n4", "sizes": {"M": 3, "N": 4}},
+            {"name": "m5n5", "sizes": {"M": 5, "N": 5}},
+        ],
+        "note": "any M, N >= 1 (one thread per row; proved up to N = 5 with the default "
+                "--max-case-splits). Inputs are multiples of 1/2 in "
+                "[-2, 2], so rows have ties.",
+        # Ties: a twin that breaks them the other way must differ on the references.
+        "inputs": lambda rng, shp, dtype: (np.round(rng.uniform(-2.0, 2.0, size=shp) * 2) / 2
+                                           ).astype(np.float32),
+        "reference": lambda ins, sz: {"y": ins["x"].argmax(axis=1)},
+        "reference_variant": "first",
+    },
+    "masked_fill": {
+        "spec": "y = torch.where(m, 0.0, x)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in"}),
+            ("m", {"tensor": "m", "shape": ["N"], "role": "in", "dtype": "bool"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N (threads past N do nothing); m is a bool tensor (one byte each).",
+        "reference": lambda ins, sz: {"y": np.where(ins["m"] != 0, 0.0, ins["x"])},
+        "reference_variant": "bool_mask",
+    },
+    "f64_poly": {
+        "spec": "y = 0.5 * x * x + x",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in", "dtype": "float64"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "float64"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N; float64 tensors (8-byte elements).",
+        "reference": lambda ins, sz: {"y": 0.5 * ins["x"] * ins["x"] + ins["x"]},
+        "reference_variant": "plain",
+    },
+    "int_add": {
+        "spec": "y = a + b",
+        "params": [
+            ("a", {"tensor": "a", "shape": ["N"], "role": "in", "dtype": "int16"}),
+            ("b", {"tensor": "b", "shape": ["N"], "role": "in", "dtype": "int16"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "int32"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N; int16 inputs, int32 output (no overflow possible).",
+        "reference": lambda ins, sz: {"y": ins["a"] + ins["b"]},
+        "reference_variant": "widen",
+    },
+    "f16_affine": {
+        "spec": "y = 2 * x + 1",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in", "dtype": "float16"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "float16"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any even N; float16 tensors (2-byte elements; the f16 casts are read as "
+                "exact, as DESIGN's reals say).",
+        "reference": lambda ins, sz: {"y": 2 * ins["x"] + 1},
+        "reference_variant": "plain",
+    },
+    "atomic_typed": {
+        "spec": "y = x.sum(0, keepdim=True)\nc = torch.ones_like(x).sum(0, keepdim=True)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in", "dtype": "float64"}),
+            ("y", {"tensor": "y", "shape": [1], "role": "out", "dtype": "float64"}),
+            ("c", {"tensor": "c", "shape": [1], "role": "out", "dtype": "uint64"}),
+            ("n", "N"),
+        ],
+        "grid": [1],
+        "instances": [
+            {"name": "n5", "sizes": {"N": 5}},
+            {"name": "n32", "sizes": {"N": 32}},
+        ],
+        "note": "N <= 32 (one CTA of 32 threads).",
+        "reference": lambda ins, sz: {"y": ins["x"].sum(keepdims=True),
+                                      "c": np.array([sz["N"]], dtype=np.float64)},
+        "reference_variant": "sum_count",
+    },
+    "byte_copy": {
+        "spec": "y = x",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(4 * N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n13", "sizes": {"N": 13}},
+        ],
+        "note": "any N; one thread per byte (per_byte, shifted) or per element (halves).",
+        "reference": lambda ins, sz: {"y": ins["x"]},
+        "reference_variant": "per_byte",
+    },
+    "byte_flags": {
+        "spec": "y = torch.where(x > 0, 1, 0)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["N"], "role": "in"}),
+            ("y", {"tensor": "y", "shape": ["N"], "role": "out", "dtype": "bool"}),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n8", "sizes": {"N": 8}},
+            {"name": "n40", "sizes": {"N": 40}},
+        ],
+        "note": "any N; y is a bool tensor: four threads write the four bytes of a word.",
+        "reference": lambda ins, sz: {"y": (ins["x"] > 0).astype(np.float64)},
+        "reference_variant": "adjacent",
+    },
+})
+
+VARIANTS.update({
+    ("argmax", "first"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one thread per row, strict `>`: ties keep the first index; int64 output "
+                 "(st.global.u64) (reference)",
+        "checks": [
+            ("y = torch.argmax(x, dim=1)", "verified", None),
+            ("y = torch.argmax(x, dim=-1)", "verified", None),
+            ("y = torch.argmin(x, dim=1)", "refuted", None),
+        ]},
+    ("argmax", "last_on_ties"): {
+        "block": [32], "expect": "refuted",
+        "bug": "`>=` instead of `>`: a row whose maximum occurs twice gets the last index",
+        "about": "argmax with `>=`",
+        "checks": [
+            ("y = torch.argmax(x, dim=1)", "refuted", None),
+        ]},
+    ("argmax", "argmin"): {
+        "block": [32], "expect": "refuted",
+        "bug": "`<` instead of `>`: the index of the minimum",
+        "about": "argmax with the comparison flipped",
+        "checks": [
+            ("y = torch.argmax(x, dim=1)", "refuted", None),
+            ("y = torch.argmin(x, dim=1)", "verified", None),
+        ]},
+    ("masked_fill", "bool_mask"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = m[i] ? 0 : x[i] with m a bool tensor (ld.global.u8) (reference)",
+        "checks": [
+            ("y = torch.where(m, 0.0, x)", "verified", None),
+            ("y = torch.where(m, x, 0.0)", "refuted", None),
+        ]},
+    ("masked_fill", "inverted"): {
+        "block": [32], "expect": "refuted",
+        "bug": "the mask's sense is inverted: x is kept where m is true",
+        "about": "y[i] = m[i] ? x[i] : 0",
+        "checks": [
+            ("y = torch.where(m, 0.0, x)", "refuted", None),
+            ("y = torch.where(m, x, 0.0)", "verified", None),
+        ]},
+    ("masked_fill", "branch_store"): {
+        "block": [32], "expect": "equivalent",
+        "about": "bool_mask as an if/else of stores on the mask byte",
+        "checks": [
+            ("y = torch.where(m, 0.0, x)", "verified", None),
+        ]},
+    ("f64_poly", "plain"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = 0.5 * x[i] * x[i] + x[i] in double (reference)",
+        "checks": [
+            ("y = 0.5 * x * x + x", "verified", None),
+            ("y = 0.5 * x * x - x", "refuted", None),
+        ]},
+    ("f64_poly", "minus"): {
+        "block": [32], "expect": "refuted",
+        "bug": "0.5 x^2 - x: the linear term's sign flipped",
+        "about": "plain with - x",
+        "checks": [
+            ("y = 0.5 * x * x + x", "refuted", None),
+        ]},
+    ("f64_poly", "tenth"): {
+        "block": [32], "expect": "refuted",
+        "bug": "0.1 x^2 + x: the quadratic coefficient is 0.1, not 0.5",
+        "about": "plain with the double constant 0.1 (not an f32): the spec's decimals are "
+                 "rounded to the launch's float64",
+        "checks": [
+            ("y = 0.1 * x * x + x", "verified", None),
+            ("y = 0.5 * x * x + x", "refuted", None),
+        ]},
+    ("f64_poly", "vec2"): {
+        "block": [32], "expect": "equivalent",
+        "about": "plain, two elements per thread through double2 (ld/st.global.v2.f64)",
+        "checks": [
+            ("y = 0.5 * x * x + x", "verified", None),
+        ]},
+    ("int_add", "widen"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = (int)a[i] + (int)b[i] over int16 inputs and an int32 output "
+                 "(reference)",
+        "checks": [
+            ("y = a + b", "verified", None),
+            ("y = a - b", "refuted", None),
+        ]},
+    ("int_add", "difference"): {
+        "block": [32], "expect": "refuted",
+        "bug": "a - b instead of a + b",
+        "about": "widen with a subtraction",
+        "checks": [
+            ("y = a + b", "refuted", None),
+            ("y = a - b", "verified", None),
+        ]},
+    ("f16_affine", "plain"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = half(2 * float(x[i]) + 1) over float16 tensors (reference)",
+        "checks": [
+            ("y = 2 * x + 1", "verified", None),
+            ("y = 2 * x - 1", "refuted", None),
+        ]},
+    ("f16_affine", "swapped_pair"): {
+        "block": [32], "expect": "refuted",
+        "bug": "reads x[i ^ 1]: neighbouring elements swapped",
+        "about": "plain at the index i ^ 1",
+        "checks": [
+            ("y = 2 * x + 1", "refuted", None),
+        ]},
+    ("atomic_typed", "sum_count"): {
+        "block": [32], "expect": "equivalent",
+        "about": "atomicAdd of doubles into a float64 y[0] and of 1 into a uint64 c[0] "
+                 "(atom.global.add.f64/.u64 on 8-byte elements) (reference)",
+        "checks": [
+            ("y = x.sum(0, keepdim=True)\nc = torch.ones_like(x).sum(0, keepdim=True)",
+             "verified", None),
+        ]},
+    ("atomic_typed", "skip_last"): {
+        "block": [32], "expect": "refuted",
+        "bug": "i < n - 1: the last element is neither added nor counted",
+        "about": "sum_count with the bound off by one",
+        "checks": [
+            ("y = x.sum(0, keepdim=True)\nc = torch.ones_like(x).sum(0, keepdim=True)",
+             "refuted", None),
+        ]},
+    ("byte_copy", "per_byte"): {
+        "block": [32], "expect": "equivalent",
+        "about": "thread j copies byte j of x to y (ld/st.global.u8): each element is "
+                 "assembled from four threads' bytes (reference)",
+        "checks": [
+            ("y = x", "verified", None),
+            ("y = 2 * x", "refuted", None),
+        ]},
+    ("byte_copy", "shifted"): {
+        "block": [32], "expect": "refuted",
+        "bug": "reads four bytes further on: y[i] = x[i + 1], and 0 for the last element",
+        "about": "per_byte reading byte j + 4",
+        "checks": [
+            ("y = x", "refuted", None),
+        ]},
+    ("byte_copy", "swapped"): {
+        "block": [32], "expect": "unknown",
+        "reason": "from bytes of different values or of another type",
+        "about": "per_byte copying byte j ^ 1: each element of y is x's element with the "
+                 "bytes of its halves swapped, a bit-level mix",
+        "checks": [
+            ("y = x", "unknown", None),
+        ]},
+    ("byte_copy", "halves"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one thread per element copies it as two 16-bit halves (ld/st.global.u16)",
+        "checks": [
+            ("y = x", "verified", None),
+        ]},
+    ("byte_flags", "adjacent"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[i] = x[i] > 0 into a bool tensor: four threads write the four bytes of "
+                 "one word, which is no race (reference)",
+        "checks": [
+            ("y = torch.where(x > 0, 1, 0)", "verified", None),
+        ]},
+    ("byte_flags", "same_byte"): {
+        "block": [32], "expect": "race",
+        "race": "threads 2k and 2k+1 both store byte y[k] (st.global.u8) with nothing "
+                "ordering them",
+        "about": "adjacent with the index halved"},
+})
+
+
 def variants_of(family):
     return [v for (f, v) in VARIANTS if f == family]
 
@@ -845,6 +1155,18 @@ def eval_size(expr, sizes):
     return eval(expr, env)  # trusted: our own metadata
 
 
+def make_input(fam, rng, shp, dtype):
+    """Random input data of a launch dtype (floats uniform in [-2, 2])."""
+    if "inputs" in fam:
+        return fam["inputs"](rng, shp, dtype)
+    if dtype == "bool":
+        return rng.uniform(size=shp) < 0.5
+    if dtype.startswith(("int", "uint")):
+        lo = 0 if dtype.startswith("uint") else -5
+        return rng.integers(lo, 6, size=shp).astype(dtype)
+    return rng.uniform(-2.0, 2.0, size=shp).astype(dtype)
+
+
 def write_refs(family):
     fam = FAMILIES[family]
     ref_dir = os.path.join(HERE, family, "ref")
@@ -861,7 +1183,7 @@ def write_refs(family):
                 if a["role"] == "out":
                     outs[a["tensor"]] = shp
                 else:
-                    inputs[a["tensor"]] = rng.uniform(-2.0, 2.0, size=shp).astype(np.float32)
+                    inputs[a["tensor"]] = make_input(fam, rng, shp, a.get("dtype", "float32"))
         for t, arr in inputs.items():
             np.save(os.path.join(d, f"{t}.npy"), arr)
         exp = fam["reference"]({k: v.astype(np.float64) for k, v in inputs.items()}, inst["sizes"])

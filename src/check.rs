@@ -105,8 +105,10 @@ pub struct CheckOptions {
     pub all_sizes: bool,
 }
 
-/// The float type of a kernel's tensors, for rounding the spec's decimal constants.
-fn float_type(kernel: &Kernel) -> torch::FloatType {
+/// The float type of a kernel's tensors, for rounding the spec's decimal constants: the
+/// element type of the first float tensor parameter of a TTIR kernel; for a PTX kernel
+/// (whose pointers are untyped) the launch's dtype of its first float tensor.
+fn float_type(kernel: &Kernel, inst: &Instance) -> torch::FloatType {
     use crate::triton_ir::ast::{FloatKind, Type};
     let entry = kernel.module.entry();
     // The element type of the first float tensor parameter.
@@ -120,6 +122,16 @@ fn float_type(kernel: &Kernel) -> torch::FloatType {
             },
             _ => None,
         });
+    let kind = kind.or_else(|| {
+        kernel.ptx.as_ref()?;
+        inst.tensors.iter().find_map(|t| match t.dtype {
+            crate::launch::Dtype::F64 => Some(FloatKind::F64),
+            crate::launch::Dtype::F16 => Some(FloatKind::F16),
+            crate::launch::Dtype::Bf16 => Some(FloatKind::BF16),
+            crate::launch::Dtype::F32 => Some(FloatKind::F32),
+            _ => None,
+        })
+    });
     match kind {
         Some(FloatKind::F64) => torch::FloatType::F64,
         Some(FloatKind::F16) => torch::FloatType::F16,
@@ -239,7 +251,7 @@ fn spec_formulas(
         scalars: &scalars,
         values: &values,
         sizes: &sizes,
-        float: float_type(kernel),
+        float: float_type(kernel, inst),
     };
     program.formulas(terms, &env).map_err(|e| e.to_string())
 }
@@ -333,7 +345,7 @@ pub fn spec_terms(
         scalars: &scalars,
         values: &values,
         sizes: &inst.sizes,
-        float: float_type(kernel),
+        float: float_type(kernel, inst),
     };
     let expected = program
         .instantiate(terms, &env)
@@ -766,10 +778,18 @@ impl Report {
                             tensor: t.name.as_str().into(),
                             index,
                         };
-                        value(
+                        let v = value(
                             leaf,
                             given.get(&t.name).and_then(|a| a.data.get(flat).copied()),
-                        )
+                        );
+                        // Integer tensors hold integers of their dtype, as the
+                        // refuter's points do (`Terms::fit_input_value`).
+                        match t.dtype.int_range() {
+                            Some((lo, hi)) if v.is_finite() => {
+                                v.round().clamp(lo as f64, hi as f64)
+                            }
+                            _ => v,
+                        }
                     })
                     .collect();
                 (

@@ -42,7 +42,13 @@ impl PointInputs {
                         tensor: t.name.as_str().into(),
                         index: t.unravel(flat).into(),
                     };
-                    point_value(seed, &leaf)
+                    let v = point_value(seed, &leaf);
+                    // Integer tensors take integers in their dtype's range, as the
+                    // refuter's points do (`Terms::fit_input_value`).
+                    match t.dtype.int_range() {
+                        Some((lo, hi)) => v.round().clamp(lo as f64, hi as f64),
+                        None => v,
+                    }
                 })
                 .collect();
             let shape = t.shape.clone();

@@ -305,7 +305,25 @@ impl Kernel {
                         t.name, a.shape, t.shape, inst.sizes
                     )))
                 }
-                Some(a) => data.push(Some(a.data.clone())),
+                Some(a) => {
+                    // An integer tensor holds integers of its dtype: anything else is a
+                    // wrong input, not a value to round silently.
+                    if let Some((lo, hi)) = t.dtype.int_range() {
+                        let bad = a.data.iter().position(|&x| {
+                            !(x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64)
+                        });
+                        if let Some(k) = bad {
+                            return Err(Error::Usage(format!(
+                                "--input {}: element {:?} is {}, which the launch's dtype {} cannot hold",
+                                t.name,
+                                t.unravel(k),
+                                a.data[k],
+                                t.dtype
+                            )));
+                        }
+                    }
+                    data.push(Some(a.data.clone()))
+                }
                 None if exec::role_reads_input(t.role) => {
                     return Err(Error::Usage(format!(
                         "missing --input {}=FILE.npy (tensor `{}`, shape {:?}, role {:?})",

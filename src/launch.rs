@@ -43,6 +43,8 @@ enum ArgToml {
         shape: Vec<IntOrExpr>,
         #[serde(default)]
         role: Role,
+        #[serde(default)]
+        dtype: Option<String>,
     },
     Scalar {
         scalar: String,
@@ -93,6 +95,7 @@ pub enum ArgBinding {
         tensor: String,
         shape: Vec<Expr>,
         role: Role,
+        dtype: Dtype,
     },
     /// A real-valued argument kept symbolic (`{ scalar = "eps" }`).
     Scalar(String),
@@ -126,6 +129,123 @@ pub struct TensorDecl {
     pub name: String,
     pub shape: Vec<usize>,
     pub role: Role,
+    /// The element type (`dtype = "int64"` in the launch; float32 by default).
+    pub dtype: Dtype,
+}
+
+/// The element type of a launch tensor: how many bytes an element takes and whether its
+/// elements are reals (floats) or integers (exact, within the type's range).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    #[default]
+    F32,
+    F16,
+    Bf16,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    Bool,
+}
+
+impl Dtype {
+    /// Every dtype, for messages and tests.
+    pub const ALL: [Dtype; 13] = [
+        Dtype::F32,
+        Dtype::F16,
+        Dtype::Bf16,
+        Dtype::F64,
+        Dtype::I8,
+        Dtype::I16,
+        Dtype::I32,
+        Dtype::I64,
+        Dtype::U8,
+        Dtype::U16,
+        Dtype::U32,
+        Dtype::U64,
+        Dtype::Bool,
+    ];
+
+    /// Read a launch `dtype`: NumPy/PyTorch names (`float32`, `int64`, `bool`, …) or
+    /// PTX-style short ones (`f32`, `s64`/`i64`, `u8`, …).
+    pub fn parse(s: &str) -> Option<Dtype> {
+        Some(match s.trim().trim_start_matches("torch.") {
+            "float32" | "f32" | "float" => Dtype::F32,
+            "float16" | "f16" | "half" => Dtype::F16,
+            "bfloat16" | "bf16" => Dtype::Bf16,
+            "float64" | "f64" | "double" => Dtype::F64,
+            "int8" | "i8" | "s8" => Dtype::I8,
+            "int16" | "i16" | "s16" => Dtype::I16,
+            "int32" | "i32" | "s32" => Dtype::I32,
+            "int64" | "i64" | "s64" | "long" => Dtype::I64,
+            "uint8" | "u8" => Dtype::U8,
+            "uint16" | "u16" => Dtype::U16,
+            "uint32" | "u32" => Dtype::U32,
+            "uint64" | "u64" => Dtype::U64,
+            "bool" => Dtype::Bool,
+            _ => return None,
+        })
+    }
+
+    /// The NumPy name (`float32`, `int64`, `bool`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "float32",
+            Dtype::F16 => "float16",
+            Dtype::Bf16 => "bfloat16",
+            Dtype::F64 => "float64",
+            Dtype::I8 => "int8",
+            Dtype::I16 => "int16",
+            Dtype::I32 => "int32",
+            Dtype::I64 => "int64",
+            Dtype::U8 => "uint8",
+            Dtype::U16 => "uint16",
+            Dtype::U32 => "uint32",
+            Dtype::U64 => "uint64",
+            Dtype::Bool => "bool",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Dtype::I8 | Dtype::U8 | Dtype::Bool => 1,
+            Dtype::F16 | Dtype::Bf16 | Dtype::I16 | Dtype::U16 => 2,
+            Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
+            Dtype::F64 | Dtype::I64 | Dtype::U64 => 8,
+        }
+    }
+
+    /// Whether elements are reals (a float type).
+    pub fn is_float(self) -> bool {
+        matches!(self, Dtype::F32 | Dtype::F16 | Dtype::Bf16 | Dtype::F64)
+    }
+
+    /// The integers an element of an integer dtype can hold (`None` for floats); a
+    /// `bool` holds 0 and 1.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        let bits = 8 * self.bytes() as u32;
+        match self {
+            Dtype::Bool => Some((0, 1)),
+            Dtype::U8 | Dtype::U16 | Dtype::U32 | Dtype::U64 => Some((0, (1i128 << bits) - 1)),
+            Dtype::I8 | Dtype::I16 | Dtype::I32 | Dtype::I64 => {
+                Some((-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Dtype {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl TensorDecl {
@@ -143,6 +263,18 @@ impl TensorDecl {
             }
         }
         index
+    }
+}
+
+impl Instance {
+    /// The NumPy dtype `lift run` writes tensor `name` as: its own for integer and bool
+    /// tensors, float64 for every float tensor (concrete runs compute in f64, the
+    /// reals approximated) and for names that are no tensor.
+    pub fn npy_dtype(&self, name: &str) -> &'static str {
+        match self.tensors.iter().find(|t| t.name == name) {
+            Some(t) if !t.dtype.is_float() => t.dtype.name(),
+            _ => "float64",
+        }
     }
 }
 
@@ -206,7 +338,17 @@ impl Launch {
                     tensor,
                     shape,
                     role,
+                    dtype,
                 } => ArgBinding::Tensor {
+                    dtype: match dtype {
+                        None => Dtype::F32,
+                        Some(d) => Dtype::parse(&d).ok_or_else(|| {
+                            err(format!(
+                                "args.{name}: unknown dtype \"{d}\" (known: {})",
+                                Dtype::ALL.map(Dtype::name).join(", ")
+                            ))
+                        })?,
+                    },
                     tensor,
                     shape: shape
                         .iter()
@@ -304,6 +446,7 @@ impl Launch {
                     tensor,
                     shape,
                     role,
+                    dtype,
                 } => {
                     let mut dims = Vec::with_capacity(shape.len());
                     for d in shape {
@@ -314,9 +457,13 @@ impl Launch {
                         dims.push(v as usize);
                     }
                     match tensors.iter().position(|t| &t.name == tensor) {
-                        Some(i) if tensors[i].shape != dims || tensors[i].role != *role => {
+                        Some(i)
+                            if tensors[i].shape != dims
+                                || tensors[i].role != *role
+                                || tensors[i].dtype != *dtype =>
+                        {
                             return Err(err(format!(
-                                "tensor {tensor} is bound twice with different shapes or roles"
+                                "tensor {tensor} is bound twice with different shapes, roles or dtypes"
                             )))
                         }
                         Some(i) => ArgValue::Tensor(i),
@@ -325,6 +472,7 @@ impl Launch {
                                 name: tensor.clone(),
                                 shape: dims,
                                 role: *role,
+                                dtype: *dtype,
                             });
                             ArgValue::Tensor(tensors.len() - 1)
                         }
@@ -646,6 +794,66 @@ alpha = { value = 0.5 }
         assert_eq!(inst.tensors[y].shape, vec![3, 5]);
         assert_eq!(inst.tensors[y].role, Role::Out);
         assert_eq!(inst.tensors[y].unravel(7), vec![1, 2]);
+    }
+
+    #[test]
+    fn tensors_have_a_dtype_float32_by_default() {
+        let text = r#"
+            sizes = { N = 3 }
+            [args]
+            x = { tensor = "x", shape = ["N"] }
+            y = { tensor = "y", shape = ["N"], role = "out", dtype = "int64" }
+            m = { tensor = "m", shape = ["N"], dtype = "bool" }
+            h = { tensor = "h", shape = ["N"], dtype = "f16" }
+        "#;
+        let inst = Launch::parse(text, "t.toml")
+            .unwrap()
+            .instantiate(&BTreeMap::new())
+            .unwrap();
+        let dtype = |n: &str| inst.tensors.iter().find(|t| t.name == n).unwrap().dtype;
+        assert_eq!(dtype("x"), Dtype::F32);
+        assert_eq!(dtype("y"), Dtype::I64);
+        assert_eq!(dtype("m"), Dtype::Bool);
+        assert_eq!(dtype("h"), Dtype::F16);
+        assert_eq!(
+            (Dtype::I64.bytes(), Dtype::Bool.bytes(), Dtype::F16.bytes()),
+            (8, 1, 2)
+        );
+        assert_eq!(Dtype::Bool.int_range(), Some((0, 1)));
+        assert_eq!(Dtype::I8.int_range(), Some((-128, 127)));
+        assert_eq!(Dtype::U16.int_range(), Some((0, 65535)));
+        assert_eq!(Dtype::F64.int_range(), None);
+        assert_eq!(inst.npy_dtype("y"), "int64");
+        assert_eq!(inst.npy_dtype("m"), "bool");
+        assert_eq!(inst.npy_dtype("x"), "float64");
+        for d in Dtype::ALL {
+            assert_eq!(Dtype::parse(d.name()), Some(d));
+        }
+    }
+
+    #[test]
+    fn bad_dtypes_are_errors_naming_the_argument() {
+        let text = r#"
+            [args]
+            y = { tensor = "y", shape = [2], dtype = "int128" }
+        "#;
+        let e = Launch::parse(text, "t.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("t.toml") && e.contains("args.y") && e.contains("int128"),
+            "{e}"
+        );
+        // One tensor bound twice with two dtypes.
+        let text = r#"
+            [args]
+            a = { tensor = "y", shape = [2], dtype = "int32" }
+            b = { tensor = "y", shape = [2], dtype = "int64" }
+        "#;
+        let e = Launch::parse(text, "t.toml")
+            .unwrap()
+            .instantiate(&BTreeMap::new())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("dtypes"), "{e}");
     }
 
     #[test]

@@ -436,7 +436,7 @@ fn run(command: Command) -> Result<i32, Error> {
             })?;
             for (name, array) in &result.outputs {
                 let path = out.join(format!("{name}.npy"));
-                npy::write(&path, array)?;
+                npy::write_as(&path, array, inst.npy_dtype(name))?;
                 println!("wrote {} {:?}", show(&path), array.shape);
             }
             Ok(0)
@@ -528,7 +528,11 @@ fn finish(
                 message: format!("cannot create directory: {e}"),
             })?;
             for (name, array) in &arrays {
-                npy::write(&dir.join(format!("{name}.npy")), array)?;
+                npy::write_as(
+                    &dir.join(format!("{name}.npy")),
+                    array,
+                    inst.npy_dtype(name),
+                )?;
             }
             if !scalars.is_empty() {
                 let text: String = scalars

@@ -540,6 +540,11 @@ impl Refuter<'_> {
         let mut values = Vec::with_capacity(self.leaves.len());
         for (t, leaf) in &self.leaves {
             let v = value(leaf);
+            // Elements of integer tensors take integer values in their range.
+            let v = match leaf {
+                Leaf::Input { tensor, .. } => self.terms.fit_input_value(tensor, v),
+                Leaf::Param(_) => v,
+            };
             lv.insert(*t, v);
             values.push((leaf.clone(), v));
         }

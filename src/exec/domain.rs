@@ -87,6 +87,19 @@ pub trait Domain {
     fn witness(&mut self, _c: Self::V) -> Option<String> {
         None
     }
+    /// The exact integer `n` (an element of an integer tensor, a sign-extended value).
+    fn integer(&mut self, n: i128) -> Self::V {
+        self.constant(n as f64)
+    }
+    /// Declare the elements of input tensor number `tensor` integers in `lo..=hi` (its
+    /// launch dtype): the refuter and race witnesses then pick integers there.
+    fn declare_int_input(&mut self, _tensor: usize, _lo: i128, _hi: i128) {}
+    /// The integers `a` takes on every input, where the domain can tell: a number that
+    /// is an integer, or (symbolic) an integer-valued term over integer inputs.
+    fn int_range(&self, a: Self::V) -> Option<(i128, i128)> {
+        let x = self.as_number(a)?;
+        (x.fract() == 0.0 && x.abs() < 2f64.powi(100)).then_some((x as i128, x as i128))
+    }
 }
 
 /// Symbolic execution: every real value is a term over the inputs.
@@ -168,6 +181,18 @@ impl Domain for Symbolic<'_> {
     fn witness(&mut self, c: TermId) -> Option<String> {
         witness(self.terms, c)
     }
+    fn integer(&mut self, n: i128) -> TermId {
+        use num_bigint::BigInt;
+        self.terms
+            .constant(num_rational::BigRational::from_integer(BigInt::from(n)))
+    }
+    fn declare_int_input(&mut self, tensor: usize, lo: i128, hi: i128) {
+        let name = self.tensor_names[tensor].clone();
+        self.terms.declare_int_input(&name, lo, hi);
+    }
+    fn int_range(&self, a: TermId) -> Option<(i128, i128)> {
+        self.terms.int_range(a)
+    }
 }
 
 /// Searches for inputs making the condition `c` true: a fixed pseudo-random sequence
@@ -201,16 +226,20 @@ fn witness(terms: &Terms, c: TermId) -> Option<String> {
     for round in 0..2000u32 {
         let values: Vec<f64> = leaves
             .iter()
-            .map(|_| {
+            .map(|&l| {
                 let r = next();
-                if round < 1000 {
+                let fit = |v: f64| match terms.node(l) {
+                    Node::Input { tensor, .. } => terms.fit_input_value(tensor, v),
+                    _ => v,
+                };
+                fit(if round < 1000 {
                     // multiples of 1/4 in [-4, 4]
                     ((r % 33) as f64 - 16.0) / 4.0
                 } else {
                     let u = (r >> 11) as f64 / (1u64 << 53) as f64;
                     let scale = [1.0, 100.0, 1e4][(r % 3) as usize];
                     ((2.0 * u - 1.0) * scale) as f32 as f64
-                }
+                })
             })
             .collect();
         let value_of = |want: &Node| {

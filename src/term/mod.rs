@@ -224,6 +224,11 @@ pub struct Terms {
     /// such as `log(1/2)`, which the real-domain folds must evaluate to see NaN).
     closed: Vec<bool>,
     ids: FxHashMap<Node, TermId>,
+    /// Input tensors whose elements are integers (a launch `dtype` such as `int64` or
+    /// `bool`), with the range every element lies in: the same contract as the TTIR
+    /// interpreter's data-dependent integers. Points chosen for such inputs (the
+    /// refuter's, the race witness's) are integers in the range.
+    int_inputs: FxHashMap<Arc<str>, (i128, i128)>,
 }
 
 /// Largest number of bits a folded power of a constant may have; beyond it the power
@@ -1011,6 +1016,89 @@ impl Terms {
     /// The id of `op(args)` if it exists already (never inserts).
     pub fn find_opaque(&self, op: &str, args: &[TermId]) -> Option<TermId> {
         self.ids.get(&Node::Opaque(op.into(), args.into())).copied()
+    }
+    /// Declare the elements of input tensor `tensor` integers in `lo..=hi`.
+    pub fn declare_int_input(&mut self, tensor: &str, lo: i128, hi: i128) {
+        self.int_inputs.insert(tensor.into(), (lo, hi));
+    }
+    /// The declared range of an integer input tensor (`None`: its elements are reals).
+    pub fn int_input(&self, tensor: &str) -> Option<(i128, i128)> {
+        self.int_inputs.get(tensor).copied()
+    }
+    /// A point's value `v` for an element of `tensor`, made an integer in the declared
+    /// range where the tensor is an integer one (rounded, then clamped); reals unchanged.
+    pub fn fit_input_value(&self, tensor: &str, v: f64) -> f64 {
+        match self.int_input(tensor) {
+            Some((lo, hi)) if v.is_finite() => v.round().clamp(lo as f64, hi as f64),
+            Some((lo, _)) => lo as f64,
+            None => v,
+        }
+    }
+    /// The integers `id` can take on every input, when it is an integer-valued term this
+    /// can see: integer constants, elements of integer inputs, and selects, sums,
+    /// products, maxima and minima of those. `None` when unknown (a real, an opaque node).
+    pub fn int_range(&self, id: TermId) -> Option<(i128, i128)> {
+        self.int_range_depth(id, 0)
+    }
+    fn int_range_depth(&self, id: TermId, depth: u32) -> Option<(i128, i128)> {
+        const LIMIT: i128 = 1 << 100;
+        if depth > 64 {
+            return None;
+        }
+        let r = match self.node(id) {
+            Node::Const(c) if c.is_integer() => {
+                let n = c.to_integer();
+                let n: i128 = n.to_string().parse().ok()?;
+                (n, n)
+            }
+            Node::Input { tensor, .. } => self.int_input(tensor)?,
+            Node::Select(_, a, b) => {
+                let (x, y) = (
+                    self.int_range_depth(*a, depth + 1)?,
+                    self.int_range_depth(*b, depth + 1)?,
+                );
+                (x.0.min(y.0), x.1.max(y.1))
+            }
+            Node::Max(xs) | Node::Min(xs) => {
+                let max = matches!(self.node(id), Node::Max(_));
+                let mut acc: Option<(i128, i128)> = None;
+                for &x in xs.iter() {
+                    let r = self.int_range_depth(x, depth + 1)?;
+                    acc = Some(match acc {
+                        None => r,
+                        Some(a) if max => (a.0.max(r.0), a.1.max(r.1)),
+                        Some(a) => (a.0.min(r.0), a.1.min(r.1)),
+                    });
+                }
+                acc?
+            }
+            Node::Add(xs) => {
+                let (mut lo, mut hi) = (0i128, 0i128);
+                for &x in xs.iter() {
+                    let r = self.int_range_depth(x, depth + 1)?;
+                    lo = lo.checked_add(r.0)?;
+                    hi = hi.checked_add(r.1)?;
+                }
+                (lo, hi)
+            }
+            Node::Mul(xs) => {
+                let (mut lo, mut hi) = (1i128, 1i128);
+                for &x in xs.iter() {
+                    let r = self.int_range_depth(x, depth + 1)?;
+                    let c = [
+                        lo.checked_mul(r.0)?,
+                        lo.checked_mul(r.1)?,
+                        hi.checked_mul(r.0)?,
+                        hi.checked_mul(r.1)?,
+                    ];
+                    lo = *c.iter().min()?;
+                    hi = *c.iter().max()?;
+                }
+                (lo, hi)
+            }
+            _ => return None,
+        };
+        (r.0.abs() < LIMIT && r.1.abs() < LIMIT).then_some(r)
     }
     /// The exact integer `value` (a bit pattern, as an operand of an opaque node).
     pub fn bits(&mut self, value: u64) -> TermId {

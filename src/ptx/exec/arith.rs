@@ -67,6 +67,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 _ => return unsupported(format!("float comparison .{cmp}")),
             };
             self.domain.cmp(op, fa, fb)
+        } else if let Some(r) = self.int_cmp(cmp, ty, a, b) {
+            r
         } else if self.is_symbolic(a) || self.is_symbolic(b) {
             let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
             Truth::Unknown(self.opaque(&format!("setp.{cmp}.{ty}"), &[sa, sb])?)
@@ -107,6 +109,118 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             d => self.write(t, d, v),
         }
+    }
+
+    /// The range of a data-dependent integer `s` when every integer in it reads back
+    /// as itself from the bits of type `ty` (signed for `.s`, unsigned for `.u`, either
+    /// for `.b`).
+    pub(super) fn int_value_range(&self, s: D::V, ty: &str) -> Option<(i128, i128)> {
+        let r = self.domain.int_range(s)?;
+        let w = width(ty);
+        let ok = match ty.as_bytes().first() {
+            Some(b's') => super::typed::fits(r, w, true),
+            Some(b'u') => super::typed::fits(r, w, false),
+            _ => super::typed::fits(r, w, true) || super::typed::fits(r, w, false),
+        };
+        ok.then_some(r)
+    }
+
+    /// An integer comparison with a data-dependent side, exact where both sides are
+    /// integers whose ranges the type holds: the comparison of the two integers.
+    fn int_cmp(&mut self, cmp: &str, ty: &str, a: Val<D::V>, b: Val<D::V>) -> Option<Truth<D::V>> {
+        if !matches!(a, Val::Sym(_)) && !matches!(b, Val::Sym(_)) {
+            return None;
+        }
+        let w = width(ty);
+        let signed = match cmp {
+            "lt" | "le" | "gt" | "ge" => ty.starts_with('s'),
+            "lo" | "ls" | "hi" | "hs" => false,
+            "eq" | "ne" => ty.starts_with('s'),
+            _ => return None,
+        };
+        let ity = if signed {
+            format!("s{w}")
+        } else {
+            format!("u{w}")
+        };
+        let mut side = |v: Val<D::V>| -> Option<D::V> {
+            match v {
+                Val::Sym(s) => self.int_value_range(s, &ity).map(|_| s),
+                Val::Bits(x) => {
+                    let n = if signed {
+                        sext(x, w) as i128
+                    } else {
+                        mask_w(x, w) as i128
+                    };
+                    Some(self.domain.integer(n))
+                }
+                _ => None,
+            }
+        };
+        let (x, y) = (side(a)?, side(b)?);
+        let op = match cmp {
+            "eq" => CmpOp::Eq,
+            "ne" => CmpOp::Ne,
+            "lt" | "lo" => CmpOp::Lt,
+            "le" | "ls" => CmpOp::Le,
+            "gt" | "hi" => CmpOp::Gt,
+            _ => CmpOp::Ge,
+        };
+        Some(self.domain.cmp(op, x, y))
+    }
+
+    /// `add`/`sub`/`mul.lo`/`mul.wide`/`mad.lo`/`mad.wide`/`min`/`max`/`neg` with a
+    /// data-dependent integer operand whose range its type holds: the same operation
+    /// on the integers (the result's low bits are the register's, whatever the range);
+    /// `None` where that does not apply (the caller goes opaque).
+    fn int_exact(
+        &mut self,
+        op: &str,
+        ty: &str,
+        wide: bool,
+        hi: bool,
+        args: &[Val<D::V>],
+    ) -> Option<Val<D::V>> {
+        if hi || !matches!(op, "add" | "sub" | "mul" | "mad" | "min" | "max" | "neg") {
+            return None;
+        }
+        let w = width(ty);
+        let signed = ty.starts_with('s');
+        let wide_w = if wide { (2 * w).min(64) } else { w };
+        let mut xs = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            // mad.wide's addend has the doubled width.
+            let aw = if op == "mad" && k == 2 { wide_w } else { w };
+            let ity = format!("{}{aw}", if signed { 's' } else { 'u' });
+            xs.push(match *a {
+                Val::Sym(s) => self.int_value_range(s, &ity).map(|_| s)?,
+                Val::Bits(b) => {
+                    let n = if signed {
+                        sext(b, aw) as i128
+                    } else {
+                        mask_w(b, aw) as i128
+                    };
+                    self.domain.integer(n)
+                }
+                _ => return None,
+            });
+        }
+        let x = |i: usize| xs.get(i).copied();
+        let v = match op {
+            "add" => self.domain.binary(Binary::Add, x(0)?, x(1)?),
+            "sub" => self.domain.binary(Binary::Sub, x(0)?, x(1)?),
+            "mul" => self.domain.binary(Binary::Mul, x(0)?, x(1)?),
+            "mad" => {
+                let p = self.domain.binary(Binary::Mul, x(0)?, x(1)?);
+                self.domain.binary(Binary::Add, p, x(2)?)
+            }
+            "min" => self.domain.binary(Binary::Min, x(0)?, x(1)?),
+            "max" => self.domain.binary(Binary::Max, x(0)?, x(1)?),
+            _ => self.domain.neg(x(0)?),
+        };
+        // min/max are not among the shapes whose range the domain follows.
+        self.domain.int_range(v)?;
+        Some(Val::Sym(v))
     }
 
     pub(super) fn logic(
@@ -150,6 +264,23 @@ impl<'a, D: Domain> Sim<'a, D> {
             })
             .map_or("", |s| s.as_str());
         let sat = ins.has("sat");
+        // A data-dependent integer whose range the source type holds converts exactly:
+        // to an integer type its bits stay its value (the register's low bits), to a
+        // float type it is that real where the float type holds every integer of it.
+        if let (Val::Sym(s), false, true) = (a, is_float_ty(aty), !sat) {
+            if let Some(r) = self.int_value_range(s, aty) {
+                let exact_float = |bits: u32| r.0.abs() <= 1 << bits && r.1.abs() <= 1 << bits;
+                let v = match dty {
+                    d if !is_float_ty(d) => Some(Val::Sym(s)),
+                    "f64" if exact_float(53) => Some(Val::Float(s)),
+                    "f32" if exact_float(24) => Some(Val::Float(s)),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    return self.write(t, &ins.operands[0], v);
+                }
+            }
+        }
         if self.is_symbolic(a) {
             let mn = ins.mnemonic();
             let v = match (is_float_ty(dty), is_float_ty(aty)) {
@@ -345,6 +476,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         } else {
             None
         };
+        if !uses_carry && !ins.has("cc") && args.iter().any(|a| matches!(a, Val::Sym(_))) {
+            if let Some(v) = self.int_exact(op, ty, ins.has("wide"), ins.has("hi"), &args) {
+                return Ok(v);
+            }
+        }
         if args.iter().any(|a| self.is_symbolic(*a))
             || carry_in.is_some_and(|c| self.is_symbolic(c))
         {

@@ -296,7 +296,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             "b64" | "u64" | "s64" | "f64" => 8,
             _ => {
                 return unsupported(format!(
-                    "{}: atomics on .{ty} are not supported (b32, u32, s32, f32; 64-bit types on shared memory)",
+                    "{}: atomics on .{ty} are not supported (b32, u32, s32, f32; 64-bit types on shared memory and on 8-byte tensor elements)",
                     ins.mnemonic()
                 ))
             }
@@ -353,10 +353,21 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         let place = self.place(t, addr, size, space)?;
         if let Place::Tensor(i, off) = place {
-            if size != ELEM_BYTES || off % ELEM_BYTES != 0 {
+            let e = self.elem_bytes(i);
+            if size != e || off % e != 0 {
+                let td = &self.inst.tensors[i];
+                let kind = if td.dtype.is_float() {
+                    "floats"
+                } else {
+                    "integers"
+                };
                 return unsupported(format!(
-                    "`{}`: a {size}-byte atomic at byte {off} of `{}` (tensors hold 4-byte floats; typed memory is pending)",
-                    ins.mnemonic(), self.inst.tensors[i].name
+                    "`{}`: a {size}-byte atomic at byte {off} of `{}`, whose elements are \
+                     {e}-byte {kind} ({}); atomics on part of an element or on several are \
+                     not modelled",
+                    ins.mnemonic(),
+                    td.name,
+                    td.dtype
                 ));
             }
             let td = &self.inst.tensors[i];
@@ -366,7 +377,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     format!(
                         "atomic on `{}`{:?}, which the launch declares as an input",
                         td.name,
-                        td.unravel((off / ELEM_BYTES) as usize)
+                        td.unravel((off / e) as usize)
                     ),
                 );
             }
@@ -402,23 +413,17 @@ impl<'a, D: Domain> Sim<'a, D> {
         // The old value.
         let old = match place {
             Place::Tensor(i, off) => {
-                let flat = (off / ELEM_BYTES) as usize;
-                let td = &self.inst.tensors[i];
-                if let Some((v, _)) = self.global[i][flat] {
-                    Val::Float(v)
-                } else if td.role == Role::Out {
-                    let m = format!(
-                        "`{}` on `{}`{:?}, an output element no thread wrote before (zero it in the kernel first, or declare the tensor inout)",
-                        ins.mnemonic(), td.name, td.unravel(flat)
-                    );
-                    return fail(ErrorKind::NeverWritten, m);
-                } else if let Some(v) = self.inputs.get(&(i, flat as u64)) {
-                    Val::Float(*v)
-                } else {
-                    let index = td.unravel(flat);
-                    let v = self.domain.input(i, &index, flat);
-                    self.inputs.insert((i, flat as u64), v);
-                    Val::Float(v)
+                let flat = (off / self.elem_bytes(i)) as usize;
+                match self.tensor_elem(i, flat) {
+                    Some(v) => self.elem_to_val(i, v),
+                    None => {
+                        let td = &self.inst.tensors[i];
+                        let m = format!(
+                            "`{}` on `{}`{:?}, an output element no thread wrote before (zero it in the kernel first, or declare the tensor inout)",
+                            ins.mnemonic(), td.name, td.unravel(flat)
+                        );
+                        return fail(ErrorKind::NeverWritten, m);
+                    }
                 }
             }
             Place::Shared(vi, off) => match self.shared.get(&addr) {
@@ -464,9 +469,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         // Write the new value.
         match place {
             Place::Tensor(i, off) => {
-                let fv = self.float(new, "f32")?;
+                let fv = self.val_to_elem(i, new, ty)?;
                 let site = self.site(pc, ins);
-                let flat = (off / ELEM_BYTES) as usize;
+                let flat = (off / self.elem_bytes(i)) as usize;
                 self.global[i][flat] = Some((fv, site));
             }
             Place::Shared(..) => {

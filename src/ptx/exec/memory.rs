@@ -179,15 +179,17 @@ impl<'a, D: Domain> Sim<'a, D> {
                     format!("address {addr:#x} is in no tensor"),
                 );
             };
-            let bytes = td.numel() as u64 * ELEM_BYTES;
+            let e = td.dtype.bytes();
+            let bytes = td.numel() as u64 * e;
             if off + size > bytes {
                 return fail(
                     ErrorKind::OutOfBounds,
                     format!(
-                        "global access at byte {off} of `{}` (element {}), outside its {} elements",
+                        "global access of {size} bytes at byte {off} of `{}` (element {}), outside its {} elements of {e} bytes ({})",
                         td.name,
-                        off as i64 / ELEM_BYTES as i64,
-                        td.numel()
+                        off as i64 / e as i64,
+                        td.numel(),
+                        td.dtype
                     ),
                 );
             }
@@ -356,36 +358,28 @@ impl<'a, D: Domain> Sim<'a, D> {
         addr: u64,
         size: u64,
         space: Option<Space>,
-        _ty: &str,
+        ty: &str,
     ) -> Result<Val<D::V>, Fail> {
         match self.place(t, addr, size, space)? {
             Place::Tensor(i, off) => {
-                if size != ELEM_BYTES || off % ELEM_BYTES != 0 {
-                    return unsupported(format!(
-                        "a {size}-byte global access at byte {off} (tensors hold 4-byte floats)"
-                    ));
-                }
                 self.log_global(t, pc, i, off, size, false)?;
-                let flat = off / ELEM_BYTES;
-                let td = &self.inst.tensors[i];
-                if let Some((v, _)) = self.global[i][flat as usize] {
-                    return Ok(Val::Float(v));
+                let e = self.elem_bytes(i);
+                if size != e || off % e != 0 {
+                    return self.load_bytes(t, pc, i, off, size, ty);
                 }
-                if td.role == Role::Out {
-                    let m = format!(
-                        "read of `{}`{:?}, an output element no thread wrote before",
-                        td.name,
-                        td.unravel(flat as usize)
-                    );
-                    return Ok(self.uninit(t, pc, (off, size), m));
+                let flat = (off / e) as usize;
+                match self.tensor_elem(i, flat) {
+                    Some(v) => Ok(self.elem_to_val(i, v)),
+                    None => {
+                        let td = &self.inst.tensors[i];
+                        let m = format!(
+                            "read of `{}`{:?}, an output element no thread wrote before",
+                            td.name,
+                            td.unravel(flat)
+                        );
+                        Ok(self.uninit(t, pc, (off, size), m))
+                    }
                 }
-                if let Some(v) = self.inputs.get(&(i, flat)) {
-                    return Ok(Val::Float(*v));
-                }
-                let index = td.unravel(flat as usize);
-                let v = self.domain.input(i, &index, flat as usize);
-                self.inputs.insert((i, flat), v);
-                Ok(Val::Float(v))
             }
             Place::Shared(vi, off) => {
                 self.own_copy_in_flight(t, addr, size, "reads")?;
@@ -486,11 +480,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             let addr = base.wrapping_add(k as u64 * size);
             match self.place(t, addr, size, space)? {
                 Place::Tensor(i, off) => {
-                    if size != ELEM_BYTES || off % ELEM_BYTES != 0 {
-                        return unsupported(format!(
-                            "a {size}-byte global store at byte {off} (tensors hold 4-byte floats)"
-                        ));
-                    }
+                    let e = self.elem_bytes(i);
                     let td = &self.inst.tensors[i];
                     if td.role == Role::In {
                         return fail(
@@ -498,12 +488,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                             format!(
                                 "store into `{}`{:?}, which the launch declares as an input",
                                 td.name,
-                                td.unravel((off / ELEM_BYTES) as usize)
+                                td.unravel((off / e) as usize)
                             ),
                         );
                     }
                     self.log_global(t, pc, i, off, size, true)?;
-                    let fv = self.float(v, "f32")?;
                     let site = match self.sites.get(&pc) {
                         Some(&s) => s,
                         None => {
@@ -516,10 +505,15 @@ impl<'a, D: Domain> Sim<'a, D> {
                             s
                         }
                     };
-                    let flat = (off / ELEM_BYTES) as usize;
                     self.foreign_write(t, super::atomic::LocKey::Global(i, off))?;
+                    if size != e || off % e != 0 {
+                        self.store_bytes(i, off, size, v, ty, site)?;
+                        continue;
+                    }
+                    let ev = self.val_to_elem(i, v, ty)?;
+                    let flat = (off / e) as usize;
                     self.note(Cell::Global(i, flat));
-                    self.global[i][flat] = Some((fv, site));
+                    self.global[i][flat] = Some((ev, site));
                 }
                 Place::Shared(_, _) => {
                     self.own_copy_in_flight(t, addr, size, "writes")?;

@@ -42,6 +42,7 @@ mod memory;
 mod params;
 mod race;
 mod sync;
+mod typed;
 mod values;
 
 use atomic::{Hold, LocKey, Locks};
@@ -58,8 +59,6 @@ const SHARED_BASE: u64 = 0x1000;
 const LOCAL_BASE: u64 = 0x4000_0000;
 const GVAR_BASE: u64 = 1 << 36;
 const TENSOR_SHIFT: u32 = 40;
-/// Bytes per tensor element (the launch's tensors are float32).
-const ELEM_BYTES: u64 = 4;
 
 /// A register value: raw bits (integers, addresses, float bit patterns), a real of the
 /// domain, a decided predicate, an undecided predicate of the domain, or integer bits
@@ -248,6 +247,12 @@ pub fn execute<D: Domain>(
             v
         }
     };
+    // Elements of integer input tensors are integers in their dtype's range.
+    for (i, t) in inst.tensors.iter().enumerate() {
+        if let (Some((lo, hi)), true) = (t.dtype.int_range(), t.role != Role::Out) {
+            domain.declare_int_input(i, lo, hi);
+        }
+    }
     let mut sim = Sim {
         entry,
         inst,
@@ -262,6 +267,8 @@ pub fn execute<D: Domain>(
         shared_log: HashMap::new(),
         global: inst.tensors.iter().map(|t| vec![None; t.numel()]).collect(),
         global_log: HashMap::new(),
+        partial: HashMap::new(),
+        pieces: Vec::new(),
         inputs: HashMap::new(),
         sites: HashMap::new(),
         store_sites: Vec::new(),
@@ -298,6 +305,10 @@ struct Sim<'a, D: Domain> {
     /// Written elements of each tensor: value and store site.
     global: Vec<Written<D::V>>,
     global_log: HashMap<(usize, u64), Log<D::V>>,
+    /// Output elements written byte by byte, not yet whole (see `typed`).
+    partial: typed::Partial<D::V>,
+    /// Pieces of data-dependent elements read byte-wise (see `typed`).
+    pieces: Vec<typed::Piece<D::V>>,
     inputs: HashMap<(usize, u64), D::V>,
     sites: HashMap<usize, usize>,
     store_sites: Vec<StoreSite>,

@@ -295,23 +295,29 @@ impl<'a, D: Domain> Sim<'a, D> {
         if !r.atomic && !self.threads[t].holds.is_empty() {
             (r.locks, r.unfenced_lock) = self.held_locks(t);
         }
-        let td = &self.inst.tensors[i];
-        let what = format!("`{}`{:?}", td.name, td.unravel((off / ELEM_BYTES) as usize));
-        let key = (i, off);
-        let mut log = self.global_log.remove(&key).unwrap_or_default();
-        // Accesses of this CTA from earlier epochs can never conflict again.
+        let what = self.elem_name(i, off);
+        let role = self.inst.tensors[i].role;
+        // One log per 4-byte word the access touches; within a word, two accesses
+        // conflict only if their byte ranges overlap (`check`).
+        let first = off & !3;
+        let words = (off + size.max(1)).div_ceil(4) * 4;
         let (cta, epoch) = (self.cta, self.epoch);
-        log.reads.retain(|a| a.cta != cta || a.epoch == epoch);
-        log.writes.retain(|a| a.cta != cta || a.epoch == epoch);
-        let res = self.check(&log, &r, t, &what);
-        if res.is_ok() {
-            if write {
-                log.writes.push(r);
-            } else if !log.writes.is_empty() || td.role != Role::In {
-                log.reads.push(r);
+        for key in (first..words).step_by(4).map(|w| (i, w)) {
+            let mut log = self.global_log.remove(&key).unwrap_or_default();
+            // Accesses of this CTA from earlier epochs can never conflict again.
+            log.reads.retain(|a| a.cta != cta || a.epoch == epoch);
+            log.writes.retain(|a| a.cta != cta || a.epoch == epoch);
+            let res = self.check(&log, &r, t, &what);
+            if res.is_ok() {
+                if write {
+                    log.writes.push(r.clone());
+                } else if !log.writes.is_empty() || role != Role::In {
+                    log.reads.push(r.clone());
+                }
             }
+            self.global_log.insert(key, log);
+            res?;
         }
-        self.global_log.insert(key, log);
-        res
+        Ok(())
     }
 }

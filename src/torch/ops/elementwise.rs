@@ -127,8 +127,17 @@ pub(super) fn select3(cx: &mut Cx, op: &str, c: &Tensor, a: &Tensor, b: &Tensor)
         a.broadcast_to(&shape)?,
         b.broadcast_to(&shape)?,
     );
+    // A condition that is not a comparison is a bool tensor read as numbers (an
+    // input mask): true where it is non-zero, as PyTorch reads a bool.
     let elems = (0..c.elems.len())
-        .map(|i| cx.terms.select(c.elems[i], a.elems[i], b.elems[i]))
+        .map(|i| {
+            let mut ci = c.elems[i];
+            if !cx.terms.is_boolean(ci) && cx.terms.as_const(ci).is_none() {
+                let zero = cx.terms.zero();
+                ci = cx.terms.cmp(CmpOp::Ne, ci, zero);
+            }
+            cx.terms.select(ci, a.elems[i], b.elems[i])
+        })
         .collect();
     Ok(Tensor::new(shape, elems))
 }
