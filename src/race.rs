@@ -47,6 +47,7 @@ pub fn verdict_word(kind: ErrorKind) -> &'static str {
         ErrorKind::NeverWritten => "UNINITIALISED READ",
         ErrorKind::MaskedOff => "MASKED-OFF VALUE USED",
         ErrorKind::WriteToInput => "WRITE TO INPUT",
+        ErrorKind::Trap => "TRAP",
         _ => "UNKNOWN",
     }
 }
@@ -65,7 +66,8 @@ pub fn race(kernel: &Kernel, inst: &Instance) -> Result<RaceReport, Error> {
             | ErrorKind::OutOfBounds
             | ErrorKind::NeverWritten
             | ErrorKind::MaskedOff
-            | ErrorKind::WriteToInput => Safety::Unsafe {
+            | ErrorKind::WriteToInput
+            | ErrorKind::Trap => Safety::Unsafe {
                 kind: err.kind,
                 message: format!("{file}:{}: {err}", err.line),
             },

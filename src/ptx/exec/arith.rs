@@ -40,6 +40,33 @@ pub(super) fn round_f32(x: f64, mode: &str) -> f64 {
     out as f64
 }
 
+/// `prmt.b32 d, a, b, c`: the bytes of `d` picked from the eight bytes of `{b, a}` by
+/// the selector nibbles of `c` (the default mode: bit 3 of a nibble replicates the
+/// picked byte's sign bit). The `.f4e`, `.b4e`, `.rc8`, `.ecl`, `.ecr`, `.rc16` modes
+/// are not modelled.
+fn prmt(a: u64, b: u64, c: u64, ins: &Instr) -> Result<u64, Fail> {
+    if let Some(m) = ins.mods.iter().find(|m| m.as_str() != "b32") {
+        return unsupported(format!("prmt mode .{m}"));
+    }
+    let src = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    let mut d = 0u64;
+    for k in 0..4 {
+        let sel = (c >> (4 * k)) & 0xf;
+        let byte = (src >> (8 * (sel & 7))) & 0xff;
+        let byte = if sel & 8 != 0 {
+            if byte & 0x80 != 0 {
+                0xff
+            } else {
+                0
+            }
+        } else {
+            byte
+        };
+        d |= byte << (8 * k);
+    }
+    Ok(d)
+}
+
 impl<'a, D: Domain> Sim<'a, D> {
     // ----- arithmetic -----
 
@@ -61,8 +88,13 @@ impl<'a, D: Domain> Sim<'a, D> {
                 "le" => CmpOp::Le,
                 "gt" => CmpOp::Gt,
                 "ge" => CmpOp::Ge,
-                "num" => {
-                    return unsupported("setp.num (NaN tests)");
+                // Neither / either operand NaN: `x == x` is false only for NaN.
+                "num" | "nan" => {
+                    let xa = self.domain.cmp(CmpOp::Eq, fa, fa);
+                    let xb = self.domain.cmp(CmpOp::Eq, fb, fb);
+                    let both = self.logic("and", Self::from_truth(xa), Self::from_truth(xb))?;
+                    let v = if cmp == "nan" { self.not(both)? } else { both };
+                    return self.finish_setp(t, ins, v);
                 }
                 _ => return unsupported(format!("float comparison .{cmp}")),
             };
@@ -89,7 +121,14 @@ impl<'a, D: Domain> Sim<'a, D> {
                 _ => return unsupported(format!("integer comparison .{cmp}")),
             })
         };
-        let mut v = Self::from_truth(r);
+        self.finish_setp(t, ins, Self::from_truth(r))
+    }
+
+    /// The rest of `setp`: the optional `.bop` with a third predicate, and the (pair
+    /// of) destinations.
+    fn finish_setp(&mut self, t: usize, ins: &Instr, v: Val<D::V>) -> Result<(), Fail> {
+        let ops = &ins.operands;
+        let mut v = v;
         // setp.cmp.bop.type d, a, b, {!}c
         if let Some(bop) = ins
             .mods
@@ -277,7 +316,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         const KNOWN: &[&str] = &[
             "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "neg", "abs", "and",
             "or", "xor", "not", "cnot", "shl", "shr", "bfe", "popc", "clz", "brev", "ex2", "lg2",
-            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf",
+            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf", "prmt",
         ];
         if !KNOWN.contains(&ins.op.as_str()) {
             return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
@@ -496,6 +535,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     both >> n
                 }
             }
+            "prmt" => prmt(x(0)?, x(1)?, x(2)?, ins)?,
             "popc" => x(0)?.count_ones() as u64,
             "clz" => (mask_w(x(0)?, w).leading_zeros() - (64 - w)) as u64,
             "brev" => mask_w(x(0)?, w).reverse_bits() >> (64 - w),

@@ -275,6 +275,7 @@ pub fn execute<D: Domain>(
         at: None,
         atomic_now: false,
         locks: Locks::default(),
+        unpacked: Vec::new(),
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -325,6 +326,9 @@ struct Sim<'a, D: Domain> {
     atomic_now: bool,
     /// Atomics and spin locks (see `atomic`).
     locks: Locks<D::V>,
+    /// Registers split by `mov.b64 {lo, hi}, x`: (whole, parts), so that packing the
+    /// same parts again gives `x` back (see `values::pack`).
+    unpacked: Vec<(Val<D::V>, Vec<Val<D::V>>)>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -526,6 +530,10 @@ impl<'a, D: Domain> Sim<'a, D> {
             "membar" | "fence" => self.fence(t, ins),
             "atom" | "red" => return self.atom(t, pc, ins),
             "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => {}
+            // A cache policy only steers the L2 cache: an opaque 64-bit handle that the
+            // `L2::cache_hint` operand of a load or store passes along.
+            "createpolicy" => self.write(t, opn(0)?, Val::Bits(0))?,
+            "trap" => return self.trap(ins),
             "shfl" | "vote" | "match" | "redux" => {
                 if !ins.has("sync") {
                     return unsupported("warp collectives without .sync");
@@ -542,6 +550,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                 }
                 self.write(t, opn(0)?, Val::Bits(m))?;
+            }
+            "mov" if matches!(opn(0)?, Operand::Vector(xs) if xs.len() > 1) => {
+                self.unpack(t, opn(0)?, opn(1)?, ty)?
+            }
+            "mov" if matches!(opn(1)?, Operand::Vector(xs) if xs.len() > 1) => {
+                self.pack(t, opn(0)?, opn(1)?, ty)?
             }
             "mov" => {
                 let v = self.read(t, opn(1)?, ty)?;
