@@ -42,6 +42,7 @@ mod memory;
 mod params;
 mod race;
 mod sync;
+mod uses;
 mod values;
 
 use atomic::{Hold, LocKey, Locks};
@@ -276,6 +277,7 @@ pub fn execute<D: Domain>(
         atomic_now: false,
         locks: Locks::default(),
         unpacked: Vec::new(),
+        uses: uses::Uses::default(),
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -329,6 +331,8 @@ struct Sim<'a, D: Domain> {
     /// Registers split by `mov.b64 {lo, hi}, x`: (whole, parts), so that packing the
     /// same parts again gives `x` back (see `values::pack`).
     unpacked: Vec<(Val<D::V>, Vec<Val<D::V>>)>,
+    /// Which loaded values each thread used (see `uses`).
+    uses: uses::Uses,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -359,6 +363,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.shared_log.clear();
         self.locks.new_cta();
         let n = self.block.iter().product::<i64>() as usize;
+        self.uses.new_cta(n);
         self.threads = (0..n)
             .map(|i| {
                 let mut vc = [0u32; 32];
@@ -473,7 +478,9 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
     // ----- instructions -----
 
-    fn exec(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+    /// An instruction with its guard (called by `uses::exec`, which tracks the loaded
+    /// values it uses).
+    fn exec_guarded(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
         if let Some((neg, slot)) = ins.guard {
             let g = self.reg(t, slot)?;
             let on = match self.truth(g)? {
@@ -484,6 +491,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                             Truth::Unknown(c) => c,
                             Truth::Known(b) => {
                                 return if b {
+                                    self.body_runs(ins)?;
                                     self.exec_body(t, pc, ins)
                                 } else {
                                     Ok(Flow::Next)
@@ -493,6 +501,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     } else {
                         c
                     };
+                    self.body_runs(ins)?;
                     return self.guarded(t, pc, ins, c);
                 }
             };
@@ -500,6 +509,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 return Ok(Flow::Next);
             }
         }
+        self.body_runs(ins)?;
         self.exec_body(t, pc, ins)
     }
 
