@@ -700,7 +700,9 @@ VARIANTS.update({
         "about": "GELU with the tanh approximation, in double precision (NVRTC's double tanh)",
         "checks": [
             ("y = torch.nn.functional.gelu(x)", "refuted", None),
-            ("y = F.gelu(x, approximate='tanh')", "verified", None),
+            ("y = F.gelu(x, approximate='tanh')", "verified",
+             "the spec's decimals are rounded to f32 (the tensors' type) but the kernel's "
+             "constants are doubles: close but different constants"),
         ]},
     ("trap", "checked"): {
         "block": [32], "expect": "equivalent",
