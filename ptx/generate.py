@@ -686,6 +686,27 @@ FAMILIES.update({
                             "y": 1 + ins["x"] / 2 + ins["x"] ** 2 / 4 + ins["x"] ** 3 / 8},
                         reference_variant="poly"),
 })
+# A float kernel argument given by value (issue 19, item 8): the launch's 1e-5 is
+# rounded to f32 as the host passes it, like the spec's decimal.
+FAMILIES.update({
+    "eps_param": dict(_ELEMENTWISE,
+                      params=_ELEMENTWISE["params"] + [("eps", {"value": 1e-5})],
+                      spec="y = x / torch.sqrt(x * x + 1e-5)",
+                      reference=lambda ins, sz: {"y": ins["x"] / np.sqrt(ins["x"] ** 2 + 1e-5)},
+                      reference_variant="inside"),
+})
+VARIANTS.update({
+    ("eps_param", "inside"): {
+        "block": [32], "expect": "equivalent",
+        "about": "x / sqrt(x^2 + eps), eps = 1e-5 a float argument (reference)",
+        "checks": [("y = x / torch.sqrt(x * x + 1e-5)", "verified", None),
+                   ("y = x / torch.sqrt(x * x + 1e-4)", "refuted", None)]},
+    ("eps_param", "outside"): {
+        "block": [32], "expect": "refuted", "equiv": "inside",
+        "bug": "eps is added outside the square root: x / (|x| + eps)",
+        "about": "x / (sqrt(x^2) + eps)",
+        "checks": [("y = x / torch.sqrt(x * x + 1e-5)", "refuted", None)]},
+})
 VARIANTS.update({
     ("gelu64", "erf"): {
         "block": [32], "expect": "equivalent",
