@@ -354,6 +354,37 @@ fn constant_tables_read_their_initialisers() {
     }
 }
 
+/// A launch may give a `__constant__` table's contents (host-written with
+/// cudaMemcpyToSymbol): `coef = { tensor = "c", shape = [4] }` makes the table the
+/// input tensor `c`; anything but a tensor is a launch error.
+#[test]
+fn a_launch_may_give_a_constant_tables_contents() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(root().join("ptx/const_table/poly.launch.toml")).unwrap();
+    let launch = dir.path().join("given.launch.toml");
+    std::fs::write(&launch, format!("{base}coef = {{ tensor = \"c\", shape = [4] }}\n")).unwrap();
+    let k = Kernel::load(&root().join("ptx/const_table/poly.ptx"), Some(&launch)).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let mut terms = lift::term::Terms::new();
+    let spec = k.spec(&inst, &mut terms).unwrap();
+    let text = spec.to_text(&terms);
+    assert!(text.contains("y[0] = c[0] + x[0] * (c[1]"), "{text}");
+    let inputs = BTreeMap::from([
+        ("x".to_string(), Array { shape: vec![8], data: (0..8).map(f64::from).collect() }),
+        ("c".to_string(), Array { shape: vec![4], data: vec![2.0, 0.0, 0.0, 1.0] }),
+    ]);
+    let r = k.run(&inst, &inputs, &BTreeMap::new()).unwrap();
+    let y = &r.outputs.iter().find(|(n, _)| n == "y").unwrap().1.data;
+    assert_eq!(y, &(0..8).map(|v| 2.0 + f64::from(v).powi(3)).collect::<Vec<_>>());
+
+    std::fs::write(&launch, format!("{base}coef = 3\n")).unwrap();
+    let k = Kernel::load(&root().join("ptx/const_table/poly.ptx"), Some(&launch)).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let err = race(&k, &inst).unwrap_err();
+    assert_eq!(err.exit_code(), 2, "{err}");
+    assert!(err.to_string().contains("module variable `coef`"), "{err}");
+}
+
 /// `{ value = 1e-5 }` for an `.f32` parameter is the float nearest 1e-5, like the
 /// spec's decimal: proved (read as the f64 1e-5 it would not be). A launch with
 /// another value is refuted.

@@ -321,6 +321,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         if !KNOWN.contains(&ins.op.as_str()) {
             return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
         }
+        if ins.op == "prmt" {
+            if let Some(m) = ins.mods.iter().find(|m| m.as_str() != "b32") {
+                return unsupported(format!("prmt mode .{m}"));
+            }
+        }
         let ops = &ins.operands;
         let mut args = Vec::with_capacity(ops.len().saturating_sub(1));
         // mad.wide's addend has the doubled width.

@@ -203,7 +203,13 @@ pub fn execute<D: Domain>(
             format!("block {block:?} has {nthreads} threads; expected 1 to 4096"),
         ));
     }
-    let params = bind_params(entry, inst, arg_order, domain).map_err(|(kind, m)| ExecError {
+    let module_vars: Vec<&str> = module
+        .globals
+        .iter()
+        .filter(|v| matches!(v.space, Space::Global | Space::Const))
+        .map(|v| v.name.as_str())
+        .collect();
+    let params = bind_params(entry, inst, arg_order, &module_vars, domain).map_err(|(kind, m)| ExecError {
         line: entry.line,
         ..top(kind, m)
     })?;

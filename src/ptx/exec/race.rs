@@ -165,20 +165,6 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             }
             let mut m = self.race_message(a, r, what);
-            // A read whose value the thread has not used (yet): the race counts at the
-            // use, and not at all if the value reaches no store, address or branch.
-            let read = if r.write { a } else { r };
-            if !read.write && !self.uses.is_used(read.tag) {
-                if let Some(w) = &witness {
-                    m.push_str(&format!(
-                        "; the accesses are under data-dependent conditions, and both happen for the inputs {w}"
-                    ));
-                }
-                if let Some(g) = read.tag {
-                    self.uses.deferred.entry(g).or_insert(m);
-                }
-                continue;
-            }
             if let Some(n) = self.locks.note {
                 m.push_str("; ");
                 m.push_str(n);
@@ -194,6 +180,15 @@ impl<'a, D: Domain> Sim<'a, D> {
                 m.push_str(&format!(
                     "; the accesses are under data-dependent conditions, and both happen for the inputs {w}"
                 ));
+            }
+            // A read whose value the thread has not used (yet): the race counts at the
+            // use, and not at all if the value reaches no store, address or branch.
+            let read = if r.write { a } else { r };
+            if !read.write && !self.uses.is_used(read.tag) {
+                if let Some(g) = read.tag {
+                    self.uses.deferred.entry(g).or_insert(m);
+                }
+                continue;
             }
             return Err((ErrorKind::Race, m));
         }

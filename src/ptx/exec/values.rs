@@ -86,8 +86,16 @@ impl<'a, D: Domain> Sim<'a, D> {
         }) as u64
     }
 
+    /// The address of a variable. A module `.global`/`.const` variable that the
+    /// launch binds to a tensor (host-written contents) is that tensor.
     pub(super) fn sym_addr(&self, name: &str) -> Result<u64, Fail> {
-        match self.vars.iter().find(|v| v.name == name) {
+        let var = self.vars.iter().find(|v| v.name == name);
+        if let (Some(v), Some(ArgValue::Tensor(t))) = (var, self.inst.args.get(name)) {
+            if matches!(v.space, Space::Global | Space::Const) {
+                return Ok(((*t as u64) + 1) << TENSOR_SHIFT);
+            }
+        }
+        match var {
             Some(v) => Ok(v.addr),
             None => fail(
                 ErrorKind::Malformed,
