@@ -99,6 +99,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 _ => return unsupported(format!("float comparison .{cmp}")),
             };
             self.domain.cmp(op, fa, fb)
+        } else if let Some(t) = self.abs_bits_zero(cmp, ty, a, b) {
+            t
         } else if self.is_symbolic(a) || self.is_symbolic(b) {
             let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
             Truth::Unknown(self.opaque(&format!("setp.{cmp}.{ty}"), &[sa, sb])?)
@@ -122,6 +124,38 @@ impl<'a, D: Domain> Sim<'a, D> {
             })
         };
         self.finish_setp(t, ins, Self::from_truth(r))
+    }
+
+    /// `setp.eq.b32 p, bits(|x|), 0` (Triton's `x == 0` on a masked abs): the bits of a
+    /// non-negative float are zero exactly when it is `+0`, so this is `|x| == 0`, i.e.
+    /// `x == 0`. Only for a value the domain shows is an `abs` (`abs(v) = v`): the
+    /// bits of `-0` are not zero.
+    fn abs_bits_zero(
+        &mut self,
+        cmp: &str,
+        ty: &str,
+        a: Val<D::V>,
+        b: Val<D::V>,
+    ) -> Option<Truth<D::V>> {
+        if !matches!(ty, "b32" | "u32" | "s32") || !matches!(cmp, "eq" | "ne") {
+            return None;
+        }
+        let ((Val::Float(f), Val::Bits(0)) | (Val::Bits(0), Val::Float(f))) = (a, b) else {
+            return None;
+        };
+        if self.domain.as_number(f).is_some() || self.domain.func(Func::Abs, f) != f {
+            return None;
+        }
+        // `|x| == 0` is `x == 0` (both false for NaN): compare the masked value itself
+        // where this run made the abs.
+        let x = self
+            .abs_args
+            .iter()
+            .find(|(a, _)| *a == f)
+            .map_or(f, |(_, x)| *x);
+        let zero = self.domain.constant(0.0);
+        let op = if cmp == "eq" { CmpOp::Eq } else { CmpOp::Ne };
+        Some(self.domain.cmp(op, x, zero))
     }
 
     /// The rest of `setp`: the optional `.bop` with a third predicate, and the (pair
@@ -365,7 +399,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             let w = width(ty);
             if self.domain.as_number(*x).is_none() && w == 32 {
                 match (op, *m as u32) {
-                    ("and", 0x7FFF_FFFF) => return Ok(Val::Float(self.domain.func(Func::Abs, *x))),
+                    ("and", 0x7FFF_FFFF) => {
+                        let a = self.domain.func(Func::Abs, *x);
+                        self.abs_args.push((a, *x));
+                        return Ok(Val::Float(a));
+                    }
                     ("xor", 0x8000_0000) => return Ok(Val::Float(self.domain.neg(*x))),
                     ("or", 0x8000_0000) => {
                         let a = self.domain.func(Func::Abs, *x);

@@ -75,6 +75,9 @@ enum Val<V> {
     Sym(V),
 }
 
+/// A value split by `mov {lo, hi}, x`: `x` and its parts.
+type Unpacked<V> = (Val<V>, Vec<Val<V>>);
+
 /// A thread's private state, as saved around the two paths of a data-dependent branch.
 #[derive(Clone)]
 struct Private<V> {
@@ -283,6 +286,7 @@ pub fn execute<D: Domain>(
         atomic_now: false,
         locks: Locks::default(),
         unpacked: Vec::new(),
+        abs_args: Vec::new(),
         uses: uses::Uses::default(),
     };
     for cta in ctas {
@@ -336,7 +340,9 @@ struct Sim<'a, D: Domain> {
     locks: Locks<D::V>,
     /// Registers split by `mov.b64 {lo, hi}, x`: (whole, parts), so that packing the
     /// same parts again gives `x` back (see `values::pack`).
-    unpacked: Vec<(Val<D::V>, Vec<Val<D::V>>)>,
+    unpacked: Vec<Unpacked<D::V>>,
+    /// `abs(x)` values made by masking a float's sign bit, with their `x`.
+    abs_args: Vec<(D::V, D::V)>,
     /// Which loaded values each thread used (see `uses`).
     uses: uses::Uses,
 }

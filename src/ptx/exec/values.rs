@@ -284,7 +284,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         let n = parts.len() as u32;
         let w = width(ty);
-        if !(2..=8).contains(&n) || w % n != 0 {
+        if !(2..=8).contains(&n) || !w.is_multiple_of(n) {
             return fail(
                 ErrorKind::Malformed,
                 format!("cannot split a .{ty} value into {n} registers"),
@@ -326,7 +326,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         let n = parts.len() as u32;
         let w = width(ty);
-        if !(2..=8).contains(&n) || w % n != 0 {
+        if !(2..=8).contains(&n) || !w.is_multiple_of(n) {
             return fail(
                 ErrorKind::Malformed,
                 format!("cannot join {n} registers into a .{ty} value"),
