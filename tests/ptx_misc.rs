@@ -212,8 +212,9 @@ fn every_triton_ptx_is_race_free_and_its_check_agrees_with_the_ttir() {
             Err(e) => assert_eq!(e.exit_code(), 3, "{op}: {e}"),
         }
     }
-    assert!(safe >= 85, "only {safe} Triton kernels SAFE");
-    assert!(agree >= 75, "only {agree} PTX checks agree with the TTIR verdicts");
+    eprintln!("{safe} Triton kernels SAFE, {agree} PTX checks agree with the TTIR verdicts");
+    assert!(safe >= 89, "only {safe} Triton kernels SAFE");
+    assert!(agree >= 86, "only {agree} PTX checks agree with the TTIR verdicts");
 }
 
 #[derive(Deserialize)]

@@ -287,6 +287,7 @@ pub fn execute<D: Domain>(
         locks: Locks::default(),
         unpacked: Vec::new(),
         abs_args: Vec::new(),
+        bit_selects: Vec::new(),
         uses: uses::Uses::default(),
     };
     for cta in ctas {
@@ -343,6 +344,9 @@ struct Sim<'a, D: Domain> {
     unpacked: Vec<Unpacked<D::V>>,
     /// `abs(x)` values made by masking a float's sign bit, with their `x`.
     abs_args: Vec<(D::V, D::V)>,
+    /// `selp` between two constant bit patterns under a data-dependent condition:
+    /// (the opaque choice, the condition, the two patterns).
+    bit_selects: Vec<(D::V, D::V, u64, u64)>,
     /// Which loaded values each thread used (see `uses`).
     uses: uses::Uses,
 }
@@ -620,7 +624,13 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                     Truth::Unknown(c) => {
                         let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
-                        Val::Sym(self.domain.select(c, sa, sb))
+                        let v = self.domain.select(c, sa, sb);
+                        // Two constant bit patterns: remembered, so that reading the
+                        // choice as a float picks between the two floats (`values::float`).
+                        if let (Val::Bits(x), Val::Bits(y)) = (a, b) {
+                            self.bit_selects.push((v, c, x, y));
+                        }
+                        Val::Sym(v)
                     }
                 };
                 self.write(t, opn(0)?, v)?;

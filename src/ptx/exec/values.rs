@@ -230,6 +230,17 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             Val::Sym(s) => {
                 let w = if is_float_ty(ty) { width(ty) } else { 32 };
+                // A data-dependent choice between two constant bit patterns is a choice
+                // between the two floats they encode.
+                let choice = self.bit_selects.iter().find(|e| e.0 == s).copied();
+                if let Some((_, c, x, y)) = choice {
+                    if let (Some(fx), Some(fy)) =
+                        (decode_float(mask_w(x, w), w), decode_float(mask_w(y, w), w))
+                    {
+                        let (fx, fy) = (self.domain.constant(fx), self.domain.constant(fy));
+                        return Ok(self.domain.select(c, fx, fy));
+                    }
+                }
                 let op = if w == 64 { "f64.from" } else { "f32.from" };
                 self.opaque(op, &[s])
             }
