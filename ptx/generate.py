@@ -973,6 +973,86 @@ VARIANTS.update({
         "race": "threads 2k and 2k+1 both store byte y[k] (st.global.u8) with nothing "
                 "ordering them",
         "about": "adjacent with the index halved"},
+# f64 code, traps, WARP_SZ and __constant__ tables (issue 19, item 6).
+def _gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+FAMILIES.update({
+    "gelu64": dict(_ELEMENTWISE,
+                   spec="y = torch.nn.functional.gelu(x)",
+                   reference=lambda ins, sz: {"y": _gelu(ins["x"])},
+                   reference_variant="erf"),
+    "trap": dict(_ELEMENTWISE,
+                 spec="y = torch.relu(x)",
+                 reference=lambda ins, sz: {"y": np.maximum(ins["x"], 0.0)},
+                 reference_variant="checked"),
+    "const_table": dict(_ELEMENTWISE,
+                        spec="y = 1 + x / 2 + x * x / 4 + x * x * x / 8",
+                        reference=lambda ins, sz: {
+                            "y": 1 + ins["x"] / 2 + ins["x"] ** 2 / 4 + ins["x"] ** 3 / 8},
+                        reference_variant="poly"),
+})
+# A float kernel argument given by value (issue 19, item 8): the launch's 1e-5 is
+# rounded to f32 as the host passes it, like the spec's decimal.
+FAMILIES.update({
+    "eps_param": dict(_ELEMENTWISE,
+                      params=_ELEMENTWISE["params"] + [("eps", {"value": 1e-5})],
+                      spec="y = x / torch.sqrt(x * x + 1e-5)",
+                      reference=lambda ins, sz: {"y": ins["x"] / np.sqrt(ins["x"] ** 2 + 1e-5)},
+                      reference_variant="inside"),
+})
+VARIANTS.update({
+    ("eps_param", "inside"): {
+        "block": [32], "expect": "equivalent",
+        "about": "x / sqrt(x^2 + eps), eps = 1e-5 a float argument (reference)",
+        "checks": [("y = x / torch.sqrt(x * x + 1e-5)", "verified", None),
+                   ("y = x / torch.sqrt(x * x + 1e-4)", "refuted", None)]},
+    ("eps_param", "outside"): {
+        "block": [32], "expect": "refuted", "equiv": "inside",
+        "bug": "eps is added outside the square root: x / (|x| + eps)",
+        "about": "x / (sqrt(x^2) + eps)",
+        "checks": [("y = x / torch.sqrt(x * x + 1e-5)", "refuted", None)]},
+})
+VARIANTS.update({
+    ("gelu64", "erf"): {
+        "block": [32], "expect": "equivalent",
+        "about": "exact GELU in double precision (NVRTC's double erf; mov.b64 {lo, hi} operands)",
+        "checks": [
+            ("y = torch.nn.functional.gelu(x)", "verified", None),
+            ("y = F.gelu(x, approximate='tanh')", "refuted", None),
+        ]},
+    ("gelu64", "tanh"): {
+        "block": [32], "expect": "refuted", "equiv": "erf",
+        "bug": "the tanh approximation differs from exact GELU by up to 4.7e-4 (near x = 2.7)",
+        "about": "GELU with the tanh approximation, in double precision (NVRTC's double tanh)",
+        "checks": [
+            ("y = torch.nn.functional.gelu(x)", "refuted", None),
+            ("y = F.gelu(x, approximate='tanh')", "verified",
+             "the spec's decimals are rounded to f32 (the tensors' type) but the kernel's "
+             "constants are doubles: close but different constants"),
+        ]},
+    ("trap", "checked"): {
+        "block": [32], "expect": "equivalent",
+        "about": "relu behind a launch check (blockDim.x % warpSize != 0 traps): WARP_SZ, an unreachable trap",
+        "checks": [("y = torch.relu(x)", "verified", None)]},
+    ("trap", "wrong_check"): {
+        "block": [32], "expect": "trap", "equiv": "checked",
+        "trap": "blockDim.x != 2 * warpSize holds for block = 32: every thread reaches the trap",
+        "about": "relu behind a launch check that fails on this launch"},
+    ("trap", "data_trap"): {
+        "block": [32], "expect": "trap", "equiv": "checked",
+        "trap": "an input below -1 reaches the trap",
+        "about": "relu with an assertion on the data (x < -1 traps)"},
+    ("const_table", "poly"): {
+        "block": [32], "expect": "equivalent",
+        "about": "a cubic with its coefficients in a __constant__ table with an initialiser",
+        "checks": [("y = 1 + x / 2 + x * x / 4 + x * x * x / 8", "verified", None)]},
+    ("const_table", "wrong_coef"): {
+        "block": [32], "expect": "refuted", "equiv": "poly",
+        "bug": "the x^2 coefficient in the table is 1/3, not 1/4",
+        "about": "the cubic with one wrong coefficient in its __constant__ table",
+        "checks": [("y = 1 + x / 2 + x * x / 4 + x * x * x / 8", "refuted", None)]},
 })
 
 
@@ -1122,6 +1202,8 @@ def fixture_toml(family, variant, entry):
         lines.append(f"bug = {toml_value(var['bug'])}\n")
     if var["expect"] == "deadlock":
         lines.append(f"deadlock = {toml_value(var['deadlock'])}\n")
+    if var["expect"] == "trap":
+        lines.append(f"trap = {toml_value(var['trap'])}\n")
     if var.get("pending"):
         lines.append(f"pending = {toml_value(var['pending'])}  # until then UNKNOWN\n")
     if var["expect"] == "unwritten":
@@ -1209,7 +1291,7 @@ def generate(family):
     for variant in variants_of(family):
         var = VARIANTS[(family, variant)]
         assert var["expect"] in ("equivalent", "refuted", "race", "unwritten", "unknown",
-                                 "deadlock"), \
+                                 "deadlock", "trap"), \
             var["expect"]
         assert var["expect"] != "unknown" or var.get("reason"), (family, variant)
         assert var["expect"] != "unwritten" or var.get("error"), (family, variant)

@@ -37,7 +37,8 @@ impl Error {
                 | ErrorKind::MaskedOff
                 | ErrorKind::WriteToInput
                 | ErrorKind::Race
-                | ErrorKind::Deadlock => 1,
+                | ErrorKind::Deadlock
+                | ErrorKind::Trap => 1,
                 ErrorKind::Unsupported | ErrorKind::Limit => 3,
                 ErrorKind::Launch | ErrorKind::Malformed => 2,
             },

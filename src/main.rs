@@ -182,6 +182,10 @@ enum Command {
         kernel: PathBuf,
         #[command(flatten)]
         launch: LaunchArgs,
+        /// Output format: text, or a JSON report shaped like `check`'s (`schema`,
+        /// `verdict`, `sizes`, `finding`, `scope`, `seconds`).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
     /// Prove two kernels compute the same outputs on one launch instance.
     ///
@@ -458,11 +462,31 @@ fn run(command: Command) -> Result<i32, Error> {
             let report = check::check(&k, &inst, &spec, &opts)?;
             finish(&report, &inst, &opts, &decide, format)
         }
-        Command::Race { kernel, launch } => {
+        Command::Race {
+            kernel,
+            launch,
+            format,
+        } => {
             let k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
-            let report = lift::race::race(&k, &inst)?;
-            print!("{}", report.to_text());
+            let report = match (lift::race::race(&k, &inst), format) {
+                (Ok(r), _) => r,
+                // An answer lift cannot give (unsupported code, limits) is still a
+                // JSON report: verdict "unknown" with the reason.
+                (Err(e), Format::Json) if e.exit_code() == 3 => {
+                    let j = lift::race::unknown_json(&k, &inst, &e.to_string());
+                    println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+                    return Ok(3);
+                }
+                (Err(e), _) => return Err(e),
+            };
+            match format {
+                Format::Text => print!("{}", report.to_text()),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
+                ),
+            }
             Ok(report.exit_code())
         }
         Command::Equiv {

@@ -47,6 +47,7 @@ pub fn verdict_word(kind: ErrorKind) -> &'static str {
         ErrorKind::NeverWritten => "UNINITIALISED READ",
         ErrorKind::MaskedOff => "MASKED-OFF VALUE USED",
         ErrorKind::WriteToInput => "WRITE TO INPUT",
+        ErrorKind::Trap => "TRAP",
         _ => "UNKNOWN",
     }
 }
@@ -65,7 +66,8 @@ pub fn race(kernel: &Kernel, inst: &Instance) -> Result<RaceReport, Error> {
             | ErrorKind::OutOfBounds
             | ErrorKind::NeverWritten
             | ErrorKind::MaskedOff
-            | ErrorKind::WriteToInput => Safety::Unsafe {
+            | ErrorKind::WriteToInput
+            | ErrorKind::Trap => Safety::Unsafe {
                 kind: err.kind,
                 message: format!("{file}:{}: {err}", err.line),
             },
@@ -109,6 +111,25 @@ impl RaceReport {
         s
     }
 
+    /// The report as JSON, shaped like `check`'s (`lift.check/1`): `schema`,
+    /// `verdict` (lowercase: `safe`, `race`, `deadlock`, `out_of_bounds`, …),
+    /// `title`, `sizes`, `grid`, `finding` (kind and message, `null` when safe),
+    /// `scope` (always `instance`: one launch), `seconds`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let finding = match &self.safety {
+            Safety::Safe => serde_json::Value::Null,
+            Safety::Unsafe { kind, message } => serde_json::json!({
+                "kind": json_word(*kind),
+                "message": message,
+            }),
+        };
+        let word = match &self.safety {
+            Safety::Safe => "safe",
+            Safety::Unsafe { kind, .. } => json_word(*kind),
+        };
+        report_json(&self.kernel, &self.instance, word, finding, None, self.seconds)
+    }
+
     /// Exit code: 0 safe, 1 a finding.
     pub fn exit_code(&self) -> i32 {
         match self.safety {
@@ -116,4 +137,54 @@ impl RaceReport {
             Safety::Unsafe { .. } => 1,
         }
     }
+}
+
+/// The lowercase verdict word of JSON reports (`RACE` → `race`, `OUT OF BOUNDS` →
+/// `out_of_bounds`).
+fn json_word(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Race => "race",
+        ErrorKind::Deadlock => "deadlock",
+        ErrorKind::OutOfBounds => "out_of_bounds",
+        ErrorKind::NeverWritten => "uninitialised_read",
+        ErrorKind::MaskedOff => "masked_off_value_used",
+        ErrorKind::WriteToInput => "write_to_input",
+        ErrorKind::Trap => "trap",
+        _ => "unknown",
+    }
+}
+
+fn report_json(
+    kernel: &str,
+    inst: &Instance,
+    verdict: &str,
+    finding: serde_json::Value,
+    reason: Option<&str>,
+    seconds: f64,
+) -> serde_json::Value {
+    serde_json::json!({
+        "schema": "lift.race/1",
+        "verdict": verdict,
+        "title": format!("{kernel} on one launch instance"),
+        "kernel": kernel,
+        "sizes": inst.sizes,
+        "grid": inst.grid,
+        "finding": finding,
+        "reason": reason,
+        "scope": "instance",
+        "seconds": seconds,
+    })
+}
+
+/// The JSON report of a race check lift could not finish (exit 3): verdict
+/// `unknown` with the reason.
+pub fn unknown_json(kernel: &Kernel, inst: &Instance, reason: &str) -> serde_json::Value {
+    report_json(
+        &kernel.path.display().to_string(),
+        inst,
+        "unknown",
+        serde_json::Value::Null,
+        Some(reason),
+        0.0,
+    )
 }

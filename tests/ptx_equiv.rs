@@ -247,6 +247,11 @@ fn nvrtc_variants_get_their_expected_verdicts() {
                     assert_eq!(err.kind, ErrorKind::NeverWritten, "{what}: {err}")
                 }
                 ("unwritten", Ok(r)) => panic!("{what}: no unwritten read:\n{}", r.to_text()),
+                ("trap", Err(Error::Exec { err, .. })) => {
+                    assert_eq!(err.kind, ErrorKind::Trap, "{what}: {err}");
+                    assert!(err.message.contains("`trap` at line"), "{what}: {err}");
+                }
+                ("trap", Ok(r)) => panic!("{what}: no trap reported:\n{}", r.to_text()),
                 // Honest UNKNOWN (exit 3) with the reason the fixture names, never a verdict.
                 ("unknown", Err(e)) => {
                     assert_eq!(e.exit_code(), 3, "{what}: {e}");

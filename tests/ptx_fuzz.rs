@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 fn corpus() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<PathBuf> = Vec::new();
-    for fam in ["reduce", "matmul", "softmax"] {
+    for fam in ["reduce", "matmul", "softmax", "triton", "trap", "gelu64"] {
         if let Ok(rd) = std::fs::read_dir(root.join("ptx").join(fam)) {
             files.extend(
                 rd.flatten()

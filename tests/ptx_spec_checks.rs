@@ -24,6 +24,11 @@ const FAMILIES: &[&str] = &[
     "silu",
     "atomic_rowsum",
     "atomic_matmul",
+    "gelu64",
+    "const_table",
+    "eps_param",
+    "trap",
+    "triton",
 ];
 
 #[derive(Deserialize)]

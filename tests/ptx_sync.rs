@@ -220,7 +220,11 @@ fn float_bit_tricks_follow_ieee() {
 
 #[test]
 fn unsupported_instructions_are_named() {
-    let e = run("	prmt.b32 %r2, %r1, %r1, 0;").unwrap_err();
+    let e = run("	bfind.u32 %r2, %r1;").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
-    assert!(e.message.contains("prmt.b32"), "{e}");
+    assert!(e.message.contains("bfind.u32"), "{e}");
+    // prmt is modelled in its default mode only.
+    let e = run("	prmt.b32.f4e %r2, %r1, %r1, 0;").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert!(e.message.contains("prmt mode .f4e"), "{e}");
 }

@@ -7,7 +7,7 @@ Triton probes (probe.py: y = tl.log(x), tl.sin, tl.cos, libdevice.tanh, tl.erf) 
 by triton_ir/generate.py's compile_op (Triton 3.9.0, GPUTarget("cuda", 80, 32),
 TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC probes
 (*.cu: expf, tanhf, erff, log2f, log1pf, expm1f, erfcf, powf with exponents 3, 0.5, -2,
-2.5)
+2.5; the double erf, tanh, exp, log, exp2, expm1, log2, log1p, erfc: erf64 ... erfc64)
 by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
 `.venv-ptx`.  Each probe gets `<name>.ptx` and `<name>.launch.toml` (x, y of N
 elements).  Never edit the .ptx by hand: lift recognises exactly this code.
@@ -89,7 +89,8 @@ def nvrtc_probes():
     ])
     # CUDA's own expf, tanhf, erff: NVRTC's code differs from Triton's libdevice calls.
     for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "powf_3",
-                 "powf_half", "powf_m2", "powf_2_5"]:
+                 "powf_half", "powf_m2", "powf_2_5", "erf64", "tanh64", "exp64", "log64", "exp264", "expm164", "log264",
+                 "log1p64", "erfc64"]:
         ptx = gen.compile_variant("libm", name)
         write(name, ptx, LAUNCH.format(grid='"cdiv(N, 32)"', block="block = [32]\n", args=args))
 
@@ -129,13 +130,10 @@ MATRIX = {
 }
 # Matrix checks lift cannot decide yet, with why: `stem` (every form) or (stem, form
 # index). They run in an ignored test (tests/ptx_libm_matrix.rs) until then.
-F64_UNPACK = "the PTX executor does not unpack `mov.b64 {lo, hi}` (f64 bit-level code)"
 BFI = "the PTX executor lacks `bfi.b64` (sinf/cosf's Payne-Hanek reduction)"
-CALL_PARAM = "the PTX parser lacks `.param` call sequences (f64 sin/cos call a subroutine)"
+CALL_PARAM = "the PTX parser lacks `.param` call sequences (f64 sin/cos/pow call a subroutine)"
 PENDING = {
-    **{f"{n}_f64": F64_UNPACK for n in ("exp", "log", "tanh", "erf", "exp2", "expm1", "log2",
-                                        "log1p", "erfc", "pow3", "pow_half", "pow_m2",
-                                        "pow_2_5")},
+    **{f"{n}_f64": CALL_PARAM for n in ("pow3", "pow_half", "pow_m2", "pow_2_5")},
     "sin_f32": BFI,
     "cos_f32": BFI,
     "sin_f64": CALL_PARAM,

@@ -42,6 +42,8 @@ pub enum ErrorKind {
     /// PTX: a barrier that can never complete (some threads never arrive, or threads
     /// wait at different barriers).
     Deadlock,
+    /// PTX: a reachable `trap` (the kernel aborts).
+    Trap,
 }
 
 /// An execution error with the place it happened.

@@ -297,6 +297,17 @@ impl Parser {
         })
     }
 
+    /// Whether token `pos + k` starts right where token `pos + k - 1` ends (no space).
+    fn adjacent(&self, k: usize) -> bool {
+        let i = self.pos + k;
+        match (i.checked_sub(1).and_then(|j| self.toks.get(j)), self.toks.get(i)) {
+            (Some(a), Some(b)) => {
+                a.line == b.line && a.col as usize + a.text.chars().count() == b.col as usize
+            }
+            _ => false,
+        }
+    }
+
     fn is_punct(&self, c: char) -> bool {
         self.peek() == Some(&Tok::Punct(c))
     }
@@ -830,7 +841,9 @@ impl Parser {
                     _ => return self.err("an instruction, label or body directive"),
                 },
                 Tok::Ident(w) => {
-                    if self.peek_at(1) == Some(&Tok::Punct(':')) {
+                    if self.peek_at(1) == Some(&Tok::Punct(':'))
+                        && self.peek_at(2) != Some(&Tok::Punct(':'))
+                    {
                         self.pos += 2;
                         entry.labels.insert(w, entry.body.len());
                     } else {
@@ -887,7 +900,31 @@ impl Parser {
 
     fn instruction(&mut self, st: &mut BodyState) -> Result<Instr, ParseError> {
         let (line, col) = self.here();
-        let word = self.ident("an instruction")?;
+        let mut word = self.ident("an instruction")?;
+        // Qualifiers with `::` (`L2::cache_hint`, `L1::evict_last`, `L2::256B`) are lexed
+        // as separate tokens; glue the adjacent ones back into the mnemonic.
+        while self.adjacent(0) && self.is_punct(':') && self.adjacent(1) {
+            if self.peek_at(1) != Some(&Tok::Punct(':')) {
+                break;
+            }
+            word.push_str("::");
+            self.pos += 2;
+            let mut glued = false;
+            while let Some(t) = self.toks.get(self.pos) {
+                if !matches!(t.tok, Tok::Ident(_) | Tok::Int(_)) || (glued && !self.adjacent(0)) {
+                    break;
+                }
+                if !glued && !self.adjacent(0) {
+                    break;
+                }
+                word.push_str(&t.text);
+                self.pos += 1;
+                glued = true;
+            }
+            if !glued {
+                return self.err("a qualifier after '::'");
+            }
+        }
         let mut parts = word.split('.');
         let op = parts.next().unwrap_or_default().to_string();
         let mods: Vec<String> = parts.map(str::to_string).collect();

@@ -40,6 +40,33 @@ pub(super) fn round_f32(x: f64, mode: &str) -> f64 {
     out as f64
 }
 
+/// `prmt.b32 d, a, b, c`: the bytes of `d` picked from the eight bytes of `{b, a}` by
+/// the selector nibbles of `c` (the default mode: bit 3 of a nibble replicates the
+/// picked byte's sign bit). The `.f4e`, `.b4e`, `.rc8`, `.ecl`, `.ecr`, `.rc16` modes
+/// are not modelled.
+fn prmt(a: u64, b: u64, c: u64, ins: &Instr) -> Result<u64, Fail> {
+    if let Some(m) = ins.mods.iter().find(|m| m.as_str() != "b32") {
+        return unsupported(format!("prmt mode .{m}"));
+    }
+    let src = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    let mut d = 0u64;
+    for k in 0..4 {
+        let sel = (c >> (4 * k)) & 0xf;
+        let byte = (src >> (8 * (sel & 7))) & 0xff;
+        let byte = if sel & 8 != 0 {
+            if byte & 0x80 != 0 {
+                0xff
+            } else {
+                0
+            }
+        } else {
+            byte
+        };
+        d |= byte << (8 * k);
+    }
+    Ok(d)
+}
+
 impl<'a, D: Domain> Sim<'a, D> {
     // ----- arithmetic -----
 
@@ -61,12 +88,19 @@ impl<'a, D: Domain> Sim<'a, D> {
                 "le" => CmpOp::Le,
                 "gt" => CmpOp::Gt,
                 "ge" => CmpOp::Ge,
-                "num" => {
-                    return unsupported("setp.num (NaN tests)");
+                // Neither / either operand NaN: `x == x` is false only for NaN.
+                "num" | "nan" => {
+                    let xa = self.domain.cmp(CmpOp::Eq, fa, fa);
+                    let xb = self.domain.cmp(CmpOp::Eq, fb, fb);
+                    let both = self.logic("and", Self::from_truth(xa), Self::from_truth(xb))?;
+                    let v = if cmp == "nan" { self.not(both)? } else { both };
+                    return self.finish_setp(t, ins, v);
                 }
                 _ => return unsupported(format!("float comparison .{cmp}")),
             };
             self.domain.cmp(op, fa, fb)
+        } else if let Some(t) = self.abs_bits_zero(cmp, ty, a, b) {
+            t
         } else if let Some(r) = self.int_cmp(cmp, ty, a, b) {
             r
         } else if self.is_symbolic(a) || self.is_symbolic(b) {
@@ -91,7 +125,46 @@ impl<'a, D: Domain> Sim<'a, D> {
                 _ => return unsupported(format!("integer comparison .{cmp}")),
             })
         };
-        let mut v = Self::from_truth(r);
+        self.finish_setp(t, ins, Self::from_truth(r))
+    }
+
+    /// `setp.eq.b32 p, bits(|x|), 0` (Triton's `x == 0` on a masked abs): the bits of a
+    /// non-negative float are zero exactly when it is `+0`, so this is `|x| == 0`, i.e.
+    /// `x == 0`. Only for a value the domain shows is an `abs` (`abs(v) = v`): the
+    /// bits of `-0` are not zero.
+    fn abs_bits_zero(
+        &mut self,
+        cmp: &str,
+        ty: &str,
+        a: Val<D::V>,
+        b: Val<D::V>,
+    ) -> Option<Truth<D::V>> {
+        if !matches!(ty, "b32" | "u32" | "s32") || !matches!(cmp, "eq" | "ne") {
+            return None;
+        }
+        let ((Val::Float(f), Val::Bits(0)) | (Val::Bits(0), Val::Float(f))) = (a, b) else {
+            return None;
+        };
+        if self.domain.as_number(f).is_some() || self.domain.func(Func::Abs, f) != f {
+            return None;
+        }
+        // `|x| == 0` is `x == 0` (both false for NaN): compare the masked value itself
+        // where this run made the abs.
+        let x = self
+            .abs_args
+            .iter()
+            .find(|(a, _)| *a == f)
+            .map_or(f, |(_, x)| *x);
+        let zero = self.domain.constant(0.0);
+        let op = if cmp == "eq" { CmpOp::Eq } else { CmpOp::Ne };
+        Some(self.domain.cmp(op, x, zero))
+    }
+
+    /// The rest of `setp`: the optional `.bop` with a third predicate, and the (pair
+    /// of) destinations.
+    fn finish_setp(&mut self, t: usize, ins: &Instr, v: Val<D::V>) -> Result<(), Fail> {
+        let ops = &ins.operands;
+        let mut v = v;
         // setp.cmp.bop.type d, a, b, {!}c
         if let Some(bop) = ins
             .mods
@@ -408,10 +481,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         const KNOWN: &[&str] = &[
             "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "neg", "abs", "and",
             "or", "xor", "not", "cnot", "shl", "shr", "bfe", "popc", "clz", "brev", "ex2", "lg2",
-            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf",
+            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf", "prmt",
         ];
         if !KNOWN.contains(&ins.op.as_str()) {
             return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
+        }
+        if ins.op == "prmt" {
+            if let Some(m) = ins.mods.iter().find(|m| m.as_str() != "b32") {
+                return unsupported(format!("prmt mode .{m}"));
+            }
         }
         let ops = &ins.operands;
         let mut args = Vec::with_capacity(ops.len().saturating_sub(1));
@@ -452,7 +530,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             let w = width(ty);
             if self.domain.as_number(*x).is_none() && w == 32 {
                 match (op, *m as u32) {
-                    ("and", 0x7FFF_FFFF) => return Ok(Val::Float(self.domain.func(Func::Abs, *x))),
+                    ("and", 0x7FFF_FFFF) => {
+                        let a = self.domain.func(Func::Abs, *x);
+                        self.abs_args.push((a, *x));
+                        return Ok(Val::Float(a));
+                    }
                     ("xor", 0x8000_0000) => return Ok(Val::Float(self.domain.neg(*x))),
                     ("or", 0x8000_0000) => {
                         let a = self.domain.func(Func::Abs, *x);
@@ -632,6 +714,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     both >> n
                 }
             }
+            "prmt" => prmt(x(0)?, x(1)?, x(2)?, ins)?,
             "popc" => x(0)?.count_ones() as u64,
             "clz" => (mask_w(x(0)?, w).leading_zeros() - (64 - w)) as u64,
             "brev" => mask_w(x(0)?, w).reverse_bits() >> (64 - w),

@@ -170,7 +170,8 @@ impl<'a, D: Domain> Sim<'a, D> {
         space: Option<Space>,
     ) -> Result<Place, Fail> {
         let tensor = (addr >> TENSOR_SHIFT) as usize;
-        if tensor >= 1 && matches!(space, None | Some(Space::Global)) {
+        // `.const` too: a `__constant__` variable the launch binds to a tensor.
+        if tensor >= 1 && matches!(space, None | Some(Space::Global) | Some(Space::Const)) {
             let i = tensor - 1;
             let off = addr & ((1 << TENSOR_SHIFT) - 1);
             let Some(td) = self.inst.tensors.get(i) else {

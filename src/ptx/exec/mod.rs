@@ -43,6 +43,7 @@ mod params;
 mod race;
 mod sync;
 mod typed;
+mod uses;
 mod values;
 
 use atomic::{Hold, LocKey, Locks};
@@ -72,6 +73,9 @@ enum Val<V> {
     Cond(V),
     Sym(V),
 }
+
+/// A value split by `mov {lo, hi}, x`: `x` and its parts.
+type Unpacked<V> = (Val<V>, Vec<Val<V>>);
 
 /// A thread's private state, as saved around the two paths of a data-dependent branch.
 #[derive(Clone)]
@@ -201,7 +205,13 @@ pub fn execute<D: Domain>(
             format!("block {block:?} has {nthreads} threads; expected 1 to 4096"),
         ));
     }
-    let params = bind_params(entry, inst, arg_order, domain).map_err(|(kind, m)| ExecError {
+    let module_vars: Vec<&str> = module
+        .globals
+        .iter()
+        .filter(|v| matches!(v.space, Space::Global | Space::Const))
+        .map(|v| v.name.as_str())
+        .collect();
+    let params = bind_params(entry, inst, arg_order, &module_vars, domain).map_err(|(kind, m)| ExecError {
         line: entry.line,
         ..top(kind, m)
     })?;
@@ -282,6 +292,10 @@ pub fn execute<D: Domain>(
         at: None,
         atomic_now: false,
         locks: Locks::default(),
+        unpacked: Vec::new(),
+        abs_args: Vec::new(),
+        bit_selects: Vec::new(),
+        uses: uses::Uses::default(),
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -336,6 +350,16 @@ struct Sim<'a, D: Domain> {
     atomic_now: bool,
     /// Atomics and spin locks (see `atomic`).
     locks: Locks<D::V>,
+    /// Registers split by `mov.b64 {lo, hi}, x`: (whole, parts), so that packing the
+    /// same parts again gives `x` back (see `values::pack`).
+    unpacked: Vec<Unpacked<D::V>>,
+    /// `abs(x)` values made by masking a float's sign bit, with their `x`.
+    abs_args: Vec<(D::V, D::V)>,
+    /// `selp` between two constant bit patterns under a data-dependent condition:
+    /// (the opaque choice, the condition, the two patterns).
+    bit_selects: Vec<(D::V, D::V, u64, u64)>,
+    /// Which loaded values each thread used (see `uses`).
+    uses: uses::Uses,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -366,6 +390,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.shared_log.clear();
         self.locks.new_cta();
         let n = self.block.iter().product::<i64>() as usize;
+        self.uses.new_cta(n);
         self.threads = (0..n)
             .map(|i| {
                 let mut vc = [0u32; 32];
@@ -480,7 +505,9 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
     // ----- instructions -----
 
-    fn exec(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+    /// An instruction with its guard (called by `uses::exec`, which tracks the loaded
+    /// values it uses).
+    fn exec_guarded(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
         if let Some((neg, slot)) = ins.guard {
             let g = self.reg(t, slot)?;
             let on = match self.truth(g)? {
@@ -491,6 +518,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                             Truth::Unknown(c) => c,
                             Truth::Known(b) => {
                                 return if b {
+                                    self.body_runs(ins)?;
                                     self.exec_body(t, pc, ins)
                                 } else {
                                     Ok(Flow::Next)
@@ -500,6 +528,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     } else {
                         c
                     };
+                    self.body_runs(ins)?;
                     return self.guarded(t, pc, ins, c);
                 }
             };
@@ -507,6 +536,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 return Ok(Flow::Next);
             }
         }
+        self.body_runs(ins)?;
         self.exec_body(t, pc, ins)
     }
 
@@ -537,6 +567,10 @@ impl<'a, D: Domain> Sim<'a, D> {
             "membar" | "fence" => self.fence(t, ins),
             "atom" | "red" => return self.atom(t, pc, ins),
             "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => {}
+            // A cache policy only steers the L2 cache: an opaque 64-bit handle that the
+            // `L2::cache_hint` operand of a load or store passes along.
+            "createpolicy" => self.write(t, opn(0)?, Val::Bits(0))?,
+            "trap" => return self.trap(ins),
             "shfl" | "vote" | "match" | "redux" => {
                 if !ins.has("sync") {
                     return unsupported("warp collectives without .sync");
@@ -553,6 +587,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                 }
                 self.write(t, opn(0)?, Val::Bits(m))?;
+            }
+            "mov" if matches!(opn(0)?, Operand::Vector(xs) if xs.len() > 1) => {
+                self.unpack(t, opn(0)?, opn(1)?, ty)?
+            }
+            "mov" if matches!(opn(1)?, Operand::Vector(xs) if xs.len() > 1) => {
+                self.pack(t, opn(0)?, opn(1)?, ty)?
             }
             "mov" => {
                 let v = self.read(t, opn(1)?, ty)?;
@@ -595,7 +635,13 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                     Truth::Unknown(c) => {
                         let (sa, sb) = (self.sym_arg(a, ty)?, self.sym_arg(b, ty)?);
-                        Val::Sym(self.domain.select(c, sa, sb))
+                        let v = self.domain.select(c, sa, sb);
+                        // Two constant bit patterns: remembered, so that reading the
+                        // choice as a float picks between the two floats (`values::float`).
+                        if let (Val::Bits(x), Val::Bits(y)) = (a, b) {
+                            self.bit_selects.push((v, c, x, y));
+                        }
+                        Val::Sym(v)
                     }
                 };
                 self.write(t, opn(0)?, v)?;

@@ -32,12 +32,23 @@ pub fn launch_arg_order(launch_text: &str) -> Vec<String> {
     out
 }
 
+/// Binds the entry's parameters. Launch keys naming a module variable (`vars`: a
+/// `__constant__`/`__device__` array whose contents the host writes) are not
+/// parameters: they are bound by [`Sim::sym_addr`] and skipped here, also in the
+/// positional order.
 pub(super) fn bind_params<D: Domain>(
     entry: &Entry,
     inst: &Instance,
     order: &[String],
+    vars: &[&str],
     domain: &mut D,
 ) -> Result<Vec<Val<D::V>>, Fail> {
+    let order: Vec<String> = order
+        .iter()
+        .filter(|k| !vars.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    let order = &order[..];
     let named = inst.args.keys().any(|k| {
         entry
             .params
@@ -59,6 +70,20 @@ pub(super) fn bind_params<D: Domain>(
         used.push(hit.is_some());
     }
     for k in inst.args.keys() {
+        if vars.contains(&k.as_str()) {
+            match inst.args.get(k) {
+                Some(ArgValue::Tensor(_)) => continue,
+                _ => {
+                    return fail(
+                        ErrorKind::Launch,
+                        format!(
+                            "the launch binds module variable `{k}` to something other than a tensor \
+                             (give its contents as `{k} = {{ tensor = \"...\", shape = [...] }}`)"
+                        ),
+                    )
+                }
+            }
+        }
         if !found.iter().flatten().any(|(name, _)| *name == k) {
             let names: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
             return fail(

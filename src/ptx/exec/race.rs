@@ -38,6 +38,8 @@ pub(super) struct Rec<V> {
     /// A plain access made while holding a spin lock taken by a relaxed atomic with no
     /// fence since (which orders nothing).
     pub(super) unfenced_lock: bool,
+    /// A plain load's tag (see `uses`): its race counts only once the value is used.
+    pub(super) tag: Option<u32>,
 }
 
 pub(super) struct Log<V> {
@@ -73,6 +75,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             atomic: self.atomic_now,
             locks: Vec::new(),
             unfenced_lock: false,
+            tag: if write || self.atomic_now {
+                None
+            } else {
+                self.uses.current
+            },
         }
     }
 
@@ -173,6 +180,15 @@ impl<'a, D: Domain> Sim<'a, D> {
                 m.push_str(&format!(
                     "; the accesses are under data-dependent conditions, and both happen for the inputs {w}"
                 ));
+            }
+            // A read whose value the thread has not used (yet): the race counts at the
+            // use, and not at all if the value reaches no store, address or branch.
+            let read = if r.write { a } else { r };
+            if !read.write && !self.uses.is_used(read.tag) {
+                if let Some(g) = read.tag {
+                    self.uses.deferred.entry(g).or_insert(m);
+                }
+                continue;
             }
             return Err((ErrorKind::Race, m));
         }

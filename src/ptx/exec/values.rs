@@ -86,8 +86,16 @@ impl<'a, D: Domain> Sim<'a, D> {
         }) as u64
     }
 
+    /// The address of a variable. A module `.global`/`.const` variable that the
+    /// launch binds to a tensor (host-written contents) is that tensor.
     pub(super) fn sym_addr(&self, name: &str) -> Result<u64, Fail> {
-        match self.vars.iter().find(|v| v.name == name) {
+        let var = self.vars.iter().find(|v| v.name == name);
+        if let (Some(v), Some(ArgValue::Tensor(t))) = (var, self.inst.args.get(name)) {
+            if matches!(v.space, Space::Global | Space::Const) {
+                return Ok(((*t as u64) + 1) << TENSOR_SHIFT);
+            }
+        }
+        match var {
             Some(v) => Ok(v.addr),
             None => fail(
                 ErrorKind::Malformed,
@@ -115,6 +123,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 Val::Float(self.domain.constant(x))
             }
             Operand::Float(x) => Val::Float(self.domain.constant(*x)),
+            // `WARP_SZ`: the warp size, a PTX constant.
+            Operand::Sym(name) if name == "WARP_SZ" => Val::Bits(32),
             Operand::Sym(name) => Val::Bits(self.sym_addr(name)?),
             Operand::Not(inner) => {
                 let v = self.read(t, inner, "pred")?;
@@ -220,6 +230,17 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             Val::Sym(s) => {
                 let w = if is_float_ty(ty) { width(ty) } else { 32 };
+                // A data-dependent choice between two constant bit patterns is a choice
+                // between the two floats they encode.
+                let choice = self.bit_selects.iter().find(|e| e.0 == s).copied();
+                if let Some((_, c, x, y)) = choice {
+                    if let (Some(fx), Some(fy)) =
+                        (decode_float(mask_w(x, w), w), decode_float(mask_w(y, w), w))
+                    {
+                        let (fx, fy) = (self.domain.constant(fx), self.domain.constant(fy));
+                        return Ok(self.domain.select(c, fx, fy));
+                    }
+                }
                 let op = if w == 64 { "f64.from" } else { "f32.from" };
                 self.opaque(op, &[s])
             }
@@ -256,5 +277,113 @@ impl<'a, D: Domain> Sim<'a, D> {
             Some(x) => Ok(x != 0.0),
             None => unsupported("a branch or guard on a data-dependent predicate"),
         }
+    }
+
+    /// `mov.b64 {lo, hi}, x` (also `mov.b32 {a, b}, x`): the parts of `x`, lowest
+    /// first. Bits split exactly; the parts of a data-dependent value are opaque
+    /// integers (`f64.bits(x).part0of2`), remembered so that packing them again gives
+    /// `x` back.
+    pub(super) fn unpack(
+        &mut self,
+        t: usize,
+        dst: &Operand,
+        src: &Operand,
+        ty: &str,
+    ) -> Result<(), Fail> {
+        let Operand::Vector(parts) = dst else {
+            return fail(ErrorKind::Malformed, "expected a vector of destination registers");
+        };
+        let n = parts.len() as u32;
+        let w = width(ty);
+        if !(2..=8).contains(&n) || !w.is_multiple_of(n) {
+            return fail(
+                ErrorKind::Malformed,
+                format!("cannot split a .{ty} value into {n} registers"),
+            );
+        }
+        let pw = w / n;
+        let whole = self.read(t, src, ty)?;
+        let mut vals = Vec::with_capacity(parts.len());
+        if self.is_symbolic(whole) {
+            let s = self.sym_arg(whole, ty)?;
+            for k in 0..n {
+                vals.push(Val::Sym(self.opaque(&format!("part{k}of{n}"), &[s])?));
+            }
+            self.unpacked.push((whole, vals.clone()));
+        } else {
+            let b = self.int(whole, ty)?;
+            for k in 0..n {
+                vals.push(Val::Bits(mask_w(b >> (k * pw), pw)));
+            }
+        }
+        for (p, v) in parts.iter().zip(vals) {
+            self.write(t, p, v)?;
+        }
+        Ok(())
+    }
+
+    /// `mov.b64 x, {lo, hi}`: the inverse of [`unpack`](Self::unpack). Parts that one
+    /// unpack made, unchanged, give the unpacked value back; other data-dependent parts
+    /// make an opaque integer.
+    pub(super) fn pack(
+        &mut self,
+        t: usize,
+        dst: &Operand,
+        src: &Operand,
+        ty: &str,
+    ) -> Result<(), Fail> {
+        let Operand::Vector(parts) = src else {
+            return fail(ErrorKind::Malformed, "expected a vector of source registers");
+        };
+        let n = parts.len() as u32;
+        let w = width(ty);
+        if !(2..=8).contains(&n) || !w.is_multiple_of(n) {
+            return fail(
+                ErrorKind::Malformed,
+                format!("cannot join {n} registers into a .{ty} value"),
+            );
+        }
+        let pw = w / n;
+        let pty = format!("b{pw}");
+        let mut vals = Vec::with_capacity(parts.len());
+        for p in parts {
+            vals.push(self.read(t, p, &pty)?);
+        }
+        let v = if let Some((whole, _)) = self.unpacked.iter().find(|(_, ps)| *ps == vals) {
+            *whole
+        } else if vals.iter().any(|v| self.is_symbolic(*v)) {
+            self.sym_op(&format!("pack{n}"), &vals, &pty)?
+        } else {
+            let mut b = 0u64;
+            for (k, v) in vals.iter().enumerate() {
+                b |= mask_w(self.int(*v, &pty)?, pw) << (k as u32 * pw);
+            }
+            Val::Bits(b)
+        };
+        self.write(t, dst, v)
+    }
+
+    /// `trap`: the kernel aborts. Reached unconditionally it is a finding naming the
+    /// line; under a data-dependent condition, with an input that reaches it.
+    pub(super) fn trap(&mut self, ins: &Instr) -> Result<Flow, Fail> {
+        let mut m = format!(
+            "`trap` at line {} is reached: the kernel aborts (an illegal-instruction error on the host)",
+            ins.line
+        );
+        if let Some(c) = self.path {
+            match self.domain.witness(c) {
+                Some(w) => m.push_str(&format!(
+                    "; it is under a data-dependent condition, reached for the inputs {w}"
+                )),
+                None => {
+                    return unsupported(format!(
+                        "`trap` at line {} under a data-dependent condition: lift found no \
+                         input reaching it nor proved there is none",
+                        ins.line
+                    ))
+                }
+            }
+        }
+        fail(ErrorKind::Trap, m)
     }
 }

@@ -119,7 +119,7 @@ pub struct Probe {
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
 /// probe.py) and CUDA's own functions as NVRTC emits them (`expf` ..., from `*.cu`).
-const SOURCES: [(&str, Meaning, &str, &str); 16] = [
+const SOURCES: [(&str, Meaning, &str, &str); 25] = [
     (
         "log",
         Meaning::Func(Func::Log),
@@ -215,6 +215,58 @@ const SOURCES: [(&str, Meaning, &str, &str); 16] = [
         Meaning::Powi(-2),
         include_str!("../../../ptx/libm/powf_m2.ptx"),
         include_str!("../../../ptx/libm/powf_m2.launch.toml"),
+    ),    (
+        "erf64",
+        Meaning::Func(Func::Erf),
+        include_str!("../../../ptx/libm/erf64.ptx"),
+        include_str!("../../../ptx/libm/erf64.launch.toml"),
+    ),
+    (
+        "tanh64",
+        Meaning::Func(Func::Tanh),
+        include_str!("../../../ptx/libm/tanh64.ptx"),
+        include_str!("../../../ptx/libm/tanh64.launch.toml"),
+    ),
+    (
+        "exp64",
+        Meaning::Func(Func::Exp),
+        include_str!("../../../ptx/libm/exp64.ptx"),
+        include_str!("../../../ptx/libm/exp64.launch.toml"),
+    ),
+    (
+        "log64",
+        Meaning::Func(Func::Log),
+        include_str!("../../../ptx/libm/log64.ptx"),
+        include_str!("../../../ptx/libm/log64.launch.toml"),
+    ),    (
+        "exp264",
+        Meaning::Func(Func::Exp2),
+        include_str!("../../../ptx/libm/exp264.ptx"),
+        include_str!("../../../ptx/libm/exp264.launch.toml"),
+    ),
+    (
+        "expm164",
+        Meaning::Expm1,
+        include_str!("../../../ptx/libm/expm164.ptx"),
+        include_str!("../../../ptx/libm/expm164.launch.toml"),
+    ),
+    (
+        "log264",
+        Meaning::Func(Func::Log2),
+        include_str!("../../../ptx/libm/log264.ptx"),
+        include_str!("../../../ptx/libm/log264.launch.toml"),
+    ),
+    (
+        "log1p64",
+        Meaning::Log1p,
+        include_str!("../../../ptx/libm/log1p64.ptx"),
+        include_str!("../../../ptx/libm/log1p64.launch.toml"),
+    ),
+    (
+        "erfc64",
+        Meaning::Erfc,
+        include_str!("../../../ptx/libm/erfc64.ptx"),
+        include_str!("../../../ptx/libm/erfc64.launch.toml"),
     ),
 ];
 

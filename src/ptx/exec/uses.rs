@@ -1,0 +1,168 @@
+//! Which loaded values a thread uses: the rule that a read whose value reaches no
+//! store, address, branch or other thread does not race (DESIGN.md, "Stores and
+//! atomics under conditions"; the replicated lanes of small Triton blocks, where
+//! several threads load one element and only one of them stores it back).
+//!
+//! Every plain load of shared or global memory gets a tag; register values carry the
+//! tags of the loads they were computed from (pure register instructions pass them
+//! from sources to destinations). An instruction with an effect beyond its
+//! destination registers (a store, a load's address, a branch, a guard of such an
+//! instruction, a warp collective, an atomic, a carry chain…) *uses* the tags of all
+//! its operands. A read that conflicts with another thread's write is a race only
+//! once its tag is used: until then the race is kept aside (`deferred`), reported at
+//! the use, and dropped if the thread never uses the value.
+//!
+//! Invariant: over-approximation only. Tags are never lost (a guarded or
+//! data-dependent-path write keeps the old tags too; a value with too many tags uses
+//! them all at once), so a read that may reach a store is never exempted.
+
+use super::*;
+
+/// Register instructions whose only effect is their destination registers.
+const PURE: &[&str] = &[
+    "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max",
+    "neg", "abs", "and", "or", "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc",
+    "clz", "brev", "ex2", "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "shf", "prmt",
+    "setp", "selp", "set", "slct", "copysign", "testp", "lop3", "mul24", "mad24", "sad",
+    "createpolicy",
+];
+
+/// More tags than this on one value: they are all used at once (bounded cost).
+const MAX_TAGS: usize = 64;
+
+/// The loads' tags and the races waiting for a use.
+#[derive(Default)]
+pub(super) struct Uses {
+    next: u32,
+    /// Tag of the load being executed (set around `ld`).
+    pub(super) current: Option<u32>,
+    used: std::collections::HashSet<u32>,
+    /// Per thread: register slot → tags of the loads its value came from.
+    regs: Vec<HashMap<u32, Vec<u32>>>,
+    /// Tags of the operands of the instruction being run, used if its guard lets it run.
+    operands: Vec<u32>,
+    /// Races whose read has not been used yet: tag → message.
+    pub(super) deferred: HashMap<u32, String>,
+}
+
+impl Uses {
+    pub(super) fn new_cta(&mut self, threads: usize) {
+        self.current = None;
+        self.regs = vec![HashMap::new(); threads];
+        self.deferred.clear();
+    }
+
+    /// Whether the read with this tag has been used (or has no tag).
+    pub(super) fn is_used(&self, tag: Option<u32>) -> bool {
+        tag.is_none_or(|g| self.used.contains(&g))
+    }
+}
+
+fn regs_of(op: &Operand, out: &mut Vec<u32>) {
+    match op {
+        Operand::Reg(s) => out.push(*s),
+        Operand::Vector(xs) => xs.iter().for_each(|x| regs_of(x, out)),
+        Operand::Pair(a, b) => {
+            regs_of(a, out);
+            regs_of(b, out);
+        }
+        Operand::Mem { base, .. } | Operand::Not(base) => regs_of(base, out),
+        _ => {}
+    }
+}
+
+impl<'a, D: Domain> Sim<'a, D> {
+    /// Run one instruction (with its guard), passing load tags along.
+    pub(super) fn exec(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+        let op = ins.op.as_str();
+        let carry = ins.has("cc") || matches!(op, "addc" | "madc");
+        let pure = PURE.contains(&op) && !carry;
+        let is_load = matches!(op, "ld" | "ldu");
+        let mut srcs = Vec::new();
+        let skip = if pure || is_load { 1 } else { 0 };
+        for o in ins.operands.iter().skip(skip) {
+            regs_of(o, &mut srcs);
+        }
+        let mut tags = self.tags_of(t, &srcs);
+        let guard_tags = self.tags_of(t, ins.guard.as_slice().iter().map(|g| &g.1));
+        if pure {
+            tags.extend(guard_tags);
+            tags.sort_unstable();
+            tags.dedup();
+            if tags.len() > MAX_TAGS {
+                self.use_tags(&tags, ins)?;
+                tags.clear();
+            }
+        } else {
+            // Whether it runs depends on the guard; what it does, on its operands
+            // (used by `body_runs` once the guard lets it run).
+            self.use_tags(&guard_tags, ins)?;
+            self.uses.operands = std::mem::take(&mut tags);
+        }
+        if is_load {
+            self.uses.next += 1;
+            self.uses.current = Some(self.uses.next);
+        }
+        let flow = self.exec_guarded(t, pc, ins);
+        self.uses.operands.clear();
+        let loaded = self.uses.current.take();
+        let flow = flow?;
+        if pure || is_load {
+            let tags = if is_load { loaded.into_iter().collect() } else { tags };
+            let mut dsts = Vec::new();
+            if let Some(d) = ins.operands.first() {
+                regs_of(d, &mut dsts);
+            }
+            // A write that may not happen keeps the old value's tags.
+            let keep = ins.guard.is_some() || self.path.is_some();
+            if let Some(m) = self.uses.regs.get_mut(t) {
+                for d in dsts {
+                    let e = m.entry(d).or_default();
+                    if !keep {
+                        e.clear();
+                    }
+                    e.extend(&tags);
+                    e.sort_unstable();
+                    e.dedup();
+                }
+            }
+        }
+        Ok(flow)
+    }
+
+    fn tags_of<'r>(&self, t: usize, regs: impl IntoIterator<Item = &'r u32>) -> Vec<u32> {
+        let mut tags = Vec::new();
+        if let Some(m) = self.uses.regs.get(t) {
+            for s in regs {
+                if let Some(ts) = m.get(s) {
+                    tags.extend(ts);
+                }
+            }
+        }
+        tags.sort_unstable();
+        tags.dedup();
+        tags
+    }
+
+    /// The instruction's guard lets it run (or it has none): its operands are used.
+    pub(super) fn body_runs(&mut self, ins: &Instr) -> Result<(), Fail> {
+        let tags = std::mem::take(&mut self.uses.operands);
+        self.use_tags(&tags, ins)
+    }
+
+    /// Mark the loads behind these tags used; a race kept aside for one of them is
+    /// reported now.
+    fn use_tags(&mut self, tags: &[u32], ins: &Instr) -> Result<(), Fail> {
+        for g in tags {
+            if self.uses.used.insert(*g) {
+                if let Some(m) = self.uses.deferred.remove(g) {
+                    return fail(
+                        ErrorKind::Race,
+                        format!("{m}; the value read is used at line {} (`{}`)", ins.line, ins.mnemonic()),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
