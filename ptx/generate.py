@@ -973,6 +973,9 @@ VARIANTS.update({
         "race": "threads 2k and 2k+1 both store byte y[k] (st.global.u8) with nothing "
                 "ordering them",
         "about": "adjacent with the index halved"},
+})
+
+
 # f64 code, traps, WARP_SZ and __constant__ tables (issue 19, item 6).
 def _gelu_tanh(x):
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
