@@ -195,6 +195,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         if dtype.is_float() {
             return match v {
                 Val::Bits(b) => Ok(self.domain.constant(decode(dtype, b))),
+                // A choice between two constant bit patterns is a choice between the
+                // floats they encode (`float` reads it so); other bits are refused.
+                Val::Sym(s) if self.bit_selects.iter().any(|e| e.0 == s) => {
+                    self.float(v, ptx_float(dtype))
+                }
                 Val::Sym(_) => unsupported(format!(
                     "storing data-dependent integer bits into the {dtype} tensor `{name}` \
                      (a bit cast lift does not read as a real)"
