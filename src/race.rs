@@ -127,7 +127,14 @@ impl RaceReport {
             Safety::Safe => "safe",
             Safety::Unsafe { kind, .. } => json_word(*kind),
         };
-        report_json(&self.kernel, &self.instance, word, finding, None, self.seconds)
+        report_json(
+            &self.kernel,
+            &self.instance,
+            word,
+            finding,
+            None,
+            self.seconds,
+        )
     }
 
     /// Exit code: 0 safe, 1 a finding.

@@ -142,10 +142,7 @@ struct TritonFixture {
 
 /// What `lift race` says about `triton_ir/<op>/kernel.ptx`, by kind of kernel: only
 /// these two stop on a construct owned elsewhere (named in the message).
-const TRITON_UNSUPPORTED: &[(&str, &str)] = &[
-    ("add_f16", "2-byte"),
-    ("matmul_tf32", "mma.sync"),
-];
+const TRITON_UNSUPPORTED: &[(&str, &str)] = &[("add_f16", "2-byte"), ("matmul_tf32", "mma.sync")];
 
 #[test]
 fn every_triton_ptx_is_race_free_and_its_check_agrees_with_the_ttir() {
@@ -163,8 +160,11 @@ fn every_triton_ptx_is_race_free_and_its_check_agrees_with_the_ttir() {
         let op = dir.file_name().unwrap().to_string_lossy().into_owned();
         let f: TritonFixture =
             toml::from_str(&std::fs::read_to_string(dir.join("fixture.toml")).unwrap()).unwrap();
-        let k = Kernel::load(&dir.join("kernel.ptx"), Some(&dir.join("kernel.launch.toml")))
-            .unwrap_or_else(|e| panic!("{op}: {e}"));
+        let k = Kernel::load(
+            &dir.join("kernel.ptx"),
+            Some(&dir.join("kernel.launch.toml")),
+        )
+        .unwrap_or_else(|e| panic!("{op}: {e}"));
         let inst = k.instance(&BTreeMap::new()).unwrap();
         let unsupported = TRITON_UNSUPPORTED.iter().find(|(o, _)| *o == op);
         match (race(&k, &inst), unsupported) {
@@ -214,7 +214,10 @@ fn every_triton_ptx_is_race_free_and_its_check_agrees_with_the_ttir() {
     }
     eprintln!("{safe} Triton kernels SAFE, {agree} PTX checks agree with the TTIR verdicts");
     assert!(safe >= 89, "only {safe} Triton kernels SAFE");
-    assert!(agree >= 86, "only {agree} PTX checks agree with the TTIR verdicts");
+    assert!(
+        agree >= 86,
+        "only {agree} PTX checks agree with the TTIR verdicts"
+    );
 }
 
 #[derive(Deserialize)]
@@ -260,7 +263,13 @@ fn triton_replicated_lanes_race_only_where_the_read_is_used() {
         for inst in &f.instance {
             let i = k.instance(&inst.sizes).unwrap();
             let r = race(&k, &i).unwrap_or_else(|e| panic!("{}: {e}", ptx.display()));
-            assert_eq!(r.safety.verdict(), want, "{}:\n{}", ptx.display(), r.to_text());
+            assert_eq!(
+                r.safety.verdict(),
+                want,
+                "{}:\n{}",
+                ptx.display(),
+                r.to_text()
+            );
             if want == "RACE" {
                 let text = r.to_text();
                 assert!(text.contains("data race on `x`"), "{text}");
@@ -287,7 +296,11 @@ fn a_reachable_trap_is_a_finding_naming_its_line_and_an_unreachable_one_is_not()
         }
         s => panic!("{s:?}"),
     }
-    let out = lift().arg("race").arg(root().join("ptx/trap/wrong_check.ptx")).output().unwrap();
+    let out = lift()
+        .arg("race")
+        .arg(root().join("ptx/trap/wrong_check.ptx"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("TRAP in"));
 }
@@ -303,21 +316,37 @@ fn a_data_dependent_trap_names_an_input_that_replays_it() {
         panic!("no trap")
     };
     assert_eq!(kind, ErrorKind::Trap);
-    let tail = message.split("reached for the inputs ").nth(1).expect(&message);
+    let tail = message
+        .split("reached for the inputs ")
+        .nth(1)
+        .expect(&message);
     let tail = tail.split(" (thread").next().unwrap();
     let mut x = vec![0.5; 8];
     for part in tail.split(", ") {
         let (lhs, v) = part.split_once(" = ").unwrap();
-        let j: usize = lhs.trim_start_matches("x[").trim_end_matches(']').parse().unwrap();
+        let j: usize = lhs
+            .trim_start_matches("x[")
+            .trim_end_matches(']')
+            .parse()
+            .unwrap();
         x[j] = v.parse().unwrap();
     }
     let run = |x: Vec<f64>| {
-        let inputs = BTreeMap::from([("x".to_string(), Array { shape: vec![8], data: x })]);
+        let inputs = BTreeMap::from([(
+            "x".to_string(),
+            Array {
+                shape: vec![8],
+                data: x,
+            },
+        )]);
         k.run(&inst, &inputs, &BTreeMap::new())
     };
     match run(x) {
         Err(Error::Exec { err, .. }) => assert_eq!(err.kind, ErrorKind::Trap, "{err}"),
-        r => panic!("the witness does not reach the trap: {:?}", r.map(|r| r.outputs)),
+        r => panic!(
+            "the witness does not reach the trap: {:?}",
+            r.map(|r| r.outputs)
+        ),
     }
     assert!(run(vec![0.5; 8]).is_ok());
 }
@@ -363,7 +392,11 @@ fn a_launch_may_give_a_constant_tables_contents() {
     let dir = tempfile::tempdir().unwrap();
     let base = std::fs::read_to_string(root().join("ptx/const_table/poly.launch.toml")).unwrap();
     let launch = dir.path().join("given.launch.toml");
-    std::fs::write(&launch, format!("{base}coef = {{ tensor = \"c\", shape = [4] }}\n")).unwrap();
+    std::fs::write(
+        &launch,
+        format!("{base}coef = {{ tensor = \"c\", shape = [4] }}\n"),
+    )
+    .unwrap();
     let k = Kernel::load(&root().join("ptx/const_table/poly.ptx"), Some(&launch)).unwrap();
     let inst = k.instance(&BTreeMap::new()).unwrap();
     let mut terms = lift::term::Terms::new();
@@ -371,12 +404,29 @@ fn a_launch_may_give_a_constant_tables_contents() {
     let text = spec.to_text(&terms);
     assert!(text.contains("y[0] = c[0] + x[0] * (c[1]"), "{text}");
     let inputs = BTreeMap::from([
-        ("x".to_string(), Array { shape: vec![8], data: (0..8).map(f64::from).collect() }),
-        ("c".to_string(), Array { shape: vec![4], data: vec![2.0, 0.0, 0.0, 1.0] }),
+        (
+            "x".to_string(),
+            Array {
+                shape: vec![8],
+                data: (0..8).map(f64::from).collect(),
+            },
+        ),
+        (
+            "c".to_string(),
+            Array {
+                shape: vec![4],
+                data: vec![2.0, 0.0, 0.0, 1.0],
+            },
+        ),
     ]);
     let r = k.run(&inst, &inputs, &BTreeMap::new()).unwrap();
     let y = &r.outputs.iter().find(|(n, _)| n == "y").unwrap().1.data;
-    assert_eq!(y, &(0..8).map(|v| 2.0 + f64::from(v).powi(3)).collect::<Vec<_>>());
+    assert_eq!(
+        y,
+        &(0..8)
+            .map(|v| 2.0 + f64::from(v).powi(3))
+            .collect::<Vec<_>>()
+    );
 
     std::fs::write(&launch, format!("{base}coef = 3\n")).unwrap();
     let k = Kernel::load(&root().join("ptx/const_table/poly.ptx"), Some(&launch)).unwrap();
@@ -435,7 +485,10 @@ fn race_json_has_checks_shape() {
     assert_eq!(code, Some(1));
     assert_eq!(v["verdict"], "race");
     assert_eq!(v["finding"]["kind"], "race");
-    assert!(v["finding"]["message"].as_str().unwrap().contains("data race"));
+    assert!(v["finding"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("data race"));
     let (code, v) = run("ptx/trap/wrong_check.ptx");
     assert_eq!(code, Some(1));
     assert_eq!(v["verdict"], "trap");

@@ -300,7 +300,10 @@ impl Parser {
     /// Whether token `pos + k` starts right where token `pos + k - 1` ends (no space).
     fn adjacent(&self, k: usize) -> bool {
         let i = self.pos + k;
-        match (i.checked_sub(1).and_then(|j| self.toks.get(j)), self.toks.get(i)) {
+        match (
+            i.checked_sub(1).and_then(|j| self.toks.get(j)),
+            self.toks.get(i),
+        ) {
             (Some(a), Some(b)) => {
                 a.line == b.line && a.col as usize + a.text.chars().count() == b.col as usize
             }

@@ -488,6 +488,9 @@ impl Run<'_, '_, '_> {
             .iter()
             .flat_map(|m| bases.iter().map(move |b| (*m, *b)))
         {
+            if std::time::Instant::now() > self.setup.deadline {
+                return unsupported("the time budget ran out while summarising a rescaled sum");
+            }
             let m_acc = accs[mk][mj].expect("a max lane has an accumulator");
             let m_final = finals[&(mk, mj)];
             let mut parts = Vec::new();
@@ -572,6 +575,9 @@ impl Run<'_, '_, '_> {
     fn resolve_in(&mut self, t: TermId, memo: &mut HashMap<TermId, TermId>) -> R<TermId> {
         if let Some(&r) = memo.get(&t) {
             return Ok(r);
+        }
+        if std::time::Instant::now() > self.setup.deadline {
+            return unsupported("the time budget ran out while matching loop results");
         }
         let node = self.domain.terms.node(t).clone();
         let r = if self.partials.contains_key(&t) {
@@ -777,8 +783,9 @@ impl Run<'_, '_, '_> {
             };
             for part in parts {
                 for &s in &part.summands {
-                    // Guards the store's own conditions settle (a masked query row's
-                    // `q` inside attention's scores) are settled before the split.
+                    if std::time::Instant::now() > self.setup.deadline {
+                        return unsupported("the time budget ran out while matching loop results");
+                    }
                     let s = self.resolve_in(s, memo)?;
                     // A lazily masked summand counts only where its guards hold.
                     for (conds, piece) in self.split_guards(s, op)? {
@@ -918,6 +925,9 @@ impl Run<'_, '_, '_> {
         let Some(outer) = outer else {
             return Ok(None);
         };
+        if std::time::Instant::now() > self.setup.deadline {
+            return unsupported("the time budget ran out while matching loop results");
+        }
         // Each summand equals the reduction's summand at its index.
         let mut pairs = Vec::with_capacity(items.len());
         {
@@ -939,7 +949,16 @@ impl Run<'_, '_, '_> {
                 pairs.push((want, *s));
             }
         }
+        let t0 = std::time::Instant::now();
         let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() && t0.elapsed().as_millis() > 500 {
+            eprintln!(
+                "  match {}: {} pairs decided in {:?}",
+                tmpl.key,
+                pairs.len(),
+                t0.elapsed()
+            );
+        }
         let mut scale = None;
         if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
             // Every summand the formula's times one constant `c` (scores scaled by
@@ -958,7 +977,16 @@ impl Run<'_, '_, '_> {
             }
             scale = Some(ct);
         }
+        let t0 = std::time::Instant::now();
         self.domain_is_extent(op, items, &index, &extent, &tmpl.key)?;
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() && t0.elapsed().as_millis() > 500 {
+            eprintln!(
+                "  domain of {}: {} items in {:?}",
+                tmpl.key,
+                items.len(),
+                t0.elapsed()
+            );
+        }
         let atom = reduction_atom(self.domain.terms, &tmpl.key, &outer);
         Ok(Some(match scale {
             Some(c) => self.domain.terms.mul(c, atom),

@@ -211,10 +211,13 @@ pub fn execute<D: Domain>(
         .filter(|v| matches!(v.space, Space::Global | Space::Const))
         .map(|v| v.name.as_str())
         .collect();
-    let params = bind_params(entry, inst, arg_order, &module_vars, domain).map_err(|(kind, m)| ExecError {
-        line: entry.line,
-        ..top(kind, m)
-    })?;
+    let params =
+        bind_params(entry, inst, arg_order, &module_vars, domain).map_err(|(kind, m)| {
+            ExecError {
+                line: entry.line,
+                ..top(kind, m)
+            }
+        })?;
 
     // Lay out variables.
     let mut vars = Vec::new();

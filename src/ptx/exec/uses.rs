@@ -20,10 +20,52 @@ use super::*;
 
 /// Register instructions whose only effect is their destination registers.
 const PURE: &[&str] = &[
-    "mov", "cvt", "cvta", "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max",
-    "neg", "abs", "and", "or", "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc",
-    "clz", "brev", "ex2", "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "shf", "prmt",
-    "setp", "selp", "set", "slct", "copysign", "testp", "lop3", "mul24", "mad24", "sad",
+    "mov",
+    "cvt",
+    "cvta",
+    "add",
+    "sub",
+    "mul",
+    "mad",
+    "fma",
+    "div",
+    "rem",
+    "min",
+    "max",
+    "neg",
+    "abs",
+    "and",
+    "or",
+    "xor",
+    "not",
+    "cnot",
+    "shl",
+    "shr",
+    "bfe",
+    "bfi",
+    "popc",
+    "clz",
+    "brev",
+    "ex2",
+    "lg2",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sin",
+    "cos",
+    "rcp",
+    "shf",
+    "prmt",
+    "setp",
+    "selp",
+    "set",
+    "slct",
+    "copysign",
+    "testp",
+    "lop3",
+    "mul24",
+    "mad24",
+    "sad",
     "createpolicy",
 ];
 
@@ -108,7 +150,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         let loaded = self.uses.current.take();
         let flow = flow?;
         if pure || is_load {
-            let tags = if is_load { loaded.into_iter().collect() } else { tags };
+            let tags = if is_load {
+                loaded.into_iter().collect()
+            } else {
+                tags
+            };
             let mut dsts = Vec::new();
             if let Some(d) = ins.operands.first() {
                 regs_of(d, &mut dsts);
@@ -158,7 +204,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                 if let Some(m) = self.uses.deferred.remove(g) {
                     return fail(
                         ErrorKind::Race,
-                        format!("{m}; the value read is used at line {} (`{}`)", ins.line, ins.mnemonic()),
+                        format!(
+                            "{m}; the value read is used at line {} (`{}`)",
+                            ins.line,
+                            ins.mnemonic()
+                        ),
                     );
                 }
             }

@@ -291,7 +291,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         ty: &str,
     ) -> Result<(), Fail> {
         let Operand::Vector(parts) = dst else {
-            return fail(ErrorKind::Malformed, "expected a vector of destination registers");
+            return fail(
+                ErrorKind::Malformed,
+                "expected a vector of destination registers",
+            );
         };
         let n = parts.len() as u32;
         let w = width(ty);
@@ -333,7 +336,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         ty: &str,
     ) -> Result<(), Fail> {
         let Operand::Vector(parts) = src else {
-            return fail(ErrorKind::Malformed, "expected a vector of source registers");
+            return fail(
+                ErrorKind::Malformed,
+                "expected a vector of source registers",
+            );
         };
         let n = parts.len() as u32;
         let w = width(ty);

@@ -215,7 +215,8 @@ const SOURCES: [(&str, Meaning, &str, &str); 25] = [
         Meaning::Powi(-2),
         include_str!("../../../ptx/libm/powf_m2.ptx"),
         include_str!("../../../ptx/libm/powf_m2.launch.toml"),
-    ),    (
+    ),
+    (
         "erf64",
         Meaning::Func(Func::Erf),
         include_str!("../../../ptx/libm/erf64.ptx"),
@@ -238,7 +239,8 @@ const SOURCES: [(&str, Meaning, &str, &str); 25] = [
         Meaning::Func(Func::Log),
         include_str!("../../../ptx/libm/log64.ptx"),
         include_str!("../../../ptx/libm/log64.launch.toml"),
-    ),    (
+    ),
+    (
         "exp264",
         Meaning::Func(Func::Exp2),
         include_str!("../../../ptx/libm/exp264.ptx"),
