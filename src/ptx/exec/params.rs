@@ -73,13 +73,15 @@ pub(super) fn bind_params<D: Domain>(
         if vars.contains(&k.as_str()) {
             match inst.args.get(k) {
                 Some(ArgValue::Tensor(_)) => continue,
-                _ => return fail(
-                    ErrorKind::Launch,
-                    format!(
+                _ => {
+                    return fail(
+                        ErrorKind::Launch,
+                        format!(
                         "the launch binds module variable `{k}` to something other than a tensor \
                              (give its contents as `{k} = {{ tensor = \"...\", shape = [...] }}`)"
                     ),
-                ),
+                    )
+                }
             }
         }
         if !found.iter().flatten().any(|(name, _)| *name == k) {
