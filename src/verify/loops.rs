@@ -488,9 +488,7 @@ impl Run<'_, '_, '_> {
             .iter()
             .flat_map(|m| bases.iter().map(move |b| (*m, *b)))
         {
-            if std::time::Instant::now() > self.setup.deadline {
-                return unsupported("the time budget ran out while summarising a rescaled sum");
-            }
+            self.within_budget()?;
             let m_acc = accs[mk][mj].expect("a max lane has an accumulator");
             let m_final = finals[&(mk, mj)];
             let mut parts = Vec::new();
@@ -576,9 +574,7 @@ impl Run<'_, '_, '_> {
         if let Some(&r) = memo.get(&t) {
             return Ok(r);
         }
-        if std::time::Instant::now() > self.setup.deadline {
-            return unsupported("the time budget ran out while matching loop results");
-        }
+        self.within_budget()?;
         let node = self.domain.terms.node(t).clone();
         let r = if self.partials.contains_key(&t) {
             let combine = self.partials[&t].combine;
@@ -602,15 +598,6 @@ impl Run<'_, '_, '_> {
                     } else {
                         self.resolve_in(k, memo)?
                     });
-                }
-                // A running sum times factors free of partials (`acc / l` once `l` is
-                // resolved): when the sum alone is no reduction of the formula, the
-                // factors go into its summands (they do not depend on its iteration).
-                if matches!(node, Node::Mul(_)) {
-                    if let Some(r) = self.distribute_into_sum(&resolved, memo)? {
-                        memo.insert(t, r);
-                        return Ok(r);
-                    }
                 }
                 // Partials this node combines with their own operation are one group,
                 // with the operands a mask lane still guards (the lanes of a reduction
@@ -686,6 +673,15 @@ impl Run<'_, '_, '_> {
         Ok(r)
     }
 
+    /// An error once the verification's wall-clock budget is spent: matching loop
+    /// results can take long between the interpreter's own checks.
+    fn within_budget(&self) -> R<()> {
+        if std::time::Instant::now() > self.setup.deadline {
+            return unsupported("the time budget ran out while matching loop results");
+        }
+        Ok(())
+    }
+
     /// [`Self::resolve_group`] for a group that holds guarded lanes; a group of lanes
     /// only that failed once is not tried again (attention's scores put the same lanes
     /// in front of every stored element).
@@ -707,59 +703,6 @@ impl Run<'_, '_, '_> {
         r
     }
 
-    /// `Π kids` as one reduction when exactly one kid is a running sum that matches no
-    /// reduction alone and the others hold no partial: `Σ s · F` with `F` their product.
-    fn distribute_into_sum(
-        &mut self,
-        kids: &[TermId],
-        memo: &mut HashMap<TermId, TermId>,
-    ) -> R<Option<TermId>> {
-        let sums: Vec<TermId> = kids
-            .iter()
-            .copied()
-            .filter(|k| {
-                self.partials
-                    .get(k)
-                    .is_some_and(|p| p.combine == Binary::Add)
-            })
-            .collect();
-        let [sum] = sums[..] else {
-            return Ok(None);
-        };
-        let others: Vec<TermId> = kids.iter().copied().filter(|&k| k != sum).collect();
-        if others.is_empty() {
-            return Ok(None);
-        }
-        match self.resolve_in(sum, memo) {
-            Ok(_) => return Ok(None),
-            Err(e) if e.witness.is_some() => return Err(e),
-            Err(_) => {}
-        }
-        let keys: rustc_hash::FxHashSet<TermId> = self.partials.keys().copied().collect();
-        if others
-            .iter()
-            .any(|&o| contains_any(self.domain.terms, o, &keys))
-        {
-            return Ok(None);
-        }
-        let t = &mut *self.domain.terms;
-        let factor = t.product(&others);
-        let mut partial = self.partials[&sum].clone();
-        for part in &mut partial.parts {
-            for s in &mut part.summands {
-                *s = t.mul(*s, factor);
-            }
-        }
-        let name = format!("{}·{}", t.display(sum), t.display(factor));
-        let p = t.param(&name);
-        self.partials.insert(p, partial);
-        match self.resolve_group(Binary::Add, &[p], memo) {
-            Ok(r) => Ok(Some(r)),
-            Err(e) if e.witness.is_some() => Err(e),
-            Err(_) => Ok(None),
-        }
-    }
-
     /// The reduction the partials `group` (combined by `op`) together compute.
     fn resolve_group(
         &mut self,
@@ -767,9 +710,6 @@ impl Run<'_, '_, '_> {
         group: &[TermId],
         memo: &mut HashMap<TermId, TermId>,
     ) -> R<TermId> {
-        if std::time::Instant::now() > self.setup.deadline {
-            return unsupported("the time budget ran out while matching loop results");
-        }
         let mut items: Vec<(Part, TermId)> = Vec::new();
         for p in group {
             let parts = match self.partials.get(p) {
@@ -783,9 +723,6 @@ impl Run<'_, '_, '_> {
             };
             for part in parts {
                 for &s in &part.summands {
-                    if std::time::Instant::now() > self.setup.deadline {
-                        return unsupported("the time budget ran out while matching loop results");
-                    }
                     let s = self.resolve_in(s, memo)?;
                     // A lazily masked summand counts only where its guards hold.
                     for (conds, piece) in self.split_guards(s, op)? {
@@ -925,9 +862,7 @@ impl Run<'_, '_, '_> {
         let Some(outer) = outer else {
             return Ok(None);
         };
-        if std::time::Instant::now() > self.setup.deadline {
-            return unsupported("the time budget ran out while matching loop results");
-        }
+        self.within_budget()?;
         // Each summand equals the reduction's summand at its index.
         let mut pairs = Vec::with_capacity(items.len());
         {
@@ -949,16 +884,7 @@ impl Run<'_, '_, '_> {
                 pairs.push((want, *s));
             }
         }
-        let t0 = std::time::Instant::now();
         let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
-        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() && t0.elapsed().as_millis() > 500 {
-            eprintln!(
-                "  match {}: {} pairs decided in {:?}",
-                tmpl.key,
-                pairs.len(),
-                t0.elapsed()
-            );
-        }
         let mut scale = None;
         if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
             // Every summand the formula's times one constant `c` (scores scaled by
@@ -977,16 +903,7 @@ impl Run<'_, '_, '_> {
             }
             scale = Some(ct);
         }
-        let t0 = std::time::Instant::now();
         self.domain_is_extent(op, items, &index, &extent, &tmpl.key)?;
-        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() && t0.elapsed().as_millis() > 500 {
-            eprintln!(
-                "  domain of {}: {} items in {:?}",
-                tmpl.key,
-                items.len(),
-                t0.elapsed()
-            );
-        }
         let atom = reduction_atom(self.domain.terms, &tmpl.key, &outer);
         Ok(Some(match scale {
             Some(c) => self.domain.terms.mul(c, atom),
