@@ -356,7 +356,7 @@ pub fn spec_terms(
 /// A Verified report stands only if the kernel's concrete run agrees with the claim at
 /// the cross-check points (see [`crosscheck`]); otherwise it becomes Refuted there.
 fn cross_checked(
-    mut report: Report,
+    report: Report,
     kernel: &Kernel,
     inst: &Instance,
     claim: &crosscheck::Claim,
@@ -366,13 +366,31 @@ fn cross_checked(
     if report.outcome != Outcome::Verified {
         return Ok(report);
     }
-    let given = crosscheck::PointInputs {
+    let d = crosscheck::cross_check(kernel, inst, claim, Some(&given_inputs(opts)))?;
+    Ok(disagreeing(report, inst, d, start))
+}
+
+/// The cross-check's inputs to try first: the user's `--input`/`--scalar` values.
+fn given_inputs(opts: &CheckOptions) -> crosscheck::PointInputs {
+    crosscheck::PointInputs {
         arrays: opts.inputs.clone(),
         scalars: opts.scalars.clone(),
+    }
+}
+
+/// A Verified report with the concrete run's disagreement, if any: Refuted there.
+fn disagreeing(
+    mut report: Report,
+    inst: &Instance,
+    d: Option<crosscheck::Disagreement>,
+    start: Instant,
+) -> Report {
+    let Some(d) = d else {
+        return report;
     };
-    let Some(d) = crosscheck::cross_check(kernel, inst, claim, Some(&given))? else {
-        return Ok(report);
-    };
+    if report.outcome != Outcome::Verified {
+        return report;
+    }
     let shape = inst
         .tensors
         .iter()
@@ -405,7 +423,7 @@ fn cross_checked(
         point: Some(d.point),
     });
     report.seconds = start.elapsed().as_secs_f64();
-    Ok(report)
+    report
 }
 
 /// Prove two kernels equal on one launch instance (tensors matched by name).
@@ -430,21 +448,33 @@ pub fn equiv(
             _ => {}
         }
     }
-    let mut terms = Terms::new();
-    let ls = left.spec(&li, &mut terms)?;
-    let rs = right.spec(&ri, &mut terms)?;
-    let mut rmap = BTreeMap::new();
-    for t in rs.outputs {
-        rmap.insert(t.name.clone(), (t.shape, t.elems));
-    }
-    let title = format!("{} against {}", left.path.display(), right.path.display());
-    let mut report = compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)?;
+    // The concrete cross-check needs no proof: it runs beside the symbolic runs (its
+    // disagreement only matters to a Verified report, and is read after it).
+    let claim = crosscheck::Claim::Kernel(right, &ri);
+    let (proved, concrete) = rayon::join(
+        || -> Result<Report, Error> {
+            let mut terms = Terms::new();
+            let ls = left.spec(&li, &mut terms)?;
+            let rs = right.spec(&ri, &mut terms)?;
+            let mut rmap = BTreeMap::new();
+            for t in rs.outputs {
+                rmap.insert(t.name.clone(), (t.shape, t.elems));
+            }
+            let title = format!("{} against {}", left.path.display(), right.path.display());
+            compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)
+        },
+        || crosscheck::cross_check(left, &li, &claim, Some(&given_inputs(opts))),
+    );
+    let mut report = proved?;
     report.assumptions = left.assumptions();
     report.ir = left.ir();
     report.assumptions.extend(right.assumptions());
     report.precision = left.precision_note().or_else(|| right.precision_note());
-    let claim = crosscheck::Claim::Kernel(right, &ri);
-    let mut report = cross_checked(report, left, &li, &claim, opts, start)?;
+    let mut report = if report.outcome == Outcome::Verified {
+        disagreeing(report, &li, concrete?, start)
+    } else {
+        report
+    };
     if opts.all_sizes && report.outcome == Outcome::Verified {
         let o = equiv_all_sizes(left, right, &li, &ri);
         if matches!(o.scope, verify::Scope::Refuted { .. }) {
@@ -469,6 +499,17 @@ fn equiv_all_sizes(left: &Kernel, right: &Kernel, li: &Instance, ri: &Instance) 
     };
     if left.launch.sizes.keys().ne(right.launch.sizes.keys()) {
         return unknown("the two launches name different sizes".into());
+    }
+    if left.ptx.is_some() || right.ptx.is_some() {
+        // CTA-level and bounded: say so before lifting (a whole second execution).
+        let which = match (left.ptx.is_some(), right.ptx.is_some()) {
+            (true, true) => "both kernels are PTX",
+            (true, false) => "the first kernel is PTX",
+            _ => "the second kernel is PTX",
+        };
+        return unknown(format!(
+            "{which}, and PTX proofs are CTA-level and bounded (Volta's model)"
+        ));
     }
     let mut terms = Terms::new();
     let lifted = match crate::synth::lift(left, li, &mut terms) {

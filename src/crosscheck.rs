@@ -18,6 +18,7 @@ use crate::kernel::Kernel;
 use crate::launch::{ArgValue, Instance, Role};
 use crate::npy::Array;
 use crate::term::{Evaluator, TermId, Terms};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// The refuter's ordinary points the cross-check runs at (one all-positive, one of
@@ -126,20 +127,34 @@ pub fn cross_check(
     for seed in POINTS {
         points.push((seed, PointInputs::at_seed(inst, seed)));
     }
-    for (seed, inputs) in points {
-        let run = kernel.run(inst, &inputs.arrays, &inputs.scalars)?;
-        let claimed: BTreeMap<String, Vec<Option<f64>>> = match claim {
-            Claim::Terms(terms, elems) => elems
-                .iter()
-                .map(|(name, ids)| (name.clone(), inputs.eval(terms, ids)))
-                .collect(),
-            Claim::Kernel(other, other_inst) => other
-                .run(other_inst, &inputs.arrays, &inputs.scalars)?
-                .outputs
-                .into_iter()
-                .map(|(name, a)| (name, a.data.into_iter().map(Some).collect()))
-                .collect(),
-        };
+    // The points, and the two kernels of an `equiv`, run in parallel; the first
+    // disagreement in point order is reported, whatever the thread count.
+    type Claimed = BTreeMap<String, Vec<Option<f64>>>;
+    let results: Vec<Result<(crate::kernel::RunResult, Claimed), Error>> = points
+        .par_iter()
+        .map(|(_, inputs)| {
+            let (run, claimed) = rayon::join(
+                || kernel.run(inst, &inputs.arrays, &inputs.scalars),
+                || -> Result<Claimed, Error> {
+                    Ok(match claim {
+                        Claim::Terms(terms, elems) => elems
+                            .iter()
+                            .map(|(name, ids)| (name.clone(), inputs.eval(terms, ids)))
+                            .collect(),
+                        Claim::Kernel(other, other_inst) => other
+                            .run(other_inst, &inputs.arrays, &inputs.scalars)?
+                            .outputs
+                            .into_iter()
+                            .map(|(name, a)| (name, a.data.into_iter().map(Some).collect()))
+                            .collect(),
+                    })
+                },
+            );
+            Ok((run?, claimed?))
+        })
+        .collect();
+    for ((seed, inputs), result) in points.into_iter().zip(results) {
+        let (run, claimed) = result?;
         for (name, got) in &run.outputs {
             let Some(want) = claimed.get(name) else {
                 continue;

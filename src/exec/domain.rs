@@ -40,6 +40,10 @@ pub enum Truth<V> {
 /// Arithmetic over real values.
 pub trait Domain {
     type V: Copy + std::fmt::Debug + PartialEq;
+    /// Whether `sum` of several values equals adding them one at a time in any
+    /// grouping (exact reals): then a simulator may collect an accumulator's summands
+    /// and sum them once.
+    const EXACT_SUMS: bool = false;
     /// The exact value of an f64 (constants are already rounded to their float type).
     fn constant(&mut self, x: f64) -> Self::V;
     /// Element `index` (flat offset `flat`) of input tensor number `tensor`.
@@ -112,6 +116,7 @@ pub struct Symbolic<'t> {
 
 impl Domain for Symbolic<'_> {
     type V = TermId;
+    const EXACT_SUMS: bool = true;
 
     fn constant(&mut self, x: f64) -> TermId {
         self.terms.float(x)

@@ -491,6 +491,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                 return unsupported(format!("prmt mode .{m}"));
             }
         }
+        if is_float_ty(ty) && self.accumulates(ins, ty) {
+            return self.accumulate(t, ins, ty);
+        }
         let ops = &ins.operands;
         let mut args = Vec::with_capacity(ops.len().saturating_sub(1));
         // mad.wide's addend has the doubled width.

@@ -545,6 +545,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         a: Option<Val<D::V>>,
         b: Option<Val<D::V>>,
     ) -> Result<Option<Val<D::V>>, Fail> {
+        let (a, b) = (a.map(|v| self.settle(v)), b.map(|v| self.settle(v)));
         let (a, b) = match (a, b) {
             (None, x) | (x, None) => return Ok(x),
             (Some(a), Some(b)) if a == b => return Ok(Some(a)),

@@ -41,6 +41,7 @@ mod branch;
 mod memory;
 mod params;
 mod race;
+mod sums;
 mod sync;
 mod typed;
 mod uses;
@@ -51,6 +52,7 @@ use branch::{Cell, Journal};
 pub use params::launch_arg_order;
 use params::*;
 use race::*;
+use sums::escaped;
 use values::*;
 
 /// Shared variables live at `SHARED_BASE..`, below 2^32 (Triton uses 32-bit shared
@@ -68,6 +70,8 @@ const TENSOR_SHIFT: u32 = 40;
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Val<V> {
     Bits(u64),
+    /// A float accumulator still being summed (see `sums`): only registers hold one.
+    Sum(u32),
     Float(V),
     Pred(bool),
     Cond(V),
@@ -297,6 +301,7 @@ pub fn execute<D: Domain>(
         locks: Locks::default(),
         unpacked: Vec::new(),
         abs_args: Vec::new(),
+        sums: Default::default(),
         bit_selects: Vec::new(),
         uses: uses::Uses::default(),
     };
@@ -358,6 +363,8 @@ struct Sim<'a, D: Domain> {
     unpacked: Vec<Unpacked<D::V>>,
     /// `abs(x)` values made by masking a float's sign bit, with their `x`.
     abs_args: Vec<(D::V, D::V)>,
+    /// Pending float sums of this CTA's registers.
+    sums: sums::Sums<D::V>,
     /// `selp` between two constant bit patterns under a data-dependent condition:
     /// (the opaque choice, the condition, the two patterns).
     bit_selects: Vec<(D::V, D::V, u64, u64)>,
@@ -391,9 +398,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.pending_rec = None;
         self.shared.clear();
         self.shared_log.clear();
+        self.sums.clear();
         self.locks.new_cta();
         let n = self.block.iter().product::<i64>() as usize;
-        self.uses.new_cta(n);
+        self.uses.new_cta(n, self.entry.regs.len());
         self.threads = (0..n)
             .map(|i| {
                 let mut vc = [0u32; 32];

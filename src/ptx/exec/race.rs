@@ -56,6 +56,14 @@ impl<V> Default for Log<V> {
     }
 }
 
+/// Where an access lands, named only when a race is reported (formatting the name of
+/// every access cost more than the check itself).
+#[derive(Clone, Copy)]
+pub(super) enum Place {
+    Global { tensor: usize, off: u64 },
+    Shared { addr: u64, size: u64 },
+}
+
 /// Marks a race that an earlier read of never-written memory explains better.
 pub(super) const PENDING: &str = "<pending never-written read>";
 
@@ -101,7 +109,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         log: &Log<D::V>,
         r: &Rec<D::V>,
         t: usize,
-        what: &str,
+        what: Place,
     ) -> Result<(), Fail> {
         let others = if r.write {
             log.writes.iter().chain(log.reads.iter())
@@ -234,7 +242,29 @@ impl<'a, D: Domain> Sim<'a, D> {
         )
     }
 
-    pub(super) fn race_message(&self, a: &Rec<D::V>, b: &Rec<D::V>, what: &str) -> String {
+    fn place_name(&self, p: Place) -> String {
+        match p {
+            Place::Global { tensor, off } => self.elem_name(tensor, off),
+            Place::Shared { addr, size } => self
+                .vars
+                .iter()
+                .find(|v| addr >= v.addr && addr < v.addr + v.bytes)
+                .map_or_else(
+                    || format!("shared address {addr:#x}"),
+                    |v| {
+                        format!(
+                            "shared `{}[{}]` (byte {})",
+                            v.name,
+                            (addr - v.addr) / size.max(1),
+                            addr - v.addr
+                        )
+                    },
+                ),
+        }
+    }
+
+    pub(super) fn race_message(&self, a: &Rec<D::V>, b: &Rec<D::V>, what: Place) -> String {
+        let what = self.place_name(what);
         let sync = if a.cta != b.cta {
             "in different CTAs"
         } else if self.threads[a.thread].warp == self.threads[b.thread].warp {
@@ -262,28 +292,14 @@ impl<'a, D: Domain> Sim<'a, D> {
             (r.locks, r.unfenced_lock) = self.held_locks(t);
         }
         let key = addr & !3;
-        let what = self
-            .vars
-            .iter()
-            .find(|v| addr >= v.addr && addr < v.addr + v.bytes)
-            .map_or_else(
-                || format!("shared address {addr:#x}"),
-                |v| {
-                    format!(
-                        "shared `{}[{}]` (byte {})",
-                        v.name,
-                        (addr - v.addr) / size.max(1),
-                        addr - v.addr
-                    )
-                },
-            );
+        let what = Place::Shared { addr, size };
         let mut keys = vec![key];
         if size > 4 {
             keys.extend((1..size.div_ceil(4)).map(|k| key + 4 * k));
         }
         for k in keys {
             let log = self.shared_log.remove(&k).unwrap_or_default();
-            let res = self.check(&log, &r, t, &what);
+            let res = self.check(&log, &r, t, what);
             let mut log = log;
             if res.is_ok() {
                 if write {
@@ -311,7 +327,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         if !r.atomic && !self.threads[t].holds.is_empty() {
             (r.locks, r.unfenced_lock) = self.held_locks(t);
         }
-        let what = self.elem_name(i, off);
+        let what = Place::Global { tensor: i, off };
         let role = self.inst.tensors[i].role;
         // One log per 4-byte word the access touches; within a word, two accesses
         // conflict only if their byte ranges overlap (`check`).
@@ -323,7 +339,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             // Accesses of this CTA from earlier epochs can never conflict again.
             log.reads.retain(|a| a.cta != cta || a.epoch == epoch);
             log.writes.retain(|a| a.cta != cta || a.epoch == epoch);
-            let res = self.check(&log, &r, t, &what);
+            let res = self.check(&log, &r, t, what);
             if res.is_ok() {
                 if write {
                     log.writes.push(r.clone());

@@ -234,6 +234,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                      (a bit cast lift does not read as an integer)"
                 )),
             },
+            Val::Sum(_) => escaped(),
             Val::Sym(s) | Val::Cond(s) => {
                 let r = self.domain.int_range(s);
                 match r {
@@ -367,6 +368,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     _ => (n as f32).to_bits() as u64,
                 }
             }
+            Val::Sum(_) => return None,
             Val::Sym(s) => {
                 let p = self
                     .pieces

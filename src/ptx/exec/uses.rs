@@ -72,31 +72,80 @@ const PURE: &[&str] = &[
 /// More tags than this on one value: they are all used at once (bounded cost).
 const MAX_TAGS: usize = 64;
 
+/// What `exec` needs to know of one instruction, worked out once per program counter
+/// (the instruction runs once per thread and loop trip).
+struct Shape {
+    pure: bool,
+    is_load: bool,
+    /// Register slots read (for a pure instruction or a load, the sources only).
+    srcs: Vec<u32>,
+    /// Register slots written (pure instructions and loads).
+    dsts: Vec<u32>,
+}
+
+impl Shape {
+    fn of(ins: &Instr) -> Shape {
+        let op = ins.op.as_str();
+        let carry = ins.has("cc") || matches!(op, "addc" | "madc");
+        let pure = PURE.contains(&op) && !carry;
+        let is_load = matches!(op, "ld" | "ldu");
+        let skip = if pure || is_load { 1 } else { 0 };
+        let mut srcs = Vec::new();
+        for o in ins.operands.iter().skip(skip) {
+            regs_of(o, &mut srcs);
+        }
+        let mut dsts = Vec::new();
+        if pure || is_load {
+            if let Some(d) = ins.operands.first() {
+                regs_of(d, &mut dsts);
+            }
+        }
+        Shape {
+            pure,
+            is_load,
+            srcs,
+            dsts,
+        }
+    }
+}
+
 /// The loads' tags and the races waiting for a use.
 #[derive(Default)]
 pub(super) struct Uses {
     next: u32,
     /// Tag of the load being executed (set around `ld`).
     pub(super) current: Option<u32>,
-    used: std::collections::HashSet<u32>,
-    /// Per thread: register slot → tags of the loads its value came from.
-    regs: Vec<HashMap<u32, Vec<u32>>>,
+    /// Per tag (tags are numbered from 1): whether its load has been used.
+    used: Vec<bool>,
+    /// Per thread, per register slot: tags of the loads its value came from (sorted).
+    regs: Vec<Vec<Vec<u32>>>,
     /// Tags of the operands of the instruction being run, used if its guard lets it run.
     operands: Vec<u32>,
     /// Races whose read has not been used yet: tag → message.
     pub(super) deferred: HashMap<u32, String>,
+    /// Per program counter, the instruction's shape (filled on first execution).
+    shapes: Vec<Option<Shape>>,
 }
 
 impl Uses {
-    pub(super) fn new_cta(&mut self, threads: usize) {
+    pub(super) fn new_cta(&mut self, threads: usize, slots: usize) {
         self.current = None;
-        self.regs = vec![HashMap::new(); threads];
+        self.regs = vec![vec![Vec::new(); slots]; threads];
         self.deferred.clear();
     }
 
     /// Whether the read with this tag has been used (or has no tag).
     pub(super) fn is_used(&self, tag: Option<u32>) -> bool {
-        tag.is_none_or(|g| self.used.contains(&g))
+        tag.is_none_or(|g| self.used.get(g as usize).copied().unwrap_or(false))
+    }
+
+    /// Marks `g` used; whether it was not before.
+    fn mark(&mut self, g: u32) -> bool {
+        let g = g as usize;
+        if self.used.len() <= g {
+            self.used.resize(g + 1, false);
+        }
+        !std::mem::replace(&mut self.used[g], true)
     }
 }
 
@@ -116,21 +165,33 @@ fn regs_of(op: &Operand, out: &mut Vec<u32>) {
 impl<'a, D: Domain> Sim<'a, D> {
     /// Run one instruction (with its guard), passing load tags along.
     pub(super) fn exec(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
-        let op = ins.op.as_str();
-        let carry = ins.has("cc") || matches!(op, "addc" | "madc");
-        let pure = PURE.contains(&op) && !carry;
-        let is_load = matches!(op, "ld" | "ldu");
-        let mut srcs = Vec::new();
-        let skip = if pure || is_load { 1 } else { 0 };
-        for o in ins.operands.iter().skip(skip) {
-            regs_of(o, &mut srcs);
+        if self.uses.shapes.len() <= pc {
+            self.uses.shapes.resize_with(pc + 1, || None);
         }
-        let mut tags = self.tags_of(t, &srcs);
+        let shape = self.uses.shapes[pc]
+            .take()
+            .unwrap_or_else(|| Shape::of(ins));
+        let res = self.exec_shaped(t, pc, ins, &shape);
+        self.uses.shapes[pc] = Some(shape);
+        res
+    }
+
+    fn exec_shaped(
+        &mut self,
+        t: usize,
+        pc: usize,
+        ins: &'a Instr,
+        shape: &Shape,
+    ) -> Result<Flow, Fail> {
+        let (pure, is_load) = (shape.pure, shape.is_load);
+        let mut tags = self.tags_of(t, &shape.srcs);
         let guard_tags = self.tags_of(t, ins.guard.as_slice().iter().map(|g| &g.1));
         if pure {
-            tags.extend(guard_tags);
-            tags.sort_unstable();
-            tags.dedup();
+            if !guard_tags.is_empty() {
+                tags.extend(guard_tags);
+                tags.sort_unstable();
+                tags.dedup();
+            }
             if tags.len() > MAX_TAGS {
                 self.use_tags(&tags, ins)?;
                 tags.clear();
@@ -155,38 +216,43 @@ impl<'a, D: Domain> Sim<'a, D> {
             } else {
                 tags
             };
-            let mut dsts = Vec::new();
-            if let Some(d) = ins.operands.first() {
-                regs_of(d, &mut dsts);
-            }
             // A write that may not happen keeps the old value's tags.
             let keep = ins.guard.is_some() || self.path.is_some();
             if let Some(m) = self.uses.regs.get_mut(t) {
-                for d in dsts {
-                    let e = m.entry(d).or_default();
-                    if !keep {
-                        e.clear();
+                for &d in &shape.dsts {
+                    let Some(e) = m.get_mut(d as usize) else {
+                        continue;
+                    };
+                    if keep {
+                        e.extend(&tags);
+                        e.sort_unstable();
+                        e.dedup();
+                    } else {
+                        e.clone_from(&tags);
                     }
-                    e.extend(&tags);
-                    e.sort_unstable();
-                    e.dedup();
                 }
             }
         }
         Ok(flow)
     }
 
+    /// The sorted, distinct tags of these registers' values.
     fn tags_of<'r>(&self, t: usize, regs: impl IntoIterator<Item = &'r u32>) -> Vec<u32> {
         let mut tags = Vec::new();
+        let mut lists = 0;
         if let Some(m) = self.uses.regs.get(t) {
             for s in regs {
-                if let Some(ts) = m.get(s) {
+                if let Some(ts) = m.get(*s as usize).filter(|ts| !ts.is_empty()) {
                     tags.extend(ts);
+                    lists += 1;
                 }
             }
         }
-        tags.sort_unstable();
-        tags.dedup();
+        // One list is already sorted and distinct.
+        if lists > 1 {
+            tags.sort_unstable();
+            tags.dedup();
+        }
         tags
     }
 
@@ -200,7 +266,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// reported now.
     fn use_tags(&mut self, tags: &[u32], ins: &Instr) -> Result<(), Fail> {
         for g in tags {
-            if self.uses.used.insert(*g) {
+            if self.uses.mark(*g) {
                 if let Some(m) = self.uses.deferred.remove(g) {
                     return fail(
                         ErrorKind::Race,

@@ -107,7 +107,10 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// Read an operand; `ty` is the instruction's operand type.
     pub(super) fn read(&mut self, t: usize, op: &Operand, ty: &str) -> Result<Val<D::V>, Fail> {
         Ok(match op {
-            Operand::Reg(s) => self.reg(t, *s)?,
+            Operand::Reg(s) => {
+                let v = self.reg(t, *s)?;
+                self.settle(v)
+            }
             Operand::Special(s) => Val::Bits(self.special(t, *s)),
             Operand::Imm(v) => {
                 if is_float_ty(ty) {
@@ -165,13 +168,14 @@ impl<'a, D: Domain> Sim<'a, D> {
             Val::Sym(_) => unsupported(
                 "a data-dependent integer (bits of a symbolic float) used as an address, count or lane",
             ),
+            Val::Sum(_) => escaped(),
         }
     }
 
     /// Whether a value depends on the data (is no number).
     pub(super) fn is_symbolic(&self, v: Val<D::V>) -> bool {
         match v {
-            Val::Sym(_) | Val::Cond(_) => true,
+            Val::Sym(_) | Val::Cond(_) | Val::Sum(_) => true,
             Val::Float(x) => self.domain.as_number(x).is_none(),
             Val::Bits(_) | Val::Pred(_) => false,
         }
@@ -253,7 +257,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             Val::Pred(b) => Ok(Truth::Known(b)),
             Val::Cond(c) => Ok(Truth::Unknown(c)),
             Val::Bits(b) => Ok(Truth::Known(b != 0)),
-            Val::Float(_) => fail(ErrorKind::Malformed, "a float used as a predicate"),
+            Val::Float(_) | Val::Sum(_) => {
+                fail(ErrorKind::Malformed, "a float used as a predicate")
+            }
             Val::Sym(_) => unsupported("a data-dependent integer used as a predicate"),
         }
     }

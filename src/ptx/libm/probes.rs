@@ -366,6 +366,9 @@ struct Bound<'t> {
 
 impl Domain for Bound<'_> {
     type V = TermId;
+    // Built as the kernel's terms are (pending sums settled at once), so that the
+    // probe's code and the kernel's yield the same nodes.
+    const EXACT_SUMS: bool = true;
     fn constant(&mut self, x: f64) -> TermId {
         self.sym.constant(x)
     }
