@@ -1150,7 +1150,11 @@ VARIANTS.update({
         "about": "one thread per C element, threadIdx.x walks rows (uncoalesced) (reference)"},
     ("sgemm", "coalesced"): {
         "block": [256], "expect": "equivalent",
-        "about": "1-D block of 256 per 16 x 16 tile, consecutive threads on consecutive columns"},
+        "about": "1-D block of 256 per 16 x 16 tile, consecutive threads on consecutive "
+                 "columns (NVRTC merges the column index with a bfi.b32)"},
+    ("sgemm", "coalesced_offsets"): {
+        "block": [256], "expect": "equivalent",
+        "about": "coalesced with the block offsets in the base pointers (no bfi.b32)"},
     ("sgemm", "smem_tiled"): {
         "block": [256], "expect": "equivalent",
         "about": "16 x 16 shared-memory tiles of A and B, two __syncthreads per K step"},
@@ -1216,6 +1220,10 @@ VARIANTS.update({
         "block": [32], "expect": "refuted",
         "bug": "the old output is not rescaled by e^(m - m') when the running max grows",
         "about": "flash1 without the factor e^(m - m') on the old output"},
+    ("flash_attn", "unscaled"): {
+        "block": [32], "expect": "refuted",
+        "bug": "the scores are not scaled by 1 / sqrt(D): softmax(Q K^T) V",
+        "about": "flash1 without the factor 0.125 on the scores"},
     ("flash_attn", "missing_sync"): {
         "block": [32], "expect": "race",
         "race": "no __syncthreads at the end of a key tile: thread t stores Ks[t * 64 + d] "
