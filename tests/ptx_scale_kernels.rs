@@ -10,8 +10,12 @@
 //!   against a naive one; the unscaled twin refuted; the missing barrier a RACE from
 //!   two key tiles (N = 64) on.
 
+mod common;
+
+use common::first_mismatch;
 use lift::check::{self, CheckOptions, Outcome};
 use lift::exec::ErrorKind;
+use lift::npy::{self, Array};
 use lift::race::{self, Safety};
 use lift::{Error, Kernel};
 use std::collections::BTreeMap;
@@ -54,6 +58,77 @@ fn race_of(family: &str, variant: &str, at: &[(&str, i64)]) -> (Option<ErrorKind
     match race::race(&k, &inst).unwrap().safety {
         Safety::Safe => (None, String::new()),
         Safety::Unsafe { kind, message } => (Some(kind), message),
+    }
+}
+
+fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "npy") {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            out.insert(name, npy::read(&p).unwrap());
+        }
+    }
+    out
+}
+
+/// Every correct variant, run concretely on the family's first reference instance
+/// (`ref/<instance>/`, written by generate.py from NumPy), reproduces the float64
+/// expected outputs; the wrong twins do not.
+#[test]
+fn concrete_runs_reproduce_the_numpy_references() {
+    let cases: [(&str, &str, &[&str], &[&str]); 3] = [
+        (
+            "sgemm",
+            "k16",
+            &[
+                "naive",
+                "coalesced_offsets",
+                "smem_tiled",
+                "blocktile_1d",
+                "blocktile_2d",
+                "vectorized",
+                "warptile",
+            ],
+            &["blocktile_1d_wrong_bound"],
+        ),
+        (
+            "reduce_cg",
+            "two_ctas",
+            &[
+                "block_tree",
+                "tile_shfl_down",
+                "cg_reduce",
+                "two_per_thread",
+            ],
+            &["wrong_offset"],
+        ),
+        (
+            "flash_attn",
+            "n64",
+            &["naive", "flash1", "max_init_zero"],
+            &["unscaled", "no_rescale"],
+        ),
+    ];
+    for (family, instance, good, bad) in cases {
+        let dir = ptx(family, "x").with_file_name("ref").join(instance);
+        let inputs = read_npys(&dir);
+        let expected = read_npys(&dir.join("expected"));
+        for (variant, ok) in good
+            .iter()
+            .map(|v| (v, true))
+            .chain(bad.iter().map(|v| (v, false)))
+        {
+            let k = load(family, variant);
+            let sizes = k.sizes_from_inputs(&inputs, &BTreeMap::new()).unwrap();
+            let i = k.instance(&sizes).unwrap();
+            let run = k.run(&i, &inputs, &BTreeMap::new()).unwrap();
+            for (name, out) in &run.outputs {
+                let miss = first_mismatch(out, &expected[name], 1e-4, 1e-5);
+                assert_eq!(miss.is_none(), ok, "{family}/{variant} {name}: {miss:?}");
+            }
+        }
     }
 }
 
