@@ -39,7 +39,8 @@ PAIRS = ["coalesced", "coalesced_offsets", "smem_tiled", "blocktile_1d", "blockt
 # "one 256-thread CTA"), and the racy twin.
 RACES = ["blocktile_2d", "vectorized", "warptile", "blocktile_2d_no_sync"]
 KS = [32, 64, 128, 256, 512]
-FLASH = ("ptx/flash_attn/naive.ptx", "ptx/flash_attn/flash1.ptx")
+# FlashAttention-1 (output renormalised per tile) and -2 style (divided once at the end)
+FLASH = ["flash1", "flash2"]
 
 EXIT = {0: "VERIFIED/SAFE", 1: "REFUTED/RACE", 2: "usage error", 3: "UNKNOWN"}
 
@@ -112,8 +113,10 @@ def main(argv):
                              [args.lift, "race", f"{SGEMM}/{v}.ptx"] + sgemm_sizes(k)))
     if not args.no_flash:
         n = 32 if args.quick else 128
-        jobs.append(("equiv", "flash_attn naive vs flash1", f"N={n}, D=64",
-                     [args.lift, "equiv", *FLASH, "--size", f"N={n}", "--size", "D=64"]))
+        for v in FLASH:
+            jobs.append(("equiv", f"flash_attn naive vs {v}", f"N={n}, D=64",
+                         [args.lift, "equiv", "ptx/flash_attn/naive.ptx", f"ptx/flash_attn/{v}.ptx",
+                          "--size", f"N={n}", "--size", "D=64"]))
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip()

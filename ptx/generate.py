@@ -1212,6 +1212,10 @@ VARIANTS.update({
         "block": [32], "expect": "equivalent",
         "about": "FlashAttention-1: 32 query rows per block, K/V tiles of 32 rows in shared "
                  "memory, running max from -INFINITY, running sum, output rescaled per tile"},
+    ("flash_attn", "flash2"): {
+        "block": [32], "expect": "equivalent",
+        "about": "flash1's tiling with FlashAttention-2's unnormalised accumulator: o = a o + "
+                 "P V, l = a l + sum p, divided by l once at the end"},
     ("flash_attn", "max_init_zero"): {
         "block": [32], "expect": "equivalent",
         "about": "flash1 with the running max started at 0: equal over the reals (lift's "

@@ -6,8 +6,8 @@
 //! - `ptx/reduce_cg/`: row sums written with cooperative groups (`cg::reduce`,
 //!   `thread_block_tile<32>::shfl_down`, `block.sync()`), whose PTX declares ~970
 //!   libcu++ `.global` constants, some with negative initializers;
-//! - `ptx/flash_attn/`: a FlashAttention-1 kernel (running max from `-INFINITY`)
-//!   against a naive one; the unscaled twin refuted; the missing barrier a RACE from
+//! - `ptx/flash_attn/`: FlashAttention-1 and -2 style kernels (running max from
+//!   `-INFINITY`) against a naive one, at one key tile (N = 32); the unscaled twin refuted; the missing barrier a RACE from
 //!   two key tiles (N = 64) on.
 
 mod common;
@@ -107,7 +107,7 @@ fn concrete_runs_reproduce_the_numpy_references() {
         (
             "flash_attn",
             "n64",
-            &["naive", "flash1", "max_init_zero"],
+            &["naive", "flash1", "flash2", "max_init_zero"],
             &["unscaled", "no_rescale"],
         ),
     ];
@@ -265,10 +265,13 @@ fn negative_global_initializers_parse() {
 #[test]
 fn flash_attention_one_tile_is_proved_and_the_unscaled_twin_refuted() {
     let n32 = [("N", 32), ("D", 64)];
-    assert_eq!(
-        equiv("flash_attn", "naive", "flash1", &n32),
-        Outcome::Verified
-    );
+    for v in ["flash1", "flash2"] {
+        assert_eq!(
+            equiv("flash_attn", "naive", v, &n32),
+            Outcome::Verified,
+            "flash_attn/{v}"
+        );
+    }
     assert_eq!(
         equiv("flash_attn", "naive", "unscaled", &n32),
         Outcome::Refuted
