@@ -12,8 +12,9 @@ Usage (from anywhere; paths are resolved against the repository root):
 
 No GPU and no nvcc: NVRTC comes from pip (`nvidia-cuda-nvrtc-cu12`), loaded with
 ctypes from the wheel's `nvidia/cuda_nvrtc/lib/libnvrtc.so.12`.  The script
-creates `.venv-ptx/` at the repository root (nvidia-cuda-nvrtc-cu12, numpy) if
-it is missing and re-executes itself with that interpreter.
+creates `.venv-ptx/` at the repository root (nvidia-cuda-nvrtc-cu12, the CUDA
+runtime and CCCL header wheels, numpy) if it is missing and re-executes itself with
+that interpreter.
 
 For every variant `ptx/<family>/<variant>.cu` (hand-written, one
 `extern "C" __global__` entry `<family>_<variant>` per file) it writes
