@@ -304,9 +304,9 @@ fn flash_attention_missing_barrier_races_from_two_key_tiles() {
 
 /// Over the reals the running max's start value cancels (e^(0 - m') multiplies l = 0
 /// and o = 0), so lift proves the twin equal; the f32 difference (0 / 0 where every
-/// score of a row underflows e^(s - 0)) is outside its semantics. Ignored: ~110 s.
+/// score of a row underflows e^(s - 0)) is outside its semantics. If lift ever models
+/// that underflow, this fails: make the twin `refuted` in generate.py.
 #[test]
-#[ignore]
 fn flash_attention_max_started_at_zero_is_equal_over_the_reals() {
     assert_eq!(
         equiv(
@@ -320,8 +320,8 @@ fn flash_attention_max_started_at_zero_is_equal_over_the_reals() {
 }
 
 /// `no_rescale` is right with one key tile (N = 32) and wrong from two on, but at
-/// N = 64 `lift equiv` ran past 300 s and 2.7 GB without a verdict. Ignored until the
-/// refuter finds it quickly.
+/// N = 64 `lift equiv` ran past 300 s and 2.7 GB without a verdict (with the first,
+/// slower naive reference). Ignored until the refuter finds it quickly.
 #[test]
 #[ignore]
 fn flash_attention_without_rescale_is_refuted_at_two_key_tiles() {
