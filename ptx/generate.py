@@ -12,8 +12,9 @@ Usage (from anywhere; paths are resolved against the repository root):
 
 No GPU and no nvcc: NVRTC comes from pip (`nvidia-cuda-nvrtc-cu12`), loaded with
 ctypes from the wheel's `nvidia/cuda_nvrtc/lib/libnvrtc.so.12`.  The script
-creates `.venv-ptx/` at the repository root (nvidia-cuda-nvrtc-cu12, numpy) if
-it is missing and re-executes itself with that interpreter.
+creates `.venv-ptx/` at the repository root (nvidia-cuda-nvrtc-cu12, the CUDA
+runtime and CCCL header wheels, numpy) if it is missing and re-executes itself with
+that interpreter.
 
 For every variant `ptx/<family>/<variant>.cu` (hand-written, one
 `extern "C" __global__` entry `<family>_<variant>` per file) it writes
@@ -50,6 +51,8 @@ VENV_PY = os.path.join(VENV, "bin", "python")
 NVRTC_PKG = "nvidia-cuda-nvrtc-cu12==12.9.86"
 # CUDA's own headers (cuda_pipeline.h for __pipeline_memcpy_async); NVRTC has none.
 RUNTIME_PKG = "nvidia-cuda-runtime-cu12==12.9.79"
+# libcu++'s <nv/target> and <cuda/std/...>, which cooperative_groups.h includes.
+CCCL_PKG = "nvidia-cuda-cccl-cu12==12.9.27"
 
 
 def ensure_venv():
@@ -60,7 +63,7 @@ def ensure_venv():
         import subprocess
         subprocess.check_call([sys.executable or "python3", "-m", "venv", VENV])
         subprocess.check_call([VENV_PY, "-m", "pip", "install", "-q", NVRTC_PKG, RUNTIME_PKG,
-                               "numpy"])
+                               CCCL_PKG, "numpy"])
     os.execv(VENV_PY, [VENV_PY, os.path.abspath(__file__)] + sys.argv[1:])
 
 
@@ -88,6 +91,17 @@ def cuda_include():
         subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", RUNTIME_PKG])
         import nvidia.cuda_runtime
     return os.path.join(list(nvidia.cuda_runtime.__path__)[0], "include")
+
+
+def cccl_include():
+    """The include folder of the CCCL wheel (<nv/target>; installed on first use)."""
+    try:
+        import nvidia.cuda_cccl
+    except ImportError:
+        import subprocess
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", CCCL_PKG])
+        import nvidia.cuda_cccl
+    return os.path.join(list(nvidia.cuda_cccl.__path__)[0], "include")
 
 # ----------------------------------------------------------------------------
 # the suite: families (one launch interface, one reference data set each) and
@@ -1059,6 +1073,169 @@ VARIANTS.update({
 })
 
 
+
+# Issue 16's scale benchmarks: the SGEMM tutorial series on the whole 128 x 128 output
+# with K a launch size, a row sum written with cooperative groups, and a
+# FlashAttention-1 style kernel against a naive one.  The SGEMM variants choose their
+# own block and grid (a per-variant `grid`); benchmarks/scale.py times `lift equiv`
+# and `lift race` on them for K = 32 .. 512.
+_SGEMM_GRID16 = ["cdiv(N, 16)", "cdiv(M, 16)"]
+_SGEMM_GRID128 = ["cdiv(N, 128)", "cdiv(M, 128)"]
+FAMILIES.update({
+    "sgemm": {
+        "spec": "C = A @ B",
+        "params": [
+            ("A", {"tensor": "A", "shape": ["M", "K"], "role": "in"}),
+            ("B", {"tensor": "B", "shape": ["K", "N"], "role": "in"}),
+            ("C", {"tensor": "C", "shape": ["M", "N"], "role": "out"}),
+            ("M", "M"),
+            ("N", "N"),
+            ("K", "K"),
+        ],
+        "grid": _SGEMM_GRID16,
+        "instances": [
+            {"name": "k16", "sizes": {"M": 128, "N": 128, "K": 16}},
+            {"name": "k32", "sizes": {"M": 128, "N": 128, "K": 32}},
+        ],
+        "note": "M = N = 128 (any multiple of 128), K a multiple of 16; the benchmark "
+                "sizes K = 32 .. 512 are given with --size K=...",
+        "reference": lambda ins, sz: {"C": ins["A"] @ ins["B"]},
+        "reference_variant": "naive",
+    },
+    "reduce_cg": {
+        "spec": "out = torch.sum(x, dim=-1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["B", "N"], "role": "in"}),
+            ("out", {"tensor": "out", "shape": ["B"], "role": "out"}),
+            ("n", "N"),
+        ],
+        "grid": ["B"],
+        "instances": [
+            {"name": "two_ctas", "sizes": {"B": 2, "N": 128}},
+            {"name": "three_ctas", "sizes": {"B": 3, "N": 128}},
+        ],
+        "note": "N must be 128: each CTA sums one row of 128 floats.",
+        "reference": lambda ins, sz: {"out": ins["x"].sum(axis=1)},
+        "reference_variant": "block_tree",
+    },
+    "flash_attn": {
+        "spec": "o = torch.softmax(q @ k.T * 0.125, dim=-1) @ v",
+        "params": [
+            ("Q", {"tensor": "q", "shape": ["N", "D"], "role": "in"}),
+            ("K", {"tensor": "k", "shape": ["N", "D"], "role": "in"}),
+            ("V", {"tensor": "v", "shape": ["N", "D"], "role": "in"}),
+            ("O", {"tensor": "o", "shape": ["N", "D"], "role": "out"}),
+            ("N", "N"),
+        ],
+        "grid": ["cdiv(N, 32)"],
+        "instances": [
+            {"name": "n32", "sizes": {"N": 32, "D": 64}},
+            {"name": "n64", "sizes": {"N": 64, "D": 64}},
+            {"name": "n128", "sizes": {"N": 128, "D": 64}},
+        ],
+        "note": "D must be 64 (the kernels' register rows; 1/sqrt(D) = 0.125) and N a "
+                "multiple of 32; the benchmark size is N = 128.",
+        "reference": lambda ins, sz: {"o": _attention(ins["q"], ins["k"], ins["v"])},
+        "reference_variant": "naive",
+    },
+})
+
+
+def _attention(q, k, v):
+    return _softmax(q @ k.T * 0.125) @ v
+
+
+VARIANTS.update({
+    ("sgemm", "naive"): {
+        "block": [16, 16], "grid": ["cdiv(M, 16)", "cdiv(N, 16)"], "expect": "equivalent",
+        "about": "one thread per C element, threadIdx.x walks rows (uncoalesced) (reference)"},
+    ("sgemm", "coalesced"): {
+        "block": [256], "expect": "equivalent",
+        "about": "1-D block of 256 per 16 x 16 tile, consecutive threads on consecutive "
+                 "columns (NVRTC merges the column index with a bfi.b32)"},
+    ("sgemm", "coalesced_offsets"): {
+        "block": [256], "expect": "equivalent",
+        "about": "coalesced with the block offsets in the base pointers (no bfi.b32)"},
+    ("sgemm", "smem_tiled"): {
+        "block": [256], "expect": "equivalent",
+        "about": "16 x 16 shared-memory tiles of A and B, two __syncthreads per K step"},
+    ("sgemm", "blocktile_1d"): {
+        "block": [512], "grid": ["cdiv(N, 64)", "cdiv(M, 64)"], "expect": "equivalent",
+        "about": "64 x 64 tile per block, BK = 8, TM = 8 results per thread (1-D block tiling)"},
+    ("sgemm", "blocktile_1d_wrong_bound"): {
+        "block": [512], "grid": ["cdiv(N, 64)", "cdiv(M, 64)"], "expect": "refuted",
+        "bug": "inner loop d < BK - 1: the products of k = 7, 15, ... are dropped",
+        "about": "blocktile_1d with the inner tile bound off by one"},
+    ("sgemm", "blocktile_2d"): {
+        "block": [256], "grid": _SGEMM_GRID128, "expect": "equivalent",
+        "about": "one block of 256 threads per 128 x 128 tile, BK = 8, 8 x 8 results per "
+                 "thread (2-D block tiling)"},
+    ("sgemm", "blocktile_2d_no_sync"): {
+        "block": [256], "grid": _SGEMM_GRID128, "expect": "race",
+        "race": "no __syncthreads after the products: the stores of the next K slice into "
+                "As / Bs race with other threads' reads of this slice",
+        "about": "blocktile_2d without the second __syncthreads of each K step"},
+    ("sgemm", "vectorized"): {
+        "block": [256], "grid": _SGEMM_GRID128, "expect": "equivalent",
+        "about": "blocktile_2d with float4 loads (A stored transposed in shared memory), "
+                 "float4 shared stores of B and float4 stores of C"},
+    ("sgemm", "warptile"): {
+        "block": [128], "grid": _SGEMM_GRID128, "expect": "equivalent",
+        "about": "4 warps per 128 x 128 tile, 64 x 64 warp tiles in 4 sub-tiles, 8 x 4 per "
+                 "lane per sub-tile, BK = 16, float4 loads and stores"},
+    ("reduce_cg", "block_tree"): {
+        "block": [128], "expect": "equivalent",
+        "about": "shared-memory tree, sequential addressing, cg::thread_block::sync (reference)"},
+    ("reduce_cg", "tile_shfl_down"): {
+        "block": [128], "expect": "equivalent",
+        "about": "tiled_partition<32>, thread_block_tile<32>::shfl_down per tile, tile sums "
+                 "through shared memory, block.sync()"},
+    ("reduce_cg", "cg_reduce"): {
+        "block": [128], "expect": "equivalent",
+        "about": "cg::reduce(tile, v, cg::plus<float>()) per tile, then on tile 0"},
+    ("reduce_cg", "two_per_thread"): {
+        "block": [64], "expect": "equivalent",
+        "about": "64 threads add x[i] + x[i + 64] while loading, cg::reduce per tile"},
+    ("reduce_cg", "missing_sync"): {
+        "block": [128], "expect": "race",
+        "race": "lane 0 of tile 1 stores partial[1] and lane 1 of tile 0 loads it with no "
+                "block.sync() between",
+        "about": "tile_shfl_down without the block.sync() before tile 0 reads the partials"},
+    ("reduce_cg", "wrong_offset"): {
+        "block": [128], "expect": "refuted",
+        "bug": "first shfl_down offset 8 instead of 16: each tile sums only lanes 0 .. 15",
+        "about": "tile_shfl_down starting its shuffles at offset 8"},
+    ("flash_attn", "naive"): {
+        "block": [32], "expect": "equivalent",
+        "about": "one thread per query row: max, sum of exp, weighted sum of V, three passes "
+                 "over global memory (reference)"},
+    ("flash_attn", "flash1"): {
+        "block": [32], "expect": "equivalent",
+        "about": "FlashAttention-1: 32 query rows per block, K/V tiles of 32 rows in shared "
+                 "memory, running max from -INFINITY, running sum, output rescaled per tile"},
+    ("flash_attn", "flash2"): {
+        "block": [32], "expect": "equivalent",
+        "about": "flash1's tiling with FlashAttention-2's unnormalised accumulator: o = a o + "
+                 "P V, l = a l + sum p, divided by l once at the end"},
+    ("flash_attn", "max_init_zero"): {
+        "block": [32], "expect": "equivalent",
+        "about": "flash1 with the running max started at 0: equal over the reals (lift's "
+                 "semantics); differs in f32 only where a row's scores all underflow e^(s - 0)"},
+    ("flash_attn", "no_rescale"): {
+        "block": [32], "expect": "refuted",
+        "bug": "the old output is not rescaled by e^(m - m') when the running max grows",
+        "about": "flash1 without the factor e^(m - m') on the old output"},
+    ("flash_attn", "unscaled"): {
+        "block": [32], "expect": "refuted",
+        "bug": "the scores are not scaled by 1 / sqrt(D): softmax(Q K^T) V",
+        "about": "flash1 without the factor 0.125 on the scores"},
+    ("flash_attn", "missing_sync"): {
+        "block": [32], "expect": "race",
+        "race": "no __syncthreads at the end of a key tile: thread t stores Ks[t * 64 + d] "
+                "for the next tile while another thread reads it for this tile",
+        "about": "flash1 without the barrier before the next tile overwrites Ks / Vs"},
+})
+
 def variants_of(family):
     return [v for (f, v) in VARIANTS if f == family]
 
@@ -1127,7 +1304,11 @@ def compile_variant(family, variant):
     rel = f"ptx/{family}/{variant}.cu"
     with open(rel) as f:
         source = f.read()
-    options = NVRTC_OPTIONS + [f"-I{cuda_include()}"] if "#include" in source else NVRTC_OPTIONS
+    options = NVRTC_OPTIONS
+    if "#include" in source:
+        options = options + [f"-I{cuda_include()}"]
+    if "cooperative_groups" in source:
+        options = options + [f"-I{cccl_include()}"]
     ptx = compile_cuda(source, rel, options)
     again = compile_cuda(source, rel, options)
     if ptx != again:
@@ -1137,6 +1318,8 @@ def compile_variant(family, variant):
     # CUDA headers inlined with -lineinfo: name them relative to the wheel's site-packages
     if "#include" in source:
         ptx = ptx.replace(f'"{cuda_include()}/', '"nvidia/cuda_runtime/include/')
+    if "cooperative_groups" in source:
+        ptx = ptx.replace(f'"{cccl_include()}/', '"nvidia/cuda_cccl/include/')
     if ROOT in ptx or re.search(r'\.file\s+\d+\s+"/', ptx):
         raise SystemExit(f"{rel}: absolute path left in the PTX")
     return ptx
@@ -1177,7 +1360,7 @@ def launch_toml(family, variant, params):
     fam, var = FAMILIES[family], VARIANTS[(family, variant)]
     lines = [HEADER.format(src=f"ptx/{family}/{variant}.cu"),
              f"block = {toml_value(var['block'])}\n",
-             f"grid = {toml_value(fam['grid'])}\n",
+             f"grid = {toml_value(var.get('grid', fam['grid']))}\n",
              f"sizes = {toml_value(fam['instances'][0]['sizes'])}\n",
              "\n[args]\n"]
     for pname, (cname, a) in zip(params, fam["params"]):

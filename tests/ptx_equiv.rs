@@ -199,6 +199,15 @@ fn ptx_fixtures() -> Vec<(PathBuf, PtxFixture)> {
         if !family.is_dir() {
             continue;
         }
+        // Issue 16's scale kernels (128 x 128 SGEMM, flash attention, cooperative-groups
+        // sums) are checked by tests/ptx_scale_kernels.rs at the instances their cost
+        // allows (some twins are wrong only from two key tiles on).
+        if family.ends_with("sgemm")
+            || family.ends_with("flash_attn")
+            || family.ends_with("reduce_cg")
+        {
+            continue;
+        }
         for entry in std::fs::read_dir(&family).unwrap() {
             let p = entry.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().into_owned();

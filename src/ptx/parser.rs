@@ -400,6 +400,11 @@ impl Parser {
                     self.pos += 1;
                     bytes.extend_from_slice(&v.to_le_bytes()[..elem.min(8) as usize]);
                 }
+                // a negative element, `-125`: two tokens
+                Some(Tok::Punct('-')) if matches!(self.peek_at(1), Some(Tok::Int(_))) => {
+                    let v = self.int("an integer")?;
+                    bytes.extend_from_slice(&v.to_le_bytes()[..elem.min(8) as usize]);
+                }
                 Some(Tok::Punct(',')) => self.pos += 1,
                 Some(Tok::Punct('}')) => {
                     self.pos += 1;
@@ -412,6 +417,35 @@ impl Parser {
                 }
             }
         }
+    }
+
+    /// A scalar initializer `= 1`, `= -125` (libcu++'s `numeric_limits` members, which
+    /// `cooperative_groups.h` pulls in) or `= 0f3F800000`, as little-endian bytes of
+    /// `elem` bytes; anything else (an address expression) is skipped up to the `;`
+    /// and gives `None`.
+    fn scalar_init(&mut self, elem: u64) -> Option<Vec<u8>> {
+        let start = self.pos;
+        let neg = self.eat_punct('-');
+        let bits = match self.peek() {
+            Some(Tok::Int(v)) => Some(if neg {
+                v.wrapping_neg() as u64
+            } else {
+                *v as u64
+            }),
+            Some(Tok::FBits { bits, .. }) if !neg => Some(*bits),
+            _ => None,
+        };
+        if let Some(b) = bits {
+            if self.peek_at(1) == Some(&Tok::Punct(';')) {
+                self.pos += 1;
+                return Some(b.to_le_bytes()[..elem.min(8) as usize].to_vec());
+            }
+        }
+        self.pos = start;
+        while self.peek().is_some() && !self.is_punct(';') {
+            self.pos += 1;
+        }
+        None
     }
 
     fn skip_braces(&mut self) -> Result<(), ParseError> {
@@ -598,7 +632,7 @@ impl Parser {
             if self.is_punct('{') {
                 init = self.int_list(type_bytes(&ty).unwrap_or(1))?;
             } else {
-                self.pos += 1;
+                init = self.scalar_init(type_bytes(&ty).unwrap_or(1));
             }
         }
         self.expect_punct(';')?;
