@@ -9,6 +9,10 @@
 //! that `lift run` replays by construction: a proof and lift's own execution can never
 //! contradict each other.
 //!
+//! The concrete runs look at values only ([`Kernel::run_values`]): races, barrier
+//! faults and the other synchronisation errors are the symbolic run's to find, on the
+//! same schedule, and the verdict stands on that run.
+//!
 //! Architecture invariant: this module only runs kernels (through [`Kernel::run`]) and
 //! evaluates terms (through [`Terms::eval`]); it proves nothing and never mutates terms.
 
@@ -134,7 +138,7 @@ pub fn cross_check(
         .par_iter()
         .map(|(_, inputs)| {
             let (run, claimed) = rayon::join(
-                || kernel.run(inst, &inputs.arrays, &inputs.scalars),
+                || kernel.run_values(inst, &inputs.arrays, &inputs.scalars),
                 || -> Result<Claimed, Error> {
                     Ok(match claim {
                         Claim::Terms(terms, elems) => elems
@@ -142,7 +146,7 @@ pub fn cross_check(
                             .map(|(name, ids)| (name.clone(), inputs.eval(terms, ids)))
                             .collect(),
                         Claim::Kernel(other, other_inst) => other
-                            .run(other_inst, &inputs.arrays, &inputs.scalars)?
+                            .run_values(other_inst, &inputs.arrays, &inputs.scalars)?
                             .outputs
                             .into_iter()
                             .map(|(name, a)| (name, a.data.into_iter().map(Some).collect()))

@@ -328,6 +328,7 @@ fn run_grid(
         data: vec![Some(x), Some(vec![0.0; m])],
         scalars: BTreeMap::new(),
         precision: Default::default(),
+        values_only: false,
     };
     let e = lift::ptx::execute(&module, &inst, &[], &mut d)?;
     Ok(e.outputs[0]

@@ -88,6 +88,7 @@ fn probes_compute_their_functions() {
                     .collect(),
                 scalars: BTreeMap::new(),
                 precision: Default::default(),
+                values_only: false,
             };
             inst.block = [1, 1, 1];
             let run = lift::ptx::execute(&p.module, &inst, &p.arg_order, &mut d)

@@ -58,6 +58,7 @@ fn run(body: &str) -> Result<Execution<f64>, ExecError> {
         data: vec![Some(x), None],
         scalars: BTreeMap::new(),
         precision: Default::default(),
+        values_only: false,
     };
     lift::ptx::execute(&m, &inst, &[], &mut d)
 }

@@ -72,6 +72,11 @@ pub trait Domain {
     fn precision(&self) -> Precision {
         Precision::Real
     }
+    /// Whether a run only wants the values: no race, barrier-order or use bookkeeping
+    /// (the cross-check's concrete runs; the verdict's run checks those).
+    fn values_only(&self) -> bool {
+        false
+    }
     /// The value as a number when it is one (for float → int casts).
     fn as_number(&self, a: Self::V) -> Option<f64>;
     /// An opaque bit-level operation `op` over operands of which at least one is not a
@@ -287,6 +292,8 @@ pub struct Concrete {
     pub data: Vec<Option<Vec<f64>>>,
     pub scalars: BTreeMap<String, f64>,
     pub precision: Precision,
+    /// See [`Domain::values_only`].
+    pub values_only: bool,
 }
 
 impl Domain for Concrete {
@@ -358,6 +365,9 @@ impl Domain for Concrete {
     }
     fn as_number(&self, a: f64) -> Option<f64> {
         Some(a)
+    }
+    fn values_only(&self) -> bool {
+        self.values_only
     }
     fn precision(&self) -> Precision {
         self.precision

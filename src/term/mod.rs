@@ -71,7 +71,8 @@ pub use eval::{erf, eval_func, round_float, Evaluator, FloatFormat, BF16, F16, T
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 /// Index of a node in a [`Terms`] store.
@@ -223,7 +224,8 @@ pub struct Terms {
     /// Per node: whether it reads no input and no param (a closed constant expression
     /// such as `log(1/2)`, which the real-domain folds must evaluate to see NaN).
     closed: Vec<bool>,
-    ids: FxHashMap<Node, TermId>,
+    /// (hash of the node, its id): finds a node's id without a second copy of it.
+    ids: hashbrown::HashTable<(u64, TermId)>,
     /// Input tensors whose elements are integers (a launch `dtype` such as `int64` or
     /// `bool`), with the range every element lies in: the same contract as the TTIR
     /// interpreter's data-dependent integers. Points chosen for such inputs (the
@@ -264,7 +266,8 @@ impl Terms {
     /// Returns the id of `node`, creating it if it is new. Callers are responsible for the
     /// node invariants documented on [`Node`].
     fn intern(&mut self, node: Node) -> TermId {
-        if let Some(&id) = self.ids.get(&node) {
+        let hash = FxBuildHasher.hash_one(&node);
+        if let Some(id) = self.find(hash, &node) {
             return id;
         }
         let id = TermId(u32::try_from(self.nodes.len()).expect("more than 2^32 terms"));
@@ -286,9 +289,18 @@ impl Terms {
         };
         self.nonfinite.push(nonfinite);
         self.closed.push(closed);
-        self.nodes.push(node.clone());
-        self.ids.insert(node, id);
+        self.nodes.push(node);
+        self.ids.insert_unique(hash, (hash, id), |e| e.0);
         id
+    }
+
+    /// The id of `node` (whose hash is `hash`), if it is interned.
+    fn find(&self, hash: u64, node: &Node) -> Option<TermId> {
+        self.ids
+            .find(hash, |&(h, id)| {
+                h == hash && self.nodes[id.0 as usize] == *node
+            })
+            .map(|e| e.1)
     }
 
     // ---- leaves ------------------------------------------------------------------
@@ -1015,7 +1027,8 @@ impl Terms {
     }
     /// The id of `op(args)` if it exists already (never inserts).
     pub fn find_opaque(&self, op: &str, args: &[TermId]) -> Option<TermId> {
-        self.ids.get(&Node::Opaque(op.into(), args.into())).copied()
+        let node = Node::Opaque(op.into(), args.into());
+        self.find(FxBuildHasher.hash_one(&node), &node)
     }
     /// Declare the elements of input tensor `tensor` integers in `lo..=hi`.
     pub fn declare_int_input(&mut self, tensor: &str, lo: i128, hi: i128) {

@@ -480,8 +480,8 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn arith(&mut self, t: usize, ins: &Instr, ty: &str) -> Result<Val<D::V>, Fail> {
         const KNOWN: &[&str] = &[
             "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "neg", "abs", "and",
-            "or", "xor", "not", "cnot", "shl", "shr", "bfe", "popc", "clz", "brev", "ex2", "lg2",
-            "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf", "prmt",
+            "or", "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc", "clz", "brev", "ex2",
+            "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf", "prmt",
         ];
         if !KNOWN.contains(&ins.op.as_str()) {
             return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
@@ -701,6 +701,18 @@ impl<'a, D: Domain> Sim<'a, D> {
                     sext(field, len as u32) as u64
                 } else {
                     field
+                }
+            }
+            "bfi" => {
+                // Insert the low `len` bits of a into b at bit `pos` (NVRTC folds
+                // `tid / 16`-style index arithmetic into it).
+                let (a, b, pos, len) = (x(0)?, x(1)?, x(2)? & 0xff, x(3)? & 0xff);
+                if len == 0 || pos >= w as u64 {
+                    mask_w(b, w)
+                } else {
+                    let len = len.min(w as u64 - pos);
+                    let field = mask_w(u64::MAX, len as u32) << pos;
+                    mask_w((b & !field) | ((a << pos) & field), w)
                 }
             }
             "shf" => {

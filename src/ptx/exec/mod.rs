@@ -33,6 +33,7 @@ use crate::exec::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
 use crate::launch::{ArgValue, Instance, Role};
 use crate::term::{CmpOp, Func};
 use crate::triton_ir::ast::Loc;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 mod arith;
@@ -270,6 +271,7 @@ pub fn execute<D: Domain>(
             domain.declare_int_input(i, lo, hi);
         }
     }
+    let races = !domain.values_only();
     let mut sim = Sim {
         entry,
         inst,
@@ -281,9 +283,9 @@ pub fn execute<D: Domain>(
         threads: Vec::new(),
         epoch: 0,
         shared: HashMap::new(),
-        shared_log: HashMap::new(),
+        shared_log: FxHashMap::default(),
         global: inst.tensors.iter().map(|t| vec![None; t.numel()]).collect(),
-        global_log: HashMap::new(),
+        global_log: FxHashMap::default(),
         partial: HashMap::new(),
         pieces: Vec::new(),
         inputs: HashMap::new(),
@@ -304,6 +306,7 @@ pub fn execute<D: Domain>(
         sums: Default::default(),
         bit_selects: Vec::new(),
         uses: uses::Uses::default(),
+        races,
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -323,10 +326,10 @@ struct Sim<'a, D: Domain> {
     /// Barrier epoch of the current CTA (bar.sync releases so far).
     epoch: u32,
     shared: HashMap<u64, (Val<D::V>, u64)>,
-    shared_log: HashMap<u64, Log<D::V>>,
+    shared_log: FxHashMap<u64, Log<D::V>>,
     /// Written elements of each tensor: value and store site.
     global: Vec<Written<D::V>>,
-    global_log: HashMap<(usize, u64), Log<D::V>>,
+    global_log: FxHashMap<(usize, u64), Log<D::V>>,
     /// Output elements written byte by byte, not yet whole (see `typed`).
     partial: typed::Partial<D::V>,
     /// Pieces of data-dependent elements read byte-wise (see `typed`).
@@ -370,6 +373,8 @@ struct Sim<'a, D: Domain> {
     bit_selects: Vec<(D::V, D::V, u64, u64)>,
     /// Which loaded values each thread used (see `uses`).
     uses: uses::Uses,
+    /// Whether races and load uses are logged (not in a values-only run).
+    races: bool,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {

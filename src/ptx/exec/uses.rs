@@ -165,6 +165,9 @@ fn regs_of(op: &Operand, out: &mut Vec<u32>) {
 impl<'a, D: Domain> Sim<'a, D> {
     /// Run one instruction (with its guard), passing load tags along.
     pub(super) fn exec(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+        if !self.races {
+            return self.exec_guarded(t, pc, ins);
+        }
         if self.uses.shapes.len() <= pc {
             self.uses.shapes.resize_with(pc + 1, || None);
         }

@@ -71,6 +71,15 @@ fn parent_shape(terms: &Terms, p: TermId, a: TermId, erase: bool) -> String {
 
 /// Replace every recognised libm expansion in the outputs by the exact function.
 pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recognition {
+    // An opaque node makes every node above it "may be non-finite": outputs with no
+    // such flag hold no bit-level code (a walk of a large DAG saved).
+    let flagged = |o: &Output<TermId>| o.elems.iter().flatten().any(|&e| terms.may_be_nonfinite(e));
+    if !outputs.iter().any(flagged) {
+        return Recognition {
+            replaced: 0,
+            unrecognised: Vec::new(),
+        };
+    }
     let mut total = 0;
     // Tries that passed the prefilter but whose code differs from the probe's.
     let mut missed: Vec<(TermId, usize)> = Vec::new();
