@@ -7,6 +7,7 @@
 //! domains follow exactly the same path. Errors name the op's .ttir line, its Python
 //! source line, the program id and, for memory errors, the lane and element.
 
+pub mod addresses;
 pub mod domain;
 pub(crate) mod ops;
 pub mod value;
