@@ -573,3 +573,129 @@ entry(
     reference_doc=LIGER_TESTS.format("geglu") + " (autograd of gelu_tanh(a) * b, written into a and b in place)",
     reference=_geglu_bwd,
 )
+
+# ---------------------------------------------------------------------------
+# liger-kernel: total variation distance with labels (test_tvd.py: 0.5 * |p - q|, rows
+# whose label is ignore_index contribute nothing), JSD (test_jsd.py), group norm
+# ---------------------------------------------------------------------------
+
+
+def labels_with_ignored(rng, shape, sizes):
+    """Class indices in [0, N), row 1 set to ignore_index (-100)."""
+    lab = rng.integers(0, sizes.get("N", 2), size=shape)
+    lab[1] = -100
+    return lab
+
+
+TVD_ARGS = {"p_ptr": T("p", ["M", "N"]), "p_stride": "N", "q_ptr": T("q", ["M", "N"]), "q_stride": "N",
+            "loss_ptr": T("loss", ["M", "N"], "out"), "loss_stride": "N",
+            "grads_ptr": T("grads", ["M", "N"], "out"), "grads_stride": "N",
+            "label_ptr": T("label", ["M"], dtype="int64"), "n_cols": "N", "scale": {"scalar": "scale"}}
+
+
+def _tvd(i, s, c):
+    keep = (i["label"] != -100)[:, None]
+    d = i["p"] - i["q"]
+    return {"loss": np.where(keep, 0.5 * np.abs(d), 0.0), "grads": np.where(keep, 0.5 * c["scale"] * np.sign(d), 0.0)}
+
+
+tvd = entry(
+    name="liger_tvd_labels", library="liger-kernel", file="liger_kernel/ops/tvd.py",
+    function="_tv_distance_kernel",
+    constexprs={"ignore_index": -100, "BLOCK_SIZE": 4, "HAS_LABEL": True, "reduction": 0},
+    args=TVD_ARGS, grid=["M"], instances=[dict(i, scalars={"scale": 0.25}) for i in TWO_SIZES],
+    domain={"p": (0.0, 1.0), "q": (0.0, 1.0), "label": labels_with_ignored},
+    spec=("_keep = (label != -100).unsqueeze(1); loss = torch.where(_keep, 0.5 * torch.abs(p - q), 0.0); "
+          "grads = torch.where(_keep, 0.5 * scale * torch.sign(p - q), 0.0)"),
+    reference_doc=LIGER_TESTS.format("tvd") + " (TVD 0.5 * |p - q|, reduction='none', ignore_index=-100)",
+    reference=_tvd,
+)
+
+twin(tvd, "liger_tvd_ignore_index_bug",
+     "        if label == ignore_index:\n            for i in range(0, n_cols, BLOCK_SIZE):\n                offsets = i + base_offsets",
+     "        if label == -1:\n            for i in range(0, n_cols, BLOCK_SIZE):\n                offsets = i + base_offsets",
+     "wrong label handling: ignored rows recognised by label == -1 instead of ignore_index (-100)")
+
+
+def _jsd(i, s, c, beta=0.5):
+    x, y = i["x"], i["y"]
+    m = beta * np.exp(y) + (1 - beta) * np.exp(x)
+    n = s["M"]
+    return {"loss": (beta * np.exp(y) * (y - np.log(m)) + (1 - beta) * np.exp(x) * (x - np.log(m))) / n,
+            "dx": (1 - beta) * np.exp(x) * (x - np.log(m)) / n}
+
+
+JSD_ARGS = {"X_ptr": T("x", ["M", "N"]), "X_stride": "N", "Y_ptr": T("y", ["M", "N"]), "Y_stride": "N",
+            "loss_ptr": T("loss", ["M", "N"], "out"), "loss_stride": "N",
+            "dX_ptr": T("dx", ["M", "N"], "out"), "dX_stride": "N",
+            "label_ptr": T("label", ["M"], dtype="int64"), "n_non_ignore": "M", "n_cols": "N"}
+
+entry(
+    name="liger_jsd", library="liger-kernel", file="liger_kernel/ops/jsd.py",
+    function="_jsd_kernel",
+    constexprs={"beta": 0.5, "ignore_index": -100, "BLOCK_SIZE": 4, "HAS_LABEL": False},
+    args=JSD_ARGS, grid=["M"], instances=TWO_SIZES,
+    domain={"x": (-3.0, 0.0), "y": (-3.0, 0.0), "label": labels_with_ignored},
+    spec=("_m = 0.5 * torch.exp(y) + 0.5 * torch.exp(x); "
+          "loss = (0.5 * torch.exp(y) * (y - torch.log(_m)) + 0.5 * torch.exp(x) * (x - torch.log(_m))) / M; "
+          "dx = 0.5 * torch.exp(x) * (x - torch.log(_m)) / M"),
+    reference_doc=LIGER_TESTS.format("jsd") + " (beta=0.5: beta KL(P||M) + (1-beta) KL(Q||M), M = lerp(Q, P, beta), per element / n)",
+    reference=_jsd,
+)
+
+
+def _gn(i, s, c):
+    x = i["x"]
+    m = x.mean(axis=-1)
+    var = (x * x).mean(axis=-1) - m * m
+    r = 1.0 / np.sqrt(var + c["eps"])
+    y = (x - m[..., None]) * r[..., None] * i["w"][None, :, None] + i["b"][None, :, None]
+    return {"y": y, "mean": m, "rstd": r}
+
+
+entry(
+    name="liger_group_norm", library="liger-kernel", file="liger_kernel/ops/group_norm.py",
+    function="_group_norm_forward_kernel", constexprs={"BLOCK_SIZE": 4},
+    args={"Y_ptr": T("y", ["B", "G", "H"], "out"), "Y_row_stride": "G * H", "Y_col_stride": "H",
+          "X_ptr": T("x", ["B", "G", "H"]), "X_row_stride": "G * H", "X_col_stride": "H",
+          "Mean_ptr": T("mean", ["B", "G"], "out"), "Mean_row_stride": "G", "Mean_col_stride": 1,
+          "RSTD_ptr": T("rstd", ["B", "G"], "out"), "RSTD_row_stride": "G", "RSTD_col_stride": 1,
+          "W_ptr": T("w", ["G"]), "B_ptr": T("b", ["G"]), "hidden_size": "H", "channels_per_group": 1,
+          "eps": {"scalar": "eps"}},
+    grid=["B", "G"],
+    instances=[{"name": "even", "sizes": {"B": 2, "G": 3, "H": 8}, "scalars": {"eps": 1e-6}},
+               {"name": "ragged", "sizes": {"B": 2, "G": 2, "H": 6}, "scalars": {"eps": 1e-6}}],
+    spec=("y = (x - x.mean(-1, keepdim=True)) * torch.rsqrt(x.var(-1, unbiased=False, keepdim=True) + eps) "
+          "* w.reshape(1, G, 1) + b.reshape(1, G, 1); mean = x.mean(-1); "
+          "rstd = torch.rsqrt(x.var(-1, unbiased=False) + eps)"),
+    reference_doc=LIGER_TESTS.format("group_norm") + " (torch.nn.GroupNorm, one channel per group)",
+    reference=_gn,
+)
+
+
+def _tvd_sum(i, s, c):
+    keep = i["label"] != -100
+    d = i["p"] - i["q"]
+    return {"loss": np.where(keep, c["scale"] * (0.5 * np.abs(d)).sum(axis=-1), i["loss"]),
+            "grads": np.where(keep[:, None], 0.5 * c["scale"] * np.sign(d), 0.0)}
+
+
+# reduction='sum': an ignored row's loss is never stored; the wrapper zero-fills the
+# buffer (torch.zeros), so the launch makes it `inout` and the spec keeps its value
+tvd_sum = entry(
+    name="liger_tvd_sum_labels", library="liger-kernel", file="liger_kernel/ops/tvd.py",
+    function="_tv_distance_kernel",
+    constexprs={"ignore_index": -100, "BLOCK_SIZE": 4, "HAS_LABEL": True, "reduction": 1},
+    args=dict(TVD_ARGS, loss_ptr=T("loss", ["M"], "inout"), loss_stride=1), grid=["M"],
+    instances=[dict(i, scalars={"scale": 0.25}) for i in TWO_SIZES],
+    domain={"p": (0.0, 1.0), "q": (0.0, 1.0), "label": labels_with_ignored},
+    spec=("_keep = label != -100; loss = torch.where(_keep, scale * torch.sum(0.5 * torch.abs(p - q), dim=-1), loss); "
+          "grads = torch.where(_keep.unsqueeze(1), 0.5 * scale * torch.sign(p - q), 0.0)"),
+    reference_doc=LIGER_TESTS.format("tvd") + " (reduction='sum' per row, scaled; ignored rows keep the zero-filled loss)",
+    reference=_tvd_sum,
+)
+
+twin(tvd_sum, "liger_tvd_sum_ignore_index_bug",
+     "        if label == ignore_index:\n            for i in range(0, n_cols, BLOCK_SIZE):\n                offsets = i + base_offsets",
+     "        if label == -1:\n            for i in range(0, n_cols, BLOCK_SIZE):\n                offsets = i + base_offsets",
+     "wrong label handling: ignored rows recognised by label == -1 instead of ignore_index (-100); reduction='sum'")
