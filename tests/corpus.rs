@@ -325,3 +325,36 @@ fn corpus_bug_twins_are_refuted_with_counterexamples_that_replay() {
         );
     }
 }
+
+/// liger's TVD with reduction='sum' stores an ignored row's loss on one side of the
+/// branch on its label only. Declared `inout` (the wrapper zero-fills it) the row keeps
+/// its initial value and the spec is proved; declared `out`, the element would be
+/// written under a condition, which lift reports as unsupported rather than guess.
+#[test]
+fn a_one_sided_write_under_a_branch_on_the_data_is_unsupported_for_out_tensors() {
+    let dir = corpus_dir().join("liger_tvd_sum_labels");
+    let launch = std::fs::read_to_string(dir.join("kernel.launch.toml")).unwrap();
+    let as_out = launch.replace(
+        r#"loss_ptr = { tensor = "loss", shape = ["M"], role = "inout" }"#,
+        r#"loss_ptr = { tensor = "loss", shape = ["M"], role = "out" }"#,
+    );
+    assert_ne!(launch, as_out, "the launch declares loss inout");
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("out.launch.toml");
+    std::fs::write(&path, as_out).unwrap();
+    let k = Kernel::load(&dir.join("kernel.ttir"), Some(&path)).unwrap();
+    let i = k.instance(&BTreeMap::new()).unwrap();
+    let spec = "_keep = label != -100; loss = torch.where(_keep, scale * torch.sum(0.5 * torch.abs(p - q), dim=-1), 0.0); \
+                grads = torch.where(_keep.unsqueeze(1), 0.5 * scale * torch.sign(p - q), 0.0)";
+    let msg = match check::check(&k, &i, spec, &CheckOptions::default()) {
+        Err(e) => e.to_string(),
+        Ok(r) => {
+            assert_ne!(r.outcome, Outcome::Verified, "{}", r.to_text());
+            r.to_text()
+        }
+    };
+    assert!(
+        msg.contains("written on one side of a branch on the data"),
+        "{msg}"
+    );
+}
