@@ -699,3 +699,30 @@ twin(tvd_sum, "liger_tvd_sum_ignore_index_bug",
      "        if label == ignore_index:\n            for i in range(0, n_cols, BLOCK_SIZE):\n                offsets = i + base_offsets",
      "        if label == -1:\n            for i in range(0, n_cols, BLOCK_SIZE):\n                offsets = i + base_offsets",
      "wrong label handling: ignored rows recognised by label == -1 instead of ignore_index (-100); reduction='sum'")
+
+
+# liger-kernel: fused residual add + RMSNorm (test_fused_add_rms_norm.py: the residual
+# s = x + r, then LlamaRMSNorm of s)
+def _farn(i, s, c):
+    sres = i["x"] + i["r"]
+    return {"y": sres * rms(sres, c["eps"])[:, None] * i["w"], "s": sres, "rstd": rms(sres, c["eps"])}
+
+
+farn = entry(
+    name="liger_fused_add_rms_norm", library="liger-kernel", file="liger_kernel/ops/fused_add_rms_norm.py",
+    function="_fused_add_rms_norm_forward_kernel", constexprs={"casting_mode": 0, "BLOCK_SIZE": 8},
+    args={"Y_ptr": T("y", ["M", "N"], "out"), "Y_row_stride": "N", "S_ptr": T("s", ["M", "N"], "out"),
+          "S_row_stride": "N", "X_ptr": T("x", ["M", "N"]), "X_row_stride": "N", "R_ptr": T("r", ["M", "N"]),
+          "R_row_stride": "N", "W_ptr": T("w", ["N"]), "W_row_stride": 0, "RSTD_ptr": T("rstd", ["M"], "out"),
+          "RSTD_row_stride": 1, "n_cols": "N", "eps": {"scalar": "eps"}, "offset": {"value": 0.0}},
+    grid=["M"], instances=EPS_SIZES,
+    spec=("s = x + r; y = ((x + r) * torch.rsqrt((x + r).pow(2).mean(-1, keepdim=True) + eps)) * w; "
+          "rstd = torch.rsqrt((x + r).pow(2).mean(-1) + eps)"),
+    reference_doc=LIGER_TESTS.format("fused_add_rms_norm") + " (residual add, then LlamaRMSNorm)",
+    reference=_farn,
+)
+
+twin(farn, "liger_fused_add_rms_norm_residual_bug",
+     "    S_row = X_row + R_row\n    tl.store(S_ptr + col_offsets, S_row, mask=mask)",
+     "    S_row = X_row + R_row\n    tl.store(S_ptr + col_offsets, X_row, mask=mask)",
+     "wrong output: the residual stream gets x, not x + r")
