@@ -25,7 +25,7 @@ mod poly;
 
 pub use normalize::{normalize, normalize_all};
 
-use crate::term::{Func, Node, TermId, Terms};
+use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use canon::{known_value, Canon, Dag, Halt};
 use num_traits::ToPrimitive;
 use rayon::prelude::*;
@@ -378,12 +378,21 @@ fn evaluate(
                 }
                 (acc.unwrap_or(f64::NAN), err)
             }
-            Node::Cmp(op, a, b) => {
-                let (a, b) = (g(a), g(b));
+            Node::Cmp(op, x, y) => {
+                let (a, b) = (g(x), g(y));
                 let (ea, eb) = (a.err, b.err);
+                // Integer-valued sides (a class label against `ignore_index`) evaluate
+                // exactly below 2^53: they compare exactly, rounding bounds aside.
+                let exact_ints = || {
+                    [a.v, b.v]
+                        .iter()
+                        .all(|v| v.fract() == 0.0 && v.abs() < 9.0e15)
+                        && terms.int_range(*x).is_some()
+                        && terms.int_range(*y).is_some()
+                };
                 // Sides within rounding of each other: the reals may order them either
                 // way (`x · x^-1 >= 1` can round to false), so no verdict at this point.
-                if ea + eb > 0.0 && (a.v - b.v).abs() <= ea + eb {
+                if ea + eb > 0.0 && (a.v - b.v).abs() <= ea + eb && !exact_ints() {
                     (f64::NAN, f64::NAN)
                 } else {
                     (op.holds(a.v, b.v) as u8 as f64, 0.0)
@@ -622,6 +631,31 @@ impl Refuter<'_> {
                 return Some(cex);
             }
         }
+        // An equality test of one leaf against a constant (`label == -100`) holds at a
+        // single point: that leaf at the constant, every other leaf at a random value
+        // (all leaves at `c` above makes `p - q` vanish alongside).
+        let mut pins: Vec<(Leaf, f64)> = Vec::new();
+        for &t in &self.dag.nodes {
+            if let Node::Cmp(CmpOp::Eq | CmpOp::Ne, a, b) = self.terms.node(t) {
+                for (x, k) in [(a, b), (b, a)] {
+                    if let (Some(l), Some(&c)) = (leaf_of(self.terms, *x), self.consts.get(k)) {
+                        if c.is_finite()
+                            && pins.len() < 8
+                            && !pins.iter().any(|p| p.0 == l && p.1 == c)
+                        {
+                            pins.push((l, c));
+                        }
+                    }
+                }
+            }
+        }
+        for (i, (leaf, c)) in pins.iter().enumerate() {
+            let seed = PIN_POINT + i as u64;
+            let pinned = |l: &Leaf| if l == leaf { *c } else { point_value(seed, l) };
+            if let Some(cex) = self.try_point(seed, &pinned) {
+                return Some(cex);
+            }
+        }
         None
     }
 }
@@ -630,6 +664,9 @@ impl Refuter<'_> {
 /// [`Refuter::search_boundaries`]); their values are not a function of the seed alone,
 /// so a counterexample there lists every leaf it needs.
 const CUT_POINT: u64 = 1 << 41;
+
+/// First seed of the points that pin one leaf to the constant it is tested equal to.
+const PIN_POINT: u64 = (1 << 41) + (1 << 20);
 
 /// Decides `a = b` (see the module documentation).
 pub fn decide(terms: &Terms, a: TermId, b: TermId, opts: &Options) -> Verdict {

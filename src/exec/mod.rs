@@ -229,6 +229,13 @@ pub fn execute_with<D: Domain>(
         }
     }
 
+    // Elements of integer input tensors (class labels) are integers in their dtype's
+    // range, as in the PTX executor: the refuter draws them so, `decide` reads them so.
+    for (i, t) in inst.tensors.iter().enumerate() {
+        if let (Some((lo, hi)), true) = (t.dtype.int_range(), t.role != Role::Out) {
+            domain.declare_int_input(i, lo, hi);
+        }
+    }
     let mut interp = ops::Interp::new(module, inst, options, domain);
     for z in 0..inst.grid[2] {
         for y in 0..inst.grid[1] {

@@ -9,6 +9,7 @@ use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
+mod fork;
 mod masked;
 mod select;
 
@@ -42,6 +43,7 @@ enum Flow<V> {
 }
 
 /// Memory of one tensor: what has been written, and by whom.
+#[derive(Clone)]
 struct Memory<V> {
     written: Vec<Option<(V, usize, [i64; 3])>>,
 }
@@ -187,8 +189,29 @@ impl<'a, D: Domain> Interp<'a, D> {
                 "call/region nesting deeper than 256".into(),
             ));
         }
-        let Some(mut block) = region.blocks.first() else {
+        let Some(block) = region.blocks.first() else {
             return Ok(Flow::Yield(Vec::new()));
+        };
+        self.run_from(region, block, args, env, line, loc)
+    }
+
+    /// Run `region` from `block` (bound to `args`) to its end.
+    fn run_from<'r>(
+        &mut self,
+        region: &'r Region,
+        mut block: &'r Block,
+        args: Vec<Rc<Value<D::V>>>,
+        env: &mut Env<D::V>,
+        line: u32,
+        loc: &Loc,
+    ) -> Result<Flow<D::V>, ExecError> {
+        let program = self.program;
+        let here = |kind, message: String| ExecError {
+            kind,
+            message,
+            line,
+            loc: loc.clone(),
+            program,
         };
         let mut args = args;
         self.depth += 1;
@@ -226,6 +249,11 @@ impl<'a, D: Domain> Interp<'a, D> {
                                 Some(Elem::Bool(false)) => 1,
                                 Some(Elem::Undef(u)) => {
                                     return Err(self.at(op, self.undefined_use(u, "a branch condition")))
+                                }
+                                Some(Elem::Cond(c)) => {
+                                    // both successors run to the region's end, merged by `c`
+                                    ended = Some(self.fork_branch(region, op, c, env, line, loc)?);
+                                    break;
                                 }
                                 _ => {
                                     return Err(self.at(op, Fail {
@@ -768,7 +796,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     }
                 },
             };
-            elems.push(Elem::Float(value));
+            elems.push(self.loaded(decl.dtype, value));
         }
         Ok(Value {
             shape: ptrs.shape.clone(),
@@ -1057,6 +1085,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         let cond = match args.first().and_then(|v| v.single()) {
             Some(Elem::Bool(b)) => b,
             Some(Elem::Undef(u)) => return Err(self.at(op, self.undefined_use(u, "an `if` condition"))),
+            Some(Elem::Cond(c)) => return self.scf_if_forked(op, c, env),
             _ => {
                 return Err(self.at(op, Fail {
                     kind: ErrorKind::Unsupported,

@@ -572,6 +572,7 @@ impl<'a> Synth<'a> {
                 if self.env.tensors.get(&*tensor).is_some_and(|s| s.len() >= 2) {
                     cands.push(x.t());
                 }
+                cands.extend(self.row_broadcast(&tensor, shape));
                 for c in cands {
                     if self.matches(&c, shape, list) {
                         return Ok(c);
@@ -1081,6 +1082,30 @@ impl<'a> Synth<'a> {
             f = f.slice(k, self.size_expr(tensor, k, start)?, hi);
         }
         (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
+    }
+
+    /// A vector broadcast along the columns of a matrix, `x[:, None]` (a row's class
+    /// label in an `[M, N]` output): NumPy's broadcasting aligns trailing axes, so it is
+    /// `x` broadcast to `[N, M]`, transposed. The columns' extent is that of axis 1 of
+    /// a matrix of the launch, or 1.
+    fn row_broadcast(&self, tensor: &str, shape: &[usize]) -> Option<Formula> {
+        let rows = match self.env.dim_exprs.get(tensor)?.as_slice() {
+            [r] if shape.len() == 2 && r.eval(&self.env.sizes) == Ok(shape[0] as i64) => r.clone(),
+            _ => return None,
+        };
+        // (a column of extent 1 broadcasts further, as `x[:, None]` itself does)
+        let cols = match shape[1] {
+            1 => Size::Int(1),
+            n => self
+                .env
+                .dim_exprs
+                .values()
+                .find_map(|d| match d.as_slice() {
+                    [_, c] if c.eval(&self.env.sizes) == Ok(n as i64) => Some(c.clone()),
+                    _ => None,
+                })?,
+        };
+        Some(Formula::input(tensor).broadcast_to(vec![cols, rows]).t())
     }
 
     /// A bound with value `v` on `axis` of `tensor`: `0`, a size name of the axis' extent
