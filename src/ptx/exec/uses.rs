@@ -149,6 +149,32 @@ impl Uses {
     }
 }
 
+/// The sorted union of two sorted, distinct lists.
+fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 fn regs_of(op: &Operand, out: &mut Vec<u32>) {
     match op {
         Operand::Reg(s) => out.push(*s),
@@ -191,9 +217,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         let guard_tags = self.tags_of(t, ins.guard.as_slice().iter().map(|g| &g.1));
         if pure {
             if !guard_tags.is_empty() {
-                tags.extend(guard_tags);
-                tags.sort_unstable();
-                tags.dedup();
+                tags = merge_sorted(&tags, &guard_tags);
             }
             if tags.len() > MAX_TAGS {
                 self.use_tags(&tags, ins)?;
@@ -227,9 +251,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                         continue;
                     };
                     if keep {
-                        e.extend(&tags);
-                        e.sort_unstable();
-                        e.dedup();
+                        *e = merge_sorted(e, &tags);
                     } else {
                         e.clone_from(&tags);
                     }
@@ -239,22 +261,23 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(flow)
     }
 
-    /// The sorted, distinct tags of these registers' values.
+    /// The sorted, distinct tags of these registers' values (each register's list is
+    /// sorted and distinct already: they are merged, not sorted again).
     fn tags_of<'r>(&self, t: usize, regs: impl IntoIterator<Item = &'r u32>) -> Vec<u32> {
-        let mut tags = Vec::new();
-        let mut lists = 0;
+        let mut tags: Vec<u32> = Vec::new();
         if let Some(m) = self.uses.regs.get(t) {
             for s in regs {
-                if let Some(ts) = m.get(*s as usize).filter(|ts| !ts.is_empty()) {
-                    tags.extend(ts);
-                    lists += 1;
+                match m.get(*s as usize) {
+                    Some(ts) if !ts.is_empty() => {
+                        if tags.is_empty() {
+                            tags.extend_from_slice(ts);
+                        } else {
+                            tags = merge_sorted(&tags, ts);
+                        }
+                    }
+                    _ => {}
                 }
             }
-        }
-        // One list is already sorted and distinct.
-        if lists > 1 {
-            tags.sort_unstable();
-            tags.dedup();
         }
         tags
     }
