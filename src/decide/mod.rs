@@ -264,10 +264,14 @@ fn evaluate(
     roots: [TermId; 2],
     compensated: bool,
     const_rel_err: f64,
+    val: &mut FxHashMap<TermId, Val>,
 ) -> [Val; 2] {
-    let mut val: FxHashMap<TermId, Val> = FxHashMap::default();
     val.reserve(dag.nodes.len());
     for &t in &dag.nodes {
+        // Evaluated for an earlier pair at the same point (see `EvalMemo`).
+        if val.contains_key(&t) {
+            continue;
+        }
         let g = |c: &TermId| val[c];
         let (v, err) = match terms.node(t) {
             Node::Input { .. } | Node::Param(_) => (leaf_values[&t], 0.0),
@@ -534,17 +538,39 @@ fn within_f32(a: f64, b: f64) -> bool {
     diff.is_finite() && diff <= a.abs().max(b.abs()) * f64::from(f32::EPSILON) / 2.0
 }
 
+/// Node values at the points whose leaf values depend on the seed alone (the caller's
+/// point and the `point_value` points), per (seed, compensated, constant error), kept
+/// across the pairs of one chunk: the elements of a row share the row's scores, max
+/// and sum, which are then evaluated once per point instead of once per element. A
+/// node's value at such a point is a function of the node and the point only.
+type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
+
 struct Refuter<'a> {
     terms: &'a Terms,
     dag: &'a Dag,
     consts: FxHashMap<TermId, f64>,
     leaves: Vec<(TermId, Leaf)>,
     roots: [TermId; 2],
+    memo: &'a std::cell::RefCell<EvalMemo>,
 }
 
 impl Refuter<'_> {
+    /// Tries one point whose leaf values depend on the seed alone (memoised).
+    fn try_seed(&self, seed: u64, value: &dyn Fn(&Leaf) -> f64) -> Option<Counterexample> {
+        self.try_point_with(seed, value, true)
+    }
+
     /// Tries one point; `Some` counterexample when the sides differ (twice).
     fn try_point(&self, seed: u64, value: &dyn Fn(&Leaf) -> f64) -> Option<Counterexample> {
+        self.try_point_with(seed, value, false)
+    }
+
+    fn try_point_with(
+        &self,
+        seed: u64,
+        value: &dyn Fn(&Leaf) -> f64,
+        memoised: bool,
+    ) -> Option<Counterexample> {
         let mut lv = FxHashMap::default();
         let mut values = Vec::with_capacity(self.leaves.len());
         for (t, leaf) in &self.leaves {
@@ -557,8 +583,14 @@ impl Refuter<'_> {
             lv.insert(*t, v);
             values.push((leaf.clone(), v));
         }
-        let eval = |compensated, const_err| {
-            evaluate(
+        let eval = |compensated: bool, const_err: f64| {
+            let key = (seed, compensated, const_err.to_bits());
+            let mut val = if memoised {
+                self.memo.borrow_mut().remove(&key).unwrap_or_default()
+            } else {
+                FxHashMap::default()
+            };
+            let r = evaluate(
                 self.terms,
                 self.dag,
                 &self.consts,
@@ -566,7 +598,12 @@ impl Refuter<'_> {
                 self.roots,
                 compensated,
                 const_err,
-            )
+                &mut val,
+            );
+            if memoised {
+                self.memo.borrow_mut().insert(key, val);
+            }
+            r
         };
         let [a, b] = eval(false, EPS);
         if !differ(a, b) {
@@ -597,7 +634,7 @@ impl Refuter<'_> {
     fn search(&self, seeds: std::ops::Range<u64>) -> Option<Counterexample> {
         seeds
             .into_iter()
-            .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l)))
+            .find_map(|s| self.try_seed(s, &|l: &Leaf| point_value(s, l)))
     }
     /// The points where functions change: the boundary points of [`point_value`], then
     /// points at and around each constant a comparison tests against (`x > 20`): every
@@ -683,7 +720,7 @@ pub fn decide_with_points(
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
 ) -> Verdict {
-    decide_shared(terms, a, b, opts, extra, &mut None)
+    decide_shared(terms, a, b, opts, extra, &mut None, &Default::default())
 }
 
 /// As [`decide_with_points`], converting with `shared` (created on first use): the
@@ -695,6 +732,7 @@ fn decide_shared<'t>(
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
     shared: &mut Option<Canon<'t>>,
+    memo: &std::cell::RefCell<EvalMemo>,
 ) -> Verdict {
     if a == b {
         if terms.is_nan(a) {
@@ -741,10 +779,11 @@ fn decide_shared<'t>(
         consts,
         leaves,
         roots: [a, b],
+        memo,
     };
     // 1. Refuter.
     let caller = |l: &Leaf| extra(l).unwrap_or_else(|| point_value(CALLER_POINT, l));
-    if let Some(cex) = refuter.try_point(CALLER_POINT, &caller) {
+    if let Some(cex) = refuter.try_seed(CALLER_POINT, &caller) {
         return Verdict::NotEqual(cex);
     }
     // A few points before the prover; the rest only when the prover does not prove.
@@ -989,9 +1028,10 @@ pub fn decide_all_with_points(
         .par_chunks(CHUNK)
         .map(|chunk| {
             let mut shared = None;
+            let memo = std::cell::RefCell::new(EvalMemo::default());
             chunk
                 .iter()
-                .map(|&(a, b)| decide_shared(terms, a, b, opts, extra, &mut shared))
+                .map(|&(a, b)| decide_shared(terms, a, b, opts, extra, &mut shared, &memo))
                 .collect()
         })
         .collect();
