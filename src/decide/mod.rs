@@ -30,6 +30,7 @@ use canon::{known_value, Canon, Dag, Halt};
 use num_traits::ToPrimitive;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// Knobs of the procedure.
@@ -264,10 +265,14 @@ fn evaluate(
     roots: [TermId; 2],
     compensated: bool,
     const_rel_err: f64,
+    val: &mut FxHashMap<TermId, Val>,
 ) -> [Val; 2] {
-    let mut val: FxHashMap<TermId, Val> = FxHashMap::default();
-    val.reserve(dag.nodes.len());
     for &t in &dag.nodes {
+        // A value met in an earlier pair at the same point (see `Shared::evals`): the
+        // value of a node is a function of the node and its leaves' values alone.
+        if val.contains_key(&t) {
+            continue;
+        }
         let g = |c: &TermId| val[c];
         let (v, err) = match terms.node(t) {
             Node::Input { .. } | Node::Param(_) => (leaf_values[&t], 0.0),
@@ -531,13 +536,26 @@ struct Refuter<'a> {
     consts: FxHashMap<TermId, f64>,
     leaves: Vec<(TermId, Leaf)>,
     roots: [TermId; 2],
+    /// Values of sub-terms at points whose leaf values are a function of the point
+    /// alone, shared by the pairs of a chunk (see [`Shared::evals`]).
+    evals: &'a RefCell<EvalMemo>,
 }
 
+/// Sub-term values by (point, compensated, constant error bits).
+type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
+
 impl Refuter<'_> {
-    /// Tries one point; `Some` counterexample when the sides differ (twice).
-    fn try_point(&self, seed: u64, value: &dyn Fn(&Leaf) -> f64) -> Option<Counterexample> {
+    /// Tries one point; `Some` counterexample when the sides differ (twice). `memo`:
+    /// the leaf values are those of this point for every pair of the chunk (a seed,
+    /// or the caller's point), so sub-term values found earlier are reused.
+    fn try_point(
+        &self,
+        seed: u64,
+        value: &dyn Fn(&Leaf) -> f64,
+        memo: bool,
+    ) -> Option<Counterexample> {
         let mut lv = FxHashMap::default();
-        let mut values = Vec::with_capacity(self.leaves.len());
+        lv.reserve(self.leaves.len());
         for (t, leaf) in &self.leaves {
             let v = value(leaf);
             // Elements of integer tensors take integer values in their range.
@@ -546,18 +564,28 @@ impl Refuter<'_> {
                 Leaf::Param(_) => v,
             };
             lv.insert(*t, v);
-            values.push((leaf.clone(), v));
         }
-        let eval = |compensated, const_err| {
-            evaluate(
-                self.terms,
-                self.dag,
-                &self.consts,
-                &lv,
-                self.roots,
-                compensated,
-                const_err,
-            )
+        let eval = |compensated, const_err: f64| {
+            let run = |val: &mut FxHashMap<TermId, Val>| {
+                evaluate(
+                    self.terms,
+                    self.dag,
+                    &self.consts,
+                    &lv,
+                    self.roots,
+                    compensated,
+                    const_err,
+                    val,
+                )
+            };
+            if memo {
+                let mut evals = self.evals.borrow_mut();
+                run(evals
+                    .entry((seed, compensated, const_err.to_bits()))
+                    .or_default())
+            } else {
+                run(&mut FxHashMap::default())
+            }
         };
         let [a, b] = eval(false, EPS);
         if !differ(a, b) {
@@ -577,6 +605,11 @@ impl Refuter<'_> {
                 return None;
             }
         }
+        let values = self
+            .leaves
+            .iter()
+            .map(|(t, leaf)| (leaf.clone(), lv[t]))
+            .collect();
         Some(Counterexample {
             point: seed,
             values,
@@ -588,7 +621,7 @@ impl Refuter<'_> {
     fn search(&self, seeds: std::ops::Range<u64>) -> Option<Counterexample> {
         seeds
             .into_iter()
-            .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l)))
+            .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l), true))
     }
     /// The points where functions change: the boundary points of [`point_value`], then
     /// points at and around each constant a comparison tests against (`x > 20`): every
@@ -612,13 +645,13 @@ impl Refuter<'_> {
         for (i, &c) in cuts.iter().enumerate() {
             let seed = CUT_POINT + 4 * i as u64;
             for (k, delta) in [0.0, 1.0 / 16.0, -1.0 / 16.0].into_iter().enumerate() {
-                if let Some(cex) = self.try_point(seed + k as u64, &|_: &Leaf| c + delta) {
+                if let Some(cex) = self.try_point(seed + k as u64, &|_: &Leaf| c + delta, false) {
                     return Some(cex);
                 }
             }
             let spread =
                 |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
-            if let Some(cex) = self.try_point(seed + 3, &spread) {
+            if let Some(cex) = self.try_point(seed + 3, &spread, false) {
                 return Some(cex);
             }
         }
@@ -646,18 +679,29 @@ pub fn decide_with_points(
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
 ) -> Verdict {
-    decide_shared(terms, a, b, opts, extra, &mut None)
+    decide_shared(terms, a, b, opts, extra, &mut Shared::default())
 }
 
-/// As [`decide_with_points`], converting with `shared` (created on first use): the
-/// canonical forms of sub-terms met in earlier pairs are reused.
+/// What the pairs of one chunk share (see [`decide_all_with_points`]).
+#[derive(Default)]
+struct Shared<'t> {
+    /// Canonical forms of sub-terms met in earlier pairs (created on first use).
+    canon: Option<Canon<'t>>,
+    /// The refuter's values of sub-terms at the points whose leaf values do not depend
+    /// on the pair (the seeds of [`point_value`] and the caller's point): a row's max
+    /// and sum are evaluated once per point, not once per element.
+    evals: RefCell<EvalMemo>,
+}
+
+/// As [`decide_with_points`], with `shared`: the canonical forms and point values of
+/// sub-terms met in earlier pairs are reused.
 fn decide_shared<'t>(
     terms: &'t Terms,
     a: TermId,
     b: TermId,
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
-    shared: &mut Option<Canon<'t>>,
+    shared: &mut Shared<'t>,
 ) -> Verdict {
     if a == b {
         if terms.is_nan(a) {
@@ -704,10 +748,11 @@ fn decide_shared<'t>(
         consts,
         leaves,
         roots: [a, b],
+        evals: &shared.evals,
     };
     // 1. Refuter.
     let caller = |l: &Leaf| extra(l).unwrap_or_else(|| point_value(CALLER_POINT, l));
-    if let Some(cex) = refuter.try_point(CALLER_POINT, &caller) {
+    if let Some(cex) = refuter.try_point(CALLER_POINT, &caller, true) {
         return Verdict::NotEqual(cex);
     }
     // A few points before the prover; the rest only when the prover does not prove.
@@ -729,12 +774,14 @@ fn decide_shared<'t>(
     }
     // 2. Prover.
     let rest_points = 1 + first..1 + opts.random_points as u64;
-    let canon = match shared {
+    let canon = match &mut shared.canon {
         Some(c) => {
             c.next_pair(&dag);
             c
         }
-        None => shared.insert(Canon::new(terms, &dag, opts.max_monomials)),
+        None => shared
+            .canon
+            .insert(Canon::new(terms, &dag, opts.max_monomials)),
     };
     let mut outcome = prove(canon, a, b, opts);
     if matches!(outcome, Proof::Differ) && canon.has_extrema() {
@@ -754,7 +801,6 @@ fn decide_shared<'t>(
     }
     match outcome {
         Proof::Equal => {
-            let sizes = tree_sizes(terms, &dag);
             // A shared `Canon` holds the preconditions of earlier pairs too: keep those
             // of terms reachable here.
             let mut pre: Vec<_> = canon
@@ -808,6 +854,12 @@ fn decide_shared<'t>(
                     return Verdict::NotEqual(cex);
                 }
             }
+            // Only where there is one to print: sizing walks every edge of the DAG.
+            let sizes = if pre.is_empty() {
+                FxHashMap::default()
+            } else {
+                tree_sizes(terms, &dag)
+            };
             Verdict::Equal {
                 preconditions: pre
                     .into_iter()
@@ -927,8 +979,19 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
     Proof::Equal
 }
 
-/// Pairs decided in sequence with one shared `Canon` (see [`decide_all_with_points`]).
+/// Fewest pairs decided in sequence with one shared `Canon` (see
+/// [`decide_all_with_points`]).
 const CHUNK: usize = 16;
+
+/// Most chunks one call splits its pairs into: a large call (every element of a wide
+/// row) gets chunks of `len / MAX_CHUNKS` pairs, so that sub-terms shared by a row
+/// are converted a bounded number of times, not once per 16 elements.
+const MAX_CHUNKS: usize = 8;
+
+/// The chunk size for `n` pairs: a function of `n` alone, never of the thread count.
+fn chunk_size(n: usize) -> usize {
+    CHUNK.max(n.div_ceil(MAX_CHUNKS))
+}
 
 /// Decides many pairs in parallel; the verdicts are in the order of `pairs`.
 pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> Vec<Verdict> {
@@ -936,7 +999,7 @@ pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> 
 }
 
 /// As [`decide_with_points`] for many pairs, in parallel; the verdicts are in the order
-/// of `pairs`. Consecutive pairs (chunks of a fixed size, so the grouping and hence the
+/// of `pairs`. Consecutive pairs (chunks whose size is a function of the pair count, `chunk_size`, so the grouping and hence the
 /// verdicts do not depend on the thread count) share one `Canon`: the canonical form
 /// of a sub-term common to several pairs (a row's max and sum, shared by every element
 /// of the row) is built once per chunk. A verdict's preconditions are those the shared
@@ -949,9 +1012,9 @@ pub fn decide_all_with_points(
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
 ) -> Vec<Verdict> {
     let chunks: Vec<Vec<Verdict>> = pairs
-        .par_chunks(CHUNK)
+        .par_chunks(chunk_size(pairs.len()))
         .map(|chunk| {
-            let mut shared = None;
+            let mut shared = Shared::default();
             chunk
                 .iter()
                 .map(|&(a, b)| decide_shared(terms, a, b, opts, extra, &mut shared))
