@@ -325,6 +325,22 @@ impl Dag {
     }
 }
 
+/// Whether the first two groups of `roots` share most of their sub-terms (at least
+/// half of the smaller reachable DAG): the elements of a row whose sum or max every
+/// element reads. Callers that convert in chunks use larger chunks then, so a shared
+/// sub-term is converted a bounded number of times; a function of the terms alone.
+pub(crate) fn neighbours_share(terms: &Terms, first: &[TermId], second: &[TermId]) -> bool {
+    let a = Dag::new(terms, first);
+    let b = Dag::new(terms, second);
+    let common = a
+        .nodes
+        .iter()
+        .filter(|t| b.nodes.binary_search(t).is_ok())
+        .count();
+    let smaller = a.nodes.len().min(b.nodes.len());
+    smaller >= 64 && 2 * common >= smaller
+}
+
 /// `select(p > q, p, q)` and its variants as `(is_max, p, q)`.
 pub(crate) fn select_extremum(
     terms: &Terms,

@@ -541,6 +541,9 @@ struct Refuter<'a> {
     evals: &'a RefCell<EvalMemo>,
 }
 
+/// Most values one point's memo keeps before it is cleared.
+const EVAL_MEMO_LIMIT: usize = 1 << 18;
+
 /// Sub-term values by (point, compensated, constant error bits).
 type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
 
@@ -580,9 +583,15 @@ impl Refuter<'_> {
             };
             if memo {
                 let mut evals = self.evals.borrow_mut();
-                run(evals
+                let val = evals
                     .entry((seed, compensated, const_err.to_bits()))
-                    .or_default())
+                    .or_default();
+                // A cache only (values are a function of the node and the point):
+                // bounded, so pairs that share little do not accumulate values.
+                if val.len() > EVAL_MEMO_LIMIT {
+                    val.clear();
+                }
+                run(val)
             } else {
                 run(&mut FxHashMap::default())
             }
@@ -619,9 +628,13 @@ impl Refuter<'_> {
         })
     }
     fn search(&self, seeds: std::ops::Range<u64>) -> Option<Counterexample> {
+        self.search_memo(seeds, false)
+    }
+    /// As `search`; with `memo`, through the chunk's values (the points every pair tries).
+    fn search_memo(&self, seeds: std::ops::Range<u64>, memo: bool) -> Option<Counterexample> {
         seeds
             .into_iter()
-            .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l), true))
+            .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l), memo))
     }
     /// The points where functions change: the boundary points of [`point_value`], then
     /// points at and around each constant a comparison tests against (`x > 20`): every
@@ -757,7 +770,7 @@ fn decide_shared<'t>(
     }
     // A few points before the prover; the rest only when the prover does not prove.
     let first = opts.random_points.min(2) as u64;
-    if let Some(cex) = refuter.search(1..1 + first) {
+    if let Some(cex) = refuter.search_memo(1..1 + first, true) {
         return Verdict::NotEqual(cex);
     }
     if dag.has_inf_nan {
@@ -988,9 +1001,20 @@ const CHUNK: usize = 16;
 /// are converted a bounded number of times, not once per 16 elements.
 const MAX_CHUNKS: usize = 8;
 
-/// The chunk size for `n` pairs: a function of `n` alone, never of the thread count.
-fn chunk_size(n: usize) -> usize {
-    CHUNK.max(n.div_ceil(MAX_CHUNKS))
+/// The chunk size for `pairs`: a function of the pairs alone, never of the thread
+/// count. Larger chunks only where neighbouring pairs share most of their sub-terms
+/// (elsewhere a larger shared `Canon` only costs memory).
+fn chunk_size(terms: &Terms, pairs: &[(TermId, TermId)]) -> usize {
+    match pairs {
+        [(a0, b0), (a1, b1), ..] if pairs.len() > CHUNK => {
+            if canon::neighbours_share(terms, &[*a0, *b0], &[*a1, *b1]) {
+                CHUNK.max(pairs.len().div_ceil(MAX_CHUNKS))
+            } else {
+                CHUNK
+            }
+        }
+        _ => CHUNK,
+    }
 }
 
 /// Decides many pairs in parallel; the verdicts are in the order of `pairs`.
@@ -1012,7 +1036,7 @@ pub fn decide_all_with_points(
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
 ) -> Vec<Verdict> {
     let chunks: Vec<Vec<Verdict>> = pairs
-        .par_chunks(chunk_size(pairs.len()))
+        .par_chunks(chunk_size(terms, pairs))
         .map(|chunk| {
             let mut shared = Shared::default();
             chunk

@@ -51,6 +51,16 @@ const CHUNK: usize = 128;
 /// a bounded number of times); the chunk size is a function of the root count alone.
 const MAX_CHUNKS: usize = 8;
 
+/// Roots per chunk: larger where neighbouring roots share most of their sub-terms
+/// (see `canon::neighbours_share`); a function of the roots alone.
+fn chunk_size(terms: &Terms, roots: &[TermId]) -> usize {
+    if roots.len() > CHUNK && super::canon::neighbours_share(terms, &roots[..1], &roots[1..2]) {
+        CHUNK.max(roots.len().div_ceil(MAX_CHUNKS))
+    } else {
+        CHUNK
+    }
+}
+
 /// [`normalize`] for each of `roots`; with `keep_exp`, the exponential factor common to
 /// a sum's monomials stays in each of them (`Σ exp(x_j - m)`, not `exp(-m)·Σ exp(x_j)`).
 /// Roots are converted in chunks (in parallel),
@@ -61,7 +71,7 @@ pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec
     let chunks: Vec<(Vec<Option<Expr>>, Shared)> = {
         let terms: &Terms = terms;
         roots
-            .par_chunks(CHUNK.max(roots.len().div_ceil(MAX_CHUNKS)))
+            .par_chunks(chunk_size(terms, roots))
             .map(|chunk| convert_chunk(terms, chunk, keep_exp))
             .collect()
     };
