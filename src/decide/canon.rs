@@ -283,6 +283,64 @@ impl Dag {
     }
 }
 
+/// Reachability facts kept across the roots of one chunk (see [`Dag::new_since`]):
+/// for every node met so far, whether an infinity or NaN is reachable from it.
+#[derive(Default)]
+pub(crate) struct Reached {
+    inf_nan: FxHashMap<TermId, bool>,
+}
+
+impl Dag {
+    /// The nodes reachable from `root` that no earlier root of `reached` reached, in
+    /// ascending id order, and whether an infinity or NaN is reachable from `root`
+    /// (from it or from a node met earlier). Each node's children are walked once per
+    /// `Reached`, so a row's shared sub-terms (a running max with one operand per
+    /// element) cost once per chunk, not once per root.
+    pub fn new_since(terms: &Terms, root: TermId, reached: &mut Reached) -> Dag {
+        let mut nodes = Vec::new();
+        // (node, children pushed)
+        let mut stack: Vec<(TermId, bool)> = vec![(root, false)];
+        while let Some((t, expanded)) = stack.pop() {
+            if reached.inf_nan.contains_key(&t) {
+                continue;
+            }
+            if expanded {
+                let mut inf = matches!(terms.node(t), Node::Inf { .. } | Node::NaN);
+                terms.for_each_child(t, |c| inf |= reached.inf_nan[&c]);
+                reached.inf_nan.insert(t, inf);
+                nodes.push(t);
+                continue;
+            }
+            stack.push((t, true));
+            terms.for_each_child(t, |c| {
+                if !reached.inf_nan.contains_key(&c) {
+                    stack.push((c, false));
+                }
+            });
+        }
+        nodes.sort_unstable();
+        nodes.dedup();
+        let has_inf_nan = reached.inf_nan[&root];
+        Dag { nodes, has_inf_nan }
+    }
+}
+
+/// Whether the first two groups of `roots` share most of their sub-terms (at least
+/// half of the smaller reachable DAG): the elements of a row whose sum or max every
+/// element reads. Callers that convert in chunks use larger chunks then, so a shared
+/// sub-term is converted a bounded number of times; a function of the terms alone.
+pub(crate) fn neighbours_share(terms: &Terms, first: &[TermId], second: &[TermId]) -> bool {
+    let a = Dag::new(terms, first);
+    let b = Dag::new(terms, second);
+    let common = a
+        .nodes
+        .iter()
+        .filter(|t| b.nodes.binary_search(t).is_ok())
+        .count();
+    let smaller = a.nodes.len().min(b.nodes.len());
+    smaller >= 64 && 2 * common >= smaller
+}
+
 /// `select(p > q, p, q)` and its variants as `(is_max, p, q)`.
 pub(crate) fn select_extremum(
     terms: &Terms,

@@ -30,6 +30,7 @@ use canon::{known_value, Canon, Dag, Halt};
 use num_traits::ToPrimitive;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// Knobs of the procedure.
@@ -266,9 +267,9 @@ fn evaluate(
     const_rel_err: f64,
     val: &mut FxHashMap<TermId, Val>,
 ) -> [Val; 2] {
-    val.reserve(dag.nodes.len());
     for &t in &dag.nodes {
-        // Evaluated for an earlier pair at the same point (see `EvalMemo`).
+        // A value met in an earlier pair at the same point (see `Shared::evals`): the
+        // value of a node is a function of the node and its leaves' values alone.
         if val.contains_key(&t) {
             continue;
         }
@@ -538,41 +539,35 @@ fn within_f32(a: f64, b: f64) -> bool {
     diff.is_finite() && diff <= a.abs().max(b.abs()) * f64::from(f32::EPSILON) / 2.0
 }
 
-/// Node values at the points whose leaf values depend on the seed alone (the caller's
-/// point and the `point_value` points), per (seed, compensated, constant error), kept
-/// across the pairs of one chunk: the elements of a row share the row's scores, max
-/// and sum, which are then evaluated once per point instead of once per element. A
-/// node's value at such a point is a function of the node and the point only.
-type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
-
 struct Refuter<'a> {
     terms: &'a Terms,
     dag: &'a Dag,
     consts: FxHashMap<TermId, f64>,
     leaves: Vec<(TermId, Leaf)>,
     roots: [TermId; 2],
-    memo: &'a std::cell::RefCell<EvalMemo>,
+    /// Values of sub-terms at points whose leaf values are a function of the point
+    /// alone, shared by the pairs of a chunk (see [`Shared::evals`]).
+    evals: &'a RefCell<EvalMemo>,
 }
 
+/// Most values one point's memo keeps before it is cleared.
+const EVAL_MEMO_LIMIT: usize = 1 << 18;
+
+/// Sub-term values by (point, compensated, constant error bits).
+type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
+
 impl Refuter<'_> {
-    /// Tries one point whose leaf values depend on the seed alone (memoised).
-    fn try_seed(&self, seed: u64, value: &dyn Fn(&Leaf) -> f64) -> Option<Counterexample> {
-        self.try_point_with(seed, value, true)
-    }
-
-    /// Tries one point; `Some` counterexample when the sides differ (twice).
-    fn try_point(&self, seed: u64, value: &dyn Fn(&Leaf) -> f64) -> Option<Counterexample> {
-        self.try_point_with(seed, value, false)
-    }
-
-    fn try_point_with(
+    /// Tries one point; `Some` counterexample when the sides differ (twice). `memo`:
+    /// the leaf values are those of this point for every pair of the chunk (a seed,
+    /// or the caller's point), so sub-term values found earlier are reused.
+    fn try_point(
         &self,
         seed: u64,
         value: &dyn Fn(&Leaf) -> f64,
-        memoised: bool,
+        memo: bool,
     ) -> Option<Counterexample> {
         let mut lv = FxHashMap::default();
-        let mut values = Vec::with_capacity(self.leaves.len());
+        lv.reserve(self.leaves.len());
         for (t, leaf) in &self.leaves {
             let v = value(leaf);
             // Elements of integer tensors take integer values in their range.
@@ -581,29 +576,34 @@ impl Refuter<'_> {
                 Leaf::Param(_) => v,
             };
             lv.insert(*t, v);
-            values.push((leaf.clone(), v));
         }
-        let eval = |compensated: bool, const_err: f64| {
-            let key = (seed, compensated, const_err.to_bits());
-            let mut val = if memoised {
-                self.memo.borrow_mut().remove(&key).unwrap_or_default()
-            } else {
-                FxHashMap::default()
+        let eval = |compensated, const_err: f64| {
+            let run = |val: &mut FxHashMap<TermId, Val>| {
+                evaluate(
+                    self.terms,
+                    self.dag,
+                    &self.consts,
+                    &lv,
+                    self.roots,
+                    compensated,
+                    const_err,
+                    val,
+                )
             };
-            let r = evaluate(
-                self.terms,
-                self.dag,
-                &self.consts,
-                &lv,
-                self.roots,
-                compensated,
-                const_err,
-                &mut val,
-            );
-            if memoised {
-                self.memo.borrow_mut().insert(key, val);
+            if memo {
+                let mut evals = self.evals.borrow_mut();
+                let val = evals
+                    .entry((seed, compensated, const_err.to_bits()))
+                    .or_default();
+                // A cache only (values are a function of the node and the point):
+                // bounded, so pairs that share little do not accumulate values.
+                if val.len() > EVAL_MEMO_LIMIT {
+                    val.clear();
+                }
+                run(val)
+            } else {
+                run(&mut FxHashMap::default())
             }
-            r
         };
         let [a, b] = eval(false, EPS);
         if !differ(a, b) {
@@ -623,6 +623,11 @@ impl Refuter<'_> {
                 return None;
             }
         }
+        let values = self
+            .leaves
+            .iter()
+            .map(|(t, leaf)| (leaf.clone(), lv[t]))
+            .collect();
         Some(Counterexample {
             point: seed,
             values,
@@ -632,9 +637,13 @@ impl Refuter<'_> {
         })
     }
     fn search(&self, seeds: std::ops::Range<u64>) -> Option<Counterexample> {
+        self.search_memo(seeds, false)
+    }
+    /// As `search`; with `memo`, through the chunk's values (the points every pair tries).
+    fn search_memo(&self, seeds: std::ops::Range<u64>, memo: bool) -> Option<Counterexample> {
         seeds
             .into_iter()
-            .find_map(|s| self.try_seed(s, &|l: &Leaf| point_value(s, l)))
+            .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l), memo))
     }
     /// The points where functions change: the boundary points of [`point_value`], then
     /// points at and around each constant a comparison tests against (`x > 20`): every
@@ -658,13 +667,13 @@ impl Refuter<'_> {
         for (i, &c) in cuts.iter().enumerate() {
             let seed = CUT_POINT + 4 * i as u64;
             for (k, delta) in [0.0, 1.0 / 16.0, -1.0 / 16.0].into_iter().enumerate() {
-                if let Some(cex) = self.try_point(seed + k as u64, &|_: &Leaf| c + delta) {
+                if let Some(cex) = self.try_point(seed + k as u64, &|_: &Leaf| c + delta, false) {
                     return Some(cex);
                 }
             }
             let spread =
                 |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
-            if let Some(cex) = self.try_point(seed + 3, &spread) {
+            if let Some(cex) = self.try_point(seed + 3, &spread, false) {
                 return Some(cex);
             }
         }
@@ -689,7 +698,7 @@ impl Refuter<'_> {
         for (i, (leaf, c)) in pins.iter().enumerate() {
             let seed = PIN_POINT + i as u64;
             let pinned = |l: &Leaf| if l == leaf { *c } else { point_value(seed, l) };
-            if let Some(cex) = self.try_point(seed, &pinned) {
+            if let Some(cex) = self.try_point(seed, &pinned, false) {
                 return Some(cex);
             }
         }
@@ -720,19 +729,29 @@ pub fn decide_with_points(
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
 ) -> Verdict {
-    decide_shared(terms, a, b, opts, extra, &mut None, &Default::default())
+    decide_shared(terms, a, b, opts, extra, &mut Shared::default())
 }
 
-/// As [`decide_with_points`], converting with `shared` (created on first use): the
-/// canonical forms of sub-terms met in earlier pairs are reused.
+/// What the pairs of one chunk share (see [`decide_all_with_points`]).
+#[derive(Default)]
+struct Shared<'t> {
+    /// Canonical forms of sub-terms met in earlier pairs (created on first use).
+    canon: Option<Canon<'t>>,
+    /// The refuter's values of sub-terms at the points whose leaf values do not depend
+    /// on the pair (the seeds of [`point_value`] and the caller's point): a row's max
+    /// and sum are evaluated once per point, not once per element.
+    evals: RefCell<EvalMemo>,
+}
+
+/// As [`decide_with_points`], with `shared`: the canonical forms and point values of
+/// sub-terms met in earlier pairs are reused.
 fn decide_shared<'t>(
     terms: &'t Terms,
     a: TermId,
     b: TermId,
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
-    shared: &mut Option<Canon<'t>>,
-    memo: &std::cell::RefCell<EvalMemo>,
+    shared: &mut Shared<'t>,
 ) -> Verdict {
     if a == b {
         if terms.is_nan(a) {
@@ -779,16 +798,16 @@ fn decide_shared<'t>(
         consts,
         leaves,
         roots: [a, b],
-        memo,
+        evals: &shared.evals,
     };
     // 1. Refuter.
     let caller = |l: &Leaf| extra(l).unwrap_or_else(|| point_value(CALLER_POINT, l));
-    if let Some(cex) = refuter.try_seed(CALLER_POINT, &caller) {
+    if let Some(cex) = refuter.try_point(CALLER_POINT, &caller, true) {
         return Verdict::NotEqual(cex);
     }
     // A few points before the prover; the rest only when the prover does not prove.
     let first = opts.random_points.min(2) as u64;
-    if let Some(cex) = refuter.search(1..1 + first) {
+    if let Some(cex) = refuter.search_memo(1..1 + first, true) {
         return Verdict::NotEqual(cex);
     }
     if dag.has_inf_nan {
@@ -805,12 +824,14 @@ fn decide_shared<'t>(
     }
     // 2. Prover.
     let rest_points = 1 + first..1 + opts.random_points as u64;
-    let canon = match shared {
+    let canon = match &mut shared.canon {
         Some(c) => {
             c.next_pair(&dag);
             c
         }
-        None => shared.insert(Canon::new(terms, &dag, opts.max_monomials)),
+        None => shared
+            .canon
+            .insert(Canon::new(terms, &dag, opts.max_monomials)),
     };
     let mut outcome = prove(canon, a, b, opts);
     if matches!(outcome, Proof::Differ) && canon.has_extrema() {
@@ -830,7 +851,6 @@ fn decide_shared<'t>(
     }
     match outcome {
         Proof::Equal => {
-            let sizes = tree_sizes(terms, &dag);
             // A shared `Canon` holds the preconditions of earlier pairs too: keep those
             // of terms reachable here.
             let mut pre: Vec<_> = canon
@@ -884,6 +904,12 @@ fn decide_shared<'t>(
                     return Verdict::NotEqual(cex);
                 }
             }
+            // Only where there is one to print: sizing walks every edge of the DAG.
+            let sizes = if pre.is_empty() {
+                FxHashMap::default()
+            } else {
+                tree_sizes(terms, &dag)
+            };
             Verdict::Equal {
                 preconditions: pre
                     .into_iter()
@@ -1003,8 +1029,30 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
     Proof::Equal
 }
 
-/// Pairs decided in sequence with one shared `Canon` (see [`decide_all_with_points`]).
+/// Fewest pairs decided in sequence with one shared `Canon` (see
+/// [`decide_all_with_points`]).
 const CHUNK: usize = 16;
+
+/// Most chunks one call splits its pairs into: a large call (every element of a wide
+/// row) gets chunks of `len / MAX_CHUNKS` pairs, so that sub-terms shared by a row
+/// are converted a bounded number of times, not once per 16 elements.
+const MAX_CHUNKS: usize = 8;
+
+/// The chunk size for `pairs`: a function of the pairs alone, never of the thread
+/// count. Larger chunks only where neighbouring pairs share most of their sub-terms
+/// (elsewhere a larger shared `Canon` only costs memory).
+fn chunk_size(terms: &Terms, pairs: &[(TermId, TermId)]) -> usize {
+    match pairs {
+        [(a0, b0), (a1, b1), ..] if pairs.len() > CHUNK => {
+            if canon::neighbours_share(terms, &[*a0, *b0], &[*a1, *b1]) {
+                CHUNK.max(pairs.len().div_ceil(MAX_CHUNKS))
+            } else {
+                CHUNK
+            }
+        }
+        _ => CHUNK,
+    }
+}
 
 /// Decides many pairs in parallel; the verdicts are in the order of `pairs`.
 pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> Vec<Verdict> {
@@ -1012,7 +1060,7 @@ pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> 
 }
 
 /// As [`decide_with_points`] for many pairs, in parallel; the verdicts are in the order
-/// of `pairs`. Consecutive pairs (chunks of a fixed size, so the grouping and hence the
+/// of `pairs`. Consecutive pairs (chunks whose size is a function of the pair count, `chunk_size`, so the grouping and hence the
 /// verdicts do not depend on the thread count) share one `Canon`: the canonical form
 /// of a sub-term common to several pairs (a row's max and sum, shared by every element
 /// of the row) is built once per chunk. A verdict's preconditions are those the shared
@@ -1025,13 +1073,12 @@ pub fn decide_all_with_points(
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
 ) -> Vec<Verdict> {
     let chunks: Vec<Vec<Verdict>> = pairs
-        .par_chunks(CHUNK)
+        .par_chunks(chunk_size(terms, pairs))
         .map(|chunk| {
-            let mut shared = None;
-            let memo = std::cell::RefCell::new(EvalMemo::default());
+            let mut shared = Shared::default();
             chunk
                 .iter()
-                .map(|&(a, b)| decide_shared(terms, a, b, opts, extra, &mut shared, &memo))
+                .map(|&(a, b)| decide_shared(terms, a, b, opts, extra, &mut shared))
                 .collect()
         })
         .collect();

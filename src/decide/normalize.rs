@@ -10,7 +10,7 @@
 //! (synth proves every lifted formula), and tests decide `normalize(t) = t`.
 //! This is the one function of `decide` that writes to the term store.
 
-use super::canon::{Atom, Canon, Dag, Rf};
+use super::canon::{Atom, Canon, Dag, Reached, Rf};
 use super::poly::{ExpId, Mono, Poly};
 use crate::term::{Func, TermId, Terms};
 use num_rational::BigRational;
@@ -47,6 +47,20 @@ pub fn normalize(terms: &mut Terms, t: TermId) -> Option<TermId> {
 /// 16×16 output, two factors each, is 4 chunks: measured faster than 16 or 512).
 const CHUNK: usize = 128;
 
+/// Most chunks one call splits its roots into (a wide row's shared sum is converted
+/// a bounded number of times); the chunk size is a function of the root count alone.
+const MAX_CHUNKS: usize = 8;
+
+/// Roots per chunk: larger where neighbouring roots share most of their sub-terms
+/// (see `canon::neighbours_share`); a function of the roots alone.
+fn chunk_size(terms: &Terms, roots: &[TermId]) -> usize {
+    if roots.len() > CHUNK && super::canon::neighbours_share(terms, &roots[..1], &roots[1..2]) {
+        CHUNK.max(roots.len().div_ceil(MAX_CHUNKS))
+    } else {
+        CHUNK
+    }
+}
+
 /// [`normalize`] for each of `roots`; with `keep_exp`, the exponential factor common to
 /// a sum's monomials stays in each of them (`Σ exp(x_j - m)`, not `exp(-m)·Σ exp(x_j)`).
 /// Roots are converted in chunks (in parallel),
@@ -57,7 +71,7 @@ pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec
     let chunks: Vec<(Vec<Option<Expr>>, Shared)> = {
         let terms: &Terms = terms;
         roots
-            .par_chunks(CHUNK)
+            .par_chunks(chunk_size(terms, roots))
             .map(|chunk| convert_chunk(terms, chunk, keep_exp))
             .collect()
     };
@@ -76,12 +90,11 @@ pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec
 fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exp: bool) -> (Vec<Option<Expr>>, Shared) {
     let mut canon: Option<Canon> = None;
     let mut rfs = Vec::with_capacity(roots.len());
+    let mut reached = Reached::default();
     for &t in roots {
-        let dag = Dag::new(terms, &[t]);
-        if dag.has_inf_nan {
-            rfs.push(None);
-            continue;
-        }
+        // Only the nodes new to this chunk: `next_pair` records facts of new nodes.
+        let dag = Dag::new_since(terms, t, &mut reached);
+        // Recorded even for a root with an infinity: a later root may share its nodes.
         let canon = match &mut canon {
             Some(c) => {
                 c.next_pair(&dag);
@@ -89,6 +102,10 @@ fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exp: bool) -> (Vec<Option
             }
             None => canon.insert(Canon::new(terms, &dag, 20_000)),
         };
+        if dag.has_inf_nan {
+            rfs.push(None);
+            continue;
+        }
         rfs.push(canon.convert(t).ok());
     }
     let Some(canon) = canon else {
