@@ -1038,6 +1038,11 @@ const CHUNK: usize = 16;
 /// are converted a bounded number of times, not once per 16 elements.
 const MAX_CHUNKS: usize = 8;
 
+/// The most pairs one grown chunk shares a `Canon` with: flash attention's 8192
+/// elements in chunks of 1024 (16 rows that share nothing) held 17.5 GB of canonical
+/// forms at N = 128; 128 pairs keep a long row's benefit at a bounded cost.
+const MAX_SHARED_CHUNK: usize = 128;
+
 /// The chunk size for `pairs`: a function of the pairs alone, never of the thread
 /// count. Larger chunks only where neighbouring pairs share most of their sub-terms
 /// (elsewhere a larger shared `Canon` only costs memory).
@@ -1045,7 +1050,9 @@ fn chunk_size(terms: &Terms, pairs: &[(TermId, TermId)]) -> usize {
     match pairs {
         [(a0, b0), (a1, b1), ..] if pairs.len() > CHUNK => {
             if canon::neighbours_share(terms, &[*a0, *b0], &[*a1, *b1]) {
-                CHUNK.max(pairs.len().div_ceil(MAX_CHUNKS))
+                CHUNK
+                    .max(pairs.len().div_ceil(MAX_CHUNKS))
+                    .min(MAX_SHARED_CHUNK)
             } else {
                 CHUNK
             }
