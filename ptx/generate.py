@@ -1084,14 +1084,8 @@ _SGEMM_GRID128 = ["cdiv(N, 128)", "cdiv(M, 128)"]
 FAMILIES.update({
     "sgemm": {
         "spec": "C = A @ B",
-        "params": [
-            ("A", {"tensor": "A", "shape": ["M", "K"], "role": "in"}),
-            ("B", {"tensor": "B", "shape": ["K", "N"], "role": "in"}),
-            ("C", {"tensor": "C", "shape": ["M", "N"], "role": "out"}),
-            ("M", "M"),
-            ("N", "N"),
-            ("K", "K"),
-        ],
+        # the C signature of the matmul family's kernels
+        "params": FAMILIES["matmul"]["params"],
         "grid": _SGEMM_GRID16,
         "instances": [
             {"name": "k16", "sizes": {"M": 128, "N": 128, "K": 16}},
@@ -1104,11 +1098,7 @@ FAMILIES.update({
     },
     "reduce_cg": {
         "spec": "out = torch.sum(x, dim=-1)",
-        "params": [
-            ("x", {"tensor": "x", "shape": ["B", "N"], "role": "in"}),
-            ("out", {"tensor": "out", "shape": ["B"], "role": "out"}),
-            ("n", "N"),
-        ],
+        "params": _ROWSUM_PARAMS,
         "grid": ["B"],
         "instances": [
             {"name": "two_ctas", "sizes": {"B": 2, "N": 128}},

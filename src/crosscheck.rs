@@ -13,7 +13,7 @@
 //! faults and the other synchronisation errors are the symbolic run's to find, on the
 //! same schedule, and the verdict stands on that run.
 //!
-//! Architecture invariant: this module only runs kernels (through [`Kernel::run`]) and
+//! Architecture invariant: this module only runs kernels (through [`Kernel::run_values`]) and
 //! evaluates terms (through [`Terms::eval`]); it proves nothing and never mutates terms.
 
 use crate::decide::{point_value, Leaf};

@@ -62,19 +62,29 @@ pub fn race(kernel: &Kernel, inst: &Instance) -> Result<RaceReport, Error> {
     // exactly when the symbolic run would be (see `exec::addresses`). Anything else
     // (a finding, an error, a steered run) is decided by the symbolic run, whose
     // messages name the values.
-    if kernel.ptx.is_some() {
-        let mut shadow = AddressOnly::default();
-        if kernel.execute(inst, &mut shadow).is_ok() && !shadow.steered() {
-            return Ok(RaceReport {
-                safety: Safety::Safe,
-                kernel: kernel.path.display().to_string(),
-                instance: inst.clone(),
-                seconds: start.elapsed().as_secs_f64(),
-            });
-        }
-    }
+    let safety = if kernel.ptx.is_some() && safe_without_values(kernel, inst) {
+        Safety::Safe
+    } else {
+        symbolic_safety(kernel, inst)?
+    };
+    Ok(RaceReport {
+        safety,
+        kernel: kernel.path.display().to_string(),
+        instance: inst.clone(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Whether a run without values (`exec::addresses`) ends cleanly with no data steering it.
+fn safe_without_values(kernel: &Kernel, inst: &Instance) -> bool {
+    let mut shadow = AddressOnly::default();
+    kernel.execute(inst, &mut shadow).is_ok() && !shadow.steered()
+}
+
+/// The symbolic run's finding, if any; errors that are no finding stay errors.
+fn symbolic_safety(kernel: &Kernel, inst: &Instance) -> Result<Safety, Error> {
     let mut terms = Terms::new();
-    let safety = match kernel.spec(inst, &mut terms) {
+    Ok(match kernel.spec(inst, &mut terms) {
         Ok(_) => Safety::Safe,
         Err(Error::Exec { err, file }) => match err.kind {
             ErrorKind::Race
@@ -90,12 +100,6 @@ pub fn race(kernel: &Kernel, inst: &Instance) -> Result<RaceReport, Error> {
             _ => return Err(Error::Exec { err, file }),
         },
         Err(e) => return Err(e),
-    };
-    Ok(RaceReport {
-        safety,
-        kernel: kernel.path.display().to_string(),
-        instance: inst.clone(),
-        seconds: start.elapsed().as_secs_f64(),
     })
 }
 
