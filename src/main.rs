@@ -29,6 +29,11 @@ struct Cli {
     /// Log what each phase does (-v info, -vv debug).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
+    /// Wall-clock seconds the all-sizes step may take per kernel (default 10). What it
+    /// proves in that time depends on the machine and its load; raise it on a busy
+    /// machine or for a large kernel. The instance verdict never depends on it.
+    #[arg(long, global = true, value_name = "SECONDS")]
+    budget: Option<f64>,
     #[command(subcommand)]
     command: Option<Command>,
     /// The default command (`lift KERNEL`): as `lift lift KERNEL`.
@@ -339,6 +344,13 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::new(level))
         .with_writer(std::io::stderr)
         .init();
+    if let Some(b) = cli.budget {
+        if !(b.is_finite() && b > 0.0) {
+            eprintln!("error: --budget must be a positive number of seconds, not {b}");
+            return ExitCode::from(2);
+        }
+        lift::verify::set_budget(std::time::Duration::from_secs_f64(b));
+    }
     let command = match cli.command {
         Some(c) => c,
         None if cli.lift.kernel.is_some() => Command::Lift { args: cli.lift },

@@ -19,11 +19,7 @@ use lift::Kernel;
 use std::collections::BTreeMap;
 
 /// Loop-free correct kernels the unbounded step does not prove yet, and why.
-const KNOWN_GAPS: &[(&str, &str)] = &[(
-    "attention_naive",
-    "proved in bounds only with D == 16 (its tile); there, the softmax over 32 lanes of a \
-     masked row and its division are not matched to the formula's reductions yet",
-)];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 fn has_loop(f: &Fixture) -> bool {
     let text = std::fs::read_to_string(f.kernel()).unwrap();

@@ -604,7 +604,9 @@ def check_bug_sizes(op, mod):
     """A size twin at BUG_SIZES (random inputs, not written to ref/): its outputs must differ
     from the reference, be non-finite (a read past the end gets the NaN padding) or be
     written past their end."""
-    inst = {"name": "bug_sizes", "sizes": dict(mod.BUG_SIZES)}
+    # Scalars as at the first instance (only the sizes change).
+    inst = {"name": "bug_sizes", "sizes": dict(mod.BUG_SIZES),
+            "scalars": dict(mod.INSTANCES[0].get("scalars", {}))}
     inputs = make_inputs(op, mod, inst)
     want = expected_outputs(op, mod, inst, inputs)
     overrun = []

@@ -536,6 +536,71 @@ impl Formula {
         }
     }
 
+    /// `self` with every sub-formula replaced by `f` of it (operands first).
+    pub fn map_children(self, f: &mut impl FnMut(Formula) -> Formula) -> Formula {
+        let mut g = |a: Box<Formula>| Box::new(f(*a));
+        match self {
+            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) => self,
+            Formula::Unary(op, a) => Formula::Unary(op, g(a)),
+            Formula::Powi(a, k) => Formula::Powi(g(a), k),
+            Formula::Reduce {
+                op,
+                axis,
+                keepdim,
+                arg,
+            } => Formula::Reduce {
+                op,
+                axis,
+                keepdim,
+                arg: g(arg),
+            },
+            Formula::Transpose(a) => Formula::Transpose(g(a)),
+            Formula::Binary(op, a, b) => Formula::Binary(op, g(a), g(b)),
+            Formula::Cmp(op, a, b) => Formula::Cmp(op, g(a), g(b)),
+            Formula::MatMul(a, b) => Formula::MatMul(g(a), g(b)),
+            Formula::Select(c, a, b) => Formula::Select(g(c), g(a), g(b)),
+            Formula::Cat { axis, args } => Formula::Cat {
+                axis,
+                args: args.into_iter().map(&mut *f).collect(),
+            },
+            Formula::Slice {
+                arg,
+                axis,
+                start,
+                end,
+            } => Formula::Slice {
+                arg: g(arg),
+                axis,
+                start,
+                end,
+            },
+            Formula::Broadcast { arg, shape } => Formula::Broadcast { arg: g(arg), shape },
+        }
+    }
+
+    /// `(a / r) @ b` rewritten as `(a @ b) / r` wherever `r` is a reduction of a
+    /// 2-D operand along its last axis kept as a unit axis (`softmax(s) @ v`, whose
+    /// row sums divide every product of the row): `Σ_n (a[i,n] / r[i]) · b[n,j] =
+    /// (Σ_n a[i,n] · b[n,j]) / r[i]` over the reals. Flash attention divides once at
+    /// the end, and its loop accumulates `a @ b`, which this form names.
+    pub fn divisors_out_of_matmuls(self, env: &ShapeEnv) -> Formula {
+        let f = self.map_children(&mut |c| c.divisors_out_of_matmuls(env));
+        let rank = |x: &Formula| x.shape(env).map(|s| s.len()).ok();
+        match f {
+            Formula::MatMul(a, b) => match *a {
+                Formula::Binary(BinaryOp::Div, num, r)
+                    if rank(&num) == Some(2)
+                        && matches!(&*r, Formula::Reduce { axis: 1, keepdim: true, arg, .. }
+                            if rank(arg) == Some(2)) =>
+                {
+                    Formula::Binary(BinaryOp::Div, Box::new(Formula::MatMul(num, b)), r)
+                }
+                a => Formula::MatMul(Box::new(a), b),
+            },
+            f => f,
+        }
+    }
+
     /// The direct sub-formulas, in operand order.
     pub fn children(&self) -> Vec<&Formula> {
         match self {

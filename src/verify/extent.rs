@@ -54,7 +54,7 @@ fn residue_forms(items: &[(Part, TermId)], index: &[Poly]) -> Option<Vec<Form>> 
 
 impl Run<'_, '_, '_> {
     /// The conjunction of a part's conditions.
-    fn part_holds<'c>(&self, part: &Part) -> Bool<'c>
+    pub(super) fn part_holds<'c>(&self, part: &Part) -> Bool<'c>
     where
         Self: 'c,
     {
@@ -200,6 +200,39 @@ impl Run<'_, '_, '_> {
         extent: &Poly,
         key: &str,
     ) -> R<()> {
+        // Outside loops the solver holds the path's conditions (which only grow) and the
+        // store's mask: a domain proved there holds again for the same items (the
+        // columns of one row of attention's `p @ v` share their rows' domain).
+        let cache_key = self.loops.is_empty().then(|| DomainKey {
+            op,
+            items: items
+                .iter()
+                .zip(index)
+                .map(|((p, _), i)| (p.vars.clone(), p.cond.clone(), i.clone()))
+                .collect(),
+            extent: extent.clone(),
+            store_guard: self.store_guard.clone(),
+        });
+        if let Some(k) = &cache_key {
+            if self.proved_domains.contains(k) {
+                return Ok(());
+            }
+        }
+        self.check_domain(op, items, index, extent, key)?;
+        if let Some(k) = cache_key {
+            self.proved_domains.insert(k);
+        }
+        Ok(())
+    }
+
+    fn check_domain(
+        &mut self,
+        op: Binary,
+        items: &[(Part, TermId)],
+        index: &[Poly],
+        extent: &Poly,
+        key: &str,
+    ) -> R<()> {
         let ctx = self.smt.ctx;
         let zero = Poly::default();
         // Within: no summand's index outside the extent (one query for all).
@@ -333,4 +366,14 @@ fn never_reached(key: &str, extent: &Poly) -> String {
 
 fn twice(key: &str) -> String {
     format!("a loop adds some element of `{key}` twice")
+}
+
+/// A domain check outside loops: the items' loop variables, conditions and indices,
+/// the extent, and the store mask assumed (see [`Run::domain_is_extent`]).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(super) struct DomainKey {
+    op: Binary,
+    items: Vec<(Vec<String>, Vec<Cond>, Poly)>,
+    extent: Poly,
+    store_guard: Option<Cond>,
 }

@@ -69,18 +69,30 @@ impl Run<'_, '_, '_> {
     }
 
     /// The value of `c` when the path fixes it (no fork).
-    fn known(&self, c: &Cond) -> Option<bool> {
+    fn known(&mut self, c: &Cond) -> Option<bool> {
         if let Some(b) = c.as_const() {
             return Some(b);
         }
-        if self.holds(c) {
-            return Some(true);
+        let cacheable = self.loops.is_empty();
+        let key = (c.clone(), self.store_guard.clone());
+        if cacheable {
+            if let Some(&b) = self.known_cache.get(&key) {
+                return b;
+            }
         }
-        self.holds(&c.clone().not()).then_some(false)
+        let b = if self.holds(c) {
+            Some(true)
+        } else {
+            self.holds(&c.clone().not()).then_some(false)
+        };
+        if cacheable {
+            self.known_cache.insert(key, b);
+        }
+        b
     }
 
     /// The guard atoms `t` mentions.
-    fn guards_in(&self, t: TermId) -> Vec<TermId> {
+    pub(super) fn guards_in(&self, t: TermId) -> Vec<TermId> {
         let mut out = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![t];
@@ -130,7 +142,8 @@ impl Run<'_, '_, '_> {
         let mut assign = HashMap::new();
         let mut open = Vec::new();
         for g in self.guards_in(t) {
-            match self.known(&self.guards[&g]) {
+            let c = self.guards[&g].clone();
+            match self.known(&c) {
                 Some(b) => {
                     assign.insert(g, b);
                 }
@@ -156,12 +169,56 @@ impl Run<'_, '_, '_> {
 
     /// Whether `t` depends on a guard and on no loop partial: an operand of a
     /// reduction over the lanes of one block.
-    pub(super) fn guarded_lane(&self, t: TermId) -> bool {
-        !self.guards_in(t).is_empty()
-            && !self
-                .partials
-                .keys()
-                .any(|p| super::loops::contains(self.domain.terms, t, *p))
+    pub(super) fn guarded_lane(&mut self, t: TermId) -> bool {
+        let (guard, partial) = self.mentions(t);
+        guard && !partial
+    }
+
+    /// Whether `t` mentions a guard atom, and whether it mentions a loop partial.
+    /// Memoised for the run: terms never change, and a guard or partial atom is
+    /// registered as it is made, before any term holds it (resolving asks this of
+    /// every operand of every sum, so an unmemoised walk is quadratic).
+    pub(super) fn mentions(&mut self, t: TermId) -> (bool, bool) {
+        let mut stack = vec![(t, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if self.mentions_memo.contains_key(&x) {
+                continue;
+            }
+            let own = (self.guards.contains_key(&x), self.partials.contains_key(&x));
+            if own.0 || own.1 {
+                self.mentions_memo.insert(x, own);
+                continue;
+            }
+            let kids = self.domain.terms.children(x);
+            if expanded {
+                let mut r = (false, false);
+                for k in kids {
+                    let (g, p) = self.mentions_memo[&k];
+                    r = (r.0 || g, r.1 || p);
+                }
+                self.mentions_memo.insert(x, r);
+            } else {
+                stack.push((x, true));
+                for k in kids {
+                    if !self.mentions_memo.contains_key(&k) {
+                        stack.push((k, false));
+                    }
+                }
+            }
+        }
+        self.mentions_memo[&t]
+    }
+
+    /// Whether the lanes of `group` all hang on one and the same set of guards: an
+    /// element-wise combination under one mask (a dot product along an unmasked axis
+    /// of a masked row), never a reduction over the lanes of a block, whose lanes each
+    /// have their own mask condition. Such a group is left as it is.
+    pub(super) fn one_mask(&self, group: &[TermId]) -> bool {
+        let mut sets = group.iter().map(|&k| self.guards_in(k));
+        let Some(first) = sets.next() else {
+            return false;
+        };
+        group.len() > 1 && sets.all(|s| s == first)
     }
 
     /// A stored value with its guards settled by the path (and the store's guard, which
@@ -189,7 +246,14 @@ impl Run<'_, '_, '_> {
         // Every guard is split on (settling each first would cost two solver queries per
         // guard per summand); a piece whose conditions cannot hold is left for the
         // domain queries, where it reaches nothing.
-        let open = self.guards_in(s);
+        // Outside loops the solver's answers are cached, so the guards the path and
+        // the store's mask decide are settled first (a masked row's `0` scores are no
+        // piece of the row the store writes).
+        let (s, open) = if self.loops.is_empty() {
+            self.settle_known(s)
+        } else {
+            (s, self.guards_in(s))
+        };
         if open.is_empty() {
             return Ok(vec![(Vec::new(), s)]);
         }

@@ -25,7 +25,7 @@
 //! is wrong when Z3 finds them.
 
 use super::at_index::{reduction_atom, AtIndex, Template};
-use super::paths::{unsupported, Env, Flow, Lane, Run, Val, R};
+use super::paths::{self as paths, unsupported, Env, Flow, Lane, Run, Unsupported, Val, R};
 use super::sym::{Cond, Poly, Rel};
 use super::welford::Carried;
 use crate::decide::{self, Verdict};
@@ -35,6 +35,7 @@ use crate::triton_ir::ast::Region;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::sync::Arc;
+use z3::SatResult;
 
 /// A loop over sizes being run: its iteration variable and the conditions that make
 /// `u` an iteration; stores inside carry them.
@@ -481,9 +482,49 @@ impl Run<'_, '_, '_> {
                 })
             })
             .collect();
-        // The rescale is `exp(m - m')`, or `exp2(m - m')` in base 2 (scores scaled by
-        // log2(e) first, as flash attention does).
         let bases = [crate::term::Func::Exp, crate::term::Func::Exp2];
+        // Each case's result split as `acc · g + (summands free of acc)`; the same for
+        // every candidate max, so split once (the walks are over whole dot products).
+        let mut splits: Vec<(TermId, Vec<TermId>, &Case)> = Vec::new();
+        for case in cases {
+            let Some(Lane::Float(after)) = case.outs.get(k).and_then(|v| v.lanes.get(j)) else {
+                return unsupported(NOT_A_RUNNING_OP);
+            };
+            let Node::Add(kids) = self.domain.terms.node(*after).clone() else {
+                return unsupported(NOT_A_RUNNING_OP);
+            };
+            let (with, without): (Vec<TermId>, Vec<TermId>) = kids
+                .iter()
+                .partition(|&&c| contains(self.domain.terms, c, acc));
+            let [scaled] = with[..] else {
+                return unsupported(NOT_A_RUNNING_OP);
+            };
+            // scaled = acc · g with g = exp(m - m').
+            let Node::Mul(factors) = self.domain.terms.node(scaled).clone() else {
+                return unsupported(NOT_A_RUNNING_OP);
+            };
+            if !factors.contains(&acc) {
+                return unsupported(NOT_A_RUNNING_OP);
+            }
+            let rest: Vec<TermId> = factors.iter().copied().filter(|&f| f != acc).collect();
+            let g = self.domain.terms.product(&rest);
+            if contains(self.domain.terms, g, acc) {
+                return unsupported(NOT_A_RUNNING_OP);
+            }
+            splits.push((g, without, case));
+        }
+        // The rescale is `exp(m - m')`, or `exp2(m - m')` in base 2 (scores scaled by
+        // log2(e) first, as flash attention does), for a running max `m` whose
+        // accumulator the factor reads.
+        let maxes: Vec<(usize, usize)> = maxes
+            .into_iter()
+            .filter(|key| {
+                let m_acc = accs[key.0][key.1].expect("a max lane has an accumulator");
+                splits
+                    .iter()
+                    .any(|(g, _, _)| contains(self.domain.terms, *g, m_acc))
+            })
+            .collect();
         'candidate: for ((mk, mj), base) in maxes
             .iter()
             .flat_map(|m| bases.iter().map(move |b| (*m, *b)))
@@ -493,40 +534,16 @@ impl Run<'_, '_, '_> {
             let m_final = finals[&(mk, mj)];
             let mut parts = Vec::new();
             let mut checks = Vec::new();
-            for case in cases {
-                let (Some(Lane::Float(after)), Some(Lane::Float(m_new))) = (
-                    case.outs.get(k).and_then(|v| v.lanes.get(j)),
-                    case.outs.get(mk).and_then(|v| v.lanes.get(mj)),
-                ) else {
+            for (g, without, case) in &splits {
+                let Some(Lane::Float(m_new)) = case.outs.get(mk).and_then(|v| v.lanes.get(mj))
+                else {
                     continue 'candidate;
                 };
-                let (after, m_new) = (*after, *m_new);
-                let kids = match self.domain.terms.node(after) {
-                    Node::Add(kids) => kids.to_vec(),
-                    _ => continue 'candidate,
-                };
-                let (with, without): (Vec<TermId>, Vec<TermId>) = kids
-                    .iter()
-                    .partition(|&&c| contains(self.domain.terms, c, acc));
-                let [scaled] = with[..] else {
-                    continue 'candidate;
-                };
-                // scaled = acc · g with g = exp(m - m').
-                let Node::Mul(factors) = self.domain.terms.node(scaled).clone() else {
-                    continue 'candidate;
-                };
-                if !factors.contains(&acc) {
-                    continue 'candidate;
-                }
-                let rest: Vec<TermId> = factors.iter().copied().filter(|&f| f != acc).collect();
+                let m_new = *m_new;
                 let t = &mut *self.domain.terms;
-                let g = t.product(&rest);
                 let diff = t.sub(m_acc, m_new);
                 let want = t.call(base, diff);
-                if contains(t, g, acc) || without.iter().any(|&c| contains(t, c, acc)) {
-                    continue 'candidate;
-                }
-                checks.push((want, g));
+                checks.push((want, *g));
                 let shift = t.sub(m_new, m_final);
                 let back = t.call(base, shift);
                 let summands: Vec<TermId> = without
@@ -622,7 +639,11 @@ impl Run<'_, '_, '_> {
                     if group.iter().any(|k| !self.partials.contains_key(k)) && !others.is_empty() {
                         let all: Vec<TermId> = group.iter().chain(&others).copied().collect();
                         let lanes_only = all.iter().all(|k| !self.partials.contains_key(k));
-                        match self.resolve_guess(op, &all, lanes_only, memo) {
+                        // A guess: what it adds beyond a reduction is no bug hint.
+                        self.record_suspects = false;
+                        let r = self.resolve_guess(op, &all, lanes_only, memo);
+                        self.record_suspects = true;
+                        match r {
                             Ok(t) => whole = Some((t, others)),
                             Err(e) if e.witness.is_some() && !lanes_only => return Err(e),
                             Err(_) => {}
@@ -649,7 +670,9 @@ impl Run<'_, '_, '_> {
                 }
                 if let (Some(group), Some(op)) = (grouped, group_op) {
                     let lanes_only = group.iter().all(|k| !self.partials.contains_key(k));
-                    if !group.is_empty() {
+                    if lanes_only && self.one_mask(&group) {
+                        new_kids.extend(group);
+                    } else if !group.is_empty() {
                         match self.resolve_guess(op, &group, lanes_only, memo) {
                             Ok(t) => new_kids.push(t),
                             // Guarded lanes that are no reduction (`x[j] - m` on a
@@ -696,9 +719,24 @@ impl Run<'_, '_, '_> {
         if lanes_only && self.failed_lane_groups.contains(&key) {
             return unsupported("guarded lanes that are no reduction of the formula");
         }
+        let cached = (op, group.to_vec(), self.store_guard.clone());
+        let cacheable = lanes_only && self.loops.is_empty();
+        if cacheable {
+            if let Some(&t) = self.resolved_lane_groups.get(&cached) {
+                return Ok(t);
+            }
+        }
         let r = self.resolve_group(op, group, memo);
-        if lanes_only && r.as_ref().is_err_and(|e| e.witness.is_none()) {
-            self.failed_lane_groups.insert(key);
+        match &r {
+            // Lanes that are no reduction stay lanes whatever the reason (see
+            // `resolve_in`), so a failure with sizes is not retried either.
+            Err(_) if lanes_only => {
+                self.failed_lane_groups.insert(key);
+            }
+            Ok(t) if cacheable => {
+                self.resolved_lane_groups.insert(cached, *t);
+            }
+            _ => {}
         }
         r
     }
@@ -750,17 +788,31 @@ impl Run<'_, '_, '_> {
         let mut why = String::from("a loop result that matches no reduction of the formula");
         for tmpl in &templates {
             match self.match_template(tmpl, op, &items) {
-                Ok(Some(t)) => return Ok(t),
+                Ok(Some(t)) => {
+                    self.suspect = None;
+                    return Ok(t);
+                }
                 Ok(None) => {}
                 Err(e) => {
                     if e.witness.is_some() {
+                        self.suspect = None;
                         return Err(e);
                     }
                     why = e.message;
                 }
             }
         }
-        unsupported(why)
+        // Sizes where a summand the formula lacks is added, if one was seen: the
+        // replay there decides (a hint, never a refutation by itself).
+        match self.suspect.take() {
+            Some(w) => Err(Unsupported {
+                message: format!("{why} (a summand the formula does not have is added)"),
+                line: 0,
+                loc: Default::default(),
+                witness: Some(w),
+            }),
+            None => unsupported(why),
+        }
     }
 
     /// The atom of `tmpl` when `items` are exactly its summands; `None` when they do
@@ -815,9 +867,10 @@ impl Run<'_, '_, '_> {
             };
             (input_atoms_of(self.domain.terms, &atoms, ph), extent)
         };
-        // Bind the holes from each summand's input atoms.
+        // Bind the holes from each summand's input atoms. A summand that binds no index
+        // of this reduction (or another outer index) is an extra, settled below.
         let mut outer: Option<Vec<Poly>> = None;
-        let mut index: Vec<Poly> = Vec::with_capacity(items.len());
+        let mut index: Vec<Option<Poly>> = Vec::with_capacity(items.len());
         for (part, s) in items {
             let mine = input_atoms_of(self.domain.terms, &self.atoms, *s);
             let mut bound: HashMap<String, Poly> = HashMap::new();
@@ -838,26 +891,30 @@ impl Run<'_, '_, '_> {
                     }
                 }
             }
-            let Some(i) = bound.get("#i").cloned() else {
-                return Ok(None);
-            };
-            let mut o = Vec::with_capacity(rank);
-            for k in 0..rank {
-                let Some(p) = bound.get(&format!("#o{k}")) else {
-                    return Ok(None);
-                };
-                let mut names = Vec::new();
-                p.symbols(&mut names);
-                if names.iter().any(|n| part.vars.iter().any(|v| **n == **v)) {
-                    return Ok(None);
+            let bind = || -> Option<(Poly, Vec<Poly>)> {
+                let i = bound.get("#i").cloned()?;
+                let mut o = Vec::with_capacity(rank);
+                for k in 0..rank {
+                    let p = bound.get(&format!("#o{k}"))?;
+                    let mut names = Vec::new();
+                    p.symbols(&mut names);
+                    if names.iter().any(|n| part.vars.iter().any(|v| **n == **v)) {
+                        return None;
+                    }
+                    o.push(p.clone());
                 }
-                o.push(p.clone());
-            }
-            match &outer {
-                Some(prev) if *prev != o => return Ok(None),
-                _ => outer = Some(o),
-            }
-            index.push(i);
+                Some((i, o))
+            };
+            index.push(match bind() {
+                Some((i, o)) => match &outer {
+                    Some(prev) if *prev != o => None,
+                    _ => {
+                        outer = Some(o);
+                        Some(i)
+                    }
+                },
+                None => None,
+            });
         }
         let Some(outer) = outer else {
             return Ok(None);
@@ -865,6 +922,7 @@ impl Run<'_, '_, '_> {
         self.within_budget()?;
         // Each summand equals the reduction's summand at its index.
         let mut pairs = Vec::with_capacity(items.len());
+        let mut paired = Vec::with_capacity(items.len());
         {
             let solver = &self.solver;
             let smt = self.smt;
@@ -877,38 +935,147 @@ impl Run<'_, '_, '_> {
                 holds: &mut holds,
                 atoms: &mut scratch,
             };
-            for ((_, s), i) in items.iter().zip(&index) {
+            for (k, ((_, s), i)) in items.iter().zip(&index).enumerate() {
+                let Some(i) = i else { continue };
                 let Ok(want) = at.summand(&tmpl.node, &outer, i) else {
                     return Ok(None);
                 };
                 pairs.push((want, *s));
+                paired.push(k);
             }
         }
         let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
         let mut scale = None;
-        if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
+        let mut equal: Vec<bool> = verdicts
+            .iter()
+            .map(|v| matches!(v, Verdict::Equal { .. }))
+            .collect();
+        if !equal.iter().all(|&e| e) {
             // Every summand the formula's times one constant `c` (scores scaled by
             // log2(e) before a base-2 softmax): the reduction is `c` times the formula's
             // (for a max or min only when c > 0).
-            let Some(c) = self.common_scale(&pairs, op) else {
-                return Ok(None);
+            // Or, in a sum, one factor every kernel summand shares (attention computed
+            // in one block divides each `p` by the row sum before `p @ v`, where the
+            // spec's `(e @ v) / s` divides once): the sum is that factor times the
+            // formula's, the factor being the same term for every index.
+            let ct = match self.common_scale(&pairs, op) {
+                Some(c) => Some(self.domain.terms.constant(c)),
+                None => self.common_factor(&pairs, op),
             };
-            let t = &mut *self.domain.terms;
-            let ct = t.constant(c);
-            let scaled: Vec<(TermId, TermId)> =
-                pairs.iter().map(|&(w, s)| (t.mul(ct, w), s)).collect();
-            let verdicts = decide::decide_all(t, &scaled, &decide::Options::default());
-            if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
-                return Ok(None);
+            if let Some(ct) = ct {
+                let t = &mut *self.domain.terms;
+                let scaled: Vec<(TermId, TermId)> =
+                    pairs.iter().map(|&(w, s)| (t.mul(ct, w), s)).collect();
+                let verdicts = decide::decide_all(t, &scaled, &decide::Options::default());
+                if verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
+                    scale = Some(ct);
+                    equal = vec![true; pairs.len()];
+                }
             }
-            scale = Some(ct);
         }
-        self.domain_is_extent(op, items, &index, &extent, &tmpl.key)?;
+        if !equal.iter().any(|&e| e) {
+            return Ok(None);
+        }
+        // The summands that are this reduction's, and the extras.
+        let mut mine = vec![false; items.len()];
+        for (&k, &e) in paired.iter().zip(&equal) {
+            mine[k] = e;
+        }
+        let extras: Vec<usize> = (0..items.len()).filter(|&k| !mine[k]).collect();
+        // An extra whose conditions cannot hold here adds nothing; one that can is a
+        // summand the formula does not have (a masked key's `exp(0 - m)` in a row sum).
+        let mut reachable = None;
+        for &k in &extras {
+            let c = self.part_holds(&items[k].0);
+            self.solver.push();
+            self.solver.assert(&c);
+            let sat = self.solver.check() != SatResult::Unsat;
+            if sat && reachable.is_none() {
+                reachable = Some((
+                    k,
+                    paths::small_witness(&self.solver, self.smt, self.setup.sizes),
+                ));
+            }
+            self.solver.pop(1);
+            if reachable.is_some() {
+                break;
+            }
+        }
+        let kept: Vec<(Part, TermId)> = (0..items.len())
+            .filter(|&k| mine[k])
+            .map(|k| items[k].clone())
+            .collect();
+        let kept_index: Vec<Poly> = index
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| mine[*k])
+            .map(|(_, i)| i.clone().expect("a summand of the reduction has an index"))
+            .collect();
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+            eprintln!(
+                "  domain check {:?} {} items ({} extra) for {}",
+                op,
+                kept.len(),
+                extras.len(),
+                tmpl.key
+            );
+        }
+        if let Some((k, witness)) = reachable {
+            // Not this reduction; but when the rest is exactly its extent, the extra is
+            // a likely bug: its sizes are kept as a hint for the replay.
+            if self.record_suspects
+                && self.suspect.is_none()
+                && witness.is_some()
+                && self
+                    .domain_is_extent(op, &kept, &kept_index, &extent, &tmpl.key)
+                    .is_ok()
+            {
+                if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                    let t = &*self.domain.terms;
+                    eprintln!("  extra summand {} at {witness:?}", t.display(items[k].1));
+                }
+                self.suspect = witness;
+            }
+            return Ok(None);
+        }
+        self.domain_is_extent(op, &kept, &kept_index, &extent, &tmpl.key)?;
         let atom = reduction_atom(self.domain.terms, &tmpl.key, &outer);
         Ok(Some(match scale {
             Some(c) => self.domain.terms.mul(c, atom),
             None => atom,
         }))
+    }
+
+    /// The product of the factors every kernel summand of a sum has (the same terms,
+    /// free of loop partials), when the formula's first summand lacks one of them;
+    /// `None` otherwise. Being one term for all summands, it does not vary with the
+    /// reduction's index, so it factors out of the sum exactly.
+    fn common_factor(&mut self, pairs: &[(TermId, TermId)], op: Binary) -> Option<TermId> {
+        if op != Binary::Add {
+            return None;
+        }
+        let t = &*self.domain.terms;
+        let factors = |x: TermId| -> Vec<TermId> {
+            match t.node(x) {
+                Node::Mul(ops) => ops.to_vec(),
+                _ => vec![x],
+            }
+        };
+        let (want, got) = *pairs.first()?;
+        let wanted = factors(want);
+        let mut common: Vec<TermId> = factors(got)
+            .into_iter()
+            .filter(|f| t.as_const(*f).is_none() && !wanted.contains(f))
+            .collect();
+        for &(_, g) in &pairs[1..] {
+            let mine = factors(g);
+            common.retain(|f| mine.contains(f));
+        }
+        common.dedup();
+        if common.is_empty() || common.iter().any(|&f| self.mentions(f).1) {
+            return None;
+        }
+        Some(self.domain.terms.product(&common))
     }
 
     /// The constant `c` with kernel summand = `c` × formula summand, read off the first

@@ -288,27 +288,7 @@ fn run(
     collect_widths(&kernel.module, &mut widths);
     widths.sort_unstable_by(|a, b| b.cmp(a));
     widths.dedup();
-    let mut candidates: Vec<Option<Bound>> = vec![None];
-    for exact in [false, true] {
-        for c in &widths {
-            for s in sizes {
-                // `s == c` last: a size the kernel hard-codes as a block (a head
-                // dimension equal to its tile).
-                let admitted = inst
-                    .sizes
-                    .get(s)
-                    .is_some_and(|v| if exact { v == c } else { v <= c });
-                if admitted {
-                    candidates.push(Some(Bound {
-                        size: s.clone(),
-                        value: *c,
-                        exact,
-                    }));
-                }
-            }
-        }
-    }
-
+    let candidates = candidates(&widths, sizes, inst);
     let mut cfg = z3::Config::new();
     // A query Z3 cannot settle in this time counts as "maybe" (never as a proof).
     cfg.set_timeout_msec(2000);
@@ -319,22 +299,30 @@ fn run(
     // time): the kernel may well be correct under them, so no size outside them refutes.
     let mut unsettled: Vec<Bound> = Vec::new();
     let deadline = Instant::now() + budget();
-    'candidates: for cand in &candidates {
-        let mut size_conds = size_base.clone();
-        if let Some(b) = cand {
-            let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
-            size_conds.push(Cond::cmp(Rel::Le, &s, &c));
-            if b.exact {
-                size_conds.push(Cond::cmp(Rel::Le, &c, &s));
+    // Lazy masks first, for every candidate (one path where forking may take
+    // thousands), then forking on every undecided lane (which reads reductions within
+    // one block) for the candidates the lazy pass left unsettled. A lazy attempt that
+    // fails without sizes leaves no trace: the forking one speaks. (Forking first per
+    // candidate spent the whole budget on attention's `D == 16` before its lazy
+    // `D == 16 and N <= 32` was tried.)
+    let mut unsettled_lazy: Vec<bool> = vec![false; candidates.len()];
+    let mut settled_at: Vec<bool> = vec![false; candidates.len()];
+    'passes: for lazy_masks in [true, false] {
+        for (ci, cand) in candidates.iter().enumerate() {
+            if !lazy_masks && !unsettled_lazy[ci] {
+                continue;
             }
-        }
-        let mut base = size_conds.clone();
-        base.extend(pid_base.iter().cloned());
-        let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
-        // Lazy masks first (one path where forking may take thousands), then forking on
-        // every undecided lane (which reads reductions within one block). A lazy
-        // attempt that fails without sizes leaves no trace: the forking one speaks.
-        for lazy_masks in [true, false] {
+            let mut size_conds = size_base.clone();
+            for b in cand {
+                let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
+                size_conds.push(Cond::cmp(Rel::Le, &s, &c));
+                if b.exact {
+                    size_conds.push(Cond::cmp(Rel::Le, &c, &s));
+                }
+            }
+            let mut base = size_conds.clone();
+            base.extend(pid_base.iter().cloned());
+            let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
             let setup = Setup {
                 sizes,
                 tensors: &tensors,
@@ -411,29 +399,38 @@ fn run(
             // A failed obligation with sizes settles the candidate: forking checks the
             // same obligations.
             let settled = failed.witness.is_some();
+            settled_at[ci] |= settled;
+            if lazy_masks && !settled {
+                unsettled_lazy[ci] = true;
+            }
             if settled || !lazy_masks {
                 let mut failed = failed;
-                if let Some(b) = cand {
-                    failed.reason = format!("with {b}: {}", failed.reason);
+                if !cand.is_empty() {
+                    failed.reason = format!("with {}: {}", conjunction(cand), failed.reason);
                 }
                 if !settled {
                     unsettled.extend(cand.iter().cloned());
                 }
                 failures.push(failed);
             }
-            if settled {
-                break;
-            }
             if Instant::now() > deadline {
-                // This candidate and the ones not tried are unsettled.
-                for c in &candidates {
-                    unsettled.extend(c.iter().cloned());
+                // This candidate and the ones not tried are unsettled; the ones whose
+                // attempt failed with sizes stay settled (no valid domain: an obligation
+                // fails inside them), or no size would be left for the search below.
+                for (c, settled) in candidates.iter().zip(&settled_at) {
+                    if !settled {
+                        unsettled.extend(c.iter().cloned());
+                    }
                 }
-                break 'candidates;
+                break 'passes;
             }
         }
     }
-    // Replay the witnesses, most constrained attempt first.
+    // Replay the witnesses, most constrained attempt first. A wrong value anywhere is
+    // the counterexample to give before a fault (an out-of-bounds read at `D = 1` of a
+    // kernel that hard-codes `D == 16` is true, but says less than its wrong row sums
+    // at `D = 16`).
+    let mut fault = None;
     for f in failures.iter().rev() {
         let Some(w) = &f.witness else { continue };
         let outside = w
@@ -443,11 +440,20 @@ fn run(
             continue;
         }
         if let Some(reason) = replay(kernel, w, outputs) {
-            return Ok(Scope::Refuted {
+            if reason.contains("` refuted") {
+                return Ok(Scope::Refuted {
+                    sizes: w.clone(),
+                    reason,
+                });
+            }
+            fault.get_or_insert(Scope::Refuted {
                 sizes: w.clone(),
                 reason,
             });
         }
+    }
+    if let Some(f) = fault {
+        return Ok(f);
     }
     // No witness replays: the bounded checker tries sizes near the instance (each size
     // in turn at 1, 2, 3 and around each block width), where tail and stride bugs live.
@@ -511,7 +517,7 @@ fn run(
 
 /// The constraints a proof holds under: the candidate bound, and no i32 overflow in the
 /// lines that could overflow.
-fn constraints_of(cand: &Option<Bound>, paths: &[paths::Path]) -> Vec<String> {
+fn constraints_of(cand: &[Bound], paths: &[paths::Path]) -> Vec<String> {
     let mut constraints: Vec<String> = cand.iter().map(|b| b.to_string()).collect();
     let mut lines: Vec<String> = Vec::new();
     for p in paths {
@@ -529,6 +535,52 @@ fn constraints_of(cand: &Option<Bound>, paths: &[paths::Path]) -> Vec<String> {
         ));
     }
     constraints
+}
+
+/// Candidate constraints, weakest first, each admitted by the launch's instance: none;
+/// one bound `S <= w` for a block width `w`; one `S == w` (a size the kernel hard-codes
+/// as a tile: a head dimension); then pairs on two different sizes, an exact one with
+/// a bound first (attention computed in one block: `D == 16` and `N <= 32`). A size
+/// the kernel needs pinned and another it needs bounded are both printed; a pair is
+/// tried only after every single constraint failed.
+fn candidates(widths: &[i64], sizes: &[String], inst: &Instance) -> Vec<Vec<Bound>> {
+    let mut single: Vec<Bound> = Vec::new();
+    for exact in [false, true] {
+        for c in widths {
+            for s in sizes {
+                let admitted = inst
+                    .sizes
+                    .get(s)
+                    .is_some_and(|v| if exact { v == c } else { v <= c });
+                if admitted {
+                    single.push(Bound {
+                        size: s.clone(),
+                        value: *c,
+                        exact,
+                    });
+                }
+            }
+        }
+    }
+    let mut out: Vec<Vec<Bound>> = vec![Vec::new()];
+    out.extend(single.iter().map(|b| vec![b.clone()]));
+    for exact_first in [true, false] {
+        for (i, a) in single.iter().enumerate() {
+            for b in &single[i + 1..] {
+                let (a, b) = if b.exact && !a.exact { (b, a) } else { (a, b) };
+                if a.size != b.size && a.exact == exact_first && !b.exact {
+                    out.push(vec![a.clone(), b.clone()]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `D == 16 and N <= 32`.
+fn conjunction(cand: &[Bound]) -> String {
+    let parts: Vec<String> = cand.iter().map(Bound::to_string).collect();
+    parts.join(" and ")
 }
 
 /// A candidate constraint: `size <= value`, or `size == value` when `exact`.

@@ -221,6 +221,13 @@ pub fn explore(
             guards: HashMap::new(),
             guard_terms: HashMap::new(),
             failed_lane_groups: Default::default(),
+            resolved_lane_groups: Default::default(),
+            known_cache: HashMap::new(),
+            mentions_memo: Default::default(),
+            suspect: None,
+            record_suspects: true,
+            proved_domains: Default::default(),
+            store_guard: None,
             store_pinned: BTreeMap::new(),
         };
         let mut args = Vec::new();
@@ -314,6 +321,25 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// Groups of guarded lanes already tried as a reduction and failed: the guess is not
     /// retried for the next store lane (a failure only keeps the lanes as they are).
     pub(super) failed_lane_groups: std::collections::HashSet<(Binary, Vec<TermId>)>,
+    /// Groups of guarded lanes proved to be a reduction outside any loop, by the mask
+    /// of the store being resolved: the next column of the same row reuses the proof
+    /// (path conditions only grow, so a proof stays valid under the same store mask).
+    pub(super) resolved_lane_groups: HashMap<(Binary, Vec<TermId>, Option<Cond>), TermId>,
+    /// What the solver knows of a condition outside loops, by the store mask assumed:
+    /// cleared whenever the path gains a condition (the mask lanes of the next store
+    /// ask about the same conditions again).
+    pub(super) known_cache: HashMap<(Cond, Option<Cond>), Option<bool>>,
+    /// Whether a term mentions a guard, and a partial (see `Run::guarded_lane`).
+    pub(super) mentions_memo: rustc_hash::FxHashMap<TermId, (bool, bool)>,
+    /// Sizes where a loop or block adds a summand the formula lacks (see
+    /// `Run::match_template`), kept for the failure it leads to; not recorded while
+    /// `record_suspects` is off (a guessed grouping).
+    pub(super) suspect: Option<Vec<(String, i64)>>,
+    pub(super) record_suspects: bool,
+    /// Reduction domains proved outside loops (see `Run::domain_is_extent`).
+    pub(super) proved_domains: std::collections::HashSet<super::extent::DomainKey>,
+    /// The mask condition of the store lane being resolved (assumed on the solver).
+    pub(super) store_guard: Option<Cond>,
     /// The sizes the path fixes, read at the store being resolved (before any lane's
     /// mask is assumed, so it holds for every lane): loop summaries read the formula
     /// there.
@@ -358,6 +384,7 @@ impl Run<'_, '_, '_> {
             }
         };
         self.solver.assert(&if b { z } else { z.not() });
+        self.known_cache.clear();
         self.memo.insert(c.clone(), b);
         Ok(b)
     }
@@ -1048,7 +1075,8 @@ impl Run<'_, '_, '_> {
         }
         let vals = bcast(vals, &ptrs.shape)?;
         let on = self.mask_lanes(args.get(2), &ptrs.shape)?;
-        self.store_pinned = if self.partials.is_empty() {
+        // Guarded lanes are matched like partials (a reduction within one block).
+        self.store_pinned = if self.partials.is_empty() && self.guards.is_empty() {
             BTreeMap::new()
         } else {
             self.setup
@@ -1071,6 +1099,7 @@ impl Run<'_, '_, '_> {
                 self.solver.push();
                 self.solver.assert(&self.smt.cond(c));
             }
+            self.store_guard = lane_guard.clone();
             let value = match &vals.lanes[i] {
                 Lane::Float(v) | Lane::DataInt(v, _) => {
                     let v = self.settle_known_guards(*v);
@@ -1080,6 +1109,7 @@ impl Run<'_, '_, '_> {
                 _ => unsupported("a store of a non-float value"),
             };
             let index = value.is_ok().then(|| self.index_of(*tensor, off, op));
+            self.store_guard = None;
             if lane_guard.is_some() {
                 self.solver.pop(1);
             }
