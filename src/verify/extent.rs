@@ -218,6 +218,26 @@ impl Run<'_, '_, '_> {
                 return Ok(());
             }
         }
+        // A domain proved from the path alone holds for every lane a store writes
+        // (a matmul tile's row and column masks say nothing of its K extent): tried
+        // first, with the store's mask (the solver's top scope outside loops) lifted.
+        if let (Some(k), Some(g)) = (&cache_key, self.store_guard.clone()) {
+            let unmasked = DomainKey {
+                store_guard: None,
+                ..k.clone()
+            };
+            if self.proved_domains.contains(&unmasked) {
+                return Ok(());
+            }
+            self.solver.pop(1);
+            let r = self.check_domain(op, items, index, extent, key);
+            self.solver.push();
+            self.solver.assert(&self.smt.cond(&g));
+            if r.is_ok() {
+                self.proved_domains.insert(unmasked);
+                return Ok(());
+            }
+        }
         self.check_domain(op, items, index, extent, key)?;
         if let Some(k) = cache_key {
             self.proved_domains.insert(k);

@@ -236,6 +236,32 @@ impl Run<'_, '_, '_> {
         Ok(t)
     }
 
+    /// `c` without the conjuncts the store's mask has (outside loops, where the mask
+    /// holds wherever the piece is used): a matmul's `row < M and k < K` lane is
+    /// `k < K` for every store lane of that row, so the pieces of every row are alike
+    /// and their domain check is made once.
+    fn under_store_mask(&self, c: Cond) -> Cond {
+        fn conjuncts(c: &Cond, out: &mut Vec<Cond>) {
+            match c {
+                Cond::And(cs) => cs.iter().for_each(|c| conjuncts(c, out)),
+                c => out.push(c.clone()),
+            }
+        }
+        let Some(mask) = self.store_guard.as_ref().filter(|_| self.loops.is_empty()) else {
+            return c;
+        };
+        let mut known = Vec::new();
+        conjuncts(mask, &mut known);
+        let mut mine = Vec::new();
+        conjuncts(&c, &mut mine);
+        if !mine.iter().any(|x| known.contains(x)) {
+            return c;
+        }
+        mine.into_iter()
+            .filter(|x| !known.contains(x))
+            .fold(Cond::Const(true), Cond::and)
+    }
+
     /// The pieces of summand `s` of a reduction combined by `op`: each with the
     /// conditions (on the guards it depends on) under which it is the value. Pieces that
     /// are the identity of `op` (a masked-off `0` in a sum, `-inf` in a max) are left out.
@@ -249,10 +275,35 @@ impl Run<'_, '_, '_> {
         // Outside loops the solver's answers are cached, so the guards the path and
         // the store's mask decide are settled first (a masked row's `0` scores are no
         // piece of the row the store writes).
-        let (s, open) = if self.loops.is_empty() {
-            self.settle_known(s)
-        } else {
-            (s, self.guards_in(s))
+        // Only guards over the store mask's own symbols are asked about (a matmul's
+        // K-lane guards have nothing to do with its row and column masks, and asking
+        // costs two queries per guard per stored lane).
+        let (s, open) = match self.store_guard.clone() {
+            Some(g) if self.loops.is_empty() => {
+                let mut mask_syms = Vec::new();
+                g.symbols(&mut mask_syms);
+                let mut assign = HashMap::new();
+                let mut open = Vec::new();
+                for x in self.guards_in(s) {
+                    let c = self.guards[&x].clone();
+                    let mut syms = Vec::new();
+                    c.symbols(&mut syms);
+                    let related = syms.iter().all(|v| mask_syms.contains(v));
+                    match related.then(|| self.known(&c)).flatten() {
+                        Some(b) => {
+                            assign.insert(x, b);
+                        }
+                        None => open.push(x),
+                    }
+                }
+                let s = if assign.is_empty() {
+                    s
+                } else {
+                    self.substitute(s, &assign)
+                };
+                (s, open)
+            }
+            _ => (s, self.guards_in(s)),
         };
         if open.is_empty() {
             return Ok(vec![(Vec::new(), s)]);
@@ -273,7 +324,7 @@ impl Run<'_, '_, '_> {
             for (k, g) in open.iter().enumerate() {
                 let on = bits & (1 << k) != 0;
                 assign.insert(*g, on);
-                let c = self.guards[g].clone();
+                let c = self.under_store_mask(self.guards[g].clone());
                 conds.push(if on { c } else { c.not() });
             }
             let piece = self.substitute(s, &assign);

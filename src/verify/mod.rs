@@ -305,13 +305,30 @@ fn run(
     // fails without sizes leaves no trace: the forking one speaks. (Forking first per
     // candidate spent the whole budget on attention's `D == 16` before its lazy
     // `D == 16 and N <= 32` was tried.)
+    // A lazy proof under a constraint with a weaker one on the same sizes still
+    // unsettled (`N == 8` proved lazily, `N <= 8` needing forks) is held while forking
+    // tries the weaker one: the printed constraint is the weakest found.
     let mut unsettled_lazy: Vec<bool> = vec![false; candidates.len()];
     let mut settled_at: Vec<bool> = vec![false; candidates.len()];
-    'passes: for lazy_masks in [true, false] {
-        for (ci, cand) in candidates.iter().enumerate() {
-            if !lazy_masks && !unsettled_lazy[ci] {
-                continue;
+    let mut queue: std::collections::VecDeque<(usize, bool)> =
+        (0..candidates.len()).map(|ci| (ci, true)).collect();
+    let mut forking_scheduled = false;
+    let mut held: Option<Scope> = None;
+    loop {
+        let Some((ci, lazy_masks)) = queue.pop_front() else {
+            if forking_scheduled || held.is_some() {
+                break;
             }
+            forking_scheduled = true;
+            queue.extend(
+                (0..candidates.len())
+                    .filter(|&c| unsettled_lazy[c])
+                    .map(|c| (c, false)),
+            );
+            continue;
+        };
+        {
+            let cand = &candidates[ci];
             let mut size_conds = size_base.clone();
             for b in cand {
                 let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
@@ -377,7 +394,7 @@ fn run(
                     };
                     match attempt.prove(&paths, &mut terms) {
                         Ok(()) => {
-                            return Ok(Scope::AllSizes {
+                            let scope = Scope::AllSizes {
                                 constraints: constraints_of(cand, &paths),
                                 bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),
                                 fixed: cand
@@ -385,7 +402,19 @@ fn run(
                                     .filter(|b| b.exact)
                                     .map(|b| (b.size.clone(), b.value))
                                     .collect(),
-                            })
+                            };
+                            let weaker: Vec<usize> = (0..ci)
+                                .filter(|&cj| {
+                                    unsettled_lazy[cj]
+                                        && weaker_on_same_sizes(&candidates[cj], cand)
+                                })
+                                .collect();
+                            if !lazy_masks || held.is_some() || weaker.is_empty() {
+                                return Ok(scope);
+                            }
+                            held = Some(scope);
+                            queue = weaker.into_iter().map(|cj| (cj, false)).collect();
+                            continue;
                         }
                         Err(f) => {
                             if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
@@ -414,6 +443,9 @@ fn run(
                 failures.push(failed);
             }
             if Instant::now() > deadline {
+                if held.is_some() {
+                    break;
+                }
                 // This candidate and the ones not tried are unsettled; the ones whose
                 // attempt failed with sizes stay settled (no valid domain: an obligation
                 // fails inside them), or no size would be left for the search below.
@@ -422,9 +454,12 @@ fn run(
                         unsettled.extend(c.iter().cloned());
                     }
                 }
-                break 'passes;
+                break;
             }
         }
+    }
+    if let Some(scope) = held {
+        return Ok(scope);
     }
     // Replay the witnesses, most constrained attempt first. A wrong value anywhere is
     // the counterexample to give before a fault (an out-of-bounds read at `D = 1` of a
@@ -575,6 +610,28 @@ fn candidates(widths: &[i64], sizes: &[String], inst: &Instance) -> Vec<Vec<Boun
         }
     }
     out
+}
+
+/// Whether `weak` bounds the same sizes as `strong` and `strong` implies it
+/// (`N <= 8` against `N == 8`).
+fn weaker_on_same_sizes(weak: &[Bound], strong: &[Bound]) -> bool {
+    fn sizes(c: &[Bound]) -> Vec<&str> {
+        let mut s: Vec<&str> = c.iter().map(|b| b.size.as_str()).collect();
+        s.sort_unstable();
+        s
+    }
+    !weak.is_empty()
+        && sizes(weak) == sizes(strong)
+        && weak.iter().all(|w| {
+            strong.iter().any(|s| {
+                s.size == w.size
+                    && if w.exact {
+                        s.exact && s.value == w.value
+                    } else {
+                        s.value <= w.value
+                    }
+            })
+        })
 }
 
 /// `D == 16 and N <= 32`.

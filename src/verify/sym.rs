@@ -369,6 +369,16 @@ impl Cond {
             _ => None,
         }
     }
+
+    /// The symbols the condition mentions (with repeats).
+    pub fn symbols(&self, out: &mut Vec<Arc<str>>) {
+        match self {
+            Cond::Const(_) => {}
+            Cond::Cmp(_, p) => p.symbols(out),
+            Cond::Not(c) => c.symbols(out),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.symbols(out)),
+        }
+    }
 }
 
 impl fmt::Display for Cond {
