@@ -254,6 +254,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         hi: bool,
         args: &[Val<D::V>],
     ) -> Option<Val<D::V>> {
+        if op == "shl" {
+            return self.shl_exact(ty, args);
+        }
         if hi || !matches!(op, "add" | "sub" | "mul" | "mad" | "min" | "max" | "neg") {
             return None;
         }
@@ -294,6 +297,29 @@ impl<'a, D: Domain> Sim<'a, D> {
         // min/max are not among the shapes whose range the domain follows.
         self.domain.int_range(v)?;
         Some(Val::Sym(v))
+    }
+
+    /// `shl` of a ranged integer by a constant: the product with `2^k`, where the
+    /// operand and the result fit the width (as signed or as unsigned integers: a `.b`
+    /// type's bits are both), so no bit is shifted out (an index scaled to bytes).
+    fn shl_exact(&mut self, ty: &str, args: &[Val<D::V>]) -> Option<Val<D::V>> {
+        let (Some(Val::Sym(s)), Some(Val::Bits(k))) = (args.first(), args.get(1)) else {
+            return None;
+        };
+        let w = width(ty);
+        if *k >= u64::from(w) {
+            return None;
+        }
+        let (lo, hi) = self.domain.int_range(*s)?;
+        let f = 1i128 << k;
+        let r = (lo.checked_mul(f)?, hi.checked_mul(f)?);
+        let signed = ty.starts_with('s') || (ty.starts_with('b') && lo < 0);
+        let fit = |r: (i128, i128)| super::typed::fits(r, w, signed);
+        if !fit((lo, hi)) || !fit(r) {
+            return None;
+        }
+        let m = self.domain.integer(f);
+        Some(Val::Sym(self.domain.binary(Binary::Mul, *s, m)))
     }
 
     pub(super) fn logic(

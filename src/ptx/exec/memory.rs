@@ -319,9 +319,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             Addr::At(a) => a,
             Addr::Sym(s, off) => {
                 if space != Some(Space::Local) {
-                    return unsupported(
-                        "a load at a data-dependent address (only .local memory is supported)",
-                    );
+                    return self.gather_load(t, s, off, size, space, dsts);
                 }
                 // An opaque function of the address and the thread's whole local memory.
                 let mut words: Vec<(u64, Val<D::V>)> = self.threads[t]
@@ -473,7 +471,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         let base = match self.address(t, dst)? {
             Addr::Param(_) => return unsupported("stores to parameters"),
-            Addr::Sym(..) => return unsupported("a store at a data-dependent address"),
+            Addr::Sym(..) => {
+                return unsupported(
+                    "a store at a data-dependent address (a scatter; only loads are split over the index values)",
+                )
+            }
             Addr::At(a) => a,
         };
         for (k, s) in srcs.into_iter().enumerate() {
