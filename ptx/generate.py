@@ -1324,7 +1324,8 @@ VARIANTS.update({
         "checks": [
             ("y = torch.gather(x, 1, t.unsqueeze(1)).squeeze(1)", "verified", None),
             ("y = x[torch.arange(M), t]", "verified", None),
-            ("y = x[torch.arange(M), (t + 1) % N]", "refuted", None),
+            ("y = -F.nll_loss(x, t, reduction='none')", "verified", None),
+            ("y = x[torch.arange(M), N - 1 - t]", "refuted", None),
         ]},
     ("gather_row", "off_by_one"): {
         "block": [32], "expect": "oob",
@@ -1352,9 +1353,8 @@ VARIANTS.update({
             ("loss = F.cross_entropy(x, t, reduction='none')", "verified", None),
             ("loss = F.cross_entropy(x, t, ignore_index=-100, reduction='none')", "verified",
              None),
-            ("loss = F.nll_loss(F.log_softmax(x, dim=1), t, reduction='none')", "verified",
+            ("loss = F.cross_entropy(x, t, reduction='none', label_smoothing=0.1)", "refuted",
              None),
-            ("loss = F.cross_entropy(x, t, ignore_index=0, reduction='none')", "refuted", None),
         ]},
     ("cross_entropy", "ignore_not_zeroed"): {
         "block": [32], "expect": "refuted",
