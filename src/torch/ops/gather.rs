@@ -38,6 +38,19 @@ pub(super) fn pick(
     rule: IndexRule,
     cell: &mut dyn FnMut(&mut Terms, &[usize]) -> TermId,
 ) -> R<TermId> {
+    Ok(pick_ignoring(terms, idx, dims, rule, cell)?.0)
+}
+
+/// [`pick`], and whether some declared index value is the rule's ignored one (else
+/// no declared input is ignored, and the caller's ignore test is vacuous: leaving it
+/// out keeps the spec's term the kernel's where the kernel has no such test).
+pub(super) fn pick_ignoring(
+    terms: &mut Terms,
+    idx: &[TermId],
+    dims: &[usize],
+    rule: IndexRule,
+    cell: &mut dyn FnMut(&mut Terms, &[usize]) -> TermId,
+) -> R<(TermId, bool)> {
     // The data the indices read, with their values.
     let mut leaves: Vec<(TermId, Arc<[i64]>)> = Vec::new();
     for &i in idx {
@@ -112,10 +125,11 @@ pub(super) fn pick(
         }
         cells.push((!ignored).then(|| cell(terms, &at)));
     }
+    let ignores = cells.iter().any(Option::is_none);
     if leaves.is_empty() {
-        return Ok(cells[0].unwrap_or_else(|| terms.zero()));
+        return Ok((cells[0].unwrap_or_else(|| terms.zero()), ignores));
     }
-    Ok(terms.gather(&leaves, &cells))
+    Ok((terms.gather(&leaves, &cells), ignores))
 }
 
 /// `torch.gather(input, dim, index)`: `out[p] = input[p with p[dim] = index[p]]`.
@@ -221,13 +235,19 @@ pub(super) fn nll_rows(
     };
     let (mut picks, mut valid) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for i in 0..n {
-        let p = pick(cx.terms, &[target.elems[i]], &[c], rule, &mut |_, at| {
-            x.elems[i * c + at[0]]
-        })?;
+        let (p, ignores) =
+            pick_ignoring(cx.terms, &[target.elems[i]], &[c], rule, &mut |_, at| {
+                x.elems[i * c + at[0]]
+            })?;
         let t = &mut *cx.terms;
+        let (zero, one) = (t.zero(), t.one());
+        if !ignores {
+            picks.push(p);
+            valid.push(one);
+            continue;
+        }
         let ignore = t.int(ignore_index);
         let keep = t.cmp(CmpOp::Ne, target.elems[i], ignore);
-        let (zero, one) = (t.zero(), t.one());
         picks.push(t.select(keep, p, zero));
         valid.push(t.select(keep, one, zero));
     }

@@ -47,7 +47,7 @@ pub(super) fn cross_entropy(
     let mut picked_rows = Vec::with_capacity(n);
     for i in 0..n {
         let row = &x.elems[i * c..(i + 1) * c];
-        picked_rows.push(super::gather::pick(
+        picked_rows.push(super::gather::pick_ignoring(
             cx.terms,
             &[target.elems[i]],
             &[c],
@@ -58,7 +58,7 @@ pub(super) fn cross_entropy(
     let t = &mut *cx.terms;
     let smoothed = t.as_const(smoothing).is_none_or(|s| !s.is_zero());
     let (mut losses, mut valid) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for (i, &picked) in picked_rows.iter().enumerate() {
+    for (i, &(picked, ignores)) in picked_rows.iter().enumerate() {
         let row = &x.elems[i * c..(i + 1) * c];
         let mut loss = t.sub(lse.elems[i], picked);
         if smoothed {
@@ -73,7 +73,12 @@ pub(super) fn cross_entropy(
             loss = t.add(a, b);
         }
         let ignore = t.int(ignore_index);
-        let is_valid = t.cmp(CmpOp::Ne, target.elems[i], ignore);
+        // No declared target value is ignored: the test is vacuous (see `pick_ignoring`).
+        let is_valid = if ignores {
+            t.cmp(CmpOp::Ne, target.elems[i], ignore)
+        } else {
+            t.one()
+        };
         let zero = t.zero();
         losses.push(t.select(is_valid, loss, zero));
         let one = t.one();
