@@ -103,10 +103,18 @@ impl Terms {
                 | Node::And(_)
                 | Node::Or(_) => self.for_each_child(x, |c| todo.push(c)),
                 _ => {
+                    if let Some(name) = self.undeclared_int_input(x) {
+                        return Err(format!(
+                            "`{name}` is an integer tensor whose launch declares no `values` \
+                             (e.g. `values = \"0..N\"`), so the index `{}` has too many values \
+                             to split over (and is not exact arithmetic on them)",
+                            self.display(t)
+                        ));
+                    }
                     return Err(format!(
                         "the index `{}` is not integer arithmetic on integer input tensors",
                         self.display(t)
-                    ))
+                    ));
                 }
             }
         }
@@ -122,6 +130,27 @@ impl Terms {
                 leaves.len()
             )),
         }
+    }
+
+    /// An integer input tensor under `t` whose values are not declared (and whose dtype
+    /// range is too wide to split over).
+    fn undeclared_int_input(&self, t: TermId) -> Option<String> {
+        let mut todo = vec![t];
+        let mut seen = rustc_hash::FxHashSet::default();
+        while let Some(x) = todo.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            match self.node(x) {
+                Node::Input { tensor, .. }
+                    if self.int_input(tensor).is_some() && self.int_values(tensor).is_none() =>
+                {
+                    return Some(tensor.to_string())
+                }
+                _ => self.for_each_child(x, |c| todo.push(c)),
+            }
+        }
+        None
     }
 
     /// `t` with each of `leaves` replaced by the matching integer of `values`.
