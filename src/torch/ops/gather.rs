@@ -291,10 +291,10 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                 .int("dim")?
                 .ok_or_else(|| "gather: missing `dim`".to_string())?;
             let dim = crate::torch::tensor::norm_dim(dim, x.ndim())?;
-            if a.get("sparse")
+            if a.get("sparse_grad")
                 .is_some_and(|v| !matches!(v, Value::Bool(false)))
             {
-                return Err("gather: `sparse=True` is not supported".into());
+                return Err("gather: `sparse_grad=True` is not supported".into());
             }
             let index = a.tensor(cx, "index")?;
             Ok(Value::Tensor(gather(cx, &x, dim, &index)?))

@@ -232,7 +232,7 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "prod" | "amax" | "amin" | "max" | "min" | "logsumexp" => &["input", "dim", "keepdim"],
         "var" | "std" => &["input", "dim", "unbiased", "keepdim", "correction"],
         "softmax" | "log_softmax" => &["input", "dim", "dtype"],
-        "gather" => &["input", "dim", "index", "sparse"],
+        "gather" => &["input", "dim", "index", "sparse_grad"],
         "embedding" => &[
             "input",
             "weight",
