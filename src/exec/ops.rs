@@ -595,6 +595,10 @@ impl<'a, D: Domain> Interp<'a, D> {
                 self.undef_loads.push((op.line, op.loc.clone()));
                 Ok(Value::splat(Elem::Undef(idx), &out_shape()))
             }
+            // `tl.debug_barrier()`: the interpreter runs a program's tensor ops in
+            // program order, every lane at once, so the threads it orders never
+            // interleave here: a no-op.
+            "ttg.barrier" | "gpu.barrier" => Ok(Value::scalar(Elem::Int(0))),
             "tt.assert" | "tt.print" => {
                 self.warn_once(format!("{name} at line {} is ignored", op.line));
                 Ok(Value::scalar(Elem::Int(0)))

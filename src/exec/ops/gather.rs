@@ -8,7 +8,7 @@
 //! a value some input reaches must address an element of the tensor, else the load is
 //! `OutOfBounds` naming that input (or `Unsupported` when no input is found for the
 //! rest of the path condition); the value is the gather tree of `term/gather.rs`.
-//! Only input tensors are gathered from. The concrete domain never builds a
+//! Only input values are gathered: `in` tensors, and `inout` elements not yet written. The concrete domain never builds a
 //! `DataPtr` (its integers are numbers), so `lift run` reads addresses as before.
 
 use super::{fail, Interp, R};
@@ -35,7 +35,7 @@ impl<D: Domain> Interp<'_, D> {
             }
         };
         let decl = &self.inst.tensors[tensor];
-        if decl.role != Role::In {
+        if decl.role == Role::Out {
             return fail(
                 ErrorKind::Unsupported,
                 format!(
@@ -77,6 +77,19 @@ impl<D: Domain> Interp<'_, D> {
                 };
             }
             let decl = &self.inst.tensors[tensor];
+            // An `inout` element the kernel has not written yet holds its input value;
+            // one it wrote may differ per case, which the tree would have to carry.
+            if decl.role == Role::Inout && self.memory[tensor].written[flat as usize].is_some() {
+                return fail(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "lane {lane:?} loads {}{:?} at an offset that depends on the data after \
+                         the kernel wrote it (gathers read input values only)",
+                        decl.name,
+                        decl.unravel(flat as usize)
+                    ),
+                );
+            }
             let index = decl.unravel(flat as usize);
             cells.push(Some(self.domain.input(tensor, &index, flat as usize)));
         }
