@@ -991,6 +991,66 @@ alpha = { value = 0.5 }
     }
 
     #[test]
+    fn integer_inputs_declare_their_values() {
+        let text = r#"
+            sizes = { N = 4 }
+            [args]
+            t = { tensor = "t", shape = [3], dtype = "int64", values = ["0..N", -100] }
+            u = { tensor = "u", shape = [3], dtype = "i32", values = "1..=N - 2" }
+            v = { tensor = "v", shape = [3], dtype = "i32" }
+        "#;
+        let inst = Launch::parse(text, "t.toml")
+            .unwrap()
+            .instantiate(&BTreeMap::from([("N".to_string(), 5)]))
+            .unwrap();
+        let decl = |n: &str| inst.tensors.iter().find(|t| t.name == n).unwrap().clone();
+        assert_eq!(decl("t").values, Some(vec![-100, 0, 1, 2, 3, 4]));
+        assert_eq!(decl("u").values, Some(vec![1, 2, 3]));
+        assert_eq!(decl("v").values, None);
+        // Points become the nearest declared value (ties to the smaller).
+        let t = decl("t");
+        assert_eq!(
+            [-1000.0, -51.0, -49.0, 2.5, 2.6, 99.0].map(|v| t.fit(v)),
+            [-100.0, -100.0, 0.0, 2.0, 3.0, 4.0]
+        );
+        assert_eq!(decl("v").fit(2.6), 3.0);
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_tensor() {
+        for (args, want) in [
+            (
+                r#"x = { tensor = "x", shape = [2], values = "0..2" }"#,
+                "integer dtype",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "u8", values = "-1..2" }"#,
+                "-1 is not a value of uint8",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "i64", values = "2..2" }"#,
+                "no value",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "i64", role = "out", values = "0..2" }"#,
+                "output",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "i64", values = "0..M" }"#,
+                "M",
+            ),
+        ] {
+            let text = format!("[args]\n{args}\n");
+            let e = Launch::parse(&text, "t.toml")
+                .and_then(|l| l.instantiate(&BTreeMap::new()))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("values of x") || e.contains("values"), "{e}");
+            assert!(e.contains(want), "{args}: {e}");
+        }
+    }
+
+    #[test]
     fn bad_dtypes_are_errors_naming_the_argument() {
         let text = r#"
             [args]
