@@ -1331,6 +1331,10 @@ VARIANTS.update({
         "block": [32], "expect": "oob",
         "oob": "a label n - 1 in the last row reads one element past the end of x",
         "about": "row with x[r * n + t[r] + 1]"},
+    ("gather_row", "scatter"): {
+        "block": [32], "expect": "unknown",
+        "reason": "a scatter",
+        "about": "y[t[r]] = x[r, 0]: a store at a data-dependent address, UNKNOWN naming it"},
     ("embedding", "lookup"): {
         "block": [32], "expect": "equivalent",
         "about": "out[i, j] = w[ids[i] * d + j] (reference)",

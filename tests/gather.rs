@@ -79,7 +79,7 @@ fn ptx_fixtures() -> Vec<(PathBuf, PtxFixture)> {
             out.push((dir.join(format!("{}.ptx", fx.variant)), fx));
         }
     }
-    assert_eq!(out.len(), 7, "PTX gather fixtures");
+    assert_eq!(out.len(), 8, "PTX gather fixtures");
     out
 }
 
@@ -301,6 +301,12 @@ fn first_instance(kernel: &Path) -> &'static str {
 fn ptx_gathers_get_their_verdicts_and_refutations_replay() {
     let (mut verified, mut refuted, mut oob) = (0, 0, 0);
     for (ptx, fx) in ptx_fixtures() {
+        if fx.expect == "unknown" {
+            // A scatter: an honest UNKNOWN naming the construct, never a verdict.
+            let (code, text, _) = check(&ptx, &fx.spec);
+            assert_eq!(code, Some(3), "{}:\n{text}", ptx.display());
+            assert!(text.contains("a scatter"), "{}:\n{text}", ptx.display());
+        }
         if fx.expect == "oob" {
             let what = format!("{}", ptx.display());
             let (code, text, _) = check(&ptx, &fx.spec);
@@ -525,5 +531,28 @@ fn bad_values_are_launch_errors_naming_the_tensor() {
             out.contains("values of t") && out.contains(want),
             "{values}: {out}"
         );
+    }
+}
+
+#[test]
+fn nvrtc_and_triton_cross_entropy_are_equivalent_and_the_triton_twin_is_not() {
+    let ce = root().join("ptx/cross_entropy/ce.ptx");
+    for (other, code, word) in [
+        ("triton_ir/gather/cross_entropy/kernel.ttir", 0, "VERIFIED"),
+        (
+            "triton_ir/gather/cross_entropy_max_not_lse/kernel.ttir",
+            1,
+            "REFUTED",
+        ),
+    ] {
+        let o = lift()
+            .arg("equiv")
+            .arg(&ce)
+            .arg(root().join(other))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(o.status.code(), Some(code), "{other}:\n{text}");
+        assert!(text.contains(word), "{other}:\n{text}");
     }
 }
