@@ -343,6 +343,36 @@ fn ptx_gathers_get_their_verdicts_and_refutations_replay() {
 }
 
 #[test]
+fn triton_ptx_of_the_gathers_gets_the_ttir_verdicts() {
+    // Triton's own PTX of the same kernels (ld.param.s32 of ignore_index sign-extended,
+    // the label compared with setp.eq.b64, the gather scaled by shl.b64).
+    for (ttir, fx) in triton_fixtures() {
+        let ptx = ttir.with_file_name("kernel.ptx");
+        let launch = ttir.with_file_name("kernel.launch.toml");
+        let o = lift()
+            .arg("check")
+            .arg(&ptx)
+            .arg("--launch")
+            .arg(&launch)
+            .args(["--spec", &fx.spec])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let (code, word) = match fx.expect.as_str() {
+            "verified" => (0, "VERIFIED"),
+            "refuted" => (1, "REFUTED"),
+            _ => (1, "OUT OF BOUNDS"),
+        };
+        assert_eq!(o.status.code(), Some(code), "{}:\n{text}", ptx.display());
+        assert!(text.contains(word), "{}:\n{text}", ptx.display());
+    }
+}
+
+#[test]
 fn triton_gathers_get_their_verdicts_and_refutations_replay() {
     for (ttir, fx) in triton_fixtures() {
         let what = format!("{}", ttir.display());

@@ -6,7 +6,7 @@ Usage (from anywhere): `.venv-gen/bin/python triton_ir/gather/generate.py`
 Compiles each kernel of `kernels.py` as the suite's are (`triton_ir/generate.py`):
 Triton 3.9, `GPUTarget("cuda", 80, 32)`, `TRITON_DEFAULT_FP_FUSION=0`, a fresh cache,
 the source compiled under its repository-relative name. Writes per fixture
-`triton_ir/gather/<name>/`: `kernel.ttir`, `kernel.launch.toml` (the index tensor
+`triton_ir/gather/<name>/`: `kernel.ttir`, `kernel.ptx`, `kernel.launch.toml` (the index tensor
 declares its `values`), `fixture.toml` (spec, expected verdict), and `ref/<inst>/`
 inputs (float32, int64 labels drawn from the declared values, ignore_index included)
 with `expected/` float64 outputs of a NumPy reference. These fixtures live one level
@@ -150,6 +150,9 @@ def generate(name, fx):
     ttir = c.asm["ttir"]
     assert ROOT not in ttir and "site-packages" not in ttir
     write(os.path.join(d, "kernel.ttir"), ttir)
+    ptx = c.asm["ptx"]
+    assert ROOT not in ptx and "site-packages" not in ptx
+    write(os.path.join(d, "kernel.ptx"), ptx)
     launch = [HEADER, f"grid = {toml_value(fx['grid'])}\n",
               f"sizes = {toml_value(fx['instances'][0]['sizes'])}\n", "\n[args]\n"]
     for k, v in fx["args"]:

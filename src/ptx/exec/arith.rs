@@ -208,7 +208,17 @@ impl<'a, D: Domain> Sim<'a, D> {
         let signed = match cmp {
             "lt" | "le" | "gt" | "ge" => ty.starts_with('s'),
             "lo" | "ls" | "hi" | "hs" => false,
-            "eq" | "ne" => ty.starts_with('s'),
+            // Equality of bits is the same read signed or unsigned: a `.b` comparison
+            // of a ranged integer that may be negative (a label against ignore_index
+            // -100) is read signed, as the integer is.
+            "eq" | "ne" => {
+                ty.starts_with('s')
+                    || (ty.starts_with('b')
+                        && [a, b].iter().any(|v| match v {
+                            Val::Sym(s) => self.domain.int_range(*s).is_some_and(|r| r.0 < 0),
+                            _ => false,
+                        }))
+            }
             _ => return None,
         };
         let ity = if signed {

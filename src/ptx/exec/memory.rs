@@ -313,7 +313,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let base = match self.address(t, src)? {
             Addr::Param(pi) => {
-                let v = self.params[pi];
+                // `ld.param.s32 %rd, [p]` into a wider register sign-extends (PTX `ld`:
+                // a signed type extends to the destination's width); the bits of a
+                // 32-bit register above its width are never read.
+                let v = match (self.params[pi], ty) {
+                    (Val::Bits(b), "s8" | "s16" | "s32") => {
+                        Val::Bits(super::values::sext(b, 8 * size as u32) as u64)
+                    }
+                    (v, _) => v,
+                };
                 return self.write(t, dsts[0], v);
             }
             Addr::At(a) => a,
