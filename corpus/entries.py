@@ -726,3 +726,48 @@ twin(farn, "liger_fused_add_rms_norm_residual_bug",
      "    S_row = X_row + R_row\n    tl.store(S_ptr + col_offsets, S_row, mask=mask)",
      "    S_row = X_row + R_row\n    tl.store(S_ptr + col_offsets, X_row, mask=mask)",
      "wrong output: the residual stream gets x, not x + r")
+
+
+# liger-kernel: cross-entropy forward (test_cross_entropy.py compares with
+# torch.nn.CrossEntropyLoss; here reduction='none', no gradients, no smoothing, no
+# z-loss). The label's logit is gathered (`tl.load(X_ptr + y)`), so the label tensor
+# declares its values; an ignored row returns early after zeroing its row of X, leaving
+# its loss (zero-initialised by liger's host code, here the inout input) alone.
+def _liger_ce(i, s, c):
+    x, t, loss = i["x"], i["t"].astype(np.int64), i["loss"]
+    m = x.max(axis=1)
+    lse = m + np.log(np.exp(x - m[:, None]).sum(axis=1))
+    keep = t != -100
+    picked = x[np.arange(x.shape[0]), np.where(keep, t, 0)]
+    return {"loss": np.where(keep, lse - picked, loss), "x": np.where(keep[:, None], x, 0.0)}
+
+
+LIGER_CE_ARGS = {
+    "X_ptr": T("x", ["M", "N"], "inout"), "X_stride": "N",
+    "Y_ptr": T("t", ["M"], dtype="int64", values=["0..N", -100]), "Y_stride": 1,
+    "weight_ptr": T("unused_weight", [1]), "loss_ptr": T("loss", ["M"], "inout"),
+    "z_loss_ptr": T("unused_z_loss", [1]), "loss_stride": 1,
+    "token_accuracy_ptr": T("unused_accuracy", [1]), "token_accuracy_stride": 1,
+    "predicted_tokens_ptr": T("unused_predicted", [1]), "predicted_tokens_stride": 1,
+    "n_cols": "N", "n_non_ignore": {"value": 1.0}, "sum_non_ignore_weight": {"value": 1.0},
+    "weight_sum": {"value": 1.0}, "ignore_index": -100, "softcap": {"value": 1.0},
+}
+LIGER_CE_CONST = {"lse_square_scale": 0.0, "label_smoothing": 0.0, "reduction": "none",
+                  "RETURN_Z_LOSS": 0, "RETURN_TOKEN_ACCURACY": 0, "RETURN_PREDICTED_TOKENS": 0,
+                  "BLOCK_SIZE": 4, "HAS_WEIGHT": False, "HAS_SOFTCAPPING": False,
+                  "HAS_GRADIENTS": False}
+
+liger_ce = entry(
+    name="liger_cross_entropy", library="liger-kernel", file="liger_kernel/ops/cross_entropy.py",
+    function="liger_cross_entropy_kernel", constexprs=LIGER_CE_CONST, args=LIGER_CE_ARGS,
+    grid=["M"], instances=TWO_SIZES, domain={"t": labels_with_ignored},
+    spec=("loss = torch.where(t == -100, loss, F.cross_entropy(x, t, reduction='none')); "
+          "x = torch.where((t == -100).unsqueeze(1), 0.0, x)"),
+    reference_doc=LIGER_TESTS.format("cross_entropy") + " (CrossEntropyLoss, reduction='none')",
+    reference=_liger_ce,
+)
+
+twin(liger_ce, "liger_cross_entropy_lse_bug",
+     "    lse = m + tl.log(d)",
+     "    lse = m + tl.log(d + 1)",
+     "wrong log-sum-exp: log(d + 1) for log(d)")

@@ -126,7 +126,8 @@ def launch_toml(entry, sig):
         a = entry["args"][name]
         if isinstance(a, dict) and "tensor" in a:
             a = {"tensor": a["tensor"], "shape": a["shape"], "role": a.get("role", "in"),
-                 **({"dtype": a["dtype"]} if "dtype" in a else {})}
+                 **({"dtype": a["dtype"]} if "dtype" in a else {}),
+                 **({"values": a["values"]} if "values" in a else {})}
         lines.append(f"{name} = {tg.toml_value(a)}\n")
     return "".join(lines)
 

@@ -1226,6 +1226,153 @@ VARIANTS.update({
         "about": "flash1 without the barrier before the next tile overwrites Ks / Vs"},
 })
 
+
+# Gathers (issue 19 item 3, issue 12 item 4): loads at addresses computed from loaded
+# integers. The index tensors declare their values in the launch (`values`), and the
+# inputs draw labels from them (ignore_index -100 included for cross-entropy).
+def _labels(rng, shp, dtype, hi, ignore=None):
+    if not dtype.startswith("int"):
+        return rng.uniform(-2.0, 2.0, size=shp).astype(dtype)
+    t = rng.integers(0, hi, size=shp)
+    if ignore is not None and t.size > 1:
+        t[1] = ignore  # one ignored row
+    return t.astype(dtype)
+
+
+def _gather_row(ins):
+    x, t = ins["x"], ins["t"].astype(np.int64)
+    return x[np.arange(x.shape[0]), t]
+
+
+def _cross_entropy(ins):
+    x, t = ins["x"], ins["t"].astype(np.int64)
+    m = x.max(axis=1)
+    lse = m + np.log(np.exp(x - m[:, None]).sum(axis=1))
+    keep = t != -100
+    picked = x[np.arange(x.shape[0]), np.where(keep, t, 0)]
+    return np.where(keep, lse - picked, 0.0)
+
+
+FAMILIES.update({
+    "gather_row": {
+        "spec": "y = torch.gather(x, 1, t.unsqueeze(1)).squeeze(1)",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["M", "N"], "role": "in"}),
+            ("t", {"tensor": "t", "shape": ["M"], "role": "in", "dtype": "int64",
+                   "values": "0..N"}),
+            ("y", {"tensor": "y", "shape": ["M"], "role": "out"}),
+            ("m", "M"),
+            ("n", "N"),
+        ],
+        "grid": ["cdiv(M, 32)"],
+        "instances": [
+            {"name": "m4n8", "sizes": {"M": 4, "N": 8}},
+            {"name": "m5n3", "sizes": {"M": 5, "N": 3}},
+        ],
+        "note": "any M, N; t[r] in 0..N (the launch's `values`).",
+        "inputs": lambda rng, shp, dtype: _labels(rng, shp, dtype, shp[0] and 3),
+        "reference": lambda ins, sz: {"y": _gather_row(ins)},
+        "reference_variant": "row",
+    },
+    "embedding": {
+        "spec": "out = F.embedding(ids, w)",
+        "params": [
+            ("ids", {"tensor": "ids", "shape": ["L"], "role": "in", "dtype": "int64",
+                     "values": "0..V"}),
+            ("w", {"tensor": "w", "shape": ["V", "D"], "role": "in"}),
+            ("out", {"tensor": "out", "shape": ["L", "D"], "role": "out"}),
+            ("l", "L"),
+            ("d", "D"),
+        ],
+        "grid": ["cdiv(L * D, 32)"],
+        "instances": [
+            {"name": "l3v5d4", "sizes": {"L": 3, "V": 5, "D": 4}},
+            {"name": "l6v4d3", "sizes": {"L": 6, "V": 4, "D": 3}},
+        ],
+        "note": "any L, V, D; ids in 0..V (the launch's `values`).",
+        "inputs": lambda rng, shp, dtype: _labels(rng, shp, dtype, 4),
+        "reference": lambda ins, sz: {"out": ins["w"][ins["ids"].astype(np.int64)]},
+        "reference_variant": "lookup",
+    },
+    "cross_entropy": {
+        "spec": "loss = F.cross_entropy(x, t, reduction='none')",
+        "params": [
+            ("x", {"tensor": "x", "shape": ["M", "N"], "role": "in"}),
+            ("t", {"tensor": "t", "shape": ["M"], "role": "in", "dtype": "int64",
+                   "values": ["0..N", -100]}),
+            ("loss", {"tensor": "loss", "shape": ["M"], "role": "out"}),
+            ("n", "N"),
+            ("ignore_index", -100),
+        ],
+        "grid": ["M"],
+        "instances": [
+            {"name": "m4n8", "sizes": {"M": 4, "N": 8}},
+            {"name": "m3n5", "sizes": {"M": 3, "N": 5}},
+        ],
+        "note": "one CTA of 32 threads per row, any N; t[r] in 0..N or -100 (ignore_index, "
+                "the launch's `values`); the reference inputs ignore row 1.",
+        "inputs": lambda rng, shp, dtype: _labels(rng, shp, dtype, 5, ignore=-100),
+        "reference": lambda ins, sz: {"loss": _cross_entropy(ins)},
+        "reference_variant": "ce",
+    },
+})
+
+VARIANTS.update({
+    ("gather_row", "row"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y[r] = x[r * n + t[r]], t int64 (reference)",
+        "checks": [
+            ("y = torch.gather(x, 1, t.unsqueeze(1)).squeeze(1)", "verified", None),
+            ("y = x[torch.arange(M), t]", "verified", None),
+            ("y = -F.nll_loss(x, t, reduction='none')", "verified", None),
+            ("y = x[torch.arange(M), N - 1 - t]", "refuted", None),
+        ]},
+    ("gather_row", "off_by_one"): {
+        "block": [32], "expect": "oob",
+        "oob": "a label n - 1 in the last row reads one element past the end of x",
+        "about": "row with x[r * n + t[r] + 1]"},
+    ("gather_row", "scatter"): {
+        "block": [32], "expect": "unknown",
+        "reason": "a scatter",
+        "about": "y[t[r]] = x[r, 0]: a store at a data-dependent address, UNKNOWN naming it"},
+    ("embedding", "lookup"): {
+        "block": [32], "expect": "equivalent",
+        "about": "out[i, j] = w[ids[i] * d + j] (reference)",
+        "checks": [
+            ("out = F.embedding(ids, w)", "verified", None),
+            ("out = w[ids]", "verified", None),
+        ]},
+    ("embedding", "wrong_stride"): {
+        "block": [32], "expect": "refuted",
+        "bug": "the table's row stride is d - 1: w[ids[i] * (d - 1) + j]",
+        "about": "lookup with the row stride off by one",
+        "checks": [
+            ("out = F.embedding(ids, w)", "refuted", None),
+        ]},
+    ("cross_entropy", "ce"): {
+        "block": [32], "expect": "equivalent",
+        "about": "log-softmax by shared-memory trees, then lse - x[r, t[r]], 0 for ignored "
+                 "rows (reference)",
+        "checks": [
+            ("loss = F.cross_entropy(x, t, reduction='none')", "verified", None),
+            ("loss = F.cross_entropy(x, t, ignore_index=-100, reduction='none')", "verified",
+             None),
+            ("loss = F.cross_entropy(x, t, reduction='none', label_smoothing=0.1)", "refuted",
+             None),
+        ]},
+    ("cross_entropy", "ignore_not_zeroed"): {
+        "block": [32], "expect": "refuted",
+        "bug": "ignore_index not honoured: an ignored row's loss is lse, not 0",
+        "about": "ce with the label range-checked for the load but ignored rows not zeroed",
+        "checks": [
+            ("loss = F.cross_entropy(x, t, reduction='none')", "refuted", None),
+        ]},
+    ("cross_entropy", "unchecked_label"): {
+        "block": [32], "expect": "oob",
+        "oob": "an ignored row's label -100 is used as a column: x[r, -100] lies outside x",
+        "about": "ce without the ignore_index test"},
+})
+
 def variants_of(family):
     return [v for (f, v) in VARIANTS if f == family]
 
@@ -1380,6 +1527,8 @@ def fixture_toml(family, variant, entry):
         lines.append(f"deadlock = {toml_value(var['deadlock'])}\n")
     if var["expect"] == "trap":
         lines.append(f"trap = {toml_value(var['trap'])}\n")
+    if var["expect"] == "oob":
+        lines.append(f"oob = {toml_value(var['oob'])}\n")
     if var.get("pending"):
         lines.append(f"pending = {toml_value(var['pending'])}  # until then UNKNOWN\n")
     if var["expect"] == "unwritten":
@@ -1467,7 +1616,7 @@ def generate(family):
     for variant in variants_of(family):
         var = VARIANTS[(family, variant)]
         assert var["expect"] in ("equivalent", "refuted", "race", "unwritten", "unknown",
-                                 "deadlock", "trap"), \
+                                 "deadlock", "trap", "oob"), \
             var["expect"]
         assert var["expect"] != "unknown" or var.get("reason"), (family, variant)
         assert var["expect"] != "unwritten" or var.get("error"), (family, variant)

@@ -842,11 +842,10 @@ impl Report {
                         );
                         // Integer tensors hold integers of their dtype, as the
                         // refuter's points do (`Terms::fit_input_value`).
-                        match t.dtype.int_range() {
-                            Some((lo, hi)) if v.is_finite() => {
-                                v.round().clamp(lo as f64, hi as f64)
-                            }
-                            _ => v,
+                        if v.is_finite() {
+                            t.fit(v)
+                        } else {
+                            v
                         }
                     })
                     .collect();

@@ -48,12 +48,9 @@ impl PointInputs {
                         index: t.unravel(flat).into(),
                     };
                     let v = point_value(seed, &leaf);
-                    // Integer tensors take integers in their dtype's range, as the
+                    // Integer tensors take their declared values (or integers of their dtype), as the
                     // refuter's points do (`Terms::fit_input_value`).
-                    match t.dtype.int_range() {
-                        Some((lo, hi)) => v.round().clamp(lo as f64, hi as f64),
-                        None => v,
-                    }
+                    t.fit(v)
                 })
                 .collect();
             let shape = t.shape.clone();

@@ -45,6 +45,9 @@ enum ArgToml {
         role: Role,
         #[serde(default)]
         dtype: Option<String>,
+        /// The values an integer tensor's elements take (`"0..N"`, `["0..N", -100]`).
+        #[serde(default)]
+        values: Option<ValuesToml>,
     },
     Scalar {
         scalar: String,
@@ -54,6 +57,25 @@ enum ArgToml {
     },
     Int(IntOrExpr),
 }
+
+/// `values = "0..N"` or `values = ["0..N", -100]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum ValuesToml {
+    One(IntOrExpr),
+    Many(Vec<IntOrExpr>),
+}
+
+/// One item of a tensor's `values`: a value, or a range `lo..hi` (half-open, as in
+/// Rust and Python's `range`) or `lo..=hi`, each end an expression over sizes.
+#[derive(Clone, Debug)]
+pub enum ValueItem {
+    One(Expr),
+    Range(Expr, Expr, bool),
+}
+
+/// Most values a tensor's `values` may declare: a gather splits its proof over them.
+pub const MAX_DECLARED_VALUES: usize = 1 << 16;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +118,8 @@ pub enum ArgBinding {
         shape: Vec<Expr>,
         role: Role,
         dtype: Dtype,
+        /// The declared values of an integer tensor's elements (`values = …`).
+        values: Option<Vec<ValueItem>>,
     },
     /// A real-valued argument kept symbolic (`{ scalar = "eps" }`).
     Scalar(String),
@@ -131,6 +155,11 @@ pub struct TensorDecl {
     pub role: Role,
     /// The element type (`dtype = "int64"` in the launch; float32 by default).
     pub dtype: Dtype,
+    /// The values an integer input's elements take, sorted and distinct (`values =
+    /// "0..N"` in the launch); `None`: every value of the dtype. A load at an address
+    /// computed from such an element is split over these values (a gather).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<i64>>,
 }
 
 /// The element type of a launch tensor: how many bytes an element takes and whether its
@@ -249,6 +278,19 @@ impl fmt::Display for Dtype {
 }
 
 impl TensorDecl {
+    /// A real `v` made a value this tensor's elements can take: for an integer tensor
+    /// the nearest declared value (ties to the smaller), else `v` rounded and clamped to
+    /// the dtype's range; a real tensor's `v` is unchanged. The refuter's points, the
+    /// cross-check and counterexample files pick integer inputs this way.
+    pub fn fit(&self, v: f64) -> f64 {
+        match (&self.values, self.dtype.int_range()) {
+            (Some(vals), _) => fit_declared(vals, v),
+            (None, Some((lo, hi))) if v.is_finite() => v.round().clamp(lo as f64, hi as f64),
+            (None, Some((lo, _))) => lo as f64,
+            (None, None) => v,
+        }
+    }
+
     pub fn numel(&self) -> usize {
         self.shape.iter().product()
     }
@@ -339,7 +381,12 @@ impl Launch {
                     shape,
                     role,
                     dtype,
+                    values,
                 } => ArgBinding::Tensor {
+                    values: values
+                        .map(|v| value_items(v, &format!("args.{name}.values")))
+                        .transpose()
+                        .map_err(err)?,
                     dtype: match dtype {
                         None => Dtype::F32,
                         Some(d) => Dtype::parse(&d).ok_or_else(|| {
@@ -447,7 +494,17 @@ impl Launch {
                     shape,
                     role,
                     dtype,
+                    values,
                 } => {
+                    let values = match values {
+                        None => None,
+                        Some(items) => Some(
+                            declared_values(items, *dtype, *role, &|e: &Expr| {
+                                eval(e, &format!("values of {tensor}"))
+                            })
+                            .map_err(|m| err(format!("values of {tensor}: {m}")))?,
+                        ),
+                    };
                     let mut dims = Vec::with_capacity(shape.len());
                     for d in shape {
                         let v = eval(d, &format!("shape of {tensor}"))?;
@@ -460,10 +517,11 @@ impl Launch {
                         Some(i)
                             if tensors[i].shape != dims
                                 || tensors[i].role != *role
-                                || tensors[i].dtype != *dtype =>
+                                || tensors[i].dtype != *dtype
+                                || tensors[i].values != values =>
                         {
                             return Err(err(format!(
-                                "tensor {tensor} is bound twice with different shapes, roles or dtypes"
+                                "tensor {tensor} is bound twice with different shapes, roles, dtypes or values"
                             )))
                         }
                         Some(i) => ArgValue::Tensor(i),
@@ -473,6 +531,7 @@ impl Launch {
                                 shape: dims,
                                 role: *role,
                                 dtype: *dtype,
+                                values,
                             });
                             ArgValue::Tensor(tensors.len() - 1)
                         }
@@ -606,6 +665,106 @@ impl fmt::Display for Expr {
             },
         }
     }
+}
+
+/// The declared value nearest to `v` (ties to the smaller; NaN gives the smallest).
+pub fn fit_declared(vals: &[i64], v: f64) -> f64 {
+    let Some(&first) = vals.first() else {
+        return v;
+    };
+    if !v.is_finite() {
+        return if v == f64::INFINITY {
+            *vals.last().unwrap_or(&first) as f64
+        } else {
+            first as f64
+        };
+    }
+    let k = vals.partition_point(|&x| (x as f64) < v);
+    let pick = match (k.checked_sub(1).map(|i| vals[i]), vals.get(k)) {
+        (Some(a), Some(&b)) => {
+            if v - a as f64 <= b as f64 - v {
+                a
+            } else {
+                b
+            }
+        }
+        (Some(a), None) => a,
+        (None, Some(&b)) => b,
+        (None, None) => first,
+    };
+    pick as f64
+}
+
+/// Reads a tensor's `values` items (syntax only; evaluated per instance).
+fn value_items(v: ValuesToml, what: &str) -> Result<Vec<ValueItem>, String> {
+    let items = match v {
+        ValuesToml::One(x) => vec![x],
+        ValuesToml::Many(xs) => xs,
+    };
+    let parse = |e: &str| Expr::parse(e.trim()).map_err(|m| format!("{what}: {m}"));
+    items
+        .into_iter()
+        .map(|item| match item {
+            IntOrExpr::Int(i) => Ok(ValueItem::One(Expr::Int(i))),
+            IntOrExpr::Expr(text) => match text.split_once("..") {
+                Some((lo, hi)) => {
+                    let (hi, inclusive) = match hi.strip_prefix('=') {
+                        Some(h) => (h, true),
+                        None => (hi, false),
+                    };
+                    Ok(ValueItem::Range(parse(lo)?, parse(hi)?, inclusive))
+                }
+                None => Ok(ValueItem::One(parse(&text)?)),
+            },
+        })
+        .collect()
+}
+
+/// A tensor's declared values at one instance: sorted, distinct, each one its dtype
+/// holds; only integer inputs may declare values.
+fn declared_values(
+    items: &[ValueItem],
+    dtype: Dtype,
+    role: Role,
+    eval: &dyn Fn(&Expr) -> Result<i64, LaunchError>,
+) -> Result<Vec<i64>, String> {
+    let Some((lo, hi)) = dtype.int_range() else {
+        return Err(format!("`values` needs an integer dtype, not {dtype}"));
+    };
+    if role == Role::Out {
+        return Err("`values` describes input data; this tensor is an output".into());
+    }
+    let ev = |e: &Expr| eval(e).map_err(|e| e.message);
+    let mut out = Vec::new();
+    for item in items {
+        let (a, b) = match item {
+            ValueItem::One(e) => {
+                let v = ev(e)?;
+                (v, v + 1)
+            }
+            ValueItem::Range(a, b, inclusive) => (ev(a)?, ev(b)? + *inclusive as i64),
+        };
+        if b.saturating_sub(a) as usize > MAX_DECLARED_VALUES {
+            return Err(format!(
+                "{a}..{b} declares more than {MAX_DECLARED_VALUES} values"
+            ));
+        }
+        for v in a..b {
+            if (v as i128) < lo || (v as i128) > hi {
+                return Err(format!("{v} is not a value of {dtype}"));
+            }
+            out.push(v);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        return Err("declares no value (an empty range)".into());
+    }
+    if out.len() > MAX_DECLARED_VALUES {
+        return Err(format!("declares more than {MAX_DECLARED_VALUES} values"));
+    }
+    Ok(out)
 }
 
 fn tokenize(text: &str) -> Result<Vec<String>, String> {
@@ -828,6 +987,66 @@ alpha = { value = 0.5 }
         assert_eq!(inst.npy_dtype("x"), "float64");
         for d in Dtype::ALL {
             assert_eq!(Dtype::parse(d.name()), Some(d));
+        }
+    }
+
+    #[test]
+    fn integer_inputs_declare_their_values() {
+        let text = r#"
+            sizes = { N = 4 }
+            [args]
+            t = { tensor = "t", shape = [3], dtype = "int64", values = ["0..N", -100] }
+            u = { tensor = "u", shape = [3], dtype = "i32", values = "1..=N - 2" }
+            v = { tensor = "v", shape = [3], dtype = "i32" }
+        "#;
+        let inst = Launch::parse(text, "t.toml")
+            .unwrap()
+            .instantiate(&BTreeMap::from([("N".to_string(), 5)]))
+            .unwrap();
+        let decl = |n: &str| inst.tensors.iter().find(|t| t.name == n).unwrap().clone();
+        assert_eq!(decl("t").values, Some(vec![-100, 0, 1, 2, 3, 4]));
+        assert_eq!(decl("u").values, Some(vec![1, 2, 3]));
+        assert_eq!(decl("v").values, None);
+        // Points become the nearest declared value (ties to the smaller).
+        let t = decl("t");
+        assert_eq!(
+            [-1000.0, -51.0, -49.0, 2.5, 2.6, 99.0].map(|v| t.fit(v)),
+            [-100.0, -100.0, 0.0, 2.0, 3.0, 4.0]
+        );
+        assert_eq!(decl("v").fit(2.6), 3.0);
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_tensor() {
+        for (args, want) in [
+            (
+                r#"x = { tensor = "x", shape = [2], values = "0..2" }"#,
+                "integer dtype",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "u8", values = "-1..2" }"#,
+                "-1 is not a value of uint8",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "i64", values = "2..2" }"#,
+                "no value",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "i64", role = "out", values = "0..2" }"#,
+                "output",
+            ),
+            (
+                r#"x = { tensor = "x", shape = [2], dtype = "i64", values = "0..M" }"#,
+                "M",
+            ),
+        ] {
+            let text = format!("[args]\n{args}\n");
+            let e = Launch::parse(&text, "t.toml")
+                .and_then(|l| l.instantiate(&BTreeMap::new()))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("values of x") || e.contains("values"), "{e}");
+            assert!(e.contains(want), "{args}: {e}");
         }
     }
 

@@ -261,6 +261,12 @@ fn nvrtc_variants_get_their_expected_verdicts() {
                     assert!(err.message.contains("`trap` at line"), "{what}: {err}");
                 }
                 ("trap", Ok(r)) => panic!("{what}: no trap reported:\n{}", r.to_text()),
+                // A gather whose declared index values reach outside the tensor.
+                ("oob", Err(Error::Exec { err, .. })) => {
+                    assert_eq!(err.kind, ErrorKind::OutOfBounds, "{what}: {err}");
+                    assert!(err.message.contains(" when "), "{what}: {err}");
+                }
+                ("oob", Ok(r)) => panic!("{what}: no out-of-bounds access:\n{}", r.to_text()),
                 // Honest UNKNOWN (exit 3) with the reason the fixture names, never a verdict.
                 ("unknown", Err(e)) => {
                     assert_eq!(e.exit_code(), 3, "{what}: {e}");

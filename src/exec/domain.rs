@@ -109,6 +109,51 @@ pub trait Domain {
         let x = self.as_number(a)?;
         (x.fract() == 0.0 && x.abs() < 2f64.powi(100)).then_some((x as i128, x as i128))
     }
+    /// Declare that the elements of integer input number `tensor` take only `values`
+    /// (the launch's `values`): a gather splits over them.
+    fn declare_int_values(&mut self, _tensor: usize, _values: &[i64]) {}
+    /// The cases of an address offset `a` that depends on integer input data: the
+    /// integer elements it reads with their declared values, and per combination of
+    /// those values the offset's integer value (see `term/gather.rs`). An error naming
+    /// why not (the offset reads a real, a tensor without declared values, too many
+    /// cases); domains whose integers are all numbers never need one.
+    fn index_cases(&mut self, _a: Self::V) -> Result<IndexCases<Self::V>, String> {
+        Err("the domain has no data-dependent integers".into())
+    }
+    /// Whether condition `c` holds with the index elements of `cases` fixed to the
+    /// combination `k`: `Known` when that decides it, else the remaining condition.
+    fn fix_index(&mut self, c: Self::V, _cases: &IndexCases<Self::V>, _k: usize) -> Truth<Self::V> {
+        Truth::Unknown(c)
+    }
+    /// The value read at a data-dependent offset: `cells[k]` at combination `k` of
+    /// `cases` (`None`: no cell there, read as 0 on a path that excludes it).
+    fn gather(&mut self, _cases: &IndexCases<Self::V>, _cells: &[Option<Self::V>]) -> Self::V {
+        self.constant(f64::NAN)
+    }
+}
+
+/// See [`Domain::index_cases`].
+#[derive(Clone, Debug)]
+pub struct IndexCases<V> {
+    /// The integer input elements the offset reads, with their declared values.
+    pub leaves: Vec<(V, Arc<[i64]>)>,
+    /// Per combination of their values (first leaf slowest): the values, and the
+    /// offset's value there.
+    pub cases: Vec<(Vec<i64>, i128)>,
+    /// The leaves printed (`label[2]`), for messages.
+    pub names: Vec<String>,
+}
+
+impl<V> IndexCases<V> {
+    /// Combination `k` as an input assignment, `label[2] = -100`.
+    pub fn describe(&self, k: usize) -> String {
+        self.names
+            .iter()
+            .zip(&self.cases[k].0)
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// Symbolic execution: every real value is a term over the inputs.
@@ -202,6 +247,47 @@ impl Domain for Symbolic<'_> {
     }
     fn int_range(&self, a: TermId) -> Option<(i128, i128)> {
         self.terms.int_range(a)
+    }
+    fn declare_int_values(&mut self, tensor: usize, values: &[i64]) {
+        let name = self.tensor_names[tensor].clone();
+        self.terms.declare_int_values(&name, values);
+    }
+    fn index_cases(&mut self, a: TermId) -> Result<IndexCases<TermId>, String> {
+        let leaves = self.terms.index_leaves(a)?;
+        let ids: Vec<TermId> = leaves.iter().map(|l| l.0).collect();
+        let mut cases = Vec::new();
+        for vals in Terms::index_cases(&leaves) {
+            let v = self.terms.fix_leaves(a, &ids, &vals);
+            let n = self
+                .terms
+                .as_const(v)
+                .filter(|c| c.is_integer())
+                .and_then(|c| c.to_integer().to_string().parse::<i128>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "the offset `{}` is not an integer at the index values {vals:?}",
+                        self.terms.display(a)
+                    )
+                })?;
+            cases.push((vals, n));
+        }
+        let names = ids
+            .iter()
+            .map(|&l| self.terms.display(l).to_string())
+            .collect();
+        Ok(IndexCases {
+            leaves,
+            cases,
+            names,
+        })
+    }
+    fn fix_index(&mut self, c: TermId, cases: &IndexCases<TermId>, k: usize) -> Truth<TermId> {
+        let ids: Vec<TermId> = cases.leaves.iter().map(|l| l.0).collect();
+        let f = self.terms.fix_leaves(c, &ids, &cases.cases[k].0);
+        self.truth(f)
+    }
+    fn gather(&mut self, cases: &IndexCases<TermId>, cells: &[Option<TermId>]) -> TermId {
+        self.terms.gather(&cases.leaves, cells)
     }
 }
 

@@ -234,6 +234,9 @@ pub fn execute_with<D: Domain>(
     for (i, t) in inst.tensors.iter().enumerate() {
         if let (Some((lo, hi)), true) = (t.dtype.int_range(), t.role != Role::Out) {
             domain.declare_int_input(i, lo, hi);
+            if let Some(v) = &t.values {
+                domain.declare_int_values(i, v);
+            }
         }
     }
     let mut interp = ops::Interp::new(module, inst, options, domain);

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 mod fork;
+mod gather;
 mod masked;
 mod select;
 
@@ -61,6 +62,9 @@ pub(super) struct Interp<'a, D: Domain> {
     program: [i64; 3],
     ops: u64,
     depth: u32,
+    /// The conditions of the enclosing branches on the data, each with the side taken
+    /// (`fork.rs`): a gather reads nothing for an index value they rule out.
+    path: Vec<(D::V, bool)>,
 }
 
 impl<'a, D: Domain> Interp<'a, D> {
@@ -85,6 +89,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             memory,
             store_sites: Vec::new(),
             undef_loads: Vec::new(),
+            path: Vec::new(),
             warnings: Vec::new(),
             program: [0; 3],
             ops: 0,
@@ -553,7 +558,23 @@ impl<'a, D: Domain> Interp<'a, D> {
                     offset: offset + d,
                 }),
                 (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
-                (_, Elem::DataInt { .. }) => Err(select::data_int_use("a pointer offset (an address)")),
+                (Elem::Ptr { tensor, offset }, Elem::DataInt { v, .. }) => Ok(Elem::DataPtr {
+                    tensor,
+                    offset,
+                    idx: v,
+                }),
+                (Elem::DataPtr { tensor, offset, idx }, Elem::Int(d)) => Ok(Elem::DataPtr {
+                    tensor,
+                    offset: offset + d,
+                    idx,
+                }),
+                (Elem::DataPtr { tensor, offset, idx }, Elem::DataInt { v, .. }) => {
+                    Ok(Elem::DataPtr {
+                        tensor,
+                        offset,
+                        idx: self.domain.binary(Binary::Add, idx, v),
+                    })
+                }
                 (p, o) => malformed(format!("adds {} to {}", o.kind(), p.kind())),
             }),
             "tt.load" => self.load(op, args),
@@ -574,6 +595,10 @@ impl<'a, D: Domain> Interp<'a, D> {
                 self.undef_loads.push((op.line, op.loc.clone()));
                 Ok(Value::splat(Elem::Undef(idx), &out_shape()))
             }
+            // `tl.debug_barrier()`: the interpreter runs a program's tensor ops in
+            // program order, every lane at once, so the threads it orders never
+            // interleave here: a no-op.
+            "ttg.barrier" | "gpu.barrier" => Ok(Value::scalar(Elem::Int(0))),
             "tt.assert" | "tt.print" => {
                 self.warn_once(format!("{name} at line {} is ignored", op.line));
                 Ok(Value::scalar(Elem::Int(0)))
@@ -723,6 +748,12 @@ impl<'a, D: Domain> Interp<'a, D> {
                 Elem::Undef(u) => {
                     Err(self.undefined_use(u, &format!("the address lane {lane:?} {verb} through")))
                 }
+                Elem::DataPtr { .. } => fail(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "lane {lane:?} {verb} at an offset that depends on the data (a scatter);                          only loads are split over the index's declared values"
+                    ),
+                ),
                 other => malformed(format!("address is {}", other.kind())),
             };
         };
@@ -776,6 +807,17 @@ impl<'a, D: Domain> Interp<'a, D> {
                 continue;
             }
             let lane = unravel(i, &ptrs.shape);
+            if let Elem::DataPtr {
+                tensor,
+                offset,
+                idx,
+            } = p
+            {
+                let v = self.gather_lane(tensor, offset, idx, &lane)?;
+                let dtype = self.inst.tensors[tensor].dtype;
+                elems.push(self.loaded(dtype, v));
+                continue;
+            }
             let (tensor, flat) = self.address(p, &lane, ptrs.shape.len(), "loads")?;
             let decl = &self.inst.tensors[tensor];
             let value = match decl.role {
@@ -848,7 +890,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     self.domain.select(c, one, zero)
                 }
                 Elem::Undef(u) => return Err(self.undefined_stored(u, tensor, flat, &lane)),
-                Elem::Ptr { .. } => return malformed("stores a pointer"),
+                Elem::Ptr { .. } | Elem::DataPtr { .. } => return malformed("stores a pointer"),
             };
             if let Some((_, _, prev)) = self.memory[tensor].written[flat] {
                 if prev != self.program {

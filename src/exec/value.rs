@@ -18,6 +18,10 @@ pub enum Elem<V> {
     DataInt { v: V, lo: i64, hi: i64 },
     /// A pointer: tensor number and element offset.
     Ptr { tensor: usize, offset: i64 },
+    /// A pointer whose offset adds an integer that depends on the data: `offset + idx`,
+    /// `idx` an integer term of the domain over integer inputs (`X_ptr + label`). Only
+    /// loads read it, split over the index's declared values (`exec/ops/gather.rs`).
+    DataPtr { tensor: usize, offset: i64, idx: V },
     /// The value of a masked-off lane loaded without `other=`; the number indexes the
     /// interpreter's table of such loads, so an error can name the load.
     Undef(usize),
@@ -31,6 +35,7 @@ impl<V> Elem<V> {
             Elem::Float(_) => "a float",
             Elem::DataInt { .. } => "an integer that depends on the data",
             Elem::Ptr { .. } => "a pointer",
+            Elem::DataPtr { .. } => "a pointer at an offset that depends on the data",
             Elem::Undef(_) => "a masked-off value",
         }
     }

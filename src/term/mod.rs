@@ -64,6 +64,7 @@
 
 mod display;
 mod eval;
+pub mod gather;
 
 pub use display::{format_const, Display};
 pub use eval::{erf, eval_func, round_float, Evaluator, FloatFormat, BF16, F16, TF32};
@@ -231,6 +232,9 @@ pub struct Terms {
     /// interpreter's data-dependent integers. Points chosen for such inputs (the
     /// refuter's, the race witness's) are integers in the range.
     int_inputs: FxHashMap<Arc<str>, (i128, i128)>,
+    /// Integer input tensors whose launch declares the values their elements take
+    /// (`values = "0..N"`): sorted, distinct. A gather splits over them (`gather.rs`).
+    int_values: FxHashMap<Arc<str>, Arc<[i64]>>,
 }
 
 /// Largest number of bits a folded power of a constant may have; beyond it the power
@@ -1041,6 +1045,9 @@ impl Terms {
     /// A point's value `v` for an element of `tensor`, made an integer in the declared
     /// range where the tensor is an integer one (rounded, then clamped); reals unchanged.
     pub fn fit_input_value(&self, tensor: &str, v: f64) -> f64 {
+        if let Some(vals) = self.int_values.get(tensor) {
+            return gather::nearest_value(vals, v);
+        }
         match self.int_input(tensor) {
             Some((lo, hi)) if v.is_finite() => v.round().clamp(lo as f64, hi as f64),
             Some((lo, _)) => lo as f64,

@@ -469,7 +469,35 @@ impl Interp<'_, '_> {
                 },
             }
         };
+        // Evaluate each index once; integer tensors among them make it advanced
+        // indexing (`x[torch.arange(M), t]`, `w[ids]`).
+        let mut vals = Vec::with_capacity(subs.len());
         for s in subs {
+            vals.push(match s {
+                Sub::Expr(e) => Some(self.expr(e)?),
+                Sub::Slice(..) => None,
+            });
+        }
+        if vals.iter().any(|v| matches!(v, Some(Value::Tensor(_)))) {
+            let mut idx = Vec::with_capacity(vals.len());
+            for v in vals {
+                match v {
+                    Some(Value::Tensor(i)) => idx.push(i),
+                    Some(Value::Int(i)) => idx.push(Tensor::scalar(self.cx.terms.int(i))),
+                    _ => {
+                        return err(
+                            col,
+                            "indexing by tensors: every index must be an integer tensor or an                              int (slices, `...` and None beside them are not supported)"
+                                .into(),
+                        )
+                    }
+                }
+            }
+            return super::ops::advanced_index(&mut self.cx, &t, &idx)
+                .map(Value::Tensor)
+                .map_err(|m| SpecError { col, message: m });
+        }
+        for (s, v) in subs.iter().zip(vals) {
             ixs.push(match s {
                 Sub::Slice(a, b, c) => {
                     let a = opt_int(self, a)?;
@@ -480,7 +508,7 @@ impl Interp<'_, '_> {
                     }
                     Ix::Slice(a, b, c)
                 }
-                Sub::Expr(e) => match self.expr(e)? {
+                Sub::Expr(e) => match v.unwrap_or(Value::None) {
                     Value::Int(i) => Ix::Int(i),
                     Value::Ellipsis => Ix::Ellipsis,
                     Value::None => Ix::NewAxis,

@@ -454,6 +454,40 @@ case("l = F.cross_entropy(x, t, reduce=False)", error="reduce", x=CE_X, t=T, lon
 case("y = F.normalize(x, p=3)", error="`p`", x=FROWS)
 case("y = torch.pow(x, 1.5)", error="exponent", x=XPOS)
 
+# ---- gathers: integer indices given as data (issue 12 item 4) ----------------------------
+# Appended last so that the cases above keep their ids and data.
+GX = rnd(4, 5)
+GT = np.array([3, 0, 4, 1.0])
+GTN = np.array([3, -100, 4, -100.0])
+GI = np.array([[1, 0, 4], [2, 2, 0], [4, 3, 1], [0, 1, 2.0]])
+GIDS = np.array([[1, 0], [3, 3.0]])
+GW = rnd(4, 3)
+case("y = torch.gather(x, 1, i)", x=GX, i=GI, long=["i"])
+case("y = torch.gather(input=x, dim=0, index=j, sparse_grad=False)", x=GX,
+     j=np.array([[3, 0, 1, 2, 0], [1, 1, 2, 3, 3.0]]), long=["j"])
+case("y = torch.gather(x, 1, t.unsqueeze(1)).squeeze(1)", x=GX, t=GT, long=["t"])
+case("y = x[torch.arange(4), t]", x=GX, t=GT, long=["t"])
+case("y = x[torch.arange(start=0, end=4, step=1, dtype=None, device=None), t]", x=GX, t=GT,
+     long=["t"])
+case("y = x[t]", x=GX, t=np.array([3, 0, -1, 2.0]), long=["t"])
+case("y = x[t, 2]", x=GX, t=np.array([-4, 1, 3.0]), long=["t"])
+case("y = torch.arange(2, 9, 3) * x", x=rnd(3))
+case("y = F.embedding(ids, w)", ids=GIDS, w=GW, long=["ids"])
+case("y = F.embedding(input=ids, weight=w, padding_idx=0, norm_type=2.0, "
+     "scale_grad_by_freq=False, sparse=False)", ids=GIDS, w=GW, long=["ids"])
+case("y = w[ids]", ids=GIDS, w=GW, long=["ids"])
+case("y = F.embedding(ids, w, max_norm=1.0)", error="max_norm", ids=GIDS, w=GW, long=["ids"])
+case("l = F.nll_loss(x, t)", x=GX, t=GT, long=["t"])
+case("l = F.nll_loss(input=x, target=t, ignore_index=1, reduction='none')", x=GX,
+     t=np.array([3, 1, 4, 1.0]), long=["t"])
+case("l = F.nll_loss(x, t, reduction='sum')", x=GX, t=GT, long=["t"])
+case("l = F.nll_loss(F.log_softmax(x, dim=1), t, ignore_index=-100, reduction='mean')", x=GX,
+     t=GTN, long=["t"])
+case("l = F.nll_loss(x, t, weight=w)", error="weight", x=GX, t=GT, w=rnd(5), long=["t"])
+case("l = F.nll_loss(x, t, size_average=False)", error="size_average", x=GX, t=GT, long=["t"])
+case("l = F.nll_loss(x, t, reduce=False)", error="reduce", x=GX, t=GT, long=["t"])
+case("l = F.cross_entropy(x, t, reduction='none')", x=GX, t=GTN, long=["t"])
+
 
 # ----------------------------------------------------------------------------------------
 

@@ -28,6 +28,11 @@ impl<'a, D: Domain> Interp<'a, D> {
         let Some((lo, hi)) = dtype.int_range().filter(|_| dtype != Dtype::Bool) else {
             return Elem::Float(v);
         };
+        // The launch's declared `values` narrow the dtype's range.
+        let (lo, hi) = match self.domain.int_range(v) {
+            Some((a, b)) if a >= lo && b <= hi => (a, b),
+            _ => (lo, hi),
+        };
         match self.domain.as_number(v) {
             Some(x) if x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64 => Elem::Int(x as i64),
             _ => Elem::DataInt {
@@ -50,7 +55,7 @@ impl<'a, D: Domain> Interp<'a, D> {
     ) -> Result<Flow<D::V>, ExecError> {
         let mut sides = Vec::with_capacity(2);
         let before = self.memory.clone();
-        for succ in op.successors.iter().take(2) {
+        for (k, succ) in op.successors.iter().take(2).enumerate() {
             let Some(dest) = region
                 .blocks
                 .iter()
@@ -66,7 +71,10 @@ impl<'a, D: Domain> Interp<'a, D> {
                 .map_err(|f| self.at(op, f))?;
             self.memory = before.clone();
             let mut side_env = env.clone();
-            let flow = self.run_from(region, dest, args, &mut side_env, line, loc)?;
+            self.path.push((c, k == 0));
+            let flow = self.run_from(region, dest, args, &mut side_env, line, loc);
+            self.path.pop();
+            let flow = flow?;
             sides.push((flow, std::mem::take(&mut self.memory)));
         }
         let (Some((else_flow, else_mem)), Some((then_flow, then_mem))) = (sides.pop(), sides.pop())
@@ -106,8 +114,14 @@ impl<'a, D: Domain> Interp<'a, D> {
         let mut sides = Vec::with_capacity(2);
         for k in 0..2 {
             self.memory = before.clone();
-            let yielded = match op.regions.get(k) {
-                Some(r) => match self.run_region(r, Vec::new(), env, op.line, &op.loc)? {
+            self.path.push((c, k == 0));
+            let ran = op
+                .regions
+                .get(k)
+                .map(|r| self.run_region(r, Vec::new(), env, op.line, &op.loc));
+            self.path.pop();
+            let yielded = match ran {
+                Some(ran) => match ran? {
                     Flow::Yield(v) => v,
                     Flow::Return(_) => {
                         return Err(self.at(

@@ -208,7 +208,17 @@ impl<'a, D: Domain> Sim<'a, D> {
         let signed = match cmp {
             "lt" | "le" | "gt" | "ge" => ty.starts_with('s'),
             "lo" | "ls" | "hi" | "hs" => false,
-            "eq" | "ne" => ty.starts_with('s'),
+            // Equality of bits is the same read signed or unsigned: a `.b` comparison
+            // of a ranged integer that may be negative (a label against ignore_index
+            // -100) is read signed, as the integer is.
+            "eq" | "ne" => {
+                ty.starts_with('s')
+                    || (ty.starts_with('b')
+                        && [a, b].iter().any(|v| match v {
+                            Val::Sym(s) => self.domain.int_range(*s).is_some_and(|r| r.0 < 0),
+                            _ => false,
+                        }))
+            }
             _ => return None,
         };
         let ity = if signed {
@@ -254,6 +264,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         hi: bool,
         args: &[Val<D::V>],
     ) -> Option<Val<D::V>> {
+        if op == "shl" {
+            return self.shl_exact(ty, args);
+        }
         if hi || !matches!(op, "add" | "sub" | "mul" | "mad" | "min" | "max" | "neg") {
             return None;
         }
@@ -294,6 +307,29 @@ impl<'a, D: Domain> Sim<'a, D> {
         // min/max are not among the shapes whose range the domain follows.
         self.domain.int_range(v)?;
         Some(Val::Sym(v))
+    }
+
+    /// `shl` of a ranged integer by a constant: the product with `2^k`, where the
+    /// operand and the result fit the width (as signed or as unsigned integers: a `.b`
+    /// type's bits are both), so no bit is shifted out (an index scaled to bytes).
+    fn shl_exact(&mut self, ty: &str, args: &[Val<D::V>]) -> Option<Val<D::V>> {
+        let (Some(Val::Sym(s)), Some(Val::Bits(k))) = (args.first(), args.get(1)) else {
+            return None;
+        };
+        let w = width(ty);
+        if *k >= u64::from(w) {
+            return None;
+        }
+        let (lo, hi) = self.domain.int_range(*s)?;
+        let f = 1i128 << k;
+        let r = (lo.checked_mul(f)?, hi.checked_mul(f)?);
+        let signed = ty.starts_with('s') || (ty.starts_with('b') && lo < 0);
+        let fit = |r: (i128, i128)| super::typed::fits(r, w, signed);
+        if !fit((lo, hi)) || !fit(r) {
+            return None;
+        }
+        let m = self.domain.integer(f);
+        Some(Val::Sym(self.domain.binary(Binary::Mul, *s, m)))
     }
 
     pub(super) fn logic(

@@ -313,15 +313,21 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let base = match self.address(t, src)? {
             Addr::Param(pi) => {
-                let v = self.params[pi];
+                // `ld.param.s32 %rd, [p]` into a wider register sign-extends (PTX `ld`:
+                // a signed type extends to the destination's width); the bits of a
+                // 32-bit register above its width are never read.
+                let v = match (self.params[pi], ty) {
+                    (Val::Bits(b), "s8" | "s16" | "s32") => {
+                        Val::Bits(super::values::sext(b, 8 * size as u32) as u64)
+                    }
+                    (v, _) => v,
+                };
                 return self.write(t, dsts[0], v);
             }
             Addr::At(a) => a,
             Addr::Sym(s, off) => {
                 if space != Some(Space::Local) {
-                    return unsupported(
-                        "a load at a data-dependent address (only .local memory is supported)",
-                    );
+                    return self.gather_load(t, s, off, size, space, dsts);
                 }
                 // An opaque function of the address and the thread's whole local memory.
                 let mut words: Vec<(u64, Val<D::V>)> = self.threads[t]
@@ -473,7 +479,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         let base = match self.address(t, dst)? {
             Addr::Param(_) => return unsupported("stores to parameters"),
-            Addr::Sym(..) => return unsupported("a store at a data-dependent address"),
+            Addr::Sym(..) => {
+                return unsupported(
+                    "a store at a data-dependent address (a scatter; only loads are split over the index values)",
+                )
+            }
             Addr::At(a) => a,
         };
         for (k, s) in srcs.into_iter().enumerate() {

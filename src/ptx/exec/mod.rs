@@ -39,6 +39,7 @@ use std::collections::HashMap;
 mod arith;
 mod atomic;
 mod branch;
+mod gather;
 mod memory;
 mod params;
 mod race;
@@ -269,6 +270,9 @@ pub fn execute<D: Domain>(
     for (i, t) in inst.tensors.iter().enumerate() {
         if let (Some((lo, hi)), true) = (t.dtype.int_range(), t.role != Role::Out) {
             domain.declare_int_input(i, lo, hi);
+            if let Some(v) = &t.values {
+                domain.declare_int_values(i, v);
+            }
         }
     }
     let races = !domain.values_only();

@@ -119,7 +119,9 @@ pub(super) fn bind_params<D: Domain>(
                 let (lo, hi) = match (ty.as_bytes().first(), w) {
                     (_, 64..) => (i128::from(i64::MIN), i128::from(u64::MAX)),
                     (Some(b's'), _) => (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1),
-                    (Some(b'u'), _) => (0, (1i128 << w) - 1),
+                    // NVRTC declares a C `int` parameter `.u32`: the host's negative
+                    // int is its two's complement there.
+                    (Some(b'u'), _) => (-(1i128 << (w - 1)), (1i128 << w) - 1),
                     _ => (-(1i128 << (w - 1)), (1i128 << w) - 1),
                 };
                 if !(lo..=hi).contains(&i128::from(*x)) {

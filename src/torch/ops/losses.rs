@@ -15,8 +15,8 @@ use num_traits::{Signed, Zero};
 /// `F.cross_entropy` over class indices: per row `i` with `target[i] != ignore_index`,
 /// `(1 - s) * (lse_i - x[i, target[i]]) + s * (lse_i - mean_c x[i, c])` (`s` the label
 /// smoothing); ignored rows are 0 and left out of the mean's count (all rows ignored:
-/// 0/0, NaN, as in PyTorch). Tensors are real, so the class is picked with selects:
-/// `sum_c select(target[i] == c, x[i, c], 0)`.
+/// 0/0, NaN, as in PyTorch). The class is picked by the gather tree over the target's
+/// declared values (`gather.rs`; a target value outside the classes is an error).
 pub(super) fn cross_entropy(
     cx: &mut Cx,
     x: &Tensor,
@@ -39,20 +39,27 @@ pub(super) fn cross_entropy(
     }
     let (n, c) = (x.shape[0], x.shape[1]);
     let lse = logsumexp(cx, x, &[1], false)?;
+    let rule = super::gather::IndexRule {
+        op: "cross_entropy",
+        wrap: false,
+        ignore: Some(ignore_index),
+    };
+    let mut picked_rows = Vec::with_capacity(n);
+    for i in 0..n {
+        let row = &x.elems[i * c..(i + 1) * c];
+        picked_rows.push(super::gather::pick_ignoring(
+            cx.terms,
+            &[target.elems[i]],
+            &[c],
+            rule,
+            &mut |_, at| row[at[0]],
+        )?);
+    }
     let t = &mut *cx.terms;
     let smoothed = t.as_const(smoothing).is_none_or(|s| !s.is_zero());
     let (mut losses, mut valid) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for i in 0..n {
+    for (i, &(picked, ignores)) in picked_rows.iter().enumerate() {
         let row = &x.elems[i * c..(i + 1) * c];
-        let picks: Vec<TermId> = (0..c)
-            .map(|k| {
-                let class = t.int(k as i64);
-                let is_class = t.cmp(CmpOp::Eq, target.elems[i], class);
-                let zero = t.zero();
-                t.select(is_class, row[k], zero)
-            })
-            .collect();
-        let picked = t.sum(&picks);
         let mut loss = t.sub(lse.elems[i], picked);
         if smoothed {
             let total = t.sum(row);
@@ -66,7 +73,12 @@ pub(super) fn cross_entropy(
             loss = t.add(a, b);
         }
         let ignore = t.int(ignore_index);
-        let is_valid = t.cmp(CmpOp::Ne, target.elems[i], ignore);
+        // No declared target value is ignored: the test is vacuous (see `pick_ignoring`).
+        let is_valid = if ignores {
+            t.cmp(CmpOp::Ne, target.elems[i], ignore)
+        } else {
+            t.one()
+        };
         let zero = t.zero();
         losses.push(t.select(is_valid, loss, zero));
         let one = t.one();

@@ -14,6 +14,7 @@ mod activations;
 mod args;
 mod conv;
 mod elementwise;
+mod gather;
 mod linalg;
 mod losses;
 mod norms;
@@ -24,6 +25,7 @@ mod shape;
 
 use args::{bind, Args};
 pub(crate) use elementwise::{arith, is_bool};
+pub(crate) use gather::advanced_index;
 
 use super::value::{Cx, Value};
 use super::FloatType;
@@ -113,6 +115,9 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "log_softmax",
     "logsumexp",
     "cross_entropy",
+    "nll_loss",
+    "gather",
+    "embedding",
     "mse_loss",
     "l1_loss",
     "smooth_l1_loss",
@@ -176,6 +181,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "zeros",
     "ones",
     "full",
+    "arange",
     "zeros_like",
     "ones_like",
     "full_like",
@@ -226,6 +232,25 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "prod" | "amax" | "amin" | "max" | "min" | "logsumexp" => &["input", "dim", "keepdim"],
         "var" | "std" => &["input", "dim", "unbiased", "keepdim", "correction"],
         "softmax" | "log_softmax" => &["input", "dim", "dtype"],
+        "gather" => &["input", "dim", "index", "sparse_grad"],
+        "embedding" => &[
+            "input",
+            "weight",
+            "padding_idx",
+            "max_norm",
+            "norm_type",
+            "scale_grad_by_freq",
+            "sparse",
+        ],
+        "nll_loss" => &[
+            "input",
+            "target",
+            "weight",
+            "size_average",
+            "ignore_index",
+            "reduce",
+            "reduction",
+        ],
         "cross_entropy" => &[
             "input",
             "target",
@@ -335,6 +360,7 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "size" => &["input", "dim"],
         "zeros" | "ones" => &["*size", "dtype", "device"],
         "full" => &["size", "fill_value", "dtype", "device"],
+        "arange" => &["start", "end", "step", "dtype", "device"],
         "zeros_like" | "ones_like" => &["input", "dtype"],
         "full_like" => &["input", "fill_value", "dtype"],
         _ => &["input"],
@@ -395,6 +421,7 @@ pub(crate) fn call(
         (scans::OPS, scans::call),
         (pool::OPS, pool::call),
         (conv::OPS, conv::call),
+        (gather::OPS, gather::call),
     ];
     match table.iter().find(|(ops, _)| ops.contains(&op)) {
         Some((_, arms)) => arms(cx, &a),
@@ -405,7 +432,7 @@ pub(crate) fn call(
 /// Ops PyTorch has that specs cannot express, with the reason.
 pub(crate) fn unsupported_reason(name: &str) -> Option<&'static str> {
     match name {
-        "nll_loss" | "gather" | "index_select" | "embedding" | "one_hot" | "topk" | "sort" => {
+        "index_select" | "one_hot" | "topk" | "sort" => {
             Some("needs integer indices or targets, which specs cannot express (tensors are real)")
         }
         "dropout" => Some("is random"),

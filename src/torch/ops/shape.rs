@@ -42,6 +42,7 @@ pub(super) const OPS: &[&str] = &[
     "zeros_like",
     "ones_like",
     "full_like",
+    "arange",
 ];
 
 /// Resolves one `-1` in a requested shape against `numel`.
@@ -435,6 +436,30 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             let x = a.tensor(cx, "input")?;
             let v = a.number(cx, "fill_value", None)?;
             t(like(cx, &x, v))
+        }
+        "arange" => {
+            // arange(end) or arange(start, end[, step]), integers (PyTorch's int64).
+            let first = a
+                .int("start")?
+                .ok_or_else(|| "arange: missing `end`".to_string())?;
+            let (start, end) = match a.int("end")? {
+                Some(e) => (first, e),
+                None => (0, first),
+            };
+            let step = a.int("step")?.unwrap_or(1);
+            if step == 0 {
+                return Err("arange: step must be nonzero".into());
+            }
+            if a.get("dtype").is_some_and(|d| !matches!(d, Value::None)) {
+                return Err("arange: `dtype` is not supported (the result is int64)".into());
+            }
+            let mut elems = Vec::new();
+            let mut v = start;
+            while (step > 0 && v < end) || (step < 0 && v > end) {
+                elems.push(cx.int(v));
+                v += step;
+            }
+            t(Tensor::new(vec![elems.len()], elems))
         }
         _ => unreachable!("{op} is not in this file's OPS"),
     }

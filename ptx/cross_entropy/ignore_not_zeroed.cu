@@ -1,0 +1,37 @@
+// ce.cu with ignore_index not honoured: the label is range-checked before the load,
+// but an ignored row gets lse (its picked logit read as 0), not 0.
+#define BLOCK 32
+#define INFINITY __int_as_float(0x7f800000)  // +inf (NVRTC has no <math.h>)
+
+extern "C" __global__ void cross_entropy_ignore_not_zeroed(const float* __restrict__ x,
+                                        const long long* __restrict__ t,
+                                        float* __restrict__ loss, int n,
+                                        int ignore_index) {
+    __shared__ float s[BLOCK];
+    int tid = threadIdx.x;
+    const float* row = x + (long long)blockIdx.x * n;
+    float m = -INFINITY;
+    for (int j = tid; j < n; j += BLOCK) m = fmaxf(m, row[j]);
+    s[tid] = m;
+    __syncthreads();
+    for (int stride = BLOCK / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) s[tid] = fmaxf(s[tid], s[tid + stride]);
+        __syncthreads();
+    }
+    m = s[0];
+    __syncthreads();
+    float acc = 0.0f;
+    for (int j = tid; j < n; j += BLOCK) acc += __expf(row[j] - m);
+    s[tid] = acc;
+    __syncthreads();
+    for (int stride = BLOCK / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) s[tid] += s[tid + stride];
+        __syncthreads();
+    }
+    if (tid == 0) {
+        long long label = t[blockIdx.x];
+        float lse = m + __logf(s[0]);
+        float picked = (label >= 0 && label < n) ? row[label] : 0.0f;
+        loss[blockIdx.x] = lse - picked;
+    }
+}
