@@ -1,0 +1,334 @@
+//! Running extrema as kernels write them, read as the extrema they compute (issue 20,
+//! item 2): `if (v > m) m = v` and `m = v > m ? v : m` if-convert to
+//! `select(v > m, v, m)`, which is `max(v, m)`; a running maximum seeded with
+//! `-FLT_MAX` over elements of float32 tensors is their maximum for every finite input;
+//! a running `(best, index)` pair updated under `v > best` is PyTorch's first-index
+//! `argmax`.
+//!
+//! Invariant: every rewrite is an identity over the reals (with ±inf), except dropping
+//! a finite seed, which holds for every *finite* input of the tensors' dtypes and is
+//! returned as an assumption for the verdict to state. Depends on `term` and `launch`
+//! only; no I/O, never panics.
+
+use crate::launch::{Dtype, Instance};
+use crate::term::{CmpOp, Node, TermId, Terms};
+use num_traits::ToPrimitive;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+
+use super::Output;
+
+/// The largest finite magnitude of a dtype's values (integers: the larger end of their
+/// range).
+fn finite_bound(d: Dtype) -> f64 {
+    match d {
+        Dtype::F32 => f32::MAX as f64,
+        Dtype::F16 => 65504.0,
+        Dtype::Bf16 => 3.389_531_389_251_535_5e38,
+        Dtype::F64 => f64::MAX,
+        Dtype::I8 => 128.0,
+        Dtype::U8 | Dtype::Bool => 255.0,
+        Dtype::I16 => 32768.0,
+        Dtype::U16 => 65535.0,
+        Dtype::I32 => 2147483648.0,
+        Dtype::U32 => 4294967295.0,
+        Dtype::I64 | Dtype::U64 => 1.8446744073709552e19,
+    }
+}
+
+/// Rewrites the outputs' terms in place; returns the assumptions made (one line per
+/// distinct seed dropped).
+pub fn normalise(
+    terms: &mut Terms,
+    outputs: &mut [Output<TermId>],
+    inst: &Instance,
+) -> Vec<String> {
+    let bounds: BTreeMap<String, f64> = inst
+        .tensors
+        .iter()
+        .map(|t| (t.name.clone(), finite_bound(t.dtype)))
+        .collect();
+    let mut pass = Pass {
+        bounds,
+        memo: FxHashMap::default(),
+        arg_memo: FxHashMap::default(),
+        seeds: BTreeMap::new(),
+    };
+    // Cheap exit: nothing to do without a select, max or min.
+    for o in outputs.iter_mut() {
+        for e in o.elems.iter_mut().flatten() {
+            *e = pass.rewrite(terms, *e);
+        }
+    }
+    for o in outputs.iter_mut() {
+        for e in o.elems.iter_mut().flatten() {
+            *e = pass.argext_top(terms, *e);
+        }
+    }
+    pass.seeds
+        .into_iter()
+        .map(|(seed, max)| {
+            let (what, inf) = if max {
+                ("maximum", "-inf")
+            } else {
+                ("minimum", "+inf")
+            };
+            format!(
+                "a running {what} seeded with the finite {seed} is read as seeded with {inf}: \
+                 equal for every finite input of the tensors' dtypes (it differs only when every \
+                 value it covers is {inf})"
+            )
+        })
+        .collect()
+}
+
+struct Pass {
+    bounds: BTreeMap<String, f64>,
+    memo: FxHashMap<TermId, TermId>,
+    arg_memo: FxHashMap<TermId, TermId>,
+    /// Seeds dropped: printed value → whether from a max.
+    seeds: BTreeMap<String, bool>,
+}
+
+impl Pass {
+    /// Bottom-up: selects that are max/min, then finite seeds dropped.
+    fn rewrite(&mut self, terms: &mut Terms, t: TermId) -> TermId {
+        if let Some(&r) = self.memo.get(&t) {
+            return r;
+        }
+        let kids = terms.children(t);
+        let r = if kids.is_empty() {
+            t
+        } else {
+            let new: Vec<TermId> = kids.iter().map(|&k| self.rewrite(terms, k)).collect();
+            let rebuilt = if new == kids {
+                t
+            } else {
+                terms.with_children(t, &new)
+            };
+            self.local(terms, rebuilt)
+        };
+        self.memo.insert(t, r);
+        r
+    }
+
+    fn local(&mut self, terms: &mut Terms, t: TermId) -> TermId {
+        match terms.node(t).clone() {
+            Node::Select(c, a, b) => {
+                let Node::Cmp(op, l, r) = terms.node(c).clone() else {
+                    return t;
+                };
+                // select(a > b, a, b) = max(a, b); select(a > b, b, a) = min(a, b); the
+                // tie a == b gives the same value either way.
+                let greater = match op {
+                    CmpOp::Gt | CmpOp::Ge => true,
+                    CmpOp::Lt | CmpOp::Le => false,
+                    _ => return t,
+                };
+                let same = (l, r) == (a, b);
+                let swapped = (l, r) == (b, a);
+                if !same && !swapped {
+                    return t;
+                }
+                let m = if greater == same {
+                    terms.max(a, b)
+                } else {
+                    terms.min(a, b)
+                };
+                self.local(terms, m)
+            }
+            Node::Max(ops) => self.drop_seed(terms, t, &ops, true),
+            Node::Min(ops) => self.drop_seed(terms, t, &ops, false),
+            _ => t,
+        }
+    }
+
+    /// `max(c, x_1, …)` with every `x_i` an input element and `c <= -B` (B the largest
+    /// finite value of the inputs' dtypes) is `max(x_1, …)` for finite inputs.
+    fn drop_seed(&mut self, terms: &mut Terms, t: TermId, ops: &[TermId], max: bool) -> TermId {
+        let mut seed = None;
+        let mut rest = Vec::new();
+        let mut bound = 0.0f64;
+        for &o in ops {
+            match terms.node(o) {
+                Node::Const(c) if seed.is_none() => seed = Some((o, c.to_f64().unwrap_or(0.0))),
+                Node::Input { tensor, .. } => match self.bounds.get(&**tensor) {
+                    Some(&b) => {
+                        bound = bound.max(b);
+                        rest.push(o);
+                    }
+                    None => return t,
+                },
+                _ => return t,
+            }
+        }
+        let Some((s, v)) = seed else {
+            return t;
+        };
+        let covered = if max { v <= -bound } else { v >= bound };
+        if rest.is_empty() || !covered {
+            return t;
+        }
+        let _ = s;
+        let shown = if v == -(f32::MAX as f64) || v == f32::MAX as f64 {
+            format!("{}FLT_MAX ({:e})", if v < 0.0 { "-" } else { "" }, v as f32)
+        } else if v.abs() == f64::MAX {
+            format!("{}DBL_MAX ({v:e})", if v < 0.0 { "-" } else { "" })
+        } else {
+            format!("{v:e}")
+        };
+        self.seeds.insert(shown, max);
+        if max {
+            terms.maxn(&rest)
+        } else {
+            terms.minn(&rest)
+        }
+    }
+
+    /// Top-down: a first-index argmax/argmin chain becomes the spec library's form.
+    fn argext_top(&mut self, terms: &mut Terms, t: TermId) -> TermId {
+        if let Some(&r) = self.arg_memo.get(&t) {
+            return r;
+        }
+        let r = if let Some((row, max)) = argext(terms, t) {
+            canonical_argext(terms, &row, max)
+        } else {
+            let kids = terms.children(t);
+            let new: Vec<TermId> = kids.iter().map(|&k| self.argext_top(terms, k)).collect();
+            if new == kids {
+                t
+            } else {
+                terms.with_children(t, &new)
+            }
+        };
+        self.arg_memo.insert(t, r);
+        r
+    }
+}
+
+/// `select(x_k > max(x_0..x_{k-1}), k, T')` with `T'` the first-index argmax of
+/// `x_0..x_{k-1}` (the constant 0 for `k = 1`): the first-index argmax of `x_0..x_k`,
+/// which is what a running `(best, index)` pair updated under `v > best` leaves. Returns
+/// the row and whether it is a max (`x_k < min(..)` gives argmin). `>=` (ties to the
+/// last index) is not PyTorch's argmax and is left alone.
+fn argext(terms: &Terms, t: TermId) -> Option<(Vec<TermId>, bool)> {
+    let Node::Select(c, idx, rest) = terms.node(t) else {
+        return None;
+    };
+    let Node::Cmp(op, l, r) = terms.node(*c) else {
+        return None;
+    };
+    let k = terms.as_const(*idx)?;
+    if !k.is_integer() {
+        return None;
+    }
+    let k = k.to_integer().to_i64()?;
+    if k < 1 {
+        return None;
+    }
+    // (the new element, the running extremum before it, max?)
+    let candidates = match op {
+        CmpOp::Gt => [(*l, *r, true), (*r, *l, false)],
+        CmpOp::Lt => [(*l, *r, false), (*r, *l, true)],
+        _ => return None,
+    };
+    for (new, before, max) in candidates {
+        let ops: Vec<TermId> = match terms.node(before) {
+            Node::Max(ops) if max => ops.to_vec(),
+            Node::Min(ops) if !max => ops.to_vec(),
+            _ => vec![before],
+        };
+        if ops.len() as i64 != k || ops.contains(&new) {
+            continue;
+        }
+        let row = if k == 1 {
+            let zero = terms
+                .as_const(*rest)
+                .is_some_and(|v| v.is_integer() && v.to_integer().to_i64() == Some(0));
+            if !zero {
+                continue;
+            }
+            vec![before]
+        } else {
+            match argext(terms, *rest) {
+                Some((row, m)) if m == max => row,
+                _ => continue,
+            }
+        };
+        let mut a = row.clone();
+        let mut b = ops;
+        a.sort_unstable();
+        b.sort_unstable();
+        if a != b {
+            continue;
+        }
+        let mut row = row;
+        row.push(new);
+        return Some((row, max));
+    }
+    None
+}
+
+/// The spec library's `argmax`/`argmin` of a row (`torch/ops/reductions.rs`): the first
+/// `i` with `x_i == max(row)`.
+fn canonical_argext(terms: &mut Terms, row: &[TermId], max: bool) -> TermId {
+    let n = row.len();
+    let m = if max {
+        terms.maxn(row)
+    } else {
+        terms.minn(row)
+    };
+    let mut acc = terms.int(n as i64 - 1);
+    for i in (0..n.saturating_sub(1)).rev() {
+        let c = terms.cmp(CmpOp::Eq, row[i], m);
+        let idx = terms.int(i as i64);
+        acc = terms.select(c, idx, acc);
+    }
+    acc
+}
+
+/// Input values under which a finite seed of a running extremum shows: for every
+/// `max(c, x_1, …)` with a finite constant `c` and input elements `x_i`, each `x_i` set
+/// below `c` (above it for a min), so the kernel returns the seed where the op returns
+/// the inputs' extremum. A refuter tries this point first: a seed like `-1e10` is wrong
+/// only for inputs random points never reach.
+pub fn seed_witness(terms: &Terms, roots: &[TermId]) -> BTreeMap<(String, Vec<i64>), f64> {
+    let mut out = BTreeMap::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack: Vec<TermId> = roots.to_vec();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        let (ops, max) = match terms.node(t) {
+            Node::Max(ops) => (ops, true),
+            Node::Min(ops) => (ops, false),
+            _ => {
+                stack.extend(terms.children(t));
+                continue;
+            }
+        };
+        let seed = ops.iter().find_map(|&o| terms.as_const(o)?.to_f64());
+        let inputs: Vec<_> = ops
+            .iter()
+            .filter_map(|&o| match terms.node(o) {
+                Node::Input { tensor, index } => Some((tensor.to_string(), index.to_vec())),
+                _ => None,
+            })
+            .collect();
+        match seed {
+            Some(c) if c.is_finite() && inputs.len() + 1 == ops.len() => {
+                let v = if max {
+                    c - c.abs().max(1.0)
+                } else {
+                    c + c.abs().max(1.0)
+                };
+                for key in inputs {
+                    out.entry(key).or_insert(v);
+                }
+            }
+            _ => stack.extend(ops.iter().copied()),
+        }
+    }
+    out
+}
