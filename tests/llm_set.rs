@@ -292,3 +292,35 @@ fn llm_set_gets_its_expected_verdicts_and_no_less_than_its_status() {
     assert!(verified >= promised(true));
     assert!(caught >= promised(false));
 }
+
+/// Item 2 of issue 20: a running max seeded with `-FLT_MAX` over float32 inputs is
+/// proved equal to `amax` and the verdict states the seed it read as -inf; one seeded
+/// with `-INFINITY` needs no such line; one seeded with `-1e10` is refuted on a row below
+/// the seed.
+#[test]
+fn running_max_seeds_are_stated_where_they_are_read_as_inf_and_refuted_where_they_matter() {
+    let check_of = |kernel: &str, spec: &str| {
+        let k = Kernel::load(&llm_dir().join(kernel), None).unwrap();
+        let i = k.instance(&BTreeMap::new()).unwrap();
+        check::check(&k, &i, spec, &CheckOptions::default()).unwrap()
+    };
+    let r = check_of("cuda/rowmax_if.ptx", "out = torch.amax(x, dim=1)");
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+    assert!(
+        r.assumptions.iter().any(|a| a.contains("-FLT_MAX")),
+        "{:?}",
+        r.assumptions
+    );
+    let r = check_of("cuda/softmax_warp.ptx", "y = torch.softmax(x, dim=1)");
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+    assert!(
+        r.assumptions.iter().all(|a| !a.contains("seed")),
+        "{:?}",
+        r.assumptions
+    );
+    let r = check_of("cuda/rowmax_seed_1e10.ptx", "out = torch.amax(x, dim=1)");
+    assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
+    let cx = r.counterexample.as_ref().unwrap();
+    assert_eq!(cx.left, Some(-1e10), "{}", r.to_text());
+    assert!(cx.right.is_some_and(|v| v < -1e10), "{}", r.to_text());
+}

@@ -137,6 +137,25 @@ impl Pass {
                 };
                 self.local(terms, m)
             }
+            // Nothing is above +inf or below -inf (NaN included: IEEE compares it false),
+            // so a strict comparison against the wrong infinity is false: masked lanes
+            // loaded as -inf never win a `v > m` update.
+            Node::Cmp(op, l, r) => {
+                let inf = |x: TermId| match terms.node(x) {
+                    Node::Inf { negative } => Some(*negative),
+                    _ => None,
+                };
+                let never = match op {
+                    CmpOp::Gt => inf(l) == Some(true) || inf(r) == Some(false),
+                    CmpOp::Lt => inf(l) == Some(false) || inf(r) == Some(true),
+                    _ => false,
+                };
+                if never {
+                    terms.zero()
+                } else {
+                    t
+                }
+            }
             Node::Max(ops) => self.drop_seed(terms, t, &ops, true),
             Node::Min(ops) => self.drop_seed(terms, t, &ops, false),
             _ => t,
