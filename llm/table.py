@@ -310,6 +310,13 @@ TRITON = [
     t("t_rowmax", TROW, TRED_P, "out = torch.amax(x, dim=1)", "tl.max, other=-float('inf')"),
     t("t_argmax", TROW, [("x_ptr", T("x", ["M", "N"])), ("out_ptr", T("out", ["M"], "out", dtype="int64")),
                          ("n_cols", "N")], "out = torch.argmax(x, dim=1)", "tl.argmax"),
+    t("t_argmin", TROW, [("x_ptr", T("x", ["M", "N"])), ("out_ptr", T("out", ["M"], "out", dtype="int64")),
+                         ("n_cols", "N")], "out = torch.argmin(x, dim=1)", "tl.argmin, other=inf"),
+    t("t_argmax_fast_ties", TROW, [("x_ptr", T("x", ["M", "N"])),
+                                   ("out_ptr", T("out", ["M"], "out", dtype="int64")), ("n_cols", "N")],
+      "out = torch.argmax(x, dim=1)", "tl.argmax(tie_break_left=False)", "refuted",
+      "without tie_break_left a tie goes to the second operand of each combine: not always the "
+      "first index, which PyTorch returns"),
     t("t_missing_pid", TEW, TEW_P, "y = torch.relu(x)", "offsets without program_id", "refuted",
       "every program handles the first block: y[64:] is never written"),
     t("t_layernorm", TROW, [("x_ptr", T("x", ["M", "N"])), ("w_ptr", T("w", ["N"])),

@@ -116,7 +116,18 @@ impl Pass {
         match terms.node(t).clone() {
             Node::Select(c, a, b) => {
                 let Node::Cmp(op, l, r) = terms.node(c).clone() else {
-                    return t;
+                    // `a > b || (a == b && …)` (a tree argmax's pick): max(a, b) either way.
+                    return match strict_with_ties(terms, c, a, b) {
+                        Some(true) => {
+                            let m = terms.max(a, b);
+                            self.local(terms, m)
+                        }
+                        Some(false) => {
+                            let m = terms.min(a, b);
+                            self.local(terms, m)
+                        }
+                        None => t,
+                    };
                 };
                 // select(a > b, a, b) = max(a, b); select(a > b, b, a) = min(a, b); the
                 // tie a == b gives the same value either way.
@@ -209,7 +220,11 @@ impl Pass {
         if let Some(&r) = self.arg_memo.get(&t) {
             return r;
         }
-        let r = if let Some((row, max)) = argext(terms, t) {
+        let tree = argtree(terms, t).and_then(|(row, max)| {
+            let full = row.len() >= 2 && row.iter().enumerate().all(|(i, (p, _))| *p == i as i64);
+            full.then(|| (row.into_iter().map(|(_, e)| e).collect::<Vec<_>>(), max))
+        });
+        let r = if let Some((row, max)) = argext(terms, t).or(tree) {
             canonical_argext(terms, &row, max)
         } else {
             let kids = terms.children(t);
@@ -286,6 +301,149 @@ fn argext(terms: &Terms, t: TermId) -> Option<(Vec<TermId>, bool)> {
         return Some((row, max));
     }
     None
+}
+
+/// `c` is `a > b`, or `a > b || <tie part>` with the tie part `a == b` or
+/// `a == b && …`: `Some(true)` (a max pick), `Some(false)` for `<` (a min pick).
+fn strict_with_ties(terms: &Terms, c: TermId, a: TermId, b: TermId) -> Option<bool> {
+    let ops: Vec<TermId> = match terms.node(c) {
+        Node::Or(ops) => ops.to_vec(),
+        _ => vec![c],
+    };
+    let mut strict = None;
+    for &o in &ops {
+        match terms.node(o) {
+            Node::Cmp(CmpOp::Gt, l, r) if (*l, *r) == (a, b) => strict = Some(true),
+            Node::Cmp(CmpOp::Lt, l, r) if (*l, *r) == (a, b) => strict = Some(false),
+            _ => {}
+        }
+    }
+    let strict = strict?;
+    let is_tie = |o: TermId| match terms.node(o) {
+        Node::Cmp(CmpOp::Eq, l, r) => (*l, *r) == (a, b) || (*l, *r) == (b, a),
+        _ => false,
+    };
+    let tie_ok = ops.iter().all(|&o| match terms.node(o) {
+        Node::Cmp(CmpOp::Gt | CmpOp::Lt, l, r) if (*l, *r) == (a, b) => true,
+        Node::And(parts) => parts.iter().any(|&p| is_tie(p)),
+        _ => is_tie(o),
+    });
+    tie_ok.then_some(strict)
+}
+
+/// A tree argmax as `tl.argmax` and shared-memory (value, index) trees combine pairs:
+/// `i = select(va > vb || (va == vb && ia < ib), ia, ib)` (or the tie part folded where
+/// `ia`, `ib` are constants). Returns the `(position, element)` row it is the
+/// first-index argmax of (elements loaded as the infinity that never wins are left out:
+/// masked lanes), and whether it is a max. Each combine is checked: the two sides'
+/// rows are disjoint, their values are the extrema of their rows, and a tie goes to the
+/// side with the lower first index.
+fn argtree(terms: &Terms, t: TermId) -> Option<(Vec<(i64, TermId)>, bool)> {
+    let Node::Select(c, ia, ib) = terms.node(t) else {
+        return None;
+    };
+    let (ia, ib) = (*ia, *ib);
+    let ops: Vec<TermId> = match terms.node(*c) {
+        Node::Or(ops) => ops.to_vec(),
+        _ => vec![*c],
+    };
+    for &o in &ops {
+        let (max, va, vb) = match terms.node(o) {
+            Node::Cmp(CmpOp::Gt, l, r) => (true, *l, *r),
+            Node::Cmp(CmpOp::Lt, l, r) => (false, *l, *r),
+            _ => continue,
+        };
+        let is_tie = |x: TermId| match terms.node(x) {
+            Node::Cmp(CmpOp::Eq, l, r) => (*l, *r) == (va, vb) || (*l, *r) == (vb, va),
+            _ => false,
+        };
+        let index_lt = |x: TermId| match terms.node(x) {
+            Node::Cmp(CmpOp::Lt, l, r) => (*l, *r) == (ia, ib),
+            Node::Cmp(CmpOp::Gt, l, r) => (*l, *r) == (ib, ia),
+            _ => false,
+        };
+        // How a tie is resolved: to a, to b, or to the lower first index.
+        let mut tie = Tie::ToB;
+        let mut ok = true;
+        for &p in &ops {
+            if p == o {
+                continue;
+            }
+            match terms.node(p) {
+                _ if is_tie(p) => tie = Tie::ToA,
+                Node::And(parts) if parts.len() == 2 && parts.iter().any(|&q| is_tie(q)) => {
+                    if parts.iter().any(|&q| index_lt(q)) {
+                        tie = Tie::Lower;
+                    } else {
+                        ok = false;
+                    }
+                }
+                _ => ok = false,
+            }
+        }
+        if !ok {
+            continue;
+        }
+        let (Some(a), Some(b)) = (side(terms, ia, va, max), side(terms, ib, vb, max)) else {
+            continue;
+        };
+        if a.iter().any(|(p, _)| b.iter().any(|(q, _)| p == q)) {
+            continue;
+        }
+        let first = |r: &[(i64, TermId)]| r.iter().map(|(p, _)| *p).min();
+        let tie_right = match tie {
+            Tie::Lower => true,
+            // A tie between non-empty sides must go to the lower first index.
+            Tie::ToA => {
+                a.is_empty() || b.is_empty() || a.iter().all(|(p, _)| b.iter().all(|(q, _)| p < q))
+            }
+            Tie::ToB => {
+                a.is_empty() || b.is_empty() || b.iter().all(|(q, _)| a.iter().all(|(p, _)| q < p))
+            }
+        };
+        if !tie_right || (first(&a).is_none() && first(&b).is_none()) {
+            continue;
+        }
+        let mut row = a;
+        row.extend(b);
+        row.sort_unstable();
+        return Some((row, max));
+    }
+    None
+}
+
+enum Tie {
+    ToA,
+    ToB,
+    Lower,
+}
+
+/// One side of a combine: a constant index beside an input element (a leaf), beside
+/// the infinity that never wins (a masked lane: no element), or a recognised subtree
+/// whose value `v` is its row's extremum.
+fn side(terms: &Terms, idx: TermId, v: TermId, max: bool) -> Option<Vec<(i64, TermId)>> {
+    if let Some(k) = terms.as_const(idx) {
+        let k = k.is_integer().then(|| k.to_integer().to_i64())??;
+        return match terms.node(v) {
+            Node::Input { .. } => Some(vec![(k, v)]),
+            Node::Inf { negative } if *negative == max => Some(Vec::new()),
+            _ => None,
+        };
+    }
+    let (row, m) = argtree(terms, idx)?;
+    if m != max {
+        return None;
+    }
+    let mut elems: Vec<TermId> = row.iter().map(|(_, e)| *e).collect();
+    let mut have: Vec<TermId> = match (terms.node(v), elems.len()) {
+        (Node::Max(ops), _) if max => ops.to_vec(),
+        (Node::Min(ops), _) if !max => ops.to_vec(),
+        (_, 1) => vec![v],
+        _ => return None,
+    };
+    elems.sort_unstable();
+    have.sort_unstable();
+    (elems == have).then_some(row)
 }
 
 /// The spec library's `argmax`/`argmin` of a row (`torch/ops/reductions.rs`): the first
