@@ -310,15 +310,18 @@ fn strict_with_ties(terms: &Terms, c: TermId, a: TermId, b: TermId) -> Option<bo
         Node::Or(ops) => ops.to_vec(),
         _ => vec![c],
     };
-    let mut strict = None;
-    for &o in &ops {
-        match terms.node(o) {
-            Node::Cmp(CmpOp::Gt, l, r) if (*l, *r) == (a, b) => strict = Some(true),
-            Node::Cmp(CmpOp::Lt, l, r) if (*l, *r) == (a, b) => strict = Some(false),
-            _ => {}
-        }
-    }
-    let strict = strict?;
+    // Exactly one strict comparison: `a > b || a < b` is `a != b`, neither max nor min.
+    let stricts: Vec<bool> = ops
+        .iter()
+        .filter_map(|&o| match terms.node(o) {
+            Node::Cmp(CmpOp::Gt, l, r) if (*l, *r) == (a, b) => Some(true),
+            Node::Cmp(CmpOp::Lt, l, r) if (*l, *r) == (a, b) => Some(false),
+            _ => None,
+        })
+        .collect();
+    let [strict] = stricts[..] else {
+        return None;
+    };
     let is_tie = |o: TermId| match terms.node(o) {
         Node::Cmp(CmpOp::Eq, l, r) => (*l, *r) == (a, b) || (*l, *r) == (b, a),
         _ => false,
@@ -508,4 +511,106 @@ pub fn seed_witness(terms: &Terms, roots: &[TermId]) -> BTreeMap<(String, Vec<i6
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::Launch;
+
+    fn inst() -> Instance {
+        let l = Launch::parse(
+            "grid = [1]\nsizes = { N = 3 }\n[args]\nx = { tensor = \"x\", shape = [\"N\"] }\ny = { tensor = \"y\", shape = [], role = \"out\" }\n",
+            "test.launch.toml",
+        )
+        .unwrap();
+        l.instantiate(&BTreeMap::new()).unwrap()
+    }
+
+    fn run(t: &mut Terms, e: TermId) -> (TermId, Vec<String>) {
+        let mut outs = vec![Output {
+            tensor: 1,
+            name: "y".into(),
+            shape: vec![],
+            elems: vec![Some(e)],
+            writers: vec![None],
+        }];
+        let a = normalise(t, &mut outs, &inst());
+        (outs[0].elems[0].unwrap(), a)
+    }
+
+    #[test]
+    fn selects_that_are_extrema_become_max_and_min() {
+        let mut t = Terms::new();
+        let (a, b) = (t.input("x", &[0]), t.input("x", &[1]));
+        for (op, swap, want_max) in [
+            (CmpOp::Gt, false, true),
+            (CmpOp::Ge, false, true),
+            (CmpOp::Gt, true, false),
+            (CmpOp::Lt, false, false),
+            (CmpOp::Le, true, true),
+        ] {
+            let c = t.cmp(op, a, b);
+            let s = if swap {
+                t.select(c, b, a)
+            } else {
+                t.select(c, a, b)
+            };
+            let want = if want_max { t.max(a, b) } else { t.min(a, b) };
+            assert_eq!(run(&mut t, s).0, want, "{op:?} swap {swap}");
+        }
+        // a > b || a < b is a != b: select(a != b, a, b) is a, neither max nor min.
+        let (gt, lt) = (t.cmp(CmpOp::Gt, a, b), t.cmp(CmpOp::Lt, a, b));
+        let ne = t.or(gt, lt);
+        let s = t.select(ne, a, b);
+        assert_eq!(run(&mut t, s).0, s);
+        // A tie part does not change the value.
+        let eq = t.cmp(CmpOp::Eq, a, b);
+        let ge = t.or(gt, eq);
+        let s = t.select(ge, a, b);
+        let m = t.max(a, b);
+        assert_eq!(run(&mut t, s).0, m);
+    }
+
+    #[test]
+    fn only_a_seed_beyond_every_finite_input_is_dropped_and_it_is_stated() {
+        let mut t = Terms::new();
+        let (a, b) = (t.input("x", &[0]), t.input("x", &[1]));
+        let flt = t.float(-(f32::MAX as f64));
+        let m = t.maxn(&[flt, a, b]);
+        let (r, said) = run(&mut t, m);
+        assert_eq!(r, t.max(a, b));
+        assert!(said.len() == 1 && said[0].contains("-FLT_MAX"), "{said:?}");
+        let big = t.float(-1e10);
+        let m = t.maxn(&[big, a, b]);
+        let (r, said) = run(&mut t, m);
+        assert_eq!(r, m);
+        assert!(said.is_empty());
+        // Not over a computed operand (a * b may be below -FLT_MAX over the reals).
+        let p = t.mul(a, b);
+        let m = t.maxn(&[flt, p]);
+        assert_eq!(run(&mut t, m).0, m);
+    }
+
+    #[test]
+    fn a_running_argmax_pair_is_the_first_index_argmax_and_ties_to_the_last_are_not() {
+        let mut t = Terms::new();
+        let xs: Vec<TermId> = (0..3).map(|i| t.input("x", &[i])).collect();
+        let build = |t: &mut Terms, op: CmpOp| {
+            let mut best = xs[0];
+            let mut idx = t.int(0);
+            for (j, &x) in xs.iter().enumerate().skip(1) {
+                let c = t.cmp(op, x, best);
+                let k = t.int(j as i64);
+                idx = t.select(c, k, idx);
+                best = t.select(c, x, best);
+            }
+            idx
+        };
+        let first = build(&mut t, CmpOp::Gt);
+        let want = canonical_argext(&mut t, &xs, true);
+        assert_eq!(run(&mut t, first).0, want);
+        let last = build(&mut t, CmpOp::Ge);
+        assert_ne!(run(&mut t, last).0, want);
+    }
 }
