@@ -157,13 +157,14 @@ def triton():
 
 def set_toml():
     lines = [HEADER, "# Every check of the LLM-style set: `lift check KERNEL --spec SPEC` must give\n",
-             "# EXPECT (verified | refuted | race | undefined: a masked-off lane reaches a store);\n",
+             "# EXPECT (verified | refuted | race | undefined: a masked-off lane reaches a store |\n",
+             "# fault: an output never written or an access out of bounds);\n",
              "# `bug` says why a wrong kernel is wrong.\n"]
     for k, ext in [(k, "ptx") for k in CUDA] + [(k, "ttir") for k in TRITON]:
         sub = "cuda" if ext == "ptx" else "triton"
         checks = [(k["spec"], k["expect"], k.get("bug"))] + list(k.get("also", []))
         for i, (spec, expect, bug) in enumerate(checks):
-            assert expect in ("verified", "refuted", "race", "undefined"), (k["name"], expect)
+            assert expect in ("verified", "refuted", "race", "undefined", "fault"), (k["name"], expect)
             assert expect == "verified" or bug, (k["name"], "a wrong kernel needs its bug")
             lines.append("\n[[check]]\n")
             lines.append(f"name = {toml_value(k['name'] + ('' if i == 0 else f'#{i}'))}\n")

@@ -2,7 +2,9 @@
 
 `expect` is what the kernel's math says `lift check --spec SPEC` must answer:
 "verified" (the kernel is the op over the reals), "refuted" (it is not: `bug` says where
-it differs) or "race" (a missing barrier). `also` lists further (spec, expect, bug)
+it differs), "race" (a missing barrier), "undefined" (a masked-off lane without `other`
+reaches a store) or "fault" (an output element never written, or an access out of
+bounds: exit 1 naming the element). `also` lists further (spec, expect, bug)
 checks of the same kernel. `style` names the LLM idiom the kernel exercises.
 """
 import json
@@ -91,6 +93,8 @@ CUDA = [
     ew("softsign", f"y = {F}.softsign(x)", style="fabsf"),
     ew("mish", f"y = {F}.mish(x)", style="tanhf(logf(1+expf(x)))"),
     ew("tanh_act", "y = torch.tanh(x)", style="tanhf"),
+    ew("relu_tail_unwritten", "y = torch.relu(x)", "refuted",
+       "the bound check is idx < n - 1: y[n - 1] is never written (lift refutes an unwritten element)", style="off-by-one bound"),
     ew("relu_float4", "y = torch.relu(x)", style="float4 loads and stores, scalar tail",
        grid=["cdiv(N, 1024)"], sizes={"N": 258}),
     # softmax family
@@ -134,6 +138,8 @@ CUDA = [
       "blockDim 48 halves to 24, 12, 6, 3, 1: the partial in s[2] is never added"),
     k("rowsum_float4", dict(ROW_T, sizes={"M": 3, "N": 20}), rows(), "out = torch.sum(x, dim=-1)",
       "float4 loads, scalar tail"),
+    k("rowsum_reads_past_row", ROW_T, rows(), "out = torch.sum(x, dim=-1)", "loop bound j <= cols",
+      "fault", "j <= cols reads one element past each row: past the end of x on the last row"),
     k("rowsum_float4_tail_off_by_one", dict(ROW_T, sizes={"M": 3, "N": 22}), rows(),
       "out = torch.sum(x, dim=-1)", "float4 loads, scalar tail", "refuted",
       "the tail loop starts at n4 * 4 + 1: x[:, 20] is never added"),
