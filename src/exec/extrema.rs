@@ -52,6 +52,7 @@ pub fn normalise(
         bounds,
         memo: FxHashMap::default(),
         arg_memo: FxHashMap::default(),
+        tree_memo: FxHashMap::default(),
         seeds: BTreeMap::new(),
     };
     // Cheap exit: nothing to do without a select, max or min.
@@ -86,6 +87,7 @@ struct Pass {
     bounds: BTreeMap<String, f64>,
     memo: FxHashMap<TermId, TermId>,
     arg_memo: FxHashMap<TermId, TermId>,
+    tree_memo: TreeMemo,
     /// Seeds dropped: printed value → whether from a max.
     seeds: BTreeMap<String, bool>,
 }
@@ -114,6 +116,35 @@ impl Pass {
 
     fn local(&mut self, terms: &mut Terms, t: TermId) -> TermId {
         match terms.node(t).clone() {
+            // A boolean select with one non-constant side is a junction (PTX's `||` and
+            // `&&` if-convert to them): select(c, 1, d) = c || d, select(c, d, 0) =
+            // c && d. (select(c, 1, 0) stays: it may be an index, as in an argmax.)
+            Node::Select(c, a, b)
+                if terms.is_boolean(c)
+                    && terms.is_boolean(a)
+                    && terms.is_boolean(b)
+                    && (terms.as_bool(a).is_none() || terms.as_bool(b).is_none()) =>
+            {
+                let r = match (terms.as_bool(a), terms.as_bool(b)) {
+                    (Some(true), _) => terms.or(c, b),
+                    (_, Some(false)) => terms.and(c, a),
+                    (Some(false), _) => {
+                        let n = terms.not(c);
+                        terms.and(n, b)
+                    }
+                    (_, Some(true)) => {
+                        let n = terms.not(c);
+                        terms.or(n, a)
+                    }
+                    _ => return t,
+                };
+                self.local(terms, r)
+            }
+            Node::Select(c, a, b) if cond_form(terms, c) != c => {
+                let c = cond_form(terms, c);
+                let s = terms.select(c, a, b);
+                self.local(terms, s)
+            }
             Node::Select(c, a, b) => {
                 let Node::Cmp(op, l, r) = terms.node(c).clone() else {
                     // `a > b || (a == b && …)` (a tree argmax's pick): max(a, b) either way.
@@ -220,7 +251,7 @@ impl Pass {
         if let Some(&r) = self.arg_memo.get(&t) {
             return r;
         }
-        let tree = argtree(terms, t).and_then(|(row, max)| {
+        let tree = argtree(terms, t, &mut self.tree_memo).and_then(|(row, max)| {
             let full = row.len() >= 2 && row.iter().enumerate().all(|(i, (p, _))| *p == i as i64);
             full.then(|| (row.into_iter().map(|(_, e)| e).collect::<Vec<_>>(), max))
         });
@@ -303,6 +334,42 @@ fn argext(terms: &Terms, t: TermId) -> Option<(Vec<TermId>, bool)> {
     None
 }
 
+/// A condition in the form comparisons take: `select(c, 1, 0)` is `c`, `select(c, 0, 1)`
+/// is `!c`, `a == min(a, b)` is `a <= b` and `a == max(a, b)` is `a >= b` (the forms
+/// PTX's predicate moves and if-conversion leave); otherwise `c` itself.
+fn cond_form(terms: &mut Terms, c: TermId) -> TermId {
+    match terms.node(c).clone() {
+        Node::Select(p, a, b) if terms.is_boolean(p) => {
+            match (terms.as_bool(a), terms.as_bool(b)) {
+                (Some(true), Some(false)) => cond_form(terms, p),
+                (Some(false), Some(true)) => {
+                    let p = cond_form(terms, p);
+                    terms.not(p)
+                }
+                _ => c,
+            }
+        }
+        Node::Cmp(CmpOp::Eq, l, r) => {
+            let ext = |t: TermId| match terms.node(t) {
+                Node::Min(ops) => Some((true, ops.clone())),
+                Node::Max(ops) => Some((false, ops.clone())),
+                _ => None,
+            };
+            let (x, (is_min, ops)) = match (ext(l), ext(r)) {
+                (_, Some(e)) => (l, e),
+                (Some(e), None) => (r, e),
+                (None, None) => return c,
+            };
+            if ops.len() != 2 || !ops.contains(&x) {
+                return c;
+            }
+            let y = if ops[0] == x { ops[1] } else { ops[0] };
+            terms.cmp(if is_min { CmpOp::Le } else { CmpOp::Ge }, x, y)
+        }
+        _ => c,
+    }
+}
+
 /// `c` is `a > b`, or `a > b || <tie part>` with the tie part `a == b` or
 /// `a == b && …`: `Some(true)` (a max pick), `Some(false)` for `<` (a min pick).
 fn strict_with_ties(terms: &Terms, c: TermId, a: TermId, b: TermId) -> Option<bool> {
@@ -315,7 +382,9 @@ fn strict_with_ties(terms: &Terms, c: TermId, a: TermId, b: TermId) -> Option<bo
         .iter()
         .filter_map(|&o| match terms.node(o) {
             Node::Cmp(CmpOp::Gt, l, r) if (*l, *r) == (a, b) => Some(true),
+            Node::Cmp(CmpOp::Lt, l, r) if (*l, *r) == (b, a) => Some(true),
             Node::Cmp(CmpOp::Lt, l, r) if (*l, *r) == (a, b) => Some(false),
+            Node::Cmp(CmpOp::Gt, l, r) if (*l, *r) == (b, a) => Some(false),
             _ => None,
         })
         .collect();
@@ -327,7 +396,7 @@ fn strict_with_ties(terms: &Terms, c: TermId, a: TermId, b: TermId) -> Option<bo
         _ => false,
     };
     let tie_ok = ops.iter().all(|&o| match terms.node(o) {
-        Node::Cmp(CmpOp::Gt | CmpOp::Lt, l, r) if (*l, *r) == (a, b) => true,
+        Node::Cmp(CmpOp::Gt | CmpOp::Lt, l, r) if (*l, *r) == (a, b) || (*l, *r) == (b, a) => true,
         Node::And(parts) => parts.iter().any(|&p| is_tie(p)),
         _ => is_tie(o),
     });
@@ -341,7 +410,24 @@ fn strict_with_ties(terms: &Terms, c: TermId, a: TermId, b: TermId) -> Option<bo
 /// masked lanes), and whether it is a max. Each combine is checked: the two sides'
 /// rows are disjoint, their values are the extrema of their rows, and a tie goes to the
 /// side with the lower first index.
-fn argtree(terms: &Terms, t: TermId) -> Option<(Vec<(i64, TermId)>, bool)> {
+fn argtree(terms: &Terms, t: TermId, memo: &mut TreeMemo) -> Option<(Vec<(i64, TermId)>, bool)> {
+    if let Some(r) = memo.get(&t) {
+        return r.clone();
+    }
+    let r = argtree_uncached(terms, t, memo);
+    memo.insert(t, r.clone());
+    r
+}
+
+/// Results of [`argtree`] per term: a tree's sides are shared, and an unrecognised tree
+/// would otherwise be searched once per path to each node.
+type TreeMemo = FxHashMap<TermId, Option<(Vec<(i64, TermId)>, bool)>>;
+
+fn argtree_uncached(
+    terms: &Terms,
+    t: TermId,
+    memo: &mut TreeMemo,
+) -> Option<(Vec<(i64, TermId)>, bool)> {
     let Node::Select(c, ia, ib) = terms.node(t) else {
         return None;
     };
@@ -350,12 +436,17 @@ fn argtree(terms: &Terms, t: TermId) -> Option<(Vec<(i64, TermId)>, bool)> {
         Node::Or(ops) => ops.to_vec(),
         _ => vec![*c],
     };
-    for &o in &ops {
-        let (max, va, vb) = match terms.node(o) {
-            Node::Cmp(CmpOp::Gt, l, r) => (true, *l, *r),
-            Node::Cmp(CmpOp::Lt, l, r) => (false, *l, *r),
-            _ => continue,
-        };
+    // Each strict comparison, read both ways: `l > r` picks the true side as a max when
+    // `l` is its value, as a min when `r` is (the sides' values decide which holds).
+    let strict: Vec<(TermId, bool, TermId, TermId)> = ops
+        .iter()
+        .flat_map(|&o| match terms.node(o) {
+            Node::Cmp(CmpOp::Gt, l, r) => vec![(o, true, *l, *r), (o, false, *r, *l)],
+            Node::Cmp(CmpOp::Lt, l, r) => vec![(o, false, *l, *r), (o, true, *r, *l)],
+            _ => Vec::new(),
+        })
+        .collect();
+    for (o, max, va, vb) in strict {
         let is_tie = |x: TermId| match terms.node(x) {
             Node::Cmp(CmpOp::Eq, l, r) => (*l, *r) == (va, vb) || (*l, *r) == (vb, va),
             _ => false,
@@ -387,7 +478,10 @@ fn argtree(terms: &Terms, t: TermId) -> Option<(Vec<(i64, TermId)>, bool)> {
         if !ok {
             continue;
         }
-        let (Some(a), Some(b)) = (side(terms, ia, va, max), side(terms, ib, vb, max)) else {
+        let (Some(a), Some(b)) = (
+            side(terms, ia, va, max, memo),
+            side(terms, ib, vb, max, memo),
+        ) else {
             continue;
         };
         if a.iter().any(|(p, _)| b.iter().any(|(q, _)| p == q)) {
@@ -424,7 +518,13 @@ enum Tie {
 /// One side of a combine: a constant index beside an input element (a leaf), beside
 /// the infinity that never wins (a masked lane: no element), or a recognised subtree
 /// whose value `v` is its row's extremum.
-fn side(terms: &Terms, idx: TermId, v: TermId, max: bool) -> Option<Vec<(i64, TermId)>> {
+fn side(
+    terms: &Terms,
+    idx: TermId,
+    v: TermId,
+    max: bool,
+    memo: &mut TreeMemo,
+) -> Option<Vec<(i64, TermId)>> {
     if let Some(k) = terms.as_const(idx) {
         let k = k.is_integer().then(|| k.to_integer().to_i64())??;
         return match terms.node(v) {
@@ -433,7 +533,7 @@ fn side(terms: &Terms, idx: TermId, v: TermId, max: bool) -> Option<Vec<(i64, Te
             _ => None,
         };
     }
-    let (row, m) = argtree(terms, idx)?;
+    let (row, m) = argtree(terms, idx, memo)?;
     if m != max {
         return None;
     }
