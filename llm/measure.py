@@ -44,6 +44,8 @@ def main(argv):
             got = "race"
         elif rc == 1 and "undefined value" in out:
             got = "undefined"
+        elif rc == 1 and "OUT OF BOUNDS" in out:
+            got = "fault"
         if c["expect"] == "verified":
             correct += 1
             verified += got == "verified"
