@@ -167,6 +167,7 @@ pub fn check(
         .collect();
     let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
     report.assumptions = kernel.assumptions();
+    report.assumptions.extend(spec.assumptions.iter().cloned());
     report.precision = kernel.precision_note();
     report.ir = kernel.ir();
     let claim = crosscheck::Claim::Terms(&terms, &claimed);
@@ -676,10 +677,20 @@ fn compare(
         }
     }
 
+    // Without given inputs, the first point sets the inputs of a running extremum's
+    // finite seed beyond it (`exec::extrema::seed_witness`).
+    let roots: Vec<TermId> = pairs.iter().map(|p| p.0).collect();
+    let seeds = if opts.inputs.is_empty() {
+        crate::exec::extrema::seed_witness(terms, &roots)
+    } else {
+        BTreeMap::new()
+    };
     let extra = |leaf: &Leaf| -> Option<f64> {
         match leaf {
             Leaf::Input { tensor, index } => {
-                let a = opts.inputs.get(&**tensor)?;
+                let Some(a) = opts.inputs.get(&**tensor) else {
+                    return seeds.get(&(tensor.to_string(), index.to_vec())).copied();
+                };
                 let flat = flat_index(index, &a.shape)?;
                 a.data.get(flat).copied()
             }

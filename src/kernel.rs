@@ -243,8 +243,11 @@ impl Kernel {
                 notes.push((run.outputs[o].name.clone(), flat, note));
             }
         }
+        // Running extrema (`if (v > m) m = v`, argmax pairs) read as max/min/argmax.
+        let assumptions = exec::extrema::normalise(terms, &mut run.outputs, inst);
         let mut spec = Spec::from_execution(run, inst.sizes.clone(), inst.grid);
         spec.notes = notes;
+        spec.assumptions = assumptions;
         Ok(spec)
     }
 

@@ -19,6 +19,9 @@ pub struct Spec {
     /// Notes on elements left with bit-level code: (tensor, flat index, the libm
     /// function it most likely is; see `ptx::libm::recognise`).
     pub notes: Vec<(String, usize, String)>,
+    /// What reading the terms took beyond DESIGN's reals (a finite running-max seed read
+    /// as -inf, see `exec::extrema`): a verdict states each.
+    pub assumptions: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -71,6 +74,7 @@ impl Spec {
             outputs,
             warnings: exec.warnings,
             notes: Vec::new(),
+            assumptions: Vec::new(),
         }
     }
 

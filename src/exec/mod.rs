@@ -9,6 +9,7 @@
 
 pub mod addresses;
 pub mod domain;
+pub mod extrema;
 pub(crate) mod ops;
 pub mod value;
 

@@ -1,0 +1,326 @@
+//! Issue 20's set of LLM-style kernels (`llm/`, built by `llm/generate.py` with NVRTC and
+//! Triton): every check of `llm/set.toml` gets its verdict from `lift check` at the
+//! launch's instance, and
+//!
+//! * a wrong kernel (expect `refuted`, `race` or `undefined`) is never VERIFIED; refuted
+//!   ones carry a counterexample that replays through `lift run` (the kernel value it
+//!   names is what a concrete run on its inputs stores);
+//! * a correct kernel (expect `verified`) is never REFUTED;
+//! * nobody does worse than `llm/status.toml` says it does today (each check's `got`,
+//!   with the reason where it falls short of its `expect`), so the rates cannot drop.
+//!
+//! `LIFT_BLESS=1` rewrites `llm/status.toml` with what each check gets now (the reason
+//! of a shortfall is lift's own message; review the diff); soundness failures still fail.
+//!
+//! The expected verdicts come from each kernel's math (`bug` in `llm/table.py` says why a
+//! wrong one is wrong), not from lift's output.
+
+use lift::check::{self, CheckOptions, Outcome, Report};
+use lift::exec::ErrorKind;
+use lift::{Error, Kernel};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn llm_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("llm")
+}
+
+#[derive(Debug, Deserialize)]
+struct SetToml {
+    check: Vec<Check>,
+}
+
+#[derive(Debug, Deserialize, Clone)]
+struct Check {
+    name: String,
+    kernel: String,
+    #[allow(dead_code)]
+    style: String,
+    spec: String,
+    expect: String,
+    #[serde(default)]
+    bug: Option<String>,
+}
+
+/// What a check got when `llm/status.toml` was last written, and why it falls short.
+#[derive(Debug, Deserialize, Clone)]
+struct Status {
+    got: String,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+fn set() -> Vec<Check> {
+    let text = std::fs::read_to_string(llm_dir().join("set.toml")).expect("llm/set.toml exists");
+    toml::from_str::<SetToml>(&text)
+        .expect("llm/set.toml parses")
+        .check
+}
+
+fn statuses() -> BTreeMap<String, Status> {
+    let text =
+        std::fs::read_to_string(llm_dir().join("status.toml")).expect("llm/status.toml exists");
+    toml::from_str(&text).expect("llm/status.toml parses")
+}
+
+/// The verdict a check gets, as one word, with the report when there is one.
+enum Got {
+    Report(Box<(Kernel, lift::launch::Instance, Report)>),
+    Error(Error),
+}
+
+impl Got {
+    fn word(&self) -> &'static str {
+        match self {
+            Got::Report(b) => match b.2.outcome {
+                Outcome::Verified => "verified",
+                Outcome::Refuted => "refuted",
+                _ => "unknown",
+            },
+            Got::Error(Error::Exec { err, .. }) => match err.kind {
+                ErrorKind::Race => "race",
+                ErrorKind::MaskedOff => "undefined",
+                ErrorKind::OutOfBounds | ErrorKind::NeverWritten => "fault",
+                ErrorKind::Unsupported | ErrorKind::Limit => "unknown",
+                _ => "error",
+            },
+            Got::Error(_) => "error",
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            Got::Report(b) => {
+                let t = b.2.to_text();
+                let lines: Vec<&str> = t.lines().collect();
+                lines[lines.len().saturating_sub(4)..].join(" / ")
+            }
+            Got::Error(e) => e.to_string(),
+        }
+    }
+}
+
+fn run_check(c: &Check) -> Got {
+    let path = llm_dir().join(&c.kernel);
+    let k = Kernel::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    let inst = k
+        .instance(&BTreeMap::new())
+        .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+    match check::check(&k, &inst, &c.spec, &CheckOptions::default()) {
+        Ok(r) => Got::Report(Box::new((k, inst, r))),
+        Err(e) => Got::Error(e),
+    }
+}
+
+/// A refutation's counterexample replays: `lift run` on its inputs stores the kernel
+/// value it names at its element.
+fn replays(c: &Check, k: &Kernel, inst: &lift::launch::Instance, r: &Report) -> Result<(), String> {
+    let cx = r
+        .counterexample
+        .as_ref()
+        .ok_or("REFUTED without a counterexample")?;
+    let Some(kernel_value) = cx.left else {
+        // A fault found by the refuter (an unwritten element) names no value.
+        return Ok(());
+    };
+    let (arrays, scalars) = r.counterexample_inputs(inst, &BTreeMap::new());
+    let arrays: BTreeMap<_, _> = arrays.into_iter().collect();
+    let run = k
+        .run(inst, &arrays, &scalars)
+        .map_err(|e| format!("lift run on the counterexample fails: {e}"))?;
+    let out = &run
+        .outputs
+        .iter()
+        .find(|(n, _)| n == &cx.tensor)
+        .ok_or(format!("no output {}", cx.tensor))?
+        .1;
+    let flat = cx
+        .index
+        .iter()
+        .zip(&out.shape)
+        .fold(0, |acc, (&x, &d)| acc * d + x);
+    let got = out.data[flat];
+    let close = (got.is_nan() && kernel_value.is_nan())
+        || got == kernel_value
+        || (got - kernel_value).abs() <= 1e-5 * (1.0 + kernel_value.abs());
+    if close {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: lift run gives {got} at {}{:?}, the counterexample says {kernel_value}",
+            c.name, cx.tensor, cx.index
+        ))
+    }
+}
+
+#[test]
+fn llm_set_gets_its_expected_verdicts_and_no_less_than_its_status() {
+    let checks = set();
+    let bless = std::env::var("LIFT_BLESS").is_ok_and(|v| v == "1");
+    let status = if bless { BTreeMap::new() } else { statuses() };
+    let mut blessed = String::from(
+        "# What each check of llm/set.toml gets today (tests/llm_set.rs; LIFT_BLESS=1 rewrites it).\n\
+         # `got` below `expect` (set.toml) needs a reason; the test fails on any regression.\n",
+    );
+    let correct = checks.iter().filter(|c| c.expect == "verified").count();
+    let wrong = checks.len() - correct;
+    assert!(
+        correct >= 50 && wrong >= 12,
+        "{correct} correct, {wrong} wrong checks"
+    );
+    let mut failures = Vec::new();
+    let mut table = Vec::new();
+    let (mut verified, mut caught) = (0, 0);
+    for c in &checks {
+        assert!(
+            c.expect == "verified" || c.bug.is_some(),
+            "{}: a wrong kernel states its bug",
+            c.name
+        );
+        let got = run_check(c);
+        let word = got.word();
+        if bless {
+            blessed.push_str(&format!("\n[\"{}\"]\ngot = \"{word}\"\n", c.name));
+            if word != c.expect {
+                let reason = got
+                    .text()
+                    .replace('\n', " ")
+                    .replace('\\', "\\\\")
+                    .replace('"', "\\\"");
+                blessed.push_str(&format!(
+                    "reason = \"{}\"\n",
+                    reason.chars().take(400).collect::<String>()
+                ));
+            }
+        }
+        let blessed_status = Status {
+            got: word.to_string(),
+            reason: Some(String::new()),
+        };
+        let want = if bless {
+            &blessed_status
+        } else {
+            status
+                .get(&c.name)
+                .unwrap_or_else(|| panic!("{}: no entry in llm/status.toml", c.name))
+        };
+        assert!(
+            want.got == c.expect || want.reason.is_some(),
+            "{}: llm/status.toml says {} (expect {}) without a reason",
+            c.name,
+            want.got,
+            c.expect
+        );
+        // Soundness: a wrong kernel is never proved, a correct one never refuted.
+        if c.expect != "verified" && word == "verified" {
+            failures.push(format!(
+                "{}: WRONG KERNEL VERIFIED ({}): {}",
+                c.name,
+                c.bug.as_deref().unwrap_or(""),
+                got.text()
+            ));
+        }
+        if c.expect == "verified" && matches!(word, "refuted" | "race" | "undefined" | "fault") {
+            if want.got != word {
+                failures.push(format!(
+                    "{}: a correct kernel gets {word}: {}",
+                    c.name,
+                    got.text()
+                ));
+            }
+        }
+        if word == "refuted" {
+            if let Got::Report(b) = &got {
+                if let Err(e) = replays(c, &b.0, &b.1, &b.2) {
+                    failures.push(format!("{}: {e}", c.name));
+                }
+            }
+        }
+        // No regression below the committed status.
+        if want.got == c.expect && word != c.expect {
+            failures.push(format!(
+                "{}: got {word}, llm/status.toml says {}: {}",
+                c.name,
+                want.got,
+                got.text()
+            ));
+        } else if want.got != c.expect && word == c.expect {
+            eprintln!(
+                "{}: now {word} as expected; llm/status.toml can say so",
+                c.name
+            );
+        } else if want.got != word && word != c.expect {
+            eprintln!(
+                "{}: got {word} (status: {}, expect {}): {}",
+                c.name,
+                want.got,
+                c.expect,
+                got.text()
+            );
+        }
+        if c.expect == "verified" {
+            verified += usize::from(word == "verified");
+        } else {
+            caught += usize::from(word == c.expect || word == "refuted");
+        }
+        table.push(format!("| {} | {} | {word} |", c.name, c.expect));
+    }
+    eprintln!(
+        "llm set: {correct} correct checks, {verified} VERIFIED ({:.1}%); {wrong} wrong checks, {caught} caught (REFUTED/RACE/undefined)\n{}",
+        100.0 * verified as f64 / correct as f64,
+        table.join("\n")
+    );
+    if bless {
+        std::fs::write(llm_dir().join("status.toml"), blessed).expect("write llm/status.toml");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    if bless {
+        return;
+    }
+    let promised = |expect: bool| {
+        checks
+            .iter()
+            .filter(|c| (c.expect == "verified") == expect && status[&c.name].got == c.expect)
+            .count()
+    };
+    assert!(verified >= promised(true));
+    assert!(caught >= promised(false));
+}
+
+/// Item 2 of issue 20: a running max seeded with `-FLT_MAX` over float32 inputs is
+/// proved equal to `amax` and the verdict states the seed it read as -inf; one seeded
+/// with `-INFINITY` needs no such line; one seeded with `-1e10` is refuted on a row below
+/// the seed.
+#[test]
+fn running_max_seeds_are_stated_where_they_are_read_as_inf_and_refuted_where_they_matter() {
+    let check_of = |kernel: &str, spec: &str| {
+        let k = Kernel::load(&llm_dir().join(kernel), None).unwrap();
+        let i = k.instance(&BTreeMap::new()).unwrap();
+        check::check(&k, &i, spec, &CheckOptions::default()).unwrap()
+    };
+    let r = check_of("cuda/rowmax_if.ptx", "out = torch.amax(x, dim=1)");
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+    assert!(
+        r.assumptions.iter().any(|a| a.contains("-FLT_MAX")),
+        "{:?}",
+        r.assumptions
+    );
+    let r = check_of("cuda/softmax_warp.ptx", "y = torch.softmax(x, dim=1)");
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+    assert!(
+        r.assumptions.iter().all(|a| !a.contains("seed")),
+        "{:?}",
+        r.assumptions
+    );
+    let r = check_of("cuda/rowmax_seed_1e10.ptx", "out = torch.amax(x, dim=1)");
+    assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
+    let cx = r.counterexample.as_ref().unwrap();
+    assert_eq!(cx.left, Some(-1e10), "{}", r.to_text());
+    assert!(cx.right.is_some_and(|v| v < -1e10), "{}", r.to_text());
+}
