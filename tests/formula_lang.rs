@@ -566,3 +566,44 @@ fn unit_axes_push_down_to_the_reduction() {
     assert_eq!(x().sum(0, false).with_unit_axis(1, &e), None);
     assert_eq!(w().with_unit_axis(0, &e), None);
 }
+
+/// `(a / r) @ b` with `r` a row reduction kept as a unit axis is `(a @ b) / r` (the
+/// form flash attention computes): the rewrite's terms are decide-equal to the
+/// original's at an instance, and it leaves alone a vector or batched right operand,
+/// where dividing the product by `r` would broadcast to the wrong shape.
+#[test]
+fn divisors_come_out_of_matrix_products_only_for_matrices() {
+    use lift::decide::{self, Verdict};
+    let e = ShapeEnv::new()
+        .named_tensor("s", &[("M", 3), ("N", 4)])
+        .named_tensor("v", &[("N", 4), ("D", 2)])
+        .named_tensor("u", &[("N", 4)]);
+    let p = Formula::input("s").exp();
+    let softmax = Formula::binary(
+        lift::formula::BinaryOp::Div,
+        p.clone(),
+        p.clone().sum(1, true),
+    );
+    let f = softmax.clone().matmul(Formula::input("v"));
+    let g = f.clone().divisors_out_of_matmuls(&e);
+    assert_ne!(g, f, "the row sum comes out of the product");
+    assert_eq!(text(&g), "(exp(s) @ v) / sum(exp(s), axis=1)");
+    let mut t = Terms::new();
+    let a = f.instantiate(&mut t, &e).unwrap();
+    let b = g.instantiate(&mut t, &e).unwrap();
+    assert_eq!(a.len(), 6);
+    let pairs: Vec<_> = a.into_iter().zip(b).collect();
+    let verdicts = decide::decide_all(&mut t, &pairs, &decide::Options::default());
+    assert!(verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })));
+    // A vector on the right: `(a @ u) / r` would broadcast [M] against [M, 1].
+    let f = softmax.clone().matmul(Formula::input("u"));
+    assert_eq!(f.clone().divisors_out_of_matmuls(&e), f);
+    // A divisor that is no row reduction stays inside.
+    let f = Formula::binary(
+        lift::formula::BinaryOp::Div,
+        p.clone(),
+        p.clone().sum(0, true),
+    )
+    .matmul(Formula::input("v"));
+    assert_eq!(f.clone().divisors_out_of_matmuls(&e), f);
+}

@@ -578,8 +578,8 @@ impl Formula {
         }
     }
 
-    /// `(a / r) @ b` rewritten as `(a @ b) / r` wherever `r` is a reduction of a
-    /// 2-D operand along its last axis kept as a unit axis (`softmax(s) @ v`, whose
+    /// `(a / r) @ b` rewritten as `(a @ b) / r` wherever `a` and `b` are matrices and
+    /// `r` is a reduction of a 2-D operand along its last axis kept as a unit axis (`softmax(s) @ v`, whose
     /// row sums divide every product of the row): `Σ_n (a[i,n] / r[i]) · b[n,j] =
     /// (Σ_n a[i,n] · b[n,j]) / r[i]` over the reals. Flash attention divides once at
     /// the end, and its loop accumulates `a @ b`, which this form names.
@@ -590,6 +590,7 @@ impl Formula {
             Formula::MatMul(a, b) => match *a {
                 Formula::Binary(BinaryOp::Div, num, r)
                     if rank(&num) == Some(2)
+                        && rank(&b) == Some(2)
                         && matches!(&*r, Formula::Reduce { axis: 1, keepdim: true, arg, .. }
                             if rank(arg) == Some(2)) =>
                 {
