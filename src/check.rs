@@ -208,19 +208,30 @@ fn all_sizes(
         Ok(o) => o,
         Err(e) => return unknown(format!("the spec is not read for every size ({e})")),
     };
-    // The form a kernel that divides once at the end computes (flash attention); the
-    // instance agreement below checks the rewrite like the reading itself.
-    let outputs = match formula::ShapeEnv::from_launch(&kernel.launch, &inst.sizes) {
+    // The instance agreement below checks the rewrite like the reading itself.
+    let outputs = divisors_out(kernel, inst, outputs);
+    if let Err(e) = agrees_at_instance(kernel, inst, &outputs, terms, claimed) {
+        return unknown(e);
+    }
+    verify::verify(kernel, inst, &outputs)
+}
+
+/// `outputs` with divisors taken out of matrix products
+/// (`Formula::divisors_out_of_matmuls`): the form a kernel that divides once at the end
+/// accumulates (flash attention), which one that divides first matches by a common
+/// factor.
+fn divisors_out(
+    kernel: &Kernel,
+    inst: &Instance,
+    outputs: Vec<formula::Output>,
+) -> Vec<formula::Output> {
+    match formula::ShapeEnv::from_launch(&kernel.launch, &inst.sizes) {
         Ok(env) => outputs
             .into_iter()
             .map(|o| formula::Output::new(&o.name, o.formula.divisors_out_of_matmuls(&env)))
             .collect(),
         Err(_) => outputs,
-    };
-    if let Err(e) = agrees_at_instance(kernel, inst, &outputs, terms, claimed) {
-        return unknown(e);
     }
-    verify::verify(kernel, inst, &outputs)
 }
 
 fn spec_formulas(
@@ -538,16 +549,8 @@ fn equiv_all_sizes(left: &Kernel, right: &Kernel, li: &Instance, ri: &Instance) 
                 .map(|f| formula::Output::new(&o.name, f.clone()))
         })
         .collect();
-    // One form both kernels are held to (any formula both equal makes them equal): the
-    // one with divisors out of matrix products, which a kernel that divides once at the
-    // end accumulates, and which one that divides first matches by a common factor.
-    let outputs = match formula::ShapeEnv::from_launch(&left.launch, &li.sizes) {
-        Ok(env) => outputs
-            .into_iter()
-            .map(|o| formula::Output::new(&o.name, o.formula.divisors_out_of_matmuls(&env)))
-            .collect(),
-        Err(_) => outputs,
-    };
+    // One form both kernels are held to (any formula both equal makes them equal).
+    let outputs = divisors_out(left, li, outputs);
     let l = verify::verify(left, li, &outputs);
     let r = verify::verify(right, ri, &outputs);
     let (paths, time) = (l.paths + r.paths, start.elapsed());

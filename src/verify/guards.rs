@@ -139,11 +139,21 @@ impl Run<'_, '_, '_> {
 
     /// `t` with every guard the solver decides replaced by its value.
     fn settle_known(&mut self, t: TermId) -> (TermId, Vec<TermId>) {
+        self.settle_known_where(t, |_| true)
+    }
+
+    /// [`Self::settle_known`] asking the solver only about the guards `ask` picks; the
+    /// others stay open.
+    fn settle_known_where(
+        &mut self,
+        t: TermId,
+        ask: impl Fn(&Cond) -> bool,
+    ) -> (TermId, Vec<TermId>) {
         let mut assign = HashMap::new();
         let mut open = Vec::new();
         for g in self.guards_in(t) {
             let c = self.guards[&g].clone();
-            match self.known(&c) {
+            match ask(&c).then(|| self.known(&c)).flatten() {
                 Some(b) => {
                     assign.insert(g, b);
                 }
@@ -269,39 +279,21 @@ impl Run<'_, '_, '_> {
         if self.guards.is_empty() {
             return Ok(vec![(Vec::new(), s)]);
         }
-        // Every guard is split on (settling each first would cost two solver queries per
-        // guard per summand); a piece whose conditions cannot hold is left for the
-        // domain queries, where it reaches nothing.
-        // Outside loops the solver's answers are cached, so the guards the path and
-        // the store's mask decide are settled first (a masked row's `0` scores are no
-        // piece of the row the store writes).
-        // Only guards over the store mask's own symbols are asked about (a matmul's
-        // K-lane guards have nothing to do with its row and column masks, and asking
-        // costs two queries per guard per stored lane).
+        // Inside loops every guard is split on (settling each first would cost two
+        // solver queries per guard per summand); a piece whose conditions cannot hold
+        // is left for the domain queries, where it reaches nothing. Outside loops the
+        // answers are cached per store mask, so the guards over the mask's own symbols
+        // are settled first (a masked row's `0` scores are no piece of the row the
+        // store writes); a matmul's K-lane guards, about other sizes, are not asked.
         let (s, open) = match self.store_guard.clone() {
             Some(g) if self.loops.is_empty() => {
                 let mut mask_syms = Vec::new();
                 g.symbols(&mut mask_syms);
-                let mut assign = HashMap::new();
-                let mut open = Vec::new();
-                for x in self.guards_in(s) {
-                    let c = self.guards[&x].clone();
+                self.settle_known_where(s, |c| {
                     let mut syms = Vec::new();
                     c.symbols(&mut syms);
-                    let related = syms.iter().all(|v| mask_syms.contains(v));
-                    match related.then(|| self.known(&c)).flatten() {
-                        Some(b) => {
-                            assign.insert(x, b);
-                        }
-                        None => open.push(x),
-                    }
-                }
-                let s = if assign.is_empty() {
-                    s
-                } else {
-                    self.substitute(s, &assign)
-                };
-                (s, open)
+                    syms.iter().all(|v| mask_syms.contains(v))
+                })
             }
             _ => (s, self.guards_in(s)),
         };

@@ -327,135 +327,132 @@ fn run(
             );
             continue;
         };
-        {
-            let cand = &candidates[ci];
-            let mut size_conds = size_base.clone();
-            for b in cand {
-                let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
-                size_conds.push(Cond::cmp(Rel::Le, &s, &c));
-                if b.exact {
-                    size_conds.push(Cond::cmp(Rel::Le, &c, &s));
-                }
+        let cand = &candidates[ci];
+        let mut size_conds = size_base.clone();
+        for b in cand {
+            let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
+            size_conds.push(Cond::cmp(Rel::Le, &s, &c));
+            if b.exact {
+                size_conds.push(Cond::cmp(Rel::Le, &c, &s));
             }
-            let mut base = size_conds.clone();
-            base.extend(pid_base.iter().cloned());
-            let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
-            let setup = Setup {
-                sizes,
-                tensors: &tensors,
-                args: &args,
-                base: &base,
-                pids: pids.clone(),
-                grid: grid.clone(),
-                max_paths: MAX_PATHS,
-                deadline,
-                templates: &templates,
-                input_shapes: &input_shapes,
-                lazy_masks,
+        }
+        let mut base = size_conds.clone();
+        base.extend(pid_base.iter().cloned());
+        let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
+        let setup = Setup {
+            sizes,
+            tensors: &tensors,
+            args: &args,
+            base: &base,
+            pids: pids.clone(),
+            grid: grid.clone(),
+            max_paths: MAX_PATHS,
+            deadline,
+            templates: &templates,
+            input_shapes: &input_shapes,
+            lazy_masks,
+        };
+        let mut terms = Terms::new();
+        let t0 = Instant::now();
+        let explored = paths::explore(&kernel.module, &setup, &smt, &mut terms, names.clone());
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+            let how = match &explored {
+                Ok(p) => format!("{} paths", p.len()),
+                Err(u) => u.message.clone(),
             };
-            let mut terms = Terms::new();
-            let t0 = Instant::now();
-            let explored = paths::explore(&kernel.module, &setup, &smt, &mut terms, names.clone());
-            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-                let how = match &explored {
-                    Ok(p) => format!("{} paths", p.len()),
-                    Err(u) => u.message.clone(),
+            eprintln!(
+                "explore {cand:?} lazy={lazy_masks}: {:?}, {how}",
+                t0.elapsed()
+            );
+        }
+        let failed = match explored {
+            // A construct read only under a constraint (an int-to-float of a size
+            // the masks pin once `N <= BLOCK`) moves on to the next candidate.
+            Err(u) => {
+                let at = if u.loc.file.is_some() {
+                    format!(" ({})", u.loc)
+                } else {
+                    String::new()
                 };
-                eprintln!(
-                    "explore {cand:?} lazy={lazy_masks}: {:?}, {how}",
-                    t0.elapsed()
-                );
-            }
-            let failed = match explored {
-                // A construct read only under a constraint (an int-to-float of a size
-                // the masks pin once `N <= BLOCK`) moves on to the next candidate.
-                Err(u) => {
-                    let at = if u.loc.file.is_some() {
-                        format!(" ({})", u.loc)
-                    } else {
-                        String::new()
-                    };
-                    Failed {
-                        reason: format!("{}{at}", u.message),
-                        witness: u.witness,
-                    }
+                Failed {
+                    reason: format!("{}{at}", u.message),
+                    witness: u.witness,
                 }
-                Ok(paths) => {
-                    *paths_seen = (*paths_seen).max(paths.len());
-                    let attempt = Attempt {
-                        smt: &smt,
-                        sizes,
-                        size_conds: &size_conds,
-                        base: &base,
-                        pids: &pids,
-                        tensors: &tensors,
-                        formulas: &formulas,
-                        input_shapes: &input_shapes,
-                    };
-                    match attempt.prove(&paths, &mut terms) {
-                        Ok(()) => {
-                            let scope = Scope::AllSizes {
-                                constraints: constraints_of(cand, &paths),
-                                bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),
-                                fixed: cand
-                                    .iter()
-                                    .filter(|b| b.exact)
-                                    .map(|b| (b.size.clone(), b.value))
-                                    .collect(),
-                            };
-                            let weaker: Vec<usize> = (0..ci)
-                                .filter(|&cj| {
-                                    unsettled_lazy[cj]
-                                        && weaker_on_same_sizes(&candidates[cj], cand)
-                                })
-                                .collect();
-                            if !lazy_masks || held.is_some() || weaker.is_empty() {
-                                return Ok(scope);
-                            }
-                            held = Some(scope);
-                            queue = weaker.into_iter().map(|cj| (cj, false)).collect();
-                            continue;
+            }
+            Ok(paths) => {
+                *paths_seen = (*paths_seen).max(paths.len());
+                let attempt = Attempt {
+                    smt: &smt,
+                    sizes,
+                    size_conds: &size_conds,
+                    base: &base,
+                    pids: &pids,
+                    tensors: &tensors,
+                    formulas: &formulas,
+                    input_shapes: &input_shapes,
+                };
+                match attempt.prove(&paths, &mut terms) {
+                    Ok(()) => {
+                        let scope = Scope::AllSizes {
+                            constraints: constraints_of(cand, &paths),
+                            bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),
+                            fixed: cand
+                                .iter()
+                                .filter(|b| b.exact)
+                                .map(|b| (b.size.clone(), b.value))
+                                .collect(),
+                        };
+                        let weaker: Vec<usize> = (0..ci)
+                            .filter(|&cj| {
+                                unsettled_lazy[cj] && weaker_on_same_sizes(&candidates[cj], cand)
+                            })
+                            .collect();
+                        if !lazy_masks || held.is_some() || weaker.is_empty() {
+                            return Ok(scope);
                         }
-                        Err(f) => {
-                            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-                                eprintln!("  prove: {} {:?}", f.reason, f.witness);
-                            }
-                            f
+                        held = Some(scope);
+                        queue = weaker.into_iter().map(|cj| (cj, false)).collect();
+                        continue;
+                    }
+                    Err(f) => {
+                        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                            eprintln!("  prove: {} {:?}", f.reason, f.witness);
                         }
+                        f
                     }
                 }
-            };
-            // A failed obligation with sizes settles the candidate: forking checks the
-            // same obligations.
-            let settled = failed.witness.is_some();
-            settled_at[ci] |= settled;
-            if lazy_masks && !settled {
-                unsettled_lazy[ci] = true;
             }
-            if settled || !lazy_masks {
-                let mut failed = failed;
-                if !cand.is_empty() {
-                    failed.reason = format!("with {}: {}", conjunction(cand), failed.reason);
-                }
-                if !settled {
-                    unsettled.extend(cand.iter().cloned());
-                }
-                failures.push(failed);
+        };
+        // A failed obligation with sizes settles the candidate: forking checks the
+        // same obligations.
+        let settled = failed.witness.is_some();
+        settled_at[ci] |= settled;
+        if lazy_masks && !settled {
+            unsettled_lazy[ci] = true;
+        }
+        if settled || !lazy_masks {
+            let mut failed = failed;
+            if !cand.is_empty() {
+                failed.reason = format!("with {}: {}", conjunction(cand), failed.reason);
             }
-            if Instant::now() > deadline {
-                if held.is_some() {
-                    break;
-                }
-                // This candidate and the ones not tried are unsettled; the ones whose
-                // attempt failed with sizes stay settled (no valid domain: an obligation
-                // fails inside them), or no size would be left for the search below.
-                for (c, settled) in candidates.iter().zip(&settled_at) {
-                    if !settled {
-                        unsettled.extend(c.iter().cloned());
-                    }
-                }
+            if !settled {
+                unsettled.extend(cand.iter().cloned());
+            }
+            failures.push(failed);
+        }
+        if Instant::now() > deadline {
+            if held.is_some() {
                 break;
             }
+            // This candidate and the ones not tried are unsettled; the ones whose
+            // attempt failed with sizes stay settled (no valid domain: an obligation
+            // fails inside them), or no size would be left for the search below.
+            for (c, settled) in candidates.iter().zip(&settled_at) {
+                if !settled {
+                    unsettled.extend(c.iter().cloned());
+                }
+            }
+            break;
         }
     }
     if let Some(scope) = held {
