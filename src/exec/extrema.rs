@@ -19,20 +19,16 @@ use std::collections::BTreeMap;
 use super::Output;
 
 /// The largest finite magnitude of a dtype's values (integers: the larger end of their
-/// range).
+/// range, `Dtype::int_range`).
 fn finite_bound(d: Dtype) -> f64 {
     match d {
         Dtype::F32 => f32::MAX as f64,
         Dtype::F16 => 65504.0,
         Dtype::Bf16 => 3.389_531_389_251_535_5e38,
         Dtype::F64 => f64::MAX,
-        Dtype::I8 => 128.0,
-        Dtype::U8 | Dtype::Bool => 255.0,
-        Dtype::I16 => 32768.0,
-        Dtype::U16 => 65535.0,
-        Dtype::I32 => 2147483648.0,
-        Dtype::U32 => 4294967295.0,
-        Dtype::I64 | Dtype::U64 => 1.8446744073709552e19,
+        _ => d.int_range().map_or(f64::MAX, |(lo, hi)| {
+            lo.unsigned_abs().max(hi.unsigned_abs()) as f64
+        }),
     }
 }
 
