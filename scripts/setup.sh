@@ -8,7 +8,10 @@ set -euo pipefail
 # Z3 (the `z3` crate links the system libz3; its bindgen needs libclang).
 need_apt=()
 [ -e /usr/include/z3.h ] || need_apt+=(libz3-dev)
-ls /usr/lib/x86_64-linux-gnu/libclang-*.so* /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 || need_apt+=(libclang-dev clang)
+# bindgen loads libclang.so / libclang-<version>.so; libclang-cpp (installed by other
+# packages) is a different library and does not count.
+ls /usr/lib/x86_64-linux-gnu/libclang.so* /usr/lib/x86_64-linux-gnu/libclang-[0-9]*.so* \
+    /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1 || need_apt+=(libclang-dev clang)
 if [ ${#need_apt[@]} -gt 0 ]; then
     sudo_z3=""
     if [ "$(id -u)" -ne 0 ]; then sudo_z3="sudo -n"; fi
