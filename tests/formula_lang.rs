@@ -607,3 +607,94 @@ fn divisors_come_out_of_matrix_products_only_for_matrices() {
     .matmul(Formula::input("v"));
     assert_eq!(f.clone().divisors_out_of_matmuls(&e), f);
 }
+
+#[test]
+fn products_argmax_scans_and_triangles_instantiate_as_their_definitions_and_render() {
+    use lift::formula::{ReduceOp, ScanOp};
+    let e = env();
+    let mut t = Terms::new();
+    let xs = |t: &mut Terms, i: i64, js: std::ops::Range<i64>| -> Vec<_> {
+        js.map(|j| t.input("x", &[i, j])).collect()
+    };
+    // prod: one n-ary product per row.
+    let prod = Formula::reduce(ReduceOp::Prod, x(), 1, false);
+    assert_eq!(prod.shape(&e).unwrap(), vec![3]);
+    let got = prod.instantiate(&mut t, &e).unwrap();
+    let row1 = xs(&mut t, 1, 0..4);
+    let want = t.product(&row1);
+    assert_eq!(got[1], want);
+    // argmax: the first index of the row's maximum, by the definition spelt out here.
+    let am = Formula::reduce(ReduceOp::ArgMax, x(), 1, false);
+    let got = am.instantiate(&mut t, &e).unwrap();
+    let m = t.maxn(&row1);
+    let mut want = t.int(3);
+    for i in (0..3).rev() {
+        let c = t.cmp(CmpOp::Eq, row1[i], m);
+        let k = t.int(i as i64);
+        want = t.select(c, k, want);
+    }
+    assert_eq!(got[1], want);
+    // Concretely: ties go to the first index, as PyTorch's argmax.
+    let row = [1.0, 5.0, 5.0, -2.0];
+    let v = t.eval(got[1], &|_, idx: &[i64]| row[idx[1] as usize], &|_| 0.0);
+    assert_eq!(v, 1.0);
+    let amin = Formula::reduce(ReduceOp::ArgMin, x(), 0, true);
+    assert_eq!(amin.shape(&e).unwrap(), vec![1, 4]);
+    // cumsum along axis 1: element j sums x[i, 0..=j]; cumprod multiplies.
+    let cs = Formula::scan(ScanOp::Sum, x(), 1);
+    assert_eq!(cs.shape(&e).unwrap(), vec![3, 4]);
+    let got = cs.instantiate(&mut t, &e).unwrap();
+    let p = xs(&mut t, 2, 0..3);
+    let want = t.sum(&p);
+    assert_eq!(got[2 * 4 + 2], want);
+    let x20 = t.input("x", &[2, 0]);
+    assert_eq!(got[2 * 4], x20);
+    let cp = Formula::scan(ScanOp::Prod, x(), 0)
+        .instantiate(&mut t, &e)
+        .unwrap();
+    let col = [t.input("x", &[0, 3]), t.input("x", &[1, 3])];
+    let want = t.product(&col);
+    assert_eq!(cp[4 + 3], want);
+    // tril keeps j - i <= k, triu keeps j - i >= k; the rest is 0.
+    let tl = x().tri(false, 0).instantiate(&mut t, &e).unwrap();
+    let zero = t.zero();
+    let x10 = t.input("x", &[1, 0]);
+    assert_eq!((tl[1], tl[4]), (zero, x10));
+    let tu = x().tri(true, 1).instantiate(&mut t, &e).unwrap();
+    let x01 = t.input("x", &[0, 1]);
+    assert_eq!((tu[0], tu[1], tu[4 + 1]), (zero, x01, zero));
+    // Shape errors name the operator.
+    let bad = w().tri(false, 0).shape(&e).unwrap_err().to_string();
+    assert!(bad.contains("tril/triu needs at least 2 axes"), "{bad}");
+    let bad = Formula::scan(ScanOp::Sum, w(), 1)
+        .shape(&e)
+        .unwrap_err()
+        .to_string();
+    assert!(bad.contains("axis 1 out of range"), "{bad}");
+    // Renderings: NumPy's and PyTorch's names and keywords.
+    let np = |f: &Formula| render::numpy::expr(f, &e);
+    let th = |f: &Formula| render::torch::expr(f, &e);
+    assert_eq!(text(&am), "argmax(x, axis=1)");
+    assert_eq!(np(&am), "np.argmax(x, axis=1)");
+    assert_eq!(th(&am), "torch.argmax(x, dim=1)");
+    assert_eq!(np(&amin), "np.argmin(x, axis=0, keepdims=True)");
+    assert_eq!(th(&prod), "torch.prod(x, dim=1)");
+    assert_eq!(text(&cs), "cumsum(x, axis=1)");
+    assert_eq!(np(&cs), "np.cumsum(x, axis=1)");
+    assert_eq!(
+        th(&Formula::scan(ScanOp::Prod, x(), 0)),
+        "torch.cumprod(x, dim=0)"
+    );
+    let tri = x().tri(false, 0).matmul(w());
+    assert_eq!(text(&tri), "tril(x) @ w");
+    assert_eq!(np(&x().tri(false, -1)), "np.tril(x, k=-1)");
+    assert_eq!(th(&x().tri(true, 2)), "torch.triu(x, diagonal=2)");
+    let j = render::json::expr(&x().tri(true, 1), &e).unwrap();
+    assert_eq!(
+        (j["op"].as_str(), j["diagonal"].as_i64()),
+        (Some("triu"), Some(1))
+    );
+    let outs = [Output::new("y", cs.clone())];
+    let tex = render::latex::outputs(&outs, &e).unwrap();
+    assert!(tex.contains("\\operatorname{cumsum}"), "{tex}");
+}

@@ -324,3 +324,45 @@ fn running_max_seeds_are_stated_where_they_are_read_as_inf_and_refuted_where_the
     assert_eq!(cx.left, Some(-1e10), "{}", r.to_text());
     assert!(cx.right.is_some_and(|v| v < -1e10), "{}", r.to_text());
 }
+
+/// Item 3 of issue 20 (the formula half): `lift` prints argmax/argmin, products, scans
+/// and triangles. The expected formulas are what each kernel's source computes; the
+/// twins whose math differs (ties to the last index, an exclusive scan, a k loop over
+/// part of the row) do not get the op's formula.
+#[test]
+fn argmax_products_scans_and_triangles_lift_to_their_formulas_and_twins_do_not() {
+    let formula = |kernel: &str| -> Option<String> {
+        let k = Kernel::load(&llm_dir().join(kernel), None).unwrap();
+        let i = k.instance(&BTreeMap::new()).unwrap();
+        let mut t = lift::term::Terms::new();
+        let l = lift::synth::lift(&k, &i, &mut t).unwrap();
+        let [o] = &l.outputs[..] else {
+            panic!("{kernel}: one output expected")
+        };
+        o.formula.as_ref().map(lift::render::text::expr)
+    };
+    for (kernel, want) in [
+        ("cuda/argmax_thread.ptx", "argmax(x, axis=1)"),
+        ("cuda/argmax_warp_shuffle.ptx", "argmax(x, axis=1)"),
+        ("triton/t_argmax.ttir", "argmax(x, axis=1)"),
+        ("triton/t_argmin.ttir", "argmin(x, axis=1)"),
+        ("cuda/prod_thread.ptx", "prod(x, axis=1)"),
+        ("cuda/cumsum_thread.ptx", "cumsum(x, axis=1)"),
+        ("cuda/cumsum_hillis_steele.ptx", "cumsum(x, axis=1)"),
+        ("triton/t_cumsum.ttir", "cumsum(x, axis=1)"),
+        // The full k loop masked to the lower triangle, and the k loop from col to
+        // row, which multiplies the triangles of A and B only.
+        ("cuda/tril_matmul_full.ptx", "tril(A @ B)"),
+        ("cuda/tril_matmul.ptx", "tril(A) @ tril(B)"),
+    ] {
+        assert_eq!(formula(kernel).as_deref(), Some(want), "{kernel}");
+    }
+    for kernel in ["cuda/argmax_last_tie.ptx", "cuda/cumsum_exclusive.ptx"] {
+        let f = formula(kernel);
+        assert!(
+            f.as_deref()
+                .is_none_or(|f| !f.contains("argmax") && !f.contains("cumsum")),
+            "{kernel}: {f:?}"
+        );
+    }
+}

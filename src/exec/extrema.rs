@@ -252,7 +252,7 @@ impl Pass {
             full.then(|| (row.into_iter().map(|(_, e)| e).collect::<Vec<_>>(), max))
         });
         let r = if let Some((row, max)) = argext(terms, t).or(tree) {
-            canonical_argext(terms, &row, max)
+            terms.arg_extreme(&row, max)
         } else {
             let kids = terms.children(t);
             let new: Vec<TermId> = kids.iter().map(|&k| self.argext_top(terms, k)).collect();
@@ -545,24 +545,6 @@ fn side(
     (elems == have).then_some(row)
 }
 
-/// The spec library's `argmax`/`argmin` of a row (`torch/ops/reductions.rs`): the first
-/// `i` with `x_i == max(row)`.
-fn canonical_argext(terms: &mut Terms, row: &[TermId], max: bool) -> TermId {
-    let n = row.len();
-    let m = if max {
-        terms.maxn(row)
-    } else {
-        terms.minn(row)
-    };
-    let mut acc = terms.int(n as i64 - 1);
-    for i in (0..n.saturating_sub(1)).rev() {
-        let c = terms.cmp(CmpOp::Eq, row[i], m);
-        let idx = terms.int(i as i64);
-        acc = terms.select(c, idx, acc);
-    }
-    acc
-}
-
 /// Input values under which a finite seed of a running extremum shows: for every
 /// `max(c, x_1, …)` with a finite constant `c` and input elements `x_i`, each `x_i` set
 /// below `c` (above it for a min), so the kernel returns the seed where the op returns
@@ -704,7 +686,7 @@ mod tests {
             idx
         };
         let first = build(&mut t, CmpOp::Gt);
-        let want = canonical_argext(&mut t, &xs, true);
+        let want = t.arg_extreme(&xs, true);
         assert_eq!(run(&mut t, first).0, want);
         let last = build(&mut t, CmpOp::Ge);
         assert_ne!(run(&mut t, last).0, want);

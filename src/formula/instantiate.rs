@@ -1,7 +1,7 @@
 //! A formula at concrete sizes: a dense row-major tensor of terms per sub-formula.
 //! Callers type-check with `Formula::dims` first; shapes here are then consistent.
 
-use super::{BinaryOp, Formula, ReduceOp, ShapeEnv};
+use super::{BinaryOp, Formula, ReduceOp, ScanOp, ShapeEnv};
 use crate::term::{TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -115,6 +115,9 @@ fn reduce(terms: &mut Terms, x: &Dense, op: ReduceOp, axis: usize, keepdim: bool
                 let c = terms.constant(inv.clone());
                 terms.mul(s, c)
             }
+            ReduceOp::Prod => terms.product(&ops),
+            ReduceOp::ArgMax => terms.arg_extreme(&ops, true),
+            ReduceOp::ArgMin => terms.arg_extreme(&ops, false),
         };
         elems.push(e);
     }
@@ -123,6 +126,51 @@ fn reduce(terms: &mut Terms, x: &Dense, op: ReduceOp, axis: usize, keepdim: bool
     }
     Dense {
         shape: out_shape,
+        elems,
+    }
+}
+
+/// Element `i` along `axis`: the n-ary sum (product) of elements `0..=i`, as the spec
+/// library's `cumsum`/`cumprod` build it.
+fn scan(terms: &mut Terms, x: &Dense, op: ScanOp, axis: usize) -> Dense {
+    let st = strides(&x.shape);
+    let mut prefix = Vec::new();
+    let elems = (0..x.elems.len())
+        .map(|flat| {
+            let idx = unravel(flat, &x.shape);
+            let base = flat - idx[axis] * st[axis];
+            prefix.clear();
+            prefix.extend((0..=idx[axis]).map(|k| x.elems[base + k * st[axis]]));
+            match op {
+                ScanOp::Sum => terms.sum(&prefix),
+                ScanOp::Prod => terms.product(&prefix),
+            }
+        })
+        .collect();
+    Dense {
+        shape: x.shape.clone(),
+        elems,
+    }
+}
+
+/// `tril`/`triu` of the last two axes: elements off the kept triangle are 0.
+fn tri(terms: &mut Terms, x: &Dense, upper: bool, diagonal: i64) -> Dense {
+    let n = x.shape.len();
+    let zero = terms.zero();
+    let elems = (0..x.elems.len())
+        .map(|flat| {
+            let idx = unravel(flat, &x.shape);
+            let d = idx[n - 1] as i64 - idx[n - 2] as i64;
+            let keep = if upper { d >= diagonal } else { d <= diagonal };
+            if keep {
+                x.elems[flat]
+            } else {
+                zero
+            }
+        })
+        .collect();
+    Dense {
+        shape: x.shape.clone(),
         elems,
     }
 }
@@ -261,6 +309,18 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             matmul(terms, &a, &b)
         }
         Formula::Transpose(a) => transpose(&run(a, terms, env)),
+        Formula::Scan { op, axis, arg } => {
+            let a = run(arg, terms, env);
+            scan(terms, &a, *op, *axis)
+        }
+        Formula::Tri {
+            arg,
+            upper,
+            diagonal,
+        } => {
+            let a = run(arg, terms, env);
+            tri(terms, &a, *upper, *diagonal)
+        }
         Formula::Cat { axis, args } => {
             let parts: Vec<Dense> = args.iter().map(|a| run(a, terms, env)).collect();
             cat(&parts, *axis)

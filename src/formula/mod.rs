@@ -19,7 +19,10 @@
 //!     | Powi(f, k)                  integer power
 //!     | Cmp(op, f, f)               < <= > >= == != (0/1-valued), broadcasting
 //!     | Select(c, f, f)             where(c, a, b), broadcasting over all three
-//!     | Reduce { op, axis, keepdim, arg }   sum max min mean over one axis
+//!     | Reduce { op, axis, keepdim, arg }   sum max min mean prod argmax argmin over
+//!                                   one axis (argmax/argmin: PyTorch's first index)
+//!     | Scan { op, axis, arg }      cumsum / cumprod along one axis
+//!     | Tri { arg, upper, diagonal }  tril / triu of the last two axes (zeros elsewhere)
 //!     | MatMul(f, f)                NumPy `@` (1-D operands and batch dims as NumPy)
 //!     | Transpose(f)                swaps the last two axes (needs ≥ 2 axes)
 //!     | Cat(axis, [f, ...])         concatenation along an axis (equal ranks, other axes equal)
@@ -154,6 +157,10 @@ pub enum ReduceOp {
     Max,
     Min,
     Mean,
+    Prod,
+    /// The first index of the maximum (PyTorch's `argmax`), an exact integer.
+    ArgMax,
+    ArgMin,
 }
 
 impl ReduceOp {
@@ -163,6 +170,25 @@ impl ReduceOp {
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
             ReduceOp::Mean => "mean",
+            ReduceOp::Prod => "prod",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::ArgMin => "argmin",
+        }
+    }
+}
+
+/// Scans along one axis: element `i` is the sum (product) of elements `0..=i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScanOp {
+    Sum,
+    Prod,
+}
+
+impl ScanOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "cumsum",
+            ScanOp::Prod => "cumprod",
         }
     }
 }
@@ -210,6 +236,19 @@ pub enum Formula {
     },
     MatMul(Box<Formula>, Box<Formula>),
     Transpose(Box<Formula>),
+    /// `cumsum(arg, axis)` / `cumprod(arg, axis)`.
+    Scan {
+        op: ScanOp,
+        axis: usize,
+        arg: Box<Formula>,
+    },
+    /// `tril(arg, diagonal)` (`upper`: `triu`): element `[.., i, j]` is kept where
+    /// `j - i <= diagonal` (`>=` for triu), else 0. Needs at least 2 axes.
+    Tri {
+        arg: Box<Formula>,
+        upper: bool,
+        diagonal: i64,
+    },
     /// Concatenation of the operands along `axis`.
     Cat {
         axis: usize,
@@ -511,6 +550,21 @@ impl Formula {
     pub fn matmul(self, b: Formula) -> Formula {
         Formula::MatMul(Box::new(self), Box::new(b))
     }
+    pub fn scan(op: ScanOp, arg: Formula, axis: usize) -> Formula {
+        Formula::Scan {
+            op,
+            axis,
+            arg: Box::new(arg),
+        }
+    }
+    /// `tril(self, diagonal)`, or `triu` when `upper`.
+    pub fn tri(self, upper: bool, diagonal: i64) -> Formula {
+        Formula::Tri {
+            arg: Box::new(self),
+            upper,
+            diagonal,
+        }
+    }
     /// Swaps the last two axes.
     pub fn t(self) -> Formula {
         Formula::Transpose(Box::new(self))
@@ -555,6 +609,20 @@ impl Formula {
                 arg: g(arg),
             },
             Formula::Transpose(a) => Formula::Transpose(g(a)),
+            Formula::Scan { op, axis, arg } => Formula::Scan {
+                op,
+                axis,
+                arg: g(arg),
+            },
+            Formula::Tri {
+                arg,
+                upper,
+                diagonal,
+            } => Formula::Tri {
+                arg: g(arg),
+                upper,
+                diagonal,
+            },
             Formula::Binary(op, a, b) => Formula::Binary(op, g(a), g(b)),
             Formula::Cmp(op, a, b) => Formula::Cmp(op, g(a), g(b)),
             Formula::MatMul(a, b) => Formula::MatMul(g(a), g(b)),
@@ -609,6 +677,8 @@ impl Formula {
             Formula::Unary(_, a)
             | Formula::Powi(a, _)
             | Formula::Reduce { arg: a, .. }
+            | Formula::Scan { arg: a, .. }
+            | Formula::Tri { arg: a, .. }
             | Formula::Transpose(a) => vec![a],
             Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) | Formula::MatMul(a, b) => {
                 vec![a, b]
@@ -731,13 +801,23 @@ impl Formula {
                     })
             }
             Formula::Reduce {
-                axis, keepdim, arg, ..
+                op,
+                axis,
+                keepdim,
+                arg,
             } => {
                 let mut d = arg.dims(env)?;
                 if *axis >= d.len() {
                     return err(format!(
                         "axis {axis} out of range for shape {:?} in {}",
                         sizes(&d),
+                        crate::render::text::expr(self)
+                    ));
+                }
+                if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) && d[*axis].size == 0 {
+                    return err(format!(
+                        "{} of an empty axis in {}",
+                        op.name(),
                         crate::render::text::expr(self)
                     ));
                 }
@@ -776,6 +856,28 @@ impl Formula {
                 Ok(d)
             }
             Formula::Cat { axis, args } => self.cat_dims(*axis, args, env),
+            Formula::Scan { axis, arg, .. } => {
+                let d = arg.dims(env)?;
+                if *axis >= d.len() {
+                    return err(format!(
+                        "axis {axis} out of range for shape {:?} in {}",
+                        sizes(&d),
+                        crate::render::text::expr(self)
+                    ));
+                }
+                Ok(d)
+            }
+            Formula::Tri { arg, .. } => {
+                let d = arg.dims(env)?;
+                if d.len() < 2 {
+                    return err(format!(
+                        "tril/triu needs at least 2 axes, shape {:?} in {}",
+                        sizes(&d),
+                        crate::render::text::expr(self)
+                    ));
+                }
+                Ok(d)
+            }
             Formula::Slice {
                 arg,
                 axis,

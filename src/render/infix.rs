@@ -206,6 +206,9 @@ impl Infix<'_> {
                             ReduceOp::Max => "amax",
                             ReduceOp::Min => "amin",
                             ReduceOp::Mean => "mean",
+                            ReduceOp::Prod => "prod",
+                            ReduceOp::ArgMax => "argmax",
+                            ReduceOp::ArgMin => "argmin",
                         };
                         let kd = if *keepdim { ", keepdim=True" } else { "" };
                         format!("torch.{name}({e}, dim={axis}{kd})")
@@ -221,6 +224,34 @@ impl Infix<'_> {
                 ),
                 P_MUL,
             ),
+            Formula::Scan { op, axis, arg } => {
+                let e = self.at(arg, 0, false);
+                let s = match d {
+                    Dialect::Text => format!("{}({e}, axis={axis})", op.name()),
+                    Dialect::Numpy => format!("np.{}({e}, axis={axis})", op.name()),
+                    Dialect::Torch => format!("torch.{}({e}, dim={axis})", op.name()),
+                };
+                (s, P_ATOM)
+            }
+            Formula::Tri {
+                arg,
+                upper,
+                diagonal,
+            } => {
+                let e = self.at(arg, 0, false);
+                let name = if *upper { "triu" } else { "tril" };
+                let k = match (diagonal, d) {
+                    (0, _) => String::new(),
+                    (k, Dialect::Numpy) => format!(", k={k}"),
+                    (k, _) => format!(", diagonal={k}"),
+                };
+                let s = match d {
+                    Dialect::Text => format!("{name}({e}{k})"),
+                    Dialect::Numpy => format!("np.{name}({e}{k})"),
+                    Dialect::Torch => format!("torch.{name}({e}{k})"),
+                };
+                (s, P_ATOM)
+            }
             Formula::Transpose(a) => {
                 let s = self.at(a, P_ATOM, false);
                 let two_d = self.ndim(a) == Some(2);

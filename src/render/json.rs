@@ -72,6 +72,20 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
         }
         Formula::MatMul(..) => "matmul",
         Formula::Transpose(_) => "transpose",
+        Formula::Scan { op, axis, .. } => {
+            m.insert("axis".into(), json!(axis));
+            op.name()
+        }
+        Formula::Tri {
+            upper, diagonal, ..
+        } => {
+            m.insert("diagonal".into(), json!(diagonal));
+            if *upper {
+                "triu"
+            } else {
+                "tril"
+            }
+        }
         Formula::Cat { axis, .. } => {
             m.insert("axis".into(), json!(axis));
             "cat"

@@ -97,6 +97,7 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::Reduce { .. } => P_NEG,
         Formula::MatMul(..) => P_MUL,
         Formula::Cat { .. } | Formula::Slice { .. } => P_ATOM,
+        Formula::Scan { .. } | Formula::Tri { .. } => P_ATOM,
         Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
 }
@@ -187,6 +188,9 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
                 ReduceOp::Max => "\\max",
                 ReduceOp::Min => "\\min",
                 ReduceOp::Mean => "\\operatorname{mean}",
+                ReduceOp::Prod => "\\prod",
+                ReduceOp::ArgMax => "\\operatorname{argmax}",
+                ReduceOp::ArgMin => "\\operatorname{argmin}",
             };
             (
                 format!("{big}_{{{}}} {}", index_letter(*axis), at(arg, P_NEG, followed)),
@@ -196,6 +200,31 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
         }
         Formula::MatMul(a, b) => (format!("{} {}", at(a, P_POW, true), at(b, P_POW, followed)), P_MUL),
         Formula::Transpose(a) => (format!("{}^{{\\top}}", at(a, P_ATOM, false)), P_POW),
+        Formula::Scan { op, axis, arg } => (
+            format!(
+                "\\operatorname{{{}}}_{{{}}}\\left({}\\right)",
+                op.name(),
+                index_letter(*axis),
+                at(arg, 0, false)
+            ),
+            P_ATOM,
+        ),
+        Formula::Tri {
+            arg,
+            upper,
+            diagonal,
+        } => {
+            let name = if *upper { "triu" } else { "tril" };
+            let k = if *diagonal == 0 {
+                String::new()
+            } else {
+                format!("_{{{diagonal}}}")
+            };
+            (
+                format!("\\operatorname{{{name}}}{k}\\left({}\\right)", at(arg, 0, false)),
+                P_ATOM,
+            )
+        }
         Formula::Cat { axis, args } => {
             let parts: Vec<String> = args.iter().map(|a| at(a, 0, false)).collect();
             (

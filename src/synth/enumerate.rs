@@ -698,6 +698,9 @@ fn reduce_vals(
                 ReduceOp::Mean => it.sum::<f64>() / len as f64,
                 ReduceOp::Max => it.fold(f64::NEG_INFINITY, f64::max),
                 ReduceOp::Min => it.fold(f64::INFINITY, f64::min),
+                ReduceOp::Prod => it.product(),
+                // Enumeration proposes sum/max/min/mean only.
+                ReduceOp::ArgMax | ReduceOp::ArgMin => f64::NAN,
             });
         }
     }

@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 mod enumerate;
 mod leaves;
 mod report;
+mod structured;
 
 /// How hard synthesis tries.
 #[derive(Clone, Debug)]
@@ -511,7 +512,11 @@ impl<'a> Synth<'a> {
             self.budget -= 1;
             match self.build_uncached(shape, list) {
                 Ok(f) => Ok(f),
-                Err(e) => self.concat(shape, list).ok_or(e),
+                Err(e) => self
+                    .concat(shape, list)
+                    .or_else(|| self.scan(shape, list))
+                    .or_else(|| self.triangle(shape, list))
+                    .ok_or(e),
             }
         };
         // Where top-down gives up: normalise, or enumerate (see `enumerate`).
@@ -605,6 +610,9 @@ impl<'a> Synth<'a> {
                 Ok(Formula::cmp(op, a, b))
             }
             Node::Select(..) => {
+                if let Some(f) = self.arg_extreme(shape, list) {
+                    return Ok(f);
+                }
                 let kids = self.children(list, |n| match n {
                     Node::Select(c, a, b) => Some(vec![*c, *a, *b]),
                     _ => None,
@@ -649,6 +657,7 @@ impl<'a> Synth<'a> {
                 // Reductions.
                 let rop = match node {
                     Node::Add(_) => Some(ReduceOp::Sum),
+                    Node::Mul(_) => Some(ReduceOp::Prod),
                     Node::Max(_) => Some(ReduceOp::Max),
                     Node::Min(_) => Some(ReduceOp::Min),
                     _ => None,
@@ -711,6 +720,7 @@ impl<'a> Synth<'a> {
             reduced.push(match rop {
                 ReduceOp::Max => self.terms.maxn(&red),
                 ReduceOp::Min => self.terms.minn(&red),
+                ReduceOp::Prod => self.terms.product(&red),
                 _ => self.terms.sum(&red),
             });
         }
@@ -796,6 +806,22 @@ impl<'a> Synth<'a> {
             let ops = nary(self.terms.node(t))?.to_vec();
             per_elem.push(self.order_operands(&ops));
         }
+        self.over_new_axis(shape, &per_elem, n, &mut |child, axis, keepdim| {
+            Formula::reduce(rop, child, axis, keepdim)
+        })
+    }
+
+    /// `wrap(child, axis, keepdim)` where `child` is the formula whose elements along a
+    /// reduced axis are each element's `per_elem` row (`n` long): the axis is a keepdim
+    /// axis of size 1 or a new last axis, the first placement whose child builds and
+    /// whose wrapped formula has the list's elements.
+    fn over_new_axis(
+        &mut self,
+        shape: &[usize],
+        per_elem: &[Vec<TermId>],
+        n: usize,
+        wrap: &mut dyn FnMut(Formula, usize, bool) -> Formula,
+    ) -> Option<Formula> {
         // The reduced axis: a keepdim axis of size 1, or a new last axis.
         let mut placements: Vec<(usize, bool)> = (0..shape.len())
             .filter(|&a| shape[a] == 1)
@@ -822,7 +848,7 @@ impl<'a> Synth<'a> {
                 clist.push(per_elem[ravel(&idx, shape)][k]);
             }
             if let Ok(child) = self.build(&cshape, &clist) {
-                return Some(Formula::reduce(rop, child, axis, keepdim));
+                return Some(wrap(child, axis, keepdim));
             }
         }
         None

@@ -845,6 +845,23 @@ impl Terms {
     pub fn minn(&mut self, terms: &[TermId]) -> TermId {
         self.extremum(terms, false)
     }
+    /// PyTorch's `argmax`/`argmin` of a row: the first index `i` with `row[i]` equal to
+    /// the row's max (min), as the nested select `row[0] == m ? 0 : (row[1] == m ? 1 :
+    /// … n-1)` over exact integers (PyTorch returns the first index on ties). A row
+    /// holding NaN has a NaN max that no element equals, so this gives the last index
+    /// where PyTorch gives the first NaN's: rows are reals. The spec library, the
+    /// kernels' running-argmax reading and formulas all build this one form.
+    pub fn arg_extreme(&mut self, row: &[TermId], max: bool) -> TermId {
+        let n = row.len();
+        let m = if max { self.maxn(row) } else { self.minn(row) };
+        let mut acc = self.int(n as i64 - 1);
+        for i in (0..n.saturating_sub(1)).rev() {
+            let c = self.cmp(CmpOp::Eq, row[i], m);
+            let idx = self.int(i as i64);
+            acc = self.select(c, idx, acc);
+        }
+        acc
+    }
     pub fn max(&mut self, a: TermId, b: TermId) -> TermId {
         self.maxn(&[a, b])
     }

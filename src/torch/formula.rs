@@ -19,7 +19,7 @@ use super::parse::{Arg, Expr, ExprKind, Stmt, Sub};
 use super::tensor::Tensor;
 use super::value::{parse_decimal, Cx, Value};
 use super::{FloatType, SpecError, SpecProgram};
-use crate::formula::{BinaryOp, Formula, Output, ReduceOp, Size, UnaryOp};
+use crate::formula::{BinaryOp, Formula, Output, ReduceOp, ScanOp, Size, UnaryOp};
 use crate::launch::BinOp;
 use crate::term::{CmpOp, Node, TermId, Terms};
 use num_rational::BigRational;
@@ -504,6 +504,70 @@ impl Reader<'_, '_> {
                     _ => ReduceOp::Min,
                 };
                 Ok(reduce(rop, f, shape, &dims, keepdim))
+            }
+            "prod" | "argmax" | "argmin" => {
+                let (f, shape) = a.tensor_parts(col, "input")?;
+                if !matches!(a.get("dtype"), None | Some(V::None)) {
+                    return err(col, format!("{op}(dtype=…) is not read for all sizes"));
+                }
+                if shape.is_empty() {
+                    return err(
+                        col,
+                        format!("{op} of a 0-d tensor is not read for all sizes"),
+                    );
+                }
+                let keepdim = a.flag(col, "keepdim")?;
+                let dims = a.dims(col, "dim", shape.len())?;
+                let rop = match op {
+                    "prod" => ReduceOp::Prod,
+                    "argmax" => ReduceOp::ArgMax,
+                    _ => ReduceOp::ArgMin,
+                };
+                // argmax over several axes indexes the flattened tensor: not a nest of
+                // one-axis argmaxes.
+                if rop != ReduceOp::Prod && dims.len() != 1 {
+                    return err(
+                        col,
+                        format!("{op} without one `dim` (the flattened index) is not read for all sizes"),
+                    );
+                }
+                Ok(reduce(rop, f, shape, &dims, keepdim))
+            }
+            "cumsum" | "cumprod" => {
+                let (f, shape) = a.tensor_parts(col, "input")?;
+                if !matches!(a.get("dtype"), None | Some(V::None)) {
+                    return err(col, format!("{op}(dtype=…) is not read for all sizes"));
+                }
+                if shape.is_empty() {
+                    return err(
+                        col,
+                        format!("{op} of a 0-d tensor is not read for all sizes"),
+                    );
+                }
+                let [axis] = a.dims(col, "dim", shape.len())?[..] else {
+                    return err(col, format!("{op} needs one dim"));
+                };
+                if a.get("dim").is_none() {
+                    return err(col, format!("{op} needs `dim`"));
+                }
+                let sop = if op == "cumsum" {
+                    ScanOp::Sum
+                } else {
+                    ScanOp::Prod
+                };
+                Ok(V::T(Formula::scan(sop, f, axis), shape))
+            }
+            "tril" | "triu" => {
+                let (f, shape) = a.tensor_parts(col, "input")?;
+                if shape.len() < 2 {
+                    return err(col, format!("{op} needs a tensor of at least 2 dims"));
+                }
+                let diagonal = match a.get("diagonal") {
+                    None => 0,
+                    Some(V::Int(Size::Int(k))) => *k,
+                    Some(_) => return err(col, format!("{op}: `diagonal` must be a constant int")),
+                };
+                Ok(V::T(f.tri(op == "triu", diagonal), shape))
             }
             "softmax" | "log_softmax" => {
                 let (x, shape) = a.tensor_parts(col, "input")?;

@@ -122,11 +122,13 @@ pub struct Template {
 pub fn templates(f: &Formula, out: &mut Vec<Template>) {
     use crate::exec::domain::Binary;
     let combine = match f {
-        Formula::Reduce { op, .. } => Some(match op {
-            ReduceOp::Sum | ReduceOp::Mean => Binary::Add,
-            ReduceOp::Max => Binary::Max,
-            ReduceOp::Min => Binary::Min,
-        }),
+        Formula::Reduce { op, .. } => match op {
+            ReduceOp::Sum | ReduceOp::Mean => Some(Binary::Add),
+            ReduceOp::Max => Some(Binary::Max),
+            ReduceOp::Min => Some(Binary::Min),
+            // Not matched against loops yet: `at` says so where the extent is a size.
+            ReduceOp::Prod | ReduceOp::ArgMax | ReduceOp::ArgMin => None,
+        },
         Formula::MatMul(..) => Some(Binary::Add),
         _ => None,
     };
@@ -285,6 +287,7 @@ impl AtIndex<'_> {
                 s
             }
             Formula::Broadcast { shape, .. } => shape.iter().map(size_poly).collect::<R<_>>()?,
+            Formula::Scan { arg, .. } | Formula::Tri { arg, .. } => self.shape(arg)?,
         })
     }
 
@@ -336,6 +339,13 @@ impl AtIndex<'_> {
                 arg,
             } => {
                 let extent = self.shape(arg)?[*axis].clone();
+                let symbolic = self.extent(&extent).is_none();
+                if symbolic && matches!(op, ReduceOp::Prod | ReduceOp::ArgMax | ReduceOp::ArgMin) {
+                    return Err(format!(
+                        "`{}` over an axis of every size is not read for all sizes yet",
+                        op.name()
+                    ));
+                }
                 let Some(n) = self.extent(&extent) else {
                     // Over a size: the reduction's atom (a loop summary meets it).
                     let mut outer = idx.to_vec();
@@ -372,6 +382,9 @@ impl AtIndex<'_> {
                             t.constant(BigRational::new(BigInt::from(1), BigInt::from(n.max(1))));
                         t.mul(s, inv)
                     }
+                    ReduceOp::Prod => t.product(&vals),
+                    ReduceOp::ArgMax => t.arg_extreme(&vals, true),
+                    ReduceOp::ArgMin => t.arg_extreme(&vals, false),
                 }
             }
             Formula::MatMul(a, b) => {
@@ -423,6 +436,33 @@ impl AtIndex<'_> {
                 self.at(arg, &i2)?
             }
             Formula::Broadcast { arg, .. } => self.sub(arg, idx)?,
+            Formula::Tri {
+                arg,
+                upper,
+                diagonal,
+            } => {
+                let n = idx.len();
+                // Kept where `j - i <= diagonal` (tril) or `j - i >= diagonal` (triu).
+                let (i, j) = (&idx[n - 2], &idx[n - 1]);
+                let (lo, hi) = if *upper {
+                    (i.add(&Poly::constant(*diagonal as i128)), j.clone())
+                } else {
+                    (j.clone(), i.add(&Poly::constant(*diagonal as i128)))
+                };
+                let kept = Cond::cmp(Rel::Le, &lo, &hi);
+                if (self.holds)(&kept) {
+                    self.at(arg, idx)?
+                } else if (self.holds)(&kept.not()) {
+                    self.terms.zero()
+                } else {
+                    return Err(format!(
+                        "whether `{f}` keeps index ({i}, {j}) depends on the sizes"
+                    ));
+                }
+            }
+            Formula::Scan { .. } => {
+                return Err(format!("`{f}` (a scan) is not read for all sizes yet"));
+            }
         })
     }
 

@@ -6,7 +6,7 @@ use super::super::value::{Cx, Value};
 use super::args::Args;
 use super::elementwise::{binary, elementwise2, is_bool};
 use super::R;
-use crate::term::{CmpOp, Func, TermId};
+use crate::term::Func;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
@@ -146,23 +146,6 @@ pub(super) fn logsumexp(cx: &mut Cx, x: &Tensor, dims: &[usize], keepdim: bool) 
     }
 }
 
-/// `argmax`/`argmin` of one row: the index of the first element equal to the row's max
-/// (min), as the nested select `x0 == m ? 0 : (x1 == m ? 1 : ... n-1)` over exact ints
-/// (PyTorch returns the first index on ties). A row holding NaN has a NaN max that no
-/// element equals, so the term gives the last index where PyTorch gives the first NaN's;
-/// spec inputs are reals.
-fn arg_extreme(t: &mut crate::term::Terms, row: &[TermId], max: bool) -> TermId {
-    let n = row.len();
-    let m = if max { t.maxn(row) } else { t.minn(row) };
-    let mut acc = t.int(n as i64 - 1);
-    for i in (0..n.saturating_sub(1)).rev() {
-        let c = t.cmp(CmpOp::Eq, row[i], m);
-        let idx = t.int(i as i64);
-        acc = t.select(c, idx, acc);
-    }
-    acc
-}
-
 /// The arms of the reductions.
 pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
     let op = a.op;
@@ -228,7 +211,7 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                         return Err(format!("{op}: the input has no elements"));
                     }
                     let flat = x.reshape(vec![x.elems.len()]);
-                    let r = flat.reduce(cx.terms, &[0], false, |t, row| arg_extreme(t, row, max));
+                    let r = flat.reduce(cx.terms, &[0], false, |t, row| t.arg_extreme(row, max));
                     let shape = if keep { vec![1; x.ndim()] } else { vec![] };
                     t(r.reshape(shape))
                 }
@@ -237,7 +220,7 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                     if dims.iter().any(|&d| x.shape[d] == 0) {
                         return Err(format!("{op}: cannot reduce over an empty dimension"));
                     }
-                    t(x.reduce(cx.terms, &dims, keep, |t, row| arg_extreme(t, row, max)))
+                    t(x.reduce(cx.terms, &dims, keep, |t, row| t.arg_extreme(row, max)))
                 }
             }
         }
