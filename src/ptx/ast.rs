@@ -1,6 +1,7 @@
 //! The parsed form of a PTX module: entries, their parameters, declared variables and
 //! one flat instruction list per entry (labels resolved to instruction indices,
-//! registers resolved to slots, scoping blocks `{ }` flattened away).
+//! registers resolved to slots, scoping blocks `{ }` flattened away, device-function
+//! calls inlined by `ptx::calls`).
 //!
 //! Architecture invariant: plain data, no behaviour beyond small accessors.
 
@@ -18,6 +19,10 @@ pub struct Module {
     /// Module-scope variables (`.global`, `.shared`, `.const`).
     pub globals: Vec<VarDecl>,
     pub entries: Vec<Entry>,
+    /// `.func` device functions (declared or defined), in order of first appearance;
+    /// a function's address (`mov.u64 %rd, f;`, a pointer table's initializer) is
+    /// `calls::FUNC_BASE + 16 * index`.
+    pub funcs: Vec<Func>,
     /// `.file N "path"` table.
     pub files: BTreeMap<u32, String>,
 }
@@ -58,6 +63,33 @@ pub struct VarDecl {
     pub line: u32,
     /// Initial bytes (`= {65, 144, ...}`), little-endian; `None` when uninitialised.
     pub init: Option<Vec<u8>>,
+    /// Symbols in the initializer (`= {_Z2sqf, _Z3negf}`): byte offset and name,
+    /// patched with function addresses once the module is parsed.
+    pub relocs: Vec<(u64, String)>,
+}
+
+/// A `.func` parameter or return value, or one of a `.callprototype`'s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FParam {
+    pub name: String,
+    /// Type without the dot, e.g. "b32", "b8".
+    pub ty: String,
+    /// Size in bytes (an array `.b8 x[16]`: 16).
+    pub bytes: u64,
+    /// A `.reg` parameter: its register slot in the function's body.
+    pub reg: Option<u32>,
+}
+
+/// A `.func` device function.
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    pub line: u32,
+    pub rets: Vec<FParam>,
+    pub params: Vec<FParam>,
+    /// The body, parsed like an entry's (its `params` empty); `None` for a
+    /// declaration without a definition (`.extern .func vprintf`).
+    pub body: Option<Entry>,
 }
 
 /// A kernel parameter.
@@ -86,6 +118,8 @@ pub struct Entry {
     pub body: Vec<Instr>,
     /// Label name → index of the instruction it precedes.
     pub labels: BTreeMap<String, usize>,
+    /// `.callprototype` labels: (returns, parameters).
+    pub protos: BTreeMap<String, (Vec<FParam>, Vec<FParam>)>,
 }
 
 /// Special registers.

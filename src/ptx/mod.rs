@@ -11,6 +11,7 @@
 //! deadlock, and addresses for bounds.
 
 pub mod ast;
+mod calls;
 mod exec;
 pub mod libm;
 mod parser;

@@ -1,8 +1,10 @@
 //! Lexer and parser for PTX as NVRTC 12.x and Triton 3.x emit it.
 //!
 //! Architecture invariant: never panics; a malformed file gives a [`ParseError`] with
-//! the line, column and what was expected. Debug sections, `.func` bodies and
-//! pragmas are skipped; everything an entry executes is kept.
+//! the line, column and what was expected. Debug sections and pragmas are skipped;
+//! everything an entry executes is kept. `.func` bodies are parsed like entries and
+//! their calls inlined into the entries by `calls::inline` (call-site `.param` blocks
+//! get module-unique names here, so that the inliner can match them by name).
 
 use super::ast::*;
 use super::ParseError;
@@ -205,9 +207,11 @@ pub fn parse(src: &str) -> Result<Module, ParseError> {
         toks,
         pos: 0,
         module: Module::default(),
+        next_param: 0,
     };
     p.module()?;
     let mut module = p.module;
+    super::calls::inline(&mut module)?;
     let files: BTreeMap<u32, Arc<str>> = module
         .files
         .iter()
@@ -232,11 +236,17 @@ struct Parser {
     toks: Vec<Token>,
     pos: usize,
     module: Module,
+    /// Call-site `.param` variables declared so far (their unique-name suffix).
+    next_param: usize,
 }
 
 /// Body-parsing state of one entry.
 struct BodyState {
     scopes: Vec<HashMap<String, u32>>,
+    /// Call-site `.param` names of each scope → their module-unique names.
+    aliases: Vec<HashMap<String, String>>,
+    /// Registers declared before the body (a `.func`'s `.reg` parameters).
+    pre: Vec<(String, u32)>,
     loc: Loc,
     inner: Option<Loc>,
     last_plain: Option<Loc>,
@@ -389,12 +399,23 @@ impl Parser {
     /// Skip a balanced `{ ... }` starting at the current `{`.
     /// A flat initializer `{1, 2, ...}` of integers, as little-endian bytes of `elem`
     /// bytes each; `None` (skipped) for any other initializer.
-    fn int_list(&mut self, elem: u64) -> Result<Option<Vec<u8>>, ParseError> {
+    fn int_list(&mut self, elem: u64, relocs: &mut Vec<(u64, String)>) -> Result<Option<Vec<u8>>, ParseError> {
         let start = self.pos;
         self.expect_punct('{')?;
         let mut bytes = Vec::new();
         loop {
             match self.peek() {
+                // A symbol (a function pointer table): patched once the module is read.
+                Some(Tok::Ident(name)) if !name.starts_with('.') && elem == 8 => {
+                    let mut name = name.clone();
+                    self.pos += 1;
+                    if name == "generic" && self.eat_punct('(') {
+                        name = self.ident("a symbol")?;
+                        self.expect_punct(')')?;
+                    }
+                    relocs.push((bytes.len() as u64, name));
+                    bytes.extend_from_slice(&[0; 8]);
+                }
                 Some(Tok::Int(v)) => {
                     let v = *v;
                     self.pos += 1;
@@ -412,6 +433,7 @@ impl Parser {
                 }
                 _ => {
                     self.pos = start;
+                    relocs.clear();
                     self.skip_braces()?;
                     return Ok(None);
                 }
@@ -544,21 +566,7 @@ impl Parser {
                             self.module.entries.push(e);
                         }
                     } else if self.eat_ident(".func") {
-                        // Device functions are not executed (`call` is unsupported).
-                        loop {
-                            match self.peek() {
-                                None => return self.err("a function body"),
-                                Some(Tok::Punct(';')) => {
-                                    self.pos += 1;
-                                    break;
-                                }
-                                Some(Tok::Punct('{')) => {
-                                    self.skip_braces()?;
-                                    break;
-                                }
-                                _ => self.pos += 1,
-                            }
-                        }
+                        self.func()?;
                     } else if self.is_ident(".global")
                         || self.is_ident(".shared")
                         || self.is_ident(".const")
@@ -628,9 +636,10 @@ impl Parser {
             self.expect_punct(']')?;
         }
         let mut init = None;
+        let mut relocs = Vec::new();
         if self.eat_punct('=') {
             if self.is_punct('{') {
-                init = self.int_list(type_bytes(&ty).unwrap_or(1))?;
+                init = self.int_list(type_bytes(&ty).unwrap_or(1), &mut relocs)?;
             } else {
                 init = self.scalar_init(type_bytes(&ty).unwrap_or(1));
             }
@@ -645,6 +654,7 @@ impl Parser {
             dynamic,
             line,
             init,
+            relocs,
         })
     }
 
@@ -714,6 +724,7 @@ impl Parser {
             regs: Vec::new(),
             body: Vec::new(),
             labels: BTreeMap::new(),
+            protos: BTreeMap::new(),
         };
         loop {
             match self.peek() {
@@ -752,22 +763,216 @@ impl Parser {
         self.expect_punct('{')?;
         let mut st = BodyState::new();
         self.body(&mut entry, &mut st)?;
-        // Every branch target must be a label of this entry.
-        for ins in &entry.body {
-            if ins.op == "bra" {
-                match ins.operands.first() {
-                    Some(Operand::Sym(l)) if entry.labels.contains_key(l) => {}
-                    _ => {
-                        return Err(ParseError {
-                            line: ins.line,
-                            col: ins.col,
-                            message: "expected a label of this entry as the branch target".into(),
-                        })
+        check_branches(&entry)?;
+        Ok(entry)
+    }
+
+    /// `.func (returns) name (parameters) { body }` or a declaration ending in `;`,
+    /// after `.func`. A later definition fills in an earlier declaration.
+    fn func(&mut self) -> Result<(), ParseError> {
+        let (line, _) = self.here();
+        let mut rets = Vec::new();
+        if self.eat_punct('(') {
+            rets = self.fparams()?;
+        }
+        let name = self.ident("the function's name")?;
+        let mut params = Vec::new();
+        if self.eat_punct('(') {
+            params = self.fparams()?;
+        }
+        loop {
+            match self.peek() {
+                Some(Tok::Ident(w)) if w == ".noreturn" => self.pos += 1,
+                Some(Tok::Ident(w)) if w == ".pragma" => {
+                    self.pos += 1;
+                    self.skip_statement()?;
+                }
+                Some(Tok::Ident(w)) if w == ".attribute" => {
+                    self.pos += 1;
+                    self.expect_punct('(')?;
+                    while !self.eat_punct(')') {
+                        if self.peek().is_none() {
+                            return self.err("')'");
+                        }
+                        self.pos += 1;
                     }
                 }
+                _ => break,
             }
         }
-        Ok(entry)
+        let body = if self.eat_punct(';') {
+            None
+        } else if self.eat_punct('{') {
+            let mut f = Entry {
+                name: name.clone(),
+                line,
+                params: Vec::new(),
+                reqntid: None,
+                maxntid: None,
+                vars: Vec::new(),
+                regs: Vec::new(),
+                body: Vec::new(),
+                labels: BTreeMap::new(),
+                protos: BTreeMap::new(),
+            };
+            let mut st = BodyState::new();
+            // `.reg` parameters are registers of the body.
+            for p in rets.iter_mut().chain(params.iter_mut()) {
+                if p.reg.is_some() {
+                    let slot = f.regs.len() as u32;
+                    f.regs.push((p.name.clone(), p.ty.clone()));
+                    st.pre.push((p.name.clone(), slot));
+                    p.reg = Some(slot);
+                }
+            }
+            self.body(&mut f, &mut st)?;
+            check_branches(&f)?;
+            Some(f)
+        } else {
+            return self.err("';' or '{' after the function's signature");
+        };
+        match self.module.funcs.iter_mut().find(|f| f.name == name) {
+            Some(old) if body.is_some() && old.body.is_some() => Err(ParseError {
+                line,
+                col: 1,
+                message: format!("expected one definition of .func {name}, found a second"),
+            }),
+            Some(old) => {
+                if body.is_some() {
+                    *old = Func {
+                        name,
+                        line,
+                        rets,
+                        params,
+                        body,
+                    };
+                }
+                Ok(())
+            }
+            None => {
+                self.module.funcs.push(Func {
+                    name,
+                    line,
+                    rets,
+                    params,
+                    body,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// A `.func` or `.callprototype` parameter list after its `(`, through the `)`.
+    fn fparams(&mut self) -> Result<Vec<FParam>, ParseError> {
+        let mut out = Vec::new();
+        if self.eat_punct(')') {
+            return Ok(out);
+        }
+        loop {
+            let reg = if self.eat_ident(".param") {
+                None
+            } else if self.eat_ident(".reg") {
+                Some(0)
+            } else {
+                return self.err("'.param' or '.reg'");
+            };
+            let mut ty = String::new();
+            while let Some(Tok::Ident(w)) = self.peek() {
+                if !w.starts_with('.') {
+                    break;
+                }
+                let w = w.clone();
+                self.pos += 1;
+                match w.as_str() {
+                    ".align" => {
+                        self.int("an alignment")?;
+                    }
+                    ".ptr" | ".global" | ".shared" | ".const" | ".local" => {}
+                    _ => ty = w[1..].to_string(),
+                }
+            }
+            let Some(elem) = type_bytes(&ty) else {
+                return self.err("a parameter type");
+            };
+            let name = self.ident("a parameter name")?;
+            let mut count = 1u64;
+            while self.eat_punct('[') {
+                count = count.saturating_mul(self.int("an array length")?.max(0) as u64);
+                self.expect_punct(']')?;
+            }
+            out.push(FParam {
+                name,
+                ty,
+                bytes: elem.saturating_mul(count),
+                reg,
+            });
+            if self.eat_punct(')') {
+                return Ok(out);
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    /// `(returns) _ (parameters);` after `label: .callprototype`.
+    fn prototype(&mut self) -> Result<(Vec<FParam>, Vec<FParam>), ParseError> {
+        let rets = if self.eat_punct('(') {
+            self.fparams()?
+        } else {
+            Vec::new()
+        };
+        self.ident("'_' in the prototype")?;
+        let params = if self.eat_punct('(') {
+            self.fparams()?
+        } else {
+            Vec::new()
+        };
+        while self.eat_ident(".noreturn") {}
+        self.expect_punct(';')?;
+        Ok((rets, params))
+    }
+
+    /// The operands of `call`: `[(rets),] target[, (args)][, prototype];` as
+    /// `[Vector(rets), target, Vector(args)]` and `Sym(prototype)` when given.
+    fn call_operands(&mut self, st: &BodyState) -> Result<Vec<Operand>, ParseError> {
+        let mut rets = Vec::new();
+        if self.eat_punct('(') {
+            rets = self.paren_list(st)?;
+            self.expect_punct(',')?;
+        }
+        let target = self.simple_operand(st)?;
+        let mut args = Vec::new();
+        let mut proto = None;
+        if self.eat_punct(',') {
+            if self.eat_punct('(') {
+                args = self.paren_list(st)?;
+                if self.eat_punct(',') {
+                    proto = Some(self.ident("a .callprototype label")?);
+                }
+            } else {
+                proto = Some(self.ident("'(' or a .callprototype label")?);
+            }
+        }
+        self.expect_punct(';')?;
+        let mut ops = vec![Operand::Vector(rets), target, Operand::Vector(args)];
+        if let Some(p) = proto {
+            ops.push(Operand::Sym(p));
+        }
+        Ok(ops)
+    }
+
+    /// Operands up to and through `)`.
+    fn paren_list(&mut self, st: &BodyState) -> Result<Vec<Operand>, ParseError> {
+        let mut xs = Vec::new();
+        if self.eat_punct(')') {
+            return Ok(xs);
+        }
+        loop {
+            xs.push(self.simple_operand(st)?);
+            if self.eat_punct(')') {
+                return Ok(xs);
+            }
+            self.expect_punct(',')?;
+        }
     }
 
     fn loc(&mut self, st: &mut BodyState) -> Result<(), ParseError> {
@@ -823,7 +1028,8 @@ impl Parser {
     }
 
     fn body(&mut self, entry: &mut Entry, st: &mut BodyState) -> Result<(), ParseError> {
-        st.scopes.push(HashMap::new());
+        st.scopes.push(std::mem::take(&mut st.pre).into_iter().collect());
+        st.aliases.push(HashMap::new());
         loop {
             let Some(tok) = self.peek().cloned() else {
                 return self.err("'}' closing the entry body");
@@ -832,10 +1038,12 @@ impl Parser {
                 Tok::Punct('{') => {
                     self.pos += 1;
                     st.scopes.push(HashMap::new());
+                    st.aliases.push(HashMap::new());
                 }
                 Tok::Punct('}') => {
                     self.pos += 1;
                     st.scopes.pop();
+                    st.aliases.pop();
                     if st.scopes.is_empty() {
                         return Ok(());
                     }
@@ -867,6 +1075,15 @@ impl Parser {
                         let v = self.var_decl()?;
                         entry.vars.push(v);
                     }
+                    // A call site's argument or return block: a module-unique name.
+                    ".param" => {
+                        let v = self.var_decl()?;
+                        let unique = format!("{}#{}", v.name, self.next_param);
+                        self.next_param += 1;
+                        if let Some(s) = st.aliases.last_mut() {
+                            s.insert(v.name, unique);
+                        }
+                    }
                     ".loc" => {
                         self.pos += 1;
                         self.loc(st)?;
@@ -878,7 +1095,13 @@ impl Parser {
                     _ => return self.err("an instruction, label or body directive"),
                 },
                 Tok::Ident(w) => {
-                    if self.peek_at(1) == Some(&Tok::Punct(':'))
+                    if matches!(self.peek_at(2), Some(Tok::Ident(d)) if d == ".callprototype")
+                        && self.peek_at(1) == Some(&Tok::Punct(':'))
+                    {
+                        self.pos += 3;
+                        let proto = self.prototype()?;
+                        entry.protos.insert(w, proto);
+                    } else if self.peek_at(1) == Some(&Tok::Punct(':'))
                         && self.peek_at(2) != Some(&Tok::Punct(':'))
                     {
                         self.pos += 2;
@@ -970,7 +1193,9 @@ impl Parser {
             return self.err("an instruction mnemonic");
         }
         let mut operands = Vec::new();
-        if !self.eat_punct(';') {
+        if op == "call" {
+            operands = self.call_operands(st)?;
+        } else if !self.eat_punct(';') {
             loop {
                 operands.push(self.operand(st)?);
                 if self.eat_punct(';') {
@@ -1084,6 +1309,9 @@ impl Parser {
                         message: format!("expected a declared register, found '{name}'"),
                     });
                 }
+                if let Some(u) = st.aliases.iter().rev().find_map(|s| s.get(&name)) {
+                    return Ok(Operand::Sym(u.clone()));
+                }
                 Ok(Operand::Sym(name))
             }
             _ => self.err("an operand"),
@@ -1091,10 +1319,31 @@ impl Parser {
     }
 }
 
+/// Every branch target must be a label of the same body.
+fn check_branches(entry: &Entry) -> Result<(), ParseError> {
+    for ins in &entry.body {
+        if ins.op == "bra" {
+            match ins.operands.first() {
+                Some(Operand::Sym(l)) if entry.labels.contains_key(l) => {}
+                _ => {
+                    return Err(ParseError {
+                        line: ins.line,
+                        col: ins.col,
+                        message: "expected a label of this entry as the branch target".into(),
+                    })
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 impl BodyState {
     fn new() -> Self {
         BodyState {
             scopes: Vec::new(),
+            aliases: Vec::new(),
+            pre: Vec::new(),
             loc: Loc::default(),
             inner: None,
             last_plain: None,

@@ -584,6 +584,18 @@ impl<'a, D: Domain> Sim<'a, D> {
                 };
             }
             "bar" | "barrier" => return self.barrier(t, pc, ins),
+            // Calls are inlined by `ptx::calls`; what is left has no body to run.
+            "call" => {
+                return unsupported(match (ops.get(1), ops.get(3)) {
+                    (Some(Operand::Sym(f)), _) => {
+                        format!("call of `{f}`, a .func without a body in this module")
+                    }
+                    (_, Some(Operand::Sym(p))) => format!(
+                        "call through a function pointer that is no function of this module matching `{p}`"
+                    ),
+                    _ => "call through a function pointer".to_string(),
+                })
+            }
             "membar" | "fence" => self.fence(t, ins),
             "atom" | "red" => return self.atom(t, pc, ins),
             "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => {}

@@ -1,0 +1,557 @@
+//! Device-function calls, inlined into each entry right after parsing, so that the
+//! simulator only ever sees one flat instruction list per entry.
+//!
+//! A `call` is replaced by the callee's body: its registers get fresh slots of the
+//! entry, its labels a suffix unique to the call, its `.local`/`.shared` variables a
+//! name unique to the function (activations of one function never overlap, since
+//! recursion is refused), and its `ret` a branch to the end of the copy. The `.param`
+//! space of a call is moved into registers: each `st.param` into a call-site block
+//! (or a callee's return value) writes a register per byte offset, and each
+//! `ld.param` from it reads that register back (`mov`, or an integer `cvt` where the
+//! read is narrower or sign-extends), so values keep their register form (sums, load
+//! tags, data-dependent branches) across the call.
+//!
+//! A call through a function pointer (`call (r), %rd, (a), prototype;`) becomes a
+//! comparison of the pointer with the address of every function of the module whose
+//! signature matches the prototype, each branching to its own inlined copy; a pointer
+//! that is none of them reaches the original `call`, which the simulator reports as
+//! unsupported, naming it. A function's address is `FUNC_BASE + 16 * index` (outside
+//! every tensor and variable, so using it as data address is out of bounds).
+//!
+//! Invariant: never panics; recursion (direct, mutual, or through a matching
+//! pointer) is a `ParseError` at the call naming the cycle; an entry without calls
+//! comes out unchanged.
+
+use super::ast::*;
+use super::parser::type_bytes;
+use super::ParseError;
+use std::collections::{BTreeMap, HashMap};
+
+/// Address of the first `.func`.
+pub const FUNC_BASE: u64 = 0x7f00_0000_0000_0000;
+
+/// Most instructions an entry may have once its calls are inlined.
+const MAX_INLINED: usize = 2_000_000;
+
+fn func_addr(i: usize) -> u64 {
+    FUNC_BASE + 16 * i as u64
+}
+
+/// Patch function-pointer tables and inline every call of every entry.
+pub(super) fn inline(module: &mut Module) -> Result<(), ParseError> {
+    let index: HashMap<String, usize> = module
+        .funcs
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.clone(), i))
+        .collect();
+    for v in &mut module.globals {
+        if v.relocs.is_empty() {
+            continue;
+        }
+        // A symbol that is no function (another variable's address): as before calls
+        // were read, the initializer is not kept.
+        let all_funcs = v.relocs.iter().all(|(_, n)| index.contains_key(n));
+        match (&mut v.init, all_funcs) {
+            (Some(bytes), true) => {
+                for (off, n) in &v.relocs {
+                    let a = func_addr(index[n]).to_le_bytes();
+                    if let Some(dst) = bytes.get_mut(*off as usize..*off as usize + 8) {
+                        dst.copy_from_slice(&a);
+                    }
+                }
+            }
+            _ => v.init = None,
+        }
+    }
+    let cx = Cx {
+        funcs: &module.funcs,
+        index: &index,
+    };
+    for e in &mut module.entries {
+        let src = e.clone();
+        let mut out = Out {
+            body: Vec::new(),
+            labels: BTreeMap::new(),
+            regs: src.regs.clone(),
+            vars: src.vars.clone(),
+            pieces: HashMap::new(),
+            fresh: 0,
+        };
+        let frame = Frame {
+            src: &src,
+            base: 0,
+            tag: String::new(),
+            formals: HashMap::new(),
+            ret_label: None,
+            vars: HashMap::new(),
+        };
+        cx.emit(&mut out, &frame, &mut Vec::new())?;
+        e.body = out.body;
+        e.labels = out.labels;
+        e.regs = out.regs;
+        e.vars = out.vars;
+    }
+    Ok(())
+}
+
+struct Cx<'m> {
+    funcs: &'m [Func],
+    index: &'m HashMap<String, usize>,
+}
+
+/// The entry being built.
+struct Out {
+    body: Vec<Instr>,
+    labels: BTreeMap<String, usize>,
+    regs: Vec<(String, String)>,
+    vars: Vec<VarDecl>,
+    /// (call-site `.param` name, byte offset) → the register holding it, its type.
+    pieces: HashMap<(String, i64), (u32, String)>,
+    /// Inlined copies so far (label suffixes).
+    fresh: usize,
+}
+
+/// One body being copied: the entry itself or an inlined function.
+struct Frame<'f> {
+    src: &'f Entry,
+    /// Its register slots start here in the entry.
+    base: u32,
+    /// Suffix of its labels.
+    tag: String,
+    /// The callee's `.param` parameter and return names → the caller's call-site
+    /// `.param` names.
+    formals: HashMap<String, String>,
+    /// Where its `ret` goes (`None`: the entry, where `ret` ends the thread).
+    ret_label: Option<String>,
+    /// Its variables' names in the entry.
+    vars: HashMap<String, String>,
+}
+
+fn error(ins: &Instr, message: String) -> ParseError {
+    ParseError {
+        line: ins.line,
+        col: ins.col,
+        message,
+    }
+}
+
+/// A new instruction at `at`'s place in the text.
+fn made(at: &Instr, op: &str, mods: &[&str], operands: Vec<Operand>) -> Instr {
+    Instr {
+        guard: None,
+        op: op.to_string(),
+        mods: mods.iter().map(|m| m.to_string()).collect(),
+        operands,
+        line: at.line,
+        col: at.col,
+        loc: at.loc.clone(),
+        inner: at.inner.clone(),
+    }
+}
+
+fn bra(at: &Instr, label: &str, guard: Option<(bool, u32)>) -> Instr {
+    let mut b = made(at, "bra", &[], vec![Operand::Sym(label.to_string())]);
+    b.guard = guard;
+    b
+}
+
+fn is_int(ty: &str) -> bool {
+    matches!(ty.chars().next(), Some('b' | 'u' | 's')) && type_bytes(ty).is_some()
+}
+
+impl Cx<'_> {
+    fn emit(&self, out: &mut Out, frame: &Frame, stack: &mut Vec<usize>) -> Result<(), ParseError> {
+        let mut at: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
+        for (name, &i) in &frame.src.labels {
+            at.entry(i).or_default().push(name);
+        }
+        let place = |out: &mut Out, i: usize| {
+            for name in at.get(&i).into_iter().flatten() {
+                out.labels
+                    .insert(format!("{name}{}", frame.tag), out.body.len());
+            }
+        };
+        for (i, ins) in frame.src.body.iter().enumerate() {
+            place(out, i);
+            let ins = self.rename(ins, frame);
+            match ins.op.as_str() {
+                "call" => self.call(out, frame, stack, &ins)?,
+                "ret" if frame.ret_label.is_some() => {
+                    let to = frame.ret_label.clone().unwrap_or_default();
+                    out.body.push(bra(&ins, &to, ins.guard));
+                }
+                "ld" if ins.has("param") => param_load(out, frame, ins)?,
+                "st" if ins.has("param") => param_store(out, frame, ins)?,
+                _ => out.body.push(ins),
+            }
+            if out.body.len() > MAX_INLINED {
+                return Err(error(
+                    &frame.src.body[i],
+                    format!("more than {MAX_INLINED} instructions once calls are inlined"),
+                ));
+            }
+        }
+        place(out, frame.src.body.len());
+        Ok(())
+    }
+
+    /// Registers moved to the frame's slots, labels and variables to their entry
+    /// names, function names (not a call's target) to their addresses.
+    fn rename(&self, ins: &Instr, frame: &Frame) -> Instr {
+        let mut ins = ins.clone();
+        if let Some((_, s)) = &mut ins.guard {
+            *s += frame.base;
+        }
+        let is_bra = ins.op == "bra" || ins.op == "brx";
+        let is_call = ins.op == "call";
+        for (k, o) in ins.operands.iter_mut().enumerate() {
+            let keep_fn = is_call && k == 1;
+            self.rename_operand(o, frame, is_bra, keep_fn);
+        }
+        ins
+    }
+
+    fn rename_operand(&self, o: &mut Operand, frame: &Frame, label: bool, keep_fn: bool) {
+        match o {
+            Operand::Reg(s) => *s += frame.base,
+            Operand::Sym(name) if label => name.push_str(&frame.tag),
+            Operand::Sym(name) => {
+                if let Some(n) = frame.vars.get(name.as_str()) {
+                    *name = n.clone();
+                } else if let (Some(&i), false) = (self.index.get(name.as_str()), keep_fn) {
+                    *o = Operand::Imm(func_addr(i) as i64);
+                }
+            }
+            Operand::Mem { base, .. } => self.rename_operand(base, frame, false, false),
+            Operand::Vector(xs) => {
+                for x in xs {
+                    self.rename_operand(x, frame, false, false);
+                }
+            }
+            Operand::Pair(a, b) => {
+                self.rename_operand(a, frame, false, false);
+                self.rename_operand(b, frame, false, false);
+            }
+            Operand::Not(a) => self.rename_operand(a, frame, false, false),
+            _ => {}
+        }
+    }
+
+    fn call(
+        &self,
+        out: &mut Out,
+        frame: &Frame,
+        stack: &mut Vec<usize>,
+        ins: &Instr,
+    ) -> Result<(), ParseError> {
+        let (rets, target, args, proto) = match &ins.operands[..] {
+            [Operand::Vector(r), t, Operand::Vector(a)] => (r, t, a, None),
+            [Operand::Vector(r), t, Operand::Vector(a), Operand::Sym(p)] => (r, t, a, Some(p)),
+            _ => return Err(error(ins, "expected call's operands".into())),
+        };
+        // A guarded call: skip it when the guard is off.
+        let skip = ins.guard.map(|(neg, slot)| {
+            let l = format!("$skip{}#{}", frame.tag, out.fresh);
+            out.fresh += 1;
+            out.body.push(bra(ins, &l, Some((!neg, slot))));
+            l
+        });
+        match target {
+            Operand::Sym(name) => {
+                let Some(&fi) = self.index.get(name.as_str()) else {
+                    return Err(error(
+                        ins,
+                        format!("expected a .func of this module as the call target, found '{name}'"),
+                    ));
+                };
+                if self.funcs[fi].body.is_none() {
+                    // No body to run: the simulator reports the call.
+                    let mut c = ins.clone();
+                    c.guard = None;
+                    out.body.push(c);
+                } else {
+                    self.inline_one(out, stack, fi, rets, args, ins)?;
+                }
+            }
+            Operand::Reg(_) => {
+                let Some(p) = proto else {
+                    return Err(error(
+                        ins,
+                        "expected a .callprototype for a call through a register".into(),
+                    ));
+                };
+                let Some((prets, pparams)) = frame.src.protos.get(p) else {
+                    return Err(error(ins, format!("expected a .callprototype label, found '{p}'")));
+                };
+                let same = |a: &[FParam], b: &[FParam]| {
+                    a.len() == b.len()
+                        && a.iter()
+                            .zip(b)
+                            .all(|(x, y)| x.bytes == y.bytes && x.reg.is_some() == y.reg.is_some())
+                };
+                let cands: Vec<usize> = (0..self.funcs.len())
+                    .filter(|&i| {
+                        let f = &self.funcs[i];
+                        f.body.is_some() && same(&f.rets, prets) && same(&f.params, pparams)
+                    })
+                    .collect();
+                let k = out.fresh;
+                out.fresh += 1;
+                let end = format!("$callend{}#{k}", frame.tag);
+                let to = |j: usize| format!("$callto{}#{k}.{j}", frame.tag);
+                for (j, &fi) in cands.iter().enumerate() {
+                    let p = out.regs.len() as u32;
+                    out.regs.push((format!("%callp{k}.{j}"), "pred".into()));
+                    out.body.push(made(
+                        ins,
+                        "setp",
+                        &["eq", "u64"],
+                        vec![
+                            Operand::Reg(p),
+                            target.clone(),
+                            Operand::Imm(func_addr(fi) as i64),
+                        ],
+                    ));
+                    out.body.push(bra(ins, &to(j), Some((false, p))));
+                }
+                // The pointer is no matching function: the simulator reports the call.
+                let mut c = ins.clone();
+                c.guard = None;
+                out.body.push(c);
+                out.body.push(bra(ins, &end, None));
+                for (j, &fi) in cands.iter().enumerate() {
+                    out.labels.insert(to(j), out.body.len());
+                    self.inline_one(out, stack, fi, rets, args, ins)?;
+                    out.body.push(bra(ins, &end, None));
+                }
+                out.labels.insert(end, out.body.len());
+            }
+            _ => {
+                return Err(error(
+                    ins,
+                    "expected a function name or a register as the call target".into(),
+                ))
+            }
+        }
+        if let Some(l) = skip {
+            out.labels.insert(l, out.body.len());
+        }
+        Ok(())
+    }
+
+    /// Function `fi`'s body in place of `call`, its parameters bound to `args` and
+    /// its returns to `rets` (the caller's call-site `.param` names or registers).
+    fn inline_one(
+        &self,
+        out: &mut Out,
+        stack: &mut Vec<usize>,
+        fi: usize,
+        rets: &[Operand],
+        args: &[Operand],
+        call: &Instr,
+    ) -> Result<(), ParseError> {
+        let f = &self.funcs[fi];
+        if let Some(pos) = stack.iter().position(|&s| s == fi) {
+            let mut names: Vec<&str> = stack[pos..]
+                .iter()
+                .map(|&s| self.funcs[s].name.as_str())
+                .collect();
+            names.push(&f.name);
+            return Err(error(
+                call,
+                format!(
+                    "recursion: {} (lift inlines device functions, and a recursive call has no bound)",
+                    names.join(" -> ")
+                ),
+            ));
+        }
+        let Some(body) = &f.body else {
+            return Err(error(call, format!("expected a body for .func {}", f.name)));
+        };
+        if rets.len() != f.rets.len() || args.len() != f.params.len() {
+            return Err(error(
+                call,
+                format!(
+                    "expected {} return values and {} arguments for .func {}, found {} and {}",
+                    f.rets.len(),
+                    f.params.len(),
+                    f.name,
+                    rets.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let base = out.regs.len() as u32;
+        out.regs.extend(body.regs.iter().cloned());
+        let mut formals = HashMap::new();
+        let mut after = Vec::new();
+        for (formal, actual) in f.params.iter().zip(args).chain(f.rets.iter().zip(rets)) {
+            let is_ret = f.rets.iter().any(|r| std::ptr::eq(r, formal));
+            match (formal.reg, actual) {
+                (Some(slot), a) => {
+                    let mine = Operand::Reg(base + slot);
+                    let ty = formal.ty.as_str();
+                    if is_ret {
+                        after.push(made(call, "mov", &[ty], vec![a.clone(), mine]));
+                    } else {
+                        out.body.push(made(call, "mov", &[ty], vec![mine, a.clone()]));
+                    }
+                }
+                (None, Operand::Sym(s)) => {
+                    formals.insert(formal.name.clone(), s.clone());
+                }
+                (None, _) => {
+                    return Err(error(
+                        call,
+                        format!(
+                            "expected a call-site .param for `{}` of .func {}",
+                            formal.name, f.name
+                        ),
+                    ))
+                }
+            }
+        }
+        let mut vars = HashMap::new();
+        for v in &body.vars {
+            let name = format!("{}@{}", v.name, f.name);
+            vars.insert(v.name.clone(), name.clone());
+            if !out.vars.iter().any(|w| w.name == name) {
+                out.vars.push(VarDecl {
+                    name,
+                    ..v.clone()
+                });
+            }
+        }
+        let tag = format!("@{}#{}", f.name, out.fresh);
+        out.fresh += 1;
+        let ret_label = format!("$ret{tag}");
+        let frame = Frame {
+            src: body,
+            base,
+            tag,
+            formals,
+            ret_label: Some(ret_label.clone()),
+            vars,
+        };
+        stack.push(fi);
+        self.emit(out, &frame, stack)?;
+        stack.pop();
+        out.labels.insert(ret_label, out.body.len());
+        out.body.extend(after);
+        Ok(())
+    }
+}
+
+/// The call-site `.param` name an address operand names, if any: a callee's
+/// parameter or return value (bound by the call) or a call-site block (`name#k`).
+fn param_of(frame: &Frame, addr: &Operand) -> Option<(String, i64)> {
+    let Operand::Mem { base, offset } = addr else {
+        return None;
+    };
+    let Operand::Sym(s) = &**base else {
+        return None;
+    };
+    if let Some(c) = frame.formals.get(s) {
+        return Some((c.clone(), *offset));
+    }
+    s.contains('#').then(|| (s.clone(), *offset))
+}
+
+/// `st.param [p+o], x` into a call-site block or return value: `mov` into the
+/// register of (p, o).
+fn param_store(out: &mut Out, frame: &Frame, ins: Instr) -> Result<(), ParseError> {
+    let Some((key, off)) = ins.operands.first().and_then(|a| param_of(frame, a)) else {
+        return Err(error(
+            &ins,
+            "expected a store into a call's .param block or a return value".into(),
+        ));
+    };
+    let ty = ins.mods.last().cloned().unwrap_or_default();
+    let size = type_bytes(&ty).unwrap_or(4) as i64;
+    let srcs: Vec<Operand> = match ins.operands.get(1) {
+        Some(Operand::Vector(xs)) => xs.clone(),
+        Some(x) => vec![x.clone()],
+        None => return Err(error(&ins, "expected a value to store".into())),
+    };
+    for (k, src) in srcs.into_iter().enumerate() {
+        let at = (key.clone(), off + k as i64 * size);
+        let slot = match out.pieces.get(&at) {
+            Some((slot, t)) if type_bytes(t) == type_bytes(&ty) => *slot,
+            Some((_, t)) => {
+                return Err(error(
+                    &ins,
+                    format!(
+                        "expected a store of {t} at `{}+{}` as before, found {ty}",
+                        at.0, at.1
+                    ),
+                ))
+            }
+            None => {
+                let slot = out.regs.len() as u32;
+                out.regs.push((format!("{}+{}", at.0, at.1), ty.clone()));
+                out.pieces.insert(at, (slot, ty.clone()));
+                slot
+            }
+        };
+        let mut m = made(&ins, "mov", &[&ty], vec![Operand::Reg(slot), src]);
+        m.guard = ins.guard;
+        out.body.push(m);
+    }
+    Ok(())
+}
+
+/// `ld.param d, [p+o]` from a call-site block or parameter: `mov` (or an integer
+/// `cvt`) from the register of (p, o). A kernel parameter stays an `ld.param`.
+fn param_load(out: &mut Out, frame: &Frame, ins: Instr) -> Result<(), ParseError> {
+    let Some((key, off)) = ins.operands.get(1).and_then(|a| param_of(frame, a)) else {
+        out.body.push(ins);
+        return Ok(());
+    };
+    let lty = ins.mods.last().cloned().unwrap_or_default();
+    let lbytes = type_bytes(&lty).unwrap_or(4);
+    let dsts: Vec<Operand> = match ins.operands.first() {
+        Some(Operand::Vector(xs)) => xs.clone(),
+        Some(x) => vec![x.clone()],
+        None => return Err(error(&ins, "expected a destination".into())),
+    };
+    for (k, dst) in dsts.into_iter().enumerate() {
+        let at = (key.clone(), off + k as i64 * lbytes as i64);
+        let Some((slot, wty)) = out.pieces.get(&at).cloned() else {
+            return Err(error(
+                &ins,
+                format!("expected a st.param to `{}+{}` before this read", at.0, at.1),
+            ));
+        };
+        let wbytes = type_bytes(&wty).unwrap_or(4);
+        let same_kind = lbytes == wbytes || (is_int(&lty) && is_int(&wty) && lbytes < wbytes);
+        if !same_kind {
+            return Err(error(
+                &ins,
+                format!(
+                    "expected a read of `{}+{}` as it was written ({wty}), found {lty}",
+                    at.0, at.1
+                ),
+            ));
+        }
+        // A signed read into a wider register sign-extends (as `ld` does).
+        let dbits = match &dst {
+            Operand::Reg(d) => out
+                .regs
+                .get(*d as usize)
+                .and_then(|(_, t)| type_bytes(t))
+                .map_or(0, |b| 8 * b),
+            _ => 0,
+        };
+        let m = if lty.starts_with('s') && dbits > 8 * lbytes {
+            let to = format!("s{dbits}");
+            made(&ins, "cvt", &[&to, &lty], vec![dst, Operand::Reg(slot)])
+        } else {
+            made(&ins, "mov", &[&lty], vec![dst, Operand::Reg(slot)])
+        };
+        let mut m = m;
+        m.guard = ins.guard;
+        out.body.push(m);
+    }
+    Ok(())
+}
