@@ -7,7 +7,9 @@ Triton probes (probe.py: y = tl.log(x), tl.sin, tl.cos, libdevice.tanh, tl.erf) 
 by triton_ir/generate.py's compile_op (Triton 3.9.0, GPUTarget("cuda", 80, 32),
 TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC probes
 (*.cu: expf, tanhf, erff, log2f, log1pf, expm1f, erfcf, powf with exponents 3, 0.5, -2,
-2.5; the double erf, tanh, exp, log, exp2, expm1, log2, log1p, erfc: erf64 ... erfc64)
+2.5; the double erf, tanh, exp, log, exp2, expm1, log2, log1p, erfc: erf64 ... erfc64;
+the double sin, cos and pow with those exponents, which call a .func subroutine: sin64,
+cos64, pow64_3, pow64_half, pow64_m2, pow64_2_5)
 by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
 `.venv-ptx`.  Each probe gets `<name>.ptx` and `<name>.launch.toml` (x, y of N
 elements).  Never edit the .ptx by hand: lift recognises exactly this code.
@@ -90,7 +92,8 @@ def nvrtc_probes():
     # CUDA's own expf, tanhf, erff: NVRTC's code differs from Triton's libdevice calls.
     for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "powf_3",
                  "powf_half", "powf_m2", "powf_2_5", "erf64", "tanh64", "exp64", "log64", "exp264", "expm164", "log264",
-                 "log1p64", "erfc64"]:
+                 "log1p64", "erfc64", "sin64", "cos64", "pow64_3", "pow64_half", "pow64_m2",
+                 "pow64_2_5"]:
         ptx = gen.compile_variant("libm", name)
         write(name, ptx, LAUNCH.format(grid='"cdiv(N, 32)"', block="block = [32]\n", args=args))
 

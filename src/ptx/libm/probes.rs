@@ -119,7 +119,7 @@ pub struct Probe {
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
 /// probe.py) and CUDA's own functions as NVRTC emits them (`expf` ..., from `*.cu`).
-const SOURCES: [(&str, Meaning, &str, &str); 25] = [
+const SOURCES: [(&str, Meaning, &str, &str); 29] = [
     (
         "log",
         Meaning::Func(Func::Log),
@@ -269,6 +269,30 @@ const SOURCES: [(&str, Meaning, &str, &str); 25] = [
         Meaning::Erfc,
         include_str!("../../../ptx/libm/erfc64.ptx"),
         include_str!("../../../ptx/libm/erfc64.launch.toml"),
+    ),
+    (
+        "pow64_3",
+        Meaning::Powi(3),
+        include_str!("../../../ptx/libm/pow64_3.ptx"),
+        include_str!("../../../ptx/libm/pow64_3.launch.toml"),
+    ),
+    (
+        "pow64_half",
+        Meaning::Func(Func::Sqrt),
+        include_str!("../../../ptx/libm/pow64_half.ptx"),
+        include_str!("../../../ptx/libm/pow64_half.launch.toml"),
+    ),
+    (
+        "pow64_m2",
+        Meaning::Powi(-2),
+        include_str!("../../../ptx/libm/pow64_m2.ptx"),
+        include_str!("../../../ptx/libm/pow64_m2.launch.toml"),
+    ),
+    (
+        "pow64_2_5",
+        Meaning::PowRat(5, 2),
+        include_str!("../../../ptx/libm/pow64_2_5.ptx"),
+        include_str!("../../../ptx/libm/pow64_2_5.launch.toml"),
     ),
 ];
 
