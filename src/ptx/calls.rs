@@ -11,6 +11,15 @@
 //! read is narrower or sign-extends), so values keep their register form (sums, load
 //! tags, data-dependent branches) across the call.
 //!
+//! A pure function with a loop (no effect beyond its locals and return values, such
+//! as NVRTC's `__internal_trig_reduction_slowpathd`, whose loop runs a data-dependent
+//! number of times) is preceded by a `call.pure` marker: at run time, where its
+//! arguments are not all constants, the simulator writes each return value as an
+//! opaque function of the arguments and skips the body (`Sim::pure_call`). The
+//! opaque name carries a fingerprint of the function's code and of the module's
+//! initialised tables, so only identical code gives an identical term (what the libm
+//! probes compare); decide reads nothing into an opaque value.
+//!
 //! A call through a function pointer (`call (r), %rd, (a), prototype;`) becomes a
 //! comparison of the pointer with the address of every function of the module whose
 //! signature matches the prototype, each branching to its own inlined copy; a pointer
@@ -67,6 +76,7 @@ pub(super) fn inline(module: &mut Module) -> Result<(), ParseError> {
     let cx = Cx {
         funcs: &module.funcs,
         index: &index,
+        globals: &module.globals,
     };
     for e in &mut module.entries {
         let src = e.clone();
@@ -98,6 +108,23 @@ pub(super) fn inline(module: &mut Module) -> Result<(), ParseError> {
 struct Cx<'m> {
     funcs: &'m [Func],
     index: &'m HashMap<String, usize>,
+    globals: &'m [VarDecl],
+}
+
+/// Instructions a pure function may not contain (effects beyond its own locals and
+/// return values, or thread-dependent results).
+const IMPURE: &[&str] = &[
+    "atom", "red", "bar", "barrier", "membar", "fence", "shfl", "vote", "match", "redux",
+    "activemask", "cp", "ldmatrix", "stmatrix", "trap", "exit", "mma", "wmma", "tex", "tld4",
+    "suld", "sust", "sured", "mbarrier", "cp.async", "griddepcontrol", "nanosleep", "brx",
+];
+
+/// FNV-1a, stable across processes (a fingerprint compared between modules).
+fn fnv(h: &mut u64, bytes: &[u8]) {
+    for b in bytes {
+        *h ^= *b as u64;
+        *h = h.wrapping_mul(0x100_0000_01b3);
+    }
 }
 
 /// The entry being built.
@@ -161,6 +188,84 @@ fn is_int(ty: &str) -> bool {
 }
 
 impl Cx<'_> {
+    /// Whether function `fi` (and every function it calls) only reads its arguments,
+    /// constant tables and input memory, and writes only its locals and returns.
+    fn pure(&self, fi: usize, stack: &mut Vec<usize>) -> bool {
+        let Some(body) = &self.funcs[fi].body else {
+            return false;
+        };
+        if stack.contains(&fi) {
+            return false;
+        }
+        stack.push(fi);
+        let special = |o: &Operand| matches!(o, Operand::Special(_));
+        let ok = body.body.iter().all(|i| {
+            let op = i.op.as_str();
+            if IMPURE.contains(&op) || i.operands.iter().any(special) {
+                return false;
+            }
+            match op {
+                "st" => i.has("param") || i.has("local"),
+                // Read-only memory only: kernel-constant tables, `.nc` inputs.
+                "ld" | "ldu" => {
+                    i.has("param") || i.has("local") || i.has("const") || i.has("nc")
+                }
+                "call" => match i.operands.get(1) {
+                    Some(Operand::Sym(n)) => {
+                        self.index.get(n.as_str()).is_some_and(|&g| self.pure(g, stack))
+                    }
+                    _ => false,
+                },
+                _ => true,
+            }
+        });
+        stack.pop();
+        ok
+    }
+
+    /// Whether function `fi` or one it calls has a backward branch.
+    fn has_loop(&self, fi: usize, depth: usize) -> bool {
+        let Some(body) = &self.funcs[fi].body else {
+            return false;
+        };
+        body.body.iter().enumerate().any(|(k, i)| match (i.op.as_str(), i.operands.get(1), i.operands.first()) {
+            ("bra", _, Some(Operand::Sym(l))) => body.labels.get(l).is_some_and(|&to| to <= k),
+            ("call", Some(Operand::Sym(n)), _) if depth < 64 => {
+                self.index.get(n.as_str()).is_some_and(|&g| self.has_loop(g, depth + 1))
+            }
+            _ => false,
+        })
+    }
+
+    /// The function's code (without its place in the file), the code of the functions
+    /// it calls, and the module's initialised variables, hashed.
+    fn fingerprint(&self, fi: usize, h: &mut u64, depth: usize) {
+        let Some(body) = &self.funcs[fi].body else {
+            return;
+        };
+        fnv(h, self.funcs[fi].name.as_bytes());
+        for i in &body.body {
+            let text = format!("{:?}{}{:?};", i.guard, i.mnemonic(), i.operands);
+            fnv(h, text.as_bytes());
+            if let (true, Some(Operand::Sym(n))) = (i.op == "call", i.operands.get(1)) {
+                if let (Some(&g), true) = (self.index.get(n.as_str()), depth < 64) {
+                    self.fingerprint(g, h, depth + 1);
+                }
+            }
+        }
+        fnv(h, format!("{:?}{:?}", body.labels, body.regs).as_bytes());
+        for v in &body.vars {
+            // Not its line: the same code elsewhere in another file is the same code.
+            let text = format!("{}{:?}{}{}{}{:?}", v.name, v.space, v.ty, v.bytes, v.align, v.init);
+            fnv(h, text.as_bytes());
+        }
+        if depth == 0 {
+            for v in self.globals.iter().filter(|v| v.init.is_some()) {
+                fnv(h, format!("{}{:?}", v.name, v.init).as_bytes());
+            }
+        }
+    }
+
     fn emit(&self, out: &mut Out, frame: &Frame, stack: &mut Vec<usize>) -> Result<(), ParseError> {
         let mut at: BTreeMap<usize, Vec<&String>> = BTreeMap::new();
         for (name, &i) in &frame.src.labels {
@@ -426,6 +531,43 @@ impl Cx<'_> {
         let tag = format!("@{}#{}", f.name, out.fresh);
         out.fresh += 1;
         let ret_label = format!("$ret{tag}");
+        // A pure function with a loop: the marker, its operands completed below.
+        let marker = (self.has_loop(fi, 0) && self.pure(fi, &mut Vec::new())).then(|| {
+            let mut h = 0xcbf2_9ce4_8422_2325u64;
+            self.fingerprint(fi, &mut h, 0);
+            let p = out.regs.len() as u32;
+            out.regs.push((format!("%pure{tag}"), "pred".into()));
+            let name = Operand::Sym(format!("{}#{h:016x}", f.name));
+            let none = || Operand::Vector(Vec::new());
+            let m = made(call, "call", &["pure"], vec![name, none(), none(), Operand::Reg(p)]);
+            out.body.push(m);
+            out.body.push(bra(call, &ret_label, Some((false, p))));
+            out.body.len() - 2
+        });
+        // The values of the formals (`.param` ones by byte offset) once inlined.
+        let values = |out: &Out, list: &[FParam], actual: &[Operand]| -> Vec<Operand> {
+            let mut vs = Vec::new();
+            for (formal, a) in list.iter().zip(actual) {
+                match (formal.reg, a) {
+                    (Some(slot), _) => vs.push(Operand::Reg(base + slot)),
+                    (None, Operand::Sym(key)) => {
+                        let mut ps: Vec<(i64, u32)> = out
+                            .pieces
+                            .iter()
+                            .filter(|((k, _), _)| k == key)
+                            .map(|((_, o), (slot, _))| (*o, *slot))
+                            .collect();
+                        ps.sort();
+                        vs.extend(ps.into_iter().map(|(_, s)| Operand::Reg(s)));
+                    }
+                    _ => {}
+                }
+            }
+            vs
+        };
+        if let Some(m) = marker {
+            out.body[m].operands[1] = Operand::Vector(values(out, &f.params, args));
+        }
         let frame = Frame {
             src: body,
             base,
@@ -437,6 +579,9 @@ impl Cx<'_> {
         stack.push(fi);
         self.emit(out, &frame, stack)?;
         stack.pop();
+        if let Some(m) = marker {
+            out.body[m].operands[2] = Operand::Vector(values(out, &f.rets, rets));
+        }
         out.labels.insert(ret_label, out.body.len());
         out.body.extend(after);
         Ok(())

@@ -17,6 +17,9 @@ use super::memory::Place;
 use super::*;
 use crate::exec::domain::IndexCases;
 
+/// How an address that is not split over declared index values is refused.
+pub(super) const GATHER_UNSUPPORTED: &str = "a load at a data-dependent address";
+
 impl<D: Domain> Sim<'_, D> {
     /// `ld` of `dsts.len()` elements of `size` bytes at data-dependent address `s +
     /// off`.
@@ -35,12 +38,10 @@ impl<D: Domain> Sim<'_, D> {
                  tensors are gathered from)",
             );
         }
-        let cases = self.domain.index_cases(s).map_err(|m| {
-            (
-                ErrorKind::Unsupported,
-                format!("a load at a data-dependent address: {m}"),
-            )
-        })?;
+        let cases = self
+            .domain
+            .index_cases(s)
+            .map_err(|m| (ErrorKind::Unsupported, format!("{GATHER_UNSUPPORTED}: {m}")))?;
         let reach: Vec<Truth<D::V>> = (0..cases.cases.len())
             .map(|k| match self.path {
                 None => Truth::Known(true),
@@ -166,5 +167,37 @@ impl<D: Domain> Sim<'_, D> {
                 )),
             },
         }
+    }
+
+    /// A read-only load (`ld.global.nc`, `ld.const`) at a data-dependent address that
+    /// is no gather from an input, in a module with initialised tables (libm's
+    /// `__cudart_sin_cos_coeffs`, indexed by a quadrant): each element an opaque
+    /// function of the address, named by the load and a fingerprint of the module's
+    /// initialised variables, so identical code over identical tables gives an
+    /// identical term (the libm probes) and decide reads nothing into it.
+    pub(super) fn table_load(
+        &mut self,
+        t: usize,
+        s: D::V,
+        off: i64,
+        size: u64,
+        mnemonic: &str,
+        dsts: Vec<&Operand>,
+    ) -> Result<(), Fail> {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for v in self.vars.iter().filter(|v| v.init.is_some()) {
+            let text = format!("{}@{:x}{:?}", v.name, v.addr, v.init);
+            for b in text.bytes() {
+                h ^= b as u64;
+                h = h.wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        let name = format!("{mnemonic}@tables#{h:016x}");
+        for (k, d) in dsts.into_iter().enumerate() {
+            let o = self.domain.bits((off + k as i64 * size as i64) as u64);
+            let v = self.opaque(&name, &[s, o])?;
+            self.write(t, d, Val::Sym(v))?;
+        }
+        Ok(())
     }
 }

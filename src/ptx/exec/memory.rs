@@ -6,6 +6,7 @@
 //! tensor or variable is `OutOfBounds`, a read of memory nobody wrote is
 //! `NeverWritten` (never a silent zero).
 
+use super::gather::GATHER_UNSUPPORTED;
 use super::*;
 
 /// Where an address points.
@@ -327,7 +328,18 @@ impl<'a, D: Domain> Sim<'a, D> {
             Addr::At(a) => a,
             Addr::Sym(s, off) => {
                 if space != Some(Space::Local) {
-                    return self.gather_load(t, s, off, size, space, dsts);
+                    let read_only = ins.has("nc") || space == Some(Space::Const);
+                    let tables = self.vars.iter().any(|v| {
+                        v.init.is_some() && matches!(v.space, Space::Global | Space::Const)
+                    });
+                    return match self.gather_load(t, s, off, size, space, dsts.clone()) {
+                        Err((ErrorKind::Unsupported, m))
+                            if read_only && tables && m.starts_with(GATHER_UNSUPPORTED) =>
+                        {
+                            self.table_load(t, s, off, size, &ins.mnemonic(), dsts)
+                        }
+                        r => r,
+                    };
                 }
                 // An opaque function of the address and the thread's whole local memory.
                 let mut words: Vec<(u64, Val<D::V>)> = self.threads[t]

@@ -584,6 +584,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 };
             }
             "bar" | "barrier" => return self.barrier(t, pc, ins),
+            "call" if ins.has("pure") => return self.pure_call(t, ins),
             // Calls are inlined by `ptx::calls`; what is left has no body to run.
             "call" => {
                 return unsupported(match (ops.get(1), ops.get(3)) {

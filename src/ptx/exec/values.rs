@@ -398,4 +398,42 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         fail(ErrorKind::Trap, m)
     }
+
+    /// `call.pure name, (args), (rets), %p` before the inlined body of a pure function
+    /// with a loop (`ptx::calls`): with constant arguments `%p` is false and the body
+    /// runs; otherwise each return value becomes an opaque function of the arguments
+    /// (named by the function's fingerprint) and `%p` true skips the body.
+    pub(super) fn pure_call(&mut self, t: usize, ins: &Instr) -> Result<Flow, Fail> {
+        let [Operand::Sym(name), Operand::Vector(args), Operand::Vector(rets), p] =
+            &ins.operands[..]
+        else {
+            return fail(ErrorKind::Malformed, "expected call.pure's operands");
+        };
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.read(t, a, "b64")?);
+        }
+        let constant = vals.iter().all(|v| match v {
+            Val::Bits(_) | Val::Pred(_) => true,
+            Val::Float(x) => self.domain.as_number(*x).is_some(),
+            _ => false,
+        });
+        if !constant {
+            let mut xs = Vec::with_capacity(vals.len());
+            for (v, a) in vals.into_iter().zip(args) {
+                let ty = match a {
+                    Operand::Reg(s) => self.entry.regs.get(*s as usize).map_or("b64", |r| r.1.as_str()),
+                    _ => "b64",
+                };
+                let ty = ty.to_string();
+                xs.push(self.sym_arg(v, &ty)?);
+            }
+            for (k, r) in rets.iter().enumerate() {
+                let v = self.opaque(&format!("{name}.ret{k}"), &xs)?;
+                self.write(t, r, Val::Sym(v))?;
+            }
+        }
+        self.write(t, p, Val::Pred(!constant))?;
+        Ok(Flow::Next)
+    }
 }

@@ -119,7 +119,7 @@ pub struct Probe {
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
 /// probe.py) and CUDA's own functions as NVRTC emits them (`expf` ..., from `*.cu`).
-const SOURCES: [(&str, Meaning, &str, &str); 29] = [
+const SOURCES: [(&str, Meaning, &str, &str); 31] = [
     (
         "log",
         Meaning::Func(Func::Log),
@@ -269,6 +269,18 @@ const SOURCES: [(&str, Meaning, &str, &str); 29] = [
         Meaning::Erfc,
         include_str!("../../../ptx/libm/erfc64.ptx"),
         include_str!("../../../ptx/libm/erfc64.launch.toml"),
+    ),
+    (
+        "sin64",
+        Meaning::Func(Func::Sin),
+        include_str!("../../../ptx/libm/sin64.ptx"),
+        include_str!("../../../ptx/libm/sin64.launch.toml"),
+    ),
+    (
+        "cos64",
+        Meaning::Func(Func::Cos),
+        include_str!("../../../ptx/libm/cos64.ptx"),
+        include_str!("../../../ptx/libm/cos64.launch.toml"),
     ),
     (
         "pow64_3",
