@@ -134,13 +134,10 @@ MATRIX = {
 # Matrix checks lift cannot decide yet, with why: `stem` (every form) or (stem, form
 # index). They run in an ignored test (tests/ptx_libm_matrix.rs) until then.
 BFI = "the PTX executor lacks `bfi.b64` (sinf/cosf's Payne-Hanek reduction)"
-CALL_PARAM = "the PTX parser lacks `.param` call sequences (f64 sin/cos/pow call a subroutine)"
+# (f64 sin, cos and pow call a .func subroutine: inlined since src/ptx/calls.rs.)
 PENDING = {
-    **{f"{n}_f64": CALL_PARAM for n in ("pow3", "pow_half", "pow_m2", "pow_2_5")},
     "sin_f32": BFI,
     "cos_f32": BFI,
-    "sin_f64": CALL_PARAM,
-    "cos_f64": CALL_PARAM,
     "pow_half_f32_fast": "decide does not prove exp2(log2(x) / 2) = sqrt(x)",
 }
 # Kernels that are not the torch op: `-use_fast_math` turns powf(x, k) into
