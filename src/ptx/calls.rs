@@ -114,9 +114,34 @@ struct Cx<'m> {
 /// Instructions a pure function may not contain (effects beyond its own locals and
 /// return values, or thread-dependent results).
 const IMPURE: &[&str] = &[
-    "atom", "red", "bar", "barrier", "membar", "fence", "shfl", "vote", "match", "redux",
-    "activemask", "cp", "ldmatrix", "stmatrix", "trap", "exit", "mma", "wmma", "tex", "tld4",
-    "suld", "sust", "sured", "mbarrier", "cp.async", "griddepcontrol", "nanosleep", "brx",
+    "atom",
+    "red",
+    "bar",
+    "barrier",
+    "membar",
+    "fence",
+    "shfl",
+    "vote",
+    "match",
+    "redux",
+    "activemask",
+    "cp",
+    "ldmatrix",
+    "stmatrix",
+    "trap",
+    "exit",
+    "mma",
+    "wmma",
+    "tex",
+    "tld4",
+    "suld",
+    "sust",
+    "sured",
+    "mbarrier",
+    "cp.async",
+    "griddepcontrol",
+    "nanosleep",
+    "brx",
 ];
 
 /// FNV-1a, stable across processes (a fingerprint compared between modules).
@@ -207,13 +232,12 @@ impl Cx<'_> {
             match op {
                 "st" => i.has("param") || i.has("local"),
                 // Read-only memory only: kernel-constant tables, `.nc` inputs.
-                "ld" | "ldu" => {
-                    i.has("param") || i.has("local") || i.has("const") || i.has("nc")
-                }
+                "ld" | "ldu" => i.has("param") || i.has("local") || i.has("const") || i.has("nc"),
                 "call" => match i.operands.get(1) {
-                    Some(Operand::Sym(n)) => {
-                        self.index.get(n.as_str()).is_some_and(|&g| self.pure(g, stack))
-                    }
+                    Some(Operand::Sym(n)) => self
+                        .index
+                        .get(n.as_str())
+                        .is_some_and(|&g| self.pure(g, stack)),
                     _ => false,
                 },
                 _ => true,
@@ -228,12 +252,15 @@ impl Cx<'_> {
         let Some(body) = &self.funcs[fi].body else {
             return false;
         };
-        body.body.iter().enumerate().any(|(k, i)| match (i.op.as_str(), i.operands.get(1), i.operands.first()) {
-            ("bra", _, Some(Operand::Sym(l))) => body.labels.get(l).is_some_and(|&to| to <= k),
-            ("call", Some(Operand::Sym(n)), _) if depth < 64 => {
-                self.index.get(n.as_str()).is_some_and(|&g| self.has_loop(g, depth + 1))
+        body.body.iter().enumerate().any(|(k, i)| {
+            match (i.op.as_str(), i.operands.get(1), i.operands.first()) {
+                ("bra", _, Some(Operand::Sym(l))) => body.labels.get(l).is_some_and(|&to| to <= k),
+                ("call", Some(Operand::Sym(n)), _) if depth < 64 => self
+                    .index
+                    .get(n.as_str())
+                    .is_some_and(|&g| self.has_loop(g, depth + 1)),
+                _ => false,
             }
-            _ => false,
         })
     }
 
@@ -256,7 +283,10 @@ impl Cx<'_> {
         fnv(h, format!("{:?}{:?}", body.labels, body.regs).as_bytes());
         for v in &body.vars {
             // Not its line: the same code elsewhere in another file is the same code.
-            let text = format!("{}{:?}{}{}{}{:?}", v.name, v.space, v.ty, v.bytes, v.align, v.init);
+            let text = format!(
+                "{}{:?}{}{}{}{:?}",
+                v.name, v.space, v.ty, v.bytes, v.align, v.init
+            );
             fnv(h, text.as_bytes());
         }
         if depth == 0 {
@@ -367,7 +397,9 @@ impl Cx<'_> {
                 let Some(&fi) = self.index.get(name.as_str()) else {
                     return Err(error(
                         ins,
-                        format!("expected a .func of this module as the call target, found '{name}'"),
+                        format!(
+                            "expected a .func of this module as the call target, found '{name}'"
+                        ),
                     ));
                 };
                 if self.funcs[fi].body.is_none() {
@@ -387,7 +419,10 @@ impl Cx<'_> {
                     ));
                 };
                 let Some((prets, pparams)) = frame.src.protos.get(p) else {
-                    return Err(error(ins, format!("expected a .callprototype label, found '{p}'")));
+                    return Err(error(
+                        ins,
+                        format!("expected a .callprototype label, found '{p}'"),
+                    ));
                 };
                 let same = |a: &[FParam], b: &[FParam]| {
                     a.len() == b.len()
@@ -500,7 +535,8 @@ impl Cx<'_> {
                     if is_ret {
                         after.push(made(call, "mov", &[ty], vec![a.clone(), mine]));
                     } else {
-                        out.body.push(made(call, "mov", &[ty], vec![mine, a.clone()]));
+                        out.body
+                            .push(made(call, "mov", &[ty], vec![mine, a.clone()]));
                     }
                 }
                 (None, Operand::Sym(s)) => {
@@ -522,10 +558,7 @@ impl Cx<'_> {
             let name = format!("{}@{}", v.name, f.name);
             vars.insert(v.name.clone(), name.clone());
             if !out.vars.iter().any(|w| w.name == name) {
-                out.vars.push(VarDecl {
-                    name,
-                    ..v.clone()
-                });
+                out.vars.push(VarDecl { name, ..v.clone() });
             }
         }
         let tag = format!("@{}#{}", f.name, out.fresh);
@@ -539,7 +572,12 @@ impl Cx<'_> {
             out.regs.push((format!("%pure{tag}"), "pred".into()));
             let name = Operand::Sym(format!("{}#{h:016x}", f.name));
             let none = || Operand::Vector(Vec::new());
-            let m = made(call, "call", &["pure"], vec![name, none(), none(), Operand::Reg(p)]);
+            let m = made(
+                call,
+                "call",
+                &["pure"],
+                vec![name, none(), none(), Operand::Reg(p)],
+            );
             out.body.push(m);
             out.body.push(bra(call, &ret_label, Some((false, p))));
             out.body.len() - 2
@@ -665,7 +703,10 @@ fn param_load(out: &mut Out, frame: &Frame, ins: Instr) -> Result<(), ParseError
         let Some((slot, wty)) = out.pieces.get(&at).cloned() else {
             return Err(error(
                 &ins,
-                format!("expected a st.param to `{}+{}` before this read", at.0, at.1),
+                format!(
+                    "expected a st.param to `{}+{}` before this read",
+                    at.0, at.1
+                ),
             ));
         };
         let wbytes = type_bytes(&wty).unwrap_or(4);

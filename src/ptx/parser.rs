@@ -399,7 +399,11 @@ impl Parser {
     /// Skip a balanced `{ ... }` starting at the current `{`.
     /// A flat initializer `{1, 2, ...}` of integers, as little-endian bytes of `elem`
     /// bytes each; `None` (skipped) for any other initializer.
-    fn int_list(&mut self, elem: u64, relocs: &mut Vec<(u64, String)>) -> Result<Option<Vec<u8>>, ParseError> {
+    fn int_list(
+        &mut self,
+        elem: u64,
+        relocs: &mut Vec<(u64, String)>,
+    ) -> Result<Option<Vec<u8>>, ParseError> {
         let start = self.pos;
         self.expect_punct('{')?;
         let mut bytes = Vec::new();
@@ -1028,7 +1032,8 @@ impl Parser {
     }
 
     fn body(&mut self, entry: &mut Entry, st: &mut BodyState) -> Result<(), ParseError> {
-        st.scopes.push(std::mem::take(&mut st.pre).into_iter().collect());
+        st.scopes
+            .push(std::mem::take(&mut st.pre).into_iter().collect());
         st.aliases.push(HashMap::new());
         loop {
             let Some(tok) = self.peek().cloned() else {

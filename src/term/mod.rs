@@ -948,6 +948,29 @@ impl Terms {
         }
         ops.sort_unstable();
         ops.dedup();
+        // `c && !c` is false, `c || !c` true (a comparison is false at NaN operands,
+        // its negation true: still complementary).
+        let mut complement = ops.iter().any(|&o| {
+            matches!(self.node(o), Node::Not(x) if self.is_boolean(*x) && ops.binary_search(x).is_ok())
+        });
+        // A comparison and its negated form (`x > 0`, `x <= 0` of finite operands).
+        if !complement && ops.len() <= 16 {
+            let cmps: Vec<TermId> = ops
+                .iter()
+                .copied()
+                .filter(|&o| matches!(self.node(o), Node::Cmp(..)))
+                .collect();
+            for o in cmps {
+                let n = self.not(o);
+                if ops.binary_search(&n).is_ok() {
+                    complement = true;
+                    break;
+                }
+            }
+        }
+        if complement {
+            return self.boolean(!is_and);
+        }
         match ops.len() {
             0 => self.boolean(is_and),
             1 if self.is_boolean(ops[0]) => ops[0],

@@ -101,6 +101,8 @@ impl<'a, D: Domain> Sim<'a, D> {
             self.domain.cmp(op, fa, fb)
         } else if let Some(t) = self.abs_bits_zero(cmp, ty, a, b) {
             t
+        } else if let Some(t) = self.choice_eq(cmp, ty, a, b) {
+            t
         } else if let Some(r) = self.int_cmp(cmp, ty, a, b) {
             r
         } else if self.is_symbolic(a) || self.is_symbolic(b) {
@@ -126,6 +128,44 @@ impl<'a, D: Domain> Sim<'a, D> {
             })
         };
         self.finish_setp(t, ins, Self::from_truth(r))
+    }
+
+    /// `setp.eq/ne` of a data-dependent choice between two constant bit patterns
+    /// (`selp` under condition `c`, see `bit_selects`) and a constant `k`: `c` where only
+    /// the first pattern is `k`, `!c` where only the second is, decided where both or
+    /// neither are (a function pointer picked by the data, compared with each candidate
+    /// by `ptx::calls`).
+    fn choice_eq(
+        &mut self,
+        cmp: &str,
+        ty: &str,
+        a: Val<D::V>,
+        b: Val<D::V>,
+    ) -> Option<Truth<D::V>> {
+        let (s, k) = match (a, b) {
+            (Val::Sym(s), Val::Bits(k)) | (Val::Bits(k), Val::Sym(s)) => (s, k),
+            _ => return None,
+        };
+        if cmp != "eq" && cmp != "ne" {
+            return None;
+        }
+        let w = width(ty);
+        let &(_, c, x, y) = self.bit_selects.iter().find(|e| e.0 == s)?;
+        let (k, x, y) = (mask_w(k, w), mask_w(x, w), mask_w(y, w));
+        let eq = match (x == k, y == k) {
+            (true, true) => Truth::Known(true),
+            (false, false) => Truth::Known(false),
+            (true, false) => Truth::Unknown(c),
+            (false, true) => self.domain.not(c),
+        };
+        Some(if cmp == "eq" {
+            eq
+        } else {
+            match eq {
+                Truth::Known(v) => Truth::Known(!v),
+                Truth::Unknown(c) => self.domain.not(c),
+            }
+        })
     }
 
     /// `setp.eq.b32 p, bits(|x|), 0` (Triton's `x == 0` on a masked abs): the bits of a

@@ -422,7 +422,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             let mut xs = Vec::with_capacity(vals.len());
             for (v, a) in vals.into_iter().zip(args) {
                 let ty = match a {
-                    Operand::Reg(s) => self.entry.regs.get(*s as usize).map_or("b64", |r| r.1.as_str()),
+                    Operand::Reg(s) => self
+                        .entry
+                        .regs
+                        .get(*s as usize)
+                        .map_or("b64", |r| r.1.as_str()),
                     _ => "b64",
                 };
                 let ty = ty.to_string();
