@@ -557,7 +557,8 @@ impl<'a, D: Domain> Sim<'a, D> {
         const KNOWN: &[&str] = &[
             "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "neg", "abs", "and",
             "or", "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc", "clz", "brev", "ex2",
-            "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "shf", "prmt",
+            "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "subc", "shf",
+            "prmt",
         ];
         if !KNOWN.contains(&ins.op.as_str()) {
             return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
@@ -623,7 +624,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             }
         }
-        let uses_carry = matches!(op, "addc" | "madc");
+        let uses_carry = matches!(op, "addc" | "madc" | "subc");
         let carry_in = if uses_carry {
             match self.threads[t].carry {
                 Some(c) => Some(c),
@@ -689,6 +690,18 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
         };
         let out_w = if wide { (2 * w).min(64) } else { w };
+        // Subtraction with borrow (`sub.cc`, `subc`): the flag holds the borrow.
+        if op == "subc" || (ins.has("cc") && op == "sub") {
+            let cin = match carry_in {
+                Some(c) => self.int(c, "u32")? & 1,
+                None => 0,
+            };
+            let diff = x(0)? as i128 - x(1)? as i128 - cin as i128;
+            if ins.has("cc") {
+                self.threads[t].carry = Some(Val::Bits((diff < 0) as u64));
+            }
+            return Ok(Val::Bits(mask_w(diff as u64, w)));
+        }
         if uses_carry || (ins.has("cc") && matches!(op, "add" | "mad")) {
             let cin = match carry_in {
                 Some(c) => self.int(c, "u32")? & 1,
