@@ -87,6 +87,7 @@ pub(super) fn inline(module: &mut Module) -> Result<(), ParseError> {
             vars: src.vars.clone(),
             pieces: HashMap::new(),
             fresh: 0,
+            unrun: Vec::new(),
         };
         let frame = Frame {
             src: &src,
@@ -162,6 +163,9 @@ struct Out {
     pieces: HashMap<(String, i64), (u32, String)>,
     /// Inlined copies so far (label suffixes).
     fresh: usize,
+    /// Return blocks of calls left to the simulator (no body): read as they are, after
+    /// the call that fails first.
+    unrun: Vec<String>,
 }
 
 /// One body being copied: the entry itself or an inlined function.
@@ -404,6 +408,10 @@ impl Cx<'_> {
                 };
                 if self.funcs[fi].body.is_none() {
                     // No body to run: the simulator reports the call.
+                    out.unrun.extend(rets.iter().filter_map(|r| match r {
+                        Operand::Sym(s) => Some(s.clone()),
+                        _ => None,
+                    }));
                     let mut c = ins.clone();
                     c.guard = None;
                     out.body.push(c);
@@ -691,6 +699,10 @@ fn param_load(out: &mut Out, frame: &Frame, ins: Instr) -> Result<(), ParseError
         out.body.push(ins);
         return Ok(());
     };
+    if out.unrun.contains(&key) {
+        out.body.push(ins);
+        return Ok(());
+    }
     let lty = ins.mods.last().cloned().unwrap_or_default();
     let lbytes = type_bytes(&lty).unwrap_or(4);
     let dsts: Vec<Operand> = match ins.operands.first() {
