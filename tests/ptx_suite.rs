@@ -233,7 +233,8 @@ fn refuted_variants_run_and_differ_from_the_reference() {
         .into_iter()
         .filter(|c| c.meta.expect == "refuted")
         .collect();
-    assert_eq!(bad.len(), 9);
+    // 9, and relu/leaky_twin_g (its -G build, tests/ptx_calls.rs).
+    assert_eq!(bad.len(), 10);
     for c in &bad {
         for inst in &c.meta.instance {
             let dir = c.refdir.join(&inst.name);

@@ -219,14 +219,16 @@ fn is_int(ty: &str) -> bool {
 impl Cx<'_> {
     /// Whether function `fi` (and every function it calls) only reads its arguments,
     /// constant tables and input memory, and writes only its locals and returns.
-    fn pure(&self, fi: usize, stack: &mut Vec<usize>) -> bool {
+    /// `memo`: each function's answer (`None` while being worked out: a cycle is not
+    /// pure), so a call graph with shared callees costs its size.
+    fn pure(&self, fi: usize, memo: &mut HashMap<usize, Option<bool>>) -> bool {
         let Some(body) = &self.funcs[fi].body else {
             return false;
         };
-        if stack.contains(&fi) {
-            return false;
+        if let Some(known) = memo.get(&fi) {
+            return known.unwrap_or(false);
         }
-        stack.push(fi);
+        memo.insert(fi, None);
         let special = |o: &Operand| matches!(o, Operand::Special(_));
         let ok = body.body.iter().all(|i| {
             let op = i.op.as_str();
@@ -241,28 +243,32 @@ impl Cx<'_> {
                     Some(Operand::Sym(n)) => self
                         .index
                         .get(n.as_str())
-                        .is_some_and(|&g| self.pure(g, stack)),
+                        .is_some_and(|&g| self.pure(g, memo)),
                     _ => false,
                 },
                 _ => true,
             }
         });
-        stack.pop();
+        memo.insert(fi, Some(ok));
         ok
     }
 
     /// Whether function `fi` or one it calls has a backward branch.
-    fn has_loop(&self, fi: usize, depth: usize) -> bool {
+    /// `seen`: functions already looked at (each once).
+    fn has_loop(&self, fi: usize, seen: &mut Vec<bool>) -> bool {
         let Some(body) = &self.funcs[fi].body else {
             return false;
         };
+        if std::mem::replace(&mut seen[fi], true) {
+            return false;
+        }
         body.body.iter().enumerate().any(|(k, i)| {
             match (i.op.as_str(), i.operands.get(1), i.operands.first()) {
                 ("bra", _, Some(Operand::Sym(l))) => body.labels.get(l).is_some_and(|&to| to <= k),
-                ("call", Some(Operand::Sym(n)), _) if depth < 64 => self
+                ("call", Some(Operand::Sym(n)), _) => self
                     .index
                     .get(n.as_str())
-                    .is_some_and(|&g| self.has_loop(g, depth + 1)),
+                    .is_some_and(|&g| self.has_loop(g, seen)),
                 _ => false,
             }
         })
@@ -270,17 +276,22 @@ impl Cx<'_> {
 
     /// The function's code (without its place in the file), the code of the functions
     /// it calls, and the module's initialised variables, hashed.
-    fn fingerprint(&self, fi: usize, h: &mut u64, depth: usize) {
+    /// Each function hashed once, in call order (`seen`).
+    fn fingerprint(&self, fi: usize, h: &mut u64, seen: &mut Vec<bool>) {
         let Some(body) = &self.funcs[fi].body else {
             return;
         };
+        let top = !seen.iter().any(|&b| b);
+        if std::mem::replace(&mut seen[fi], true) {
+            return;
+        }
         fnv(h, self.funcs[fi].name.as_bytes());
         for i in &body.body {
             let text = format!("{:?}{}{:?};", i.guard, i.mnemonic(), i.operands);
             fnv(h, text.as_bytes());
             if let (true, Some(Operand::Sym(n))) = (i.op == "call", i.operands.get(1)) {
-                if let (Some(&g), true) = (self.index.get(n.as_str()), depth < 64) {
-                    self.fingerprint(g, h, depth + 1);
+                if let Some(&g) = self.index.get(n.as_str()) {
+                    self.fingerprint(g, h, seen);
                 }
             }
         }
@@ -293,7 +304,7 @@ impl Cx<'_> {
             );
             fnv(h, text.as_bytes());
         }
-        if depth == 0 {
+        if top {
             for v in self.globals.iter().filter(|v| v.init.is_some()) {
                 fnv(h, format!("{}{:?}", v.name, v.init).as_bytes());
             }
@@ -573,23 +584,25 @@ impl Cx<'_> {
         out.fresh += 1;
         let ret_label = format!("$ret{tag}");
         // A pure function with a loop: the marker, its operands completed below.
-        let marker = (self.has_loop(fi, 0) && self.pure(fi, &mut Vec::new())).then(|| {
-            let mut h = 0xcbf2_9ce4_8422_2325u64;
-            self.fingerprint(fi, &mut h, 0);
-            let p = out.regs.len() as u32;
-            out.regs.push((format!("%pure{tag}"), "pred".into()));
-            let name = Operand::Sym(format!("{}#{h:016x}", f.name));
-            let none = || Operand::Vector(Vec::new());
-            let m = made(
-                call,
-                "call",
-                &["pure"],
-                vec![name, none(), none(), Operand::Reg(p)],
-            );
-            out.body.push(m);
-            out.body.push(bra(call, &ret_label, Some((false, p))));
-            out.body.len() - 2
-        });
+        let n = self.funcs.len();
+        let marker = (self.has_loop(fi, &mut vec![false; n]) && self.pure(fi, &mut HashMap::new()))
+            .then(|| {
+                let mut h = 0xcbf2_9ce4_8422_2325u64;
+                self.fingerprint(fi, &mut h, &mut vec![false; n]);
+                let p = out.regs.len() as u32;
+                out.regs.push((format!("%pure{tag}"), "pred".into()));
+                let name = Operand::Sym(format!("{}#{h:016x}", f.name));
+                let none = || Operand::Vector(Vec::new());
+                let m = made(
+                    call,
+                    "call",
+                    &["pure"],
+                    vec![name, none(), none(), Operand::Reg(p)],
+                );
+                out.body.push(m);
+                out.body.push(bra(call, &ret_label, Some((false, p))));
+                out.body.len() - 2
+            });
         // The values of the formals (`.param` ones by byte offset) once inlined.
         let values = |out: &Out, list: &[FParam], actual: &[Operand]| -> Vec<Operand> {
             let mut vs = Vec::new();
