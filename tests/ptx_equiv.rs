@@ -41,6 +41,9 @@ struct PtxFixture {
     /// `expect = "unknown"`: what lift's UNKNOWN message must say.
     #[serde(default)]
     reason: Option<String>,
+    /// `expect = "error"`: what loading the kernel fails with (recursion).
+    #[serde(default)]
+    error: Option<String>,
     instance: Vec<Instance>,
 }
 
@@ -233,6 +236,18 @@ fn nvrtc_variants_get_their_expected_verdicts() {
             continue;
         }
         let variant = path.file_stem().unwrap().to_string_lossy().into_owned();
+        // A kernel lift refuses to read (ptx/calls/recursive): the error it names.
+        if f.expect == "error" {
+            let e = Kernel::load(&path, None)
+                .err()
+                .expect("an error fixture fails to load");
+            let want = f
+                .error
+                .as_deref()
+                .expect("an error fixture names its error");
+            assert!(e.to_string().contains(want), "{variant}: {e}");
+            continue;
+        }
         let reference =
             Kernel::load(&path.with_file_name(format!("{}.ptx", f.equiv)), None).unwrap();
         let kernel = Kernel::load(&path, None).unwrap();
