@@ -138,7 +138,6 @@ PENDING = {
     "cos_f32": BFI,
     "sin_f64": CALL_PARAM,
     "cos_f64": CALL_PARAM,
-    "pow_half_f32_fast": "decide does not prove exp2(log2(x) / 2) = sqrt(x)",
 }
 # Kernels that are not the torch op: `-use_fast_math` turns powf(x, k) into
 # ex2.approx(k * lg2.approx(x)), NaN for every x < 0 where torch.pow(x, k) is finite.
