@@ -87,8 +87,8 @@ def nvrtc_probes():
         'y = { tensor = "y", shape = ["N"], role = "out" }',
         'n = "N"',
     ])
-    # CUDA's own expf, tanhf, erff: NVRTC's code differs from Triton's libdevice calls.
-    for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "powf_3",
+    # CUDA's own expf, tanhf, erff, sinf, cosf ...: NVRTC's code differs from Triton's libdevice calls.
+    for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "sinf", "cosf", "powf_3",
                  "powf_half", "powf_m2", "powf_2_5", "erf64", "tanh64", "exp64", "log64", "exp264", "expm164", "log264",
                  "log1p64", "erfc64"]:
         ptx = gen.compile_variant("libm", name)
@@ -130,12 +130,9 @@ MATRIX = {
 }
 # Matrix checks lift cannot decide yet, with why: `stem` (every form) or (stem, form
 # index). They run in an ignored test (tests/ptx_libm_matrix.rs) until then.
-BFI = "the PTX executor lacks `bfi.b64` (sinf/cosf's Payne-Hanek reduction)"
 CALL_PARAM = "the PTX parser lacks `.param` call sequences (f64 sin/cos/pow call a subroutine)"
 PENDING = {
     **{f"{n}_f64": CALL_PARAM for n in ("pow3", "pow_half", "pow_m2", "pow_2_5")},
-    "sin_f32": BFI,
-    "cos_f32": BFI,
     "sin_f64": CALL_PARAM,
     "cos_f64": CALL_PARAM,
 }
