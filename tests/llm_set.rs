@@ -341,7 +341,9 @@ fn argmax_products_scans_and_triangles_lift_to_their_formulas_and_twins_do_not()
         let [o] = &l.outputs[..] else {
             panic!("{kernel}: one output expected")
         };
-        o.formula.as_ref().map(lift::render::text::expr)
+        o.formula
+            .as_ref()
+            .map(|f| lift::render::text::expr_in(f, &l.env))
     };
     for (kernel, want) in [
         ("cuda/argmax_thread.ptx", "argmax(x, axis=1)"),
@@ -356,6 +358,9 @@ fn argmax_products_scans_and_triangles_lift_to_their_formulas_and_twins_do_not()
         // row, which multiplies the triangles of A and B only.
         ("cuda/tril_matmul_full.ptx", "tril(A @ B)"),
         ("cuda/tril_matmul.ptx", "tril(A) @ tril(B)"),
+        // diag(a) @ B scales row i by a[i]: NumPy's column `a[:, None]` (`a.T` of a
+        // vector would be `a` along the rows).
+        ("cuda/diag_matmul.ptx", "B * a[:, None]"),
     ] {
         assert_eq!(formula(kernel).as_deref(), Some(want), "{kernel}");
     }

@@ -255,6 +255,13 @@ impl Infix<'_> {
                 (s, P_ATOM)
             }
             Formula::Transpose(a) => {
+                // A vector broadcast to a matrix and transposed is NumPy's `v[:, None]`
+                // (`v.T` of a 1-D `v` would read as `v` itself, along the last axis).
+                if let Formula::Broadcast { arg: v, shape } = &**a {
+                    if d == Dialect::Text && shape.len() == 2 && self.ndim(v) == Some(1) {
+                        return (format!("{}[:, None]", self.at(v, P_ATOM, false)), P_ATOM);
+                    }
+                }
                 let s = self.at(a, P_ATOM, false);
                 let two_d = self.ndim(a) == Some(2);
                 match d {
