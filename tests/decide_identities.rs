@@ -764,6 +764,15 @@ fn half_integer_powers_through_log_are_square_roots() {
     let minus_half = at(&mut t, -0.5);
     let rsqrt = t.call(Func::Rsqrt, x);
     equal(&t, minus_half, rsqrt);
+    let minus_three_halves = at(&mut t, -1.5);
+    let x_sqrt = t.mul(x, sqrt);
+    let want = t.powi(x_sqrt, -1);
+    equal(&t, minus_three_halves, want);
+    let five_halves = at(&mut t, 2.5);
+    let x2 = t.powi(x, 2);
+    let want = t.mul(x2, sqrt);
+    equal(&t, five_halves, want);
+    not_equal(&t, five_halves, three_halves);
     // Wrong twins: a quarter power, and sqrt of the wrong argument.
     let quarter = at(&mut t, 0.25);
     not_equal(&t, quarter, sqrt);
