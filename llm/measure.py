@@ -51,7 +51,7 @@ def main(argv):
             verified += got == "verified"
         else:
             wrong += 1
-            caught += got in ("refuted", "race", "undefined")
+            caught += got in ("refuted", "race", "undefined", "fault")
         rows.append((c["name"], c["expect"], got, dt))
     lifted, lift_times, kernels = 0, [], []
     if "--no-lift" not in argv:
@@ -73,7 +73,7 @@ def main(argv):
         for k, ok, dt, why in kernels:
             print(f"| {k} | {'yes' if ok else 'no'} | {dt:.2f} | {why} |")
     print(f"\ncheck: {verified}/{correct} correct VERIFIED ({100 * verified / max(correct, 1):.1f}%), "
-          f"{caught}/{wrong} wrong REFUTED/RACE/undefined; median {statistics.median(times):.3f} s "
+          f"{caught}/{wrong} wrong REFUTED/RACE/undefined/fault; median {statistics.median(times):.3f} s "
           f"per check command")
     if kernels:
         print(f"lift: {lifted}/{len(kernels)} correct kernels get a formula "

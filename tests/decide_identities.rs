@@ -738,3 +738,46 @@ fn decide_all_keeps_order() {
     let v = decide_all(&t, &pairs, &Options::default());
     assert!(v[0].is_equal() && v[1].is_not_equal() && v[2].is_equal());
 }
+
+/// Fast-math `powf(x, k/2)` is `exp2((k/2)·log2(x))`: equal to `sqrt(x)^k` where the log
+/// is defined (x > 0, recorded as a precondition), and not to other powers.
+#[test]
+fn half_integer_powers_through_log_are_square_roots() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let l2 = t.call(Func::Log2, x);
+    let at = |t: &mut Terms, c: f64| {
+        let c = t.float(c);
+        let e = t.mul(c, l2);
+        t.call(Func::Exp2, e)
+    };
+    let half = at(&mut t, 0.5);
+    let sqrt = t.call(Func::Sqrt, x);
+    let pre = equal(&t, half, sqrt);
+    assert!(
+        pre.iter().any(|p| p.kind == PreKind::Positive),
+        "log needs x > 0: {pre:?}"
+    );
+    let three_halves = at(&mut t, 1.5);
+    let want = t.mul(x, sqrt);
+    equal(&t, three_halves, want);
+    let minus_half = at(&mut t, -0.5);
+    let rsqrt = t.call(Func::Rsqrt, x);
+    equal(&t, minus_half, rsqrt);
+    let minus_three_halves = at(&mut t, -1.5);
+    let x_sqrt = t.mul(x, sqrt);
+    let want = t.powi(x_sqrt, -1);
+    equal(&t, minus_three_halves, want);
+    let five_halves = at(&mut t, 2.5);
+    let x2 = t.powi(x, 2);
+    let want = t.mul(x2, sqrt);
+    equal(&t, five_halves, want);
+    not_equal(&t, five_halves, three_halves);
+    // Wrong twins: a quarter power, and sqrt of the wrong argument.
+    let quarter = at(&mut t, 0.25);
+    not_equal(&t, quarter, sqrt);
+    let two = t.float(2.0);
+    let x2 = t.mul(two, x);
+    let sqrt2x = t.call(Func::Sqrt, x2);
+    not_equal(&t, half, sqrt2x);
+}

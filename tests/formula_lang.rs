@@ -698,3 +698,83 @@ fn products_argmax_scans_and_triangles_instantiate_as_their_definitions_and_rend
     let tex = render::latex::outputs(&outs, &e).unwrap();
     assert!(tex.contains("\\operatorname{cumsum}"), "{tex}");
 }
+
+#[test]
+fn windows_instantiate_as_pytorch_defines_them_and_reject_what_does_not_fit() {
+    use lift::formula::{Geometry, WindowOp};
+    let geom = |k: usize, s: usize, p: usize, d: usize| Geometry {
+        kernel: vec![k],
+        stride: vec![s],
+        padding: vec![p],
+        dilation: vec![d],
+    };
+    let e = env()
+        .tensor("img", &[2, 3, 5])
+        .tensor("k3", &[4, 3, 2])
+        .tensor("k2", &[4, 2, 2]);
+    let mut t = Terms::new();
+    // max_pool1d(x, 2): windows (4 - 2) / 2 + 1 = 2 along the last axis.
+    let mp = Formula::window(WindowOp::MaxPool, vec![x()], geom(2, 2, 0, 1));
+    assert_eq!(mp.shape(&e).unwrap(), vec![3, 2]);
+    assert_eq!(text(&mp), "max_pool1d(x, kernel_size=2)");
+    let got = mp.instantiate(&mut t, &e).unwrap();
+    let (a, b) = (t.input("x", &[1, 2]), t.input("x", &[1, 3]));
+    let want = t.maxn(&[a, b]);
+    assert_eq!(got[3], want);
+    // avg_pool1d(x, 3, stride=2, padding=1): window 0 reads [pad, x0, x1] and still
+    // divides by 3 (count_include_pad=True).
+    let ap = Formula::window(WindowOp::AvgPool, vec![x()], geom(3, 2, 1, 1));
+    assert_eq!(ap.shape(&e).unwrap(), vec![3, 2]);
+    let got = ap.instantiate(&mut t, &e).unwrap();
+    let (a, b) = (t.input("x", &[0, 0]), t.input("x", &[0, 1]));
+    let s = t.sum(&[a, b]);
+    let third = t.constant(num_rational::BigRational::new(1.into(), 3.into()));
+    let want = t.mul(s, third);
+    assert_eq!(got[0], want);
+    // Dilation 2 with kernel 2 spans 3 positions: windows at 0 and 1 of a length-4 axis.
+    let dil = Formula::window(WindowOp::MaxPool, vec![x()], geom(2, 1, 0, 2));
+    assert_eq!(dil.shape(&e).unwrap(), vec![3, 2]);
+    let got = dil.instantiate(&mut t, &e).unwrap();
+    let (a, b) = (t.input("x", &[2, 1]), t.input("x", &[2, 3]));
+    let want = t.maxn(&[a, b]);
+    assert_eq!(got[5], want);
+    // conv1d(img, k3, v): y[n, o, l] = v[o] + Σ_c Σ_j img[n, c, l + j] · k3[o, c, j].
+    let conv = Formula::window(
+        WindowOp::Conv,
+        vec![
+            Formula::input("img"),
+            Formula::input("k3"),
+            Formula::input("v"),
+        ],
+        Geometry {
+            kernel: vec![],
+            ..geom(0, 1, 0, 1)
+        },
+    );
+    assert_eq!(conv.shape(&e).unwrap(), vec![2, 4, 4]);
+    assert_eq!(text(&conv), "conv1d(img, k3, v)");
+    let got = conv.instantiate(&mut t, &e).unwrap();
+    let mut summands = vec![t.input("v", &[3])];
+    for c in 0..3 {
+        for j in 0..2 {
+            let xi = t.input("img", &[1, c, 2 + j]);
+            let wi = t.input("k3", &[3, c, j]);
+            summands.push(t.mul(xi, wi));
+        }
+    }
+    let want = t.sum(&summands);
+    assert_eq!(got[(4 + 3) * 4 + 2], want);
+    // What does not fit is an error naming the call.
+    let big = Formula::window(WindowOp::MaxPool, vec![x()], geom(9, 1, 0, 1));
+    assert!(big.shape(&e).unwrap_err().message.contains("does not fit"));
+    let wrong_channels = Formula::window(
+        WindowOp::Conv,
+        vec![Formula::input("img"), Formula::input("k2")],
+        Geometry {
+            kernel: vec![],
+            ..geom(0, 1, 0, 1)
+        },
+    );
+    let msg = wrong_channels.shape(&e).unwrap_err().message;
+    assert!(msg.contains("conv1d") && msg.contains("[2, 3, 5]"), "{msg}");
+}

@@ -15,6 +15,8 @@
 //! The expected verdicts come from each kernel's math (`bug` in `llm/table.py` says why a
 //! wrong one is wrong), not from lift's output.
 
+mod common;
+
 use lift::check::{self, CheckOptions, Outcome, Report};
 use lift::exec::ErrorKind;
 use lift::{Error, Kernel};
@@ -339,7 +341,9 @@ fn argmax_products_scans_and_triangles_lift_to_their_formulas_and_twins_do_not()
         let [o] = &l.outputs[..] else {
             panic!("{kernel}: one output expected")
         };
-        o.formula.as_ref().map(lift::render::text::expr)
+        o.formula
+            .as_ref()
+            .map(|f| lift::render::text::expr_in(f, &l.env))
     };
     for (kernel, want) in [
         ("cuda/argmax_thread.ptx", "argmax(x, axis=1)"),
@@ -354,6 +358,9 @@ fn argmax_products_scans_and_triangles_lift_to_their_formulas_and_twins_do_not()
         // row, which multiplies the triangles of A and B only.
         ("cuda/tril_matmul_full.ptx", "tril(A @ B)"),
         ("cuda/tril_matmul.ptx", "tril(A) @ tril(B)"),
+        // diag(a) @ B scales row i by a[i]: NumPy's column `a[:, None]` (`a.T` of a
+        // vector would be `a` along the rows).
+        ("cuda/diag_matmul.ptx", "B * a[:, None]"),
     ] {
         assert_eq!(formula(kernel).as_deref(), Some(want), "{kernel}");
     }
@@ -366,3 +373,128 @@ fn argmax_products_scans_and_triangles_lift_to_their_formulas_and_twins_do_not()
         );
     }
 }
+
+/// Pooling and convolution lift to PyTorch's own calls, with the geometry each kernel's
+/// source uses (the specs in llm/set.toml name the same calls), and the NumPy rendering
+/// of each formula computes what direct loops over PyTorch's definitions compute
+/// (`out[i] = op over j of x[i·s - p + j·d]`, padding -inf for a max pool, 0 for an
+/// average pool, which keeps dividing by the kernel size, and for a convolution). The
+/// twin whose window is off by one gets no pooling formula.
+#[test]
+fn pooling_and_convolution_lift_to_their_calls_and_render_as_the_loops_compute() {
+    let lift = |kernel: &str, format: &str| -> String {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lift"))
+            .args([llm_dir().join(kernel).to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let cases = [
+        (
+            "maxpool1d",
+            "max_pool1d(x, kernel_size=4, stride=2)",
+            "pool(x, 'max', (4,), (2,), (0,))",
+            "x=(2, 2, 16)",
+        ),
+        (
+            "avgpool1d",
+            "avg_pool1d(x, kernel_size=3, stride=2, padding=1)",
+            "pool(x, 'avg', (3,), (2,), (1,))",
+            "x=(2, 2, 15)",
+        ),
+        (
+            "maxpool2d",
+            "max_pool2d(x, kernel_size=2)",
+            "pool(x, 'max', (2, 2), (2, 2), (0, 0))",
+            "x=(1, 2, 6, 8)",
+        ),
+        (
+            "conv1d",
+            "conv1d(x, w)",
+            "conv(x, w, None, 1, 0)",
+            "x=(2, 3, 10), w=(4, 3, 3)",
+        ),
+        (
+            "conv1d_padded",
+            "conv1d(x, w, b, stride=2, padding=1)",
+            "conv(x, w, b, 2, 1)",
+            "x=(2, 2, 9), w=(3, 2, 3), b=(3,)",
+        ),
+    ];
+    let mut script = String::from(PYTHON_WINDOWS);
+    for (kernel, want, reference, shapes) in cases {
+        let text = lift(&format!("cuda/{kernel}.ptx"), "text");
+        let first = text.lines().next().unwrap_or("");
+        assert!(first.ends_with(&format!("= {want}")), "{kernel}: {text}");
+        let module = lift(&format!("cuda/{kernel}.ptx"), "numpy");
+        assert!(module.contains("def "), "{kernel}: {module}");
+        script += &format!(
+            "ns = {{}}\nexec({module:?}, ns)\nf = ns['{kernel}_numpy']\ncheck({kernel:?}, f, lambda x=None, w=None, b=None: {reference}, dict({shapes}))\n"
+        );
+    }
+    let twin = lift("cuda/avgpool1d_window_off_by_one.ptx", "text");
+    assert!(!twin.contains("avg_pool1d("), "{twin}");
+    let Some(python) = common::require_numpy("pooling_and_convolution_render_as_the_loops_compute")
+    else {
+        return;
+    };
+    let out = std::process::Command::new(python)
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).matches("ok").count(),
+        5
+    );
+}
+
+/// Loops over PyTorch's definitions of pooling and convolution (ceil_mode=False,
+/// count_include_pad=True), and a checker that runs a rendering against them.
+const PYTHON_WINDOWS: &str = r#"
+import itertools
+import numpy as np
+
+def pool(x, op, k, s, p):
+    nd = len(k)
+    lead, sp = x.shape[:-nd], x.shape[-nd:]
+    out = [(n + 2 * pp - kk) // ss + 1 for n, kk, ss, pp in zip(sp, k, s, p)]
+    y = np.zeros(lead + tuple(out))
+    for i in itertools.product(*[range(o) for o in out]):
+        vals = []
+        for j in itertools.product(*[range(kk) for kk in k]):
+            pos = [ii * ss - pp + jj for ii, ss, pp, jj in zip(i, s, p, j)]
+            inside = all(0 <= q < n for q, n in zip(pos, sp))
+            pad = -np.inf if op == 'max' else 0.0
+            vals.append(x[(...,) + tuple(pos)] if inside else np.full(lead, pad))
+        v = np.stack(vals, axis=-1)
+        y[(...,) + i] = v.max(axis=-1) if op == 'max' else v.sum(axis=-1) / len(vals)
+    return y
+
+def conv(x, w, b, s, p):
+    n, ci, l = x.shape
+    co, _, k = w.shape
+    lo = (l + 2 * p - k) // s + 1
+    y = np.zeros((n, co, lo))
+    for a, o, i in itertools.product(range(n), range(co), range(lo)):
+        acc = 0.0 if b is None else b[o]
+        for c, j in itertools.product(range(ci), range(k)):
+            q = i * s - p + j
+            if 0 <= q < l:
+                acc += x[a, c, q] * w[o, c, j]
+        y[a, o, i] = acc
+    return y
+
+def check(name, f, ref, shapes):
+    rng = np.random.default_rng(7)
+    args = {k: rng.standard_normal(v) for k, v in shapes.items()}
+    got, want = f(**args), ref(**args)
+    assert got.shape == want.shape, (name, got.shape, want.shape)
+    assert np.allclose(got, want, rtol=1e-12, atol=1e-12), (name, got, want)
+    print(name, "ok")
+"#;

@@ -89,8 +89,8 @@ def nvrtc_probes():
         'y = { tensor = "y", shape = ["N"], role = "out" }',
         'n = "N"',
     ])
-    # CUDA's own expf, tanhf, erff: NVRTC's code differs from Triton's libdevice calls.
-    for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "powf_3",
+    # CUDA's own expf, tanhf, erff, sinf, cosf ...: NVRTC's code differs from Triton's libdevice calls.
+    for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "sinf", "cosf", "powf_3",
                  "powf_half", "powf_m2", "powf_2_5", "erf64", "tanh64", "exp64", "log64", "exp264", "expm164", "log264",
                  "log1p64", "erfc64", "sin64", "cos64", "pow64_3", "pow64_half", "pow64_m2",
                  "pow64_2_5"]:
@@ -133,12 +133,9 @@ MATRIX = {
 }
 # Matrix checks lift cannot decide yet, with why: `stem` (every form) or (stem, form
 # index). They run in an ignored test (tests/ptx_libm_matrix.rs) until then.
-BFI = "the PTX executor lacks `bfi.b64` (sinf/cosf's Payne-Hanek reduction)"
-# (f64 sin, cos and pow call a .func subroutine: inlined since src/ptx/calls.rs.)
+# (f64 sin, cos and pow call a .func subroutine: inlined since src/ptx/calls.rs; NVRTC's
+# own sinf/cosf are probes; decide proves exp((k/2)·log x) forms.)
 PENDING = {
-    "sin_f32": BFI,
-    "cos_f32": BFI,
-    "pow_half_f32_fast": "decide does not prove exp2(log2(x) / 2) = sqrt(x)",
 }
 # Kernels that are not the torch op: `-use_fast_math` turns powf(x, k) into
 # ex2.approx(k * lg2.approx(x)), NaN for every x < 0 where torch.pow(x, k) is finite.

@@ -880,21 +880,38 @@ impl<'t> Canon<'t> {
                     continue;
                 }
             }
+            // exp(k·log x) = x^k and exp((k/2)·log x) = sqrt(x)^k for integer k: `log x`
+            // was canonicalised under the precondition x > 0, where both hold exactly.
+            let twice = c * rat(2);
             let log_arg = match (m.exp, &*m.atoms) {
                 (0, [(x, 1)]) => match &self.atoms[*x as usize] {
-                    Atom::Fn(Func::Log, arg) if c.is_integer() => c
+                    Atom::Fn(Func::Log, arg) if twice.is_integer() => twice
                         .to_integer()
                         .to_i32()
-                        .filter(|k| k.unsigned_abs() <= 64)
+                        .filter(|k| k.unsigned_abs() <= 128)
                         .map(|k| (*arg, k)),
                     _ => None,
                 },
                 _ => None,
             };
             match log_arg {
-                Some((arg, k)) => {
+                Some((arg, k2)) => {
                     let x = self.rf(arg).clone();
-                    let xk = self.pow(&x, k)?;
+                    // Odd k: x^((k∓1)/2) · sqrt(x)^(±1), the form `x * sqrt(x)` and
+                    // `1 / sqrt(x)` take (the sqrt atom is not squared away).
+                    let xk = if k2 % 2 == 0 {
+                        self.pow(&x, k2 / 2)?
+                    } else {
+                        let r = self.sqrt_form(&x);
+                        let (whole, root) = if k2 > 0 {
+                            ((k2 - 1) / 2, 1)
+                        } else {
+                            ((k2 + 1) / 2, -1)
+                        };
+                        let w = self.pow(&x, whole)?;
+                        let r = self.pow(&r, root)?;
+                        self.mul(&w, &r)?
+                    };
                     result = self.mul(&result, &xk)?;
                 }
                 None => rest.push((m.clone(), c.clone())),
@@ -975,22 +992,27 @@ impl<'t> Canon<'t> {
             };
             self.require(kind, t, a);
         }
+        Ok(self.sqrt_form(a))
+    }
+
+    /// The canonical form of `sqrt(a)` once `a >= 0` is established or required.
+    fn sqrt_form(&mut self, a: &Rf) -> Rf {
         if let Some(q) = self.as_exp(a) {
             let half = BigRational::new(1.into(), 2.into());
             let e = self.alg.intern_exp(q.scale(&half));
-            return Ok(Rf::poly(Poly::mono(
+            return Rf::poly(Poly::mono(
                 Mono {
                     exp: e,
                     atoms: Box::new([]),
                 },
                 rat(1),
-            )));
+            ));
         }
         if let Some(c) = a.as_const() {
-            return Ok(self.sqrt_const(&c));
+            return self.sqrt_const(&c);
         }
         let id = self.rf_id(a);
-        Ok(self.atom_rf(Atom::Fn(Func::Sqrt, id)))
+        self.atom_rf(Atom::Fn(Func::Sqrt, id))
     }
 
     /// Opaque function atom; odd functions pull the sign out, even ones drop it.

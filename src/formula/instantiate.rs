@@ -325,6 +325,19 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             let parts: Vec<Dense> = args.iter().map(|a| run(a, terms, env)).collect();
             cat(&parts, *axis)
         }
+        Formula::Window { op, args, geometry } => {
+            let parts: Vec<(Vec<usize>, Vec<TermId>)> = args
+                .iter()
+                .map(|a| {
+                    let d = run(a, terms, env);
+                    (d.shape, d.elems)
+                })
+                .collect();
+            // Type-checked by the caller (`Formula::dims`).
+            let shape = f.shape(env).unwrap_or_default();
+            let elems = super::window::instantiate(terms, *op, geometry, &parts, &shape);
+            Dense { shape, elems }
+        }
         Formula::Slice {
             arg,
             axis,

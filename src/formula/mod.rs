@@ -30,6 +30,8 @@
 //!                                   expressions (`H`, `2 * H`), `end` absent = to the end
 //!     | Broadcast(f, [size, ...])   `f` broadcast to a shape of size expressions (a
 //!                                   constant output, `y[N] = 0`)
+//!     | Window(op, [f, ...], geometry)  max/avg pooling and convolution over the
+//!                                   trailing axes, PyTorch's geometry (`window.rs`)
 //! ```
 //! Sizes in `Slice`/`Broadcast` are launch size expressions ([`Size`]), evaluated at the
 //! sizes of the [`ShapeEnv`], so one formula holds at every instance.
@@ -39,6 +41,7 @@
 //! subexpressions are repeated (renderers print them once per occurrence).
 
 mod instantiate;
+pub mod window;
 
 /// A size expression of a launch (`N`, `2 * H`, `N1 + N2`), as in shapes and bounds.
 pub use crate::launch::Expr as Size;
@@ -48,6 +51,7 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+pub use window::{Geometry, WindowOp};
 
 /// Element-wise unary operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -265,6 +269,13 @@ pub enum Formula {
     Broadcast {
         arg: Box<Formula>,
         shape: Vec<Size>,
+    },
+    /// Pooling or convolution over the trailing axes (`window.rs`): `args` is `[x]`
+    /// for a pool, `[x, w]` or `[x, w, b]` for a convolution.
+    Window {
+        op: WindowOp,
+        args: Vec<Formula>,
+        geometry: Geometry,
     },
 }
 
@@ -582,6 +593,10 @@ impl Formula {
             end,
         }
     }
+    /// Pooling or convolution (see [`window`]).
+    pub fn window(op: WindowOp, args: Vec<Formula>, geometry: Geometry) -> Formula {
+        Formula::Window { op, args, geometry }
+    }
     /// `self` broadcast to `shape`.
     pub fn broadcast_to(self, shape: Vec<Size>) -> Formula {
         Formula::Broadcast {
@@ -643,6 +658,11 @@ impl Formula {
                 end,
             },
             Formula::Broadcast { arg, shape } => Formula::Broadcast { arg: g(arg), shape },
+            Formula::Window { op, args, geometry } => Formula::Window {
+                op,
+                args: args.into_iter().map(&mut *f).collect(),
+                geometry,
+            },
         }
     }
 
@@ -684,7 +704,7 @@ impl Formula {
                 vec![a, b]
             }
             Formula::Select(c, a, b) => vec![c, a, b],
-            Formula::Cat { args, .. } => args.iter().collect(),
+            Formula::Cat { args, .. } | Formula::Window { args, .. } => args.iter().collect(),
             Formula::Slice { arg, .. } | Formula::Broadcast { arg, .. } => vec![arg],
         }
     }
@@ -856,6 +876,7 @@ impl Formula {
                 Ok(d)
             }
             Formula::Cat { axis, args } => self.cat_dims(*axis, args, env),
+            Formula::Window { op, args, geometry } => window::dims(self, *op, args, geometry, env),
             Formula::Scan { axis, arg, .. } => {
                 let d = arg.dims(env)?;
                 if *axis >= d.len() {

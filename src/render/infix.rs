@@ -2,7 +2,9 @@
 //! operator precedence (`<` < `+ -` < `* / @` < unary `-` < `**`/`^` < atoms) and differ
 //! only in function names, constants and reductions.
 
-use crate::formula::{cmp_symbol, BinaryOp, Formula, ReduceOp, ShapeEnv, Size, UnaryOp};
+use crate::formula::{
+    cmp_symbol, BinaryOp, Formula, Geometry, ReduceOp, ShapeEnv, Size, UnaryOp, WindowOp,
+};
 use crate::term::format_const;
 use num_rational::BigRational;
 use num_traits::Signed;
@@ -253,6 +255,13 @@ impl Infix<'_> {
                 (s, P_ATOM)
             }
             Formula::Transpose(a) => {
+                // A vector broadcast to a matrix and transposed is NumPy's `v[:, None]`
+                // (`v.T` of a 1-D `v` would read as `v` itself, along the last axis).
+                if let Formula::Broadcast { arg: v, shape } = &**a {
+                    if d == Dialect::Text && shape.len() == 2 && self.ndim(v) == Some(1) {
+                        return (format!("{}[:, None]", self.at(v, P_ATOM, false)), P_ATOM);
+                    }
+                }
                 let s = self.at(a, P_ATOM, false);
                 let two_d = self.ndim(a) == Some(2);
                 match d {
@@ -318,6 +327,118 @@ impl Infix<'_> {
                         )
                     }
                 }
+            }
+            Formula::Window { op, args, geometry } => (self.window(*op, args, geometry), P_ATOM),
+        }
+    }
+
+    /// Pooling and convolution: PyTorch's call in text and torch; in NumPy, the windows
+    /// of the padded input (`sliding_window_view`, strided and dilated by slicing)
+    /// reduced or contracted with the weight.
+    fn window(&self, op: WindowOp, args: &[Formula], g: &Geometry) -> String {
+        let nd = g.nd();
+        let ops: Vec<String> = args.iter().map(|a| self.at(a, 0, false)).collect();
+        let numpy = numpy_window(op, &ops, g);
+        // One number where every windowed axis agrees, else a tuple.
+        let arg = |v: &[usize]| match v {
+            [a, rest @ ..] if rest.iter().all(|b| b == a) => a.to_string(),
+            _ => format!(
+                "({})",
+                v.iter()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let mut kw = Vec::new();
+        if op != WindowOp::Conv {
+            kw.push(format!("kernel_size={}", arg(&g.kernel)));
+        }
+        if op == WindowOp::Conv && g.stride.iter().any(|&s| s != 1)
+            || op != WindowOp::Conv && g.stride != g.kernel
+        {
+            kw.push(format!("stride={}", arg(&g.stride)));
+        }
+        if g.padding.iter().any(|&p| p != 0) {
+            kw.push(format!("padding={}", arg(&g.padding)));
+        }
+        if g.dilation.iter().any(|&d| d != 1) {
+            kw.push(format!("dilation={}", arg(&g.dilation)));
+        }
+        let call = format!("{}({})", op.name(nd), [ops, kw].concat().join(", "));
+        match self.dialect {
+            Dialect::Text => call,
+            Dialect::Torch => format!("torch.nn.functional.{call}"),
+            Dialect::Numpy => numpy,
+        }
+    }
+}
+
+/// NumPy for a window formula (see [`Infix::window`]).
+fn numpy_window(op: WindowOp, ops: &[String], g: &Geometry) -> String {
+    let nd = g.nd();
+    let x = &ops[0];
+    let axes = (1..=nd)
+        .rev()
+        .map(|a| format!("-{a}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let pad_value = if op == WindowOp::MaxPool {
+        "-np.inf"
+    } else {
+        "0.0"
+    };
+    let pads = g
+        .padding
+        .iter()
+        .map(|p| format!("({p}, {p})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let padded = format!(
+        "np.pad({x}, [(0, 0)] * (np.ndim({x}) - {nd}) + [{pads}], constant_values={pad_value})"
+    );
+    // The dilated kernel's span along each windowed axis.
+    let spans: Vec<String> = (0..nd)
+        .map(|a| {
+            let k = match op {
+                WindowOp::Conv => format!("np.shape({})[{}]", ops[1], 2 + a),
+                _ => g.kernel[a].to_string(),
+            };
+            match g.dilation[a] {
+                1 => k,
+                d => format!("{d} * ({k} - 1) + 1"),
+            }
+        })
+        .collect();
+    let steps: Vec<String> = g
+        .stride
+        .iter()
+        .chain(&g.dilation)
+        .map(|s| {
+            if *s == 1 {
+                ":".into()
+            } else {
+                format!("::{s}")
+            }
+        })
+        .collect();
+    let windows = format!(
+        "np.lib.stride_tricks.sliding_window_view({padded}, ({},), axis=({axes},))[..., {}]",
+        spans.join(", "),
+        steps.join(", ")
+    );
+    let last: String = (1..=nd).map(|a| format!("-{a}, ")).collect();
+    match op {
+        WindowOp::MaxPool => format!("np.max({windows}, axis=({last}))"),
+        WindowOp::AvgPool => format!("np.mean({windows}, axis=({last}))"),
+        WindowOp::Conv => {
+            // windows: [N, Ci, L.., K..]; weight [Co, Ci, K..] -> [N, Co, L..].
+            let l: String = "lmn"[..nd].to_string();
+            let k: String = "ijk"[..nd].to_string();
+            let conv = format!("np.einsum('nc{l}{k},oc{k}->no{l}', {windows}, {})", ops[1]);
+            match ops.get(2) {
+                Some(b) => format!("({conv} + np.reshape({b}, (-1{})))", ", 1".repeat(nd)),
+                None => conv,
             }
         }
     }

@@ -107,6 +107,21 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
             m.insert("to".into(), json!(to));
             "broadcast"
         }
+        Formula::Window {
+            op, geometry: g, ..
+        } => {
+            if *op != crate::formula::WindowOp::Conv {
+                m.insert("kernel_size".into(), json!(g.kernel));
+            }
+            m.insert("stride".into(), json!(g.stride));
+            m.insert("padding".into(), json!(g.padding));
+            m.insert("dilation".into(), json!(g.dilation));
+            match op {
+                crate::formula::WindowOp::MaxPool => "max_pool",
+                crate::formula::WindowOp::AvgPool => "avg_pool",
+                crate::formula::WindowOp::Conv => "conv",
+            }
+        }
     };
     m.insert("op".into(), json!(op));
     m.insert("shape".into(), json!(shape));

@@ -97,7 +97,7 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::Reduce { .. } => P_NEG,
         Formula::MatMul(..) => P_MUL,
         Formula::Cat { .. } | Formula::Slice { .. } => P_ATOM,
-        Formula::Scan { .. } | Formula::Tri { .. } => P_ATOM,
+        Formula::Scan { .. } | Formula::Tri { .. } | Formula::Window { .. } => P_ATOM,
         Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
 }
@@ -222,6 +222,19 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
             };
             (
                 format!("\\operatorname{{{name}}}{k}\\left({}\\right)", at(arg, 0, false)),
+                P_ATOM,
+            )
+        }
+        Formula::Window { op, args, geometry } => {
+            let parts: Vec<String> = args.iter().map(|a| at(a, 0, false)).collect();
+            let name = op.name(geometry.nd()).replace('_', "\\_");
+            (
+                format!(
+                    "\\operatorname{{{name}}}_{{s={:?}, p={:?}}}\\left({}\\right)",
+                    geometry.stride,
+                    geometry.padding,
+                    parts.join(", ")
+                ),
                 P_ATOM,
             )
         }

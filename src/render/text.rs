@@ -5,7 +5,7 @@
 //! `min(a, b)`; comparisons `a > b`; `where(c, a, b)`; reductions `sum(e, axis=1)`,
 //! `max(..)`, `min(..)`, `mean(..)`, with `keepdim=True` printed only where the reduction
 //! is not an operand of an element-wise operation; `a @ b`; `a.T` (swaps the last two
-//! axes); constants as the term printer writes them (`3`, `0.375`, `0.044715f32` = the
+//! axes; a vector broadcast down the rows is `v[:, None]` where shapes are known); constants as the term printer writes them (`3`, `0.375`, `0.044715f32` = the
 //! f32 nearest to 0.044715, `1/3`); `cat([a, b], axis=0)`; slices `x[:, :H]`,
 //! `x[:, H:]` with size expressions as bounds; a broadcast to the output's shape prints
 //! as its operand (`y[N] = 0`: the heading says the shape). Headings `y[M,N]` name axes
@@ -24,12 +24,22 @@ pub fn expr(f: &Formula) -> String {
     .expr(f)
 }
 
+/// One formula, without heading, with the shapes of `env` (a vector broadcast down
+/// the rows then prints as NumPy's `v[:, None]`).
+pub fn expr_in(f: &Formula, env: &ShapeEnv) -> String {
+    Infix {
+        dialect: Dialect::Text,
+        env: Some(env),
+    }
+    .expr(f)
+}
+
 /// One line per output: `y[M,N] = ...`.
 pub fn outputs(outputs: &[Output], env: &ShapeEnv) -> Result<String, FormulaError> {
     let dims = check(outputs, env)?;
     let mut s = String::new();
     for (o, d) in outputs.iter().zip(&dims) {
-        s += &format!("{} = {}\n", heading(&o.name, d), expr(&o.formula));
+        s += &format!("{} = {}\n", heading(&o.name, d), expr_in(&o.formula, env));
     }
     Ok(s)
 }

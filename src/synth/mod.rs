@@ -33,6 +33,7 @@ mod enumerate;
 mod leaves;
 mod report;
 mod structured;
+mod windows;
 
 /// How hard synthesis tries.
 #[derive(Clone, Debug)]
@@ -516,6 +517,7 @@ impl<'a> Synth<'a> {
                     .concat(shape, list)
                     .or_else(|| self.scan(shape, list))
                     .or_else(|| self.triangle(shape, list))
+                    .or_else(|| self.window(shape, list))
                     .ok_or(e),
             }
         };

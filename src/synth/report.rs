@@ -71,7 +71,11 @@ impl Lift {
         for (o, t) in self.outputs.iter().zip(&self.spec.outputs) {
             match &o.formula {
                 Some(f) => {
-                    s += &format!("{} = {}\n", self.heading(o), crate::render::text::expr(f));
+                    s += &format!(
+                        "{} = {}\n",
+                        self.heading(o),
+                        crate::render::text::expr_in(f, &self.env)
+                    );
                 }
                 None => {
                     let label = if o.undefined.is_some() {
@@ -228,7 +232,7 @@ impl Lift {
                     "tensor": o.name,
                     "shape": o.shape,
                     "formula": o.formula.as_ref().and_then(|f| crate::render::json::expr(f, &self.env).ok()),
-                    "text": o.formula.as_ref().map(crate::render::text::expr),
+                    "text": o.formula.as_ref().map(|f| crate::render::text::expr_in(f, &self.env)),
                     "stalled": o.stalled,
                     "undefined": o.undefined,
                     "sources": sources,

@@ -287,6 +287,12 @@ impl AtIndex<'_> {
                 s
             }
             Formula::Broadcast { shape, .. } => shape.iter().map(size_poly).collect::<R<_>>()?,
+            Formula::Window { op, geometry, .. } => {
+                return Err(format!(
+                    "`{}` is not read for all sizes yet",
+                    op.name(geometry.nd())
+                ))
+            }
             Formula::Scan { arg, .. } | Formula::Tri { arg, .. } => self.shape(arg)?,
         })
     }
@@ -436,6 +442,12 @@ impl AtIndex<'_> {
                 self.at(arg, &i2)?
             }
             Formula::Broadcast { arg, .. } => self.sub(arg, idx)?,
+            Formula::Window { op, geometry, .. } => {
+                return Err(format!(
+                    "`{}` is not read for all sizes yet",
+                    op.name(geometry.nd())
+                ))
+            }
             Formula::Tri {
                 arg,
                 upper,

@@ -119,7 +119,7 @@ pub struct Probe {
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
 /// probe.py) and CUDA's own functions as NVRTC emits them (`expf` ..., from `*.cu`).
-const SOURCES: [(&str, Meaning, &str, &str); 31] = [
+const SOURCES: [(&str, Meaning, &str, &str); 33] = [
     (
         "log",
         Meaning::Func(Func::Log),
@@ -155,6 +155,18 @@ const SOURCES: [(&str, Meaning, &str, &str); 31] = [
         Meaning::Func(Func::Exp),
         include_str!("../../../ptx/libm/expf.ptx"),
         include_str!("../../../ptx/libm/expf.launch.toml"),
+    ),
+    (
+        "sinf",
+        Meaning::Func(Func::Sin),
+        include_str!("../../../ptx/libm/sinf.ptx"),
+        include_str!("../../../ptx/libm/sinf.launch.toml"),
+    ),
+    (
+        "cosf",
+        Meaning::Func(Func::Cos),
+        include_str!("../../../ptx/libm/cosf.ptx"),
+        include_str!("../../../ptx/libm/cosf.launch.toml"),
     ),
     (
         "tanhf",
