@@ -752,3 +752,32 @@ fn eval_visits_a_shared_dag_once_per_node() {
     let value = |_: &str, idx: &[i64]| [0.375, 0.25, 0.75][idx[1] as usize];
     assert_eq!(t.t.eval(cur, &value, &|_| f64::NAN), 0.375);
 }
+
+/// Ranges of PTX integer code kept as opaque bits, which decide whether a load at a
+/// data-dependent address stays inside one module table: `and` with a small
+/// non-negative mask is within [0, mask]; `shl`/`mul.wide.u32` by constants scale a
+/// non-negative range; anything else (a mask with the sign bit, an unranged operand)
+/// has no range.
+#[test]
+fn opaque_integer_code_has_ranges_only_where_its_bits_bound_it() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let data = t.opaque("cvt.rzi.s32.f32", &[x]);
+    let eight = t.bits(8);
+    let masked = t.opaque("and.b32", &[data, eight]);
+    assert_eq!(t.int_range(masked), Some((0, 8)));
+    let three = t.bits(3);
+    let shifted = t.opaque("shl.b32", &[masked, three]);
+    assert_eq!(t.int_range(shifted), Some((0, 64)));
+    let wide = t.opaque("mul.wide.u32", &[eight, masked]);
+    assert_eq!(t.int_range(wide), Some((0, 64)));
+    // Unbounded: the data itself, a shift of it, a mask with the sign bit set.
+    assert_eq!(t.int_range(data), None);
+    let shifted_data = t.opaque("shl.b32", &[data, three]);
+    assert_eq!(t.int_range(shifted_data), None);
+    let sign = t.bits(0x8000_0000);
+    let signed_mask = t.opaque("and.b32", &[data, sign]);
+    assert_eq!(t.int_range(signed_mask), None);
+    let or = t.opaque("or.b32", &[data, eight]);
+    assert_eq!(t.int_range(or), None);
+}

@@ -1156,6 +1156,35 @@ impl Terms {
                 }
                 (lo, hi)
             }
+            // PTX integer code kept as opaque bits: `and` with a non-negative mask below
+            // 2^31 lies in [0, mask] (its result's bits are the mask's), and `shl` by a
+            // constant or `mul.wide` by a constant of a non-negative ranged value scale
+            // its range (addresses into module tables: `(q & 8) * 8`).
+            Node::Opaque(op, args) => {
+                let small = |a: TermId| {
+                    let c = self.as_const(a)?;
+                    let v = c.is_integer().then(|| c.to_integer().to_i128())??;
+                    (0..1i128 << 31).contains(&v).then_some(v)
+                };
+                let other = |k: usize| args.get(1 - k).copied();
+                match (&**op, args.len()) {
+                    (o, 2) if o.starts_with("and.b") => {
+                        (0, args.iter().filter_map(|&a| small(a)).min()?)
+                    }
+                    (o, 2) if o.starts_with("shl.b") => {
+                        let k = small(args[1]).filter(|&k| k < 32)?;
+                        let (lo, hi) = self.int_range_depth(args[0], depth + 1)?;
+                        (lo >= 0 && hi < 1 << 31).then_some((lo << k, hi << k))?
+                    }
+                    (o, 2) if o.starts_with("mul.wide.u") => {
+                        let k = (0..2).find(|&k| small(args[k]).is_some())?;
+                        let c = small(args[k])?;
+                        let (lo, hi) = self.int_range_depth(other(k)?, depth + 1)?;
+                        (lo >= 0 && hi < 1 << 31).then_some((lo * c, hi * c))?
+                    }
+                    _ => return None,
+                }
+            }
             _ => return None,
         };
         (r.0.abs() < LIMIT && r.1.abs() < LIMIT).then_some(r)

@@ -329,8 +329,18 @@ impl<'a, D: Domain> Sim<'a, D> {
             Addr::Sym(s, off) => {
                 if space != Some(Space::Local) {
                     let read_only = ins.has("nc") || space == Some(Space::Const);
-                    let tables = self.vars.iter().any(|v| {
-                        v.init.is_some() && matches!(v.space, Space::Global | Space::Const)
+                    // Every address the load can reach lies in one initialised module
+                    // table (so it reads no tensor and cannot fall out of bounds): an
+                    // opaque, fingerprinted read is then exact enough to match a probe.
+                    let span = (dsts.len() as i128) * size as i128;
+                    let tables = self.domain.int_range(s).is_some_and(|(lo, hi)| {
+                        let (lo, hi) = (lo + off as i128, hi + off as i128 + span);
+                        self.vars.iter().any(|v| {
+                            v.init.is_some()
+                                && matches!(v.space, Space::Global | Space::Const)
+                                && v.addr as i128 <= lo
+                                && hi <= (v.addr + v.bytes) as i128
+                        })
                     });
                     return match self.gather_load(t, s, off, size, space, dsts.clone()) {
                         Err((ErrorKind::Unsupported, m))

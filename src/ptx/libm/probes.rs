@@ -469,6 +469,9 @@ impl Domain for Bound<'_> {
     fn bits(&mut self, b: u64) -> TermId {
         self.sym.bits(b)
     }
+    fn int_range(&self, a: TermId) -> Option<(i128, i128)> {
+        self.sym.int_range(a)
+    }
 }
 
 impl Probe {
