@@ -11,7 +11,7 @@ pub(super) struct Dense {
     pub elems: Vec<TermId>,
 }
 
-fn strides(shape: &[usize]) -> Vec<usize> {
+pub(super) fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         s[i] = s[i + 1] * shape[i + 1];
@@ -20,7 +20,7 @@ fn strides(shape: &[usize]) -> Vec<usize> {
 }
 
 /// Row-major multi-index of `flat` in `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+pub(super) fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     let mut idx = vec![0; shape.len()];
     for (slot, &d) in idx.iter_mut().zip(shape).rev() {
         if d > 0 {

@@ -12,6 +12,7 @@
 //! optional `b[Co]`, output `[N, Co, Lo..]` with
 //! `y[n, co, l..] = b[co] + Σ_ci Σ_j x[n, ci, l·s - p + j·d] · w[co, ci, j]`.
 
+use super::instantiate::{strides, unravel};
 use super::{err, sizes, Dim, Formula, FormulaError, ShapeEnv};
 use crate::term::{TermId, Terms};
 use num_bigint::BigInt;
@@ -151,23 +152,6 @@ pub(super) fn dims(
         });
     }
     Ok(out)
-}
-
-fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut st = vec![1; shape.len()];
-    for k in (0..shape.len().saturating_sub(1)).rev() {
-        st[k] = st[k + 1] * shape[k + 1];
-    }
-    st
-}
-
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut idx = vec![0; shape.len()];
-    for k in (0..shape.len()).rev() {
-        idx[k] = flat % shape[k].max(1);
-        flat /= shape[k].max(1);
-    }
-    idx
 }
 
 /// Every offset `j` (row-major) of a kernel of extents `kernel`.

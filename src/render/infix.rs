@@ -338,7 +338,9 @@ impl Infix<'_> {
     fn window(&self, op: WindowOp, args: &[Formula], g: &Geometry) -> String {
         let nd = g.nd();
         let ops: Vec<String> = args.iter().map(|a| self.at(a, 0, false)).collect();
-        let numpy = numpy_window(op, &ops, g);
+        if self.dialect == Dialect::Numpy {
+            return numpy_window(op, &ops, g);
+        }
         // One number where every windowed axis agrees, else a tuple.
         let arg = |v: &[usize]| match v {
             [a, rest @ ..] if rest.iter().all(|b| b == a) => a.to_string(),
@@ -367,9 +369,8 @@ impl Infix<'_> {
         }
         let call = format!("{}({})", op.name(nd), [ops, kw].concat().join(", "));
         match self.dialect {
-            Dialect::Text => call,
             Dialect::Torch => format!("torch.nn.functional.{call}"),
-            Dialect::Numpy => numpy,
+            _ => call,
         }
     }
 }

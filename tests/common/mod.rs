@@ -365,3 +365,125 @@ for f in failures:
 print("compared", compared)
 sys.exit(1 if failures else 0)
 "#;
+
+/// The spec's outputs at `inputs`, evaluated from lift's terms at f32 constants.
+pub fn spec_values(spec: &str, inputs: &BTreeMap<String, Array>) -> BTreeMap<String, Vec<f64>> {
+    use lift::torch::{self, Env, FloatType};
+    let shapes: BTreeMap<String, Vec<usize>> = inputs
+        .iter()
+        .map(|(n, a)| (n.clone(), a.shape.clone()))
+        .collect();
+    let (scalars, values, sizes) = (
+        std::collections::BTreeSet::new(),
+        BTreeMap::new(),
+        BTreeMap::new(),
+    );
+    let env = Env {
+        tensors: &shapes,
+        scalars: &scalars,
+        values: &values,
+        sizes: &sizes,
+        float: FloatType::F32,
+    };
+    let mut terms = lift::term::Terms::new();
+    let outs = torch::parse(spec)
+        .unwrap()
+        .instantiate(&mut terms, &env)
+        .unwrap();
+    let value = |name: &str, idx: &[i64]| {
+        let a = &inputs[name];
+        let flat = idx
+            .iter()
+            .zip(&a.shape)
+            .fold(0usize, |f, (&i, &s)| f * s + i as usize);
+        a.data[flat]
+    };
+    outs.iter()
+        .map(|o| {
+            let v = o
+                .elems
+                .iter()
+                .map(|&e| terms.eval(e, &value, &|_| f64::NAN))
+                .collect();
+            (o.name.clone(), v)
+        })
+        .collect()
+}
+
+/// `lift check PTX --spec SPEC` gives `verdict` (`verified` or `refuted`); a refutation's
+/// counterexample (which must hold `x`) replays through `lift run` to outputs that differ
+/// from the spec's by more than `rtol` relative (`floor`: the smallest magnitude it is
+/// relative to). Returns the counterexample's inputs (none for a proof).
+pub fn check_and_replay(
+    ptx: &Path,
+    spec: &str,
+    verdict: &str,
+    what: &str,
+    rtol: f64,
+    floor: f64,
+) -> BTreeMap<String, Array> {
+    use assert_cmd::Command;
+    let cx = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("lift")
+        .unwrap()
+        .arg("check")
+        .arg(ptx)
+        .args(["--spec", spec, "--counterexample"])
+        .arg(cx.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let want = match verdict {
+        "verified" => 0,
+        "refuted" => 1,
+        v => panic!("{what}: unknown verdict {v}"),
+    };
+    assert_eq!(
+        out.status.code(),
+        Some(want),
+        "{what}: expected {verdict}, lift says:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if want == 0 {
+        assert!(text.contains("VERIFIED"), "{what}:\n{text}");
+        return BTreeMap::new();
+    }
+    assert!(text.contains("REFUTED"), "{what}:\n{text}");
+    let inputs: BTreeMap<String, Array> = std::fs::read_dir(cx.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "npy"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().to_string();
+            (name, npy::read(&p).unwrap())
+        })
+        .collect();
+    assert!(
+        inputs.contains_key("x"),
+        "{what}: no x.npy in the counterexample"
+    );
+    let replay = tempfile::tempdir().unwrap();
+    let mut run = Command::cargo_bin("lift").unwrap();
+    run.arg("run").arg(ptx).arg("--out").arg(replay.path());
+    for name in inputs.keys() {
+        run.arg("--input").arg(format!(
+            "{name}={}",
+            cx.path().join(format!("{name}.npy")).display()
+        ));
+    }
+    run.assert().success();
+    let expected = spec_values(spec, &inputs);
+    let differs = expected.iter().any(|(name, want)| {
+        let got = npy::read(&replay.path().join(format!("{name}.npy"))).unwrap();
+        got.data
+            .iter()
+            .zip(want)
+            .any(|(&g, &w)| g.is_nan() != w.is_nan() || (g - w).abs() > rtol * w.abs().max(floor))
+    });
+    assert!(
+        differs,
+        "{what}: the kernel replays equal to the spec at the counterexample:\n{text}"
+    );
+    inputs
+}
