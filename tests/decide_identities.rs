@@ -781,3 +781,62 @@ fn half_integer_powers_through_log_are_square_roots() {
     let sqrt2x = t.call(Func::Sqrt, x2);
     not_equal(&t, half, sqrt2x);
 }
+
+/// `exp(k·log a) = a^k` keeps only the fractional part of `k` in the exponent, so the
+/// cube root's identities hold where `log |x|` is defined (x ≠ 0, as `cbrtf` guards it:
+/// at 0, `|x| · cbrt(|x|)^-2` is `0 · inf`): `|x| · cbrt(|x|)^-2 = cbrt(|x|)` (the Newton
+/// step of `cbrtf`), `cbrt(x)^3 = x`; `0.33333334f` is read as 1/3 like the other known
+/// constants. Wrong twins: the same without the guard, a wrong cube, another exponent.
+#[test]
+fn cube_roots_through_exp_and_log() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let zero = t.zero();
+    let at0 = t.cmp(CmpOp::Eq, x, zero);
+    let guarded = |t: &mut Terms, a: TermId| t.select(at0, zero, a);
+    let ax = t.call(Func::Abs, x);
+    let third = t.constant(num_rational::BigRational::new(1.into(), 3.into()));
+    let l = t.call(Func::Log, ax);
+    let e = t.mul(third, l);
+    let r = exp(&mut t, e);
+    let gr = guarded(&mut t, r);
+    // |x| · r^-2 = r
+    let r2 = t.powi(r, -2);
+    let lhs = t.mul(ax, r2);
+    let g = guarded(&mut t, lhs);
+    equal(&t, g, gr);
+    // r^3 = |x|
+    let r3 = t.powi(r, 3);
+    let g = guarded(&mut t, r3);
+    let gax = guarded(&mut t, ax);
+    equal(&t, g, gax);
+    // exp2(f32(1/3) · log2|x|) = r
+    let c = f32c(&mut t, 1.0 / 3.0);
+    let l2 = t.call(Func::Log2, ax);
+    let e2 = t.mul(c, l2);
+    let r_f32 = t.call(Func::Exp2, e2);
+    let g = guarded(&mut t, r_f32);
+    equal(&t, g, gr);
+    // cbrtf's Newton step: r + (-1/3)·(r - |x|·r^-2) = r
+    let m = t.neg(lhs);
+    let d = t.add(r_f32, m);
+    let mc = f32c(&mut t, -1.0 / 3.0);
+    let step = t.mul(mc, d);
+    let newton = t.add(r_f32, step);
+    let g = guarded(&mut t, newton);
+    equal(&t, g, gr);
+    // Wrong twins: unguarded (NaN at 0), r^3 = |x| + 1, exp(0.3 · log|x|) = r.
+    match decide(&t, lhs, r, &Options::default()) {
+        Verdict::NotEqual(cex) => assert!(cex.eval(&t, lhs).is_nan(), "{cex:?}"),
+        v => panic!("the unguarded Newton step is NaN at 0: {v:?}"),
+    }
+    let one = t.one();
+    let ax1 = t.add(ax, one);
+    let g = guarded(&mut t, r3);
+    not_equal(&t, g, ax1);
+    let c3 = t.float(0.3);
+    let e3 = t.mul(c3, l);
+    let r_wrong = exp(&mut t, e3);
+    let g = guarded(&mut t, r_wrong);
+    not_equal(&t, g, gr);
+}

@@ -9,7 +9,7 @@ TRITON_DEFAULT_FP_FUSION=0, library paths normalised) in `.venv-gen`; the NVRTC 
 (*.cu: expf, tanhf, erff, log2f, log1pf, expm1f, erfcf, powf with exponents 3, 0.5, -2,
 2.5; the double erf, tanh, exp, log, exp2, expm1, log2, log1p, erfc: erf64 ... erfc64;
 the double sin, cos and pow with those exponents, which call a .func subroutine: sin64,
-cos64, pow64_3, pow64_half, pow64_m2, pow64_2_5)
+cos64, pow64_3, pow64_half, pow64_m2, pow64_2_5; cbrtf and the double cbrt, cbrt64)
 by ptx/generate.py's compile_variant machinery (compute_80, -lineinfo) in
 `.venv-ptx`.  Each probe gets `<name>.ptx` and `<name>.launch.toml` (x, y of N
 elements).  Never edit the .ptx by hand: lift recognises exactly this code.
@@ -93,7 +93,7 @@ def nvrtc_probes():
     for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "sinf", "cosf", "powf_3",
                  "powf_half", "powf_m2", "powf_2_5", "erf64", "tanh64", "exp64", "log64", "exp264", "expm164", "log264",
                  "log1p64", "erfc64", "sin64", "cos64", "pow64_3", "pow64_half", "pow64_m2",
-                 "pow64_2_5"]:
+                 "pow64_2_5", "cbrtf", "cbrt64"]:
         ptx = gen.compile_variant("libm", name)
         write(name, ptx, LAUNCH.format(grid='"cdiv(N, 32)"', block="block = [32]\n", args=args))
 
@@ -121,11 +121,15 @@ MATRIX = {
     "erfc": ("erfcf(A)", "erfc(A)", "1 - torch.erf(A)"),
     "sqrt": ("sqrtf(A)", "sqrt(A)", "torch.sqrt(A)"),
     "rsqrt": ("rsqrtf(A)", "rsqrt(A)", "torch.rsqrt(A)"),
+    # PyTorch has no cbrt: the real cube root as people write it in torch. `1/3` rounds
+    # to the float type, whose nearest-float-to-1/3 is read as 1/3 (decide's known
+    # constants), the same reading as the expansion's own 0.33333334f.
+    "cbrt": ("cbrtf(A)", "cbrt(A)", "torch.sign(A) * torch.abs(A) ** (1/3)"),
     "pow3": ("powf(A, 3.0f)", "pow(A, 3.0)", "torch.pow(A, 3)"),
     "pow_half": ("powf(A, 0.5f)", "pow(A, 0.5)", "torch.pow(A, 0.5)"),
     "pow_m2": ("powf(A, -2.0f)", "pow(A, -2.0)", "torch.pow(A, -2)"),
     # A real exponent: x^2.5 = exp(2.5 log x) for x > 0 (torch.pow's value there).
-    "pow_2_5": ("powf(A, 2.5f)", "pow(A, 2.5)", "torch.exp(2.5 * torch.log(A))"),
+    "pow_2_5": ("powf(A, 2.5f)", "pow(A, 2.5)", "torch.pow(A, 2.5)"),
     # CUDA's fast intrinsics (f32 only).
     "fast_exp": ("__expf(A)", None, "torch.exp(A)"),
     "fast_log": ("__logf(A)", None, "torch.log(A)"),

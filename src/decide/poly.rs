@@ -171,7 +171,37 @@ pub(crate) struct Algebra {
     add_cache: FxHashMap<(ExpId, ExpId), ExpId>,
     /// Atoms whose square is a known rational (`sqrt(2)² = 2`).
     pub squares: FxHashMap<AtomId, BigRational>,
+    /// `log` atoms whose argument is one monomial `c · Π atomᵢ^eᵢ` (no exponential
+    /// part; `c` may be negative, `-x`), canonicalised under the argument's `> 0`
+    /// precondition:
+    /// there `exp(k·log a) = a^k`, so an exponent keeps only the fractional part of
+    /// `k` and the integer part becomes `a^⌊k⌋` (`|x|·exp(-2/3·log|x|) =
+    /// exp(1/3·log|x|)`: the cube root's identities).
+    pub logs: FxHashMap<AtomId, (Box<[(AtomId, i32)]>, BigRational)>,
+    /// [`Algebra::split_logs`] per exponent.
+    split_cache: FxHashMap<ExpId, Split>,
     pub limit: usize,
+}
+
+/// An exponent split into its fractional part and the monomial `a^⌊k⌋` its log terms
+/// leave: (exponent, atoms to multiply in, rational factor).
+type Split = (ExpId, Box<[(AtomId, i32)]>, BigRational);
+
+/// Adds `extra` atom exponents into the sorted `atoms`.
+fn merge_atoms(atoms: &mut Vec<(AtomId, i32)>, extra: &[(AtomId, i32)]) -> Result<(), Stop> {
+    for &(a, e) in extra {
+        match atoms.binary_search_by_key(&a, |&(b, _)| b) {
+            Ok(i) => {
+                atoms[i].1 = atoms[i]
+                    .1
+                    .checked_add(e)
+                    .ok_or_else(|| Stop("exponent overflow".into()))?;
+            }
+            Err(i) => atoms.insert(i, (a, e)),
+        }
+    }
+    atoms.retain(|&(_, e)| e != 0);
+    Ok(())
 }
 
 impl Algebra {
@@ -181,6 +211,8 @@ impl Algebra {
             exp_ids: FxHashMap::default(),
             add_cache: FxHashMap::default(),
             squares: FxHashMap::default(),
+            logs: FxHashMap::default(),
+            split_cache: FxHashMap::default(),
             limit,
         };
         alg.intern_exp(Poly::zero());
@@ -220,6 +252,78 @@ impl Algebra {
         }
         let p = self.exps[a as usize].scale(k);
         self.intern_exp(p)
+    }
+
+    /// `exp(q)` as `exp(q') · a^w`: every `k·log a` term of `q` (see [`Algebra::logs`])
+    /// with `k` outside `[0, 1)` keeps `k - ⌊k⌋`. The identity form when nothing splits.
+    pub fn split_logs(&mut self, e: ExpId) -> Result<Split, Stop> {
+        let identity = || (e, Box::<[(AtomId, i32)]>::default(), BigRational::one());
+        if e == 0 || self.logs.is_empty() {
+            return Ok(identity());
+        }
+        if let Some(s) = self.split_cache.get(&e) {
+            return Ok(s.clone());
+        }
+        let mut atoms: Vec<(AtomId, i32)> = Vec::new();
+        let mut factor = BigRational::one();
+        let mut terms = Vec::with_capacity(self.exps[e as usize].len());
+        for (m, c) in &self.exps[e as usize].0 {
+            let log = match (m.exp, &*m.atoms) {
+                (0, [(l, 1)]) => self.logs.get(l),
+                _ => None,
+            };
+            let whole = c.floor().to_integer();
+            let w = i32::try_from(&whole)
+                .ok()
+                .filter(|w| *w != 0 && w.abs() <= 64);
+            match (log, w) {
+                (Some((arg, coef)), Some(w)) => {
+                    let scaled: Vec<(AtomId, i32)> = arg
+                        .iter()
+                        .map(|&(a, k)| k.checked_mul(w).map(|kw| (a, kw)))
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| Stop("exponent overflow".into()))?;
+                    merge_atoms(&mut atoms, &scaled)?;
+                    factor *= num_traits::Pow::pow(coef, w);
+                    let frac = c - BigRational::from_integer(whole);
+                    if !frac.is_zero() {
+                        terms.push((m.clone(), frac));
+                    }
+                }
+                _ => terms.push((m.clone(), c.clone())),
+            }
+        }
+        let split = if atoms.is_empty() && factor.is_one() {
+            identity()
+        } else {
+            (self.intern_exp(Poly(terms)), atoms.into(), factor)
+        };
+        self.split_cache.insert(e, split.clone());
+        Ok(split)
+    }
+
+    /// `exp(e)` as a monomial, its exponent split ([`Algebra::split_logs`]).
+    pub fn exp_mono(&mut self, e: ExpId) -> Result<(Mono, BigRational), Stop> {
+        self.finish(e, Vec::new())
+    }
+
+    /// The monomial `exp(e) · atoms` with its exponent split ([`Algebra::split_logs`])
+    /// and square roots of constants reduced.
+    fn finish(
+        &mut self,
+        e: ExpId,
+        mut atoms: Vec<(AtomId, i32)>,
+    ) -> Result<(Mono, BigRational), Stop> {
+        let (exp, extra, mut factor) = self.split_logs(e)?;
+        merge_atoms(&mut atoms, &extra)?;
+        self.reduce(&mut atoms, &mut factor);
+        Ok((
+            Mono {
+                exp,
+                atoms: atoms.into(),
+            },
+            factor,
+        ))
     }
 
     fn reduce(&self, atoms: &mut Vec<(AtomId, i32)>, factor: &mut BigRational) {
@@ -268,16 +372,8 @@ impl Algebra {
         }
         atoms.extend_from_slice(&x[i..]);
         atoms.extend_from_slice(&y[j..]);
-        let mut factor = rat(1);
-        self.reduce(&mut atoms, &mut factor);
         let exp = self.add_exp(a.exp, b.exp);
-        Ok((
-            Mono {
-                exp,
-                atoms: atoms.into(),
-            },
-            factor,
-        ))
+        self.finish(exp, atoms)
     }
 
     /// `m^k` as (monomial, rational factor).
@@ -291,16 +387,8 @@ impl Algebra {
                 atoms.push((a, e));
             }
         }
-        let mut factor = rat(1);
-        self.reduce(&mut atoms, &mut factor);
         let exp = self.scale_exp(m.exp, &rat(k as i64));
-        Ok((
-            Mono {
-                exp,
-                atoms: atoms.into(),
-            },
-            factor,
-        ))
+        self.finish(exp, atoms)
     }
 
     pub fn mul(&mut self, a: &Poly, b: &Poly) -> Result<Poly, Stop> {

@@ -719,6 +719,25 @@ impl Terms {
         self.intern(Node::Pow(a, k))
     }
 
+    /// `a^k` for a non-integer constant `k`: `exp(k · log a)`, PyTorch's `pow(a, k)`
+    /// over the extended reals (`0^k = 0` for `k > 0` through `exp(-inf)`, `+inf` for
+    /// `k < 0`; NaN for `a < 0`, where `log` is NaN).
+    pub fn pow_real(&mut self, a: TermId, k: BigRational) -> TermId {
+        let l = self.call(Func::Log, a);
+        let k = self.constant(k);
+        let e = self.mul(k, l);
+        self.call(Func::Exp, e)
+    }
+
+    /// `sign(a)`: 1, -1 or 0 (PyTorch's, where NaN gives 0: both comparisons fail).
+    pub fn sign(&mut self, a: TermId) -> TermId {
+        let z = self.zero();
+        let (pos, neg) = (self.cmp(CmpOp::Gt, a, z), self.cmp(CmpOp::Lt, a, z));
+        let (one, m1) = (self.one(), self.int(-1));
+        let n = self.select(neg, m1, z);
+        self.select(pos, one, n)
+    }
+
     // ---- functions -----------------------------------------------------------------
 
     /// `f(a)`. Folds only where the result is exact: `exp(0) = 1`, `exp2(k) = 2^k` for

@@ -33,8 +33,9 @@ inputs leave that corner out, and the comment at the case says which and why:
 `remainder`/`fmod`/trunc division by ±inf and floor division by or of ±inf (lift
 computes `a - b*floor(a/b)`, which is NaN or ±inf there; PyTorch's fmod-based code gives
 `a` or NaN); logsumexp of a row whose max is ±inf (PyTorch shifts by 0 there; lift's
-term would need a comparison with ±inf, which decide cannot read yet). Nothing else is
-left out.
+term would need a comparison with ±inf, which decide cannot read yet); a real (non-integer)
+exponent of -inf (lift's `exp(k·log x)` is NaN there, PyTorch's `pow` gives `pow(inf, k)`;
+the same missing comparison). Nothing else is left out.
 
 Determinism: random values come from numpy.random.default_rng(<fixed seed>); two runs
 give identical files.
@@ -64,6 +65,8 @@ SPECIAL += list(RNG.uniform(-5, 5, 9))
 X = np.array(SPECIAL)
 # Positive only (where a case's parameters need it).
 XPOS = np.array([1e-3, 0.5, 1.0, 2.0, 3.7, 20.0, 100.0, 1000.0])
+# Every special value but -inf (real exponents of a negative infinity: see the case).
+XREAL = np.array([v for v in SPECIAL if v != -inf])
 
 # Binary ops: every pair of these.
 PAIR = [nan, inf, -inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 3.0, 7.0, -7.0, 100.0]
@@ -452,7 +455,10 @@ case("l = F.cross_entropy(x, t, size_average=False)", error="size_average", x=CE
      long=["t"])
 case("l = F.cross_entropy(x, t, reduce=False)", error="reduce", x=CE_X, t=T, long=["t"])
 case("y = F.normalize(x, p=3)", error="`p`", x=FROWS)
-case("y = torch.pow(x, 1.5)", error="exponent", x=XPOS)
+# A real exponent is exp(k·log x): NaN below 0, 0 or inf at 0, as PyTorch. At -inf PyTorch
+# gives pow(inf, k) where log(-inf) is NaN: lift cannot compare with -inf (see above), so
+# XREAL leaves that corner out.
+case("y = torch.pow(x, 1.5)", x=XREAL)
 
 # ---- gathers: integer indices given as data (issue 12 item 4) ----------------------------
 # Appended last so that the cases above keep their ids and data.
@@ -487,6 +493,11 @@ case("l = F.nll_loss(x, t, weight=w)", error="weight", x=GX, t=GT, w=rnd(5), lon
 case("l = F.nll_loss(x, t, size_average=False)", error="size_average", x=GX, t=GT, long=["t"])
 case("l = F.nll_loss(x, t, reduce=False)", error="reduce", x=GX, t=GT, long=["t"])
 case("l = F.cross_entropy(x, t, reduction='none')", x=GX, t=GTN, long=["t"])
+
+# ---- real exponents (issue 20: cbrt as people write it in torch) --------------------------
+case("y = torch.sign(x) * torch.abs(x) ** (1/3)", x=X)
+case("y = x ** -0.75", x=XREAL)
+case("y = torch.pow(x, 2.5)", x=XREAL)
 
 
 # ----------------------------------------------------------------------------------------

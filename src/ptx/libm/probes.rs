@@ -28,6 +28,9 @@ pub enum Meaning {
     Powi(i32),
     /// `x^(p/q) = exp((p/q) · log x)` (`powf(x, p/q)`, a real exponent; x > 0)
     PowRat(i32, i32),
+    /// The real cube root `sign(x) · |x|^(1/3)` (`cbrtf`, `cbrt`), spelled as a torch
+    /// reference spells it (PyTorch has no cbrt).
+    Cbrt,
 }
 
 impl Meaning {
@@ -51,11 +54,12 @@ impl Meaning {
                 terms.sub(one, e)
             }
             Meaning::Powi(k) => terms.powi(a, k),
-            Meaning::PowRat(p, q) => {
-                let l = terms.call(Func::Log, a);
-                let k = terms.constant(BigRational::new(p.into(), q.into()));
-                let e = terms.mul(k, l);
-                terms.call(Func::Exp, e)
+            Meaning::PowRat(p, q) => terms.pow_real(a, BigRational::new(p.into(), q.into())),
+            Meaning::Cbrt => {
+                let s = terms.sign(a);
+                let m = terms.call(Func::Abs, a);
+                let r = terms.pow_real(m, BigRational::new(1.into(), 3.into()));
+                terms.mul(s, r)
             }
         }
     }
@@ -68,6 +72,7 @@ impl Meaning {
             Meaning::Erfc => libm::erfc(x),
             Meaning::Powi(k) => x.powi(k),
             Meaning::PowRat(p, q) => x.powf(p as f64 / q as f64),
+            Meaning::Cbrt => x.cbrt(),
         }
     }
     /// The name a reader knows it by.
@@ -79,6 +84,7 @@ impl Meaning {
             Meaning::Erfc => "erfc".into(),
             Meaning::Powi(k) => format!("pow(_, {k})"),
             Meaning::PowRat(p, q) => format!("pow(_, {p}/{q})"),
+            Meaning::Cbrt => "cbrt".into(),
         }
     }
 }
@@ -119,7 +125,7 @@ pub struct Probe {
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
 /// probe.py) and CUDA's own functions as NVRTC emits them (`expf` ..., from `*.cu`).
-const SOURCES: [(&str, Meaning, &str, &str); 33] = [
+const SOURCES: [(&str, Meaning, &str, &str); 35] = [
     (
         "log",
         Meaning::Func(Func::Log),
@@ -317,6 +323,18 @@ const SOURCES: [(&str, Meaning, &str, &str); 33] = [
         Meaning::PowRat(5, 2),
         include_str!("../../../ptx/libm/pow64_2_5.ptx"),
         include_str!("../../../ptx/libm/pow64_2_5.launch.toml"),
+    ),
+    (
+        "cbrtf",
+        Meaning::Cbrt,
+        include_str!("../../../ptx/libm/cbrtf.ptx"),
+        include_str!("../../../ptx/libm/cbrtf.launch.toml"),
+    ),
+    (
+        "cbrt64",
+        Meaning::Cbrt,
+        include_str!("../../../ptx/libm/cbrt64.ptx"),
+        include_str!("../../../ptx/libm/cbrt64.launch.toml"),
     ),
 ];
 

@@ -65,13 +65,7 @@ pub(super) fn unary(op: &str) -> Option<fn(&mut Terms, TermId) -> TermId> {
         "floor" => Some(|t, x| t.call(Func::Floor, x)),
         "ceil" => Some(|t, x| t.call(Func::Ceil, x)),
         // sign(0) = 0, and PyTorch's sign(NaN) is 0 too (both comparisons are false).
-        "sign" => Some(|t, x| {
-            let z = t.zero();
-            let (pos, neg) = (t.cmp(CmpOp::Gt, x, z), t.cmp(CmpOp::Lt, x, z));
-            let (one, m1) = (t.one(), t.int(-1));
-            let n = t.select(neg, m1, z);
-            t.select(pos, one, n)
-        }),
+        "sign" => Some(|t, x| t.sign(x)),
         "sigmoid" => Some(sigmoid),
         "silu" => Some(|t, x| {
             let s = sigmoid(t, x);
@@ -159,7 +153,8 @@ pub(super) fn clamp(
     Ok(y)
 }
 
-/// `base ** exponent` for a constant exponent: integers → powi, ±1/2 → sqrt/rsqrt.
+/// `base ** exponent` for a constant exponent: integers → powi, ±1/2 → sqrt/rsqrt,
+/// any other real `k` → `exp(k · log base)` (PyTorch's value: NaN at a negative base).
 pub(crate) fn power(cx: &mut Cx, op: &str, base: &Value, exponent: &Value) -> R<Value> {
     if let (Value::Int(b), Value::Int(e)) = (base, exponent) {
         if *e >= 0 {
@@ -187,7 +182,7 @@ pub(crate) fn power(cx: &mut Cx, op: &str, base: &Value, exponent: &Value) -> R<
             ));
         }
         return Err(format!(
-            "{op}: the exponent must be a constant number (integer or ±0.5), got {}",
+            "{op}: the exponent must be a constant number, got {}",
             exponent.describe()
         ));
     };
@@ -203,10 +198,9 @@ pub(crate) fn power(cx: &mut Cx, op: &str, base: &Value, exponent: &Value) -> R<
     } else if k == -half {
         x.map(cx.terms, |t, e| t.call(Func::Rsqrt, e))
     } else {
-        let v = cx.show(k.to_f64().unwrap_or(f64::NAN));
-        return Err(format!(
-            "{op}: exponent {v} is not supported (only integers and ±0.5)"
-        ));
+        // A real exponent (already rounded to the float type, as PyTorch passes it):
+        // exp(k·log x), NaN for x < 0 as in PyTorch.
+        x.map(cx.terms, |t, e| t.pow_real(e, k.clone()))
     };
     Ok(Value::Tensor(y))
 }
