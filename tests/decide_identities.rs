@@ -840,3 +840,28 @@ fn cube_roots_through_exp_and_log() {
     let g = guarded(&mut t, r_wrong);
     not_equal(&t, g, gr);
 }
+
+/// The same split for a `log` of a sum (split when a form is normalised, not inside the
+/// monomial arithmetic), on `a = x² + 1 > 0` (at a zero of `a` the left side is
+/// `0 · inf`): `a · exp(-2/3 · log a) = exp(1/3 · log a)`. Wrong twin: `x² + 2` in front.
+#[test]
+fn fractional_powers_of_a_sum() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let one = t.one();
+    let two = t.int(2);
+    let x2 = t.mul(x, x);
+    let a = t.add(x2, one);
+    let l = t.call(Func::Log, a);
+    let k = |t: &mut Terms, p: i64| t.constant(num_rational::BigRational::new(p.into(), 3.into()));
+    let (k1, km2) = (k(&mut t, 1), k(&mut t, -2));
+    let e1 = t.mul(k1, l);
+    let r = exp(&mut t, e1);
+    let e2 = t.mul(km2, l);
+    let r2 = exp(&mut t, e2);
+    let lhs = t.mul(a, r2);
+    equal(&t, lhs, r);
+    let b = t.add(x2, two);
+    let wrong = t.mul(b, r2);
+    not_equal(&t, wrong, r);
+}
