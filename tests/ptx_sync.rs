@@ -305,3 +305,35 @@ fn extern_shared_arrays_are_one_memory() {
     let y: Vec<f64> = e.outputs[0].elems.iter().map(|v| v.unwrap()).collect();
     assert_eq!((y[0], y[1], y[63]), (1.0, 0.0, 62.0));
 }
+
+#[test]
+fn barrier_reductions_count_and_order() {
+    // `__syncthreads_count(t & 1)`, `__syncthreads_and(t & 1)`, `__syncthreads_or(!(t &
+    // 1))`: barriers (the neighbour's shared store is ordered before the load) whose
+    // results are 32, false and true.
+    let body = "	ld.global.f32 %f1, [%rd1];
+	st.shared.f32 [%rd3], %f1;
+	and.b32 %r2, %r1, 1;
+	setp.ne.u32 %p1, %r2, 0;
+	bar.red.popc.u32 %r3, 0, %p1;
+	bar.red.and.pred %p2, 0, %p1;
+	bar.red.or.pred %p3, 0, !%p1;
+	selp.u32 %r4, 1000, 0, %p2;
+	selp.u32 %r5, 100, 0, %p3;
+	add.u32 %r3, %r3, %r4;
+	add.u32 %r3, %r3, %r5;
+	cvt.rn.f32.u32 %f2, %r3;
+	xor.b32 %r2, %r1, 1;
+	mul.wide.u32 %rd6, %r2, 4;
+	add.s64 %rd6, %rd7, %rd6;
+	ld.shared.f32 %f3, [%rd6];
+	add.f32 %f3, %f3, %f2;
+	st.global.f32 [%rd2], %f3;";
+    let e = run(body).unwrap();
+    let y: Vec<f64> = e.outputs[0].elems.iter().map(|v| v.unwrap()).collect();
+    assert_eq!((y[0], y[1], y[63]), (133.0, 132.0, 194.0));
+    // Reached by only some threads, it is a deadlock like bar.sync.
+    let body = "	setp.lt.u32 %p1, %r1, 32;
+	@%p1 bar.red.popc.u32 %r3, 0, %p1;";
+    assert_eq!(kind(body), Some(ErrorKind::Deadlock));
+}
