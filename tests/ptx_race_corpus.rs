@@ -188,10 +188,10 @@ fn race_corpus_gets_its_verdicts() {
     times.sort_by(f64::total_cmp);
     println!(
         "race corpus: {right}/{} right ({safe} expected SAFE, {unsafe_} expected a finding), \
-         {known} known mismatches; per kernel median {:.3} s, max {:.3} s",
+         {known} known mismatches; per kernel median {:.2} ms, max {:.2} ms",
         names.len(),
-        times[times.len() / 2],
-        times[times.len() - 1]
+        1e3 * times[times.len() / 2],
+        1e3 * times[times.len() - 1]
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
