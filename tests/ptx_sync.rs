@@ -229,3 +229,111 @@ fn unsupported_instructions_are_named() {
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert!(e.message.contains("prmt mode .f4e"), "{e}");
 }
+
+/// Two shared arrays `a`, `b` (declared by `decls`, in the entry or, `.extern`, in the
+/// module), 64 threads: `body` runs with %r1 = tid, %rd1 = &x[tid], %rd2 = &y[tid],
+/// %rd3 = &a[tid], %rd7 = b.
+fn two_arrays(decls: &str, body: &str) -> Result<Execution<f64>, ExecError> {
+    let (module, entry) = if decls.contains(".extern") {
+        (decls, "")
+    } else {
+        ("", decls)
+    };
+    let text = kernel(body)
+        .replace("	.shared .align 4 .b8 s[256];", entry)
+        .replace(".visible .entry", &format!("{module}\n.visible .entry"))
+        .replace("%rd<8>", "%rd<12>")
+        .replace("mov.u64 %rd7, s;", "mov.u64 %rd8, a;\n	mov.u64 %rd7, b;")
+        .replace("add.s64 %rd3, %rd7, %rd6;", "add.s64 %rd3, %rd8, %rd6;");
+    let m = lift::ptx::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let inst = Launch::parse(LAUNCH, "t.toml")
+        .unwrap()
+        .instantiate(&BTreeMap::new())
+        .unwrap();
+    let mut d = Concrete {
+        data: vec![Some((0..64).map(|i| i as f64).collect()), None],
+        scalars: BTreeMap::new(),
+        precision: Default::default(),
+        values_only: false,
+    };
+    lift::ptx::execute(&m, &inst, &[], &mut d)
+}
+
+#[test]
+fn an_index_past_a_shared_array_is_out_of_bounds_not_its_neighbour() {
+    // `a` holds 32 floats, the CTA has 64 threads: thread 32 stores a[32]. Laid out
+    // back to back, a[32] would be b[0] and the run SAFE (ptx/races/oob_shared_into_neighbour).
+    let decls = "	.shared .align 4 .b8 a[128];\n	.shared .align 4 .b8 b[128];";
+    let body = "	ld.global.f32 %f1, [%rd1];
+	st.shared.f32 [%rd3], %f1;
+	st.global.f32 [%rd2], %f1;";
+    let e = two_arrays(decls, body).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfBounds, "{e}");
+    assert!(
+        e.message
+            .contains("outside every tensor and shared variable"),
+        "{e}"
+    );
+    // An index before the start of `b` is out of bounds too.
+    let body = "	ld.global.f32 %f1, [%rd1];
+	st.shared.f32 [%rd7+-4], %f1;";
+    let e = two_arrays(decls, body).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfBounds, "{e}");
+}
+
+#[test]
+fn extern_shared_arrays_are_one_memory() {
+    // Every unsized `.extern .shared` array starts at the dynamic shared memory: b[i]
+    // is a[i]. Thread t stores a[t] and loads b[t ^ 1], its neighbour's store
+    // (ptx/races/dynamic_shared_views).
+    let decls = ".extern .shared .align 16 .b8 a[];\n.extern .shared .align 16 .b8 b[];";
+    let body = |sync: &str| {
+        format!(
+            "	ld.global.f32 %f1, [%rd1];
+	st.shared.f32 [%rd3], %f1;
+{sync}
+	xor.b32 %r2, %r1, 1;
+	mul.wide.u32 %rd9, %r2, 4;
+	add.s64 %rd9, %rd7, %rd9;
+	ld.shared.f32 %f2, [%rd9];
+	st.global.f32 [%rd2], %f2;"
+        )
+    };
+    let e = two_arrays(decls, &body("")).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Race, "{e}");
+    let e = two_arrays(decls, &body("	bar.sync 0;")).unwrap();
+    let y: Vec<f64> = e.outputs[0].elems.iter().map(|v| v.unwrap()).collect();
+    assert_eq!((y[0], y[1], y[63]), (1.0, 0.0, 62.0));
+}
+
+#[test]
+fn barrier_reductions_count_and_order() {
+    // `__syncthreads_count(t & 1)`, `__syncthreads_and(t & 1)`, `__syncthreads_or(!(t &
+    // 1))`: barriers (the neighbour's shared store is ordered before the load) whose
+    // results are 32, false and true.
+    let body = "	ld.global.f32 %f1, [%rd1];
+	st.shared.f32 [%rd3], %f1;
+	and.b32 %r2, %r1, 1;
+	setp.ne.u32 %p1, %r2, 0;
+	bar.red.popc.u32 %r3, 0, %p1;
+	bar.red.and.pred %p2, 0, %p1;
+	bar.red.or.pred %p3, 0, !%p1;
+	selp.u32 %r4, 1000, 0, %p2;
+	selp.u32 %r5, 100, 0, %p3;
+	add.u32 %r3, %r3, %r4;
+	add.u32 %r3, %r3, %r5;
+	cvt.rn.f32.u32 %f2, %r3;
+	xor.b32 %r2, %r1, 1;
+	mul.wide.u32 %rd6, %r2, 4;
+	add.s64 %rd6, %rd7, %rd6;
+	ld.shared.f32 %f3, [%rd6];
+	add.f32 %f3, %f3, %f2;
+	st.global.f32 [%rd2], %f3;";
+    let e = run(body).unwrap();
+    let y: Vec<f64> = e.outputs[0].elems.iter().map(|v| v.unwrap()).collect();
+    assert_eq!((y[0], y[1], y[63]), (133.0, 132.0, 194.0));
+    // Reached by only some threads, it is a deadlock like bar.sync.
+    let body = "	setp.lt.u32 %p1, %r1, 32;
+	@%p1 bar.red.popc.u32 %r3, 0, %p1;";
+    assert_eq!(kind(body), Some(ErrorKind::Deadlock));
+}

@@ -60,7 +60,14 @@ use values::*;
 /// Shared variables live at `SHARED_BASE..`, below 2^32 (Triton uses 32-bit shared
 /// addresses); each thread's `.local` variables at `LOCAL_BASE..`; module `.global`
 /// variables at `GVAR_BASE..`; tensor `i` at `(i + 1) << 40`.
+///
+/// Consecutive shared variables are `SHARED_GAP` bytes apart, more than a CTA's
+/// whole shared memory: an index past the end (or before the start) of one array
+/// lands in no variable and is `OutOfBounds`, never silently in its neighbour
+/// (addresses carry no provenance). Every unsized `.extern .shared` array is the
+/// CTA's one dynamic shared memory, so they all start at the same address, as in CUDA.
 const SHARED_BASE: u64 = 0x1000;
+const SHARED_GAP: u64 = 1 << 20;
 const LOCAL_BASE: u64 = 0x4000_0000;
 const GVAR_BASE: u64 = 1 << 36;
 const TENSOR_SHIFT: u32 = 40;
@@ -228,21 +235,46 @@ pub fn execute<D: Domain>(
     // Lay out variables.
     let mut vars = Vec::new();
     let (mut shared_end, mut local_end, mut gvar_end) = (SHARED_BASE, LOCAL_BASE, GVAR_BASE);
+    // Where the dynamic shared memory starts, once an unsized `.extern .shared` is seen.
+    let mut dynamic_at: Option<u64> = None;
     for v in module.globals.iter().chain(&entry.vars) {
+        let shared = v.space == Space::Shared;
         let end = match v.space {
             Space::Shared => &mut shared_end,
             Space::Local => &mut local_end,
             _ => &mut gvar_end,
         };
-        let align = v.align.max(1);
-        let addr = end.div_ceil(align) * align;
-        let bytes = if v.dynamic && v.space == Space::Shared {
+        let align = v.align.max(if shared && v.dynamic { 16 } else { 1 });
+        let start = if shared && *end > SHARED_BASE {
+            *end + SHARED_GAP
+        } else {
+            *end
+        };
+        let mut addr = start.div_ceil(align) * align;
+        let bytes = if v.dynamic && shared {
             inst.dynamic_shared
                 .unwrap_or(crate::launch::DEFAULT_DYNAMIC_SHARED)
         } else {
             v.bytes
         };
-        *end = addr + bytes;
+        match (shared && v.dynamic, dynamic_at) {
+            (true, Some(at)) => addr = at,
+            (true, None) => {
+                dynamic_at = Some(addr);
+                *end = addr + bytes;
+            }
+            _ => *end = addr + bytes,
+        }
+        if shared && *end > LOCAL_BASE {
+            return Err(top(
+                ErrorKind::Launch,
+                format!(
+                    "shared variables take more than {} bytes of address space (`{}`)",
+                    LOCAL_BASE - SHARED_BASE,
+                    v.name
+                ),
+            ));
+        }
         vars.push(Var {
             name: v.name.clone(),
             space: v.space,

@@ -43,9 +43,27 @@ impl<'a, D: Domain> Sim<'a, D> {
             let mask = self.lane_mask(t, ops.first())?;
             return Ok(Flow::Block(State::WarpSync(pc, mask)));
         }
-        if !(ins.has("sync") || ins.mods.is_empty() || ins.has("aligned")) || ins.has("arrive") {
-            return unsupported("only bar.sync / barrier.sync / bar.warp.sync barriers");
+        // `bar.red.{popc.u32,and.pred,or.pred} d, a{, b}, {!}c` (`__syncthreads_count`,
+        // `_and`, `_or`): a barrier whose result is computed at its release
+        // (`reduce_barrier`); its operands are shifted by the destination.
+        let red = ins.has("red");
+        if red && !["popc", "and", "or"].iter().any(|m| ins.has(m)) {
+            return unsupported(format!("barrier reduction {}", ins.mnemonic()));
         }
+        if !(red || ins.has("sync") || ins.mods.is_empty() || ins.has("aligned"))
+            || ins.has("arrive")
+        {
+            return unsupported("only bar.sync / barrier.sync / bar.red / bar.warp.sync barriers");
+        }
+        let ops = if red {
+            if ops.len() < 3 {
+                return fail(ErrorKind::Malformed, "bar.red needs d, a and a predicate");
+            }
+            // The destination and the predicate are read at the release.
+            &ops[1..ops.len() - 1]
+        } else {
+            &ops[..]
+        };
         let id = match ops.first() {
             Some(o) => {
                 let v = self.read(t, o, "u32")?;
@@ -189,6 +207,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         if let Some(e) = self.pending.take() {
             return Err(e);
         }
+        if self.entry.body[pc0].has("red") {
+            self.reduce_barrier(pc0)
+                .map_err(|(kind, m)| self.err_at(t0, pc0, kind, m))?;
+        }
         self.epoch += 1;
         for th in &mut self.threads {
             th.state = State::Ready;
@@ -196,6 +218,41 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         // Accesses before the barrier are ordered before everything after it.
         self.shared_log.clear();
+        Ok(())
+    }
+
+    /// The result of a complete `bar.red` (every thread waits at `pc`): the number of
+    /// threads whose predicate holds (`popc`), or whether it holds for all (`and`) or
+    /// for some (`or`), written to every thread's destination. A predicate that depends
+    /// on the data is `Unsupported`.
+    fn reduce_barrier(&mut self, pc: usize) -> Result<(), Fail> {
+        let entry = self.entry;
+        let ins = &entry.body[pc];
+        let (dst, pred) = (&ins.operands[0], &ins.operands[ins.operands.len() - 1]);
+        let mut count = 0u64;
+        for t in 0..self.threads.len() {
+            let v = self.read(t, pred, "pred")?;
+            match self.truth(v)? {
+                Truth::Known(b) => count += b as u64,
+                Truth::Unknown(_) => {
+                    return unsupported(format!(
+                        "{} over a data-dependent predicate",
+                        ins.mnemonic()
+                    ))
+                }
+            }
+        }
+        let n = self.threads.len() as u64;
+        let v = if ins.has("popc") {
+            Val::Bits(count)
+        } else if ins.has("and") {
+            Val::Pred(count == n)
+        } else {
+            Val::Pred(count > 0)
+        };
+        for t in 0..self.threads.len() {
+            self.write(t, dst, v)?;
+        }
         Ok(())
     }
 
