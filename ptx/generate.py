@@ -1554,10 +1554,53 @@ def ptx_entries(ptx):
     """[(entry name, [param names])] of the .entry directives."""
     res = []
     for m in re.finditer(r"\.entry\s+(\w+)\s*\(([^)]*)\)", ptx):
-        params = re.findall(r"(\w+)\s*,?\s*$", m.group(2), flags=re.M)
+        # `.param .align 8 .b8 name[24]`: a struct passed by value
+        params = re.findall(r"(\w+)(?:\[\d+\])?\s*,?\s*$", m.group(2), flags=re.M)
         params = [p for p in params if p]
         res.append((m.group(1), params))
     return res
+
+
+# Structs passed by value (issue 19, item 6): NVRTC's `.param .b8 p[bytes]`, whose fields
+# the launch binds by byte offset (`p = { fields = { 0 = ..., 8 = ... } }`).
+FAMILIES.update({
+    "struct_clamp": dict(_ELEMENTWISE,
+                         params=[_ELEMENTWISE["params"][0], _ELEMENTWISE["params"][1],
+                                 ("p", {"fields": {0: {"value": -0.5}, 4: {"value": 0.75}}}),
+                                 _ELEMENTWISE["params"][2]],
+                         spec="y = torch.clamp(x, -0.5, 0.75)",
+                         reference=lambda ins, sz: {"y": np.clip(ins["x"], -0.5, 0.75)},
+                         reference_variant="clamp"),
+    "struct_args": dict(_ELEMENTWISE,
+                        params=[("a", {"fields": {
+                            0: {"tensor": "x", "shape": ["N"], "role": "in"},
+                            8: {"tensor": "y", "shape": ["N"], "role": "out"},
+                            16: {"value": 0.5},
+                            20: "N"}})],
+                        spec="y = 0.5 * x",
+                        reference=lambda ins, sz: {"y": 0.5 * ins["x"]},
+                        reference_variant="scale"),
+})
+VARIANTS.update({
+    ("struct_clamp", "clamp"): {
+        "block": [32], "expect": "equivalent",
+        "about": "clamp(x, p.lo, p.hi) with the bounds in a struct passed by value (reference)",
+        "checks": [("y = torch.clamp(x, -0.5, 0.75)", "verified", None),
+                   ("y = torch.clamp(x, -0.5, 0.5)", "refuted", None)]},
+    ("struct_clamp", "swapped"): {
+        "block": [32], "expect": "refuted", "equiv": "clamp",
+        "bug": "the struct's two fields are used the wrong way round: every element is p.lo",
+        "about": "clamp with p.lo and p.hi swapped",
+        "checks": [("y = torch.clamp(x, -0.5, 0.75)", "refuted", None)]},
+    ("struct_args", "scale"): {
+        "block": [32], "expect": "equivalent",
+        "about": "y = scale * x, every argument (tensor pointers too) a field of one struct (reference)",
+        "checks": [("y = 0.5 * x", "verified", None), ("y = 0.25 * x", "refuted", None)]},
+    ("struct_args", "past_end"): {
+        "block": [32], "expect": "oob",
+        "oob": "`i <= a.n`: thread n reads x[n], one element past the end",
+        "about": "scale with the bound check off by one"},
+})
 
 
 # ----------------------------------------------------------------------------
@@ -1672,7 +1715,10 @@ def write_refs(family):
         os.makedirs(os.path.join(d, "expected"))
         rng = np.random.default_rng(zlib.crc32(f"ptx/{family}/{inst['name']}".encode()))
         inputs, outs = {}, {}
-        for _, a in fam["params"]:
+        # A struct parameter's fields are arguments too.
+        flat = [f for _, a in fam["params"]
+                for f in (a["fields"].values() if isinstance(a, dict) and "fields" in a else [a])]
+        for a in flat:
             if isinstance(a, dict) and "tensor" in a:
                 shp = tuple(eval_size(s, inst["sizes"]) for s in a["shape"])
                 if a["role"] == "out":

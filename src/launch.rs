@@ -56,6 +56,16 @@ enum ArgToml {
         value: f64,
     },
     Int(IntOrExpr),
+    /// A PTX struct parameter passed by value (`.param .b8 p[24]`): each field bound by
+    /// its byte offset, `{ fields = { 0 = { tensor = "x", ... }, 16 = "N" } }`.
+    Fields {
+        fields: BTreeMap<String, ArgToml>,
+    },
+}
+
+/// The launch key of the field of struct parameter `param` at byte `offset`.
+pub fn field_key(param: &str, offset: u64) -> String {
+    format!("{param}+{offset}")
 }
 
 /// `values = "0..N"` or `values = ["0..N", -100]`.
@@ -373,9 +383,8 @@ impl Launch {
             .as_ref()
             .map(|d| expr(d, "dynamic_shared"))
             .transpose()?;
-        let mut args = BTreeMap::new();
-        for (name, a) in raw.args {
-            let binding = match a {
+        let binding = |name: &str, a: ArgToml| -> Result<ArgBinding, LaunchError> {
+            Ok(match a {
                 ArgToml::Tensor {
                     tensor,
                     shape,
@@ -406,8 +415,36 @@ impl Launch {
                 ArgToml::Scalar { scalar } => ArgBinding::Scalar(scalar),
                 ArgToml::Value { value } => ArgBinding::Value(value),
                 ArgToml::Int(e) => ArgBinding::Int(expr(&e, &format!("args.{name}"))?),
-            };
-            args.insert(name, binding);
+                ArgToml::Fields { .. } => {
+                    return Err(err(format!(
+                        "args.{name}: fields nest only one level (give every field of a nested struct by its byte offset in the outer one)"
+                    )))
+                }
+            })
+        };
+        let mut args = BTreeMap::new();
+        for (name, a) in raw.args {
+            match a {
+                ArgToml::Fields { fields } => {
+                    if fields.is_empty() {
+                        return Err(err(format!("args.{name}: `fields` binds no field")));
+                    }
+                    for (off, f) in fields {
+                        let offset: u64 = off.parse().map_err(|_| {
+                            err(format!(
+                                "args.{name}.fields: `{off}` is not a byte offset (fields are keyed by their offset in the struct: 0, 8, 16, ...)"
+                            ))
+                        })?;
+                        let key = field_key(&name, offset);
+                        let b = binding(&key, f)?;
+                        args.insert(key, b);
+                    }
+                }
+                a => {
+                    let b = binding(&name, a)?;
+                    args.insert(name, b);
+                }
+            }
         }
         Ok(Launch {
             file: file.to_string(),

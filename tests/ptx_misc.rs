@@ -5,7 +5,8 @@
 //!
 //! Fixtures: every `triton_ir/<op>/kernel.ptx` (Triton 3.9), `ptx/triton/*` (Triton,
 //! `ptx/triton/generate.py`), `ptx/{gelu64,trap,const_table,eps_param}/*` (NVRTC,
-//! `ptx/generate.py`). Their `lift check` verdicts are walked by
+//! `ptx/generate.py`), `ptx/{struct_clamp,struct_args}/*` (structs passed by value).
+//! Their `lift check` verdicts are walked by
 //! `tests/ptx_spec_checks.rs`, their `equiv` verdicts by `tests/ptx_equiv.rs`.
 
 #![allow(clippy::result_large_err)]
@@ -457,6 +458,99 @@ fn a_float_argument_is_rounded_to_its_type() {
     let inst = k2.instance(&BTreeMap::new()).unwrap();
     let r = check::check(&k2, &inst, spec, &opts).unwrap();
     assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
+}
+
+// ----- structs passed by value -----
+
+/// A struct parameter's fields are bound by byte offset: the clamp bounds (floats,
+/// rounded to f32 like any float argument) and, in `struct_args`, the tensor pointers
+/// themselves. Proved against the spec, the swapped twin refuted (its counterexample is
+/// replayed by `tests/ptx_spec_checks.rs`, which walks the fixtures' checks), the
+/// off-by-one twin out of bounds through the struct's pointer; a launch
+/// that binds the struct as one value, misses a field the kernel reads, or gives
+/// fields to a scalar parameter is an error naming the parameter and offset.
+#[test]
+fn struct_parameters_bind_their_fields_by_offset() {
+    let opts = CheckOptions::default();
+    for (rel, spec, want) in [
+        (
+            "ptx/struct_clamp/clamp.ptx",
+            "y = torch.clamp(x, -0.5, 0.75)",
+            Outcome::Verified,
+        ),
+        (
+            "ptx/struct_clamp/swapped.ptx",
+            "y = torch.clamp(x, -0.5, 0.75)",
+            Outcome::Refuted,
+        ),
+        (
+            "ptx/struct_args/scale.ptx",
+            "y = 0.5 * x",
+            Outcome::Verified,
+        ),
+        (
+            "ptx/struct_args/scale.ptx",
+            "y = 0.25 * x",
+            Outcome::Refuted,
+        ),
+    ] {
+        let k = kernel(rel);
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let r = check::check(&k, &inst, spec, &opts).unwrap();
+        assert_eq!(r.outcome, want, "{rel}: {}", r.to_text());
+    }
+    let k = kernel("ptx/struct_args/past_end.ptx");
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    match race(&k, &inst).unwrap().safety {
+        Safety::Unsafe { kind, message } => {
+            assert_eq!(kind, ErrorKind::OutOfBounds, "{message}");
+            assert!(message.contains("outside its 8 elements"), "{message}");
+        }
+        other => panic!("past_end: {other:?}"),
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(root().join("ptx/struct_args/scale.launch.toml")).unwrap();
+    let launch = dir.path().join("bad.launch.toml");
+    let error_of = |text: String| {
+        std::fs::write(&launch, text).unwrap();
+        let k = Kernel::load(&root().join("ptx/struct_args/scale.ptx"), Some(&launch)).unwrap();
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let err = race(&k, &inst).unwrap_err();
+        assert_eq!(err.exit_code(), 2, "{err}");
+        err.to_string()
+    };
+    let e = error_of(base.replace(", 20 = \"N\"", ""));
+    assert!(
+        e.contains("reads byte 20 of struct parameter `struct_args_scale_param_0`"),
+        "{e}"
+    );
+    assert!(e.contains("bound offsets: 0, 8, 16"), "{e}");
+    let whole = base
+        .lines()
+        .map(|l| {
+            if l.starts_with("struct_args_scale_param_0") {
+                "struct_args_scale_param_0 = \"N\""
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let e = error_of(whole);
+    assert!(e.contains("is a struct passed by value"), "{e}");
+
+    let base = std::fs::read_to_string(root().join("ptx/struct_clamp/clamp.launch.toml")).unwrap();
+    let launch = dir.path().join("scalar.launch.toml");
+    std::fs::write(
+        &launch,
+        base.replace("_param_3 = \"N\"", "_param_3 = { fields = { 0 = \"N\" } }"),
+    )
+    .unwrap();
+    let k = Kernel::load(&root().join("ptx/struct_clamp/clamp.ptx"), Some(&launch)).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let err = race(&k, &inst).unwrap_err();
+    assert!(err.to_string().contains("is not a struct"), "{err}");
 }
 
 // ----- lift race --format json -----

@@ -100,6 +100,9 @@ pub struct Param {
     pub ty: String,
     /// Declared `.ptr` (Triton).
     pub is_ptr: bool,
+    /// Elements of an array parameter (`.param .align 8 .b8 p[24]`: a struct passed by
+    /// value, whose fields the launch binds by byte offset).
+    pub array: Option<u64>,
 }
 
 /// A `.entry` kernel.

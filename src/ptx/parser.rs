@@ -702,14 +702,19 @@ impl Parser {
                         }
                     }
                     let pname = self.ident("a parameter name")?;
+                    let mut array: Option<u64> = None;
                     while self.eat_punct('[') {
-                        self.int("an array length")?;
+                        let n = self.int("an array length")?;
+                        let n = u64::try_from(n)
+                            .or_else(|_| self.err("a non-negative array length"))?;
+                        array = Some(array.unwrap_or(1).saturating_mul(n));
                         self.expect_punct(']')?;
                     }
                     params.push(Param {
                         name: pname,
                         ty,
                         is_ptr,
+                        array,
                     });
                     if self.eat_punct(')') {
                         break;

@@ -340,7 +340,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let addr = match self.address(t, &rest[0])? {
             Addr::At(a) => a,
-            Addr::Param(_) => return unsupported("atomics on a parameter"),
+            Addr::Param(..) => return unsupported("atomics on a parameter"),
             Addr::Sym(..) => {
                 return unsupported(format!("`{}` at a data-dependent address", ins.mnemonic()))
             }

@@ -264,10 +264,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         match &**base {
             Operand::Sym(name) => {
                 if let Some(i) = self.entry.params.iter().position(|p| &p.name == name) {
-                    if *offset != 0 {
-                        return unsupported("offsets into a parameter");
+                    if *offset != 0 && self.entry.params[i].array.is_none() {
+                        return unsupported("offsets into a scalar parameter");
                     }
-                    return Ok(Addr::Param(i));
+                    return Ok(Addr::Param(i, *offset));
                 }
                 Ok(Addr::At(self.sym_addr(name)?.wrapping_add(*offset as u64)))
             }
@@ -295,6 +295,44 @@ impl<'a, D: Domain> Sim<'a, D> {
             .unwrap_or(1)
     }
 
+    /// `ld.param` of fields of struct parameter `pi` at byte `off` (a vector load reads
+    /// consecutive fields): each the launch's value for the field at that offset, in the
+    /// load's type. A field the launch does not bind is a launch error naming the offset.
+    fn load_fields(
+        &mut self,
+        t: usize,
+        pi: usize,
+        off: i64,
+        ty: &str,
+        size: usize,
+        dsts: &[&Operand],
+    ) -> Result<(), Fail> {
+        let p = &self.entry.params[pi];
+        for (j, d) in dsts.iter().enumerate() {
+            let at = off + (j * size) as i64;
+            let Some((k, a)) = u64::try_from(at).ok().and_then(|o| self.fields[pi].get(&o)) else {
+                let bound: Vec<String> = self.fields[pi].keys().map(|o| o.to_string()).collect();
+                return fail(
+                    ErrorKind::Launch,
+                    format!(
+                        "the kernel reads byte {at} of struct parameter `{}` ({size}-byte .{ty}), a field the launch does not bind (bound offsets: {}); add `{at} = ...` to its `fields`",
+                        p.name,
+                        if bound.is_empty() { "none".to_string() } else { bound.join(", ") }
+                    ),
+                );
+            };
+            let v = arg_value(k, a, &p.name, ty, self.domain)?;
+            let v = match (v, ty) {
+                (Val::Bits(b), "s8" | "s16" | "s32") => {
+                    Val::Bits(super::values::sext(b, 8 * size as u32) as u64)
+                }
+                (v, _) => v,
+            };
+            self.write(t, d, v)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn load(&mut self, t: usize, pc: usize, ins: &Instr) -> Result<(), Fail> {
         let ty = ins.mods.last().map_or("", |s| s.as_str());
         let size = type_bytes(ty).unwrap_or(4);
@@ -313,7 +351,10 @@ impl<'a, D: Domain> Sim<'a, D> {
             return fail(ErrorKind::Malformed, "vector width and destinations differ");
         }
         let base = match self.address(t, src)? {
-            Addr::Param(pi) => {
+            Addr::Param(pi, off) if self.entry.params[pi].array.is_some() => {
+                return self.load_fields(t, pi, off, ty, size as usize, &dsts);
+            }
+            Addr::Param(pi, _) => {
                 // `ld.param.s32 %rd, [p]` into a wider register sign-extends (PTX `ld`:
                 // a signed type extends to the destination's width); the bits of a
                 // 32-bit register above its width are never read.
@@ -500,7 +541,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             s => vec![s],
         };
         let base = match self.address(t, dst)? {
-            Addr::Param(_) => return unsupported("stores to parameters"),
+            Addr::Param(..) => return unsupported("stores to parameters"),
             Addr::Sym(..) => {
                 return unsupported(
                     "a store at a data-dependent address (a scatter; only loads are split over the index values)",

@@ -102,7 +102,8 @@ struct Private<V> {
 enum Addr<V> {
     At(u64),
     /// `[param_name]`: the parameter's index.
-    Param(usize),
+    /// A parameter and a byte offset into it (a field of a struct parameter).
+    Param(usize, i64),
     /// A data-dependent address (an opaque integer) plus a constant offset.
     Sym(V, i64),
 }
@@ -224,7 +225,7 @@ pub fn execute<D: Domain>(
         .filter(|v| matches!(v.space, Space::Global | Space::Const))
         .map(|v| v.name.as_str())
         .collect();
-    let params =
+    let (params, fields) =
         bind_params(entry, inst, arg_order, &module_vars, domain).map_err(|(kind, m)| {
             ExecError {
                 line: entry.line,
@@ -314,6 +315,7 @@ pub fn execute<D: Domain>(
         domain,
         block,
         params,
+        fields,
         vars,
         cta: [0; 3],
         threads: Vec::new(),
@@ -356,6 +358,8 @@ struct Sim<'a, D: Domain> {
     domain: &'a mut D,
     block: [i64; 3],
     params: Vec<Val<D::V>>,
+    /// The launch's fields of each struct parameter passed by value (empty for others).
+    fields: Vec<Fields>,
     vars: Vec<Var>,
     cta: [i64; 3],
     threads: Vec<Thread<D::V>>,

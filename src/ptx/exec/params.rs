@@ -7,6 +7,7 @@
 //! `Launch` error naming the parameter; nothing is wrapped or guessed.
 
 use super::*;
+use std::collections::BTreeMap;
 
 /// The keys of the `[args]` table of a launch file, in file order (Triton's launches
 /// name PTX parameters by position: the i-th key is `<kernel>_param_<i>`).
@@ -32,7 +33,14 @@ pub fn launch_arg_order(launch_text: &str) -> Vec<String> {
     out
 }
 
-/// Binds the entry's parameters. Launch keys naming a module variable (`vars`: a
+/// The fields a launch binds in a struct parameter passed by value: byte offset →
+/// (launch key, value). Converted to a value when a `ld.param` reads the field, in the
+/// type that load names.
+pub(super) type Fields = BTreeMap<u64, (String, ArgValue)>;
+
+/// Binds the entry's parameters: a value per scalar parameter, and for a struct
+/// parameter (`.param .b8 p[24]`) the fields the launch binds in it (`p+<offset>` keys,
+/// from `p = { fields = { ... } }`). Launch keys naming a module variable (`vars`: a
 /// `__constant__`/`__device__` array whose contents the host writes) are not
 /// parameters: they are bound by [`Sim::sym_addr`] and skipped here, also in the
 /// positional order.
@@ -42,32 +50,42 @@ pub(super) fn bind_params<D: Domain>(
     order: &[String],
     vars: &[&str],
     domain: &mut D,
-) -> Result<Vec<Val<D::V>>, Fail> {
+) -> Result<(Vec<Val<D::V>>, Vec<Fields>), Fail> {
     let order: Vec<String> = order
         .iter()
         .filter(|k| !vars.contains(&k.as_str()))
         .cloned()
         .collect();
     let order = &order[..];
+    // `k` binds parameter `base` itself, or a field of it.
+    let binds = |k: &str, base: &str| {
+        k == base
+            || k.strip_prefix(base)
+                .and_then(|r| r.strip_prefix('+'))
+                .is_some_and(|off| off.parse::<u64>().is_ok())
+    };
+    let names = |i: usize, p: &Param| [p.name.clone(), format!("param_{i}")];
     let named = inst.args.keys().any(|k| {
         entry
             .params
             .iter()
             .enumerate()
-            .any(|(i, p)| k == &p.name || k == &format!("param_{i}"))
+            .any(|(i, p)| names(i, p).iter().any(|n| binds(k, n)))
     });
-    let mut used = vec![false; 0];
-    let mut found: Vec<Option<(&String, &ArgValue)>> = Vec::new();
+    // The launch key each parameter is bound under (before any `+offset`).
+    let mut base: Vec<Option<String>> = Vec::new();
     for (i, p) in entry.params.iter().enumerate() {
         let hit = if named || order.is_empty() {
-            inst.args
-                .get_key_value(&p.name)
-                .or_else(|| inst.args.get_key_value(&format!("param_{i}")))
+            names(i, p)
+                .into_iter()
+                .find(|n| inst.args.keys().any(|k| binds(k, n)))
         } else {
-            order.get(i).and_then(|k| inst.args.get_key_value(k))
+            order
+                .get(i)
+                .filter(|k| inst.args.keys().any(|a| binds(a, k)))
+                .cloned()
         };
-        found.push(hit);
-        used.push(hit.is_some());
+        base.push(hit);
     }
     for k in inst.args.keys() {
         if vars.contains(&k.as_str()) {
@@ -84,7 +102,7 @@ pub(super) fn bind_params<D: Domain>(
                 }
             }
         }
-        if !found.iter().flatten().any(|(name, _)| *name == k) {
+        if !base.iter().flatten().any(|b| binds(k, b)) {
             let names: Vec<&str> = entry.params.iter().map(|p| p.name.as_str()).collect();
             return fail(
                 ErrorKind::Launch,
@@ -96,11 +114,12 @@ pub(super) fn bind_params<D: Domain>(
             );
         }
     }
-    let last_bound = used.iter().rposition(|&u| u);
+    let last_bound = base.iter().rposition(|b| b.is_some());
     let mut out = Vec::new();
+    let mut fields = Vec::new();
     for (i, p) in entry.params.iter().enumerate() {
-        let w = width(&p.ty);
-        let v = match found[i] {
+        let mut mine = Fields::new();
+        let v = match &base[i] {
             None if last_bound.is_none_or(|l| i > l) => Val::Bits(0),
             None => {
                 return fail(
@@ -111,51 +130,109 @@ pub(super) fn bind_params<D: Domain>(
                     ),
                 )
             }
-            Some((_, ArgValue::Tensor(t))) => Val::Bits(((*t as u64) + 1) << TENSOR_SHIFT),
-            Some((k, ArgValue::Int(x))) => {
-                // The host passes the value in the parameter's type: one that does not
-                // fit is a wrong launch, not a value to wrap silently.
-                let ty = p.ty.to_string();
-                let (lo, hi) = match (ty.as_bytes().first(), w) {
-                    (_, 64..) => (i128::from(i64::MIN), i128::from(u64::MAX)),
-                    (Some(b's'), _) => (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1),
-                    // NVRTC declares a C `int` parameter `.u32`: the host's negative
-                    // int is its two's complement there.
-                    (Some(b'u'), _) => (-(1i128 << (w - 1)), (1i128 << w) - 1),
-                    _ => (-(1i128 << (w - 1)), (1i128 << w) - 1),
-                };
-                if !(lo..=hi).contains(&i128::from(*x)) {
+            Some(b) => match (inst.args.get_key_value(b), p.array) {
+                (Some((k, a)), None) => {
+                    if let Some((f, _)) = inst.args.range(format!("{b}+")..).next().filter(|(f, _)| binds(f, b)) {
+                        return fail(
+                            ErrorKind::Launch,
+                            format!(
+                                "the launch binds field `{f}`, but kernel parameter `{}` (.{}) is not a struct passed by value",
+                                p.name, p.ty
+                            ),
+                        );
+                    }
+                    arg_value(k, a, &p.name, &p.ty, domain)?
+                }
+                (None, Some(_)) => {
+                    for (k, a) in inst.args.range(format!("{b}+")..) {
+                        let Some(off) = k.strip_prefix(b.as_str()).and_then(|r| r.strip_prefix('+'))
+                        else {
+                            break;
+                        };
+                        if let Ok(off) = off.parse::<u64>() {
+                            mine.insert(off, (k.clone(), a.clone()));
+                        }
+                    }
+                    Val::Bits(0)
+                }
+                (Some((k, _)), Some(n)) => {
                     return fail(
                         ErrorKind::Launch,
                         format!(
-                            "argument `{k}` is {x}, outside the range of parameter `{}` (.{}: {lo}..={hi})",
+                            "kernel parameter `{}` is a struct passed by value ({n} × .{}): bind its fields by byte offset, `{k} = {{ fields = {{ 0 = ..., 8 = ... }} }}`",
                             p.name, p.ty
                         ),
-                    );
+                    )
                 }
-                Val::Bits(mask_w(*x as u64, w))
-            }
-            Some((_, ArgValue::Value(x))) => {
-                // Rounded to the parameter's type, as the host passes it.
-                let kind = match p.ty.to_string().as_str() {
-                    "f32" => Some(crate::triton_ir::ast::FloatKind::F32),
-                    "f16" => Some(crate::triton_ir::ast::FloatKind::F16),
-                    _ => None,
-                };
-                let x = kind.map_or(*x, |k| crate::exec::typed_value(k, *x));
-                Val::Float(domain.constant(x))
-            }
-            Some((k, ArgValue::Scalar(s))) => match domain.param(s) {
-                Some(v) => Val::Float(v),
-                None => {
+                (None, None) => {
                     return fail(
                         ErrorKind::Launch,
-                        format!("no value for scalar `{s}` (argument `{k}`); give it with --scalar {s}=VALUE"),
+                        format!(
+                            "kernel parameter `{}` (.{}) is not a struct, but the launch binds fields of it (`{b} = {{ fields = ... }}`)",
+                            p.name, p.ty
+                        ),
                     )
                 }
             },
         };
         out.push(v);
+        fields.push(mine);
     }
-    Ok(out)
+    Ok((out, fields))
+}
+
+/// The value launch argument `k` gives a parameter (or struct field) `pname` read as
+/// `.ty`: a tensor's base address, an integer in the type's range, a real rounded to
+/// the type as the host passes it, or a symbolic scalar.
+pub(super) fn arg_value<D: Domain>(
+    k: &str,
+    a: &ArgValue,
+    pname: &str,
+    ty: &str,
+    domain: &mut D,
+) -> Result<Val<D::V>, Fail> {
+    let w = width(ty);
+    Ok(match a {
+        ArgValue::Tensor(t) => Val::Bits(((*t as u64) + 1) << TENSOR_SHIFT),
+        ArgValue::Int(x) => {
+            // The host passes the value in the parameter's type: one that does not
+            // fit is a wrong launch, not a value to wrap silently.
+            let (lo, hi) = match (ty.as_bytes().first(), w) {
+                (_, 64..) => (i128::from(i64::MIN), i128::from(u64::MAX)),
+                (Some(b's'), _) => (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1),
+                // NVRTC declares a C `int` parameter `.u32`: the host's negative
+                // int is its two's complement there.
+                (Some(b'u'), _) => (-(1i128 << (w - 1)), (1i128 << w) - 1),
+                _ => (-(1i128 << (w - 1)), (1i128 << w) - 1),
+            };
+            if !(lo..=hi).contains(&i128::from(*x)) {
+                return fail(
+                    ErrorKind::Launch,
+                    format!(
+                        "argument `{k}` is {x}, outside the range of parameter `{pname}` (.{ty}: {lo}..={hi})"
+                    ),
+                );
+            }
+            Val::Bits(mask_w(*x as u64, w))
+        }
+        ArgValue::Value(x) => {
+            // Rounded to the parameter's type, as the host passes it.
+            let kind = match ty {
+                "f32" => Some(crate::triton_ir::ast::FloatKind::F32),
+                "f16" => Some(crate::triton_ir::ast::FloatKind::F16),
+                _ => None,
+            };
+            let x = kind.map_or(*x, |k| crate::exec::typed_value(k, *x));
+            Val::Float(domain.constant(x))
+        }
+        ArgValue::Scalar(s) => match domain.param(s) {
+            Some(v) => Val::Float(v),
+            None => return fail(
+                ErrorKind::Launch,
+                format!(
+                    "no value for scalar `{s}` (argument `{k}`); give it with --scalar {s}=VALUE"
+                ),
+            ),
+        },
+    })
 }
