@@ -551,6 +551,25 @@ fn struct_parameters_bind_their_fields_by_offset() {
     let inst = k.instance(&BTreeMap::new()).unwrap();
     let err = race(&k, &inst).unwrap_err();
     assert!(err.to_string().contains("is not a struct"), "{err}");
+
+    // A Triton kernel has no struct parameters.
+    let base = std::fs::read_to_string(root().join("triton_ir/add/kernel.launch.toml")).unwrap();
+    let launch = dir.path().join("ttir.launch.toml");
+    std::fs::write(
+        &launch,
+        base.replace(
+            "n_elements = \"N\"",
+            "n_elements = { fields = { 0 = \"N\" } }",
+        ),
+    )
+    .unwrap();
+    let k = Kernel::load(&root().join("triton_ir/add/kernel.ttir"), Some(&launch)).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let err = race(&k, &inst).unwrap_err();
+    assert!(
+        err.to_string().contains("only a PTX struct parameter has"),
+        "{err}"
+    );
 }
 
 // ----- lift race --format json -----

@@ -164,7 +164,14 @@ pub fn execute_with<D: Domain>(
         program: [0; 3],
     };
 
-    // Bind kernel parameters to launch values.
+    // Bind kernel parameters to launch values. Struct fields (`p+<offset>` keys) are
+    // PTX's structs passed by value; a TTIR kernel has none.
+    if let Some(k) = inst.args.keys().find(|k| k.contains('+')) {
+        return Err(launch_err(format!(
+            "the launch binds `{}` with `fields`, which only a PTX struct parameter has; bind a Triton argument directly",
+            k.split('+').next().unwrap_or(k)
+        )));
+    }
     let mut args = Vec::with_capacity(func.args.len());
     for arg in &func.args {
         let bound = inst.args.get(&arg.name).ok_or_else(|| {

@@ -227,12 +227,14 @@ pub(super) fn arg_value<D: Domain>(
         }
         ArgValue::Scalar(s) => match domain.param(s) {
             Some(v) => Val::Float(v),
-            None => return fail(
-                ErrorKind::Launch,
-                format!(
+            None => {
+                return fail(
+                    ErrorKind::Launch,
+                    format!(
                     "no value for scalar `{s}` (argument `{k}`); give it with --scalar {s}=VALUE"
                 ),
-            ),
+                )
+            }
         },
     })
 }
