@@ -1450,7 +1450,13 @@ def _debug_build(family, variant):
 
 VARIANTS.update({(f, f"{v}_g"): _debug_build(f, v) for f, v in [
     ("relu", "ifelse"), ("relu", "leaky_twin"), ("sigmoid", "neg_exp"),
-    ("softmax", "naive_smem"), ("reduce", "sequential")]})
+    ("softmax", "naive_smem"), ("reduce", "sequential"),
+    # issue 19's named kernels: int64 argmax, cross-entropy's gather, an atomic-sum
+    # reduction, the spin lock with and without its lock, the double GELU.
+    ("argmax", "first"), ("argmax", "last_on_ties"), ("cross_entropy", "ce"),
+    ("cross_entropy", "ignore_not_zeroed"), ("atomic_rowsum", "partial"),
+    ("atomic_rowsum", "missing_tail"), ("atomic_lock", "spin_lock"), ("atomic_lock", "no_lock"),
+    ("gelu64", "erf"), ("gelu64", "tanh")]})
 
 
 def variants_of(family):

@@ -30,6 +30,10 @@ struct Fixture {
 struct Check {
     spec: String,
     verdict: String,
+    /// What lift cannot decide yet (UNKNOWN until then): walked by the ignored test of
+    /// `tests/ptx_spec_checks.rs`, skipped here.
+    #[serde(default)]
+    pending: Option<String>,
 }
 
 fn root() -> PathBuf {
@@ -80,6 +84,7 @@ fn checks(fx: &Fixture) -> Vec<Check> {
     vec![Check {
         spec: fx.spec.clone(),
         verdict: verdict.into(),
+        pending: None,
     }]
 }
 
@@ -93,7 +98,7 @@ fn run_check(ptx: &Path, c: &Check) {
 fn call_fixtures_get_their_verdicts_and_refutations_replay() {
     let (mut verified, mut refuted) = (0, 0);
     for (ptx, fx) in fixtures() {
-        for c in checks(&fx) {
+        for c in checks(&fx).into_iter().filter(|c| c.pending.is_none()) {
             run_check(&ptx, &c);
             if c.verdict == "verified" {
                 verified += 1;
@@ -102,9 +107,10 @@ fn call_fixtures_get_their_verdicts_and_refutations_replay() {
             }
         }
     }
-    // calls: 3 + 3, fn_table: 2 + 2, -G builds: 6 + 3 (the fixtures' own tables).
-    assert!(verified >= 11, "only {verified} verified");
-    assert!(refuted >= 8, "only {refuted} refuted");
+    // calls: 3 + 3, fn_table: 2 + 2, -G builds: the fixtures' own tables (argmax,
+    // cross-entropy, atomic row sums, spin lock, double GELU since session 13).
+    assert!(verified >= 16, "only {verified} verified");
+    assert!(refuted >= 14, "only {refuted} refuted");
 }
 
 #[test]

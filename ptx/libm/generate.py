@@ -82,6 +82,11 @@ def triton_probes():
         write(name, ptx, LAUNCH.format(grid='"cdiv(N, 4)"', block="", args=args))
 
 
+# Probes also compiled with -G (NVRTC's unoptimised code, whose libm differs): the
+# functions of the -G fixtures (ptx/gelu64/*_g).
+DEBUG_PROBES = ["erf64", "tanh64"]
+
+
 def nvrtc_probes():
     gen = load(os.path.join(ROOT, "ptx", "generate.py"), "ptx_generate")
     args = '\n'.join([
@@ -90,10 +95,13 @@ def nvrtc_probes():
         'n = "N"',
     ])
     # CUDA's own expf, tanhf, erff, sinf, cosf ...: NVRTC's code differs from Triton's libdevice calls.
+    # -G builds keep libm calls as unoptimised subroutines: their own probes.
+    for name in DEBUG_PROBES:
+        gen.VARIANTS[("libm", f"{name}_g")] = {"source": name, "options": ["-G"]}
     for name in ["expf", "tanhf", "erff", "log2f", "log1pf", "expm1f", "erfcf", "sinf", "cosf", "powf_3",
                  "powf_half", "powf_m2", "powf_2_5", "erf64", "tanh64", "exp64", "log64", "exp264", "expm164", "log264",
                  "log1p64", "erfc64", "sin64", "cos64", "pow64_3", "pow64_half", "pow64_m2",
-                 "pow64_2_5", "cbrtf", "cbrt64"]:
+                 "pow64_2_5", "cbrtf", "cbrt64"] + [f"{n}_g" for n in DEBUG_PROBES]:
         ptx = gen.compile_variant("libm", name)
         write(name, ptx, LAUNCH.format(grid='"cdiv(N, 32)"', block="block = [32]\n", args=args))
 

@@ -271,13 +271,21 @@ impl Pass {
 /// `x_0..x_{k-1}` (the constant 0 for `k = 1`): the first-index argmax of `x_0..x_k`,
 /// which is what a running `(best, index)` pair updated under `v > best` leaves. Returns
 /// the row and whether it is a max (`x_k < min(..)` gives argmin). `>=` (ties to the
-/// last index) is not PyTorch's argmax and is left alone.
+/// last index) is not PyTorch's argmax and is left alone. The negated form unoptimised
+/// code leaves, `select(x_k <= max(..), T', k)`, is the same over the reals (with ±inf,
+/// a total order): `!(a <= b)` is `a > b`; `select(x_k < max(..), T', k)` keeps ties at
+/// the last index and is left alone.
 fn argext(terms: &Terms, t: TermId) -> Option<(Vec<TermId>, bool)> {
-    let Node::Select(c, idx, rest) = terms.node(t) else {
+    let Node::Select(c, a, b) = terms.node(t) else {
         return None;
     };
     let Node::Cmp(op, l, r) = terms.node(*c) else {
         return None;
+    };
+    let (op, idx, rest) = match op {
+        CmpOp::Le => (CmpOp::Gt, b, a),
+        CmpOp::Ge => (CmpOp::Lt, b, a),
+        op => (*op, a, b),
     };
     let k = terms.as_const(*idx)?;
     if !k.is_integer() {
@@ -689,6 +697,23 @@ mod tests {
         let want = t.arg_extreme(&xs, true);
         assert_eq!(run(&mut t, first).0, want);
         let last = build(&mut t, CmpOp::Ge);
+        assert_ne!(run(&mut t, last).0, want);
+        // The negated forms -G code leaves: `select(v <= best, idx, j)` is the first
+        // index, `select(v < best, idx, j)` the last.
+        let negated = |t: &mut Terms, op: CmpOp| {
+            let mut best = xs[0];
+            let mut idx = t.int(0);
+            for (j, &x) in xs.iter().enumerate().skip(1) {
+                let c = t.cmp(op, x, best);
+                let k = t.int(j as i64);
+                idx = t.select(c, idx, k);
+                best = t.select(c, best, x);
+            }
+            idx
+        };
+        let first = negated(&mut t, CmpOp::Le);
+        assert_eq!(run(&mut t, first).0, want);
+        let last = negated(&mut t, CmpOp::Lt);
         assert_ne!(run(&mut t, last).0, want);
     }
 }

@@ -94,14 +94,8 @@ pub fn atomic_notes(module: &ast::Module) -> Vec<(String, u32)> {
                     i.line,
                 ));
             } else if i.mods.iter().any(|m| m == "cas") {
-                let spin = (pc + 1..(pc + 8).min(e.body.len())).any(|q| {
-                    let b = &e.body[q];
-                    b.op == "bra"
-                        && b.guard.is_some()
-                        && matches!(b.operands.first(), Some(ast::Operand::Sym(l))
-                            if e.labels.get(l).is_some_and(|&to| to <= pc))
-                });
-                if spin {
+                // The executor's own test for a spin lock's retry loop.
+                if exec::in_retry_loop(e, pc) {
                     out.push((
                         format!(
                             "spin lock (`{}`): critical sections run in thread order; \

@@ -120,14 +120,18 @@ fn commutes(a: &str, b: &str) -> bool {
     a == b && matches!(a, "add" | "min" | "max" | "and" | "or" | "xor")
 }
 
-/// Registers some instruction reads (an atom whose destination nobody reads returns
-/// nothing).
+/// Registers whose value may reach an effect (an atom whose destination is not among
+/// them returns nothing anyone sees). A register read by an instruction with an effect
+/// beyond its destinations (a store, an address, a branch, a guard, an atomic, a call…)
+/// is live, and so are the sources of a pure register instruction (`mov`, `add`,
+/// `cvt`, ... see `uses::PURE`) whose destination is live: a fixpoint over the body,
+/// flow-insensitive (a register name is one variable), so it over-approximates. The
+/// transitive step matters for -G builds, where an ignored `atomicAdd` result still
+/// flows through the inlined wrappers' parameter moves into a register nobody reads.
 fn live_regs(entry: &Entry) -> HashSet<u32> {
-    fn collect(op: &Operand, out: &mut HashSet<u32>) {
+    fn collect(op: &Operand, out: &mut Vec<u32>) {
         match op {
-            Operand::Reg(r) => {
-                out.insert(*r);
-            }
+            Operand::Reg(r) => out.push(*r),
             Operand::Mem { base, .. } => collect(base, out),
             Operand::Vector(xs) => xs.iter().for_each(|x| collect(x, out)),
             Operand::Pair(a, b) => {
@@ -138,6 +142,8 @@ fn live_regs(entry: &Entry) -> HashSet<u32> {
             _ => {}
         }
     }
+    // Per instruction: (destination registers if it is pure, registers it reads).
+    let mut pure: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
     let mut out = HashSet::new();
     for ins in &entry.body {
         if let Some((_, g)) = ins.guard {
@@ -148,28 +154,79 @@ fn live_regs(entry: &Entry) -> HashSet<u32> {
             ins.op.as_str(),
             "st" | "red" | "bra" | "cp" | "bar" | "barrier"
         );
+        let mut reads = Vec::new();
+        let mut dsts = Vec::new();
         for (k, op) in ins.operands.iter().enumerate() {
             if k == 0 && skip_first {
-                if let Operand::Mem { .. } = op {
-                    collect(op, &mut out);
+                match op {
+                    Operand::Mem { .. } => collect(op, &mut reads),
+                    _ => collect(op, &mut dsts),
                 }
                 continue;
             }
-            collect(op, &mut out);
+            collect(op, &mut reads);
+        }
+        if super::uses::PURE.contains(&ins.op.as_str()) && !dsts.is_empty() {
+            pure.push((dsts, reads));
+        } else {
+            out.extend(reads);
         }
     }
-    out
+    loop {
+        let before = out.len();
+        for (dsts, reads) in &pure {
+            if dsts.iter().any(|d| out.contains(d)) {
+                out.extend(reads.iter().copied());
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
 }
 
-/// A `cas` at `pc` inside a retry loop: a guarded branch back to it or before it
-/// within the next few instructions.
-fn in_retry_loop(entry: &Entry, pc: usize) -> bool {
-    (pc + 1..(pc + 8).min(entry.body.len())).any(|q| {
-        let ins = &entry.body[q];
-        ins.op == "bra"
-            && ins.guard.is_some()
-            && matches!(ins.operands.first(), Some(Operand::Sym(l)) if entry.labels.get(l).is_some_and(|&to| to <= pc))
-    })
+/// A `cas` at `pc` inside a retry loop: walking on from it through register code and
+/// unconditional jumps (guarded forward branches are the loop's exits, not taken), a
+/// branch back to it or before it within a few instructions. -G builds reach the back
+/// branch through the inlined `atomicCAS` wrappers' returns and a `bra.uni` chain. Any
+/// memory access other than the thread's own `.local`/`.param` space on the way means
+/// the loop does more than retry (a loop over elements that happens to hold a CAS), so
+/// the answer is no.
+pub(crate) fn in_retry_loop(entry: &Entry, pc: usize) -> bool {
+    let mut q = pc + 1;
+    for _ in 0..32 {
+        let Some(ins) = entry.body.get(q) else {
+            return false;
+        };
+        match ins.op.as_str() {
+            "bra" => {
+                let to = match ins.operands.first() {
+                    Some(Operand::Sym(l)) => entry.labels.get(l).copied(),
+                    _ => None,
+                };
+                let Some(to) = to else {
+                    return false;
+                };
+                if to <= pc {
+                    return true;
+                }
+                if ins.guard.is_none() {
+                    q = to;
+                    continue;
+                }
+            }
+            "ld" | "st" | "ldu" => {
+                if !(ins.has("local") || ins.has("param")) {
+                    return false;
+                }
+            }
+            "atom" | "red" | "cp" | "bar" | "barrier" | "membar" | "fence" | "ret" | "exit"
+            | "trap" | "call" => return false,
+            _ => {}
+        }
+        q += 1;
+    }
+    false
 }
 
 impl<'a, D: Domain> Sim<'a, D> {

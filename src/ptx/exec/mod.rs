@@ -49,6 +49,7 @@ mod typed;
 mod uses;
 mod values;
 
+pub(crate) use atomic::in_retry_loop;
 use atomic::{Hold, LocKey, Locks};
 use branch::{Cell, Journal};
 pub use params::launch_arg_order;

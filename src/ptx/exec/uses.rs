@@ -19,7 +19,7 @@
 use super::*;
 
 /// Register instructions whose only effect is their destination registers.
-const PURE: &[&str] = &[
+pub(super) const PURE: &[&str] = &[
     "mov",
     "cvt",
     "cvta",

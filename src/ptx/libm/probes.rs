@@ -125,7 +125,7 @@ pub struct Probe {
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
 /// probe.py) and CUDA's own functions as NVRTC emits them (`expf` ..., from `*.cu`).
-const SOURCES: [(&str, Meaning, &str, &str); 35] = [
+const SOURCES: [(&str, Meaning, &str, &str); 37] = [
     (
         "log",
         Meaning::Func(Func::Log),
@@ -335,6 +335,19 @@ const SOURCES: [(&str, Meaning, &str, &str); 35] = [
         Meaning::Cbrt,
         include_str!("../../../ptx/libm/cbrt64.ptx"),
         include_str!("../../../ptx/libm/cbrt64.launch.toml"),
+    ),
+    // -G builds: the same functions as unoptimised subroutines.
+    (
+        "erf64_g",
+        Meaning::Func(Func::Erf),
+        include_str!("../../../ptx/libm/erf64_g.ptx"),
+        include_str!("../../../ptx/libm/erf64_g.launch.toml"),
+    ),
+    (
+        "tanh64_g",
+        Meaning::Func(Func::Tanh),
+        include_str!("../../../ptx/libm/tanh64_g.ptx"),
+        include_str!("../../../ptx/libm/tanh64_g.launch.toml"),
     ),
 ];
 
