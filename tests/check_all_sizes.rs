@@ -23,10 +23,7 @@ use std::collections::BTreeMap;
 
 /// Correct kernels whose spec is not proved for every size yet, and why (the same gaps
 /// as `lift`'s: see tests/verify_suite.rs and ARCHITECTURE.md).
-const GAPS: &[(&str, &str)] = &[(
-    "argmax_loop",
-    "argmax is not in the all-sizes spec reading, nor a running argmax in verify's templates",
-)];
+const GAPS: &[(&str, &str)] = &[];
 
 /// Proofs here are asserted, not timed: a loaded CI machine gets a generous budget
 /// (benchmarks/RESULTS.md has the times). The gaps are not run here.
@@ -328,4 +325,51 @@ fn a_spec_that_leaves_an_output_out_is_proved_for_the_ones_it_gives() {
         panic!("{}", r.to_text())
     };
     assert_eq!(bounds, &[("N".to_string(), 8)], "{}", r.to_text());
+}
+
+#[test]
+fn running_argmax_is_proved_with_the_first_index_rule_and_its_twins_are_not() {
+    // argmax_loop (`v > m`, src/verify/argext.rs) is PyTorch's first-index argmax for
+    // every size, and not its argmin; the flipped comparison (argmax_loop_bug) is the
+    // first-index argmin for every size.
+    let proved = |name: &str, spec: &str| {
+        let r = check_all_sizes(&load(&fixture(name)), &BTreeMap::new(), spec);
+        assert_eq!(r.outcome, Outcome::Verified, "{name}: {}", r.to_text());
+        assert!(
+            matches!(scope(&r), Scope::AllSizes { bounds, .. } if bounds.is_empty()),
+            "{name}: {}",
+            r.to_text()
+        );
+        assert!(r
+            .to_text()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("VERIFIED for all"));
+    };
+    proved("argmax_loop", "y = torch.argmax(x, dim=1)");
+    proved("argmax_loop_bug", "y = torch.argmin(x, dim=1)");
+    // At one column (N = 1) every one of these kernels computes the spec, so the
+    // instance verifies; for all sizes each is refuted at sizes that replay.
+    let one_column = BTreeMap::from([("N".to_string(), 1)]);
+    for (name, spec) in [
+        // Moves the index on a tie (`v >= m`): the last index, not PyTorch's first.
+        ("argmax_loop_ge", "y = torch.argmax(x, dim=1)"),
+        ("argmax_loop", "y = torch.argmin(x, dim=1)"),
+        ("argmax_loop_bug", "y = torch.argmax(x, dim=1)"),
+        ("argmax_loop_start2", "y = torch.argmax(x, dim=1)"),
+        ("argmax_loop_short", "y = torch.argmax(x, dim=1)"),
+    ] {
+        let k = load(&fixture(name));
+        let r = check_all_sizes(&k, &one_column, spec);
+        assert_eq!(r.outcome, Outcome::Refuted, "{name}: {}", r.to_text());
+        let Scope::Refuted { sizes, .. } = scope(&r) else {
+            panic!("{name}: {}", r.to_text())
+        };
+        let at: BTreeMap<String, i64> = sizes.iter().cloned().collect();
+        assert_ne!(at.get("N"), Some(&1), "{name}: {at:?}");
+        let inst = k.instance(&at).unwrap();
+        let bounded = check::check(&k, &inst, spec, &CheckOptions::default()).unwrap();
+        assert_eq!(bounded.outcome, Outcome::Refuted, "{name} at {at:?}");
+    }
 }

@@ -145,8 +145,10 @@ fn size_twins_are_never_proved_and_their_witnesses_replay() {
 /// (lane-wise, then reduced), a running max, stores inside the loop, a mean over a loop,
 /// online softmax's rescaled sum (in base e, and in base 2 over log2(e)-scaled scores),
 /// K loops of `tl.dot` under row, column and K masks
-/// (lazy masks, src/verify/guards.rs; residue-class extent and coverage queries), and
-/// Welford's running mean and M2 (src/verify/welford.rs).
+/// (lazy masks, src/verify/guards.rs; residue-class extent and coverage queries),
+/// Welford's running mean and M2 (src/verify/welford.rs), and a running argmax (and,
+/// with the comparison flipped, argmin) with PyTorch's first-index rule
+/// (src/verify/argext.rs).
 const LOOPS_PROVED: &[&str] = &[
     "sum_tree",
     "max_looped",
@@ -158,13 +160,17 @@ const LOOPS_PROVED: &[&str] = &[
     "matmul",
     "matmul_tiles",
     "layer_norm_welford",
+    "argmax_loop",
+    // Wrong against its argmax spec, but `lift` reads it as the argmin it is.
+    "argmax_loop_bug",
 ];
 
 /// Their wrong twins, each wrong only at sizes other than its instances: a loop that
 /// stops a tile early (never reaches the tail), skips the last element when N % 4 == 1,
 /// adds overlapping tiles twice, never stores the ragged tail, divides by the padded
-/// length, runs `K // 16` K tiles, masks K with `<=`, or lets Welford's count saturate
-/// at 8 (so it is no count past N = 8).
+/// length, runs `K // 16` K tiles, masks K with `<=`, lets Welford's count saturate
+/// at 8 (so it is no count past N = 8), or runs a row argmax from column 2 or up to
+/// the last column but one (right only at N = 1).
 const LOOPS_REFUTED: &[&str] = &[
     "layer_norm_welford_cap",
     "sum_loop_floor",
@@ -174,6 +180,8 @@ const LOOPS_REFUTED: &[&str] = &[
     "mean_looped_div",
     "matmul_kfloor",
     "matmul_mask_le",
+    "argmax_loop_start2",
+    "argmax_loop_short",
 ];
 
 #[test]

@@ -116,6 +116,10 @@ pub struct Template {
     pub node: Formula,
     /// Add for sum, mean and matrix products; Max; Min.
     pub combine: crate::exec::domain::Binary,
+    /// An argmax (`combine` Max) or argmin (Min): the first index attaining the
+    /// extreme, which only a running arg-extreme loop meets
+    /// ([`super::argext`]), never a running max or min.
+    pub arg: bool,
 }
 
 /// Every reduction and matrix product inside `f`, each once.
@@ -123,22 +127,25 @@ pub fn templates(f: &Formula, out: &mut Vec<Template>) {
     use crate::exec::domain::Binary;
     let combine = match f {
         Formula::Reduce { op, .. } => match op {
-            ReduceOp::Sum | ReduceOp::Mean => Some(Binary::Add),
-            ReduceOp::Max => Some(Binary::Max),
-            ReduceOp::Min => Some(Binary::Min),
+            ReduceOp::Sum | ReduceOp::Mean => Some((Binary::Add, false)),
+            ReduceOp::Max => Some((Binary::Max, false)),
+            ReduceOp::Min => Some((Binary::Min, false)),
+            ReduceOp::ArgMax => Some((Binary::Max, true)),
+            ReduceOp::ArgMin => Some((Binary::Min, true)),
             // Not matched against loops yet: `at` says so where the extent is a size.
-            ReduceOp::Prod | ReduceOp::ArgMax | ReduceOp::ArgMin => None,
+            ReduceOp::Prod => None,
         },
-        Formula::MatMul(..) => Some(Binary::Add),
+        Formula::MatMul(..) => Some((Binary::Add, false)),
         _ => None,
     };
-    if let Some(combine) = combine {
+    if let Some((combine, arg)) = combine {
         let key = sum_key(f);
         if !out.iter().any(|t| t.key == key) {
             out.push(Template {
                 key,
                 node: f.clone(),
                 combine,
+                arg,
             });
         }
     }
@@ -346,13 +353,15 @@ impl AtIndex<'_> {
             } => {
                 let extent = self.shape(arg)?[*axis].clone();
                 let Some(n) = self.extent(&extent) else {
-                    if matches!(op, ReduceOp::Prod | ReduceOp::ArgMax | ReduceOp::ArgMin) {
+                    if *op == ReduceOp::Prod {
                         return Err(format!(
                             "`{}` over an axis of every size is not read for all sizes yet",
                             op.name()
                         ));
                     }
-                    // Over a size: the reduction's atom (a loop summary meets it).
+                    // Over a size: the reduction's atom (a loop summary meets it; an
+                    // argmax's or argmin's only the running arg-extreme template,
+                    // super::argext, with PyTorch's first-index rule).
                     let mut outer = idx.to_vec();
                     if *keepdim {
                         outer.remove(*axis);

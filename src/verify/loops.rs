@@ -24,6 +24,7 @@
 //! reduction, a domain Z3 cannot prove) is [`Unsupported`], with sizes where the domain
 //! is wrong when Z3 finds them.
 
+use super::argext::Picked;
 use super::at_index::{reduction_atom, AtIndex, Template};
 use super::paths::{self as paths, unsupported, Env, Flow, Lane, Run, Unsupported, Val, R};
 use super::sym::{Cond, Poly, Rel};
@@ -211,12 +212,28 @@ impl Run<'_, '_, '_> {
             }
         }
         names.push(Arc::from(var.as_str()));
+        // Integers the data picks in some case (a running argmax's index): carried like
+        // floats, as accumulator atoms, and summarised by super::argext.
+        let mut picked: Vec<Vec<bool>> = syms.iter().map(|k| vec![false; k.len()]).collect();
+        for case in &cases {
+            for (k, out) in case.outs.iter().enumerate() {
+                for (j, l) in out.lanes.iter().enumerate() {
+                    let int = matches!(init[k].lanes.get(j), Some(Lane::Int(_)));
+                    if int && matches!(l, Lane::DataInt(..)) {
+                        picked[k][j] = true;
+                    }
+                }
+            }
+        }
         for case in &cases {
             for (k, out) in case.outs.iter().enumerate() {
                 for (j, l) in out.lanes.iter().enumerate() {
                     let Some(c) = syms.get(k).and_then(|ks| ks.get(j)).cloned().flatten() else {
                         continue;
                     };
+                    if picked[k][j] {
+                        continue;
+                    }
                     let after = match l {
                         Lane::Int(p) | Lane::Ptr { off: p, .. } => p,
                         _ => return unsupported("a carried integer becomes a non-integer"),
@@ -242,12 +259,27 @@ impl Run<'_, '_, '_> {
         // 2. The real run: integers at iteration u, floats as accumulator atoms.
         let mut args = vec![iv];
         let mut accs: Vec<Vec<Option<TermId>>> = Vec::new();
+        let mut picks: Vec<Picked> = Vec::new();
         for (k, v) in init.iter().enumerate() {
             let mut lanes = Vec::with_capacity(v.lanes.len());
             let mut ks = Vec::new();
             for (j, l) in v.lanes.iter().enumerate() {
                 let d = delta[k][j].clone().unwrap_or_default();
                 lanes.push(match l {
+                    Lane::Int(_) if picked[k][j] => {
+                        let Some((init, lo)) = self.data_int(l) else {
+                            return unsupported("a data-picked loop integer with no value");
+                        };
+                        let acc = self.domain.terms.param(&format!("acc{n}.{k}.{j}"));
+                        ks.push(None);
+                        picks.push(Picked {
+                            lane: (k, j),
+                            acc,
+                            init,
+                            lo,
+                        });
+                        Lane::DataInt(acc, lo)
+                    }
                     Lane::Int(p) => {
                         ks.push(None);
                         Lane::Int(p.add(&u.mul(&d)))
@@ -319,6 +351,26 @@ impl Run<'_, '_, '_> {
         let welford = self.summarise_welford(n, &open, &counters, &var, &valid, &cases, &runs)?;
         rescaled.retain(|key| !welford.contains_key(key));
         finals.extend(welford);
+        // Running argmax/argmin pairs (src/verify/argext.rs): the index lanes, and their
+        // running extremum where no template above took it.
+        let mut picked_finals: HashMap<(usize, usize), (TermId, i128)> = HashMap::new();
+        if !picks.is_empty() {
+            let floats: Vec<Carried> = init
+                .iter()
+                .enumerate()
+                .flat_map(|(k, v)| (0..v.lanes.len()).map(move |j| (k, j)))
+                .filter_map(carried)
+                .collect();
+            let mut all = all_accs.clone();
+            all.extend(picks.iter().map(|p| p.acc));
+            let (idx, ext) =
+                self.summarise_argext(n, &picks, &floats, &finals, &all, &var, &valid, &cases)?;
+            for (key, t) in ext {
+                rescaled.retain(|r| *r != key);
+                finals.insert(key, t);
+            }
+            picked_finals = idx;
+        }
         for (k, j) in rescaled {
             let Lane::Float(init) = init[k].lanes[j] else {
                 unreachable!("only float lanes are summarised")
@@ -343,6 +395,10 @@ impl Run<'_, '_, '_> {
             for (j, l) in v.lanes.iter().enumerate() {
                 let d = delta[k][j].clone().unwrap_or_default();
                 lanes.push(match l {
+                    Lane::Int(_) if picked[k][j] => {
+                        let (t, lo) = picked_finals[&(k, j)];
+                        Lane::DataInt(t, lo)
+                    }
                     Lane::Int(p) => Lane::Int(p.add(&trips.mul(&d))),
                     Lane::Ptr { tensor, off } => Lane::Ptr {
                         tensor: *tensor,
@@ -775,7 +831,7 @@ impl Run<'_, '_, '_> {
             .setup
             .templates
             .iter()
-            .filter(|t| t.combine == op)
+            .filter(|t| t.combine == op && !t.arg)
             .cloned()
             .collect();
         if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
@@ -1213,7 +1269,7 @@ pub(super) fn contains_any(
 }
 
 /// The input atoms in `t` (in a fixed order), with their tensors and indices.
-fn input_atoms_of(
+pub(super) fn input_atoms_of(
     terms: &Terms,
     atoms: &super::at_index::AtomIndex,
     t: TermId,

@@ -26,6 +26,7 @@
 //! constraint, i32 index arithmetic not overflowing) is in the result. Anything not
 //! read symbolically is `Unknown` with the reason, never a proof.
 
+mod argext;
 pub mod at_index;
 mod coverage;
 pub mod extent;

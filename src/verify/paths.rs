@@ -1055,12 +1055,22 @@ impl Run<'_, '_, '_> {
     }
 
     /// An integer lane with a known value, or a data-dependent one, as (real, least value).
-    fn data_int(&mut self, l: &Lane) -> Option<(TermId, i128)> {
+    /// An integer over sizes or iterations (a loop's index picked by the data, as in a
+    /// running argmax) is its real [`super::at_index::real_of`], least value 0 where the
+    /// path proves it non-negative (else unbounded below).
+    pub(super) fn data_int(&mut self, l: &Lane) -> Option<(TermId, i128)> {
         match l {
-            Lane::Int(p) => {
-                let c = p.as_const().or_else(|| self.pinned(p))?;
-                Some((self.domain.constant(c as f64), c))
-            }
+            Lane::Int(p) => match p.as_const().or_else(|| self.pinned(p)) {
+                Some(c) => Some((self.domain.constant(c as f64), c)),
+                None => {
+                    let lo = if self.holds(&Cond::cmp(Rel::Le, &Poly::default(), p)) {
+                        0
+                    } else {
+                        i128::MIN
+                    };
+                    Some((super::at_index::real_of(self.domain.terms, p), lo))
+                }
+            },
             Lane::DataInt(v, lo) => Some((*v, *lo)),
             _ => None,
         }
