@@ -68,6 +68,12 @@ pub fn field_key(param: &str, offset: u64) -> String {
     format!("{param}+{offset}")
 }
 
+/// The struct parameter and byte offset a [`field_key`] names; `None` for other keys.
+pub fn field_of(key: &str) -> Option<(&str, u64)> {
+    let (param, off) = key.rsplit_once('+')?;
+    Some((param, off.parse().ok()?))
+}
+
 /// `values = "0..N"` or `values = ["0..N", -100]`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(untagged)]

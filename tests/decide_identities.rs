@@ -864,4 +864,12 @@ fn fractional_powers_of_a_sum() {
     let b = t.add(x2, two);
     let wrong = t.mul(b, r2);
     not_equal(&t, wrong, r);
+    // a / exp(1/3 · log a) = exp(2/3 · log a); twin: exp(1/3 · log a).
+    let k2 = k(&mut t, 2);
+    let e3 = t.mul(k2, l);
+    let r23 = exp(&mut t, e3);
+    let inv = t.recip(r);
+    let q = t.mul(a, inv);
+    equal(&t, q, r23);
+    not_equal(&t, q, r);
 }

@@ -446,7 +446,14 @@ impl<'t> Canon<'t> {
         }
         if let Some((m, c)) = d.single() {
             let inv = self.alg.mono_inverse(&m.clone(), &c.clone())?;
-            return Ok(Rf::poly(self.alg.mul(&n, &inv)?));
+            let q = self.alg.mul(&n, &inv)?;
+            // Dividing by `exp(k·log a)` leaves `-k`, outside [0, 1): split again.
+            if !self.general_logs.is_empty() {
+                if let Some(s) = self.split_general_logs(&q)? {
+                    return Ok(s);
+                }
+            }
+            return Ok(Rf::poly(q));
         }
         let (n, d) = self.cancel_exp(n, d);
         let lc = d.lc().cloned().unwrap_or_else(|| rat(1));

@@ -283,8 +283,7 @@ fn argext(terms: &Terms, t: TermId) -> Option<(Vec<TermId>, bool)> {
         return None;
     };
     let (op, idx, rest) = match op {
-        CmpOp::Le => (CmpOp::Gt, b, a),
-        CmpOp::Ge => (CmpOp::Lt, b, a),
+        CmpOp::Le | CmpOp::Ge => (op.negated(), b, a),
         op => (*op, a, b),
     };
     let k = terms.as_const(*idx)?;

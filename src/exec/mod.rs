@@ -166,10 +166,9 @@ pub fn execute_with<D: Domain>(
 
     // Bind kernel parameters to launch values. Struct fields (`p+<offset>` keys) are
     // PTX's structs passed by value; a TTIR kernel has none.
-    if let Some(k) = inst.args.keys().find(|k| k.contains('+')) {
+    if let Some((p, _)) = inst.args.keys().find_map(|k| crate::launch::field_of(k)) {
         return Err(launch_err(format!(
-            "the launch binds `{}` with `fields`, which only a PTX struct parameter has; bind a Triton argument directly",
-            k.split('+').next().unwrap_or(k)
+            "the launch binds `{p}` with `fields`, which only a PTX struct parameter has; bind a Triton argument directly"
         )));
     }
     let mut args = Vec::with_capacity(func.args.len());

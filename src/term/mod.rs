@@ -136,6 +136,27 @@ impl CmpOp {
             CmpOp::Ne => a != b,
         }
     }
+    /// `a op b` as `b op' a`.
+    pub fn flipped(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            CmpOp::Eq | CmpOp::Ne => self,
+        }
+    }
+    /// `!(a op b)` as `a op' b`: exact without NaN operands (IEEE makes both false).
+    pub fn negated(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+        }
+    }
 }
 
 /// One node of the DAG. Children are ids into the same store.
@@ -928,15 +949,7 @@ impl Terms {
             Node::Not(x) if self.is_boolean(x) => x,
             // `!(a < b) = a >= b` only without NaN operands (IEEE: both false then).
             Node::Cmp(op, x, y) if !self.may_be_nonfinite(x) && !self.may_be_nonfinite(y) => {
-                let neg = match op {
-                    CmpOp::Lt => CmpOp::Ge,
-                    CmpOp::Le => CmpOp::Gt,
-                    CmpOp::Gt => CmpOp::Le,
-                    CmpOp::Ge => CmpOp::Lt,
-                    CmpOp::Eq => CmpOp::Ne,
-                    CmpOp::Ne => CmpOp::Eq,
-                };
-                self.intern(Node::Cmp(neg, x, y))
+                self.intern(Node::Cmp(op.negated(), x, y))
             }
             _ => self.intern(Node::Not(a)),
         }

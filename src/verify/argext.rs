@@ -206,19 +206,19 @@ impl Run<'_, '_, '_> {
             let (e, op) = if r == m.acc {
                 (l, op)
             } else if l == m.acc {
-                (r, flip(op))
+                (r, op.flipped())
             } else {
                 return Err(None);
             };
             // The update's condition as `e OP m` (a negated comparison read over the
             // reals: `!(e <= m)` is `e > m`).
-            let op = if when { Some(op) } else { negate(op) };
+            let op = if when { op } else { op.negated() };
             let (max, strict) = match op {
-                Some(CmpOp::Gt) => (true, true),
-                Some(CmpOp::Ge) => (true, false),
-                Some(CmpOp::Lt) => (false, true),
-                Some(CmpOp::Le) => (false, false),
-                _ => return Err(None),
+                CmpOp::Gt => (true, true),
+                CmpOp::Ge => (true, false),
+                CmpOp::Lt => (false, true),
+                CmpOp::Le => (false, false),
+                CmpOp::Eq | CmpOp::Ne => return Err(None),
             };
             if contains_any(t, e, all_accs) || contains_any(t, new_idx, all_accs) {
                 return Err(None);
@@ -459,28 +459,6 @@ impl Run<'_, '_, '_> {
 /// Lane `(k, j)` of a case's result.
 fn lane(case: &Case, (k, j): (usize, usize)) -> Option<&Lane> {
     case.outs.get(k).and_then(|v| v.lanes.get(j))
-}
-
-/// `a OP b` as `b OP' a`.
-fn flip(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Ge => CmpOp::Le,
-        o => o,
-    }
-}
-
-/// `!(a OP b)` as `a OP' b`, over the reals; `None` for `==`/`!=`.
-fn negate(op: CmpOp) -> Option<CmpOp> {
-    match op {
-        CmpOp::Lt => Some(CmpOp::Ge),
-        CmpOp::Ge => Some(CmpOp::Lt),
-        CmpOp::Le => Some(CmpOp::Gt),
-        CmpOp::Gt => Some(CmpOp::Le),
-        _ => None,
-    }
 }
 
 /// Whether `max(kids)` (or min) is `max(acc, e)`.

@@ -18,6 +18,18 @@ pub(super) enum Place {
     Init(usize, u64),
 }
 
+/// A parameter's value as `ld.param` of type `ty` (`size` bytes) leaves it: a signed
+/// type sign-extends to the destination's width (PTX `ld`); the bits of a 32-bit
+/// register above its width are never read.
+fn param_extend<V>(v: Val<V>, ty: &str, size: usize) -> Val<V> {
+    match (v, ty) {
+        (Val::Bits(b), "s8" | "s16" | "s32") => {
+            Val::Bits(super::values::sext(b, 8 * size as u32) as u64)
+        }
+        (v, _) => v,
+    }
+}
+
 impl<'a, D: Domain> Sim<'a, D> {
     // ----- asynchronous copies -----
 
@@ -322,13 +334,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 );
             };
             let v = arg_value(k, a, &p.name, ty, self.domain)?;
-            let v = match (v, ty) {
-                (Val::Bits(b), "s8" | "s16" | "s32") => {
-                    Val::Bits(super::values::sext(b, 8 * size as u32) as u64)
-                }
-                (v, _) => v,
-            };
-            self.write(t, d, v)?;
+            self.write(t, d, param_extend(v, ty, size))?;
         }
         Ok(())
     }
@@ -355,15 +361,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 return self.load_fields(t, pi, off, ty, size as usize, &dsts);
             }
             Addr::Param(pi, _) => {
-                // `ld.param.s32 %rd, [p]` into a wider register sign-extends (PTX `ld`:
-                // a signed type extends to the destination's width); the bits of a
-                // 32-bit register above its width are never read.
-                let v = match (self.params[pi], ty) {
-                    (Val::Bits(b), "s8" | "s16" | "s32") => {
-                        Val::Bits(super::values::sext(b, 8 * size as u32) as u64)
-                    }
-                    (v, _) => v,
-                };
+                let v = param_extend(self.params[pi], ty, size as usize);
                 return self.write(t, dsts[0], v);
             }
             Addr::At(a) => a,

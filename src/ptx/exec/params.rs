@@ -7,6 +7,7 @@
 //! `Launch` error naming the parameter; nothing is wrapped or guessed.
 
 use super::*;
+use crate::launch::field_of;
 use std::collections::BTreeMap;
 
 /// The keys of the `[args]` table of a launch file, in file order (Triton's launches
@@ -58,12 +59,8 @@ pub(super) fn bind_params<D: Domain>(
         .collect();
     let order = &order[..];
     // `k` binds parameter `base` itself, or a field of it.
-    let binds = |k: &str, base: &str| {
-        k == base
-            || k.strip_prefix(base)
-                .and_then(|r| r.strip_prefix('+'))
-                .is_some_and(|off| off.parse::<u64>().is_ok())
-    };
+    let field_of_base = |k: &str, base: &str| field_of(k).is_some_and(|(p, _)| p == base);
+    let binds = |k: &str, base: &str| k == base || field_of_base(k, base);
     let names = |i: usize, p: &Param| [p.name.clone(), format!("param_{i}")];
     let named = inst.args.keys().any(|k| {
         entry
@@ -132,7 +129,7 @@ pub(super) fn bind_params<D: Domain>(
             }
             Some(b) => match (inst.args.get_key_value(b), p.array) {
                 (Some((k, a)), None) => {
-                    if let Some((f, _)) = inst.args.range(format!("{b}+")..).next().filter(|(f, _)| binds(f, b)) {
+                    if let Some(f) = inst.args.keys().find(|f| field_of_base(f, b)) {
                         return fail(
                             ErrorKind::Launch,
                             format!(
@@ -144,12 +141,8 @@ pub(super) fn bind_params<D: Domain>(
                     arg_value(k, a, &p.name, &p.ty, domain)?
                 }
                 (None, Some(_)) => {
-                    for (k, a) in inst.args.range(format!("{b}+")..) {
-                        let Some(off) = k.strip_prefix(b.as_str()).and_then(|r| r.strip_prefix('+'))
-                        else {
-                            break;
-                        };
-                        if let Ok(off) = off.parse::<u64>() {
+                    for (k, a) in &inst.args {
+                        if let Some((_, off)) = field_of(k).filter(|(f, _)| f == b) {
                             mine.insert(off, (k.clone(), a.clone()));
                         }
                     }

@@ -32,7 +32,7 @@ mod probes;
 pub use probes::{probes, Meaning, Probe};
 
 use crate::exec::Output;
-use crate::term::{CmpOp, Func, Node, TermId, Terms};
+use crate::term::{Func, Node, TermId, Terms};
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -366,18 +366,9 @@ pub(super) fn canonical(terms: &mut Terms, t: TermId) -> TermId {
         let rest = ops[1..].to_vec();
         Some((k, terms.product(&rest)))
     }
-    fn flip(op: CmpOp) -> CmpOp {
-        match op {
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-            CmpOp::Eq | CmpOp::Ne => op,
-        }
-    }
     match terms.node(t).clone() {
         Node::Cmp(op, a, b) => {
-            let op_for = |k: &BigRational| if k.is_negative() { flip(op) } else { op };
+            let op_for = |k: &BigRational| if k.is_negative() { op.flipped() } else { op };
             if let Some(c) = terms.as_const(b).cloned() {
                 if let Some((k, u)) = scaled(terms, a) {
                     let op = op_for(&k);
