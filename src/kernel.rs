@@ -127,17 +127,74 @@ impl Kernel {
     /// Read a kernel (`.ttir` or `.ptx`) and its launch (`launch`, else
     /// `<kernel>.launch.toml`, else `<stem>.launch.toml` in the same folder).
     pub fn load(path: &Path, launch: Option<&Path>) -> Result<Kernel, Error> {
+        let (module, ptx_module) = Kernel::parse_file(path)?;
+        let launch_path = match launch {
+            Some(p) => p.to_path_buf(),
+            None => Kernel::launch_beside(path).ok_or_else(|| {
+                Error::Usage(format!(
+                    "{}: no launch description: expected {} beside the kernel, or --launch FILE (see DESIGN.md, \"Launch descriptions\")",
+                    path.display(),
+                    Launch::beside(path).display()
+                ))
+            })?,
+        };
+        let launch = Launch::from_file(&launch_path)?;
+        let text = std::fs::read_to_string(&launch_path).unwrap_or_default();
+        Ok(Kernel::assemble(path, module, ptx_module, launch, &text))
+    }
+
+    /// [`Kernel::load`], but where no launch is given or found beside the kernel, one
+    /// is inferred (`infer_launch`) and returned with the kernel: the caller prints it.
+    /// The kernel's launch is the inferred text parsed like a file, nothing else.
+    pub fn load_or_infer(
+        path: &Path,
+        launch: Option<&Path>,
+    ) -> Result<(Kernel, Option<crate::infer_launch::Inferred>), Error> {
+        if launch.is_some() || Kernel::launch_beside(path).is_some() {
+            return Ok((Kernel::load(path, launch)?, None));
+        }
+        let (module, ptx_module) = Kernel::parse_file(path)?;
+        if ptx_module.is_some() {
+            return Err(Error::Usage(format!(
+                "{}: no launch description, and launch inference reads Triton IR (.ttir) kernels only: write {} or pass --launch FILE (see DESIGN.md, \"Launch descriptions\"; PTX parameters may be named param_0, param_1, ...)",
+                path.display(),
+                Launch::beside(path).display()
+            )));
+        }
+        let inferred = crate::infer_launch::infer(&module, &path.display().to_string())?;
+        let launch = Launch::parse(&inferred.text, "<inferred launch>")?;
+        let k = Kernel::assemble(path, module, ptx_module, launch, &inferred.text);
+        Ok((k, Some(inferred)))
+    }
+
+    /// The launch file found beside a kernel, if any: `<kernel>.launch.toml`, or for a
+    /// PTX file the folder's `kernel.launch.toml`.
+    pub fn launch_beside(path: &Path) -> Option<PathBuf> {
+        let beside = Launch::beside(path);
+        if beside.exists() {
+            return Some(beside);
+        }
+        // `dir/kernel.launch.toml` for `dir/kernel.ptx` is the same rule; a PTX file
+        // may also share the folder's `kernel.launch.toml`.
+        let shared = path.with_file_name("kernel.launch.toml");
+        (path.extension().is_some_and(|e| e == "ptx") && shared.exists()).then_some(shared)
+    }
+
+    /// Parse a kernel file with the front end its extension names.
+    fn parse_file(path: &Path) -> Result<(Module, Option<ptx::ast::Module>), Error> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
             path: shown.clone(),
             message: format!("cannot read kernel: {e}"),
         })?;
-        let mut ptx_module = None;
-        let module = match path.extension().and_then(|e| e.to_str()) {
-            Some("ttir") | Some("mlir") => triton_ir::parse(&text).map_err(|err| Error::Parse {
-                file: shown.clone(),
-                err,
-            })?,
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("ttir") | Some("mlir") => {
+                let m = triton_ir::parse(&text).map_err(|err| Error::Parse {
+                    file: shown.clone(),
+                    err,
+                })?;
+                Ok((m, None))
+            }
             Some("ptx") => {
                 let m = ptx::parse(&text).map_err(|e| Error::Parse {
                     file: shown.clone(),
@@ -150,51 +207,33 @@ impl Kernel {
                 if m.entries.is_empty() {
                     return Err(Error::Usage(format!("{shown}: the PTX file has no .entry")));
                 }
-                ptx_module = Some(m);
-                Module { funcs: Vec::new() }
+                Ok((Module { funcs: Vec::new() }, Some(m)))
             }
-            _ => {
-                return Err(Error::Usage(format!(
-                    "{shown}: unknown kernel kind; expected Triton IR (.ttir) or PTX (.ptx)"
-                )))
-            }
-        };
-        let launch_path = match launch {
-            Some(p) => p.to_path_buf(),
-            None => {
-                let mut beside = Launch::beside(path);
-                if !beside.exists() {
-                    // `dir/kernel.launch.toml` for `dir/kernel.ptx` is the same rule; a
-                    // PTX file may also share the folder's `kernel.launch.toml`.
-                    let shared = path.with_file_name("kernel.launch.toml");
-                    if path.extension().is_some_and(|e| e == "ptx") && shared.exists() {
-                        beside = shared;
-                    }
-                }
-                if !beside.exists() {
-                    return Err(Error::Usage(format!(
-                        "{shown}: no launch description: expected {} beside the kernel, or --launch FILE (see DESIGN.md, \"Launch descriptions\")",
-                        beside.display()
-                    )));
-                }
-                beside
-            }
-        };
-        let launch = Launch::from_file(&launch_path)?;
+            _ => Err(Error::Usage(format!(
+                "{shown}: unknown kernel kind; expected Triton IR (.ttir) or PTX (.ptx)"
+            ))),
+        }
+    }
+
+    fn assemble(
+        path: &Path,
+        module: Module,
+        ptx_module: Option<ptx::ast::Module>,
+        launch: Launch,
+        launch_text: &str,
+    ) -> Kernel {
         let ptx = ptx_module.map(|module| PtxKernel {
             module,
-            arg_order: std::fs::read_to_string(&launch_path)
-                .map(|t| ptx::launch_arg_order(&t))
-                .unwrap_or_default(),
+            arg_order: ptx::launch_arg_order(launch_text),
         });
-        Ok(Kernel {
+        Kernel {
             path: path.to_path_buf(),
             module,
             ptx,
             launch,
             precision: Precision::Real,
             options: exec::Options::default(),
-        })
+        }
     }
 
     fn file(&self) -> String {

@@ -20,6 +20,7 @@ pub mod decide;
 pub mod error;
 pub mod exec;
 pub mod formula;
+pub mod infer_launch;
 pub mod kernel;
 pub mod launch;
 pub mod npy;

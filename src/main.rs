@@ -201,10 +201,11 @@ enum Command {
         left: PathBuf,
         /// The kernel to compare with it (.ttir or .ptx).
         right: PathBuf,
-        /// Launch of the reference kernel (default: beside it).
+        /// Launch of the reference kernel (default: beside it; inferred where none is).
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
-        /// Launch of the second kernel (default: beside it).
+        /// Launch of the second kernel (default: beside it, else the --launch FILE of
+        /// the first, else inferred).
         #[arg(long, value_name = "FILE")]
         launch2: Option<PathBuf>,
         /// Override one size: NAME=VALUE (repeatable).
@@ -246,9 +247,13 @@ struct DecideArgs {
 
 #[derive(clap::Args)]
 struct LaunchArgs {
-    /// Launch description (default: <kernel>.launch.toml beside the kernel).
+    /// Launch description (default: <kernel>.launch.toml beside the kernel; where there
+    /// is none, a Triton kernel's launch is inferred and printed on stderr).
     #[arg(long, value_name = "FILE")]
     launch: Option<PathBuf>,
+    /// Write the inferred launch to <kernel>.launch.toml (never overwrites a file).
+    #[arg(long)]
+    write_launch: bool,
     /// Override one size of the launch: NAME=VALUE (repeatable).
     #[arg(long = "size", value_name = "NAME=VALUE", value_parser = parse_pair::<i64>)]
     sizes: Vec<(String, i64)>,
@@ -282,9 +287,46 @@ impl ExecArgs {
     }
 }
 
-/// Read a kernel and its launch, with the executor options of the command line.
-fn load(kernel: &Path, launch: Option<&Path>, exec: &ExecArgs) -> Result<Kernel, Error> {
-    let mut k = Kernel::load(kernel, launch)?;
+/// Read a kernel and its launch (inferred, and printed on stderr, where none is given
+/// or found beside it), with the executor options of the command line.
+fn load(
+    kernel: &Path,
+    launch: Option<&Path>,
+    exec: &ExecArgs,
+    write_launch: bool,
+) -> Result<Kernel, Error> {
+    if write_launch && launch.is_some() {
+        return Err(Error::Usage(
+            "--write-launch writes an inferred launch; with --launch FILE there is nothing to infer".into(),
+        ));
+    }
+    let (mut k, inferred) = Kernel::load_or_infer(kernel, launch)?;
+    match inferred {
+        Some(inf) => {
+            eprintln!(
+                "note: {} has no launch file; lift inferred this launch ({}; every access in bounds and every output element written on two instances). The verdict assumes it; pass --launch FILE to use another:",
+                kernel.display(),
+                inf.family
+            );
+            for line in inf.text.lines() {
+                eprintln!("  {line}");
+            }
+            if write_launch {
+                let path = lift::infer_launch::write_beside(kernel, &inf)?;
+                eprintln!("note: wrote the inferred launch to {}", path.display());
+            }
+        }
+        None if write_launch => {
+            return Err(Error::Usage(format!(
+                "--write-launch: {} already has a launch file ({}); not overwriting it",
+                kernel.display(),
+                Kernel::launch_beside(kernel)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            )))
+        }
+        None => {}
+    }
     k.options = exec.options();
     Ok(k)
 }
@@ -380,7 +422,12 @@ fn run(command: Command) -> Result<i32, Error> {
             let path = args
                 .kernel
                 .ok_or_else(|| Error::Usage("no kernel given".into()))?;
-            let mut k = load(&path, args.launch.launch.as_deref(), &args.launch.exec)?;
+            let mut k = load(
+                &path,
+                args.launch.launch.as_deref(),
+                &args.launch.exec,
+                args.launch.write_launch,
+            )?;
             k.precision = args.precision.get();
             let inst = k.instance(&args.launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
@@ -412,7 +459,7 @@ fn run(command: Command) -> Result<i32, Error> {
             precision,
             format,
         } => {
-            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
+            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
@@ -434,7 +481,7 @@ fn run(command: Command) -> Result<i32, Error> {
             out,
             precision,
         } => {
-            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
+            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
             k.precision = precision.get();
             let mut arrays = BTreeMap::new();
             for (name, path) in inputs {
@@ -466,7 +513,7 @@ fn run(command: Command) -> Result<i32, Error> {
             format,
             scope,
         } => {
-            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
+            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut opts = decide_options(&decide)?;
@@ -479,7 +526,7 @@ fn run(command: Command) -> Result<i32, Error> {
             launch,
             format,
         } => {
-            let k = load(&kernel, launch.launch.as_deref(), &launch.exec)?;
+            let k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let report = match (lift::race::race(&k, &inst), format) {
                 (Ok(r), _) => r,
@@ -513,8 +560,18 @@ fn run(command: Command) -> Result<i32, Error> {
             format,
             scope,
         } => {
-            let mut a = load(&left, launch.as_deref(), &exec)?;
-            let mut b = load(&right, launch2.as_deref(), &exec)?;
+            let mut a = load(&left, launch.as_deref(), &exec, false)?;
+            // The second kernel's own launch, else the first one's --launch.
+            let borrowed = launch2.is_none() && Kernel::launch_beside(&right).is_none();
+            let launch_b = if borrowed { launch.clone() } else { launch2 };
+            if let (true, Some(l)) = (borrowed, &launch_b) {
+                eprintln!(
+                    "note: {} has no launch file; using {} for it too",
+                    right.display(),
+                    l.display()
+                );
+            }
+            let mut b = load(&right, launch_b.as_deref(), &exec, false)?;
             (a.precision, b.precision) = (precision.get(), precision.get());
             let mut opts = decide_options(&decide)?;
             opts.all_sizes = scope == ScopeArg::All;

@@ -1,0 +1,783 @@
+//! Launch inference: a launch for a Triton kernel that comes without one (DESIGN.md,
+//! "Launch descriptions": pointer args are tensors, stride and size ints are bound to
+//! the shapes that make every access in bounds).
+//!
+//! The kernel's parameters give the unknowns: each pointer is a tensor, each `f*`
+//! argument a symbolic scalar, each integer a size or a stride (`*stride*` names). A
+//! small ordered list of *skeletons* fixes the grid and the integer bindings of the
+//! common kernel families (elementwise `pid*BLOCK + arange < n`; one program per row,
+//! `ptr + row*stride + cols < n_cols`, also with a constant row length, several rows
+//! per program, or a second grid axis over the columns). For each skeleton a probe run
+//! over large flat buffers records which elements of each tensor the kernel reads and
+//! writes; that gives each tensor's role (written: out, read before written: inout,
+//! else in) and the smallest shape holding every access; a per-tensor stride that
+//! steps a whole row where the tensor has one element per row becomes 1.
+//!
+//! Architecture invariant: nothing is guessed silently. A skeleton is accepted only
+//! after the executor ran the launch it proposes on an even and a ragged instance with
+//! every access in bounds, every element of every `out` tensor written, and no element
+//! written by two programs. The result is TOML text in the launch-file format; callers
+//! parse it like any launch file (so a verdict depends only on the printed text) and
+//! print it. This module never writes a file unless asked (`write_beside`), and never
+//! overwrites one.
+
+use crate::error::Error;
+use crate::exec::{self, domain::Binary, domain::Concrete, domain::Domain, domain::Truth};
+use crate::launch::{Dtype, Launch, Role};
+use crate::term::{CmpOp, Func};
+use crate::triton_ir::ast::{Attr, FloatKind, Module, Region, Scalar, Type};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// An inferred launch: the TOML text (the launch-file format) and which family of
+/// kernels it was read as.
+#[derive(Clone, Debug)]
+pub struct Inferred {
+    pub text: String,
+    pub family: &'static str,
+}
+
+/// Elements of each tensor in a probe run: large enough for the small instances
+/// inference runs at.
+const PROBE_ELEMS: usize = 1 << 14;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Kind {
+    Ptr(Dtype),
+    Int { bits: u32 },
+    Float,
+}
+
+#[derive(Clone, Debug)]
+struct Param {
+    name: String,
+    kind: Kind,
+    /// Whether the kernel body reads the parameter at all.
+    used: bool,
+}
+
+/// How one skeleton binds the grid and the integers.
+#[derive(Clone, Debug)]
+struct Skeleton {
+    family: &'static str,
+    /// Size names of this family, `["N"]` or `["M", "N"]` (or `["M"]` with a constant row).
+    sizes: Vec<&'static str>,
+    grid: Vec<String>,
+    /// The row length: `"N"`, or a literal for a row the kernel folded to a constant.
+    row: String,
+    /// The two instances runs validate on.
+    instances: [BTreeMap<String, i64>; 2],
+}
+
+/// Infer a launch for the Triton kernel `module` (read from `file`).
+pub fn infer(module: &Module, file: &str) -> Result<Inferred, Error> {
+    let func = module
+        .entry()
+        .ok_or_else(|| Error::Usage(format!("{file}: the module has no tt.func")))?;
+    let params = params(module);
+    let blocks = range_extents(&func.body);
+    let widths = int_constants(&func.body);
+    let mut failures: Vec<(String, String)> = Vec::new();
+    for sk in skeletons(&params, &blocks, &widths) {
+        match try_skeleton(module, file, &params, &sk) {
+            Ok(text) => {
+                return Ok(Inferred {
+                    text,
+                    family: sk.family,
+                })
+            }
+            Err(why) => failures.push((describe(&sk), why)),
+        }
+    }
+    Err(Error::Usage(no_launch_message(file, &params, &failures)))
+}
+
+/// Write `inferred` as the launch file beside `kernel`; refuses to overwrite one.
+pub fn write_beside(kernel: &Path, inferred: &Inferred) -> Result<PathBuf, Error> {
+    let path = Launch::beside(kernel);
+    if path.exists() {
+        return Err(Error::Usage(format!(
+            "--write-launch: {} already exists; not overwriting it (delete it, or pass it with --launch)",
+            path.display()
+        )));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            message: format!("cannot write launch file: {e}"),
+        })?;
+    use std::io::Write as _;
+    f.write_all(inferred.text.as_bytes()).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: format!("cannot write launch file: {e}"),
+    })?;
+    Ok(path)
+}
+
+fn describe(sk: &Skeleton) -> String {
+    format!("{} (grid [{}])", sk.family, sk.grid.join(", "))
+}
+
+fn no_launch_message(file: &str, params: &[Param], failures: &[(String, String)]) -> String {
+    let mut msg = format!(
+        "{file}: no launch description, and none could be inferred: no elementwise or row-kernel launch runs the kernel with every access in bounds and every output element written."
+    );
+    let unbound: Vec<String> = params
+        .iter()
+        .filter(|p| matches!(p.kind, Kind::Int { .. }) && p.used)
+        .map(|p| format!("`{}`", p.name))
+        .collect();
+    if !unbound.is_empty() {
+        let _ = write!(
+            msg,
+            "\n  integer parameters whose size or stride could not be inferred: {}",
+            unbound.join(", ")
+        );
+    }
+    // The first failure of each family says the most.
+    let mut seen = BTreeSet::new();
+    for (what, why) in failures {
+        let fam = what.split(" (").next().unwrap_or(what).to_string();
+        if seen.insert(fam) {
+            let _ = write!(msg, "\n  tried {what}: {why}");
+        }
+    }
+    msg.push_str(
+        "\n  write a launch file (kernel.launch.toml beside the kernel, or --launch FILE; format in DESIGN.md, \"Launch descriptions\", e.g. `grid = [\"M\"]`, `[args] x_ptr = { tensor = \"x\", shape = [\"M\", \"N\"] }`)",
+    );
+    msg
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading the kernel
+
+fn params(module: &Module) -> Vec<Param> {
+    let Some(func) = module.entry() else {
+        return Vec::new();
+    };
+    let mut used = BTreeSet::new();
+    visit(&func.body, &mut |op| {
+        for o in &op.operands {
+            used.insert(o.clone());
+        }
+    });
+    func.args
+        .iter()
+        .map(|a| Param {
+            name: a.name.clone(),
+            kind: match &a.ty {
+                Type::Ptr(elem) => Kind::Ptr(dtype_of(elem)),
+                Type::Float(_) => Kind::Float,
+                Type::Int(bits) => Kind::Int { bits: *bits },
+                _ => Kind::Int { bits: 64 },
+            },
+            used: used.contains(&a.name),
+        })
+        .collect()
+}
+
+fn dtype_of(t: &Type) -> Dtype {
+    match t {
+        Type::Float(FloatKind::F16) => Dtype::F16,
+        Type::Float(FloatKind::BF16) => Dtype::Bf16,
+        Type::Float(FloatKind::F64) => Dtype::F64,
+        Type::Int(1) => Dtype::Bool,
+        Type::Int(8) => Dtype::I8,
+        Type::Int(16) => Dtype::I16,
+        Type::Int(32) => Dtype::I32,
+        Type::Int(64) => Dtype::I64,
+        _ => Dtype::F32,
+    }
+}
+
+fn visit<'m>(r: &'m Region, f: &mut dyn FnMut(&'m crate::triton_ir::ast::Op)) {
+    for b in &r.blocks {
+        for op in &b.ops {
+            f(op);
+            for sub in &op.regions {
+                visit(sub, f);
+            }
+        }
+    }
+}
+
+/// Extents of `tt.make_range` (the block sizes), largest first.
+fn range_extents(body: &Region) -> Vec<i64> {
+    let mut out = BTreeSet::new();
+    visit(body, &mut |op| {
+        if op.name == "tt.make_range" {
+            let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
+            let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
+            if end - start > 1 {
+                out.insert(end - start);
+            }
+        }
+    });
+    out.into_iter().rev().collect()
+}
+
+/// Small integer constants of the kernel (row lengths a kernel may have folded).
+fn int_constants(body: &Region) -> Vec<i64> {
+    let mut out = BTreeSet::new();
+    visit(body, &mut |op| {
+        if op.name != "arith.constant" {
+            return;
+        }
+        let v = match op.attr("value") {
+            Some(Attr::Scalar(Scalar::Int(i))) => Some(*i),
+            Some(Attr::Dense { values, .. }) if values.len() == 1 => match values[0] {
+                Scalar::Int(i) => Some(i),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(v) = v {
+            if (2..=4096).contains(&v) {
+                out.insert(v as i64);
+            }
+        }
+    });
+    out.into_iter().collect()
+}
+
+fn is_stride(name: &str) -> bool {
+    name.to_ascii_lowercase().contains("stride")
+}
+
+/// A size integer that counts rows (`M`, `n_rows`, `num_rows`).
+fn is_row_count(name: &str) -> bool {
+    let l = name.to_ascii_lowercase();
+    l == "m" || l.contains("rows") || l == "n_row" || l == "batch"
+}
+
+/// The tensor a pointer parameter names: `x_ptr` → `x`, `X` → `x`, `Mean` → `mean`.
+fn tensor_name(param: &str) -> String {
+    let l = param.to_ascii_lowercase();
+    let l = l
+        .strip_suffix("_ptr")
+        .or_else(|| l.strip_suffix("ptr"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&l);
+    l.trim_end_matches('_').to_string()
+}
+
+/// The pointer a stride parameter belongs to: `X_row_stride`, `stride_x`, `x_stride`
+/// → `x_ptr`/`X`; `None` when no pointer's tensor name is one of its words.
+fn stride_owner<'p>(stride: &str, params: &'p [Param]) -> Option<&'p Param> {
+    let words: Vec<String> = stride
+        .to_ascii_lowercase()
+        .split('_')
+        .filter(|w| !w.is_empty() && !matches!(*w, "stride" | "row" | "col" | "ptr"))
+        .map(str::to_string)
+        .collect();
+    let mut owners = params
+        .iter()
+        .filter(|p| matches!(p.kind, Kind::Ptr(_)) && words.contains(&tensor_name(&p.name)));
+    let first = owners.next()?;
+    owners.next().is_none().then_some(first)
+}
+
+// ---------------------------------------------------------------------------------------
+// Candidates
+
+fn skeletons(params: &[Param], blocks: &[i64], widths: &[i64]) -> Vec<Skeleton> {
+    let bmax = blocks.first().copied().unwrap_or(8).max(2);
+    let sizes = |pairs: &[(&str, i64)]| -> BTreeMap<String, i64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    };
+    let mut out = Vec::new();
+    let has_ints = params
+        .iter()
+        .any(|p| matches!(p.kind, Kind::Int { .. }) && p.used);
+    // Elementwise: one flat extent N, programs of BLOCK elements.
+    if has_ints {
+        for &b in blocks {
+            out.push(Skeleton {
+                family: "elementwise",
+                sizes: vec!["N"],
+                grid: vec![format!("cdiv(N, {b})")],
+                row: "N".into(),
+                instances: [
+                    sizes(&[("N", 2 * bmax)]),
+                    sizes(&[("N", bmax + bmax / 2 + 1)]),
+                ],
+            });
+        }
+    }
+    // Rows: M rows of N (or of a constant the kernel folded).
+    let n_ragged = (bmax - 1).max(1);
+    let m_ragged = if n_ragged == 3 { 5 } else { 3 };
+    let mut rows: Vec<String> = Vec::new();
+    if has_ints {
+        rows.push("N".into());
+    }
+    rows.extend(widths.iter().map(|w| w.to_string()));
+    for row in rows {
+        let symbolic = row == "N";
+        let (names, even, ragged) = if symbolic {
+            (
+                vec!["M", "N"],
+                sizes(&[("M", 4), ("N", bmax)]),
+                sizes(&[("M", m_ragged), ("N", n_ragged)]),
+            )
+        } else {
+            (vec!["M"], sizes(&[("M", 4)]), sizes(&[("M", 3)]))
+        };
+        let mut grids = vec![vec!["M".to_string()]];
+        for &b in blocks {
+            grids.push(vec!["M".to_string(), format!("cdiv({row}, {b})")]);
+            grids.push(vec![format!("cdiv({row}, {b})"), "M".to_string()]);
+        }
+        for &b in blocks {
+            grids.push(vec![format!("cdiv(M, {b})")]);
+        }
+        for grid in grids {
+            out.push(Skeleton {
+                family: if symbolic {
+                    "row kernel"
+                } else {
+                    "row kernel, constant row length"
+                },
+                sizes: names.clone(),
+                grid,
+                row: row.clone(),
+                instances: [even.clone(), ragged.clone()],
+            });
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Trying a skeleton
+
+#[derive(Clone, Debug)]
+struct TensorGuess {
+    shape: Vec<String>,
+    role: Role,
+}
+
+/// What a probe saw of one tensor.
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    read: BTreeSet<usize>,
+    written: BTreeSet<usize>,
+    role: Role,
+}
+
+fn try_skeleton(
+    module: &Module,
+    file: &str,
+    params: &[Param],
+    sk: &Skeleton,
+) -> Result<String, String> {
+    // Integer bindings: sizes by name, strides the row length (refined below), unused 0.
+    let mut ints: BTreeMap<String, String> = BTreeMap::new();
+    for p in params {
+        if let Kind::Int { bits } = p.kind {
+            let v = if !p.used {
+                "0".to_string()
+            } else if bits == 1 {
+                "1".to_string()
+            } else if is_stride(&p.name) {
+                sk.row.clone()
+            } else if sk.sizes.contains(&"M") && is_row_count(&p.name) {
+                "M".to_string()
+            } else {
+                sk.row.clone()
+            };
+            ints.insert(p.name.clone(), v);
+        }
+    }
+    let ragged = &sk.instances[1];
+    let mut seen = probe(module, file, params, sk, &ints, ragged)?;
+    // A stride that steps whole rows through a tensor with one element per row is 1.
+    let row_len = eval_in(&sk.row, ragged);
+    let mut changed = false;
+    for p in params {
+        if !(matches!(p.kind, Kind::Int { .. }) && p.used && is_stride(&p.name)) {
+            continue;
+        }
+        let Some(owner) = stride_owner(&p.name, params) else {
+            continue;
+        };
+        let s = &seen[&owner.name];
+        let all: BTreeSet<usize> = s.read.union(&s.written).copied().collect();
+        if all.len() > 1 && row_len > 1 && all.iter().all(|o| o % row_len as usize == 0) {
+            ints.insert(p.name.clone(), "1".into());
+            changed = true;
+        }
+    }
+    if changed {
+        seen = probe(module, file, params, sk, &ints, ragged)?;
+    }
+    // Shapes: the smallest candidate holding every access; roles from the probe.
+    let mut guesses = BTreeMap::new();
+    for p in params {
+        let Kind::Ptr(_) = p.kind else { continue };
+        let s = &seen[&p.name];
+        let extent = s.read.iter().chain(&s.written).max().map_or(0, |m| m + 1);
+        let shape = smallest_shape(sk, extent)
+            .ok_or_else(|| format!("`{}` is accessed up to element {} (flat), beyond every shape tried", p.name, extent.saturating_sub(1)))?;
+        guesses.insert(
+            p.name.clone(),
+            TensorGuess {
+                shape,
+                role: s.role,
+            },
+        );
+    }
+    let text = render(params, sk, &ints, &guesses);
+    let launch = Launch::parse(&text, "<inferred launch>").map_err(|e| e.message)?;
+    for inst_sizes in &sk.instances {
+        validate(module, &launch, inst_sizes)?;
+    }
+    Ok(text)
+}
+
+fn eval_in(e: &str, sizes: &BTreeMap<String, i64>) -> i64 {
+    crate::launch::Expr::parse(e)
+        .ok()
+        .and_then(|x| x.eval(sizes).ok())
+        .unwrap_or(0)
+}
+
+fn smallest_shape(sk: &Skeleton, extent: usize) -> Option<Vec<String>> {
+    let ragged = &sk.instances[1];
+    let mut cands: Vec<Vec<String>> = vec![vec!["1".into()]];
+    if sk.sizes.contains(&"M") {
+        cands.push(vec!["M".into()]);
+        cands.push(vec![sk.row.clone()]);
+        cands.push(vec!["M".into(), sk.row.clone()]);
+    } else {
+        cands.push(vec![sk.row.clone()]);
+    }
+    cands
+        .into_iter()
+        .map(|s| {
+            let n: i64 = s.iter().map(|d| eval_in(d, ragged)).product();
+            (n, s)
+        })
+        .filter(|(n, _)| *n >= extent as i64)
+        .min_by_key(|(n, _)| *n)
+        .map(|(_, s)| s)
+}
+
+fn toml_dim(d: &str) -> String {
+    if d.parse::<i64>().is_ok() {
+        d.to_string()
+    } else {
+        format!("\"{d}\"")
+    }
+}
+
+fn render(
+    params: &[Param],
+    sk: &Skeleton,
+    ints: &BTreeMap<String, String>,
+    guesses: &BTreeMap<String, TensorGuess>,
+) -> String {
+    let mut t = String::new();
+    let grid: Vec<String> = sk.grid.iter().map(|g| toml_dim(g)).collect();
+    let _ = writeln!(t, "grid = [{}]", grid.join(", "));
+    let sizes: Vec<String> = sk.instances[0]
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect();
+    let _ = writeln!(t, "sizes = {{ {} }}", sizes.join(", "));
+    let _ = writeln!(t, "\n[args]");
+    for p in params {
+        let key = toml_key(&p.name);
+        match &p.kind {
+            Kind::Ptr(dtype) => {
+                let g = &guesses[&p.name];
+                let shape: Vec<String> = g.shape.iter().map(|d| toml_dim(d)).collect();
+                let role = match g.role {
+                    Role::In => "in",
+                    Role::Out => "out",
+                    Role::Inout => "inout",
+                };
+                let dt = if *dtype == Dtype::F32 {
+                    String::new()
+                } else {
+                    format!(", dtype = \"{}\"", dtype.name())
+                };
+                let _ = writeln!(
+                    t,
+                    "{key} = {{ tensor = \"{}\", shape = [{}], role = \"{role}\"{dt} }}",
+                    tensor_name(&p.name),
+                    shape.join(", ")
+                );
+            }
+            Kind::Float => {
+                let _ = writeln!(t, "{key} = {{ scalar = \"{}\" }}", p.name);
+            }
+            Kind::Int { .. } => {
+                let v = &ints[&p.name];
+                let note = if p.used { "" } else { "  # unused by the kernel" };
+                let _ = writeln!(t, "{key} = {}{note}", toml_dim(v));
+            }
+        }
+    }
+    t
+}
+
+fn toml_key(name: &str) -> String {
+    if name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        name.to_string()
+    } else {
+        format!("\"{name}\"")
+    }
+}
+
+/// Run the skeleton with every tensor a large flat buffer: which elements each reads
+/// and writes.
+fn probe(
+    module: &Module,
+    file: &str,
+    params: &[Param],
+    sk: &Skeleton,
+    ints: &BTreeMap<String, String>,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<BTreeMap<String, Seen>, String> {
+    // First every tensor `inout`, to learn which are written; then the written ones
+    // `out` and the rest `in`, so that reads are the kernel's own.
+    let mut roles: BTreeMap<String, Role> = params
+        .iter()
+        .filter(|p| matches!(p.kind, Kind::Ptr(_)))
+        .map(|p| (p.name.clone(), Role::Inout))
+        .collect();
+    let flat = |roles: &BTreeMap<String, Role>| -> BTreeMap<String, TensorGuess> {
+        roles
+            .iter()
+            .map(|(k, r)| {
+                (
+                    k.clone(),
+                    TensorGuess {
+                        shape: vec![PROBE_ELEMS.to_string()],
+                        role: *r,
+                    },
+                )
+            })
+            .collect()
+    };
+    let first = run_recorded(module, file, &render(params, sk, ints, &flat(&roles)), sizes)
+        .map_err(|f| match f {
+            Fault::NeverWritten(_) => "an output is read before it is written".to_string(),
+            Fault::Other(m) => m,
+        })?;
+    for (name, s) in &first {
+        roles.insert(
+            name.clone(),
+            if s.written.is_empty() { Role::In } else { Role::Out },
+        );
+    }
+    // An output the kernel reads before writing is `inout`.
+    for _ in 0..=roles.len() {
+        match run_recorded(module, file, &render(params, sk, ints, &flat(&roles)), sizes) {
+            Ok(mut seen) => {
+                for (name, s) in seen.iter_mut() {
+                    s.written = first[name].written.clone();
+                    s.role = roles[name];
+                    if s.role == Role::Inout {
+                        s.read = first[name].read.intersection(&s.written).copied().collect();
+                    }
+                }
+                return Ok(seen);
+            }
+            Err(Fault::NeverWritten(name)) => match name.and_then(|t| {
+                roles
+                    .keys()
+                    .find(|k| tensor_name(k) == t && roles[*k] == Role::Out)
+                    .cloned()
+            }) {
+                Some(k) => {
+                    roles.insert(k, Role::Inout);
+                }
+                None => return Err("an output is read before it is written".into()),
+            },
+            Err(Fault::Other(m)) => return Err(m),
+        }
+    }
+    Err("the probe runs did not settle the tensors' roles".into())
+}
+
+enum Fault {
+    NeverWritten(Option<String>),
+    Other(String),
+}
+
+fn run_recorded(
+    module: &Module,
+    file: &str,
+    text: &str,
+    sizes: &BTreeMap<String, i64>,
+) -> Result<BTreeMap<String, Seen>, Fault> {
+    let launch = Launch::parse(text, "<probe launch>").map_err(|e| Fault::Other(e.message))?;
+    let inst = launch
+        .instantiate(sizes)
+        .map_err(|e| Fault::Other(e.message))?;
+    let mut domain = Recording::new(&inst);
+    let run = exec::execute(module, &inst, &mut domain).map_err(|e| match e.kind {
+        exec::ErrorKind::NeverWritten => Fault::NeverWritten(
+            e.message
+                .split("output `")
+                .nth(1)
+                .and_then(|s| s.split('`').next())
+                .map(str::to_string),
+        ),
+        _ => Fault::Other(format!("{file}:{}: {e}", e.line)),
+    })?;
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for (key, binding) in &launch.args {
+        if let crate::launch::ArgBinding::Tensor { tensor, .. } = binding {
+            let i = inst.tensors.iter().position(|t| &t.name == tensor).unwrap_or(0);
+            let mut s = Seen {
+                read: domain.reads[i].clone(),
+                ..Seen::default()
+            };
+            if let Some(o) = run.outputs.iter().find(|o| o.tensor == i) {
+                s.written = o
+                    .writers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, w)| w.is_some())
+                    .map(|(k, _)| k)
+                    .collect();
+            }
+            seen.insert(key.clone(), s);
+        }
+    }
+    Ok(seen)
+}
+
+/// Run the proposed launch at `sizes`: every access in bounds, every `out` element
+/// written, none by two programs.
+fn validate(module: &Module, launch: &Launch, sizes: &BTreeMap<String, i64>) -> Result<(), String> {
+    let at = sizes
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let inst = launch.instantiate(sizes).map_err(|e| e.message)?;
+    let mut domain = Recording::new(&inst);
+    let run = exec::execute(module, &inst, &mut domain).map_err(|e| format!("at {at}: {e}"))?;
+    if let Some(w) = run.warnings.iter().find(|w| w.contains("written by programs")) {
+        return Err(format!("at {at}: {w}"));
+    }
+    for o in &run.outputs {
+        if inst.tensors[o.tensor].role != Role::Out {
+            continue;
+        }
+        let missing = o.writers.iter().filter(|w| w.is_none()).count();
+        if missing > 0 {
+            return Err(format!(
+                "at {at}: {missing} of the {} elements of `{}` are never written",
+                o.writers.len(),
+                o.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The concrete domain over made-up inputs, recording which elements are read.
+struct Recording {
+    inner: Concrete,
+    reads: Vec<BTreeSet<usize>>,
+}
+
+impl Recording {
+    fn new(inst: &crate::launch::Instance) -> Recording {
+        let data = inst
+            .tensors
+            .iter()
+            .map(|t| {
+                exec::role_reads_input(t.role).then(|| {
+                    (0..t.numel())
+                        .map(|k| {
+                            if t.dtype.is_float() {
+                                0.25 + (k % 7) as f64 * 0.125
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        let scalars = inst
+            .args
+            .values()
+            .filter_map(|a| match a {
+                crate::launch::ArgValue::Scalar(s) => Some((s.clone(), 0.5)),
+                _ => None,
+            })
+            .collect();
+        Recording {
+            inner: Concrete {
+                data,
+                scalars,
+                precision: Default::default(),
+                values_only: true,
+            },
+            reads: vec![BTreeSet::new(); inst.tensors.len()],
+        }
+    }
+}
+
+impl Domain for Recording {
+    type V = f64;
+    fn constant(&mut self, x: f64) -> f64 {
+        x
+    }
+    fn input(&mut self, tensor: usize, index: &[i64], flat: usize) -> f64 {
+        if let Some(r) = self.reads.get_mut(tensor) {
+            r.insert(flat);
+        }
+        self.inner.input(tensor, index, flat)
+    }
+    fn param(&mut self, name: &str) -> Option<f64> {
+        self.inner.param(name)
+    }
+    fn neg(&mut self, a: f64) -> f64 {
+        -a
+    }
+    fn func(&mut self, f: Func, a: f64) -> f64 {
+        self.inner.func(f, a)
+    }
+    fn powi(&mut self, a: f64, n: i32) -> f64 {
+        a.powi(n)
+    }
+    fn binary(&mut self, op: Binary, a: f64, b: f64) -> f64 {
+        self.inner.binary(op, a, b)
+    }
+    fn cmp(&mut self, op: CmpOp, a: f64, b: f64) -> Truth<f64> {
+        self.inner.cmp(op, a, b)
+    }
+    fn select(&mut self, c: f64, a: f64, b: f64) -> f64 {
+        self.inner.select(c, a, b)
+    }
+    fn not(&mut self, a: f64) -> Truth<f64> {
+        self.inner.not(a)
+    }
+    fn and(&mut self, a: f64, b: f64) -> Truth<f64> {
+        self.inner.and(a, b)
+    }
+    fn or(&mut self, a: f64, b: f64) -> Truth<f64> {
+        self.inner.or(a, b)
+    }
+    fn as_number(&self, a: f64) -> Option<f64> {
+        Some(a)
+    }
+    fn values_only(&self) -> bool {
+        true
+    }
+}
