@@ -55,6 +55,8 @@ struct Param {
     kind: Kind,
     /// Whether the kernel body reads the parameter at all.
     used: bool,
+    /// An integer only compared with constants (`if apply_relu:`): a flag, bound to 1.
+    flag: bool,
 }
 
 /// How one skeleton binds the grid and the integers.
@@ -160,9 +162,23 @@ fn params(module: &Module) -> Vec<Param> {
         return Vec::new();
     };
     let mut used = BTreeSet::new();
+    let mut consts = BTreeSet::new();
     visit(&func.body, &mut |op| {
+        if op.name == "arith.constant" {
+            consts.extend(op.results.iter().cloned());
+        }
+    });
+    // Parameters with a use other than a comparison with a constant.
+    let mut valued = BTreeSet::new();
+    visit(&func.body, &mut |op| {
+        let compare = op.name == "arith.cmpi"
+            && op.operands.len() == 2
+            && op.operands.iter().any(|o| consts.contains(o));
         for o in &op.operands {
             used.insert(o.clone());
+            if !compare {
+                valued.insert(o.clone());
+            }
         }
     });
     func.args
@@ -176,6 +192,7 @@ fn params(module: &Module) -> Vec<Param> {
                 _ => Kind::Int { bits: 64 },
             },
             used: used.contains(&a.name),
+            flag: matches!(a.ty, Type::Int(_)) && used.contains(&a.name) && !valued.contains(&a.name),
         })
         .collect()
 }
@@ -308,32 +325,34 @@ fn skeletons(params: &[Param], blocks: &[i64], widths: &[i64]) -> Vec<Skeleton> 
             });
         }
     }
-    // Rows: M rows of N (or of a constant the kernel folded).
+    // Rows: M rows of N (or of a constant the kernel folded). Rows longer than every
+    // block first (a kernel that loops over its row, or tiles it over a grid axis,
+    // works there), then rows of at most one block (one block per row needs that).
+    let wide = [
+        sizes(&[("M", 4), ("N", 2 * bmax)]),
+        sizes(&[("M", 3), ("N", 2 * bmax + 3)]),
+    ];
     let n_ragged = (bmax - 1).max(1);
-    let m_ragged = if n_ragged == 3 { 5 } else { 3 };
-    let mut rows: Vec<String> = Vec::new();
+    let narrow = [
+        sizes(&[("M", 4), ("N", bmax)]),
+        sizes(&[("M", if n_ragged == 3 { 5 } else { 3 }), ("N", n_ragged)]),
+    ];
+    let constant = [sizes(&[("M", 4)]), sizes(&[("M", 3)])];
+    let mut rows: Vec<(String, [BTreeMap<String, i64>; 2])> = Vec::new();
     if has_ints {
-        rows.push("N".into());
+        rows.push(("N".into(), wide));
+        rows.push(("N".into(), narrow));
     }
-    rows.extend(widths.iter().map(|w| w.to_string()));
-    for row in rows {
+    rows.extend(widths.iter().map(|w| (w.to_string(), constant.clone())));
+    for (row, instances) in rows {
         let symbolic = row == "N";
-        let (names, even, ragged) = if symbolic {
-            (
-                vec!["M", "N"],
-                sizes(&[("M", 4), ("N", bmax)]),
-                sizes(&[("M", m_ragged), ("N", n_ragged)]),
-            )
-        } else {
-            (vec!["M"], sizes(&[("M", 4)]), sizes(&[("M", 3)]))
-        };
-        let mut grids = vec![vec!["M".to_string()]];
+        // Fewest programs first: several rows per program, one row, then a second axis
+        // over the row's blocks.
+        let mut grids: Vec<Vec<String>> = blocks.iter().map(|b| vec![format!("cdiv(M, {b})")]).collect();
+        grids.push(vec!["M".to_string()]);
         for &b in blocks {
             grids.push(vec!["M".to_string(), format!("cdiv({row}, {b})")]);
             grids.push(vec![format!("cdiv({row}, {b})"), "M".to_string()]);
-        }
-        for &b in blocks {
-            grids.push(vec![format!("cdiv(M, {b})")]);
         }
         for grid in grids {
             out.push(Skeleton {
@@ -342,10 +361,10 @@ fn skeletons(params: &[Param], blocks: &[i64], widths: &[i64]) -> Vec<Skeleton> 
                 } else {
                     "row kernel, constant row length"
                 },
-                sizes: names.clone(),
+                sizes: if symbolic { vec!["M", "N"] } else { vec!["M"] },
                 grid,
                 row: row.clone(),
-                instances: [even.clone(), ragged.clone()],
+                instances: instances.clone(),
             });
         }
     }
@@ -381,7 +400,7 @@ fn try_skeleton(
         if let Kind::Int { bits } = p.kind {
             let v = if !p.used {
                 "0".to_string()
-            } else if bits == 1 {
+            } else if bits == 1 || p.flag {
                 "1".to_string()
             } else if is_stride(&p.name) {
                 sk.row.clone()
@@ -430,6 +449,11 @@ fn try_skeleton(
                 role: s.role,
             },
         );
+    }
+    for size in &sk.sizes {
+        if !guesses.values().any(|g| g.shape.iter().any(|d| d == size)) {
+            return Err(format!("no tensor's shape uses the size {size}"));
+        }
     }
     let text = render(params, sk, &ints, &guesses);
     let launch = Launch::parse(&text, "<inferred launch>").map_err(|e| e.message)?;
@@ -658,7 +682,7 @@ fn run_recorded(
     Ok(seen)
 }
 
-/// Run the proposed launch at `sizes`: every access in bounds, every `out` element
+/// Run the proposed launch at `sizes`: every access in bounds, every `out`/`inout` element
 /// written, none by two programs.
 fn validate(module: &Module, launch: &Launch, sizes: &BTreeMap<String, i64>) -> Result<(), String> {
     let at = sizes
@@ -673,9 +697,6 @@ fn validate(module: &Module, launch: &Launch, sizes: &BTreeMap<String, i64>) -> 
         return Err(format!("at {at}: {w}"));
     }
     for o in &run.outputs {
-        if inst.tensors[o.tensor].role != Role::Out {
-            continue;
-        }
         let missing = o.writers.iter().filter(|w| w.is_none()).count();
         if missing > 0 {
             return Err(format!(
