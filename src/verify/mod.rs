@@ -779,6 +779,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     pinned,
                     holds: &mut holds,
                     atoms: &mut atoms,
+                    memo: None,
                 };
                 let fshape = at.shape(&f.formula).map_err(|reason| Failed {
                     reason,

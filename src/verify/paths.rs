@@ -228,6 +228,7 @@ pub fn explore(
             record_suspects: true,
             proved_domains: Default::default(),
             store_guard: None,
+            at_memo: HashMap::new(),
             store_pinned: BTreeMap::new(),
         };
         let mut args = Vec::new();
@@ -340,6 +341,9 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) proved_domains: std::collections::HashSet<super::extent::DomainKey>,
     /// The mask condition of the store lane being resolved (assumed on the solver).
     pub(super) store_guard: Option<Cond>,
+    /// Formula terms at an index, for the lanes of one store under one guard (cleared
+    /// with the store's resolution memo).
+    pub(super) at_memo: super::at_index::AtMemo,
     /// The sizes the path fixes, read at the store being resolved (before any lane's
     /// mask is assumed, so it holds for every lane): loop summaries read the formula
     /// there.
@@ -1095,6 +1099,10 @@ impl Run<'_, '_, '_> {
                 .filter_map(|s| Some((Arc::from(s.as_str()), self.pinned(&Poly::sym(s))?)))
                 .collect()
         };
+        // Resolutions are claims under the solver's context, which is the same for
+        // consecutive lanes with one guard; so they share a memo.
+        let mut memo: (Option<Cond>, HashMap<TermId, TermId>) = (None, HashMap::new());
+        self.at_memo.clear();
         for (i, p) in ptrs.lanes.iter().enumerate() {
             let lane_guard = match &on[i] {
                 MaskLane::Off => continue,
@@ -1110,10 +1118,14 @@ impl Run<'_, '_, '_> {
                 self.solver.assert(&self.smt.cond(c));
             }
             self.store_guard = lane_guard.clone();
+            if memo.0 != lane_guard {
+                memo = (lane_guard.clone(), HashMap::new());
+                self.at_memo.clear();
+            }
             let value = match &vals.lanes[i] {
                 Lane::Float(v) | Lane::DataInt(v, _) => {
                     let v = self.settle_known_guards(*v);
-                    self.resolve(v).and_then(|v| self.settle(v))
+                    self.resolve(v, &mut memo.1).and_then(|v| self.settle(v))
                 }
                 Lane::Undef => unsupported("a masked-off lane (loaded without other=) is stored"),
                 _ => unsupported("a store of a non-float value"),
