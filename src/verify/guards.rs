@@ -116,7 +116,7 @@ impl Run<'_, '_, '_> {
             terms: &mut crate::term::Terms,
             t: TermId,
             assign: &HashMap<TermId, bool>,
-            memo: &mut HashMap<TermId, TermId>,
+            memo: &mut rustc_hash::FxHashMap<TermId, TermId>,
         ) -> TermId {
             if let Some(&b) = assign.get(&t) {
                 return if b { terms.one() } else { terms.zero() };
@@ -134,7 +134,7 @@ impl Run<'_, '_, '_> {
             memo.insert(t, r);
             r
         }
-        go(self.domain.terms, t, assign, &mut HashMap::new())
+        go(self.domain.terms, t, assign, &mut Default::default())
     }
 
     /// `t` with every guard the solver decides replaced by its value.

@@ -875,6 +875,48 @@ impl Run<'_, '_, '_> {
         }
     }
 
+    /// Whether each pair (formula summand, kernel summand) is equal. A factor both
+    /// sides share (`v[j, d]` in attention's `p[r, j] · v[j, d]`) is divided out
+    /// first, and what remains is decided once per run (`decided`): the rows' `p` is
+    /// proved once, not once per stored column. Dividing out is sound for equality
+    /// (`a = b` gives `a·f = b·f`); a pair not proved that way is decided whole.
+    fn decide_summands(&mut self, pairs: &[(TermId, TermId)]) -> Vec<bool> {
+        let stripped: Vec<(TermId, TermId)> = pairs
+            .iter()
+            .map(|&(a, b)| strip_common_factors(self.domain.terms, a, b))
+            .collect();
+        let todo: Vec<(TermId, TermId)> = {
+            let mut seen = std::collections::HashSet::new();
+            stripped
+                .iter()
+                .copied()
+                .filter(|p| !self.decided.contains_key(p) && seen.insert(*p))
+                .collect()
+        };
+        let verdicts = decide::decide_all(self.domain.terms, &todo, &decide::Options::default());
+        for (p, v) in todo.iter().zip(verdicts) {
+            self.decided.insert(*p, matches!(v, Verdict::Equal { .. }));
+        }
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+            eprintln!("  decide_summands: {} pairs, {} decided now", pairs.len(), todo.len());
+        }
+        let mut equal: Vec<bool> = stripped.iter().map(|p| self.decided[p]).collect();
+        let whole: Vec<usize> = (0..pairs.len())
+            .filter(|&k| !equal[k] && stripped[k] != pairs[k])
+            .collect();
+        if !whole.is_empty() {
+            let again: Vec<(TermId, TermId)> = whole.iter().map(|&k| pairs[k]).collect();
+            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                eprintln!("  decide_summands: {} decided whole", again.len());
+            }
+            let verdicts = decide::decide_all(self.domain.terms, &again, &decide::Options::default());
+            for (&k, v) in whole.iter().zip(verdicts) {
+                equal[k] = matches!(v, Verdict::Equal { .. });
+            }
+        }
+        equal
+    }
+
     /// The atom of `tmpl` when `items` are exactly its summands; `None` when they do
     /// not look like them; an error (with sizes where it fails, when Z3 finds them)
     /// when they look like them but the domain is not the reduction's.
@@ -1007,12 +1049,9 @@ impl Run<'_, '_, '_> {
                 paired.push(k);
             }
         }
-        let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
+        let verdicts = self.decide_summands(&pairs);
         let mut scale = None;
-        let mut equal: Vec<bool> = verdicts
-            .iter()
-            .map(|v| matches!(v, Verdict::Equal { .. }))
-            .collect();
+        let mut equal: Vec<bool> = verdicts;
         if !equal.iter().all(|&e| e) {
             // Every summand the formula's times one constant `c` (scores scaled by
             // log2(e) before a base-2 softmax): the reduction is `c` times the formula's
@@ -1199,6 +1238,28 @@ pub(super) fn affine_in_one(i: &Poly, vars: &[String]) -> Option<(String, i128, 
 }
 
 /// Whether `needle` occurs in `t`.
+/// `(a, b)` with the factors both products share divided out (each shared factor as
+/// often as both have it); the pair itself when they share none.
+fn strip_common_factors(terms: &mut Terms, a: TermId, b: TermId) -> (TermId, TermId) {
+    let (Node::Mul(xs), Node::Mul(ys)) = (terms.node(a), terms.node(b)) else {
+        return (a, b);
+    };
+    let (mut xs, mut ys) = (xs.to_vec(), ys.to_vec());
+    let mut common = false;
+    xs.retain(|x| match ys.iter().position(|y| y == x) {
+        Some(i) => {
+            ys.remove(i);
+            common = true;
+            false
+        }
+        None => true,
+    });
+    if !common {
+        return (a, b);
+    }
+    (terms.product(&xs), terms.product(&ys))
+}
+
 pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
     Reach::new(needle).contains(terms, t)
 }

@@ -229,6 +229,7 @@ pub fn explore(
             proved_domains: Default::default(),
             store_guard: None,
             at_memo: HashMap::new(),
+            decided: HashMap::new(),
             store_pinned: BTreeMap::new(),
         };
         let mut args = Vec::new();
@@ -344,6 +345,9 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// Formula terms at an index, for the lanes of one store under one guard (cleared
     /// with the store's resolution memo).
     pub(super) at_memo: super::at_index::AtMemo,
+    /// Summand pairs (common factors divided out) decided so far, and whether equal:
+    /// equality of two terms holds or not whatever the path.
+    pub(super) decided: HashMap<(TermId, TermId), bool>,
     /// The sizes the path fixes, read at the store being resolved (before any lane's
     /// mask is assumed, so it holds for every lane): loop summaries read the formula
     /// there.
