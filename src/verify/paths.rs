@@ -223,6 +223,7 @@ pub fn explore(
             failed_lane_groups: Default::default(),
             resolved_lane_groups: Default::default(),
             known_cache: HashMap::new(),
+            lane_known: None,
             mentions_memo: Default::default(),
             suspect: None,
             record_suspects: true,
@@ -331,6 +332,9 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// cleared whenever the path gains a condition (the mask lanes of the next store
     /// ask about the same conditions again).
     pub(super) known_cache: HashMap<(Cond, Option<Cond>), Option<bool>>,
+    /// Conditions settled for the lanes of the mask being read (see `mask_lanes`);
+    /// `None` outside it.
+    pub(super) lane_known: Option<HashMap<Cond, Option<bool>>>,
     /// Whether a term mentions a guard, and a partial (see `Run::guarded_lane`).
     pub(super) mentions_memo: rustc_hash::FxHashMap<TermId, (bool, bool)>,
     /// Sizes where a loop or block adds a summand the formula lacks (see
@@ -970,12 +974,23 @@ impl Run<'_, '_, '_> {
         };
         let m = bcast(m, shape)?;
         let mut on = Vec::with_capacity(n);
+        // The solver's context is the same for every lane of one mask: conditions
+        // settled for one lane (a tile row's, a K column's) hold for the others.
+        self.lane_known = Some(HashMap::new());
         for l in &m.lanes {
-            on.push(match l {
-                Lane::Bool(c) => self.mask_lane(c)?,
-                _ => return unsupported("a mask that depends on the data"),
-            });
+            let lane = match l {
+                Lane::Bool(c) => self.mask_lane(c),
+                _ => unsupported("a mask that depends on the data"),
+            };
+            match lane {
+                Ok(lane) => on.push(lane),
+                Err(e) => {
+                    self.lane_known = None;
+                    return Err(e);
+                }
+            }
         }
+        self.lane_known = None;
         Ok(on)
     }
 
