@@ -743,9 +743,14 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 witness: f.witness.clone(),
             });
         }
-        // 2. Stored values equal the formula at their index.
+        // 2. Stored values equal the formula at their index. One solver, each path's
+        // conditions in a scope of their own.
+        let solver = self.path_solver(&Path::default());
         for p in paths {
-            let solver = self.path_solver(p);
+            solver.push();
+            for c in &p.cond {
+                solver.assert(&self.smt.cond(c));
+            }
             let pinned = self.pinned(&solver);
             let witness = || paths::small_witness(&solver, self.smt, self.sizes);
             let mut pairs = Vec::new();
@@ -843,6 +848,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     }
                 }
             }
+            solver.pop(1);
         }
         // 3. Every output element written exactly once.
         for (k, t) in self.tensors.iter().enumerate() {

@@ -193,16 +193,20 @@ pub fn explore(
     };
     let mut trail: Vec<bool> = Vec::new();
     let mut paths = Vec::new();
+    // One solver for every path (asserting the base costs milliseconds), each path in
+    // its own scope, unwound to the base before the next.
+    let mut solver = Some(PathSolver::new(smt.ctx));
+    for c in setup.base {
+        solver.as_ref().expect("set").assert(&smt.cond(c));
+    }
     loop {
-        let solver = z3::Solver::new(smt.ctx);
-        for c in setup.base {
-            solver.assert(&smt.cond(c));
-        }
+        let solver_here = solver.take().expect("returned by the previous path");
+        solver_here.push();
         let mut run = Run {
             module,
             setup,
             smt,
-            solver,
+            solver: solver_here,
             domain: Symbolic {
                 terms,
                 tensor_names: tensor_names.clone(),
@@ -266,7 +270,14 @@ pub fn explore(
             return Err(e);
         }
         trail = std::mem::take(&mut run.trail);
-        paths.push(run.path);
+        let Run {
+            solver: used,
+            path,
+            ..
+        } = run;
+        used.unwind();
+        solver = Some(used);
+        paths.push(path);
         if std::time::Instant::now() > setup.deadline {
             return unsupported(format!(
                 "the time budget ran out after {} mask/branch cases",
@@ -292,6 +303,42 @@ pub fn explore(
 
 pub(super) type Env = HashMap<String, Rc<Val>>;
 
+/// A Z3 solver that counts its scopes, so a path's can be unwound whatever it left
+/// open (its `push`/`pop` shadow the solver's own).
+pub(super) struct PathSolver<'ctx> {
+    solver: z3::Solver<'ctx>,
+    depth: std::cell::Cell<u32>,
+}
+
+impl<'ctx> PathSolver<'ctx> {
+    fn new(ctx: &'ctx z3::Context) -> Self {
+        PathSolver {
+            solver: z3::Solver::new(ctx),
+            depth: std::cell::Cell::new(0),
+        }
+    }
+    pub(super) fn push(&self) {
+        self.depth.set(self.depth.get() + 1);
+        self.solver.push();
+    }
+    pub(super) fn pop(&self, n: u32) {
+        let n = n.min(self.depth.get());
+        self.depth.set(self.depth.get() - n);
+        self.solver.pop(n);
+    }
+    /// Back to the assertions made outside every scope.
+    fn unwind(&self) {
+        self.pop(self.depth.get());
+    }
+}
+
+impl<'ctx> std::ops::Deref for PathSolver<'ctx> {
+    type Target = z3::Solver<'ctx>;
+    fn deref(&self) -> &z3::Solver<'ctx> {
+        &self.solver
+    }
+}
+
 pub(super) enum Flow {
     Yield(Vec<Rc<Val>>),
     Return(Vec<Rc<Val>>),
@@ -301,7 +348,7 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) module: &'a Module,
     pub(super) setup: &'a Setup<'a>,
     pub(super) smt: &'a Smt<'ctx>,
-    pub(super) solver: z3::Solver<'ctx>,
+    pub(super) solver: PathSolver<'ctx>,
     pub(super) domain: Symbolic<'t>,
     /// The choices of the path being run (depth first; see [`explore`]).
     pub(super) trail: Vec<bool>,
