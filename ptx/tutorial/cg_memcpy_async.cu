@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = x + 1
 // why: the block copies its 64 elements into shared memory with
 //   cg::memcpy_async(block, ...), cg::wait(block), then each thread adds one.

@@ -1,15 +1,15 @@
 // race: SAFE
-// check: verified
-// spec: out = torch.sum(x * y).reshape(1)
+// check: VERIFIED
+// spec: out = out + torch.sum(x * y)
 // why: dot product: a grid-stride partial per thread, cg::reduce over each warp,
-//   lane 0 of each warp atomicAdds into out[0] (zeroed by the host: inout, read
-//   as 0 by the spec's caller). Atomics never race with each other.
+//   lane 0 of each warp atomicAdds into out[0] (inout: the sum is added to what
+//   out[0] held). Atomics never race with each other.
 // launch: block = [64]
 // launch: grid = [1]
 // launch: sizes = { N = 256 }
 // arg: { tensor = "x", shape = ["N"] }
 // arg: { tensor = "y", shape = ["N"] }
-// arg: { tensor = "out", shape = [1], role = "out" }
+// arg: { tensor = "out", shape = [1], role = "inout" }
 // arg: "N"
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>

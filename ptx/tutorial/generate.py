@@ -16,8 +16,10 @@ comment says what to expect and how to launch it:
 
     // race: RACE                         what `lift race` must say: SAFE, RACE, DEADLOCK,
     //                                    OUT OF BOUNDS, UNINITIALISED READ
-    // check: verified                    what `lift check --spec SPEC` must say:
-    //                                    verified | refuted | none (not checked)
+    // check: VERIFIED                    what `lift check --spec SPEC` must say:
+    //                                    VERIFIED, REFUTED, a finding (RACE, OUT OF
+    //                                    BOUNDS, ...), or none (not checked); a
+    //                                    VERIFIED kernel must also lift (`lift K`)
     // spec: y = torch.sum(x, dim=-1)     the PyTorch spec (`none` with check: none)
     // why: thread 0 reads s[32] ...      the independent reason (CUDA semantics),
     //   continued on indented lines      not lift's output

@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = F.layer_norm(x, (N,), eps=1e-5)
 // why: one warp per row of 64: the mean and the variance by cg::reduce with
 //   cg::plus, then (x - mean) * rsqrtf(var + 1e-5).

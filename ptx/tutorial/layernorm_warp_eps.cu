@@ -1,5 +1,5 @@
 // race: SAFE
-// check: refuted
+// check: REFUTED
 // spec: y = F.layer_norm(x, (N,), eps=1e-5)
 // why: wrong twin of layernorm_warp: eps is 1e-3 instead of the spec.s 1e-5
 //   (a wrong constant).

@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = 2 * x
 // why: each thread stages its element through shared memory with
 //   __pipeline_memcpy_async, commits, waits (__pipeline_wait_prior(0)), reads the

@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: out = torch.sum(x, dim=-1)
 // why: row sum with cg::reduce(tile, v, cg::plus<float>()) per warp, the tile sums
 //   through shared memory after block.sync(), then cg::reduce on tile 0.

@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: out = torch.sum(x, dim=-1)
 // why: row sum: tiled_partition<32>, a shfl_down tree per tile (offsets 16..1), lane 0
 //   of each tile stores its sum, block.sync(), thread 0 adds the four.

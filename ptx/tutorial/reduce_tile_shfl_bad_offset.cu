@@ -1,5 +1,5 @@
 // race: SAFE
-// check: refuted
+// check: REFUTED
 // spec: out = torch.sum(x, dim=-1)
 // why: wrong twin of reduce_tile_shfl: shfl_down by off + 1 (17, 9, 5, 3, 2) adds
 //   some lanes twice and skips others; lanes past 31 return their own value.

@@ -1,12 +1,12 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = 2 * x + z
 // why: "An Even Easier Introduction to CUDA": a grid-stride loop, every element
 //   written once by one thread; y = a*x + z with a = 2.
 // launch: block = [64]
 // launch: grid = [2]
 // launch: sizes = { N = 300 }
-// arg: 2.0
+// arg: { value = 2.0 }
 // arg: { tensor = "x", shape = ["N"] }
 // arg: { tensor = "z", shape = ["N"] }
 // arg: { tensor = "y", shape = ["N"], role = "out" }

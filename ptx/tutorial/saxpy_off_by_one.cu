@@ -1,12 +1,12 @@
 // race: OUT OF BOUNDS
-// check: refuted
+// check: OUT OF BOUNDS
 // spec: y = 2 * x + z
 // why: wrong twin of saxpy: the loop bound is i <= n, so the thread with i = n reads
 //   x[n] past the end of x.
 // launch: block = [64]
 // launch: grid = [2]
 // launch: sizes = { N = 300 }
-// arg: 2.0
+// arg: { value = 2.0 }
 // arg: { tensor = "x", shape = ["N"] }
 // arg: { tensor = "z", shape = ["N"] }
 // arg: { tensor = "y", shape = ["N"], role = "out" }

@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = torch.cumsum(x, dim=-1)
 // why: Hillis-Steele inclusive scan of a row of 64 in shared memory, double
 //   buffered, block.sync() after every step.

@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = torch.softmax(x, dim=-1)
 // why: one warp per row of 64: each lane holds two elements, the row max by
 //   cg::reduce(tile, v, cg::greater<float>()), the sum of exp by cg::plus.

@@ -1,5 +1,5 @@
 // race: SAFE
-// check: refuted
+// check: REFUTED
 // spec: y = torch.softmax(x, dim=-1)
 // why: wrong twin of softmax_warp: the sum reduces only over a (forgets eb), so
 //   the row does not sum to one.

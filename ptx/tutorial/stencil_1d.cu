@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = x[:-2] + x[1:-1] + x[2:]
 // why: 1-D three-point stencil: a block loads 64 elements and a halo of one on the
 //   right side into shared memory, block.sync(), each thread sums three.

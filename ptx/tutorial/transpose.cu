@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: y = x.T
 // why: Harris's transpose: 32x8 threads copy a 32x32 tile into padded shared memory
 //   (33 columns, no bank conflicts), block.sync(), then write it transposed.

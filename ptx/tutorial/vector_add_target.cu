@@ -1,5 +1,5 @@
 // race: SAFE
-// check: verified
+// check: VERIFIED
 // spec: c = a + b
 // why: vector add, one thread per element with a tail guard; NV_IF_TARGET picks the
 //   sm_80 branch at compile time (compute_80), which adds.

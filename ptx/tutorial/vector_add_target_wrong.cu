@@ -1,5 +1,5 @@
 // race: SAFE
-// check: refuted
+// check: REFUTED
 // spec: c = a + b
 // why: wrong twin of vector_add_target: the branches are swapped, so on compute_80
 //   the kernel subtracts (memory-safe, wrong value).
