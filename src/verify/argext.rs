@@ -313,6 +313,7 @@ impl Run<'_, '_, '_> {
                 pinned: &pinned,
                 holds: &mut holds,
                 atoms: &mut scratch,
+                memo: None,
             };
             let rank = match at.shape(arg) {
                 Ok(s) => s.len().saturating_sub(1),
@@ -397,6 +398,7 @@ impl Run<'_, '_, '_> {
                 pinned: &pinned,
                 holds: &mut holds,
                 atoms: &mut scratch,
+                memo: None,
             };
             for ((_, e, _), i) in items.iter().zip(&index) {
                 match at.summand(&tmpl.node, &outer, i) {

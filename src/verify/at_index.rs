@@ -184,7 +184,17 @@ pub struct AtIndex<'a> {
     pub holds: &'a mut dyn FnMut(&Cond) -> bool,
     /// Where input atoms are recorded.
     pub atoms: &'a mut AtomIndex,
+    /// Terms of matrix products and reductions at an index made earlier in the same
+    /// context (the lanes of one store under one guard, see [`AtMemo`]); `None` where
+    /// the atoms must be recorded.
+    pub memo: Option<&'a mut AtMemo>,
 }
+
+/// `at(f, idx)` by (address of the formula node, index) for the nodes worth keeping
+/// (matrix products, reductions). Valid while the terms, shapes, pinned sizes and the
+/// solver's context stay the same: the owner clears it when any of them changes. With
+/// it, attention's `p[r, j]` is built once per row, not once per stored column.
+pub type AtMemo = std::collections::HashMap<(usize, Vec<Poly>), TermId>;
 
 impl AtIndex<'_> {
     /// The extent `d` when the path pins it.
@@ -306,6 +316,21 @@ impl AtIndex<'_> {
 
     /// The term of `f` at `idx`.
     pub fn at(&mut self, f: &Formula, idx: &[Poly]) -> R<TermId> {
+        if !matches!(f, Formula::MatMul(..) | Formula::Reduce { .. }) || self.memo.is_none() {
+            return self.at_uncached(f, idx);
+        }
+        let key = (f as *const Formula as usize, idx.to_vec());
+        if let Some(&t) = self.memo.as_ref().and_then(|m| m.get(&key)) {
+            return Ok(t);
+        }
+        let t = self.at_uncached(f, idx)?;
+        if let Some(m) = self.memo.as_mut() {
+            m.insert(key, t);
+        }
+        Ok(t)
+    }
+
+    fn at_uncached(&mut self, f: &Formula, idx: &[Poly]) -> R<TermId> {
         Ok(match f {
             Formula::Input(name) => {
                 let shape = self.shape(f)?;

@@ -429,27 +429,32 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 .collect();
             (holds, at)
         };
+        // One solver for every pair (the size constraints asserted once), each pair
+        // in its own scope.
+        let s = z3::Solver::new(ctx);
+        for c in self.size_conds {
+            s.assert(&self.smt.cond(c));
+        }
         for (n1, n2) in pairs {
             let (h1, i1) = side(&writers[n1], "'1");
             let (h2, i2) = side(&writers[n2], "'2");
-            let s = z3::Solver::new(ctx);
-            for c in self.size_conds {
-                s.assert(&self.smt.cond(c));
-            }
+            s.push();
             s.assert(&h1);
             s.assert(&h2);
             for (x, y) in i1.iter().zip(&i2) {
                 s.assert(&x._eq(y));
             }
-            match s.check() {
-                SatResult::Unsat => {}
-                SatResult::Sat => {
-                    return Residues::Failed(Failed {
-                        reason: format!("some element of `{}` is written twice", t.name),
-                        witness: paths::small_witness(&s, self.smt, self.sizes),
-                    })
-                }
-                SatResult::Unknown => return Residues::CoveredOnly,
+            let verdict = match s.check() {
+                SatResult::Unsat => None,
+                SatResult::Sat => Some(Residues::Failed(Failed {
+                    reason: format!("some element of `{}` is written twice", t.name),
+                    witness: paths::small_witness(&s, self.smt, self.sizes),
+                })),
+                SatResult::Unknown => Some(Residues::CoveredOnly),
+            };
+            s.pop(1);
+            if let Some(v) = verdict {
+                return v;
             }
         }
         Residues::Proved

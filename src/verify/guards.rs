@@ -79,14 +79,30 @@ impl Run<'_, '_, '_> {
             if let Some(&b) = self.known_cache.get(&key) {
                 return b;
             }
+        } else if let Some(&b) = self.lane_known.as_ref().and_then(|m| m.get(c)) {
+            return b;
         }
-        let b = if self.holds(c) {
-            Some(true)
-        } else {
-            self.holds(&c.clone().not()).then_some(false)
+        let b = match c {
+            // A conjunction from its conjuncts (each cached: a tile's lanes repeat
+            // their row and column conditions): false when one is, true when all are;
+            // when some are open it can only be false, which one query asks.
+            Cond::And(cs) => {
+                let each: Vec<Option<bool>> = cs.iter().map(|c| self.known(c)).collect();
+                if each.contains(&Some(false)) {
+                    Some(false)
+                } else if each.iter().all(|b| *b == Some(true)) {
+                    Some(true)
+                } else {
+                    self.holds(&c.clone().not()).then_some(false)
+                }
+            }
+            _ if self.holds(c) => Some(true),
+            _ => self.holds(&c.clone().not()).then_some(false),
         };
         if cacheable {
             self.known_cache.insert(key, b);
+        } else if let Some(m) = self.lane_known.as_mut() {
+            m.insert(c.clone(), b);
         }
         b
     }
@@ -116,7 +132,7 @@ impl Run<'_, '_, '_> {
             terms: &mut crate::term::Terms,
             t: TermId,
             assign: &HashMap<TermId, bool>,
-            memo: &mut HashMap<TermId, TermId>,
+            memo: &mut rustc_hash::FxHashMap<TermId, TermId>,
         ) -> TermId {
             if let Some(&b) = assign.get(&t) {
                 return if b { terms.one() } else { terms.zero() };
@@ -134,7 +150,7 @@ impl Run<'_, '_, '_> {
             memo.insert(t, r);
             r
         }
-        go(self.domain.terms, t, assign, &mut HashMap::new())
+        go(self.domain.terms, t, assign, &mut Default::default())
     }
 
     /// `t` with every guard the solver decides replaced by its value.

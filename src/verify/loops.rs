@@ -542,6 +542,7 @@ impl Run<'_, '_, '_> {
         // Each case's result split as `acc · g + (summands free of acc)`; the same for
         // every candidate max, so split once (the walks are over whole dot products).
         let mut splits: Vec<(TermId, Vec<TermId>, &Case)> = Vec::new();
+        let mut reach_acc = Reach::new(acc);
         for case in cases {
             let Some(Lane::Float(after)) = case.outs.get(k).and_then(|v| v.lanes.get(j)) else {
                 return unsupported(NOT_A_RUNNING_OP);
@@ -551,7 +552,7 @@ impl Run<'_, '_, '_> {
             };
             let (with, without): (Vec<TermId>, Vec<TermId>) = kids
                 .iter()
-                .partition(|&&c| contains(self.domain.terms, c, acc));
+                .partition(|&&c| reach_acc.contains(self.domain.terms, c));
             let [scaled] = with[..] else {
                 return unsupported(NOT_A_RUNNING_OP);
             };
@@ -564,7 +565,7 @@ impl Run<'_, '_, '_> {
             }
             let rest: Vec<TermId> = factors.iter().copied().filter(|&f| f != acc).collect();
             let g = self.domain.terms.product(&rest);
-            if contains(self.domain.terms, g, acc) {
+            if reach_acc.contains(self.domain.terms, g) {
                 return unsupported(NOT_A_RUNNING_OP);
             }
             splits.push((g, without, case));
@@ -576,9 +577,10 @@ impl Run<'_, '_, '_> {
             .into_iter()
             .filter(|key| {
                 let m_acc = accs[key.0][key.1].expect("a max lane has an accumulator");
+                let mut reach = Reach::new(m_acc);
                 splits
                     .iter()
-                    .any(|(g, _, _)| contains(self.domain.terms, *g, m_acc))
+                    .any(|(g, _, _)| reach.contains(self.domain.terms, *g))
             })
             .collect();
         'candidate: for ((mk, mj), base) in maxes
@@ -635,12 +637,14 @@ impl Run<'_, '_, '_> {
     }
 
     /// `t` with every partial replaced by the reduction it is proved to be.
-    pub(super) fn resolve(&mut self, t: TermId) -> R<TermId> {
+    /// `memo`: sub-terms resolved earlier under the same solver context (the lanes of
+    /// one store under one lane guard: a row's max and sum are resolved once per row,
+    /// not once per stored element).
+    pub(super) fn resolve(&mut self, t: TermId, memo: &mut HashMap<TermId, TermId>) -> R<TermId> {
         if self.partials.is_empty() && self.guards.is_empty() {
             return Ok(t);
         }
-        let mut memo = HashMap::new();
-        self.resolve_in(t, &mut memo)
+        self.resolve_in(t, memo)
     }
 
     fn resolve_in(&mut self, t: TermId, memo: &mut HashMap<TermId, TermId>) -> R<TermId> {
@@ -827,12 +831,12 @@ impl Run<'_, '_, '_> {
                 }
             }
         }
-        let templates: Vec<Template> = self
-            .setup
+        // Borrowed from the setup, not cloned: `AtMemo` keys on the nodes' addresses.
+        let setup = self.setup;
+        let templates: Vec<&Template> = setup
             .templates
             .iter()
             .filter(|t| t.combine == op && !t.arg)
-            .cloned()
             .collect();
         if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
             let t = &*self.domain.terms;
@@ -842,7 +846,7 @@ impl Run<'_, '_, '_> {
             }
         }
         let mut why = String::from("a loop result that matches no reduction of the formula");
-        for tmpl in &templates {
+        for tmpl in templates {
             match self.match_template(tmpl, op, &items) {
                 Ok(Some(t)) => {
                     self.suspect = None;
@@ -871,6 +875,48 @@ impl Run<'_, '_, '_> {
         }
     }
 
+    /// Whether each pair (formula summand, kernel summand) is equal. A factor both
+    /// sides share (`v[j, d]` in attention's `p[r, j] · v[j, d]`) is divided out
+    /// first, and what remains is decided once per run (`decided`): the rows' `p` is
+    /// proved once, not once per stored column. Dividing out is sound for equality
+    /// (`a = b` gives `a·f = b·f`); a pair not proved that way is decided whole.
+    fn decide_summands(&mut self, pairs: &[(TermId, TermId)]) -> Vec<bool> {
+        let stripped: Vec<(TermId, TermId)> = pairs
+            .iter()
+            .map(|&(a, b)| strip_common_factors(self.domain.terms, a, b))
+            .collect();
+        let todo: Vec<(TermId, TermId)> = {
+            let mut seen = std::collections::HashSet::new();
+            stripped
+                .iter()
+                .copied()
+                .filter(|p| !self.decided.contains_key(p) && seen.insert(*p))
+                .collect()
+        };
+        let verdicts = decide::decide_all(self.domain.terms, &todo, &decide::Options::default());
+        for (p, v) in todo.iter().zip(verdicts) {
+            self.decided.insert(*p, matches!(v, Verdict::Equal { .. }));
+        }
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+            eprintln!("  decide_summands: {} pairs, {} decided now", pairs.len(), todo.len());
+        }
+        let mut equal: Vec<bool> = stripped.iter().map(|p| self.decided[p]).collect();
+        let whole: Vec<usize> = (0..pairs.len())
+            .filter(|&k| !equal[k] && stripped[k] != pairs[k])
+            .collect();
+        if !whole.is_empty() {
+            let again: Vec<(TermId, TermId)> = whole.iter().map(|&k| pairs[k]).collect();
+            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                eprintln!("  decide_summands: {} decided whole", again.len());
+            }
+            let verdicts = decide::decide_all(self.domain.terms, &again, &decide::Options::default());
+            for (&k, v) in whole.iter().zip(verdicts) {
+                equal[k] = matches!(v, Verdict::Equal { .. });
+            }
+        }
+        equal
+    }
+
     /// The atom of `tmpl` when `items` are exactly its summands; `None` when they do
     /// not look like them; an error (with sizes where it fails, when Z3 finds them)
     /// when they look like them but the domain is not the reduction's.
@@ -894,6 +940,7 @@ impl Run<'_, '_, '_> {
                     pinned: &pinned,
                     holds: &mut holds,
                     atoms: &mut atoms,
+                    memo: None,
                 };
                 match at.shape(arg) {
                     Ok(s) => s.len().saturating_sub(1),
@@ -914,6 +961,7 @@ impl Run<'_, '_, '_> {
                 pinned: &pinned,
                 holds: &mut holds,
                 atoms: &mut atoms,
+                memo: None,
             };
             let Ok(ph) = at.summand(&tmpl.node, &holes, &iota) else {
                 return Ok(None);
@@ -990,6 +1038,7 @@ impl Run<'_, '_, '_> {
                 pinned: &pinned,
                 holds: &mut holds,
                 atoms: &mut scratch,
+                memo: Some(&mut self.at_memo),
             };
             for (k, ((_, s), i)) in items.iter().zip(&index).enumerate() {
                 let Some(i) = i else { continue };
@@ -1000,12 +1049,9 @@ impl Run<'_, '_, '_> {
                 paired.push(k);
             }
         }
-        let verdicts = decide::decide_all(self.domain.terms, &pairs, &decide::Options::default());
+        let verdicts = self.decide_summands(&pairs);
         let mut scale = None;
-        let mut equal: Vec<bool> = verdicts
-            .iter()
-            .map(|v| matches!(v, Verdict::Equal { .. }))
-            .collect();
+        let mut equal: Vec<bool> = verdicts;
         if !equal.iter().all(|&e| e) {
             // Every summand the formula's times one constant `c` (scores scaled by
             // log2(e) before a base-2 softmax): the reduction is `c` times the formula's
@@ -1192,18 +1238,75 @@ pub(super) fn affine_in_one(i: &Poly, vars: &[String]) -> Option<(String, i128, 
 }
 
 /// Whether `needle` occurs in `t`.
-pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
-    let mut stack = vec![t];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(x) = stack.pop() {
-        if x == needle {
-            return true;
+/// `(a, b)` with the factors both products share divided out (each shared factor as
+/// often as both have it); the pair itself when they share none.
+fn strip_common_factors(terms: &mut Terms, a: TermId, b: TermId) -> (TermId, TermId) {
+    let (Node::Mul(xs), Node::Mul(ys)) = (terms.node(a), terms.node(b)) else {
+        return (a, b);
+    };
+    let (mut xs, mut ys) = (xs.to_vec(), ys.to_vec());
+    let mut common = false;
+    xs.retain(|x| match ys.iter().position(|y| y == x) {
+        Some(i) => {
+            ys.remove(i);
+            common = true;
+            false
         }
-        if seen.insert(x) {
-            terms.for_each_child(x, |c| stack.push(c));
+        None => true,
+    });
+    if !common {
+        return (a, b);
+    }
+    (terms.product(&xs), terms.product(&ys))
+}
+
+pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
+    Reach::new(needle).contains(terms, t)
+}
+
+/// Which terms contain one `needle`, remembered across queries: the summands of a
+/// lane's update share their scores and running max, walked once rather than once per
+/// summand.
+pub(super) struct Reach {
+    needle: TermId,
+    /// Nodes known to contain the needle (`true`) or not (`false`).
+    known: rustc_hash::FxHashMap<TermId, bool>,
+}
+
+impl Reach {
+    pub(super) fn new(needle: TermId) -> Self {
+        Reach {
+            needle,
+            known: rustc_hash::FxHashMap::default(),
         }
     }
-    false
+
+    pub(super) fn contains(&mut self, terms: &Terms, t: TermId) -> bool {
+        // (node, children pushed)
+        let mut stack = vec![(t, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if self.known.contains_key(&x) {
+                continue;
+            }
+            if x == self.needle {
+                self.known.insert(x, true);
+                continue;
+            }
+            if expanded {
+                let mut hit = false;
+                terms.for_each_child(x, |c| hit |= self.known[&c]);
+                self.known.insert(x, hit);
+                continue;
+            }
+            stack.push((x, true));
+            terms.for_each_child(x, |c| {
+                if !self.known.contains_key(&c) {
+                    stack.push((c, false));
+                }
+            });
+        }
+        self.known[&t]
+    }
 }
 
 /// `s · base(m' - M)` for a summand `s` with one factor `base(a)` whose argument has

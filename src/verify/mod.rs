@@ -743,9 +743,14 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 witness: f.witness.clone(),
             });
         }
-        // 2. Stored values equal the formula at their index.
+        // 2. Stored values equal the formula at their index. One solver, each path's
+        // conditions in a scope of their own.
+        let solver = self.path_solver(&Path::default());
         for p in paths {
-            let solver = self.path_solver(p);
+            solver.push();
+            for c in &p.cond {
+                solver.assert(&self.smt.cond(c));
+            }
             let pinned = self.pinned(&solver);
             let witness = || paths::small_witness(&solver, self.smt, self.sizes);
             let mut pairs = Vec::new();
@@ -768,7 +773,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 let pinned = if st.guard.is_empty() {
                     &pinned
                 } else {
-                    guard_pinned = self.pinned(&solver);
+                    guard_pinned = self.pinned_by_guard(&solver, &pinned, &st.guard);
                     &guard_pinned
                 };
                 let mut holds = |c: &Cond| self.smt.holds(&solver, c);
@@ -779,6 +784,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     pinned,
                     holds: &mut holds,
                     atoms: &mut atoms,
+                    memo: None,
                 };
                 let fshape = at.shape(&f.formula).map_err(|reason| Failed {
                     reason,
@@ -798,9 +804,16 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 let want = at.at(&f.formula, &idx);
                 let got =
                     at_index::pin_reals(terms, st.value.expect("stores carry values"), pinned);
-                let witness = witness();
+                // Sizes where it fails, asked only when it does (under the guard).
+                let want = match want {
+                    Ok(w) => w,
+                    Err(reason) => {
+                        let witness = witness();
+                        solver.pop(1);
+                        return Err(Failed { reason, witness });
+                    }
+                };
                 solver.pop(1);
-                let want = want.map_err(|reason| Failed { reason, witness })?;
                 pairs.push((want, got, st));
             }
             let just: Vec<_> = pairs.iter().map(|&(a, b, _)| (a, b)).collect();
@@ -835,6 +848,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     }
                 }
             }
+            solver.pop(1);
         }
         // 3. Every output element written exactly once.
         for (k, t) in self.tensors.iter().enumerate() {
@@ -848,6 +862,47 @@ impl<'ctx> Attempt<'_, 'ctx> {
 
     /// Sizes the path fixes to one value.
     fn pinned(&self, solver: &z3::Solver<'ctx>) -> BTreeMap<Arc<str>, i128> {
+        self.pinned_among(solver, self.sizes.iter().map(String::as_str))
+    }
+
+    /// [`Self::pinned`] under a store's guard too (asserted in `solver`), given the
+    /// path's own `path_pinned`: a guard pins a size it mentions (the last lane of a
+    /// row pins the row's length), so only those are asked, and all of them once one
+    /// is pinned (the path's constraints may tie others to it). Asking fewer sizes only
+    /// keeps fewer pinned, which can cost a proof, never make one.
+    fn pinned_by_guard(
+        &self,
+        solver: &z3::Solver<'ctx>,
+        path_pinned: &BTreeMap<Arc<str>, i128>,
+        guard: &[Cond],
+    ) -> BTreeMap<Arc<str>, i128> {
+        let mut mentioned = Vec::new();
+        for c in guard {
+            c.symbols(&mut mentioned);
+        }
+        let ask: Vec<&str> = self
+            .sizes
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !path_pinned.contains_key(*s) && mentioned.iter().any(|m| &**m == *s))
+            .collect();
+        if ask.is_empty() {
+            return path_pinned.clone();
+        }
+        let newly = self.pinned_among(solver, ask.into_iter());
+        if newly.is_empty() {
+            path_pinned.clone()
+        } else {
+            self.pinned(solver)
+        }
+    }
+
+    /// The sizes of `among` that `solver`'s assertions fix to one value.
+    fn pinned_among<'s>(
+        &self,
+        solver: &z3::Solver<'ctx>,
+        among: impl Iterator<Item = &'s str>,
+    ) -> BTreeMap<Arc<str>, i128> {
         let mut out = BTreeMap::new();
         if solver.check() != SatResult::Sat {
             return out;
@@ -855,15 +910,15 @@ impl<'ctx> Attempt<'_, 'ctx> {
         let Some(m) = solver.get_model() else {
             return out;
         };
-        for s in self.sizes {
-            let x = Int::new_const(self.smt.ctx, s.as_str());
+        for s in among {
+            let x = Int::new_const(self.smt.ctx, s);
             let Some(v) = m.eval(&x, true).and_then(|v| v.as_i64()) else {
                 continue;
             };
             solver.push();
             solver.assert(&x._eq(&Int::from_i64(self.smt.ctx, v)).not());
             if solver.check() == SatResult::Unsat {
-                out.insert(Arc::from(s.as_str()), v as i128);
+                out.insert(Arc::from(s), v as i128);
             }
             solver.pop(1);
         }

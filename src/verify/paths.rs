@@ -193,16 +193,20 @@ pub fn explore(
     };
     let mut trail: Vec<bool> = Vec::new();
     let mut paths = Vec::new();
+    // One solver for every path (asserting the base costs milliseconds), each path in
+    // its own scope, unwound to the base before the next.
+    let mut solver = Some(PathSolver::new(smt.ctx));
+    for c in setup.base {
+        solver.as_ref().expect("set").assert(&smt.cond(c));
+    }
     loop {
-        let solver = z3::Solver::new(smt.ctx);
-        for c in setup.base {
-            solver.assert(&smt.cond(c));
-        }
+        let solver_here = solver.take().expect("returned by the previous path");
+        solver_here.push();
         let mut run = Run {
             module,
             setup,
             smt,
-            solver,
+            solver: solver_here,
             domain: Symbolic {
                 terms,
                 tensor_names: tensor_names.clone(),
@@ -223,11 +227,14 @@ pub fn explore(
             failed_lane_groups: Default::default(),
             resolved_lane_groups: Default::default(),
             known_cache: HashMap::new(),
+            lane_known: None,
             mentions_memo: Default::default(),
             suspect: None,
             record_suspects: true,
             proved_domains: Default::default(),
             store_guard: None,
+            at_memo: HashMap::new(),
+            decided: HashMap::new(),
             store_pinned: BTreeMap::new(),
         };
         let mut args = Vec::new();
@@ -263,7 +270,14 @@ pub fn explore(
             return Err(e);
         }
         trail = std::mem::take(&mut run.trail);
-        paths.push(run.path);
+        let Run {
+            solver: used,
+            path,
+            ..
+        } = run;
+        used.unwind();
+        solver = Some(used);
+        paths.push(path);
         if std::time::Instant::now() > setup.deadline {
             return unsupported(format!(
                 "the time budget ran out after {} mask/branch cases",
@@ -289,6 +303,42 @@ pub fn explore(
 
 pub(super) type Env = HashMap<String, Rc<Val>>;
 
+/// A Z3 solver that counts its scopes, so a path's can be unwound whatever it left
+/// open (its `push`/`pop` shadow the solver's own).
+pub(super) struct PathSolver<'ctx> {
+    solver: z3::Solver<'ctx>,
+    depth: std::cell::Cell<u32>,
+}
+
+impl<'ctx> PathSolver<'ctx> {
+    fn new(ctx: &'ctx z3::Context) -> Self {
+        PathSolver {
+            solver: z3::Solver::new(ctx),
+            depth: std::cell::Cell::new(0),
+        }
+    }
+    pub(super) fn push(&self) {
+        self.depth.set(self.depth.get() + 1);
+        self.solver.push();
+    }
+    pub(super) fn pop(&self, n: u32) {
+        let n = n.min(self.depth.get());
+        self.depth.set(self.depth.get() - n);
+        self.solver.pop(n);
+    }
+    /// Back to the assertions made outside every scope.
+    fn unwind(&self) {
+        self.pop(self.depth.get());
+    }
+}
+
+impl<'ctx> std::ops::Deref for PathSolver<'ctx> {
+    type Target = z3::Solver<'ctx>;
+    fn deref(&self) -> &z3::Solver<'ctx> {
+        &self.solver
+    }
+}
+
 pub(super) enum Flow {
     Yield(Vec<Rc<Val>>),
     Return(Vec<Rc<Val>>),
@@ -298,7 +348,7 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) module: &'a Module,
     pub(super) setup: &'a Setup<'a>,
     pub(super) smt: &'a Smt<'ctx>,
-    pub(super) solver: z3::Solver<'ctx>,
+    pub(super) solver: PathSolver<'ctx>,
     pub(super) domain: Symbolic<'t>,
     /// The choices of the path being run (depth first; see [`explore`]).
     pub(super) trail: Vec<bool>,
@@ -329,6 +379,9 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// cleared whenever the path gains a condition (the mask lanes of the next store
     /// ask about the same conditions again).
     pub(super) known_cache: HashMap<(Cond, Option<Cond>), Option<bool>>,
+    /// Conditions settled for the lanes of the mask being read (see `mask_lanes`);
+    /// `None` outside it.
+    pub(super) lane_known: Option<HashMap<Cond, Option<bool>>>,
     /// Whether a term mentions a guard, and a partial (see `Run::guarded_lane`).
     pub(super) mentions_memo: rustc_hash::FxHashMap<TermId, (bool, bool)>,
     /// Sizes where a loop or block adds a summand the formula lacks (see
@@ -340,6 +393,12 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) proved_domains: std::collections::HashSet<super::extent::DomainKey>,
     /// The mask condition of the store lane being resolved (assumed on the solver).
     pub(super) store_guard: Option<Cond>,
+    /// Formula terms at an index, for the lanes of one store under one guard (cleared
+    /// with the store's resolution memo).
+    pub(super) at_memo: super::at_index::AtMemo,
+    /// Summand pairs (common factors divided out) decided so far, and whether equal:
+    /// equality of two terms holds or not whatever the path.
+    pub(super) decided: HashMap<(TermId, TermId), bool>,
     /// The sizes the path fixes, read at the store being resolved (before any lane's
     /// mask is assumed, so it holds for every lane): loop summaries read the formula
     /// there.
@@ -962,12 +1021,23 @@ impl Run<'_, '_, '_> {
         };
         let m = bcast(m, shape)?;
         let mut on = Vec::with_capacity(n);
+        // The solver's context is the same for every lane of one mask: conditions
+        // settled for one lane (a tile row's, a K column's) hold for the others.
+        self.lane_known = Some(HashMap::new());
         for l in &m.lanes {
-            on.push(match l {
-                Lane::Bool(c) => self.mask_lane(c)?,
-                _ => return unsupported("a mask that depends on the data"),
-            });
+            let lane = match l {
+                Lane::Bool(c) => self.mask_lane(c),
+                _ => unsupported("a mask that depends on the data"),
+            };
+            match lane {
+                Ok(lane) => on.push(lane),
+                Err(e) => {
+                    self.lane_known = None;
+                    return Err(e);
+                }
+            }
         }
+        self.lane_known = None;
         Ok(on)
     }
 
@@ -1095,6 +1165,10 @@ impl Run<'_, '_, '_> {
                 .filter_map(|s| Some((Arc::from(s.as_str()), self.pinned(&Poly::sym(s))?)))
                 .collect()
         };
+        // Resolutions are claims under the solver's context, which is the same for
+        // consecutive lanes with one guard; so they share a memo.
+        let mut memo: (Option<Cond>, HashMap<TermId, TermId>) = (None, HashMap::new());
+        self.at_memo.clear();
         for (i, p) in ptrs.lanes.iter().enumerate() {
             let lane_guard = match &on[i] {
                 MaskLane::Off => continue,
@@ -1110,10 +1184,14 @@ impl Run<'_, '_, '_> {
                 self.solver.assert(&self.smt.cond(c));
             }
             self.store_guard = lane_guard.clone();
+            if memo.0 != lane_guard {
+                memo = (lane_guard.clone(), HashMap::new());
+                self.at_memo.clear();
+            }
             let value = match &vals.lanes[i] {
                 Lane::Float(v) | Lane::DataInt(v, _) => {
                     let v = self.settle_known_guards(*v);
-                    self.resolve(v).and_then(|v| self.settle(v))
+                    self.resolve(v, &mut memo.1).and_then(|v| self.settle(v))
                 }
                 Lane::Undef => unsupported("a masked-off lane (loaded without other=) is stored"),
                 _ => unsupported("a store of a non-float value"),

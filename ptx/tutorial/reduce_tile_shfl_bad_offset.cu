@@ -1,0 +1,27 @@
+// race: SAFE
+// check: REFUTED
+// spec: out = torch.sum(x, dim=-1)
+// why: wrong twin of reduce_tile_shfl: shfl_down by off + 1 (17, 9, 5, 3, 2) adds
+//   some lanes twice and skips others; lanes past 31 return their own value.
+// launch: block = [128]
+// launch: grid = ["B"]
+// launch: sizes = { B = 2, N = 128 }
+// arg: { tensor = "x", shape = ["B", "N"] }
+// arg: { tensor = "out", shape = ["B"], role = "out" }
+// arg: "N"
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+extern "C" __global__ void reduce_tile_shfl_bad_offset(const float* x, float* out, int n) {
+    __shared__ float warp_sums[4];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    float v = x[blockIdx.x * n + block.thread_rank()];
+    for (int off = tile.size() / 2; off > 0; off /= 2)
+        v += tile.shfl_down(v, off + 1);
+    if (tile.thread_rank() == 0)
+        warp_sums[tile.meta_group_rank()] = v;
+    block.sync();
+    if (block.thread_rank() == 0)
+        out[blockIdx.x] = warp_sums[0] + warp_sums[1] + warp_sums[2] + warp_sums[3];
+}
