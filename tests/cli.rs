@@ -118,14 +118,21 @@ fn lift_spec_json_has_the_stable_schema() {
 }
 
 #[test]
-fn missing_launch_is_a_usage_error_naming_the_expected_file() {
+fn missing_launch_is_inferred_and_said_so_and_a_missing_launch_file_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let k = dir.path().join("k.ttir");
     std::fs::copy(common::suite_dir().join("add/kernel.ttir"), &k).unwrap();
+    // No launch beside the kernel: inferred, printed, and the verdict rests on it.
     let out = lift().arg("spec").arg(&k).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("has no launch file") && err.contains("inferred"), "{err}");
+    // A launch file named but absent is an error naming it.
+    let missing = dir.path().join("nope.launch.toml");
+    let out = lift().arg("spec").arg(&k).arg("--launch").arg(&missing).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("k.launch.toml"), "{err}");
+    assert!(err.contains("nope.launch.toml"), "{err}");
 }
 
 #[test]
