@@ -229,10 +229,13 @@ impl Run<'_, '_, '_> {
             if self.proved_domains.contains(&unmasked) {
                 return Ok(());
             }
+            // The mask's conjuncts are not assumed while it is lifted.
+            let assumed = std::mem::take(&mut self.assumed);
             self.solver.pop(1);
             let r = self.check_domain(op, items, index, extent, key);
             self.solver.push();
             self.solver.assert(&self.smt.cond(&g));
+            self.assumed = assumed;
             if r.is_ok() {
                 self.proved_domains.insert(unmasked);
                 return Ok(());

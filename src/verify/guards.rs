@@ -26,6 +26,7 @@ use super::sym::Cond;
 use crate::exec::domain::Binary;
 use crate::term::{CmpOp, TermId};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Most guards one summand or stored value may depend on (its pieces are enumerated).
 const MAX_GUARDS: usize = 6;
@@ -73,11 +74,22 @@ impl Run<'_, '_, '_> {
         if let Some(b) = c.as_const() {
             return Some(b);
         }
+        // The lane's mask is assumed, so each of its conjuncts holds.
+        if self.assumed.contains(c) {
+            return Some(true);
+        }
         let cacheable = self.loops.is_empty();
         let key = (c.clone(), self.store_guard.clone());
         if cacheable {
             if let Some(&b) = self.known_cache.get(&key) {
                 return b;
+            }
+            // Open on the path and over symbols its constraints do not link to the
+            // store mask's: open under the mask too (see [`Classes`]).
+            if let Some(g) = self.store_guard.clone() {
+                if self.known_cache.get(&(c.clone(), None)) == Some(&None) && !self.linked(c, &g) {
+                    return None;
+                }
             }
         } else if let Some(&b) = self.lane_known.as_ref().and_then(|m| m.get(c)) {
             return b;
@@ -85,7 +97,8 @@ impl Run<'_, '_, '_> {
         let b = match c {
             // A conjunction from its conjuncts (each cached: a tile's lanes repeat
             // their row and column conditions): false when one is, true when all are;
-            // when some are open it can only be false, which one query asks.
+            // open when the open ones are unlinked; otherwise it can only be false,
+            // which one query asks.
             Cond::And(cs) => {
                 let each: Vec<Option<bool>> = cs.iter().map(|c| self.known(c)).collect();
                 if each.contains(&Some(false)) {
@@ -93,7 +106,13 @@ impl Run<'_, '_, '_> {
                 } else if each.iter().all(|b| *b == Some(true)) {
                     Some(true)
                 } else {
-                    self.holds(&c.clone().not()).then_some(false)
+                    let open: Vec<&Cond> =
+                        cs.iter().zip(&each).filter(|(_, b)| b.is_none()).map(|(c, _)| c).collect();
+                    if self.unlinked(&open) {
+                        None
+                    } else {
+                        self.holds(&c.clone().not()).then_some(false)
+                    }
                 }
             }
             _ if self.holds(c) => Some(true),
@@ -101,10 +120,70 @@ impl Run<'_, '_, '_> {
         };
         if cacheable {
             self.known_cache.insert(key, b);
+            // Open under the mask means open on the path, which assumes less.
+            if b.is_none() && self.store_guard.is_some() {
+                self.known_cache.insert((c.clone(), None), None);
+            }
         } else if let Some(m) = self.lane_known.as_mut() {
             m.insert(c.clone(), b);
         }
         b
+    }
+
+    /// The symbol classes of the solver's context: the base, the path's choices, the
+    /// loops' iteration ranges (the store mask is left out; callers add it).
+    fn classes(&mut self) -> &Classes {
+        let stamp = (self.path.cond.len(), self.loops.len(), self.loop_count);
+        if self.classes.as_ref().is_none_or(|k| k.stamp != stamp) {
+            let conds = self
+                .setup
+                .base
+                .iter()
+                .chain(&self.path.cond)
+                .chain(self.loops.iter().flat_map(|l| &l.valid));
+            self.classes = Some(Classes::new(conds, stamp));
+        }
+        self.classes.as_ref().expect("just built")
+    }
+
+    /// Whether the context's constraints link a symbol of `a` to one of `b`.
+    fn linked(&mut self, a: &Cond, b: &Cond) -> bool {
+        let (mut sa, mut sb) = (Vec::new(), Vec::new());
+        a.symbols(&mut sa);
+        b.symbols(&mut sb);
+        self.classes().link(&sa, &sb)
+    }
+
+    /// Whether no two of `open` are linked in the context, the store mask included
+    /// (two conditions that both touch the mask's symbols are linked through it).
+    /// Then, each being open, their conjunction is open.
+    fn unlinked(&mut self, open: &[&Cond]) -> bool {
+        let syms: Vec<Vec<Arc<str>>> = open
+            .iter()
+            .map(|c| {
+                let mut v = Vec::new();
+                c.symbols(&mut v);
+                v
+            })
+            .collect();
+        let mask = self.store_guard.as_ref().map(|g| {
+            let mut v = Vec::new();
+            g.symbols(&mut v);
+            v
+        });
+        let classes = self.classes();
+        let touches: Vec<bool> = syms
+            .iter()
+            .map(|s| mask.as_ref().is_some_and(|m| classes.link(s, m)))
+            .collect();
+        for i in 0..syms.len() {
+            for j in i + 1..syms.len() {
+                if classes.link(&syms[i], &syms[j]) || (touches[i] && touches[j]) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// The guard atoms `t` mentions.
@@ -267,19 +346,12 @@ impl Run<'_, '_, '_> {
     /// `k < K` for every store lane of that row, so the pieces of every row are alike
     /// and their domain check is made once.
     fn under_store_mask(&self, c: Cond) -> Cond {
-        fn conjuncts(c: &Cond, out: &mut Vec<Cond>) {
-            match c {
-                Cond::And(cs) => cs.iter().for_each(|c| conjuncts(c, out)),
-                c => out.push(c.clone()),
-            }
-        }
-        let Some(mask) = self.store_guard.as_ref().filter(|_| self.loops.is_empty()) else {
+        if self.store_guard.is_none() || !self.loops.is_empty() {
             return c;
-        };
-        let mut known = Vec::new();
-        conjuncts(mask, &mut known);
-        let mut mine = Vec::new();
-        conjuncts(&c, &mut mine);
+        }
+        // The store mask's conjuncts, asserted for the lane.
+        let known = &self.assumed;
+        let mine = conjuncts(&c);
         if !mine.iter().any(|x| known.contains(x)) {
             return c;
         }
@@ -348,5 +420,149 @@ impl Run<'_, '_, '_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// The conjuncts of `c` (nested conjunctions flattened).
+pub(super) fn conjuncts(c: &Cond) -> Vec<Cond> {
+    fn go(c: &Cond, out: &mut Vec<Cond>) {
+        match c {
+            Cond::And(cs) => cs.iter().for_each(|c| go(c, out)),
+            c => out.push(c.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    go(c, &mut out);
+    out
+}
+
+/// Which symbols the solver's constraints link: the classes of the graph joining the
+/// symbols of each constraint. Constraints over unlinked symbols constrain each other
+/// not at all: on a satisfiable context, a model of one condition and a model of
+/// another, each read on its own classes, combine into a model of both. So a condition
+/// open on the path stays open under an assumption over unlinked symbols, and a
+/// conjunction of open conditions over mutually unlinked symbols is open. Used only to
+/// skip queries whose answer is "open", which settles nothing.
+pub(super) struct Classes {
+    /// The context this was built for (path conditions, loops, loops entered).
+    stamp: (usize, usize, usize),
+    class: HashMap<Arc<str>, usize>,
+}
+
+impl Classes {
+    fn new<'c>(conds: impl Iterator<Item = &'c Cond>, stamp: (usize, usize, usize)) -> Classes {
+        let mut index: HashMap<Arc<str>, usize> = HashMap::new();
+        let mut parent: Vec<usize> = Vec::new();
+        fn find(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        for c in conds {
+            let mut syms = Vec::new();
+            c.symbols(&mut syms);
+            let mut first = None;
+            for s in syms {
+                let n = index.len();
+                let i = *index.entry(s).or_insert_with(|| {
+                    parent.push(n);
+                    n
+                });
+                match first {
+                    None => first = Some(i),
+                    Some(f) => {
+                        let (a, b) = (find(&mut parent, f), find(&mut parent, i));
+                        parent[b] = a;
+                    }
+                }
+            }
+        }
+        let class = index
+            .into_iter()
+            .map(|(s, i)| (s, find(&mut parent, i)))
+            .collect();
+        Classes { stamp, class }
+    }
+
+    /// Whether a symbol of `a` and one of `b` are the same or in one class.
+    fn link(&self, a: &[Arc<str>], b: &[Arc<str>]) -> bool {
+        a.iter().any(|s| {
+            b.iter().any(|t| {
+                s == t
+                    || matches!((self.class.get(s), self.class.get(t)), (Some(x), Some(y)) if x == y)
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::sym::{Poly, Rel, Smt};
+
+    fn lt(a: &str, b: &str, k: i128) -> Cond {
+        Cond::cmp(Rel::Lt, &Poly::sym(a).add(&Poly::constant(k)), &Poly::sym(b))
+    }
+
+    #[test]
+    fn classes_link_symbols_through_constraints() {
+        // pid < M, M <= 64 link pid and M; K <= 16 stands alone; a chain links a to c.
+        let ctx = [
+            lt("pid", "M", 0),
+            Cond::cmp(Rel::Le, &Poly::sym("M"), &Poly::constant(64)),
+            Cond::cmp(Rel::Le, &Poly::sym("K"), &Poly::constant(16)),
+            lt("a", "b", 0),
+            lt("b", "c", 1),
+        ];
+        let k = Classes::new(ctx.iter(), (0, 0, 0));
+        let s = |x: &str| vec![Arc::from(x)];
+        assert!(k.link(&s("pid"), &s("M")));
+        assert!(k.link(&s("a"), &s("c")));
+        assert!(!k.link(&s("K"), &s("M")));
+        assert!(!k.link(&s("K"), &s("pid")));
+        // A symbol no constraint mentions links only to itself.
+        assert!(k.link(&s("N"), &s("N")));
+        assert!(!k.link(&s("N"), &s("M")));
+        assert!(k.link(&[Arc::from("K"), Arc::from("pid")], &s("M")));
+    }
+
+    /// The claim the classes license, checked by Z3: a condition open on the context
+    /// stays open under an assumption over unlinked symbols, and a conjunction of
+    /// unlinked open conditions is open.
+    #[test]
+    fn unlinked_open_conditions_stay_open() {
+        let z = z3::Context::new(&z3::Config::new());
+        let smt = Smt { ctx: &z };
+        let ctx = [
+            Cond::cmp(Rel::Le, &Poly::constant(1), &Poly::sym("M")),
+            Cond::cmp(Rel::Le, &Poly::constant(1), &Poly::sym("K")),
+            Cond::cmp(Rel::Le, &Poly::sym("K"), &Poly::constant(16)),
+            Cond::cmp(Rel::Le, &Poly::constant(0), &Poly::sym("pid")),
+            lt("pid", "M", 0),
+        ];
+        let k = Classes::new(ctx.iter(), (0, 0, 0));
+        let solver = z3::Solver::new(&z);
+        for c in &ctx {
+            solver.assert(&smt.cond(c));
+        }
+        let open = |s: &z3::Solver, c: &Cond| !smt.holds(s, c) && !smt.holds(s, &c.clone().not());
+        let row = Cond::cmp(
+            Rel::Lt,
+            &Poly::sym("pid").scale(16).add(&Poly::constant(3)),
+            &Poly::sym("M"),
+        );
+        let kl = Cond::cmp(Rel::Lt, &Poly::constant(5), &Poly::sym("K"));
+        let (mut sr, mut sk) = (Vec::new(), Vec::new());
+        row.symbols(&mut sr);
+        kl.symbols(&mut sk);
+        assert!(!k.link(&sr, &sk));
+        assert!(open(&solver, &row) && open(&solver, &kl));
+        assert!(open(&solver, &Cond::and(row.clone(), kl.clone())));
+        solver.push();
+        solver.assert(&smt.cond(&row));
+        assert!(open(&solver, &kl), "open under an unlinked assumption");
+        solver.pop(1);
     }
 }

@@ -751,7 +751,9 @@ impl<'ctx> Attempt<'_, 'ctx> {
             for c in &p.cond {
                 solver.assert(&self.smt.cond(c));
             }
-            let pinned = self.pinned(&solver);
+            let facts: Vec<&Cond> = self.base.iter().chain(&p.cond).collect();
+            let mut hint = None;
+            let pinned = self.pinned(&solver, &facts, &mut hint);
             let witness = || paths::small_witness(&solver, self.smt, self.sizes);
             let mut pairs = Vec::new();
             for st in &p.stores {
@@ -773,7 +775,10 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 let pinned = if st.guard.is_empty() {
                     &pinned
                 } else {
-                    guard_pinned = self.pinned_by_guard(&solver, &pinned, &st.guard);
+                    let mut facts = facts.clone();
+                    facts.extend(&st.guard);
+                    guard_pinned =
+                        self.pinned_by_guard(&solver, &pinned, &st.guard, &facts, &mut hint);
                     &guard_pinned
                 };
                 let mut holds = |c: &Cond| self.smt.holds(&solver, c);
@@ -861,8 +866,13 @@ impl<'ctx> Attempt<'_, 'ctx> {
     }
 
     /// Sizes the path fixes to one value.
-    fn pinned(&self, solver: &z3::Solver<'ctx>) -> BTreeMap<Arc<str>, i128> {
-        self.pinned_among(solver, self.sizes.iter().map(String::as_str))
+    fn pinned(
+        &self,
+        solver: &z3::Solver<'ctx>,
+        facts: &[&Cond],
+        hint: &mut Option<Model>,
+    ) -> BTreeMap<Arc<str>, i128> {
+        self.pinned_among(solver, self.sizes.iter().map(String::as_str), facts, hint)
     }
 
     /// [`Self::pinned`] under a store's guard too (asserted in `solver`), given the
@@ -875,6 +885,8 @@ impl<'ctx> Attempt<'_, 'ctx> {
         solver: &z3::Solver<'ctx>,
         path_pinned: &BTreeMap<Arc<str>, i128>,
         guard: &[Cond],
+        facts: &[&Cond],
+        hint: &mut Option<Model>,
     ) -> BTreeMap<Arc<str>, i128> {
         let mut mentioned = Vec::new();
         for c in guard {
@@ -889,42 +901,95 @@ impl<'ctx> Attempt<'_, 'ctx> {
         if ask.is_empty() {
             return path_pinned.clone();
         }
-        let newly = self.pinned_among(solver, ask.into_iter());
+        let newly = self.pinned_among(solver, ask.into_iter(), facts, hint);
         if newly.is_empty() {
             path_pinned.clone()
         } else {
-            self.pinned(solver)
+            self.pinned(solver, facts, hint)
         }
     }
 
-    /// The sizes of `among` that `solver`'s assertions fix to one value.
+    /// The sizes of `among` that `solver`'s assertions fix to one value. `facts` are
+    /// those assertions as conditions; `hint` is a model of earlier facts (a store's
+    /// previous lane), used while it satisfies these. A size that a neighbour of the
+    /// model's value also satisfies the facts with is free without a query. (Were
+    /// `facts` fewer than the assertions, a size would only be kept free wrongly: fewer
+    /// pinned sizes can cost a proof, never make one; a pin is always Z3's answer.)
     fn pinned_among<'s>(
         &self,
         solver: &z3::Solver<'ctx>,
         among: impl Iterator<Item = &'s str>,
+        facts: &[&Cond],
+        hint: &mut Option<Model>,
     ) -> BTreeMap<Arc<str>, i128> {
         let mut out = BTreeMap::new();
-        if solver.check() != SatResult::Sat {
-            return out;
+        let satisfies = |m: &Model| facts.iter().all(|c| c.eval(m) == Some(true));
+        if !hint.as_ref().is_some_and(satisfies) {
+            *hint = self.model(solver, facts);
         }
-        let Some(m) = solver.get_model() else {
+        let Some(model) = hint.as_ref() else {
             return out;
         };
         for s in among {
-            let x = Int::new_const(self.smt.ctx, s);
-            let Some(v) = m.eval(&x, true).and_then(|v| v.as_i64()) else {
+            let Some(&v) = model.get(s) else {
+                continue;
+            };
+            let free_nearby = [v + 1, v - 1].into_iter().any(|w| {
+                let mut alt = model.clone();
+                alt.insert(Arc::from(s), w);
+                satisfies(&alt)
+            });
+            if free_nearby {
+                continue;
+            }
+            let Ok(v64) = i64::try_from(v) else {
                 continue;
             };
             solver.push();
-            solver.assert(&x._eq(&Int::from_i64(self.smt.ctx, v)).not());
+            let x = Int::new_const(self.smt.ctx, s);
+            solver.assert(&x._eq(&Int::from_i64(self.smt.ctx, v64)).not());
             if solver.check() == SatResult::Unsat {
-                out.insert(Arc::from(s), v as i128);
+                out.insert(Arc::from(s), v);
             }
             solver.pop(1);
         }
         out
     }
+
+    /// A model of `solver`'s assertions over the sizes and the symbols of `facts`,
+    /// each size then raised as far as the facts allow (by up to 64), so that the
+    /// model satisfies the guards of more lanes of a store (`row < M` for every row of
+    /// a tile) and is reused for them.
+    fn model(&self, solver: &z3::Solver<'ctx>, facts: &[&Cond]) -> Option<Model> {
+        if solver.check() != SatResult::Sat {
+            return None;
+        }
+        let m = solver.get_model()?;
+        let mut syms: Vec<Arc<str>> = self.sizes.iter().map(|s| Arc::from(s.as_str())).collect();
+        for c in facts {
+            c.symbols(&mut syms);
+        }
+        let mut model = Model::new();
+        for s in syms {
+            let v = m.eval(&Int::new_const(self.smt.ctx, &*s), true)?.as_i64()?;
+            model.insert(s, v as i128);
+        }
+        for s in self.sizes {
+            let Some(&v) = model.get(s.as_str()) else {
+                continue;
+            };
+            let mut wider = model.clone();
+            wider.insert(Arc::from(s.as_str()), v + 64);
+            if facts.iter().all(|c| c.eval(&wider) == Some(true)) {
+                model = wider;
+            }
+        }
+        Some(model)
+    }
 }
+
+/// Integer values for symbols: a model read back from Z3.
+type Model = BTreeMap<Arc<str>, i128>;
 
 fn join(ps: &[Poly]) -> String {
     ps.iter()

@@ -227,6 +227,8 @@ pub fn explore(
             failed_lane_groups: Default::default(),
             resolved_lane_groups: Default::default(),
             known_cache: HashMap::new(),
+            classes: None,
+            assumed: Vec::new(),
             lane_known: None,
             mentions_memo: Default::default(),
             suspect: None,
@@ -379,6 +381,11 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// cleared whenever the path gains a condition (the mask lanes of the next store
     /// ask about the same conditions again).
     pub(super) known_cache: HashMap<(Cond, Option<Cond>), Option<bool>>,
+    /// Which symbols the path's constraints (base and choices) link, outside loops
+    /// (see `super::guards::Classes`); rebuilt after the path gains a condition.
+    pub(super) classes: Option<super::guards::Classes>,
+    /// The conjuncts of the lane mask asserted for the load or store lane at hand.
+    pub(super) assumed: Vec<Cond>,
     /// Conditions settled for the lanes of the mask being read (see `mask_lanes`);
     /// `None` outside it.
     pub(super) lane_known: Option<HashMap<Cond, Option<bool>>>,
@@ -444,6 +451,7 @@ impl Run<'_, '_, '_> {
         };
         self.solver.assert(&if b { z } else { z.not() });
         self.known_cache.clear();
+        self.classes = None;
         self.memo.insert(c.clone(), b);
         Ok(b)
     }
@@ -465,7 +473,26 @@ impl Run<'_, '_, '_> {
 
     /// Whether `c` holds on every continuation of this path.
     pub(super) fn holds(&self, c: &Cond) -> bool {
-        self.smt.holds(&self.solver, c)
+        self.assumed.contains(c) || self.smt.holds(&self.solver, c)
+    }
+
+    /// Whether the base constraints make symbol `s` non-negative (sizes are at least
+    /// one, program ids at least zero).
+    pub(super) fn nonneg_sym(&self, s: &str) -> bool {
+        matches!(s, "pid_x" | "pid_y" | "pid_z") || self.setup.sizes.iter().any(|z| z == s)
+    }
+
+    /// Asserts a lane's mask condition in a new solver scope (undone by
+    /// [`Self::unassume_lane`]); its conjuncts then hold without a query.
+    pub(super) fn assume_lane(&mut self, c: &Cond) {
+        self.solver.push();
+        self.solver.assert(&self.smt.cond(c));
+        self.assumed = super::guards::conjuncts(c);
+    }
+
+    pub(super) fn unassume_lane(&mut self) {
+        self.assumed.clear();
+        self.solver.pop(1);
     }
 
     fn run_func(&mut self, func: &IrFunc, args: Vec<Rc<Val>>) -> R<Vec<Rc<Val>>> {
@@ -888,8 +915,11 @@ impl Run<'_, '_, '_> {
     fn index_of(&mut self, tensor: usize, off: &Poly, op: &Op) -> Option<Vec<Poly>> {
         let t = &self.setup.tensors[tensor];
         let zero = Poly::default();
+        // A lower bound that the form shows (sizes and program ids are non-negative in
+        // the base) needs no query.
         let within = |run: &Self, x: &Poly, d: &Poly| {
-            run.holds(&Cond::cmp(Rel::Le, &zero, x)) && run.holds(&Cond::cmp(Rel::Lt, x, d))
+            (x.nonneg_over(&|s| run.nonneg_sym(s)) || run.holds(&Cond::cmp(Rel::Le, &zero, x)))
+                && run.holds(&Cond::cmp(Rel::Lt, x, d))
         };
         let mut rest = off.clone();
         let mut idx = Vec::with_capacity(t.shape.len());
@@ -903,17 +933,17 @@ impl Run<'_, '_, '_> {
             // A size the path pins (`N == 8`) divides as its value.
             let split = match rest.split_by(d) {
                 Some((q, r)) if within(self, &r, d) => Some((q, r)),
-                symbolic => self
+                _ => self
                     .pinned(d)
                     .and_then(|c| rest.split_by(&Poly::constant(c)))
-                    .or(symbolic),
+                    .filter(|(_, r)| within(self, r, d)),
             };
             match split {
-                Some((q, r)) if within(self, &r, d) => {
+                Some((q, r)) => {
                     idx.push(r);
                     rest = q;
                 }
-                _ => {
+                None => {
                     ok = false;
                     break;
                 }
@@ -1083,12 +1113,11 @@ impl Run<'_, '_, '_> {
             let name = t.name.clone();
             // A guarded lane is read only where its mask holds.
             if let Some(c) = &guard {
-                self.solver.push();
-                self.solver.assert(&self.smt.cond(c));
+                self.assume_lane(c);
             }
             let index = self.index_of(*tensor, off, op);
             if guard.is_some() {
-                self.solver.pop(1);
+                self.unassume_lane();
             }
             self.stop_if_escaped(&index)?;
             let atom = match &index {
@@ -1180,8 +1209,7 @@ impl Run<'_, '_, '_> {
             };
             // A guarded lane is written (and its value read) only where its mask holds.
             if let Some(c) = &lane_guard {
-                self.solver.push();
-                self.solver.assert(&self.smt.cond(c));
+                self.assume_lane(c);
             }
             self.store_guard = lane_guard.clone();
             if memo.0 != lane_guard {
@@ -1199,7 +1227,7 @@ impl Run<'_, '_, '_> {
             let index = value.is_ok().then(|| self.index_of(*tensor, off, op));
             self.store_guard = None;
             if lane_guard.is_some() {
-                self.solver.pop(1);
+                self.unassume_lane();
             }
             let (value, index) = (value?, index.flatten());
             self.stop_if_escaped(&index)?;

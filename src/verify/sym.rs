@@ -28,9 +28,11 @@ pub enum Atom {
 /// A monomial: atoms with their (positive) powers, sorted.
 type Mono = Vec<(Atom, u32)>;
 
-/// An integer polynomial with i128 coefficients over [`Atom`]s, canonical.
+/// An integer polynomial with i128 coefficients over [`Atom`]s, canonical. Shared
+/// behind an `Arc`: conditions and indices are copied far more often than built (a
+/// guard's condition per summand piece, per lane).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Poly(BTreeMap<Mono, i128>);
+pub struct Poly(Arc<BTreeMap<Mono, i128>>);
 
 impl Poly {
     pub fn constant(c: i128) -> Poly {
@@ -38,7 +40,7 @@ impl Poly {
         if c != 0 {
             m.insert(Vec::new(), c);
         }
-        Poly(m)
+        Poly(Arc::new(m))
     }
 
     pub fn sym(name: &str) -> Poly {
@@ -46,7 +48,7 @@ impl Poly {
     }
 
     pub fn atom(a: Atom) -> Poly {
-        Poly(BTreeMap::from([(vec![(a, 1)], 1)]))
+        Poly(Arc::new(BTreeMap::from([(vec![(a, 1)], 1)])))
     }
 
     /// The value, when the polynomial is a constant.
@@ -59,22 +61,25 @@ impl Poly {
     }
 
     pub fn add(&self, o: &Poly) -> Poly {
-        let mut m = self.0.clone();
-        for (k, c) in &o.0 {
+        if o.0.is_empty() {
+            return self.clone();
+        }
+        let mut m = (*self.0).clone();
+        for (k, c) in o.0.iter() {
             let e = m.entry(k.clone()).or_insert(0);
             *e += c;
             if *e == 0 {
                 m.remove(k);
             }
         }
-        Poly(m)
+        Poly(Arc::new(m))
     }
 
     pub fn scale(&self, c: i128) -> Poly {
         if c == 0 {
             return Poly::default();
         }
-        Poly(self.0.iter().map(|(k, v)| (k.clone(), v * c)).collect())
+        Poly(Arc::new(self.0.iter().map(|(k, v)| (k.clone(), v * c)).collect()))
     }
 
     pub fn neg(&self) -> Poly {
@@ -87,13 +92,13 @@ impl Poly {
 
     pub fn mul(&self, o: &Poly) -> Poly {
         let mut out = Poly::default();
-        for (ka, ca) in &self.0 {
-            for (kb, cb) in &o.0 {
+        for (ka, ca) in self.0.iter() {
+            for (kb, cb) in o.0.iter() {
                 let mut mono: BTreeMap<Atom, u32> = ka.iter().cloned().collect();
                 for (a, p) in kb {
                     *mono.entry(a.clone()).or_insert(0) += p;
                 }
-                let term = Poly(BTreeMap::from([(mono.into_iter().collect(), ca * cb)]));
+                let term = Poly(Arc::new(BTreeMap::from([(mono.into_iter().collect(), ca * cb)])));
                 out = out.add(&term);
             }
         }
@@ -108,7 +113,7 @@ impl Poly {
                 return self.clone();
             }
             if c > 0 && self.0.values().all(|v| v % c == 0) {
-                return Poly(self.0.iter().map(|(k, v)| (k.clone(), v / c)).collect());
+                return Poly(Arc::new(self.0.iter().map(|(k, v)| (k.clone(), v / c)).collect()));
             }
             if let Some(a) = self.as_const() {
                 return Poly::constant(a.div_euclid(c));
@@ -155,7 +160,7 @@ impl Poly {
             if c <= 0 {
                 return None;
             }
-            for (k, v) in &self.0 {
+            for (k, v) in self.0.iter() {
                 let (qv, rv) = if k.is_empty() {
                     (v.div_euclid(c), v.rem_euclid(c))
                 } else if v % c == 0 {
@@ -170,7 +175,7 @@ impl Poly {
                     r.insert(k.clone(), rv);
                 }
             }
-            return Some((Poly(q), Poly(r)));
+            return Some((Poly(Arc::new(q)), Poly(Arc::new(r))));
         }
         // A single monomial c·m: q takes the monomials that m divides with a
         // coefficient that c divides.
@@ -180,7 +185,7 @@ impl Poly {
         if c <= 0 {
             return None;
         }
-        for (k, v) in &self.0 {
+        for (k, v) in self.0.iter() {
             let mut k2: BTreeMap<Atom, u32> = k.iter().cloned().collect();
             let divides = v % c == 0
                 && mono
@@ -199,7 +204,7 @@ impl Poly {
                 r.insert(k.clone(), *v);
             }
         }
-        Some((Poly(q), Poly(r)))
+        Some((Poly(Arc::new(q)), Poly(Arc::new(r))))
     }
 
     /// The names of the symbols it reads (inside atoms too).
@@ -211,10 +216,19 @@ impl Poly {
         }
     }
 
+    /// Whether the polynomial is non-negative by its form: non-negative coefficients
+    /// over atoms that are (symbols `nonneg` vouches for, floors of non-negative
+    /// values, remainders, which lie in `[0, b)`, and minima and maxima accordingly).
+    pub fn nonneg_over(&self, nonneg: &dyn Fn(&str) -> bool) -> bool {
+        self.0
+            .iter()
+            .all(|(k, c)| *c >= 0 && k.iter().all(|(a, _)| a.nonneg_over(nonneg)))
+    }
+
     /// Substitutes concrete values for symbols (those missing stay).
     pub fn subst(&self, vals: &BTreeMap<Arc<str>, i128>) -> Poly {
         let mut out = Poly::default();
-        for (k, c) in &self.0 {
+        for (k, c) in self.0.iter() {
             let mut t = Poly::constant(*c);
             for (a, p) in k {
                 let v = a.subst(vals);
@@ -240,6 +254,16 @@ impl Atom {
                 a.symbols(out);
                 b.symbols(out);
             }
+        }
+    }
+
+    fn nonneg_over(&self, nonneg: &dyn Fn(&str) -> bool) -> bool {
+        match self {
+            Atom::Sym(s) => nonneg(s),
+            Atom::FloorDiv(a, _) => a.nonneg_over(nonneg),
+            Atom::Mod(..) => true,
+            Atom::Min(a, b) => a.nonneg_over(nonneg) && b.nonneg_over(nonneg),
+            Atom::Max(a, b) => a.nonneg_over(nonneg) || b.nonneg_over(nonneg),
         }
     }
 
@@ -335,6 +359,37 @@ impl Cond {
             });
         }
         Cond::Cmp(rel, d)
+    }
+
+    /// The truth value at integer values for the symbols (`None` when one is missing).
+    pub fn eval(&self, vals: &BTreeMap<Arc<str>, i128>) -> Option<bool> {
+        Some(match self {
+            Cond::Const(b) => *b,
+            Cond::Cmp(rel, p) => {
+                let c = p.subst(vals).as_const()?;
+                match rel {
+                    Rel::Lt => c < 0,
+                    Rel::Le => c <= 0,
+                    Rel::Eq => c == 0,
+                    Rel::Ne => c != 0,
+                }
+            }
+            Cond::Not(c) => !c.eval(vals)?,
+            Cond::And(cs) => {
+                let mut all = true;
+                for c in cs {
+                    all &= c.eval(vals)?;
+                }
+                all
+            }
+            Cond::Or(cs) => {
+                let mut any = false;
+                for c in cs {
+                    any |= c.eval(vals)?;
+                }
+                any
+            }
+        })
     }
 
     pub fn not(self) -> Cond {
@@ -433,7 +488,7 @@ impl<'ctx> Smt<'ctx> {
 
     pub fn int(&self, p: &Poly) -> Int<'ctx> {
         let mut terms: Vec<Int<'ctx>> = Vec::new();
-        for (k, c) in &p.0 {
+        for (k, c) in p.0.iter() {
             let mut factors: Vec<Int<'ctx>> = Vec::new();
             if *c != 1 || k.is_empty() {
                 factors.push(self.big(*c));
@@ -547,5 +602,73 @@ mod tests {
         s.assert(&smt.cond(&Cond::cmp(Rel::Le, &Poly::constant(1), &n)));
         s.assert(&smt.cond(&Cond::cmp(Rel::Lt, &c, &n)));
         assert_eq!(s.check(), z3::SatResult::Unsat);
+    }
+
+    /// Some conditions over floors, remainders, minima and maxima of sizes.
+    fn sample_conds() -> Vec<Cond> {
+        let (m, n) = (Poly::sym("M"), Poly::sym("N"));
+        let four = Poly::constant(4);
+        vec![
+            Cond::cmp(Rel::Lt, &n.floor_div(&four).scale(4), &n),
+            Cond::cmp(Rel::Le, &m.modulo(&n), &Poly::constant(2)),
+            Cond::cmp(Rel::Eq, &m.min_with(&n), &m.max_with(&n).sub(&Poly::constant(1))),
+            Cond::and(
+                Cond::cmp(Rel::Ne, &m.mul(&n), &Poly::constant(6)),
+                Cond::cmp(Rel::Lt, &m, &n).not(),
+            ),
+            Cond::or(
+                Cond::cmp(Rel::Lt, &m.add(&n).modulo(&four), &Poly::constant(1)),
+                Cond::cmp(Rel::Eq, &m, &Poly::constant(3)),
+            ),
+        ]
+    }
+
+    #[test]
+    fn eval_agrees_with_z3() {
+        let ctx = z3::Context::new(&z3::Config::new());
+        let smt = Smt { ctx: &ctx };
+        for c in sample_conds() {
+            for m in 1..7 {
+                for n in 1..7 {
+                    let vals = BTreeMap::from([(Arc::from("M"), m), (Arc::from("N"), n)]);
+                    let s = z3::Solver::new(&ctx);
+                    let pin = |x: &str, v| Cond::cmp(Rel::Eq, &Poly::sym(x), &Poly::constant(v));
+                    s.assert(&smt.cond(&pin("M", m)));
+                    s.assert(&smt.cond(&pin("N", n)));
+                    let z3_says = smt.holds(&s, &c);
+                    assert_eq!(c.eval(&vals), Some(z3_says), "{c} at M={m}, N={n}");
+                }
+            }
+            // A missing symbol leaves the value unknown.
+            assert_eq!(c.eval(&BTreeMap::new()), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn nonneg_by_form_is_proved_by_z3() {
+        let ctx = z3::Context::new(&z3::Config::new());
+        let smt = Smt { ctx: &ctx };
+        let (m, n, x) = (Poly::sym("M"), Poly::sym("N"), Poly::sym("x"));
+        let sizes = |s: &str| s == "M" || s == "N";
+        let s = z3::Solver::new(&ctx);
+        for v in ["M", "N"] {
+            s.assert(&smt.cond(&Cond::cmp(Rel::Le, &Poly::constant(1), &Poly::sym(v))));
+        }
+        let zero = Poly::default();
+        let yes = [
+            m.mul(&n).scale(3).add(&Poly::constant(2)),
+            m.sub(&n).modulo(&Poly::constant(4)),
+            m.floor_div(&n).add(&x.modulo(&n)),
+            x.max_with(&m),
+            m.min_with(&n.scale(2)),
+        ];
+        for p in &yes {
+            assert!(p.nonneg_over(&sizes), "{p} should be non-negative by form");
+            assert!(smt.holds(&s, &Cond::cmp(Rel::Le, &zero, p)), "{p}");
+        }
+        // Not by form: a negative coefficient, a symbol of unknown sign.
+        for p in [m.sub(&Poly::constant(1)), x.clone(), x.min_with(&m), m.sub(&n).floor_div(&n)] {
+            assert!(!p.nonneg_over(&sizes), "{p} is not non-negative by form");
+        }
     }
 }
