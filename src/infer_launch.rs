@@ -113,10 +113,11 @@ pub fn write_beside(kernel: &Path, inferred: &Inferred) -> Result<PathBuf, Error
             message: format!("cannot write launch file: {e}"),
         })?;
     use std::io::Write as _;
-    f.write_all(inferred.text.as_bytes()).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: format!("cannot write launch file: {e}"),
-    })?;
+    f.write_all(inferred.text.as_bytes())
+        .map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            message: format!("cannot write launch file: {e}"),
+        })?;
     Ok(path)
 }
 
@@ -192,7 +193,9 @@ fn params(module: &Module) -> Vec<Param> {
                 _ => Kind::Int { bits: 64 },
             },
             used: used.contains(&a.name),
-            flag: matches!(a.ty, Type::Int(_)) && used.contains(&a.name) && !valued.contains(&a.name),
+            flag: matches!(a.ty, Type::Int(_))
+                && used.contains(&a.name)
+                && !valued.contains(&a.name),
         })
         .collect()
 }
@@ -348,7 +351,10 @@ fn skeletons(params: &[Param], blocks: &[i64], widths: &[i64]) -> Vec<Skeleton> 
         let symbolic = row == "N";
         // Fewest programs first: several rows per program, one row, then a second axis
         // over the row's blocks.
-        let mut grids: Vec<Vec<String>> = blocks.iter().map(|b| vec![format!("cdiv(M, {b})")]).collect();
+        let mut grids: Vec<Vec<String>> = blocks
+            .iter()
+            .map(|b| vec![format!("cdiv(M, {b})")])
+            .collect();
         grids.push(vec!["M".to_string()]);
         for &b in blocks {
             grids.push(vec!["M".to_string(), format!("cdiv({row}, {b})")]);
@@ -440,8 +446,13 @@ fn try_skeleton(
         let Kind::Ptr(_) = p.kind else { continue };
         let s = &seen[&p.name];
         let extent = s.read.iter().chain(&s.written).max().map_or(0, |m| m + 1);
-        let shape = smallest_shape(sk, extent)
-            .ok_or_else(|| format!("`{}` is accessed up to element {} (flat), beyond every shape tried", p.name, extent.saturating_sub(1)))?;
+        let shape = smallest_shape(sk, extent).ok_or_else(|| {
+            format!(
+                "`{}` is accessed up to element {} (flat), beyond every shape tried",
+                p.name,
+                extent.saturating_sub(1)
+            )
+        })?;
         guesses.insert(
             p.name.clone(),
             TensorGuess {
@@ -542,7 +553,11 @@ fn render(
             }
             Kind::Int { .. } => {
                 let v = &ints[&p.name];
-                let note = if p.used { "" } else { "  # unused by the kernel" };
+                let note = if p.used {
+                    ""
+                } else {
+                    "  # unused by the kernel"
+                };
                 let _ = writeln!(t, "{key} = {}{note}", toml_dim(v));
             }
         }
@@ -592,20 +607,34 @@ fn probe(
             })
             .collect()
     };
-    let first = run_recorded(module, file, &render(params, sk, ints, &flat(&roles)), sizes)
-        .map_err(|f| match f {
-            Fault::NeverWritten(_) => "an output is read before it is written".to_string(),
-            Fault::Other(m) => m,
-        })?;
+    let first = run_recorded(
+        module,
+        file,
+        &render(params, sk, ints, &flat(&roles)),
+        sizes,
+    )
+    .map_err(|f| match f {
+        Fault::NeverWritten(_) => "an output is read before it is written".to_string(),
+        Fault::Other(m) => m,
+    })?;
     for (name, s) in &first {
         roles.insert(
             name.clone(),
-            if s.written.is_empty() { Role::In } else { Role::Out },
+            if s.written.is_empty() {
+                Role::In
+            } else {
+                Role::Out
+            },
         );
     }
     // An output the kernel reads before writing is `inout`.
     for _ in 0..=roles.len() {
-        match run_recorded(module, file, &render(params, sk, ints, &flat(&roles)), sizes) {
+        match run_recorded(
+            module,
+            file,
+            &render(params, sk, ints, &flat(&roles)),
+            sizes,
+        ) {
             Ok(mut seen) => {
                 for (name, s) in seen.iter_mut() {
                     s.written = first[name].written.clone();
@@ -662,7 +691,11 @@ fn run_recorded(
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     for (key, binding) in &launch.args {
         if let crate::launch::ArgBinding::Tensor { tensor, .. } = binding {
-            let i = inst.tensors.iter().position(|t| &t.name == tensor).unwrap_or(0);
+            let i = inst
+                .tensors
+                .iter()
+                .position(|t| &t.name == tensor)
+                .unwrap_or(0);
             let mut s = Seen {
                 read: domain.reads[i].clone(),
                 ..Seen::default()
@@ -693,7 +726,11 @@ fn validate(module: &Module, launch: &Launch, sizes: &BTreeMap<String, i64>) -> 
     let inst = launch.instantiate(sizes).map_err(|e| e.message)?;
     let mut domain = Recording::new(&inst);
     let run = exec::execute(module, &inst, &mut domain).map_err(|e| format!("at {at}: {e}"))?;
-    if let Some(w) = run.warnings.iter().find(|w| w.contains("written by programs")) {
+    if let Some(w) = run
+        .warnings
+        .iter()
+        .find(|w| w.contains("written by programs"))
+    {
         return Err(format!("at {at}: {w}"));
     }
     for o in &run.outputs {

@@ -6,7 +6,7 @@
 
 use crate::error::Error;
 use crate::exec::{self, domain::Concrete, domain::Precision, domain::Symbolic};
-use crate::launch::{Instance, Launch, Role};
+use crate::launch::{ArgBinding, Instance, Launch, Role};
 use crate::npy::Array;
 use crate::ptx;
 use crate::spec::Spec;
@@ -111,6 +111,45 @@ impl Kernel {
     }
 
     /// The kernel's entry name (`softmax_kernel`), or the file stem if it has none.
+    /// The tensors the kernel writes, in the order of its pointer parameters.
+    pub fn output_order(&self) -> Vec<String> {
+        self.bindings_in_order(|b| match b {
+            ArgBinding::Tensor { tensor, role, .. } if *role != Role::In => Some(tensor),
+            _ => None,
+        })
+    }
+
+    /// The tensors the kernel reads and its symbolic scalars, in the order of its
+    /// parameters.
+    pub fn input_order(&self) -> Vec<String> {
+        self.bindings_in_order(|b| match b {
+            ArgBinding::Tensor { tensor, role, .. } if *role != Role::Out => Some(tensor),
+            ArgBinding::Scalar(name) => Some(name),
+            _ => None,
+        })
+    }
+
+    /// The names `pick` takes from the launch's bindings, in parameter order, once each.
+    fn bindings_in_order(&self, pick: impl Fn(&ArgBinding) -> Option<&String>) -> Vec<String> {
+        let params: Vec<String> = match &self.ptx {
+            Some(p) => p.arg_order.clone(),
+            None => self
+                .module
+                .entry()
+                .map(|f| f.args.iter().map(|a| a.name.clone()).collect())
+                .unwrap_or_default(),
+        };
+        let mut out: Vec<String> = Vec::new();
+        for p in params {
+            if let Some(name) = self.launch.args.get(&p).and_then(&pick) {
+                if !out.contains(name) {
+                    out.push(name.clone());
+                }
+            }
+        }
+        out
+    }
+
     pub fn name(&self) -> String {
         let entry = match &self.ptx {
             Some(p) => p.module.entries.first().map(|e| e.name.clone()),

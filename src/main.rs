@@ -459,7 +459,12 @@ fn run(command: Command) -> Result<i32, Error> {
             precision,
             format,
         } => {
-            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
+            let mut k = load(
+                &kernel,
+                launch.launch.as_deref(),
+                &launch.exec,
+                launch.write_launch,
+            )?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
@@ -481,7 +486,12 @@ fn run(command: Command) -> Result<i32, Error> {
             out,
             precision,
         } => {
-            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
+            let mut k = load(
+                &kernel,
+                launch.launch.as_deref(),
+                &launch.exec,
+                launch.write_launch,
+            )?;
             k.precision = precision.get();
             let mut arrays = BTreeMap::new();
             for (name, path) in inputs {
@@ -513,7 +523,12 @@ fn run(command: Command) -> Result<i32, Error> {
             format,
             scope,
         } => {
-            let mut k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
+            let mut k = load(
+                &kernel,
+                launch.launch.as_deref(),
+                &launch.exec,
+                launch.write_launch,
+            )?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut opts = decide_options(&decide)?;
@@ -526,7 +541,12 @@ fn run(command: Command) -> Result<i32, Error> {
             launch,
             format,
         } => {
-            let k = load(&kernel, launch.launch.as_deref(), &launch.exec, launch.write_launch)?;
+            let k = load(
+                &kernel,
+                launch.launch.as_deref(),
+                &launch.exec,
+                launch.write_launch,
+            )?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let report = match (lift::race::race(&k, &inst), format) {
                 (Ok(r), _) => r,

@@ -126,10 +126,19 @@ fn missing_launch_is_inferred_and_said_so_and_a_missing_launch_file_is_a_usage_e
     let out = lift().arg("spec").arg(&k).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("has no launch file") && err.contains("inferred"), "{err}");
+    assert!(
+        err.contains("has no launch file") && err.contains("inferred"),
+        "{err}"
+    );
     // A launch file named but absent is an error naming it.
     let missing = dir.path().join("nope.launch.toml");
-    let out = lift().arg("spec").arg(&k).arg("--launch").arg(&missing).output().unwrap();
+    let out = lift()
+        .arg("spec")
+        .arg(&k)
+        .arg("--launch")
+        .arg(&missing)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("nope.launch.toml"), "{err}");
@@ -987,5 +996,70 @@ fn undefined_values_as_addresses_or_conditions_are_errors_and_otherwise_propagat
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A kernel with several outputs (liger's LayerNorm, compiled by Triton: parameters
+/// `Y_ptr, X_ptr, W_ptr, B_ptr, Mean_ptr, RSTD_ptr, ..., eps`): the NumPy and PyTorch
+/// renderings take the inputs and return the outputs in that parameter order, and their
+/// docstring says so. Copied away from its Python source, the source lines print as
+/// compact ranges.
+#[test]
+fn renderings_follow_the_kernel_parameter_order() {
+    let corpus = common::suite_dir()
+        .parent()
+        .unwrap()
+        .join("corpus/liger_layer_norm");
+    let kernel = corpus.join("kernel.ttir");
+    for (format, def) in [
+        (
+            "numpy",
+            "def _layer_norm_forward_kernel_numpy(x, w, b, eps):",
+        ),
+        (
+            "torch",
+            "def _layer_norm_forward_kernel_torch(x, w, b, eps):",
+        ),
+    ] {
+        let out = lift()
+            .arg(&kernel)
+            .args(["--format", format, "--scope", "instance"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| *l == def)
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(
+            lines[at + 1],
+            "    \"\"\"Returns (y, mean, rstd): the kernel's outputs, in the order of its parameters.\"\"\"",
+            "{text}"
+        );
+        assert_eq!(lines.last(), Some(&"    return y, mean, rstd"), "{text}");
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["kernel.ttir", "kernel.launch.toml"] {
+        std::fs::copy(corpus.join(f), dir.path().join(f)).unwrap();
+    }
+    let out = lift()
+        .current_dir(dir.path())
+        .arg(dir.path().join("kernel.ttir"))
+        .args(["--scope", "instance"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Each output's lines, from the kernel's `loc` records, as ranges.
+    assert!(
+        text.contains("  from liger_kernel/ops/layer_norm.py: lines 66, 70, 78\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  from liger_kernel/ops/layer_norm.py: lines 50-51, 54-55, 66, 70-71, 73-75, 83, 86\n"
+        ),
+        "{text}"
     );
 }

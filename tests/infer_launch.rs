@@ -42,7 +42,11 @@ fn assert_same_launch(dir: &str) {
     let s = |v: &toml::Value| v.to_string().replace(' ', "").to_lowercase();
     assert_eq!(s(&a["grid"]), s(&b["grid"]), "{dir}: grid");
     let (aa, ba) = (a["args"].as_table().unwrap(), b["args"].as_table().unwrap());
-    assert_eq!(aa.keys().collect::<Vec<_>>(), ba.keys().collect::<Vec<_>>(), "{dir}: args");
+    assert_eq!(
+        aa.keys().collect::<Vec<_>>(),
+        ba.keys().collect::<Vec<_>>(),
+        "{dir}: args"
+    );
     for (k, v) in aa {
         let w = &ba[k];
         match v.get("tensor") {
@@ -83,13 +87,28 @@ fn inference_reproduces_the_generators_launches() {
 #[test]
 fn check_with_the_inferred_launch_gives_the_fixtures_verdict() {
     for (dir, spec, verdict) in [
-        ("triton_ir/softmax", "y = torch.softmax(x, dim=-1)", "VERIFIED"),
-        ("triton_ir/softmax_bug", "y = torch.softmax(x, dim=-1)", "REFUTED"),
+        (
+            "triton_ir/softmax",
+            "y = torch.softmax(x, dim=-1)",
+            "VERIFIED",
+        ),
+        (
+            "triton_ir/softmax_bug",
+            "y = torch.softmax(x, dim=-1)",
+            "REFUTED",
+        ),
         ("triton_ir/add", "z = x + y", "VERIFIED"),
     ] {
         let (_t, k) = bare(dir);
         let out = lift()
-            .args(["check", k.to_str().unwrap(), "--spec", spec, "--scope", "instance"])
+            .args([
+                "check",
+                k.to_str().unwrap(),
+                "--spec",
+                spec,
+                "--scope",
+                "instance",
+            ])
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -121,7 +140,10 @@ fn a_kernel_inference_cannot_fit_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("none could be inferred"), "{stderr}");
-    assert!(stderr.contains("`stride_am`"), "names the parameters: {stderr}");
+    assert!(
+        stderr.contains("`stride_am`"),
+        "names the parameters: {stderr}"
+    );
     assert!(stderr.contains("--launch FILE"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
@@ -129,7 +151,10 @@ fn a_kernel_inference_cannot_fit_is_a_clear_error() {
 #[test]
 fn write_launch_never_overwrites() {
     let (_t, k) = bare("triton_ir/add");
-    lift().args(["spec", k.to_str().unwrap(), "--write-launch"]).assert().success();
+    lift()
+        .args(["spec", k.to_str().unwrap(), "--write-launch"])
+        .assert()
+        .success();
     let out = lift()
         .args(["spec", k.to_str().unwrap(), "--write-launch"])
         .output()
@@ -154,6 +179,10 @@ fn equiv_uses_the_first_launch_for_a_second_kernel_without_one() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("VERIFIED"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("VERIFIED"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("for it too"));
 }

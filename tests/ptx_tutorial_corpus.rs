@@ -77,7 +77,12 @@ fn dir() -> PathBuf {
 fn header(text: &str, key: &str) -> Option<String> {
     text.lines()
         .take_while(|l| l.starts_with("//"))
-        .find_map(|l| l[2..].trim().strip_prefix(key).map(|v| v.trim().to_string()))
+        .find_map(|l| {
+            l[2..]
+                .trim()
+                .strip_prefix(key)
+                .map(|v| v.trim().to_string())
+        })
 }
 
 /// Runs `lift ARGS`; (verdict word, output). An error line (input error, unsupported
@@ -118,10 +123,16 @@ fn tutorial_corpus_gets_its_verdicts() {
         .iter()
         .filter(|n| {
             let cu = std::fs::read_to_string(dir.join(format!("{n}.cu"))).unwrap();
-            header(&cu, "why:").unwrap_or_default().starts_with("wrong twin")
+            header(&cu, "why:")
+                .unwrap_or_default()
+                .starts_with("wrong twin")
         })
         .count();
-    assert!(names.len() - twins >= 12, "only {} correct kernels", names.len() - twins);
+    assert!(
+        names.len() - twins >= 12,
+        "only {} correct kernels",
+        names.len() - twins
+    );
     assert!(twins >= 4, "only {twins} wrong twins");
 
     let mut failures = Vec::new();
@@ -129,9 +140,15 @@ fn tutorial_corpus_gets_its_verdicts() {
     let mut tally = std::collections::BTreeMap::<&str, (usize, usize, usize)>::new();
     for name in &names {
         let cu = std::fs::read_to_string(dir.join(format!("{name}.cu"))).unwrap();
-        assert!(cu.contains("#include <"), "{name}.cu includes no real header");
+        assert!(
+            cu.contains("#include <"),
+            "{name}.cu includes no real header"
+        );
         let ptx = dir.join(format!("{name}.ptx"));
-        assert!(ptx.is_file(), "{name}.ptx is missing: run python3 ptx/tutorial/generate.py");
+        assert!(
+            ptx.is_file(),
+            "{name}.ptx is missing: run python3 ptx/tutorial/generate.py"
+        );
         let ptx = ptx.to_str().unwrap().to_string();
         let why = header(&cu, "why:").unwrap_or_default();
         let race = header(&cu, "race:").expect("a `// race:` line");
@@ -150,7 +167,10 @@ fn tutorial_corpus_gets_its_verdicts() {
             runs.push(("lift", "VERIFIED".into(), vec!["lift".into(), ptx.clone()]));
         }
         for (cmd, expect, args) in runs {
-            assert!(VERDICTS.contains(&expect.as_str()), "{name}: {cmd} expects {expect:?}");
+            assert!(
+                VERDICTS.contains(&expect.as_str()),
+                "{name}: {cmd} expects {expect:?}"
+            );
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (got, message) = lift(&args);
             println!("{name:30} {cmd:6} expect {expect:18} got {got}");

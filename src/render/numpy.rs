@@ -10,7 +10,9 @@
 //!     return y
 //! ```
 //! Conventions: parameters are the input tensors then the scalars, each in order of
-//! first occurrence; outputs are returned in order (a tuple for several); `np.exp`,
+//! first occurrence; outputs are returned in order (a tuple for several). A kernel's
+//! reference ([`kernel_function`]) takes its inputs and returns its outputs in the
+//! order of the kernel's parameters, and its docstring says what it returns. `np.exp`,
 //! `np.exp2`, `np.log`, `np.log2`, `np.sqrt`, `1 / np.sqrt(..)` for rsqrt,
 //! `np.vectorize(math.erf)` for erf (no SciPy); `np.maximum`/`np.minimum`; `np.where`;
 //! `np.sum/max/min/mean(e, axis=k, keepdims=True)`; `a @ b`; `a.T` for 2-D operands,
@@ -37,5 +39,23 @@ pub fn function(outputs: &[Output], env: &ShapeEnv, name: &str) -> Result<String
         name,
         "import math\nimport numpy as np\n",
         &|f| expr(f, env),
+        None,
+    )
+}
+
+/// [`function`] as a kernel's reference (see [`super::torch::Signature`]).
+pub fn kernel_function(
+    outputs: &[Output],
+    env: &ShapeEnv,
+    name: &str,
+    sig: &super::torch::Signature,
+) -> Result<String, FormulaError> {
+    super::torch::python_function(
+        outputs,
+        env,
+        name,
+        "import math\nimport numpy as np\n",
+        &|f| expr(f, env),
+        Some(sig),
     )
 }

@@ -37,7 +37,40 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> String {
 
 /// A Python module defining `def {name}(...)` that computes `outputs`.
 pub fn function(outputs: &[Output], env: &ShapeEnv, name: &str) -> Result<String, FormulaError> {
-    python_function(outputs, env, name, "import torch\n", &|f| expr(f, env))
+    python_function(
+        outputs,
+        env,
+        name,
+        "import torch\n",
+        &|f| expr(f, env),
+        None,
+    )
+}
+
+/// [`function`] as a kernel's reference: `sig` orders the parameters and gives the
+/// docstring.
+pub fn kernel_function(
+    outputs: &[Output],
+    env: &ShapeEnv,
+    name: &str,
+    sig: &Signature,
+) -> Result<String, FormulaError> {
+    python_function(
+        outputs,
+        env,
+        name,
+        "import torch\n",
+        &|f| expr(f, env),
+        Some(sig),
+    )
+}
+
+/// How a kernel's reference function is introduced.
+pub struct Signature<'a> {
+    /// The kernel's inputs (tensors and scalars) in the order of its parameters; the
+    /// function's parameters follow it (any it leaves out come last).
+    pub inputs: &'a [String],
+    pub doc: &'a str,
 }
 
 /// A Python expression for size `n` read off the shape of one of the input tensors
@@ -70,9 +103,13 @@ pub(super) fn python_function(
     name: &str,
     imports: &str,
     expr: &dyn Fn(&Formula) -> String,
+    kernel: Option<&Signature>,
 ) -> Result<String, FormulaError> {
     check(outputs, env)?;
-    let params = parameters(outputs);
+    let mut params = parameters(outputs);
+    if let Some(k) = kernel {
+        params.sort_by_key(|p| k.inputs.iter().position(|i| i == p).unwrap_or(usize::MAX));
+    }
     // Sizes that slices and broadcasts use: keyword parameters, defaulting to `env`'s.
     let mut sig = params.clone();
     let mut sizes: Vec<String> = Vec::new();
@@ -95,7 +132,10 @@ pub(super) fn python_function(
             }
         }
     }
-    let mut s = format!("{imports}\n\ndef {name}({}):\n{body}", sig.join(", "));
+    let doc = kernel
+        .map(|k| format!("    \"\"\"{}\"\"\"\n", k.doc))
+        .unwrap_or_default();
+    let mut s = format!("{imports}\n\ndef {name}({}):\n{doc}{body}", sig.join(", "));
     let mut results = Vec::new();
     for o in outputs {
         let var = if params.contains(&o.name) {

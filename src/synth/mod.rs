@@ -92,6 +92,11 @@ pub struct Lift {
     /// The kernel's entry name and file, for headings and reading source lines.
     pub kernel_name: String,
     pub kernel_path: std::path::PathBuf,
+    /// The output tensors in the order of the kernel's parameters (renderings return
+    /// them so).
+    pub output_order: Vec<String>,
+    /// The input tensors and scalars in the order of the kernel's parameters.
+    pub input_order: Vec<String>,
 }
 
 /// Lift every output of `kernel` on instance `inst`.
@@ -251,6 +256,8 @@ pub fn lift_with(
         all_sizes: None,
         kernel_name: kernel.name(),
         kernel_path: kernel.path.clone(),
+        output_order: kernel.output_order(),
+        input_order: kernel.input_order(),
     })
 }
 

@@ -144,23 +144,35 @@ impl Lift {
         s
     }
 
-    /// `  from FILE:` then `    LINE | code` per source line (just the line numbers when
-    /// the file cannot be read).
+    /// `  from FILE:` then `    LINE | code` per source line; when the file is not on
+    /// this machine, `  from FILE: lines 50-51, 66, 70-75` (compact ranges).
     fn sources_text(&self, o: &Lifted) -> String {
         let mut s = String::new();
-        let mut file: Option<&str> = None;
+        let mut groups: Vec<(&str, Vec<u32>)> = Vec::new();
         for loc in &o.sources {
             let Some(f) = loc.file.as_deref() else {
                 continue;
             };
-            let code = source_line(f, loc.line, &self.kernel_path);
-            if file != Some(f) {
-                file = Some(f);
-                s += &format!("  from {f}:\n");
+            match groups.last_mut() {
+                Some((g, lines)) if *g == f => lines.push(loc.line),
+                _ => groups.push((f, vec![loc.line])),
             }
-            match code {
-                Some(c) => s += &format!("  {:>5} | {}\n", loc.line, c.trim_end()),
-                None => s += &format!("  {:>5}\n", loc.line),
+        }
+        for (f, lines) in groups {
+            let code: Vec<Option<String>> = lines
+                .iter()
+                .map(|&l| source_line(f, l, &self.kernel_path))
+                .collect();
+            if code.iter().all(Option::is_none) {
+                s += &format!("  from {f}: lines {}\n", compact_ranges(&lines));
+                continue;
+            }
+            s += &format!("  from {f}:\n");
+            for (line, code) in lines.iter().zip(code) {
+                match code {
+                    Some(c) => s += &format!("  {line:>5} | {}\n", c.trim_end()),
+                    None => s += &format!("  {line:>5}\n"),
+                }
             }
         }
         s
@@ -191,14 +203,39 @@ impl Lift {
         Some(crate::render::latex::outputs(&self.formulas()?, &self.env))
     }
 
+    /// The lifted formulas in the order of the kernel's output parameters (tensors the
+    /// kernel does not name last), and the docstring saying what the function returns.
+    fn formulas_in_param_order(&self) -> Option<(Vec<Output>, String)> {
+        let mut outs = self.formulas()?;
+        let rank = |n: &str| {
+            self.output_order
+                .iter()
+                .position(|o| o == n)
+                .unwrap_or(usize::MAX)
+        };
+        outs.sort_by_key(|o| rank(&o.name));
+        let names: Vec<&str> = outs.iter().map(|o| o.name.as_str()).collect();
+        let doc = match names[..] {
+            [one] => format!("Returns `{one}`, the kernel's output."),
+            _ => format!(
+                "Returns ({}): the kernel's outputs, in the order of its parameters.",
+                names.join(", ")
+            ),
+        };
+        Some((outs, doc))
+    }
+
     /// A runnable Python module defining `<kernel>_torch(...)` (PyTorch); `None` when
     /// some output stalled.
     pub fn to_torch(&self) -> Option<Result<String, FormulaError>> {
         let name = format!("{}_torch", self.kernel_name);
-        Some(crate::render::torch::function(
-            &self.formulas()?,
-            &self.env,
-            &name,
+        let (outs, doc) = self.formulas_in_param_order()?;
+        let sig = crate::render::torch::Signature {
+            inputs: &self.input_order,
+            doc: &doc,
+        };
+        Some(crate::render::torch::kernel_function(
+            &outs, &self.env, &name, &sig,
         ))
     }
 
@@ -206,10 +243,13 @@ impl Lift {
     /// output stalled.
     pub fn to_numpy(&self) -> Option<Result<String, FormulaError>> {
         let name = format!("{}_numpy", self.kernel_name);
-        Some(crate::render::numpy::function(
-            &self.formulas()?,
-            &self.env,
-            &name,
+        let (outs, doc) = self.formulas_in_param_order()?;
+        let sig = crate::render::torch::Signature {
+            inputs: &self.input_order,
+            doc: &doc,
+        };
+        Some(crate::render::numpy::kernel_function(
+            &outs, &self.env, &name, &sig,
         ))
     }
 
@@ -274,6 +314,29 @@ fn shorten(s: String) -> String {
     format!("{head} … ({} characters)", s.chars().count())
 }
 
+/// `50-51, 66, 70-75`: line numbers (sorted here, repeats dropped) as ranges.
+fn compact_ranges(lines: &[u32]) -> String {
+    let mut sorted = lines.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < sorted.len() {
+        let first = sorted[k];
+        while k + 1 < sorted.len() && sorted[k + 1] == sorted[k] + 1 {
+            k += 1;
+        }
+        let last = sorted[k];
+        parts.push(if first == last {
+            first.to_string()
+        } else {
+            format!("{first}-{last}")
+        });
+        k += 1;
+    }
+    parts.join(", ")
+}
+
 /// Line `line` of source file `file`, read as named (relative to the working
 /// directory, as Triton recorded it) or, failing that, beside the kernel file.
 fn source_line(file: &str, line: u32, kernel: &Path) -> Option<String> {
@@ -285,4 +348,20 @@ fn source_line(file: &str, line: u32, kernel: &Path) -> Option<String> {
     text.lines()
         .nth(line.checked_sub(1)? as usize)
         .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact_ranges;
+
+    #[test]
+    fn line_numbers_print_as_compact_ranges() {
+        assert_eq!(
+            compact_ranges(&[50, 51, 54, 55, 66, 70, 71, 73, 74, 75, 83]),
+            "50-51, 54-55, 66, 70-71, 73-75, 83"
+        );
+        assert_eq!(compact_ranges(&[9, 3, 4, 3, 5]), "3-5, 9");
+        assert_eq!(compact_ranges(&[7]), "7");
+        assert_eq!(compact_ranges(&[]), "");
+    }
 }

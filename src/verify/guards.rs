@@ -106,8 +106,12 @@ impl Run<'_, '_, '_> {
                 } else if each.iter().all(|b| *b == Some(true)) {
                     Some(true)
                 } else {
-                    let open: Vec<&Cond> =
-                        cs.iter().zip(&each).filter(|(_, b)| b.is_none()).map(|(c, _)| c).collect();
+                    let open: Vec<&Cond> = cs
+                        .iter()
+                        .zip(&each)
+                        .filter(|(_, b)| b.is_none())
+                        .map(|(c, _)| c)
+                        .collect();
                     if self.unlinked(&open) {
                         None
                     } else {
@@ -503,7 +507,11 @@ mod tests {
     use crate::verify::sym::{Poly, Rel, Smt};
 
     fn lt(a: &str, b: &str, k: i128) -> Cond {
-        Cond::cmp(Rel::Lt, &Poly::sym(a).add(&Poly::constant(k)), &Poly::sym(b))
+        Cond::cmp(
+            Rel::Lt,
+            &Poly::sym(a).add(&Poly::constant(k)),
+            &Poly::sym(b),
+        )
     }
 
     #[test]

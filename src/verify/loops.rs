@@ -898,7 +898,11 @@ impl Run<'_, '_, '_> {
             self.decided.insert(*p, matches!(v, Verdict::Equal { .. }));
         }
         if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-            eprintln!("  decide_summands: {} pairs, {} decided now", pairs.len(), todo.len());
+            eprintln!(
+                "  decide_summands: {} pairs, {} decided now",
+                pairs.len(),
+                todo.len()
+            );
         }
         let mut equal: Vec<bool> = stripped.iter().map(|p| self.decided[p]).collect();
         let whole: Vec<usize> = (0..pairs.len())
@@ -909,7 +913,8 @@ impl Run<'_, '_, '_> {
             if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
                 eprintln!("  decide_summands: {} decided whole", again.len());
             }
-            let verdicts = decide::decide_all(self.domain.terms, &again, &decide::Options::default());
+            let verdicts =
+                decide::decide_all(self.domain.terms, &again, &decide::Options::default());
             for (&k, v) in whole.iter().zip(verdicts) {
                 equal[k] = matches!(v, Verdict::Equal { .. });
             }

@@ -273,9 +273,7 @@ pub fn explore(
         }
         trail = std::mem::take(&mut run.trail);
         let Run {
-            solver: used,
-            path,
-            ..
+            solver: used, path, ..
         } = run;
         used.unwind();
         solver = Some(used);

@@ -79,7 +79,9 @@ impl Poly {
         if c == 0 {
             return Poly::default();
         }
-        Poly(Arc::new(self.0.iter().map(|(k, v)| (k.clone(), v * c)).collect()))
+        Poly(Arc::new(
+            self.0.iter().map(|(k, v)| (k.clone(), v * c)).collect(),
+        ))
     }
 
     pub fn neg(&self) -> Poly {
@@ -98,7 +100,10 @@ impl Poly {
                 for (a, p) in kb {
                     *mono.entry(a.clone()).or_insert(0) += p;
                 }
-                let term = Poly(Arc::new(BTreeMap::from([(mono.into_iter().collect(), ca * cb)])));
+                let term = Poly(Arc::new(BTreeMap::from([(
+                    mono.into_iter().collect(),
+                    ca * cb,
+                )])));
                 out = out.add(&term);
             }
         }
@@ -113,7 +118,9 @@ impl Poly {
                 return self.clone();
             }
             if c > 0 && self.0.values().all(|v| v % c == 0) {
-                return Poly(Arc::new(self.0.iter().map(|(k, v)| (k.clone(), v / c)).collect()));
+                return Poly(Arc::new(
+                    self.0.iter().map(|(k, v)| (k.clone(), v / c)).collect(),
+                ));
             }
             if let Some(a) = self.as_const() {
                 return Poly::constant(a.div_euclid(c));
@@ -611,7 +618,11 @@ mod tests {
         vec![
             Cond::cmp(Rel::Lt, &n.floor_div(&four).scale(4), &n),
             Cond::cmp(Rel::Le, &m.modulo(&n), &Poly::constant(2)),
-            Cond::cmp(Rel::Eq, &m.min_with(&n), &m.max_with(&n).sub(&Poly::constant(1))),
+            Cond::cmp(
+                Rel::Eq,
+                &m.min_with(&n),
+                &m.max_with(&n).sub(&Poly::constant(1)),
+            ),
             Cond::and(
                 Cond::cmp(Rel::Ne, &m.mul(&n), &Poly::constant(6)),
                 Cond::cmp(Rel::Lt, &m, &n).not(),
@@ -667,7 +678,12 @@ mod tests {
             assert!(smt.holds(&s, &Cond::cmp(Rel::Le, &zero, p)), "{p}");
         }
         // Not by form: a negative coefficient, a symbol of unknown sign.
-        for p in [m.sub(&Poly::constant(1)), x.clone(), x.min_with(&m), m.sub(&n).floor_div(&n)] {
+        for p in [
+            m.sub(&Poly::constant(1)),
+            x.clone(),
+            x.min_with(&m),
+            m.sub(&n).floor_div(&n),
+        ] {
             assert!(!p.nonneg_over(&sizes), "{p} is not non-negative by form");
         }
     }
