@@ -51,7 +51,16 @@ pub fn normalise(
         tree_memo: FxHashMap::default(),
         seeds: BTreeMap::new(),
     };
-    // Cheap exit: nothing to do without a select, max or min.
+    // Cheap exit: nothing to do without a select, comparison, max or min anywhere in
+    // the store (a matmul's 2M products are not walked twice for nothing).
+    if !terms.any_node(|n| {
+        matches!(
+            n,
+            Node::Select(..) | Node::Cmp(..) | Node::Max(_) | Node::Min(_)
+        )
+    }) {
+        return Vec::new();
+    }
     for o in outputs.iter_mut() {
         for e in o.elems.iter_mut().flatten() {
             *e = pass.rewrite(terms, *e);

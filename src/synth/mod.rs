@@ -118,6 +118,7 @@ pub fn lift_with(
     let env = ShapeEnv::from_launch(&kernel.launch, &inst.sizes)?;
     let mut outputs = Vec::new();
     let mut known = Known::new();
+    let mut instances = Instances::new();
     for t in &spec.outputs {
         let mut lifted = Lifted {
             name: t.name.clone(),
@@ -151,6 +152,7 @@ pub fn lift_with(
             continue;
         }
         let mut s = Synth::new(terms, &env, &known, opts);
+        s.instances = std::mem::take(&mut instances);
         let start = Instant::now();
         let mut built = s.build(&t.shape, &elems);
         tracing::debug!(
@@ -202,16 +204,17 @@ pub fn lift_with(
         }
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
+        instances = std::mem::take(&mut s.instances);
         match built {
             Ok(f) => {
                 let f = broadcast_to_output(meanify(f, &env), &env, &t.name, &t.shape);
                 // The tidied form where it is proved (it should always be), else as built.
                 let tidied = tidy(f.clone());
                 let start = Instant::now();
-                let proved = prove(terms, &env, &tidied, &t.shape, &elems);
+                let proved = prove_with(terms, &env, &tidied, &t.shape, &elems, &mut instances);
                 let proved = match proved {
                     Ok(()) => Ok(tidied),
-                    Err(why) => match prove(terms, &env, &f, &t.shape, &elems) {
+                    Err(why) => match prove_with(terms, &env, &f, &t.shape, &elems, &mut instances) {
                         Ok(()) => Ok(f),
                         Err(_) => Err((why, tidied)),
                     },
@@ -245,7 +248,7 @@ pub fn lift_with(
         }
         outputs.push(lifted);
     }
-    cross_check(kernel, inst, terms, &env, &mut outputs)?;
+    cross_check(kernel, inst, terms, &env, &mut outputs, &mut instances)?;
     Ok(Lift {
         spec,
         env,
@@ -270,14 +273,13 @@ fn cross_check(
     terms: &mut Terms,
     env: &ShapeEnv,
     outputs: &mut [Lifted],
+    instances: &mut Instances,
 ) -> Result<(), Error> {
     let mut claimed = BTreeMap::new();
     for o in outputs.iter() {
         if let Some(f) = &o.formula {
-            let elems = f
-                .instantiate(terms, env)
-                .map_err(|e| Error::Usage(e.message))?;
-            claimed.insert(o.name.clone(), elems.into_iter().map(Some).collect());
+            let elems = instance(terms, env, f, instances).map_err(Error::Usage)?;
+            claimed.insert(o.name.clone(), elems.iter().map(|&e| Some(e)).collect());
         }
     }
     if claimed.is_empty() {
@@ -325,6 +327,26 @@ fn sources(kernel: &Kernel, t: &crate::spec::SpecTensor) -> Vec<Loc> {
     out
 }
 
+/// Formulas instantiated at one lift's sizes (`None`: it does not instantiate there).
+/// The term store only grows, so an instance stays valid for the whole lift; synthesis,
+/// the proof and the cross-check share it (a 128³ matmul's 2M products are built once).
+type Instances = HashMap<Formula, Option<std::rc::Rc<Vec<TermId>>>>;
+
+/// `f`'s elements at the sizes of `env`, from `cache` when it was instantiated before.
+fn instance(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    cache: &mut Instances,
+) -> Result<std::rc::Rc<Vec<TermId>>, String> {
+    if let Some(e) = cache.get(f) {
+        return e.clone().ok_or_else(|| "the formula does not instantiate".into());
+    }
+    let e = f.instantiate(terms, env).map(std::rc::Rc::new);
+    cache.insert(f.clone(), e.as_ref().ok().cloned());
+    e.map_err(|e| e.message)
+}
+
 /// Proves `f`, at the sizes of `env`, equal to `elems` (of shape `shape`) element by
 /// element.
 pub fn prove(
@@ -334,11 +356,23 @@ pub fn prove(
     shape: &[usize],
     elems: &[TermId],
 ) -> Result<(), String> {
+    prove_with(terms, env, f, shape, elems, &mut Instances::new())
+}
+
+/// [`prove`] reusing the instances of `cache`.
+fn prove_with(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    shape: &[usize],
+    elems: &[TermId],
+    cache: &mut Instances,
+) -> Result<(), String> {
     let fshape = f.shape(env).map_err(|e| e.message)?;
     if fshape != shape {
         return Err(format!("shape {fshape:?}, the output has {shape:?}"));
     }
-    let cand = f.instantiate(terms, env).map_err(|e| e.message)?;
+    let cand = instance(terms, env, f, cache)?;
     if cand.len() != elems.len() {
         return Err("element count differs".into());
     }
@@ -430,7 +464,7 @@ struct Synth<'a> {
     tensor_ids: Vec<String>,
     leaf_sets: leaves::LeafSets,
     /// Candidates already instantiated (inputs, transposes, slices, products).
-    instances: HashMap<Formula, Option<std::rc::Rc<Vec<TermId>>>>,
+    instances: Instances,
 }
 
 impl<'a> Synth<'a> {

@@ -288,6 +288,12 @@ impl Terms {
         &self.nodes[id.0 as usize]
     }
 
+    /// Whether some node of the store satisfies `f` (a linear scan: cheaper than a walk
+    /// of a large output's DAG when the answer rules a pass out).
+    pub fn any_node(&self, f: impl Fn(&Node) -> bool) -> bool {
+        self.nodes.iter().any(f)
+    }
+
     /// Returns the id of `node`, creating it if it is new. Callers are responsible for the
     /// node invariants documented on [`Node`].
     fn intern(&mut self, node: Node) -> TermId {
@@ -592,6 +598,19 @@ impl Terms {
     /// so that the precondition `x ≠ 0` survives), applies the ±inf rules, sorts.
     /// A constant factor 0 gives 0. `product(&[]) = 1`, `product(&[a]) = a`.
     pub fn product(&mut self, terms: &[TermId]) -> TermId {
+        // Two distinct plain factors (a matmul's `a[i,k] * b[k,j]`): the general path
+        // below would give `Mul([a, b])` sorted, without its constant bookkeeping.
+        if let [a, b] = *terms {
+            let plain = |t: TermId| {
+                !matches!(
+                    self.node(t),
+                    Node::Mul(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN | Node::Pow(..)
+                )
+            };
+            if a != b && plain(a) && plain(b) {
+                return self.intern(Node::Mul(Box::new([a.min(b), a.max(b)])));
+            }
+        }
         let mut flat: Vec<TermId> = Vec::with_capacity(terms.len());
         for &t in terms {
             match self.node(t) {
