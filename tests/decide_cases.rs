@@ -286,3 +286,46 @@ fn ordering_cycles_are_infeasible() {
     let open = nested(&mut t, CmpOp::Le);
     not_equal(&t, open, zero);
 }
+
+/// Row-sized chunks (`decide_rows`) give the verdicts of `decide_all`: softmax over two
+/// rows of 160 elements (one row per chunk), the kernel side computing the row sum in
+/// one order and the formula side in another; one element of the second row is wrong
+/// (its numerator reads the neighbouring element) and must be found either way.
+#[test]
+fn row_chunks_decide_as_the_default_chunks() {
+    use lift::decide::{decide_all, decide_rows};
+    let (rows, n) = (2usize, 160usize);
+    let mut t = Terms::new();
+    let mut pairs = Vec::new();
+    for r in 0..rows {
+        let x: Vec<TermId> = (0..n)
+            .map(|j| t.input("x", &[r as i64, j as i64]))
+            .collect();
+        let m = x[1..].iter().fold(x[0], |acc, &v| t.max(acc, v));
+        let e: Vec<TermId> = x
+            .iter()
+            .map(|&v| {
+                let d = t.sub(v, m);
+                t.call(Func::Exp, d)
+            })
+            .collect();
+        let fwd = t.sum(&e);
+        let bwd = e[1..].iter().fold(e[0], |acc, &v| t.add(acc, v));
+        for j in 0..n {
+            let num = if r == 1 && j == 7 { e[8] } else { e[j] };
+            let kernel = t.div(num, bwd);
+            let formula = t.div(e[j], fwd);
+            pairs.push((kernel, formula));
+        }
+    }
+    let opts = Options::default();
+    let by_row = decide_rows(&t, &pairs, &opts, n);
+    let default = decide_all(&t, &pairs, &opts);
+    assert_eq!(by_row.len(), pairs.len());
+    for (k, (a, b)) in by_row.iter().zip(&default).enumerate() {
+        let wrong = k == n + 7;
+        assert_eq!(a.is_equal(), !wrong, "element {k}: {a:?}");
+        assert_eq!(b.is_equal(), !wrong, "element {k}: {b:?}");
+        assert_eq!(a.is_not_equal(), wrong, "element {k}: {a:?}");
+    }
+}

@@ -1066,6 +1066,28 @@ pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> 
     decide_all_with_points(terms, pairs, opts, &|_| None)
 }
 
+/// [`decide_all`] for the elements of a tensor in row-major order, rows of `row`
+/// elements: where neighbouring elements share most of their sub-terms (a softmax row's
+/// max and sum), each chunk is one row, so a long row's shared canonical forms are built
+/// once (chunks of [`MAX_SHARED_CHUNK`] would build them once per 128 elements; an
+/// online softmax row of 4096 elements rescales its running sum in each). The chunks
+/// depend on the pairs and `row` alone, never on the thread count.
+pub fn decide_rows(
+    terms: &Terms,
+    pairs: &[(TermId, TermId)],
+    opts: &Options,
+    row: usize,
+) -> Vec<Verdict> {
+    let by_row = row > MAX_SHARED_CHUNK
+        && pairs.len() >= row
+        && pairs.len() % row == 0
+        && chunk_size(terms, pairs) > CHUNK;
+    if !by_row {
+        return decide_all(terms, pairs, opts);
+    }
+    decide_chunks(terms, pairs, opts, &|_| None, row)
+}
+
 /// As [`decide_with_points`] for many pairs, in parallel; the verdicts are in the order
 /// of `pairs`. Consecutive pairs (chunks whose size is a function of the pair count, `chunk_size`, so the grouping and hence the
 /// verdicts do not depend on the thread count) share one `Canon`: the canonical form
@@ -1079,8 +1101,19 @@ pub fn decide_all_with_points(
     opts: &Options,
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
 ) -> Vec<Verdict> {
+    decide_chunks(terms, pairs, opts, extra, chunk_size(terms, pairs))
+}
+
+/// The pairs in chunks of `size`, each chunk deciding in sequence with one shared `Canon`.
+fn decide_chunks(
+    terms: &Terms,
+    pairs: &[(TermId, TermId)],
+    opts: &Options,
+    extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
+    size: usize,
+) -> Vec<Verdict> {
     let chunks: Vec<Vec<Verdict>> = pairs
-        .par_chunks(chunk_size(terms, pairs))
+        .par_chunks(size)
         .map(|chunk| {
             let mut shared = Shared::default();
             chunk

@@ -214,7 +214,8 @@ pub fn lift_with(
                 let proved = prove_with(terms, &env, &tidied, &t.shape, &elems, &mut instances);
                 let proved = match proved {
                     Ok(()) => Ok(tidied),
-                    Err(why) => match prove_with(terms, &env, &f, &t.shape, &elems, &mut instances) {
+                    Err(why) => match prove_with(terms, &env, &f, &t.shape, &elems, &mut instances)
+                    {
                         Ok(()) => Ok(f),
                         Err(_) => Err((why, tidied)),
                     },
@@ -340,7 +341,9 @@ fn instance(
     cache: &mut Instances,
 ) -> Result<std::rc::Rc<Vec<TermId>>, String> {
     if let Some(e) = cache.get(f) {
-        return e.clone().ok_or_else(|| "the formula does not instantiate".into());
+        return e
+            .clone()
+            .ok_or_else(|| "the formula does not instantiate".into());
     }
     let e = f.instantiate(terms, env).map(std::rc::Rc::new);
     cache.insert(f.clone(), e.as_ref().ok().cloned());
@@ -377,7 +380,8 @@ fn prove_with(
         return Err("element count differs".into());
     }
     let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
-    let verdicts = decide::decide_all(terms, &pairs, &decide::Options::default());
+    let row = shape.last().copied().unwrap_or(1);
+    let verdicts = decide::decide_rows(terms, &pairs, &decide::Options::default(), row);
     for (k, v) in verdicts.iter().enumerate() {
         match v {
             Verdict::Equal { .. } => {}
