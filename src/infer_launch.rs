@@ -351,16 +351,25 @@ fn skeletons(params: &[Param], blocks: &[i64], widths: &[i64]) -> Vec<Skeleton> 
         let symbolic = row == "N";
         // Fewest programs first: several rows per program, one row, then a second axis
         // over the row's blocks.
-        let mut grids: Vec<Vec<String>> = blocks
+        let mut grids: Vec<(Vec<String>, i64)> = blocks
             .iter()
-            .map(|b| vec![format!("cdiv(M, {b})")])
+            .map(|&b| (vec![format!("cdiv(M, {b})")], b))
             .collect();
-        grids.push(vec!["M".to_string()]);
+        grids.push((vec!["M".to_string()], 1));
         for &b in blocks {
-            grids.push(vec!["M".to_string(), format!("cdiv({row}, {b})")]);
-            grids.push(vec![format!("cdiv({row}, {b})"), "M".to_string()]);
+            grids.push((vec!["M".to_string(), format!("cdiv({row}, {b})")], 1));
+            grids.push((vec![format!("cdiv({row}, {b})"), "M".to_string()], 1));
         }
-        for grid in grids {
+        for (grid, rows_per_program) in grids {
+            // Several rows per program: at least two programs on both instances (2b
+            // rows, and a ragged 2b - 1), or a program taking more rows than the
+            // kernel's block would look right with every row in the first program.
+            let mut instances = instances.clone();
+            if rows_per_program > 1 {
+                let [even, ragged] = &mut instances;
+                even.insert("M".into(), (2 * rows_per_program).max(4));
+                ragged.insert("M".into(), (2 * rows_per_program - 1).max(3));
+            }
             out.push(Skeleton {
                 family: if symbolic {
                     "row kernel"
@@ -370,7 +379,7 @@ fn skeletons(params: &[Param], blocks: &[i64], widths: &[i64]) -> Vec<Skeleton> 
                 sizes: if symbolic { vec!["M", "N"] } else { vec!["M"] },
                 grid,
                 row: row.clone(),
-                instances: instances.clone(),
+                instances,
             });
         }
     }

@@ -74,6 +74,9 @@ fn inference_reproduces_the_generators_launches() {
         "triton_ir/sum",
         "triton_ir/softmax_looped",
         "triton_ir/relu_flag",
+        // Four rows per program, eight columns per row block: a grid of eight rows per
+        // program also covers every row while one program does (it did, at M = 4).
+        "triton_ir/sum_noother",
         "corpus/liger_rms_norm_llama",
         "corpus/liger_swiglu_tiled",
         "corpus/liger_dyt",

@@ -496,6 +496,22 @@ impl Terms {
     /// n-ary sum: flattens, folds constants, combines like terms (`x + 2*x = 3*x`,
     /// `x - x = 0`), applies the ±inf rules, sorts. `sum(&[]) = 0`, `sum(&[a]) = a`.
     pub fn sum(&mut self, terms: &[TermId]) -> TermId {
+        // Distinct plain summands (a matmul's products): the general path below would
+        // give `Add` of them sorted, without its coefficient bookkeeping.
+        if terms.len() >= 2 {
+            let plain = |t: TermId| match self.node(t) {
+                Node::Add(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN => false,
+                Node::Mul(ops) => self.as_const(ops[0]).is_none(),
+                _ => true,
+            };
+            if terms.iter().all(|&t| plain(t)) {
+                let mut ops = terms.to_vec();
+                ops.sort_unstable();
+                if ops.windows(2).all(|w| w[0] != w[1]) {
+                    return self.intern(Node::Add(ops.into()));
+                }
+            }
+        }
         let mut flat: Vec<TermId> = Vec::with_capacity(terms.len());
         for &t in terms {
             match self.node(t) {
