@@ -276,6 +276,18 @@ enum MaskedLoadArg {
     Zero,
 }
 
+impl LaunchArgs {
+    /// [`load`] with this command line's launch options.
+    fn load(&self, kernel: &Path) -> Result<Kernel, Error> {
+        load(
+            kernel,
+            self.launch.as_deref(),
+            &self.exec,
+            self.write_launch,
+        )
+    }
+}
+
 impl ExecArgs {
     fn options(&self) -> lift::exec::Options {
         lift::exec::Options {
@@ -422,12 +434,7 @@ fn run(command: Command) -> Result<i32, Error> {
             let path = args
                 .kernel
                 .ok_or_else(|| Error::Usage("no kernel given".into()))?;
-            let mut k = load(
-                &path,
-                args.launch.launch.as_deref(),
-                &args.launch.exec,
-                args.launch.write_launch,
-            )?;
+            let mut k = args.launch.load(&path)?;
             k.precision = args.precision.get();
             let inst = k.instance(&args.launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
@@ -459,12 +466,7 @@ fn run(command: Command) -> Result<i32, Error> {
             precision,
             format,
         } => {
-            let mut k = load(
-                &kernel,
-                launch.launch.as_deref(),
-                &launch.exec,
-                launch.write_launch,
-            )?;
+            let mut k = launch.load(&kernel)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut terms = Terms::new();
@@ -486,12 +488,7 @@ fn run(command: Command) -> Result<i32, Error> {
             out,
             precision,
         } => {
-            let mut k = load(
-                &kernel,
-                launch.launch.as_deref(),
-                &launch.exec,
-                launch.write_launch,
-            )?;
+            let mut k = launch.load(&kernel)?;
             k.precision = precision.get();
             let mut arrays = BTreeMap::new();
             for (name, path) in inputs {
@@ -523,12 +520,7 @@ fn run(command: Command) -> Result<i32, Error> {
             format,
             scope,
         } => {
-            let mut k = load(
-                &kernel,
-                launch.launch.as_deref(),
-                &launch.exec,
-                launch.write_launch,
-            )?;
+            let mut k = launch.load(&kernel)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let mut opts = decide_options(&decide)?;
@@ -541,12 +533,7 @@ fn run(command: Command) -> Result<i32, Error> {
             launch,
             format,
         } => {
-            let k = load(
-                &kernel,
-                launch.launch.as_deref(),
-                &launch.exec,
-                launch.write_launch,
-            )?;
+            let k = launch.load(&kernel)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
             let report = match (lift::race::race(&k, &inst), format) {
                 (Ok(r), _) => r,

@@ -288,9 +288,10 @@ fn ordering_cycles_are_infeasible() {
 }
 
 /// Row-sized chunks (`decide_rows`) give the verdicts of `decide_all`: softmax over two
-/// rows of 160 elements (one row per chunk), the kernel side computing the row sum in
-/// one order and the formula side in another; one element of the second row is wrong
-/// (its numerator reads the neighbouring element) and must be found either way.
+/// rows of 160 elements (one row per chunk), the kernel side `exp(x_j) / Σ exp(x_k)`, the
+/// formula side with the row max subtracted (equal, by cancelling `exp(-m)`); one element
+/// of the second row is wrong (its numerator reads the neighbouring element) and must be
+/// refuted either way.
 #[test]
 fn row_chunks_decide_as_the_default_chunks() {
     use lift::decide::{decide_all, decide_rows};
@@ -302,19 +303,19 @@ fn row_chunks_decide_as_the_default_chunks() {
             .map(|j| t.input("x", &[r as i64, j as i64]))
             .collect();
         let m = x[1..].iter().fold(x[0], |acc, &v| t.max(acc, v));
-        let e: Vec<TermId> = x
+        let shifted: Vec<TermId> = x
             .iter()
             .map(|&v| {
                 let d = t.sub(v, m);
                 t.call(Func::Exp, d)
             })
             .collect();
-        let fwd = t.sum(&e);
-        let bwd = e[1..].iter().fold(e[0], |acc, &v| t.add(acc, v));
+        let plain: Vec<TermId> = x.iter().map(|&v| t.call(Func::Exp, v)).collect();
+        let (shifted_sum, plain_sum) = (t.sum(&shifted), t.sum(&plain));
         for j in 0..n {
-            let num = if r == 1 && j == 7 { e[8] } else { e[j] };
-            let kernel = t.div(num, bwd);
-            let formula = t.div(e[j], fwd);
+            let num = if r == 1 && j == 7 { plain[8] } else { plain[j] };
+            let kernel = t.div(num, plain_sum);
+            let formula = t.div(shifted[j], shifted_sum);
             pairs.push((kernel, formula));
         }
     }

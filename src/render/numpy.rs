@@ -33,14 +33,7 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> String {
 
 /// A Python module defining `def {name}(...)` that computes `outputs`.
 pub fn function(outputs: &[Output], env: &ShapeEnv, name: &str) -> Result<String, FormulaError> {
-    super::torch::python_function(
-        outputs,
-        env,
-        name,
-        "import math\nimport numpy as np\n",
-        &|f| expr(f, env),
-        None,
-    )
+    module(outputs, env, name, None)
 }
 
 /// [`function`] as a kernel's reference (see [`super::torch::Signature`]).
@@ -50,12 +43,15 @@ pub fn kernel_function(
     name: &str,
     sig: &super::torch::Signature,
 ) -> Result<String, FormulaError> {
-    super::torch::python_function(
-        outputs,
-        env,
-        name,
-        "import math\nimport numpy as np\n",
-        &|f| expr(f, env),
-        Some(sig),
-    )
+    module(outputs, env, name, Some(sig))
+}
+
+fn module(
+    outputs: &[Output],
+    env: &ShapeEnv,
+    name: &str,
+    sig: Option<&super::torch::Signature>,
+) -> Result<String, FormulaError> {
+    let imports = "import math\nimport numpy as np\n";
+    super::torch::python_function(outputs, env, name, imports, &|f| expr(f, env), sig)
 }

@@ -37,14 +37,7 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> String {
 
 /// A Python module defining `def {name}(...)` that computes `outputs`.
 pub fn function(outputs: &[Output], env: &ShapeEnv, name: &str) -> Result<String, FormulaError> {
-    python_function(
-        outputs,
-        env,
-        name,
-        "import torch\n",
-        &|f| expr(f, env),
-        None,
-    )
+    module(outputs, env, name, None)
 }
 
 /// [`function`] as a kernel's reference: `sig` orders the parameters and gives the
@@ -55,14 +48,16 @@ pub fn kernel_function(
     name: &str,
     sig: &Signature,
 ) -> Result<String, FormulaError> {
-    python_function(
-        outputs,
-        env,
-        name,
-        "import torch\n",
-        &|f| expr(f, env),
-        Some(sig),
-    )
+    module(outputs, env, name, Some(sig))
+}
+
+fn module(
+    outputs: &[Output],
+    env: &ShapeEnv,
+    name: &str,
+    sig: Option<&Signature>,
+) -> Result<String, FormulaError> {
+    python_function(outputs, env, name, "import torch\n", &|f| expr(f, env), sig)
 }
 
 /// How a kernel's reference function is introduced.

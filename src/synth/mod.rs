@@ -510,18 +510,7 @@ impl<'a> Synth<'a> {
                 return false;
             }
         }
-        let elems = match self.instances.get(f) {
-            Some(e) => e.clone(),
-            None => {
-                let e = f
-                    .instantiate(self.terms, self.env)
-                    .ok()
-                    .map(std::rc::Rc::new);
-                self.instances.insert(f.clone(), e.clone());
-                e
-            }
-        };
-        let Some(elems) = elems else {
+        let Ok(elems) = instance(self.terms, self.env, f, &mut self.instances) else {
             return false;
         };
         for (p, &want) in list.iter().enumerate() {

@@ -228,29 +228,33 @@ impl Lift {
     /// A runnable Python module defining `<kernel>_torch(...)` (PyTorch); `None` when
     /// some output stalled.
     pub fn to_torch(&self) -> Option<Result<String, FormulaError>> {
-        let name = format!("{}_torch", self.kernel_name);
-        let (outs, doc) = self.formulas_in_param_order()?;
-        let sig = crate::render::torch::Signature {
-            inputs: &self.input_order,
-            doc: &doc,
-        };
-        Some(crate::render::torch::kernel_function(
-            &outs, &self.env, &name, &sig,
-        ))
+        self.reference("torch", crate::render::torch::kernel_function)
     }
 
     /// A runnable Python module defining `<kernel>_numpy(...)` (NumPy); `None` when some
     /// output stalled.
     pub fn to_numpy(&self) -> Option<Result<String, FormulaError>> {
-        let name = format!("{}_numpy", self.kernel_name);
+        self.reference("numpy", crate::render::numpy::kernel_function)
+    }
+
+    /// The kernel's reference function `<kernel>_<suffix>` as `render` prints it.
+    fn reference(
+        &self,
+        suffix: &str,
+        render: fn(
+            &[Output],
+            &crate::formula::ShapeEnv,
+            &str,
+            &crate::render::torch::Signature,
+        ) -> Result<String, FormulaError>,
+    ) -> Option<Result<String, FormulaError>> {
         let (outs, doc) = self.formulas_in_param_order()?;
         let sig = crate::render::torch::Signature {
             inputs: &self.input_order,
             doc: &doc,
         };
-        Some(crate::render::numpy::kernel_function(
-            &outs, &self.env, &name, &sig,
-        ))
+        let name = format!("{}_{suffix}", self.kernel_name);
+        Some(render(&outs, &self.env, &name, &sig))
     }
 
     /// Schema `lift.lift/1`: `{"schema", "kernel", "sizes", "outputs": [{"tensor",

@@ -477,7 +477,8 @@ impl Run<'_, '_, '_> {
     /// Whether the base constraints make symbol `s` non-negative (sizes are at least
     /// one, program ids at least zero).
     pub(super) fn nonneg_sym(&self, s: &str) -> bool {
-        matches!(s, "pid_x" | "pid_y" | "pid_z") || self.setup.sizes.iter().any(|z| z == s)
+        self.setup.pids.iter().any(|p| p.as_sym() == Some(s))
+            || self.setup.sizes.iter().any(|z| z == s)
     }
 
     /// Asserts a lane's mask condition in a new solver scope (undone by

@@ -47,6 +47,17 @@ impl Poly {
         Poly::atom(Atom::Sym(name.into()))
     }
 
+    /// The symbol's name, when the polynomial is one symbol.
+    pub fn as_sym(&self) -> Option<&str> {
+        match self.0.iter().next() {
+            Some((mono, 1)) if self.0.len() == 1 => match &mono[..] {
+                [(Atom::Sym(s), 1)] => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub fn atom(a: Atom) -> Poly {
         Poly(Arc::new(BTreeMap::from([(vec![(a, 1)], 1)])))
     }
