@@ -110,10 +110,23 @@ impl Dag {
 }
 
 /// Reachability facts kept across the roots of one chunk (see [`Dag::new_since`]):
-/// for every node met so far, whether an infinity or NaN is reachable from it.
+/// for every node met so far, which of [`Reached::INF_NAN`] and [`Reached::OPAQUE`]
+/// are reachable from it.
 #[derive(Default)]
 pub(crate) struct Reached {
-    inf_nan: FxHashMap<TermId, bool>,
+    flags: FxHashMap<TermId, u8>,
+}
+
+impl Reached {
+    /// An infinity or a NaN.
+    pub const INF_NAN: u8 = 1;
+    /// Bit-level code (`Node::Opaque`).
+    pub const OPAQUE: u8 = 2;
+
+    /// The flags reachable from `t`, a node met by an earlier [`Dag::new_since`].
+    pub fn flags(&self, t: TermId) -> u8 {
+        self.flags[&t]
+    }
 }
 
 impl Dag {
@@ -127,26 +140,30 @@ impl Dag {
         // (node, children pushed)
         let mut stack: Vec<(TermId, bool)> = vec![(root, false)];
         while let Some((t, expanded)) = stack.pop() {
-            if reached.inf_nan.contains_key(&t) {
+            if reached.flags.contains_key(&t) {
                 continue;
             }
             if expanded {
-                let mut inf = matches!(terms.node(t), Node::Inf { .. } | Node::NaN);
-                terms.for_each_child(t, |c| inf |= reached.inf_nan[&c]);
-                reached.inf_nan.insert(t, inf);
+                let mut f = match terms.node(t) {
+                    Node::Inf { .. } | Node::NaN => Reached::INF_NAN,
+                    Node::Opaque(..) => Reached::OPAQUE,
+                    _ => 0,
+                };
+                terms.for_each_child(t, |c| f |= reached.flags[&c]);
+                reached.flags.insert(t, f);
                 nodes.push(t);
                 continue;
             }
             stack.push((t, true));
             terms.for_each_child(t, |c| {
-                if !reached.inf_nan.contains_key(&c) {
+                if !reached.flags.contains_key(&c) {
                     stack.push((c, false));
                 }
             });
         }
         nodes.sort_unstable();
         nodes.dedup();
-        let has_inf_nan = reached.inf_nan[&root];
+        let has_inf_nan = reached.flags[&root] & Reached::INF_NAN != 0;
         Dag { nodes, has_inf_nan }
     }
 }

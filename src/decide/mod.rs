@@ -22,12 +22,13 @@ mod canon;
 mod constants;
 mod normalize;
 mod poly;
+mod refute;
 
 pub use normalize::{normalize, normalize_all};
 
-use crate::term::{CmpOp, Func, Node, TermId, Terms};
-use canon::{known_value, Canon, Dag, Halt};
-use num_traits::ToPrimitive;
+use crate::term::{Node, TermId, Terms};
+use canon::{Canon, Dag, Halt, Reached};
+use refute::{EvalMemo, Refuter};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -236,484 +237,6 @@ fn leaf_of(terms: &Terms, t: TermId) -> Option<Leaf> {
     }
 }
 
-const EPS: f64 = f64::EPSILON;
-
-/// A value at one point: the f64 `v`, a first-order bound `err` on its rounding error
-/// (absolute), and how it may have left the real line through the point rather than
-/// through IEEE's rules on constants (`0/0` in a masked lane, `exp(-inf)`): at a `pole`
-/// (`1/x` at x = 0, `log`/`sqrt` of a negative: IEEE's value, but its sign may hang on
-/// a zero's sign, which terms do not track), or by `overflow` (f64 ran out of range
-/// where the real value is finite: no verdict from such a point).
-#[derive(Clone, Copy, Debug)]
-struct Val {
-    v: f64,
-    err: f64,
-    pole: bool,
-    overflow: bool,
-}
-
-/// f64 evaluation of the reachable DAG at one point; constants standing for known
-/// constants take the known values (`consts`). `compensated` sums with Neumaier's
-/// algorithm. Returns both roots' values: the error bound is a first-order estimate
-/// of the rounding error, so that a difference within rounding is never taken for a
-/// counterexample.
-fn evaluate(
-    terms: &Terms,
-    dag: &Dag,
-    consts: &FxHashMap<TermId, f64>,
-    leaf_values: &FxHashMap<TermId, f64>,
-    roots: [TermId; 2],
-    compensated: bool,
-    const_rel_err: f64,
-    val: &mut FxHashMap<TermId, Val>,
-) -> [Val; 2] {
-    for &t in &dag.nodes {
-        // A value met in an earlier pair at the same point (see `Shared::evals`): the
-        // value of a node is a function of the node and its leaves' values alone.
-        if val.contains_key(&t) {
-            continue;
-        }
-        let g = |c: &TermId| val[c];
-        let (v, err) = match terms.node(t) {
-            Node::Input { .. } | Node::Param(_) => (leaf_values[&t], 0.0),
-            Node::Const(_) => {
-                let v = consts[&t];
-                (v, v.abs() * const_rel_err)
-            }
-            Node::Inf { negative } => {
-                let v = if *negative {
-                    f64::NEG_INFINITY
-                } else {
-                    f64::INFINITY
-                };
-                (v, 0.0)
-            }
-            Node::NaN | Node::Opaque(..) => (f64::NAN, f64::NAN),
-            Node::Add(ops) => {
-                let abs_sum: f64 = ops.iter().map(|o| g(o).v.abs()).sum();
-                let err: f64 = ops.iter().map(|o| g(o).err).sum::<f64>() + abs_sum * EPS * 2.0;
-                let v = if compensated {
-                    let (mut s, mut comp) = (0.0f64, 0.0f64);
-                    for o in ops.iter() {
-                        let x = g(o).v;
-                        let t2 = s + x;
-                        if s.abs() >= x.abs() {
-                            comp += (s - t2) + x;
-                        } else {
-                            comp += (x - t2) + s;
-                        }
-                        s = t2;
-                    }
-                    s + comp
-                } else {
-                    ops.iter().map(|o| g(o).v).sum()
-                };
-                (v, err)
-            }
-            Node::Mul(ops) => {
-                let vals: Vec<Val> = ops.iter().map(g).collect();
-                let v: f64 = vals.iter().map(|x| x.v).product();
-                // err = Σ errᵢ · Π_{j≠i} |vⱼ| (prefix/suffix products avoid 0/0)
-                let n = vals.len();
-                let mut suffix = vec![1.0f64; n + 1];
-                for i in (0..n).rev() {
-                    suffix[i] = suffix[i + 1] * vals[i].v.abs();
-                }
-                let mut prefix = 1.0f64;
-                let mut err = v.abs() * EPS * n as f64;
-                for i in 0..n {
-                    err += vals[i].err * prefix * suffix[i + 1];
-                    prefix *= vals[i].v.abs();
-                }
-                (v, err)
-            }
-            Node::Pow(b, k) => {
-                let Val { v: bv, err: be, .. } = g(b);
-                let v = bv.powi(*k);
-                let rel = if bv == 0.0 {
-                    f64::INFINITY
-                } else {
-                    be / bv.abs()
-                };
-                (v, v.abs() * (rel * k.unsigned_abs() as f64 + EPS * 2.0))
-            }
-            Node::Call(f, a) if f.is_rounding() => {
-                // Rounding is monotone: over the argument's interval [av - ae, av + ae]
-                // the result lies between the roundings of its ends (0 when both ends
-                // round alike, so a visible rounding stays far beyond the bound).
-                let Val { v: av, err: ae, .. } = g(a);
-                let v = crate::term::eval_func(*f, av);
-                let lo = crate::term::eval_func(*f, av - ae);
-                let hi = crate::term::eval_func(*f, av + ae);
-                (v, (v - lo).max(hi - v))
-            }
-            Node::Call(f, a) => {
-                let Val { v: av, err: ae, .. } = g(a);
-                let v = crate::term::eval_func(*f, av);
-                let err = match f {
-                    Func::Exp => v.abs() * (ae + EPS),
-                    Func::Exp2 => v.abs() * (ae * std::f64::consts::LN_2 + EPS),
-                    Func::Log | Func::Log2 => ae / av.abs() * 1.5 + v.abs() * EPS,
-                    Func::Sqrt | Func::Rsqrt => v.abs() * (ae / av.abs() * 0.5 + EPS),
-                    Func::Erf => ae * 1.2 + v.abs() * EPS,
-                    Func::Floor | Func::Ceil => 0.0,
-                    _ => ae + v.abs() * EPS,
-                };
-                (v, err)
-            }
-            Node::Max(ops) | Node::Min(ops) => {
-                let is_max = matches!(terms.node(t), Node::Max(_));
-                let mut acc: Option<f64> = None;
-                let mut err = 0.0f64;
-                for o in ops.iter() {
-                    let Val { v: x, err: xe, .. } = g(o);
-                    err = err.max(xe);
-                    acc = Some(match acc {
-                        _ if x.is_nan() => f64::NAN,
-                        None => x,
-                        Some(a) if a.is_nan() => a,
-                        Some(a) => {
-                            if is_max {
-                                a.max(x)
-                            } else {
-                                a.min(x)
-                            }
-                        }
-                    });
-                }
-                (acc.unwrap_or(f64::NAN), err)
-            }
-            Node::Cmp(op, x, y) => {
-                let (a, b) = (g(x), g(y));
-                let (ea, eb) = (a.err, b.err);
-                // Integer-valued sides (a class label against `ignore_index`) evaluate
-                // exactly below 2^53: they compare exactly, rounding bounds aside.
-                let exact_ints = || {
-                    [a.v, b.v]
-                        .iter()
-                        .all(|v| v.fract() == 0.0 && v.abs() < 9.0e15)
-                        && terms.int_range(*x).is_some()
-                        && terms.int_range(*y).is_some()
-                };
-                // Sides within rounding of each other: the reals may order them either
-                // way (`x · x^-1 >= 1` can round to false), so no verdict at this point.
-                if ea + eb > 0.0 && (a.v - b.v).abs() <= ea + eb && !exact_ints() {
-                    (f64::NAN, f64::NAN)
-                } else {
-                    (op.holds(a.v, b.v) as u8 as f64, 0.0)
-                }
-            }
-            Node::Not(a) => {
-                let a = g(a).v;
-                if a.is_nan() {
-                    (a, a)
-                } else {
-                    ((a == 0.0) as u8 as f64, 0.0)
-                }
-            }
-            Node::And(ops) | Node::Or(ops) => {
-                let is_and = matches!(terms.node(t), Node::And(_));
-                let mut r = is_and;
-                let mut nan = false;
-                for o in ops.iter() {
-                    let x = g(o).v;
-                    nan |= x.is_nan();
-                    if is_and {
-                        r &= x != 0.0;
-                    } else {
-                        r |= x != 0.0;
-                    }
-                }
-                if nan {
-                    (f64::NAN, f64::NAN)
-                } else {
-                    (r as u8 as f64, 0.0)
-                }
-            }
-            Node::Select(c, x, y) => {
-                let c = g(c);
-                // A NaN condition's value is the select's; a NaN value's err is never
-                // read (a parent of NaN is NaN, but for a comparison, whose verdict
-                // on NaN ignores err, and `differ` reads err of finite values only).
-                let picked = if c.v.is_nan() {
-                    c
-                } else if c.v != 0.0 {
-                    g(x)
-                } else {
-                    g(y)
-                };
-                let (pole, overflow) = (c.pole || picked.pole, c.overflow || picked.overflow);
-                val.insert(
-                    t,
-                    Val {
-                        pole,
-                        overflow,
-                        ..picked
-                    },
-                );
-                continue;
-            }
-        };
-        // A child's pole or overflow carries over (a comparison's too: its truth value
-        // was taken there); this node adds one where it left the real line from finite
-        // operands: a pole where a power, log or root met its domain's edge, an
-        // overflow elsewhere (exp of a large value, a product of large values).
-        let mut children_finite = true;
-        let mut children_nonzero = true;
-        let (mut pole, mut overflow) = (false, false);
-        let mut operand = f64::NAN;
-        terms.for_each_child(t, |c| {
-            let c = val[&c];
-            pole |= c.pole;
-            overflow |= c.overflow;
-            children_finite &= c.v.is_finite();
-            children_nonzero &= c.v != 0.0;
-            operand = c.v;
-        });
-        // Underflow: exp(-1250) or a product of tiny values is 0 in f64 but not over
-        // the reals; a pole it leads to (`1/exp(-1250)`) says nothing of the real value.
-        if children_finite && v == 0.0 {
-            match terms.node(t) {
-                Node::Call(Func::Exp | Func::Exp2, _) => overflow = true,
-                Node::Mul(_) | Node::Pow(..) if children_nonzero => overflow = true,
-                _ => {}
-            }
-        }
-        if children_finite && !v.is_finite() {
-            match terms.node(t) {
-                Node::Pow(..) if operand == 0.0 => pole = true,
-                Node::Call(Func::Log | Func::Log2 | Func::Sqrt | Func::Rsqrt, _) => pole = true,
-                Node::Input { .. } | Node::Param(_) | Node::Const(_) => {}
-                Node::NaN | Node::Inf { .. } => {}
-                _ => overflow = true,
-            }
-        }
-        overflow |= matches!(terms.node(t), Node::Opaque(..));
-        val.insert(
-            t,
-            Val {
-                v,
-                err,
-                pole,
-                overflow,
-            },
-        );
-    }
-    [val[&roots[0]], val[&roots[1]]]
-}
-
-/// The sides differ: both finite, beyond the relative tolerance and far beyond rounding
-/// error; or one is ±inf or NaN where the other is finite (a NaN output element is
-/// wrong, and so is a kernel that is undefined where the spec is not, whatever
-/// preconditions would make them equal); or they are different non-finite values by
-/// IEEE's rules, away from poles (where a zero's sign could swap an infinity's).
-/// Never at a point where f64 overflowed.
-fn differ(a: Val, b: Val) -> bool {
-    if !a.v.is_finite() || !b.v.is_finite() {
-        if a.overflow || b.overflow {
-            return false;
-        }
-        if a.v.is_finite() != b.v.is_finite() {
-            return true;
-        }
-        if a.pole || b.pole {
-            return false;
-        }
-        let same = (a.v.is_nan() && b.v.is_nan()) || a.v == b.v;
-        return !same;
-    }
-    if a.err.is_nan() || b.err.is_nan() {
-        return false;
-    }
-    // Far beyond the rounding error bound, however small: `x + e^-x` against `x`
-    // above 20 (softplus without its threshold) differ by 2e-9, far below f32's
-    // resolution but a real difference (DESIGN: the reals).
-    let diff = (a.v - b.v).abs();
-    diff > 0.0 && diff > 1e3 * (a.err + b.err)
-}
-
-/// Whether two values that differ are within f32's resolution of each other (half an
-/// f32 ulp of the larger): a kernel computing in f32 may round the difference away.
-fn within_f32(a: f64, b: f64) -> bool {
-    let diff = (a - b).abs();
-    diff.is_finite() && diff <= a.abs().max(b.abs()) * f64::from(f32::EPSILON) / 2.0
-}
-
-struct Refuter<'a> {
-    terms: &'a Terms,
-    dag: &'a Dag,
-    consts: FxHashMap<TermId, f64>,
-    leaves: Vec<(TermId, Leaf)>,
-    roots: [TermId; 2],
-    /// Values of sub-terms at points whose leaf values are a function of the point
-    /// alone, shared by the pairs of a chunk (see [`Shared::evals`]).
-    evals: &'a RefCell<EvalMemo>,
-}
-
-/// Most values one point's memo keeps before it is cleared.
-const EVAL_MEMO_LIMIT: usize = 1 << 18;
-
-/// Sub-term values by (point, compensated, constant error bits).
-type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
-
-impl Refuter<'_> {
-    /// Tries one point; `Some` counterexample when the sides differ (twice). `memo`:
-    /// the leaf values are those of this point for every pair of the chunk (a seed,
-    /// or the caller's point), so sub-term values found earlier are reused.
-    fn try_point(
-        &self,
-        seed: u64,
-        value: &dyn Fn(&Leaf) -> f64,
-        memo: bool,
-    ) -> Option<Counterexample> {
-        let mut lv = FxHashMap::default();
-        lv.reserve(self.leaves.len());
-        for (t, leaf) in &self.leaves {
-            let v = value(leaf);
-            // Elements of integer tensors take integer values in their range.
-            let v = match leaf {
-                Leaf::Input { tensor, .. } => self.terms.fit_input_value(tensor, v),
-                Leaf::Param(_) => v,
-            };
-            lv.insert(*t, v);
-        }
-        let eval = |compensated, const_err: f64| {
-            let run = |val: &mut FxHashMap<TermId, Val>| {
-                evaluate(
-                    self.terms,
-                    self.dag,
-                    &self.consts,
-                    &lv,
-                    self.roots,
-                    compensated,
-                    const_err,
-                    val,
-                )
-            };
-            if memo {
-                let mut evals = self.evals.borrow_mut();
-                let val = evals
-                    .entry((seed, compensated, const_err.to_bits()))
-                    .or_default();
-                // A cache only (values are a function of the node and the point):
-                // bounded, so pairs that share little do not accumulate values.
-                if val.len() > EVAL_MEMO_LIMIT {
-                    val.clear();
-                }
-                run(val)
-            } else {
-                run(&mut FxHashMap::default())
-            }
-        };
-        let [a, b] = eval(false, EPS);
-        if !differ(a, b) {
-            return None;
-        }
-        let [a2, b2] = eval(true, EPS);
-        if !differ(a2, b2) {
-            return None;
-        }
-        // A small difference (below 1e-3 relative) stands only if rounding every
-        // constant to f32 (a compiler folding `scale · log2(e)` in f32, amplified by a
-        // large exponent) could not explain it.
-        let diff = (a2.v - b2.v).abs();
-        if diff.is_finite() && diff <= 1e-3 * a2.v.abs().max(b2.v.abs()) {
-            let [a3, b3] = eval(true, f64::from(f32::EPSILON) / 2.0);
-            if !differ(a3, b3) {
-                return None;
-            }
-        }
-        let values = self
-            .leaves
-            .iter()
-            .map(|(t, leaf)| (leaf.clone(), lv[t]))
-            .collect();
-        Some(Counterexample {
-            point: seed,
-            values,
-            lhs: a2.v,
-            rhs: b2.v,
-            below_f32: within_f32(a2.v, b2.v),
-        })
-    }
-    fn search(&self, seeds: std::ops::Range<u64>) -> Option<Counterexample> {
-        self.search_memo(seeds, false)
-    }
-    /// As `search`; with `memo`, through the chunk's values (the points every pair tries).
-    fn search_memo(&self, seeds: std::ops::Range<u64>, memo: bool) -> Option<Counterexample> {
-        seeds
-            .into_iter()
-            .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l), memo))
-    }
-    /// The points where functions change: the boundary points of [`point_value`], then
-    /// points at and around each constant a comparison tests against (`x > 20`): every
-    /// leaf at `c`, at `c + 1/16`, at `c - 1/16`, and leaves spread over those three.
-    fn search_boundaries(&self) -> Option<Counterexample> {
-        if let Some(cex) = self.search(BOUNDARY_POINT..BOUNDARY_POINT + BOUNDARY_POINTS) {
-            return Some(cex);
-        }
-        let mut cuts: Vec<f64> = Vec::new();
-        for &t in &self.dag.nodes {
-            if let Node::Cmp(_, a, b) = self.terms.node(t) {
-                for side in [a, b] {
-                    if let Some(&c) = self.consts.get(side) {
-                        if c.is_finite() && !cuts.contains(&c) && cuts.len() < 8 {
-                            cuts.push(c);
-                        }
-                    }
-                }
-            }
-        }
-        for (i, &c) in cuts.iter().enumerate() {
-            let seed = CUT_POINT + 4 * i as u64;
-            for (k, delta) in [0.0, 1.0 / 16.0, -1.0 / 16.0].into_iter().enumerate() {
-                if let Some(cex) = self.try_point(seed + k as u64, &|_: &Leaf| c + delta, false) {
-                    return Some(cex);
-                }
-            }
-            let spread =
-                |l: &Leaf| c + [-1.0, 0.0, 1.0][(leaf_hash(seed + 3, l) % 3) as usize] / 16.0;
-            if let Some(cex) = self.try_point(seed + 3, &spread, false) {
-                return Some(cex);
-            }
-        }
-        // An equality test of one leaf against a constant (`label == -100`) holds at a
-        // single point: that leaf at the constant, every other leaf at a random value
-        // (all leaves at `c` above makes `p - q` vanish alongside).
-        let mut pins: Vec<(Leaf, f64)> = Vec::new();
-        for &t in &self.dag.nodes {
-            if let Node::Cmp(CmpOp::Eq | CmpOp::Ne, a, b) = self.terms.node(t) {
-                for (x, k) in [(a, b), (b, a)] {
-                    if let (Some(l), Some(&c)) = (leaf_of(self.terms, *x), self.consts.get(k)) {
-                        if c.is_finite()
-                            && pins.len() < 8
-                            && !pins.iter().any(|p| p.0 == l && p.1 == c)
-                        {
-                            pins.push((l, c));
-                        }
-                    }
-                }
-            }
-        }
-        for (i, (leaf, c)) in pins.iter().enumerate() {
-            let seed = PIN_POINT + i as u64;
-            let pinned = |l: &Leaf| if l == leaf { *c } else { point_value(seed, l) };
-            if let Some(cex) = self.try_point(seed, &pinned, false) {
-                return Some(cex);
-            }
-        }
-        None
-    }
-}
-
-/// First seed of the points around comparison constants (see
-/// [`Refuter::search_boundaries`]); their values are not a function of the seed alone,
-/// so a counterexample there lists every leaf it needs.
-const CUT_POINT: u64 = 1 << 41;
-
-/// First seed of the points that pin one leaf to the constant it is tested equal to.
-const PIN_POINT: u64 = (1 << 41) + (1 << 20);
-
 /// Decides `a = b` (see the module documentation).
 pub fn decide(terms: &Terms, a: TermId, b: TermId, opts: &Options) -> Verdict {
     decide_with_points(terms, a, b, opts, &|_| None)
@@ -741,6 +264,10 @@ struct Shared<'t> {
     /// on the pair (the seeds of [`point_value`] and the caller's point): a row's max
     /// and sum are evaluated once per point, not once per element.
     evals: RefCell<EvalMemo>,
+    /// The sub-terms met by earlier pairs, with what each reaches.
+    reached: Reached,
+    /// Sub-terms met since `canon` last recorded its facts (children first).
+    pending: Vec<TermId>,
 }
 
 /// As [`decide_with_points`], with `shared`: the canonical forms and point values of
@@ -764,12 +291,21 @@ fn decide_shared<'t>(
             preconditions: Vec::new(),
         };
     }
-    let dag = Dag::new(terms, &[a, b]);
+    // Only the sub-terms no earlier pair of the chunk met are walked here.
+    let new_a = Dag::new_since(terms, a, &mut shared.reached);
+    let new_b = Dag::new_since(terms, b, &mut shared.reached);
+    shared.pending.extend(new_a.nodes.into_iter().chain(new_b.nodes));
+    let flags = shared.reached.flags(a) | shared.reached.flags(b);
     // Bit-level code is never evaluated, so random points can never refute it.
-    if let Some(op) = dag.nodes.iter().find_map(|&t| match terms.node(t) {
-        Node::Opaque(op, _) => Some(op.clone()),
-        _ => None,
-    }) {
+    if flags & Reached::OPAQUE != 0 {
+        let op = Dag::new(terms, &[a, b])
+            .nodes
+            .iter()
+            .find_map(|&t| match terms.node(t) {
+                Node::Opaque(op, _) => Some(op.clone()),
+                _ => None,
+            })
+            .expect("an opaque node is reachable");
         return Verdict::Unknown {
             reason: format!(
                 "bit-level code (`{op}`) that lift does not read as real arithmetic \
@@ -777,29 +313,8 @@ fn decide_shared<'t>(
             ),
         };
     }
-    let leaves: Vec<(TermId, Leaf)> = dag
-        .nodes
-        .iter()
-        .filter_map(|&t| leaf_of(terms, t).map(|l| (t, l)))
-        .collect();
-    let consts = dag
-        .nodes
-        .iter()
-        .filter_map(|&t| {
-            terms.as_const(t).map(|c| {
-                let v = known_value(c).unwrap_or_else(|| c.to_f64().unwrap_or(f64::NAN));
-                (t, v)
-            })
-        })
-        .collect();
-    let refuter = Refuter {
-        terms,
-        dag: &dag,
-        consts,
-        leaves,
-        roots: [a, b],
-        evals: &shared.evals,
-    };
+    let has_inf_nan = flags & Reached::INF_NAN != 0;
+    let refuter = Refuter::new(terms, [a, b], &shared.evals);
     // 1. Refuter.
     let caller = |l: &Leaf| extra(l).unwrap_or_else(|| point_value(CALLER_POINT, l));
     if let Some(cex) = refuter.try_point(CALLER_POINT, &caller, true) {
@@ -810,7 +325,7 @@ fn decide_shared<'t>(
     if let Some(cex) = refuter.search_memo(1..1 + first, true) {
         return Verdict::NotEqual(cex);
     }
-    if dag.has_inf_nan {
+    if has_inf_nan {
         if let Some(cex) = refuter.search(1 + first..1 + opts.random_points as u64) {
             return Verdict::NotEqual(cex);
         }
@@ -824,14 +339,21 @@ fn decide_shared<'t>(
     }
     // 2. Prover.
     let rest_points = 1 + first..1 + opts.random_points as u64;
+    // The canonical forms record the facts of every sub-term met so far (children
+    // first: a child's id is below its parents').
+    shared.pending.sort_unstable();
+    let met = Dag {
+        nodes: std::mem::take(&mut shared.pending),
+        has_inf_nan,
+    };
     let canon = match &mut shared.canon {
         Some(c) => {
-            c.next_pair(&dag);
+            c.next_pair(&met);
             c
         }
         None => shared
             .canon
-            .insert(Canon::new(terms, &dag, opts.max_monomials)),
+            .insert(Canon::new(terms, &met, opts.max_monomials)),
     };
     let mut outcome = prove(canon, a, b, opts);
     if matches!(outcome, Proof::Differ) && canon.has_extrema() {
@@ -853,10 +375,11 @@ fn decide_shared<'t>(
         Proof::Equal => {
             // A shared `Canon` holds the preconditions of earlier pairs too: keep those
             // of terms reachable here.
+            let reachable = reaches(terms, &[a, b], canon.pre.iter().map(|p| p.1));
             let mut pre: Vec<_> = canon
                 .pre
                 .iter()
-                .filter(|p| dag.nodes.binary_search(&p.1).is_ok())
+                .filter(|p| reachable.contains(&p.1))
                 .cloned()
                 .collect();
             pre.sort_by_key(|p| (p.0, p.1));
@@ -908,7 +431,7 @@ fn decide_shared<'t>(
             let sizes = if pre.is_empty() {
                 FxHashMap::default()
             } else {
-                tree_sizes(terms, &dag)
+                tree_sizes(terms, &Dag::new(terms, &[a, b]))
             };
             Verdict::Equal {
                 preconditions: pre
@@ -961,6 +484,33 @@ fn decide_shared<'t>(
 }
 
 /// Size of each term printed as a tree (saturating).
+/// Which of `targets` are reachable from `roots`. A node's children have smaller ids
+/// than the node (the store interns children first), so the walk never descends below
+/// the smallest target: a denominator shared by a row is found without walking the row.
+fn reaches(
+    terms: &Terms,
+    roots: &[TermId],
+    targets: impl Iterator<Item = TermId>,
+) -> rustc_hash::FxHashSet<TermId> {
+    let targets: rustc_hash::FxHashSet<TermId> = targets.collect();
+    let mut found = rustc_hash::FxHashSet::default();
+    let Some(&lowest) = targets.iter().min() else {
+        return found;
+    };
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack: Vec<TermId> = roots.to_vec();
+    while let Some(t) = stack.pop() {
+        if t < lowest || !seen.insert(t) {
+            continue;
+        }
+        if targets.contains(&t) {
+            found.insert(t);
+        }
+        terms.for_each_child(t, |c| stack.push(c));
+    }
+    found
+}
+
 fn tree_sizes(terms: &Terms, dag: &Dag) -> FxHashMap<TermId, u64> {
     let mut size: FxHashMap<TermId, u64> = FxHashMap::default();
     for &t in &dag.nodes {
