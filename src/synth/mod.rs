@@ -469,6 +469,9 @@ struct Synth<'a> {
     leaf_sets: leaves::LeafSets,
     /// Candidates already instantiated (inputs, transposes, slices, products).
     instances: Instances,
+    /// The operands of each n-ary term reduced so far, in [`Synth::order_operands`]'s
+    /// order (a function of the term alone).
+    operand_orders: rustc_hash::FxHashMap<TermId, Vec<TermId>>,
 }
 
 impl<'a> Synth<'a> {
@@ -486,6 +489,7 @@ impl<'a> Synth<'a> {
             tensor_ids: Vec::new(),
             leaf_sets: Default::default(),
             instances: HashMap::new(),
+            operand_orders: Default::default(),
         }
     }
 
@@ -839,8 +843,15 @@ impl<'a> Synth<'a> {
         }
         let mut per_elem: Vec<Vec<TermId>> = Vec::new();
         for &t in list {
+            // Every element of a row reads the row's sum: ordered once per term.
+            if let Some(order) = self.operand_orders.get(&t) {
+                per_elem.push(order.clone());
+                continue;
+            }
             let ops = nary(self.terms.node(t))?.to_vec();
-            per_elem.push(self.order_operands(&ops));
+            let order = self.order_operands(&ops);
+            self.operand_orders.insert(t, order.clone());
+            per_elem.push(order);
         }
         self.over_new_axis(shape, &per_elem, n, &mut |child, axis, keepdim| {
             Formula::reduce(rop, child, axis, keepdim)
@@ -1211,19 +1222,30 @@ impl<'a> Synth<'a> {
             .iter()
             .skip(1)
             .fold(sets[0].to_vec(), |acc, s| leaves::intersect(&acc, s));
-        let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = ops
+        let own: Vec<Vec<TermId>> = sets
             .iter()
-            .zip(&sets)
-            .map(|(&o, l)| {
-                let mut key: Vec<(&str, &[i64])> = self
-                    .leaf_sets
-                    .terms_of(&leaves::minus(l, &common))
-                    .into_iter()
-                    .filter_map(|t| match self.terms.node(t) {
-                        Node::Input { tensor, index } => Some((&**tensor, &**index)),
-                        _ => None,
-                    })
-                    .collect();
+            .map(|l| self.leaf_sets.terms_of(&leaves::minus(l, &common)))
+            .collect();
+        let element = |t: TermId| match self.terms.node(t) {
+            Node::Input { tensor, index } => Some((&**tensor, &**index)),
+            _ => None,
+        };
+        // Keys compare as sorted lists: where their first (least) elements all differ,
+        // those alone order them, without sorting a running max's thousands of leaves.
+        let mut by_least: Vec<(Option<(&str, &[i64])>, TermId)> = own
+            .iter()
+            .zip(ops)
+            .map(|(l, &o)| (l.iter().filter_map(|&t| element(t)).min(), o))
+            .collect();
+        by_least.sort();
+        if by_least.windows(2).all(|w| w[0].0 != w[1].0) {
+            return by_least.into_iter().map(|(_, o)| o).collect();
+        }
+        let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = own
+            .iter()
+            .zip(ops)
+            .map(|(l, &o)| {
+                let mut key: Vec<(&str, &[i64])> = l.iter().filter_map(|&t| element(t)).collect();
                 key.sort();
                 (key, o)
             })
