@@ -771,3 +771,56 @@ twin(liger_ce, "liger_cross_entropy_lse_bug",
      "    lse = m + tl.log(d)",
      "    lse = m + tl.log(d + 1)",
      "wrong log-sum-exp: log(d + 1) for log(d)")
+
+# ---------------------------------------------------------------------------
+# unsloth: RoPE (rope_embedding.py, `_rope_embedding_QK`): Q and K of layout
+# [batch, seq, heads, head_dim] rotated out of place, one program per (batch, seq) row and
+# group of heads (Q's groups first, then K's). The kernel reads only the first half of
+# each cos/sin row: unsloth's tables repeat it (HF's `cat((freqs, freqs), -1)`), so the
+# spec is HF's `apply_rotary_pos_emb` on the tables with their first half repeated.
+# ---------------------------------------------------------------------------
+
+
+def _rope(i, s, c):
+    h = 4
+    cs = np.concatenate([i["cos"][:, :h]] * 2, axis=-1)[None, :, None, :]
+    sn = np.concatenate([i["sin"][:, :h]] * 2, axis=-1)[None, :, None, :]
+
+    def rot(x):
+        return x * cs + np.concatenate([-x[..., h:], x[..., :h]], axis=-1) * sn
+
+    return {"q_out": rot(i["q"]), "k_out": rot(i["k"])}
+
+
+ROPE_ARGS = {
+    "Q": T("q", ["B", "S", 4, 8]), "Q_out": T("q_out", ["B", "S", 4, 8], "out"),
+    "K": T("k", ["B", "S", 2, 8]), "K_out": T("k_out", ["B", "S", 2, 8], "out"),
+    "q_batch_stride": "S * 32", "q_head_stride": 8, "qo_batch_stride": "S * 32", "qo_head_stride": 8,
+    "k_batch_stride": "S * 16", "k_head_stride": 8, "ko_batch_stride": "S * 16", "ko_head_stride": 8,
+    "cos": T("cos", ["S", 8]), "cos_row_stride": 8, "sin": T("sin", ["S", 8]), "sin_row_stride": 8,
+    "rope_embedding_indices": T("unused_indices", [1]), "seqlen": "S",
+}
+ROPE_CONST = {"q_seq_stride": 32, "q_dim_stride": 1, "qo_seq_stride": 32, "qo_dim_stride": 1,
+              "k_seq_stride": 16, "k_dim_stride": 1, "ko_seq_stride": 16, "ko_dim_stride": 1,
+              "n_heads_Q": 4, "n_heads_K": 2, "n_groups_Q": 2, "half_head_dim": 4,
+              "BACKWARD_PASS": False, "HAS_ROPE_INDICES": False, "LONG_INDEXING": False,
+              "CAST_TO_SIN": False, "HEADS_Q": 2, "HEADS_K": 2, "BLOCK_SIZE": 4, "EVICT_INDICES": False}
+ROPE_SPEC = ("c = torch.cat((cos[:, :4], cos[:, :4]), dim=-1).unsqueeze(1); "
+             "s = torch.cat((sin[:, :4], sin[:, :4]), dim=-1).unsqueeze(1); "
+             "q_out = q * c + torch.cat((-q[..., 4:], q[..., :4]), dim=-1) * s; "
+             "k_out = k * c + torch.cat((-k[..., 4:], k[..., :4]), dim=-1) * s")
+
+u_rope = entry(
+    name="unsloth_rope_qk", library="unsloth", file="unsloth/kernels/rope_embedding.py",
+    function="_rope_embedding_QK", constexprs=ROPE_CONST, args=ROPE_ARGS, grid=["B * S", 3],
+    instances=[{"name": "even", "sizes": {"B": 2, "S": 3}}, {"name": "ragged", "sizes": {"B": 1, "S": 5}}],
+    spec=ROPE_SPEC,
+    reference_doc=("unsloth rope_embedding.py docstring 'RoPE is Q * cos + rotate_half(Q) * sin' "
+                   "(HF apply_rotary_pos_emb), cos/sin rows as cat((freqs, freqs), -1)"),
+    reference=_rope,
+)
+
+twin(u_rope, "unsloth_rope_qk_sign_bug",
+     "    out0 = tl.fma(x0, c, -(x1 * s))",
+     "    out0 = tl.fma(x0, c, x1 * s)",
+     "wrong sign: the first half's x1 * sin added, not subtracted")

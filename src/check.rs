@@ -76,6 +76,8 @@ pub struct Report {
     pub tensors: Vec<(String, Vec<usize>, usize)>,
     /// Kernel outputs the spec says nothing about (not checked).
     pub unchecked: Vec<String>,
+    /// Names the spec assigns that the kernel does not write: its temporaries.
+    pub temporaries: Vec<String>,
     pub preconditions: Vec<String>,
     /// Roundings below f32 that the proof read as exact (f16 casts, tf32 dots), with
     /// their lines (see [`Kernel::assumptions`]).
@@ -150,6 +152,18 @@ pub fn check(
     let start = Instant::now();
     let mut terms = Terms::new();
     let (spec, expected) = spec_terms(kernel, inst, spec_src, &mut terms)?;
+    // A name the kernel does not write is a temporary of the spec (`c = cos[:, :4]`),
+    // as people write references; the report lists them, so a misspelt output shows.
+    let (expected, temporaries): (Vec<_>, Vec<_>) = expected
+        .into_iter()
+        .partition(|o| spec.outputs.iter().any(|t| t.name == o.name));
+    if expected.is_empty() {
+        return Err(Error::Usage(format!(
+            "the spec assigns none of the kernel's outputs ({}); it assigns {}",
+            spec.outputs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "),
+            temporaries.iter().map(|t| format!("`{}`", t.name)).collect::<Vec<_>>().join(", ")
+        )));
+    }
     let mut right = BTreeMap::new();
     for out in expected {
         right.insert(
@@ -166,6 +180,7 @@ pub fn check(
         .map(|(name, (_, elems))| (name.clone(), elems.clone()))
         .collect();
     let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
+    report.temporaries = temporaries.into_iter().map(|t| t.name).collect();
     report.assumptions = kernel.assumptions();
     report.assumptions.extend(spec.assumptions.iter().cloned());
     report.precision = kernel.precision_note();
@@ -758,6 +773,7 @@ fn compare(
         sizes: inst.sizes.clone(),
         tensors,
         unchecked,
+        temporaries: Vec::new(),
         preconditions: preconditions.into_iter().collect(),
         assumptions: Vec::new(),
         precision: None,
@@ -905,6 +921,13 @@ impl Report {
                 self.unchecked.join(", ")
             );
         }
+        if !self.temporaries.is_empty() {
+            let _ = writeln!(
+                s,
+                "  temporaries of the spec (not kernel outputs): {}",
+                self.temporaries.join(", ")
+            );
+        }
         if !self.preconditions.is_empty() {
             // Preconditions can be long (a variance under an rsqrt): show a few, cut.
             let _ = writeln!(
@@ -1021,6 +1044,7 @@ impl Report {
             "sizes": self.sizes,
             "tensors": self.tensors.iter().map(|(n, s, p)| json!({"tensor": n, "shape": s, "proved": p})).collect::<Vec<_>>(),
             "unchecked": self.unchecked,
+            "temporaries": self.temporaries,
             "preconditions": self.preconditions,
             "assumptions": self.assumptions,
             "precision": self.precision.as_deref().unwrap_or("real"),

@@ -145,10 +145,12 @@ enum Command {
     /// Prove a kernel computes a PyTorch op on one launch instance, or refute it
     /// with a concrete input.
     ///
-    /// The spec is PyTorch Python over the launch's tensor and scalar names; several
-    /// outputs are separated by `;`. Examples:
+    /// The spec is PyTorch Python over the launch's tensor and scalar names; statements
+    /// are separated by `;`. A name the kernel writes is checked; any other assigned
+    /// name is a temporary (listed in the report). Examples:
     ///   lift check softmax.ttir --spec 'y = torch.softmax(x, dim=-1)'
     ///   lift check rms.ttir --spec 'y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w'
+    ///   lift check softmax.ttir --spec 'e = torch.exp(x - x.amax(-1, keepdim=True)); y = e / e.sum(-1, keepdim=True)'
     /// Then (unless --scope instance) a Triton kernel is proved equal to the spec for
     /// every size, as `lift KERNEL` proves its formula: the spec is read over symbolic
     /// sizes, that reading is checked against the instance's, and Z3 proves the

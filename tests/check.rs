@@ -301,3 +301,29 @@ fn verified_kernels_are_defined_wherever_their_specs_are() {
     }
     assert!(compared > 5000, "only {compared} comparisons");
 }
+
+/// A name the kernel does not write is a temporary of the spec, as people write
+/// references (`e = ...; y = e / e.sum(...)`); the report names it, so a misspelt output
+/// shows. A spec that assigns none of the kernel's outputs is an error; a wrong spec
+/// written with temporaries is still refuted.
+#[test]
+fn spec_temporaries_are_locals_and_named_in_the_report() {
+    let k = Kernel::load(std::path::Path::new("triton_ir/softmax/kernel.ttir"), None).unwrap();
+    let i = k.instance(&k.launch.sizes).unwrap();
+    let opts = CheckOptions::default();
+    let spec = "e = torch.exp(x - x.amax(-1, keepdim=True)); y = e / e.sum(-1, keepdim=True)";
+    let r = check::check(&k, &i, spec, &opts).unwrap();
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+    assert_eq!(r.temporaries, ["e"]);
+    assert!(r.to_text().contains("temporaries of the spec (not kernel outputs): e"));
+
+    let wrong = "e = torch.exp(x); y = e / e.sum(-1, keepdim=True) + 1";
+    let r = check::check(&k, &i, wrong, &opts).unwrap();
+    assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
+
+    let err = check::check(&k, &i, "yy = torch.softmax(x, dim=-1)", &opts)
+        .err()
+        .expect("no output assigned")
+        .to_string();
+    assert!(err.contains("none of the kernel's outputs (y)") && err.contains("`yy`"), "{err}");
+}

@@ -10,7 +10,8 @@
 //! - statements `name = expr` (or `a, b = expr` to destructure a tuple, e.g. a `chunk`),
 //!   separated by `;` or newlines, `#` comments; later statements may use earlier names;
 //! - **every assigned name is an output**, in order of first assignment, except names
-//!   starting with `_` (temporaries, e.g. `_h = x @ w; y = torch.relu(_h)`);
+//!   starting with `_` (temporaries, e.g. `_h = x @ w; y = torch.relu(_h)`); `check`
+//!   further reads an assigned name the kernel does not write as a temporary;
 //! - numbers (`2`, `0.5`, `1e-5`), names, `+ - * / ** @ // %`, unary `-`, comparisons
 //!   `> < >= <= == !=` (boolean tensors), `& | ~` on booleans, parentheses, tuples and
 //!   lists, attribute access, calls with positional and keyword arguments, indexing with
