@@ -352,6 +352,12 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             };
             slice(&a, *axis, s, e)
         }
+        Formula::Unsqueeze { arg, axis } => {
+            // The same elements in the same row-major order.
+            let mut a = run(arg, terms, env);
+            a.shape.insert((*axis).min(a.shape.len()), 1);
+            a
+        }
         Formula::Broadcast { arg, shape } => {
             let a = run(arg, terms, env);
             let shape: Vec<usize> = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();

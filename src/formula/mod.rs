@@ -28,6 +28,7 @@
 //!     | Cat(axis, [f, ...])         concatenation along an axis (equal ranks, other axes equal)
 //!     | Slice(f, axis, start, end)  `f[.., start:end]` along one axis; bounds are size
 //!                                   expressions (`H`, `2 * H`), `end` absent = to the end
+//!     | Unsqueeze(f, axis)          `f` with a new axis of extent 1 at `axis`
 //!     | Broadcast(f, [size, ...])   `f` broadcast to a shape of size expressions (a
 //!                                   constant output, `y[N] = 0`)
 //!     | Window(op, [f, ...], geometry)  max/avg pooling and convolution over the
@@ -264,6 +265,13 @@ pub enum Formula {
         axis: usize,
         start: Size,
         end: Option<Size>,
+    },
+    /// `arg` with a new axis of extent 1 at `axis` (`arg.unsqueeze(axis)`, `x[:, None]`):
+    /// what NumPy's broadcasting, which aligns trailing axes, needs to spread a tensor
+    /// over a middle axis (RoPE's `cos[:, None, :]` over the heads).
+    Unsqueeze {
+        arg: Box<Formula>,
+        axis: usize,
     },
     /// `arg` broadcast (NumPy rules) to `shape`.
     Broadcast {
@@ -597,6 +605,13 @@ impl Formula {
     pub fn window(op: WindowOp, args: Vec<Formula>, geometry: Geometry) -> Formula {
         Formula::Window { op, args, geometry }
     }
+    /// `self` with a new axis of extent 1 at `axis`.
+    pub fn unsqueeze(self, axis: usize) -> Formula {
+        Formula::Unsqueeze {
+            arg: Box::new(self),
+            axis,
+        }
+    }
     /// `self` broadcast to `shape`.
     pub fn broadcast_to(self, shape: Vec<Size>) -> Formula {
         Formula::Broadcast {
@@ -658,6 +673,7 @@ impl Formula {
                 end,
             },
             Formula::Broadcast { arg, shape } => Formula::Broadcast { arg: g(arg), shape },
+            Formula::Unsqueeze { arg, axis } => Formula::Unsqueeze { arg: g(arg), axis },
             Formula::Window { op, args, geometry } => Formula::Window {
                 op,
                 args: args.into_iter().map(&mut *f).collect(),
@@ -705,7 +721,9 @@ impl Formula {
             }
             Formula::Select(c, a, b) => vec![c, a, b],
             Formula::Cat { args, .. } | Formula::Window { args, .. } => args.iter().collect(),
-            Formula::Slice { arg, .. } | Formula::Broadcast { arg, .. } => vec![arg],
+            Formula::Slice { arg, .. }
+            | Formula::Broadcast { arg, .. }
+            | Formula::Unsqueeze { arg, .. } => vec![arg],
         }
     }
 
@@ -931,6 +949,18 @@ impl Formula {
                     _ => None,
                 };
                 d[*axis] = Dim { size: e - s, name };
+                Ok(d)
+            }
+            Formula::Unsqueeze { arg, axis } => {
+                let mut d = arg.dims(env)?;
+                if *axis > d.len() {
+                    return err(format!(
+                        "axis {axis} out of range to insert into shape {:?} in {}",
+                        sizes(&d),
+                        crate::render::text::expr(self)
+                    ));
+                }
+                d.insert(*axis, Dim { size: 1, name: None });
                 Ok(d)
             }
             Formula::Broadcast { arg, shape } => {

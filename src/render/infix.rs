@@ -299,6 +299,15 @@ impl Infix<'_> {
                     P_ATOM,
                 )
             }
+            Formula::Unsqueeze { arg, axis } => {
+                // `x[:, None]`: the same in NumPy, PyTorch and the text form.
+                let mut idx = vec![":".to_string(); *axis];
+                idx.push("None".into());
+                (
+                    format!("{}[{}]", self.at(arg, P_ATOM, false), idx.join(", ")),
+                    P_ATOM,
+                )
+            }
             Formula::Broadcast { arg, shape } => {
                 let dims: Vec<String> = shape.iter().map(size_text).collect();
                 let tuple = match dims.len() {

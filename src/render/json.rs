@@ -102,6 +102,10 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
             );
             "slice"
         }
+        Formula::Unsqueeze { axis, .. } => {
+            m.insert("axis".into(), json!(axis));
+            "unsqueeze"
+        }
         Formula::Broadcast { shape: to, .. } => {
             let to: Vec<String> = to.iter().map(super::infix::size_text).collect();
             m.insert("to".into(), json!(to));

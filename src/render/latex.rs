@@ -96,7 +96,7 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::Reduce { .. } if followed => P_ADD,
         Formula::Reduce { .. } => P_NEG,
         Formula::MatMul(..) => P_MUL,
-        Formula::Cat { .. } | Formula::Slice { .. } => P_ATOM,
+        Formula::Cat { .. } | Formula::Slice { .. } | Formula::Unsqueeze { .. } => P_ATOM,
         Formula::Scan { .. } | Formula::Tri { .. } | Formula::Window { .. } => P_ATOM,
         Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
@@ -262,6 +262,14 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
             };
             let hi = end.as_ref().map(size_latex).unwrap_or_default();
             idx.push(format!("{lo}:{hi}"));
+            (
+                format!("{}_{{[{}]}}", at(arg, P_ATOM, false), idx.join(",\\, ")),
+                P_ATOM,
+            )
+        }
+        Formula::Unsqueeze { arg, axis } => {
+            let mut idx = vec![":".to_string(); *axis];
+            idx.push("\\mathrm{None}".into());
             (
                 format!("{}_{{[{}]}}", at(arg, P_ATOM, false), idx.join(",\\, ")),
                 P_ATOM,

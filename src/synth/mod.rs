@@ -472,6 +472,9 @@ struct Synth<'a> {
     /// The operands of each n-ary term reduced so far, in [`Synth::order_operands`]'s
     /// order (a function of the term alone).
     operand_orders: rustc_hash::FxHashMap<TermId, Vec<TermId>>,
+    /// Building the parts of a concatenation cut by form (which are not cut by form
+    /// again).
+    in_form_cut: bool,
 }
 
 impl<'a> Synth<'a> {
@@ -490,6 +493,7 @@ impl<'a> Synth<'a> {
             leaf_sets: Default::default(),
             instances: HashMap::new(),
             operand_orders: Default::default(),
+            in_form_cut: false,
         }
     }
 
@@ -552,15 +556,21 @@ impl<'a> Synth<'a> {
             match self.build_uncached(shape, list) {
                 Ok(f) => Ok(f),
                 Err(e) => self
-                    .concat(shape, list)
+                    .concat(shape, list, false)
                     .or_else(|| self.scan(shape, list))
                     .or_else(|| self.triangle(shape, list))
                     .or_else(|| self.window(shape, list))
                     .ok_or(e),
             }
         };
-        // Where top-down gives up: normalise, or enumerate (see `enumerate`).
-        let r = r.or_else(|t| enumerate::stalled(self, shape, list).ok_or(t));
+        // Where top-down gives up: normalise, or enumerate (see `enumerate`); last, a
+        // concatenation where the elements' form changes.
+        let r = r
+            .or_else(|t| enumerate::stalled(self, shape, list).ok_or(t))
+            .or_else(|t| {
+                let structural = self.budget > 0 && !self.timed_out;
+                structural.then(|| self.concat(shape, list, true)).flatten().ok_or(t)
+            });
         self.memo.insert(key, r.clone());
         r
     }
@@ -623,7 +633,10 @@ impl<'a> Synth<'a> {
                         return Ok(c);
                     }
                 }
-                self.input_slice(&tensor, shape, list).ok_or(t0)
+                if let Some(f) = self.input_slice(&tensor, shape, list) {
+                    return Ok(f);
+                }
+                self.unit_axes_inserted(&tensor, shape, list).ok_or(t0)
             }
             Node::Call(func, _) => {
                 let op = UnaryOp::from_func(func).ok_or(t0)?;
@@ -1075,20 +1088,39 @@ impl<'a> Synth<'a> {
     }
 
     /// A concatenation along an axis: the first index of some axis where the input
-    /// tensors of the elements change splits `list` into two parts built separately.
-    fn concat(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+    /// tensors of the elements change (`by_form`: where the form of the elements
+    /// changes, see [`form`]) splits `list` into two parts built separately.
+    fn concat(&mut self, shape: &[usize], list: &[TermId], by_form: bool) -> Option<Formula> {
         for axis in 0..shape.len() {
             let n = shape[axis];
-            if n < 2 {
+            if n < 2 || (by_form && (axis + 1 != shape.len() || n % 2 != 0 || self.in_form_cut)) {
                 continue;
             }
             let mut keys = vec![0u64; n];
             for (p, &t) in list.iter().enumerate() {
                 keys[unravel(p, shape)[axis]] |= self.tensor_mask(t);
             }
+            // `by_form`: where the elements' form changes instead (RoPE's two halves of
+            // the head dimension: `x1·c - x2·s`, then `x2·c + x1·s`).
+            if by_form {
+                keys = vec![0u64; n];
+                for (p, &t) in list.iter().enumerate() {
+                    let k = &mut keys[unravel(p, shape)[axis]];
+                    *k = k.wrapping_add(form(self.terms, t, 2));
+                }
+            }
             let Some(cut) = (1..n).find(|&k| keys[k] != keys[k - 1]) else {
                 continue;
             };
+            // By form: two halves, each of one form (rotate-half), built without
+            // further cuts by form.
+            if by_form && (cut != n / 2 || keys[..cut].iter().any(|k| *k != keys[0])
+                || keys[cut..].iter().any(|k| *k != keys[cut]))
+            {
+                continue;
+            }
+            let nested = by_form || self.in_form_cut;
+            let was = std::mem::replace(&mut self.in_form_cut, nested);
             let part = |lo: usize, hi: usize| -> (Vec<usize>, Vec<TermId>) {
                 let mut s = shape.to_vec();
                 s[axis] = hi - lo;
@@ -1100,10 +1132,10 @@ impl<'a> Synth<'a> {
             };
             let (ls, ll) = part(0, cut);
             let (rs, rl) = part(cut, n);
-            let Ok(l) = self.build(&ls, &ll) else {
-                continue;
-            };
-            let Ok(r) = self.build(&rs, &rl) else {
+            let l = self.build(&ls, &ll);
+            let r = l.is_ok().then(|| self.build(&rs, &rl));
+            self.in_form_cut = was;
+            let (Ok(l), Some(Ok(r))) = (l, r) else {
                 continue;
             };
             if l.shape(self.env).ok()? != ls || r.shape(self.env).ok()? != rs {
@@ -1117,7 +1149,14 @@ impl<'a> Synth<'a> {
                 } if a2 == axis => args.extend(more),
                 r => args.push(r),
             }
-            return Some(Formula::cat(args, axis));
+            let cat = Formula::cat(args, axis);
+            // A cut by form is at a position the launch fixes (RoPE's half of a head
+            // dimension of 8), never at a size: a cut at `M` is a tile of the kernel
+            // (attention's first key block, rescaled differently), not its formula.
+            if by_form && !fixed_slices(&cat) {
+                continue;
+            }
+            return Some(cat);
         }
         None
     }
@@ -1157,6 +1196,29 @@ impl<'a> Synth<'a> {
         (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
     }
 
+    /// Elements of `tensor` over a shape with unit axes before and between its own
+    /// (`cos[s, j]` over `[1, S, 1, 4]`, after the batch and heads axes it is constant
+    /// along were made unit axes): the tensor (or a slice of it) over the shape without
+    /// them, with each inner unit axis inserted (`cos[:, :4][:, None]`); leading ones
+    /// broadcast.
+    fn unit_axes_inserted(&mut self, tensor: &str, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let squeezed: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+        let rank = self.env.tensors.get(tensor)?.len();
+        // Only below a leading broadcast axis: a lower-rank tensor spread over a batch
+        // axis and an inner one, which NumPy's trailing alignment alone cannot say.
+        // (`q[i, d]` over `[M, 1, D]` is attention's matmul, built as one elsewhere.)
+        if shape.first() != Some(&1) || squeezed.len() == shape.len() || squeezed.len() != rank {
+            return None;
+        }
+        // Row-major order is the same without unit axes.
+        let mut f = self.build(&squeezed, list).ok()?;
+        let first = shape.iter().position(|&d| d != 1)?;
+        for (axis, _) in shape.iter().enumerate().skip(first).filter(|(_, &d)| d == 1) {
+            f = f.unsqueeze(axis - first);
+        }
+        self.matches(&f, shape, list).then_some(f)
+    }
+
     /// A vector broadcast along the columns of a matrix, `x[:, None]` (a row's class
     /// label in an `[M, N]` output): NumPy's broadcasting aligns trailing axes, so it is
     /// `x` broadcast to `[N, M]`, transposed. The columns' extent is that of axis 1 of
@@ -1192,6 +1254,11 @@ impl<'a> Synth<'a> {
         }
         let v64 = v as i64;
         let extent = self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis));
+        // An axis the launch fixes (RoPE's head dimension of 8, a constexpr of the
+        // kernel): a literal bound is the formula's own.
+        if let Some(Size::Int(_)) = extent {
+            return Some(Size::Int(v64));
+        }
         if let Some(e) = extent {
             for n in crate::formula::size_names(e) {
                 if self.env.sizes.get(&n) == Some(&v64) {
@@ -1384,6 +1451,35 @@ fn input_leaves(terms: &Terms, t: TermId) -> BTreeSet<(String, Vec<i64>)> {
         }
     }
     out
+}
+
+/// Whether every slice in `f` has literal bounds.
+fn fixed_slices(f: &Formula) -> bool {
+    let own = match f {
+        Formula::Slice { start, end, .. } => {
+            matches!(start, Size::Int(_)) && matches!(end, None | Some(Size::Int(_)))
+        }
+        _ => true,
+    };
+    own && f.children().into_iter().all(fixed_slices)
+}
+
+/// A hash of `t`'s form `depth` levels down: operators and arities, children as a
+/// multiset (operand order is the store's), leaves by kind only.
+fn form(terms: &Terms, t: TermId, depth: usize) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    terms.node(t).op_name().hash(&mut h);
+    if depth > 0 {
+        let mut kids: Vec<u64> = terms
+            .children(t)
+            .into_iter()
+            .map(|c| form(terms, c, depth - 1))
+            .collect();
+        kids.sort_unstable();
+        kids.hash(&mut h);
+    }
+    h.finish()
 }
 
 fn constant_along(shape: &[usize], list: &[TermId], a: usize) -> bool {

@@ -660,6 +660,18 @@ impl Reader<'_, '_> {
                     vec![shape[1].clone(), shape[0].clone()],
                 ))
             }
+            "unsqueeze" => {
+                let (f, mut shape) = a.tensor_parts(col, "input")?;
+                if a.get("dim").is_none() {
+                    return err(col, "unsqueeze needs a dim".into());
+                }
+                let d = a.dims(col, "dim", shape.len() + 1)?;
+                let [d] = d[..] else {
+                    return err(col, "unsqueeze needs one dim".into());
+                };
+                shape.insert(d, int(1));
+                Ok(V::T(f.unsqueeze(d), shape))
+            }
             "cat" => {
                 let V::Tuple(parts) = a.take(col, "tensors")? else {
                     return err(col, "cat needs a list of tensors".into());
@@ -802,16 +814,61 @@ impl Reader<'_, '_> {
         let V::T(mut f, mut shape) = v else {
             return err(col, "only tensors are indexed for all sizes".into());
         };
-        if subs.len() > shape.len() {
+        // Each index as a slice or a new axis (`None`), `...` expanded into full slices.
+        enum Ix<'s> {
+            Slice(&'s Option<Expr>, &'s Option<Expr>, &'s Option<Expr>),
+            NewAxis,
+            Ellipsis,
+        }
+        let mut ixs = Vec::with_capacity(subs.len());
+        for s in subs {
+            ixs.push(match s {
+                Sub::Slice(a, b, c) => Ix::Slice(a, b, c),
+                Sub::Expr(e) if matches!(e.kind, ExprKind::Ellipsis) => Ix::Ellipsis,
+                Sub::Expr(e) => match self.expr(e)? {
+                    V::None => Ix::NewAxis,
+                    _ => {
+                        return err(
+                            col,
+                            "indexing other than slices, `...` and None is not read for all sizes"
+                                .into(),
+                        )
+                    }
+                },
+            });
+        }
+        let used = ixs.iter().filter(|i| matches!(i, Ix::Slice(..))).count();
+        if used > shape.len() {
             return err(col, "too many indices".into());
         }
-        for (axis, s) in subs.iter().enumerate() {
-            let Sub::Slice(a, b, step) = s else {
-                return err(
-                    col,
-                    "indexing other than slices is not read for all sizes".into(),
-                );
+        if ixs.iter().filter(|i| matches!(i, Ix::Ellipsis)).count() > 1 {
+            return err(col, "an index can only have a single ellipsis (`...`)".into());
+        }
+        const FULL: (Option<Expr>, Option<Expr>, Option<Expr>) = (None, None, None);
+        let mut full: Vec<Ix> = Vec::new();
+        for ix in ixs {
+            match ix {
+                Ix::Ellipsis => {
+                    full.extend((used..shape.len()).map(|_| Ix::Slice(&FULL.0, &FULL.1, &FULL.2)))
+                }
+                ix => full.push(ix),
+            }
+        }
+        let mut axis = 0;
+        for s in full {
+            let (a, b, step) = match s {
+                Ix::NewAxis => {
+                    f = f.unsqueeze(axis);
+                    shape.insert(axis, int(1));
+                    axis += 1;
+                    continue;
+                }
+                Ix::Slice(a, b, step) => (a, b, step),
+                Ix::Ellipsis => unreachable!("expanded above"),
             };
+            let this = axis;
+            axis += 1;
+            let axis = this;
             if step.is_some() {
                 return err(col, "a slice step is not read for all sizes".into());
             }

@@ -303,6 +303,14 @@ impl AtIndex<'_> {
                 s[*axis] = e.sub(&size_poly(start)?);
                 s
             }
+            Formula::Unsqueeze { arg, axis } => {
+                let mut s = self.shape(arg)?;
+                if *axis > s.len() {
+                    return Err("unsqueeze axis out of range".into());
+                }
+                s.insert(*axis, Poly::constant(1));
+                s
+            }
             Formula::Broadcast { shape, .. } => shape.iter().map(size_poly).collect::<R<_>>()?,
             Formula::Window { op, geometry, .. } => {
                 return Err(format!(
@@ -472,6 +480,14 @@ impl AtIndex<'_> {
             } => {
                 let mut i2 = idx.to_vec();
                 i2[*axis] = i2[*axis].add(&size_poly(start)?);
+                self.at(arg, &i2)?
+            }
+            Formula::Unsqueeze { arg, axis } => {
+                // The inserted axis has extent 1: its index is 0 and drops out.
+                let mut i2 = idx.to_vec();
+                if *axis < i2.len() {
+                    i2.remove(*axis);
+                }
                 self.at(arg, &i2)?
             }
             Formula::Broadcast { arg, .. } => self.sub(arg, idx)?,
