@@ -373,3 +373,20 @@ fn running_argmax_is_proved_with_the_first_index_rule_and_its_twins_are_not() {
         assert_eq!(bounded.outcome, Outcome::Refuted, "{name} at {at:?}");
     }
 }
+
+/// A spec written with temporaries, `unsqueeze` and `[:, None]` (as people write a
+/// softmax by hand) is read for every size: the temporary is no claim, the new axes
+/// are read at symbolic indices. The kernel is proved for all sizes; its twin, with a
+/// max taken over the wrong lanes, is refuted.
+#[test]
+fn specs_with_temporaries_and_new_axes_are_read_for_every_size() {
+    let spec = "e = torch.exp(x - x.amax(-1).unsqueeze(1)); y = e / e.sum(-1)[:, None]";
+    let k = Kernel::load(std::path::Path::new("triton_ir/softmax/kernel.ttir"), None).unwrap();
+    let r = check_all_sizes(&k, &k.launch.sizes.clone(), spec);
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+    assert!(matches!(scope(&r), Scope::AllSizes { .. }), "{}", r.to_text());
+    assert_eq!(r.temporaries, ["e"]);
+    let bug = Kernel::load(std::path::Path::new("triton_ir/softmax_bug/kernel.ttir"), None).unwrap();
+    let r = check_all_sizes(&bug, &bug.launch.sizes.clone(), spec);
+    assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
+}

@@ -778,3 +778,41 @@ fn windows_instantiate_as_pytorch_defines_them_and_reject_what_does_not_fit() {
     let msg = wrong_channels.shape(&e).unwrap_err().message;
     assert!(msg.contains("conv1d") && msg.contains("[2, 3, 5]"), "{msg}");
 }
+
+/// `x[:, None]`: a new unit axis. Its shape, its elements (the operand's, in the same
+/// row-major order), its renderings (each dialect's own indexing, checked by NumPy in
+/// the corpus test through RoPE's `cos[:, :4][:, None]`), and the error for an axis
+/// past the end.
+#[test]
+fn unsqueeze_shapes_instantiates_and_renders() {
+    let e = sized_env();
+    let xs = || Formula::input("x");
+    assert_eq!(xs().unsqueeze(1).shape(&e).unwrap(), vec![2, 1, 6]);
+    assert_eq!(xs().unsqueeze(0).shape(&e).unwrap(), vec![1, 2, 6]);
+    assert_eq!(xs().unsqueeze(2).shape(&e).unwrap(), vec![2, 6, 1]);
+    let err = xs().unsqueeze(3).shape(&e).unwrap_err();
+    assert!(err.message.contains("out of range"), "{}", err.message);
+    let mut t = Terms::new();
+    assert!(xs().unsqueeze(3).instantiate(&mut t, &e).is_err());
+    let plain = xs().instantiate(&mut t, &e).unwrap();
+    assert_eq!(xs().unsqueeze(1).instantiate(&mut t, &e).unwrap(), plain);
+    // Broadcast against a [2, 3, 6] operand: x[i, j] for every middle index k.
+    let e3 = sized_env().tensor("z", &[2, 3, 6]);
+    let sum = (xs().unsqueeze(1) + Formula::input("z")).instantiate(&mut t, &e3).unwrap();
+    assert_eq!(sum.len(), 36);
+    let (x05, z125) = (t.input("x", &[0, 5]), t.input("z", &[1, 2, 5]));
+    let x15 = t.input("x", &[1, 5]);
+    let z005 = t.input("z", &[0, 0, 5]);
+    assert_eq!(sum[5], t.add(x05, z005));
+    assert_eq!(sum[2 * 6 + 5 + 18], t.add(x15, z125));
+    let f = xs().slice(1, lift::formula::Size::Int(0), Some(h())).unsqueeze(1);
+    assert_eq!(text(&f), "x[:, :H][:, None]");
+    assert_eq!(render::numpy::expr(&f, &e), "x[:, :H][:, None]");
+    assert_eq!(render::torch::expr(&f, &e), "x[:, :H][:, None]");
+    assert_eq!(text(&xs().unsqueeze(0)), "x[None]");
+    assert_eq!(render::latex::expr(&xs().unsqueeze(1)), "x_{[:,\\, \\mathrm{None}]}");
+    let j = render::json::expr(&f, &e).unwrap();
+    assert_eq!(j["op"], "unsqueeze");
+    assert_eq!(j["axis"], 1);
+    assert_eq!(j["shape"], serde_json::json!([2, 1, 3]));
+}
