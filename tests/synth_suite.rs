@@ -345,6 +345,18 @@ fn sums_scaled_by_one_over_their_extent_read_as_means() {
         lift::render::text::expr(&synth::tidy(synth::meanify(var, &env))),
         "mean((x - mean(x, axis=1))^2, axis=1)"
     );
+    // A power of a sum scaled by the extent's power (`E[x]²` as `sum(x)² / 64`, group
+    // norm's variance with `1/H` folded); any other scale stays.
+    assert_eq!(
+        synth::meanify(Formula::ratio(-1, 64) * x().sum(1, false).powi(2), &env),
+        -x().mean(1, false).powi(2)
+    );
+    assert_eq!(
+        synth::meanify(x().sum(1, false).powi(3) * Formula::ratio(1, 512), &env),
+        x().mean(1, false).powi(3)
+    );
+    let other = Formula::ratio(1, 8) * x().sum(1, false).powi(2);
+    assert_eq!(synth::meanify(other.clone(), &env), other);
 }
 
 /// Wrong twins that lift show their bug in the formula.

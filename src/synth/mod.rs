@@ -1545,10 +1545,29 @@ pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
     let ratio = |c: &num_rational::BigRational, n: i64| {
         c * num_rational::BigRational::from_integer(n.into())
     };
+    // `c · sum(x)^k` with `c · n^k = ±1`: `±mean(x)^k` (a variance's `E[x]²` written as
+    // `sum(x)² / H²`, the kernel's `1/H` folded at the instance).
+    let power_of_sum = |c: &num_rational::BigRational, p: &Formula| -> Option<Formula> {
+        let F::Powi(s, k) = p else { return None };
+        let n = summed(s)?;
+        let k = u32::try_from(*k).ok().filter(|&k| k >= 1)?;
+        let scaled = c * num_rational::BigRational::from_integer(num_bigint::BigInt::from(n).pow(k));
+        let m = as_mean((**s).clone()).powi(k as i32);
+        if scaled.is_one() {
+            Some(m)
+        } else if (-scaled).is_one() {
+            Some(F::unary(UnaryOp::Neg, m))
+        } else {
+            None
+        }
+    };
     match f {
         F::Binary(BinaryOp::Mul, a, b) => {
             let (c, s) = match (*a, *b) {
                 (F::Const(c), s) | (s, F::Const(c)) if summed(&s).is_some() => (c, s),
+                (F::Const(c), p) | (p, F::Const(c)) if power_of_sum(&c, &p).is_some() => {
+                    return power_of_sum(&c, &p).expect("checked")
+                }
                 (a, b) => return F::binary(BinaryOp::Mul, a, b),
             };
             let n = summed(&s).unwrap_or(1);
