@@ -1,0 +1,233 @@
+//! Where elements sit: concatenations, slices of inputs, inserted unit axes, row
+//! broadcasts, and the size expressions their bounds are written in.
+//!
+//! Invariant: each proposes a formula only where its instantiation matches the list
+//! term for term (`Synth::matches`, or the parts' own builds); a bound is a size
+//! expression of the launch, literal only on an axis the launch fixes.
+
+use super::{unravel, Synth};
+use crate::formula::{Formula, Size};
+use crate::term::{Node, TermId, Terms};
+
+impl Synth<'_> {
+    /// A concatenation along an axis: the first index of some axis where the input
+    /// tensors of the elements change (`by_form`: where the form of the elements
+    /// changes, see [`form`]) splits `list` into two parts built separately.
+    pub(super) fn concat(&mut self, shape: &[usize], list: &[TermId], by_form: bool) -> Option<Formula> {
+        for axis in 0..shape.len() {
+            let n = shape[axis];
+            if n < 2 || (by_form && (axis + 1 != shape.len() || n % 2 != 0 || self.in_form_cut)) {
+                continue;
+            }
+            let mut keys = vec![0u64; n];
+            for (p, &t) in list.iter().enumerate() {
+                keys[unravel(p, shape)[axis]] |= self.tensor_mask(t);
+            }
+            // `by_form`: where the elements' form changes instead (RoPE's two halves of
+            // the head dimension: `x1·c - x2·s`, then `x2·c + x1·s`).
+            if by_form {
+                keys = vec![0u64; n];
+                for (p, &t) in list.iter().enumerate() {
+                    let k = &mut keys[unravel(p, shape)[axis]];
+                    *k = k.wrapping_add(form(self.terms, t, 2));
+                }
+            }
+            let Some(cut) = (1..n).find(|&k| keys[k] != keys[k - 1]) else {
+                continue;
+            };
+            // By form: two halves, each of one form (rotate-half), built without
+            // further cuts by form.
+            if by_form && (cut != n / 2 || keys[..cut].iter().any(|k| *k != keys[0])
+                || keys[cut..].iter().any(|k| *k != keys[cut]))
+            {
+                continue;
+            }
+            let nested = by_form || self.in_form_cut;
+            let was = std::mem::replace(&mut self.in_form_cut, nested);
+            let part = |lo: usize, hi: usize| -> (Vec<usize>, Vec<TermId>) {
+                let mut s = shape.to_vec();
+                s[axis] = hi - lo;
+                let l = (0..list.len())
+                    .filter(|&p| (lo..hi).contains(&unravel(p, shape)[axis]))
+                    .map(|p| list[p])
+                    .collect();
+                (s, l)
+            };
+            let (ls, ll) = part(0, cut);
+            let (rs, rl) = part(cut, n);
+            let l = self.build(&ls, &ll);
+            let r = l.is_ok().then(|| self.build(&rs, &rl));
+            self.in_form_cut = was;
+            let (Ok(l), Some(Ok(r))) = (l, r) else {
+                continue;
+            };
+            if l.shape(self.env).ok()? != ls || r.shape(self.env).ok()? != rs {
+                continue;
+            }
+            let mut args = vec![l];
+            match r {
+                Formula::Cat {
+                    axis: a2,
+                    args: more,
+                } if a2 == axis => args.extend(more),
+                r => args.push(r),
+            }
+            let cat = Formula::cat(args, axis);
+            // A cut by form is at a position the launch fixes (RoPE's half of a head
+            // dimension of 8), never at a size: a cut at `M` is a tile of the kernel
+            // (attention's first key block, rescaled differently), not its formula.
+            if by_form && !fixed_slices(&cat) {
+                continue;
+            }
+            return Some(cat);
+        }
+        None
+    }
+
+    /// `x[.., start:end, ..]`: the elements are a block of the input `tensor` (same rank),
+    /// its offset read off the first element; bounds as size expressions.
+    pub(super) fn input_slice(&mut self, tensor: &str, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let ishape = self.env.tensors.get(tensor)?.clone();
+        if ishape.len() != shape.len() {
+            return None;
+        }
+        let Node::Input { index, .. } = self.terms.node(list[0]) else {
+            return None;
+        };
+        let index = index.to_vec();
+        let mut f = Formula::input(tensor);
+        for k in 0..shape.len() {
+            let start = usize::try_from(index[k]).ok()?;
+            let end = start + shape[k];
+            if end > ishape[k] {
+                return None;
+            }
+            if shape[k] == ishape[k] {
+                continue;
+            }
+            // An axis of extent 1 is a broadcast (or a position of an n-ary operator),
+            // not a slice.
+            if shape[k] == 1 {
+                return None;
+            }
+            let hi = match end != ishape[k] {
+                true => Some(self.size_expr(tensor, k, end)?),
+                false => None,
+            };
+            f = f.slice(k, self.size_expr(tensor, k, start)?, hi);
+        }
+        (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
+    }
+
+    /// Elements of `tensor` over a shape with unit axes before and between its own
+    /// (`cos[s, j]` over `[1, S, 1, 4]`, after the batch and heads axes it is constant
+    /// along were made unit axes): the tensor (or a slice of it) over the shape without
+    /// them, with each inner unit axis inserted (`cos[:, :4][:, None]`); leading ones
+    /// broadcast.
+    pub(super) fn unit_axes_inserted(&mut self, tensor: &str, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+        let squeezed: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+        let rank = self.env.tensors.get(tensor)?.len();
+        // Only below a leading broadcast axis: a lower-rank tensor spread over a batch
+        // axis and an inner one, which NumPy's trailing alignment alone cannot say.
+        // (`q[i, d]` over `[M, 1, D]` is attention's matmul, built as one elsewhere.)
+        if shape.first() != Some(&1) || squeezed.len() == shape.len() || squeezed.len() != rank {
+            return None;
+        }
+        // Row-major order is the same without unit axes.
+        let mut f = self.build(&squeezed, list).ok()?;
+        let first = shape.iter().position(|&d| d != 1)?;
+        for (axis, _) in shape.iter().enumerate().skip(first).filter(|(_, &d)| d == 1) {
+            f = f.unsqueeze(axis - first);
+        }
+        self.matches(&f, shape, list).then_some(f)
+    }
+
+    /// A vector broadcast along the columns of a matrix, `x[:, None]` (a row's class
+    /// label in an `[M, N]` output): NumPy's broadcasting aligns trailing axes, so it is
+    /// `x` broadcast to `[N, M]`, transposed. The columns' extent is that of axis 1 of
+    /// a matrix of the launch, or 1.
+    pub(super) fn row_broadcast(&self, tensor: &str, shape: &[usize]) -> Option<Formula> {
+        let rows = match self.env.dim_exprs.get(tensor)?.as_slice() {
+            [r] if shape.len() == 2 && r.eval(&self.env.sizes) == Ok(shape[0] as i64) => r.clone(),
+            _ => return None,
+        };
+        // (a column of extent 1 broadcasts further, as `x[:, None]` itself does)
+        let cols = match shape[1] {
+            1 => Size::Int(1),
+            n => self
+                .env
+                .dim_exprs
+                .values()
+                .find_map(|d| match d.as_slice() {
+                    [_, c] if c.eval(&self.env.sizes) == Ok(n as i64) => Some(c.clone()),
+                    _ => None,
+                })?,
+        };
+        Some(Formula::input(tensor).broadcast_to(vec![cols, rows]).t())
+    }
+
+    /// A bound with value `v` on `axis` of `tensor`: `0`, a size name of the axis' extent
+    /// (`H` for `2 * H`), or the extent of that axis of another tensor of the same rank.
+    /// Sizes of other axes are never used, even where equal, and there are no literal
+    /// bounds: a bound of 4 that is no size is a block of the kernel (`x[:, :4]` of an
+    /// online softmax), which a size-generic formula does not show.
+    pub(super) fn size_expr(&self, tensor: &str, axis: usize, v: usize) -> Option<Size> {
+        if v == 0 {
+            return Some(Size::Int(0));
+        }
+        let v64 = v as i64;
+        let extent = self.env.dim_exprs.get(tensor).and_then(|d| d.get(axis));
+        // An axis the launch fixes (RoPE's head dimension of 8, a constexpr of the
+        // kernel): a literal bound is the formula's own.
+        if let Some(Size::Int(_)) = extent {
+            return Some(Size::Int(v64));
+        }
+        if let Some(e) = extent {
+            for n in crate::formula::size_names(e) {
+                if self.env.sizes.get(&n) == Some(&v64) {
+                    return Some(Size::Size(n));
+                }
+            }
+        }
+        // Tensors of the same rank, at the same axis (`y[M, H]` beside `x[M, 2 * H]`).
+        let rank = self.env.tensors.get(tensor).map(|s| s.len());
+        for dims in self.env.dim_exprs.values() {
+            match dims.get(axis) {
+                Some(e) if Some(dims.len()) == rank && e.eval(&self.env.sizes) == Ok(v64) => {
+                    return Some(e.clone())
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// Whether every slice in `f` has literal bounds.
+fn fixed_slices(f: &Formula) -> bool {
+    let own = match f {
+        Formula::Slice { start, end, .. } => {
+            matches!(start, Size::Int(_)) && matches!(end, None | Some(Size::Int(_)))
+        }
+        _ => true,
+    };
+    own && f.children().into_iter().all(fixed_slices)
+}
+
+/// A hash of `t`'s form `depth` levels down: operators and arities, children as a
+/// multiset (operand order is the store's), leaves by kind only.
+fn form(terms: &Terms, t: TermId, depth: usize) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    terms.node(t).op_name().hash(&mut h);
+    if depth > 0 {
+        let mut kids: Vec<u64> = terms
+            .children(t)
+            .into_iter()
+            .map(|c| form(terms, c, depth - 1))
+            .collect();
+        kids.sort_unstable();
+        kids.hash(&mut h);
+    }
+    h.finish()
+}

@@ -1,0 +1,150 @@
+//! The order of a reduction's operands: by the input elements that tell them apart, so
+//! that the elements of a row line up along the reduced axis.
+//!
+//! Invariant: the order is a function of the operand terms alone (never of the thread
+//! count or of earlier calls); ties are broken by term id.
+
+use super::{leaves, Synth};
+use crate::term::{Node, TermId};
+use std::collections::BTreeSet;
+
+impl Synth<'_> {
+    /// Operands sorted by the input elements not shared by all of them (then by id).
+    pub(super) fn order_operands(&mut self, ops: &[TermId]) -> Vec<TermId> {
+        let sets: Vec<leaves::Bits> = ops
+            .iter()
+            .map(|&o| self.leaf_sets.of(self.terms, o))
+            .collect();
+        let common = sets
+            .iter()
+            .skip(1)
+            .fold(sets[0].to_vec(), |acc, s| leaves::intersect(&acc, s));
+        let own: Vec<Vec<TermId>> = sets
+            .iter()
+            .map(|l| self.leaf_sets.terms_of(&leaves::minus(l, &common)))
+            .collect();
+        let element = |t: TermId| match self.terms.node(t) {
+            Node::Input { tensor, index } => Some((&**tensor, &**index)),
+            _ => None,
+        };
+        // Keys compare as sorted lists: where their first (least) elements all differ,
+        // those alone order them, without sorting a running max's thousands of leaves.
+        let mut by_least: Vec<(Option<(&str, &[i64])>, TermId)> = own
+            .iter()
+            .zip(ops)
+            .map(|(l, &o)| (l.iter().filter_map(|&t| element(t)).min(), o))
+            .collect();
+        by_least.sort();
+        if by_least.windows(2).all(|w| w[0].0 != w[1].0) {
+            return by_least.into_iter().map(|(_, o)| o).collect();
+        }
+        let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = own
+            .iter()
+            .zip(ops)
+            .map(|(l, &o)| {
+                let mut key: Vec<(&str, &[i64])> = l.iter().filter_map(|&t| element(t)).collect();
+                key.sort();
+                (key, o)
+            })
+            .collect();
+        keyed.sort();
+        let distinct = keyed.windows(2).all(|w| w[0].0 != w[1].0);
+        let order: Vec<TermId> = keyed.into_iter().map(|(_, o)| o).collect();
+        if !distinct {
+            // Every operand reads every input element (`exp(x_j - max(x))`): the input
+            // elements read outside the sub-terms common to all operands tell them apart.
+            if let Some(order) = self.order_by_own_leaves(ops) {
+                return order;
+            }
+        }
+        order
+    }
+
+    /// Operands sorted by the input elements they read outside the compound sub-terms
+    /// common to all of them; `None` where those do not tell them apart.
+    ///
+    /// First stopping at every common sub-term (`exp(x_j - max(x))` reads `x_j` outside
+    /// the shared max); then, where that leaves nothing apart, only at common sub-terms
+    /// that read every input element the operands read: in `exp(q_i·k_j - max_j(q_i·k_j))`
+    /// the products `q_i·k_j` are common too (the max reads them all) but tell `j` apart.
+    pub(super) fn order_by_own_leaves(&mut self, ops: &[TermId]) -> Option<Vec<TermId>> {
+        let subterms = |t: TermId| -> rustc_hash::FxHashSet<TermId> {
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut stack = vec![t];
+            while let Some(t) = stack.pop() {
+                if seen.insert(t) {
+                    self.terms.for_each_child(t, |c| stack.push(c));
+                }
+            }
+            seen
+        };
+        let sets: Vec<_> = ops.iter().map(|&o| subterms(o)).collect();
+        let common: rustc_hash::FxHashSet<TermId> = sets[0]
+            .iter()
+            .copied()
+            .filter(|t| sets[1..].iter().all(|s| s.contains(t)))
+            .collect();
+        if let Some(order) = self.order_by_leaves_outside(ops, &common, false) {
+            return Some(order);
+        }
+        let mut union: Vec<u64> = Vec::new();
+        for &o in ops {
+            union = leaves::union(&union, &self.leaf_sets.of(self.terms, o));
+        }
+        let covering: rustc_hash::FxHashSet<TermId> = common
+            .into_iter()
+            .filter(|&t| {
+                let bits = self.leaf_sets.of(self.terms, t);
+                leaves::minus(&union, &bits).iter().all(|&w| w == 0)
+            })
+            .collect();
+        self.order_by_leaves_outside(ops, &covering, true)
+    }
+
+    /// Operands sorted by the input elements they read outside the sub-terms `stop`
+    /// (with `less_shared`, less those every operand reads that way); `None` where
+    /// those tie.
+    pub(super) fn order_by_leaves_outside(
+        &self,
+        ops: &[TermId],
+        stop: &rustc_hash::FxHashSet<TermId>,
+        less_shared: bool,
+    ) -> Option<Vec<TermId>> {
+        let mut owns = Vec::with_capacity(ops.len());
+        for &o in ops {
+            let mut own: BTreeSet<(&str, &[i64])> = BTreeSet::new();
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut stack = vec![o];
+            while let Some(t) = stack.pop() {
+                if !seen.insert(t) {
+                    continue;
+                }
+                match self.terms.node(t) {
+                    Node::Input { tensor, index } => {
+                        own.insert((&**tensor, &**index));
+                    }
+                    _ if t != o && stop.contains(&t) => {}
+                    _ => self.terms.for_each_child(t, |c| stack.push(c)),
+                }
+            }
+            owns.push(own);
+        }
+        let shared: BTreeSet<(&str, &[i64])> = if less_shared {
+            owns.iter().skip(1).fold(owns[0].clone(), |acc, s| {
+                acc.intersection(s).copied().collect()
+            })
+        } else {
+            BTreeSet::new()
+        };
+        let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = owns
+            .into_iter()
+            .zip(ops)
+            .map(|(own, &o)| (own.difference(&shared).copied().collect(), o))
+            .collect();
+        keyed.sort();
+        keyed
+            .windows(2)
+            .all(|w| w[0].0 != w[1].0)
+            .then(|| keyed.into_iter().map(|(_, o)| o).collect())
+    }
+}

@@ -1,0 +1,263 @@
+//! Readable forms of a proved formula: `c · sum` as `mean` ([`meanify`]), and the
+//! textbook shapes of [`tidy`].
+//!
+//! Invariant: each rewrite is an identity at every instance (a mean's `1/n` is its
+//! axis' extent); the caller proves the rewritten formula again.
+
+use crate::formula::window::WindowOp;
+use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
+use num_traits::{One, Zero};
+
+/// `c · sum(a, axis)` with `c = ±1/n`, `n` the extent of the summed axis, is
+/// `±mean(a, axis)`; so is `sum(a, axis) / n`. (Size-generic: the constant of one
+/// instance becomes the mean at every instance, and the proof at another instance
+/// decides whether that is what the kernel computes.)
+pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
+    use Formula as F;
+    let f = match f {
+        F::Binary(op, a, b) => F::binary(op, meanify(*a, env), meanify(*b, env)),
+        F::Unary(op, a) => F::unary(op, meanify(*a, env)),
+        F::Powi(a, k) => meanify(*a, env).powi(k),
+        F::Cmp(op, a, b) => F::cmp(op, meanify(*a, env), meanify(*b, env)),
+        F::Select(c, a, b) => F::select(meanify(*c, env), meanify(*a, env), meanify(*b, env)),
+        F::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg,
+        } => F::reduce(op, meanify(*arg, env), axis, keepdim),
+        F::MatMul(a, b) => meanify(*a, env).matmul(meanify(*b, env)),
+        F::Transpose(a) => meanify(*a, env).t(),
+        F::Cat { axis, args } => F::cat(args.into_iter().map(|a| meanify(a, env)).collect(), axis),
+        F::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => meanify(*arg, env).slice(axis, start, end),
+        F::Broadcast { arg, shape } => meanify(*arg, env).broadcast_to(shape),
+        f => f,
+    };
+    // The extent of the summed axis of `sum`, if `f` is one.
+    let summed = |f: &Formula| -> Option<i64> {
+        match f {
+            F::Reduce {
+                op: ReduceOp::Sum,
+                axis,
+                arg,
+                ..
+            } => arg.shape(env).ok()?.get(*axis).map(|&n| n as i64),
+            _ => None,
+        }
+    };
+    let as_mean = |f: Formula| match f {
+        F::Reduce {
+            axis, keepdim, arg, ..
+        } => F::reduce(ReduceOp::Mean, *arg, axis, keepdim),
+        f => f,
+    };
+    let ratio = |c: &num_rational::BigRational, n: i64| {
+        c * num_rational::BigRational::from_integer(n.into())
+    };
+    // `c · sum(x)^k` with `c · n^k = ±1`: `±mean(x)^k` (a variance's `E[x]²` written as
+    // `sum(x)² / H²`, the kernel's `1/H` folded at the instance).
+    let power_of_sum = |c: &num_rational::BigRational, p: &Formula| -> Option<Formula> {
+        let F::Powi(s, k) = p else { return None };
+        let n = summed(s)?;
+        let k = u32::try_from(*k).ok().filter(|&k| k >= 1)?;
+        let scaled = c * num_rational::BigRational::from_integer(num_bigint::BigInt::from(n).pow(k));
+        let m = as_mean((**s).clone()).powi(k as i32);
+        if scaled.is_one() {
+            Some(m)
+        } else if (-scaled).is_one() {
+            Some(F::unary(UnaryOp::Neg, m))
+        } else {
+            None
+        }
+    };
+    match f {
+        F::Binary(BinaryOp::Mul, a, b) => {
+            let (c, s) = match (*a, *b) {
+                (F::Const(c), s) | (s, F::Const(c)) if summed(&s).is_some() => (c, s),
+                (F::Const(c), p) | (p, F::Const(c)) if power_of_sum(&c, &p).is_some() => {
+                    return power_of_sum(&c, &p).expect("checked")
+                }
+                (a, b) => return F::binary(BinaryOp::Mul, a, b),
+            };
+            let n = summed(&s).unwrap_or(1);
+            let k = ratio(&c, n);
+            if k.is_one() {
+                as_mean(s)
+            } else if (-k).is_one() {
+                F::unary(UnaryOp::Neg, as_mean(s))
+            } else {
+                F::binary(BinaryOp::Mul, F::Const(c), s)
+            }
+        }
+        F::Binary(BinaryOp::Div, a, b) => match (*a, *b) {
+            (s, F::Const(c))
+                if summed(&s)
+                    .is_some_and(|n| c == num_rational::BigRational::from_integer(n.into())) =>
+            {
+                as_mean(s)
+            }
+            (a, b) => F::binary(BinaryOp::Div, a, b),
+        },
+        f => f,
+    }
+}
+
+/// Whether the summand `a` reads better after `b`: a scalar (`eps`), or an input that
+/// `b` does not use (a bias), beside a compound `b`.
+fn trails(a: &Formula, b: &Formula) -> bool {
+    let compound = !matches!(
+        b,
+        Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_)
+    );
+    compound
+        && match a {
+            Formula::Scalar(_) => true,
+            Formula::Input(n) => !b.free_names().0.contains(n),
+            _ => false,
+        }
+}
+
+/// Readability rewrites that keep the instantiated terms: `-1 * a → -a`,
+/// `a + -b → a - b`, `a * b^-1 → a / b`, `b^-1 → 1 / b`, a leaf summand last
+/// (`v + eps`), and `1 / sqrt(a)` standing alone → `rsqrt(a)`.
+pub fn tidy(f: Formula) -> Formula {
+    use Formula as F;
+    match f {
+        F::Binary(op, a, b) => {
+            let a = tidy(*a);
+            let b = tidy(*b);
+            match (op, a, b) {
+                (BinaryOp::Mul, a, b) if is_const(&a, -1) => F::unary(UnaryOp::Neg, b),
+                (BinaryOp::Mul, a, b) if is_const(&b, -1) => F::unary(UnaryOp::Neg, a),
+                (BinaryOp::Add, a, F::Unary(UnaryOp::Neg, b)) => F::binary(BinaryOp::Sub, a, *b),
+                (BinaryOp::Add, F::Unary(UnaryOp::Neg, a), b) => F::binary(BinaryOp::Sub, b, *a),
+                (BinaryOp::Mul, a, F::Binary(BinaryOp::Div, one, b)) if is_one(&one) => {
+                    F::binary(BinaryOp::Div, a, *b)
+                }
+                (BinaryOp::Mul, F::Binary(BinaryOp::Div, one, a), b) if is_one(&one) => {
+                    F::binary(BinaryOp::Div, b, *a)
+                }
+                // A convolution plus its bias broadcast over the spatial axes
+                // (`conv1d(x, w) + b[:, None]`): PyTorch's `conv1d(x, w, b)`.
+                (BinaryOp::Add, F::Window { op: WindowOp::Conv, args, geometry }, c)
+                | (BinaryOp::Add, c, F::Window { op: WindowOp::Conv, args, geometry })
+                    if args.len() == 2 && conv_bias(&c, geometry.nd()).is_some() =>
+                {
+                    let mut args = args;
+                    args.push(conv_bias(&c, geometry.nd()).expect("checked"));
+                    F::window(WindowOp::Conv, args, geometry)
+                }
+                // `eps + v` → `v + eps`, `b + (..)` → `(..) + b` (a bias: an input the
+                // other summand does not use); `1 + t` and `x + c * x^3` stay.
+                (BinaryOp::Add, a, b) if trails(&a, &b) => F::binary(BinaryOp::Add, b, a),
+                // `max(x, 0)`: the constant last, as people write relu.
+                (op @ (BinaryOp::Max | BinaryOp::Min), a @ F::Const(_), b)
+                    if !matches!(b, F::Const(_)) =>
+                {
+                    F::binary(op, b, a)
+                }
+                (op, a, b) => F::binary(op, a, b),
+            }
+        }
+        F::Powi(a, -1) => match tidy(*a) {
+            F::Unary(UnaryOp::Sqrt, a) => F::Unary(UnaryOp::Rsqrt, a),
+            a => F::binary(BinaryOp::Div, F::int(1), a),
+        },
+        F::Powi(a, k) => F::Powi(Box::new(tidy(*a)), k),
+        // `exp2(log2(e) * a)` → `exp(a)`: how compilers write `exp` (the decider reads
+        // the rounded `log2(e)` as the real one; the tidied formula is proved again).
+        F::Unary(UnaryOp::Exp2, a) => match tidy(*a) {
+            F::Binary(BinaryOp::Mul, c, a) => match over_log2_e(&c) {
+                Some(q) if q == 1.0 => F::unary(UnaryOp::Exp, *a),
+                Some(q) if q == -1.0 => F::unary(UnaryOp::Exp, F::unary(UnaryOp::Neg, *a)),
+                Some(q) => match num_rational::BigRational::from_float(q) {
+                    Some(q) => F::unary(UnaryOp::Exp, F::binary(BinaryOp::Mul, F::Const(q), *a)),
+                    None => F::unary(UnaryOp::Exp2, F::binary(BinaryOp::Mul, *c, *a)),
+                },
+                None => F::unary(UnaryOp::Exp2, F::binary(BinaryOp::Mul, *c, *a)),
+            },
+            a => F::unary(UnaryOp::Exp2, a),
+        },
+        F::Unary(op, a) => F::unary(op, tidy(*a)),
+        F::Cmp(op, a, b) => F::cmp(op, tidy(*a), tidy(*b)),
+        F::Select(c, a, b) => F::select(tidy(*c), tidy(*a), tidy(*b)),
+        F::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg,
+        } => F::reduce(op, tidy(*arg), axis, keepdim),
+        // `(c * a) @ b` and `a @ (c * b)` → `c * (a @ b)` for a scalar `c`: the scale
+        // outside, as in `scale * (q @ k.T)`.
+        F::MatMul(a, b) => {
+            let (a, b) = (tidy(*a), tidy(*b));
+            match (a, b) {
+                (F::Binary(BinaryOp::Mul, c, a), b) if is_scalar(&c) => {
+                    F::binary(BinaryOp::Mul, *c, F::MatMul(a, Box::new(b)))
+                }
+                (a, F::Binary(BinaryOp::Mul, c, b)) if is_scalar(&c) => {
+                    F::binary(BinaryOp::Mul, *c, F::MatMul(Box::new(a), b))
+                }
+                (a, b) => F::MatMul(Box::new(a), Box::new(b)),
+            }
+        }
+        F::Transpose(a) => F::Transpose(Box::new(tidy(*a))),
+        F::Cat { axis, args } => F::cat(args.into_iter().map(tidy).collect(), axis),
+        F::Slice {
+            arg,
+            axis,
+            start,
+            end,
+        } => tidy(*arg).slice(axis, start, end),
+        F::Broadcast { arg, shape } => tidy(*arg).broadcast_to(shape),
+        f => f,
+    }
+}
+
+/// `q` where the constant `f` is `q · log2(e)` up to rounding, with `q` an f32 (how a
+/// compiler folds `exp(q·a)` into `exp2`). Only a guess: the tidied formula is proved.
+fn over_log2_e(f: &Formula) -> Option<f64> {
+    use num_traits::ToPrimitive;
+    let Formula::Const(c) = f else {
+        return None;
+    };
+    let c = c.to_f64()?;
+    let q = (c / std::f64::consts::LOG2_E) as f32 as f64;
+    (q != 0.0 && ((q * std::f64::consts::LOG2_E - c) / c).abs() < 1e-6).then_some(q)
+}
+
+/// A 0-d formula: a scalar parameter or a constant.
+fn is_scalar(f: &Formula) -> bool {
+    matches!(f, Formula::Scalar(_) | Formula::Const(_))
+}
+
+fn is_one(f: &Formula) -> bool {
+    matches!(f, Formula::Const(c) if c.is_one())
+}
+
+#[allow(dead_code)]
+fn is_zero(f: &Formula) -> bool {
+    matches!(f, Formula::Const(c) if c.is_zero())
+}
+
+fn is_const(f: &Formula, v: i64) -> bool {
+    matches!(f, Formula::Const(c) if *c == num_rational::BigRational::from_integer(v.into()))
+}
+
+/// `b` where `f` is the input `b` with a unit axis after it for each of `nd` spatial
+/// axes (`b[:, None]` for a 1-D convolution): a per-channel bias.
+fn conv_bias(f: &Formula, nd: usize) -> Option<Formula> {
+    let mut f = f;
+    for k in (1..=nd).rev() {
+        match f {
+            Formula::Unsqueeze { arg, axis } if *axis == k => f = arg,
+            _ => return None,
+        }
+    }
+    matches!(f, Formula::Input(_)).then(|| f.clone())
+}
