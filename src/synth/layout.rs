@@ -16,7 +16,10 @@ impl Synth<'_> {
     pub(super) fn concat(&mut self, shape: &[usize], list: &[TermId], by_form: bool) -> Option<Formula> {
         for axis in 0..shape.len() {
             let n = shape[axis];
-            if n < 2 || (by_form && (axis + 1 != shape.len() || n % 2 != 0 || self.in_form_cut)) {
+            // By form: the last axis, two halves of at least two elements each (a pair
+            // of unlike elements is no rotate-half, and cutting every such pair costs
+            // a build of each).
+            if n < 2 || (by_form && (axis + 1 != shape.len() || n % 2 != 0 || n < 4 || self.in_form_cut)) {
                 continue;
             }
             let mut keys = vec![0u64; n];
