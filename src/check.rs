@@ -160,8 +160,16 @@ pub fn check(
     if expected.is_empty() {
         return Err(Error::Usage(format!(
             "the spec assigns none of the kernel's outputs ({}); it assigns {}",
-            spec.outputs.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "),
-            temporaries.iter().map(|t| format!("`{}`", t.name)).collect::<Vec<_>>().join(", ")
+            spec.outputs
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            temporaries
+                .iter()
+                .map(|t| format!("`{}`", t.name))
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let mut right = BTreeMap::new();

@@ -315,7 +315,9 @@ fn spec_temporaries_are_locals_and_named_in_the_report() {
     let r = check::check(&k, &i, spec, &opts).unwrap();
     assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
     assert_eq!(r.temporaries, ["e"]);
-    assert!(r.to_text().contains("temporaries of the spec (not kernel outputs): e"));
+    assert!(r
+        .to_text()
+        .contains("temporaries of the spec (not kernel outputs): e"));
 
     let wrong = "e = torch.exp(x); y = e / e.sum(-1, keepdim=True) + 1";
     let r = check::check(&k, &i, wrong, &opts).unwrap();
@@ -325,5 +327,8 @@ fn spec_temporaries_are_locals_and_named_in_the_report() {
         .err()
         .expect("no output assigned")
         .to_string();
-    assert!(err.contains("none of the kernel's outputs (y)") && err.contains("`yy`"), "{err}");
+    assert!(
+        err.contains("none of the kernel's outputs (y)") && err.contains("`yy`"),
+        "{err}"
+    );
 }

@@ -384,9 +384,17 @@ fn specs_with_temporaries_and_new_axes_are_read_for_every_size() {
     let k = Kernel::load(std::path::Path::new("triton_ir/softmax/kernel.ttir"), None).unwrap();
     let r = check_all_sizes(&k, &k.launch.sizes.clone(), spec);
     assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
-    assert!(matches!(scope(&r), Scope::AllSizes { .. }), "{}", r.to_text());
+    assert!(
+        matches!(scope(&r), Scope::AllSizes { .. }),
+        "{}",
+        r.to_text()
+    );
     assert_eq!(r.temporaries, ["e"]);
-    let bug = Kernel::load(std::path::Path::new("triton_ir/softmax_bug/kernel.ttir"), None).unwrap();
+    let bug = Kernel::load(
+        std::path::Path::new("triton_ir/softmax_bug/kernel.ttir"),
+        None,
+    )
+    .unwrap();
     let r = check_all_sizes(&bug, &bug.launch.sizes.clone(), spec);
     assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
 }

@@ -798,19 +798,26 @@ fn unsqueeze_shapes_instantiates_and_renders() {
     assert_eq!(xs().unsqueeze(1).instantiate(&mut t, &e).unwrap(), plain);
     // Broadcast against a [2, 3, 6] operand: x[i, j] for every middle index k.
     let e3 = sized_env().tensor("z", &[2, 3, 6]);
-    let sum = (xs().unsqueeze(1) + Formula::input("z")).instantiate(&mut t, &e3).unwrap();
+    let sum = (xs().unsqueeze(1) + Formula::input("z"))
+        .instantiate(&mut t, &e3)
+        .unwrap();
     assert_eq!(sum.len(), 36);
     let (x05, z125) = (t.input("x", &[0, 5]), t.input("z", &[1, 2, 5]));
     let x15 = t.input("x", &[1, 5]);
     let z005 = t.input("z", &[0, 0, 5]);
     assert_eq!(sum[5], t.add(x05, z005));
     assert_eq!(sum[2 * 6 + 5 + 18], t.add(x15, z125));
-    let f = xs().slice(1, lift::formula::Size::Int(0), Some(h())).unsqueeze(1);
+    let f = xs()
+        .slice(1, lift::formula::Size::Int(0), Some(h()))
+        .unsqueeze(1);
     assert_eq!(text(&f), "x[:, :H][:, None]");
     assert_eq!(render::numpy::expr(&f, &e), "x[:, :H][:, None]");
     assert_eq!(render::torch::expr(&f, &e), "x[:, :H][:, None]");
     assert_eq!(text(&xs().unsqueeze(0)), "x[None]");
-    assert_eq!(render::latex::expr(&xs().unsqueeze(1)), "x_{[:,\\, \\mathrm{None}]}");
+    assert_eq!(
+        render::latex::expr(&xs().unsqueeze(1)),
+        "x_{[:,\\, \\mathrm{None}]}"
+    );
     let j = render::json::expr(&f, &e).unwrap();
     assert_eq!(j["op"], "unsqueeze");
     assert_eq!(j["axis"], 1);

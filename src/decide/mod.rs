@@ -28,8 +28,8 @@ pub use normalize::{normalize, normalize_all};
 
 use crate::term::{Node, TermId, Terms};
 use canon::{Canon, Dag, Halt, Reached};
-use refute::{EvalMemo, Refuter};
 use rayon::prelude::*;
+use refute::{EvalMemo, Refuter};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -294,7 +294,9 @@ fn decide_shared<'t>(
     // Only the sub-terms no earlier pair of the chunk met are walked here.
     let new_a = Dag::new_since(terms, a, &mut shared.reached);
     let new_b = Dag::new_since(terms, b, &mut shared.reached);
-    shared.pending.extend(new_a.nodes.into_iter().chain(new_b.nodes));
+    shared
+        .pending
+        .extend(new_a.nodes.into_iter().chain(new_b.nodes));
     let flags = shared.reached.flags(a) | shared.reached.flags(b);
     // Bit-level code is never evaluated, so random points can never refute it.
     if flags & Reached::OPAQUE != 0 {

@@ -7,7 +7,9 @@
 //! are exactly those the evaluation used.
 
 use super::canon::{known_value, Dag};
-use super::{leaf_hash, leaf_of, point_value, Counterexample, Leaf, BOUNDARY_POINT, BOUNDARY_POINTS};
+use super::{
+    leaf_hash, leaf_of, point_value, Counterexample, Leaf, BOUNDARY_POINT, BOUNDARY_POINTS,
+};
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use num_traits::ToPrimitive;
 use rustc_hash::FxHashMap;
@@ -457,7 +459,11 @@ impl<'a> Refuter<'a> {
         self.search_memo(seeds, false)
     }
     /// As `search`; with `memo`, through the chunk's values (the points every pair tries).
-    pub(super) fn search_memo(&self, seeds: std::ops::Range<u64>, memo: bool) -> Option<Counterexample> {
+    pub(super) fn search_memo(
+        &self,
+        seeds: std::ops::Range<u64>,
+        memo: bool,
+    ) -> Option<Counterexample> {
         seeds
             .into_iter()
             .find_map(|s| self.try_point(s, &|l: &Leaf| point_value(s, l), memo))
@@ -501,7 +507,9 @@ impl<'a> Refuter<'a> {
         for &t in &self.dag().nodes {
             if let Node::Cmp(CmpOp::Eq | CmpOp::Ne, a, b) = self.terms.node(t) {
                 for (x, k) in [(a, b), (b, a)] {
-                    if let (Some(l), Some(c)) = (leaf_of(self.terms, *x), const_value(self.terms, *k)) {
+                    if let (Some(l), Some(c)) =
+                        (leaf_of(self.terms, *x), const_value(self.terms, *k))
+                    {
                         if c.is_finite()
                             && pins.len() < 8
                             && !pins.iter().any(|p| p.0 == l && p.1 == c)
@@ -530,4 +538,3 @@ const CUT_POINT: u64 = 1 << 41;
 
 /// First seed of the points that pin one leaf to the constant it is tested equal to.
 const PIN_POINT: u64 = (1 << 41) + (1 << 20);
-

@@ -960,7 +960,13 @@ impl Formula {
                         crate::render::text::expr(self)
                     ));
                 }
-                d.insert(*axis, Dim { size: 1, name: None });
+                d.insert(
+                    *axis,
+                    Dim {
+                        size: 1,
+                        name: None,
+                    },
+                );
                 Ok(d)
             }
             Formula::Broadcast { arg, shape } => {

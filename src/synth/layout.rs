@@ -13,13 +13,20 @@ impl Synth<'_> {
     /// A concatenation along an axis: the first index of some axis where the input
     /// tensors of the elements change (`by_form`: where the form of the elements
     /// changes, see [`form`]) splits `list` into two parts built separately.
-    pub(super) fn concat(&mut self, shape: &[usize], list: &[TermId], by_form: bool) -> Option<Formula> {
+    pub(super) fn concat(
+        &mut self,
+        shape: &[usize],
+        list: &[TermId],
+        by_form: bool,
+    ) -> Option<Formula> {
         for axis in 0..shape.len() {
             let n = shape[axis];
             // By form: the last axis, two halves of at least two elements each (a pair
             // of unlike elements is no rotate-half, and cutting every such pair costs
             // a build of each).
-            if n < 2 || (by_form && (axis + 1 != shape.len() || n % 2 != 0 || n < 4 || self.in_form_cut)) {
+            if n < 2
+                || (by_form && (axis + 1 != shape.len() || n % 2 != 0 || n < 4 || self.in_form_cut))
+            {
                 continue;
             }
             let mut keys = vec![0u64; n];
@@ -40,8 +47,10 @@ impl Synth<'_> {
             };
             // By form: two halves, each of one form (rotate-half), built without
             // further cuts by form.
-            if by_form && (cut != n / 2 || keys[..cut].iter().any(|k| *k != keys[0])
-                || keys[cut..].iter().any(|k| *k != keys[cut]))
+            if by_form
+                && (cut != n / 2
+                    || keys[..cut].iter().any(|k| *k != keys[0])
+                    || keys[cut..].iter().any(|k| *k != keys[cut]))
             {
                 continue;
             }
@@ -89,7 +98,12 @@ impl Synth<'_> {
 
     /// `x[.., start:end, ..]`: the elements are a block of the input `tensor` (same rank),
     /// its offset read off the first element; bounds as size expressions.
-    pub(super) fn input_slice(&mut self, tensor: &str, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+    pub(super) fn input_slice(
+        &mut self,
+        tensor: &str,
+        shape: &[usize],
+        list: &[TermId],
+    ) -> Option<Formula> {
         let ishape = self.env.tensors.get(tensor)?.clone();
         if ishape.len() != shape.len() {
             return None;
@@ -127,7 +141,12 @@ impl Synth<'_> {
     /// along were made unit axes): the tensor (or a slice of it) over the shape without
     /// them, with each inner unit axis inserted (`cos[:, :4][:, None]`); leading ones
     /// broadcast.
-    pub(super) fn unit_axes_inserted(&mut self, tensor: &str, shape: &[usize], list: &[TermId]) -> Option<Formula> {
+    pub(super) fn unit_axes_inserted(
+        &mut self,
+        tensor: &str,
+        shape: &[usize],
+        list: &[TermId],
+    ) -> Option<Formula> {
         let squeezed: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
         let rank = self.env.tensors.get(tensor)?.len();
         // Only below a leading broadcast axis: a lower-rank tensor spread over a batch
@@ -139,7 +158,12 @@ impl Synth<'_> {
         // Row-major order is the same without unit axes.
         let mut f = self.build(&squeezed, list).ok()?;
         let first = shape.iter().position(|&d| d != 1)?;
-        for (axis, _) in shape.iter().enumerate().skip(first).filter(|(_, &d)| d == 1) {
+        for (axis, _) in shape
+            .iter()
+            .enumerate()
+            .skip(first)
+            .filter(|(_, &d)| d == 1)
+        {
             f = f.unsqueeze(axis - first);
         }
         self.matches(&f, shape, list).then_some(f)

@@ -573,7 +573,10 @@ impl<'a> Synth<'a> {
             .or_else(|t| enumerate::stalled(self, shape, list).ok_or(t))
             .or_else(|t| {
                 let structural = self.budget > 0 && !self.timed_out;
-                structural.then(|| self.concat(shape, list, true)).flatten().ok_or(t)
+                structural
+                    .then(|| self.concat(shape, list, true))
+                    .flatten()
+                    .ok_or(t)
             });
         self.memo.insert(key, r.clone());
         r
@@ -1090,7 +1093,6 @@ impl<'a> Synth<'a> {
         self.tensor_masks.insert(t, m);
         m
     }
-
 }
 
 fn nary(n: &Node) -> Option<&[TermId]> {
@@ -1134,4 +1136,3 @@ fn constant_along(shape: &[usize], list: &[TermId], a: usize) -> bool {
         i == 0 || list[p] == list[p - i * stride]
     })
 }
-

@@ -65,7 +65,8 @@ pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
         let F::Powi(s, k) = p else { return None };
         let n = summed(s)?;
         let k = u32::try_from(*k).ok().filter(|&k| k >= 1)?;
-        let scaled = c * num_rational::BigRational::from_integer(num_bigint::BigInt::from(n).pow(k));
+        let scaled =
+            c * num_rational::BigRational::from_integer(num_bigint::BigInt::from(n).pow(k));
         let m = as_mean((**s).clone()).powi(k as i32);
         if scaled.is_one() {
             Some(m)
@@ -144,10 +145,24 @@ pub fn tidy(f: Formula) -> Formula {
                 }
                 // A convolution plus its bias broadcast over the spatial axes
                 // (`conv1d(x, w) + b[:, None]`): PyTorch's `conv1d(x, w, b)`.
-                (BinaryOp::Add, F::Window { op: WindowOp::Conv, args, geometry }, c)
-                | (BinaryOp::Add, c, F::Window { op: WindowOp::Conv, args, geometry })
-                    if args.len() == 2 && conv_bias(&c, geometry.nd()).is_some() =>
-                {
+                (
+                    BinaryOp::Add,
+                    F::Window {
+                        op: WindowOp::Conv,
+                        args,
+                        geometry,
+                    },
+                    c,
+                )
+                | (
+                    BinaryOp::Add,
+                    c,
+                    F::Window {
+                        op: WindowOp::Conv,
+                        args,
+                        geometry,
+                    },
+                ) if args.len() == 2 && conv_bias(&c, geometry.nd()).is_some() => {
                     let mut args = args;
                     args.push(conv_bias(&c, geometry.nd()).expect("checked"));
                     F::window(WindowOp::Conv, args, geometry)

@@ -825,16 +825,16 @@ impl Reader<'_, '_> {
             ixs.push(match s {
                 Sub::Slice(a, b, c) => Ix::Slice(a, b, c),
                 Sub::Expr(e) if matches!(e.kind, ExprKind::Ellipsis) => Ix::Ellipsis,
-                Sub::Expr(e) => match self.expr(e)? {
-                    V::None => Ix::NewAxis,
-                    _ => {
-                        return err(
+                Sub::Expr(e) => {
+                    match self.expr(e)? {
+                        V::None => Ix::NewAxis,
+                        _ => return err(
                             col,
                             "indexing other than slices, `...` and None is not read for all sizes"
                                 .into(),
-                        )
+                        ),
                     }
-                },
+                }
             });
         }
         let used = ixs.iter().filter(|i| matches!(i, Ix::Slice(..))).count();
@@ -842,7 +842,10 @@ impl Reader<'_, '_> {
             return err(col, "too many indices".into());
         }
         if ixs.iter().filter(|i| matches!(i, Ix::Ellipsis)).count() > 1 {
-            return err(col, "an index can only have a single ellipsis (`...`)".into());
+            return err(
+                col,
+                "an index can only have a single ellipsis (`...`)".into(),
+            );
         }
         const FULL: (Option<Expr>, Option<Expr>, Option<Expr>) = (None, None, None);
         let mut full: Vec<Ix> = Vec::new();
