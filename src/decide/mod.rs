@@ -307,7 +307,8 @@ fn decide_shared<'t>(
                 Node::Opaque(op, _) => Some(op.clone()),
                 _ => None,
             })
-            .expect("an opaque node is reachable");
+            // Reachable by construction of the flag; a name only for the message.
+            .unwrap_or_else(|| "bit-level".into());
         return Verdict::Unknown {
             reason: format!(
                 "bit-level code (`{op}`) that lift does not read as real arithmetic \
