@@ -67,6 +67,28 @@ fn chunk_size(terms: &Terms, roots: &[TermId]) -> usize {
 /// each chunk with one canonical-form cache: the sub-terms neighbouring elements share
 /// (a row's max and sum) are converted and rebuilt once per chunk.
 pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
+    // Each distinct root once (every element of a row has the row's sum as a factor):
+    // a chunk rebuilds each of its roots, and a row's sum converted in every chunk
+    // would cost its canonical form once per chunk.
+    let mut first: rustc_hash::FxHashMap<TermId, usize> = Default::default();
+    let mut distinct = Vec::new();
+    let at: Vec<usize> = roots
+        .iter()
+        .map(|&t| {
+            *first.entry(t).or_insert_with(|| {
+                distinct.push(t);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    if distinct.len() < roots.len() {
+        let normal = normalize_distinct(terms, &distinct, keep_exp);
+        return at.into_iter().map(|i| normal[i]).collect();
+    }
+    normalize_distinct(terms, roots, keep_exp)
+}
+
+fn normalize_distinct(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
     use rayon::prelude::*;
     let chunks: Vec<(Vec<Option<Expr>>, Shared)> = {
         let terms: &Terms = terms;

@@ -471,6 +471,8 @@ struct Synth<'a> {
     tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
     tensor_ids: Vec<String>,
     leaf_sets: leaves::LeafSets,
+    /// The sub-terms below each term, as bit sets.
+    node_sets: leaves::NodeSets,
     /// Candidates already instantiated (inputs, transposes, slices, products).
     instances: Instances,
     /// The operands of each n-ary term reduced so far, in [`Synth::order_operands`]'s
@@ -495,6 +497,7 @@ impl<'a> Synth<'a> {
             tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
             leaf_sets: Default::default(),
+            node_sets: Default::default(),
             instances: HashMap::new(),
             operand_orders: Default::default(),
             in_form_cut: false,

@@ -6,7 +6,6 @@
 
 use super::{leaves, Synth};
 use crate::term::{Node, TermId};
-use std::collections::BTreeSet;
 
 impl Synth<'_> {
     /// Operands sorted by the input elements not shared by all of them (then by id).
@@ -68,22 +67,15 @@ impl Synth<'_> {
     /// that read every input element the operands read: in `exp(q_i·k_j - max_j(q_i·k_j))`
     /// the products `q_i·k_j` are common too (the max reads them all) but tell `j` apart.
     pub(super) fn order_by_own_leaves(&mut self, ops: &[TermId]) -> Option<Vec<TermId>> {
-        let subterms = |t: TermId| -> rustc_hash::FxHashSet<TermId> {
-            let mut seen = rustc_hash::FxHashSet::default();
-            let mut stack = vec![t];
-            while let Some(t) = stack.pop() {
-                if seen.insert(t) {
-                    self.terms.for_each_child(t, |c| stack.push(c));
-                }
-            }
-            seen
-        };
-        let sets: Vec<_> = ops.iter().map(|&o| subterms(o)).collect();
-        let common: rustc_hash::FxHashSet<TermId> = sets[0]
+        let sets: Vec<leaves::Bits> = ops
             .iter()
-            .copied()
-            .filter(|t| sets[1..].iter().all(|s| s.contains(t)))
+            .map(|&o| self.node_sets.of(self.terms, o))
             .collect();
+        let common_bits = sets
+            .iter()
+            .skip(1)
+            .fold(sets[0].to_vec(), |acc, s| leaves::intersect(&acc, s));
+        let common: Vec<TermId> = self.node_sets.terms_of(&common_bits);
         if let Some(order) = self.order_by_leaves_outside(ops, &common, false) {
             return Some(order);
         }
@@ -91,7 +83,7 @@ impl Synth<'_> {
         for &o in ops {
             union = leaves::union(&union, &self.leaf_sets.of(self.terms, o));
         }
-        let covering: rustc_hash::FxHashSet<TermId> = common
+        let covering: Vec<TermId> = common
             .into_iter()
             .filter(|&t| {
                 let bits = self.leaf_sets.of(self.terms, t);
@@ -105,14 +97,27 @@ impl Synth<'_> {
     /// (with `less_shared`, less those every operand reads that way); `None` where
     /// those tie.
     pub(super) fn order_by_leaves_outside(
-        &self,
+        &mut self,
         ops: &[TermId],
-        stop: &rustc_hash::FxHashSet<TermId>,
+        stop: &[TermId],
         less_shared: bool,
     ) -> Option<Vec<TermId>> {
-        let mut owns = Vec::with_capacity(ops.len());
+        // An input element counts wherever the walk meets it, and the walk ends at any
+        // other leaf anyway: only compound stops stop.
+        let stop_set: rustc_hash::FxHashSet<TermId> = stop
+            .iter()
+            .copied()
+            .filter(|&t| !self.terms.children(t).is_empty())
+            .collect();
+        // The stops as a node set: below a term that reaches none of them, the walk
+        // would read every input element, which its leaf set already holds.
+        let mut stop_bits: Vec<u64> = Vec::new();
+        for &t in &stop_set {
+            self.node_sets.insert(self.terms, t, &mut stop_bits);
+        }
+        let mut owns: Vec<Vec<u64>> = Vec::with_capacity(ops.len());
         for &o in ops {
-            let mut own: BTreeSet<(&str, &[i64])> = BTreeSet::new();
+            let mut own: Vec<u64> = Vec::new();
             let mut seen = rustc_hash::FxHashSet::default();
             let mut stack = vec![o];
             while let Some(t) = stack.pop() {
@@ -120,26 +125,42 @@ impl Synth<'_> {
                     continue;
                 }
                 match self.terms.node(t) {
-                    Node::Input { tensor, index } => {
-                        own.insert((&**tensor, &**index));
+                    Node::Input { .. } => {
+                        leaves::or_into(&mut own, &self.leaf_sets.of(self.terms, t));
                     }
-                    _ if t != o && stop.contains(&t) => {}
+                    _ if t != o && stop_set.contains(&t) => {}
+                    _ if !leaves::meets(&self.node_sets.of(self.terms, t), &stop_bits) => {
+                        leaves::or_into(&mut own, &self.leaf_sets.of(self.terms, t));
+                    }
                     _ => self.terms.for_each_child(t, |c| stack.push(c)),
                 }
             }
             owns.push(own);
         }
-        let shared: BTreeSet<(&str, &[i64])> = if less_shared {
-            owns.iter().skip(1).fold(owns[0].clone(), |acc, s| {
-                acc.intersection(s).copied().collect()
-            })
+        let shared: Vec<u64> = if less_shared {
+            owns.iter()
+                .skip(1)
+                .fold(owns[0].clone(), |acc, s| leaves::intersect(&acc, s))
         } else {
-            BTreeSet::new()
+            Vec::new()
+        };
+        let element = |t: TermId| match self.terms.node(t) {
+            Node::Input { tensor, index } => Some((&**tensor, &**index)),
+            _ => None,
         };
         let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = owns
-            .into_iter()
+            .iter()
             .zip(ops)
-            .map(|(own, &o)| (own.difference(&shared).copied().collect(), o))
+            .map(|(own, &o)| {
+                let mut key: Vec<(&str, &[i64])> = self
+                    .leaf_sets
+                    .terms_of(&leaves::minus(own, &shared))
+                    .into_iter()
+                    .filter_map(element)
+                    .collect();
+                key.sort();
+                (key, o)
+            })
             .collect();
         keyed.sort();
         keyed

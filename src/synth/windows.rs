@@ -9,7 +9,8 @@
 //! is returned only if [`Synth::matches`] finds its instantiation equal, term for term,
 //! to the list; `prove` then proves each element as for every formula.
 
-use super::{input_leaves, ravel, Synth};
+use super::leaves::LeafSets;
+use super::{ravel, Synth};
 use crate::formula::{Formula, Geometry, WindowOp};
 use crate::term::{Node, TermId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,20 +33,32 @@ impl Synth<'_> {
         // reads and those of its neighbours are all the geometry needs.
         let mid: Vec<usize> = shape.iter().map(|&n| n / 2).collect();
         let mut reads: BTreeMap<usize, BTreeMap<String, Vec<Vec<i64>>>> = BTreeMap::new();
-        let mut read = |p: usize, terms: &crate::term::Terms| {
+        // The input elements below each element, from the memoised leaf sets: the
+        // elements of an online recurrence's steps share their history.
+        let mut read = |p: usize, terms: &crate::term::Terms, sets: &mut LeafSets| {
             reads
                 .entry(p)
                 .or_insert_with(|| {
+                    let bits = sets.of(terms, list[p]);
+                    let mut leaves: Vec<(&str, &[i64])> = sets
+                        .terms_of(&bits)
+                        .into_iter()
+                        .filter_map(|t| match terms.node(t) {
+                            Node::Input { tensor, index } => Some((&**tensor, &**index)),
+                            _ => None,
+                        })
+                        .collect();
+                    leaves.sort_unstable();
                     let mut m: BTreeMap<String, Vec<Vec<i64>>> = BTreeMap::new();
-                    for (name, idx) in input_leaves(terms, list[p]) {
-                        m.entry(name).or_default().push(idx);
+                    for (name, idx) in leaves {
+                        m.entry(name.to_string()).or_default().push(idx.to_vec());
                     }
                     m
                 })
                 .clone()
         };
         let p0 = ravel(&mid, shape);
-        let at_mid = read(p0, self.terms);
+        let at_mid = read(p0, self.terms, &mut self.leaf_sets);
         let rank = |name: &str| self.env.tensors.get(name).map(|s| s.len());
         let same_rank: Vec<&String> = at_mid.keys().filter(|n| rank(n) == Some(r)).collect();
         let vectors: Vec<&String> = at_mid.keys().filter(|n| rank(n) == Some(1)).collect();
@@ -63,7 +76,9 @@ impl Synth<'_> {
                 None => 1..=MAX_WINDOWED_AXES.min(r - 1),
             };
             for nd in nds {
-                let Some(g) = geometry(shape, &mid, x, nd, &mut |p| read(p, self.terms)) else {
+                let Some(g) = geometry(shape, &mid, x, nd, &mut |p| {
+                    read(p, self.terms, &mut self.leaf_sets)
+                }) else {
                     continue;
                 };
                 let cands: Vec<Formula> = match w {
