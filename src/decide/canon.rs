@@ -15,6 +15,7 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
+mod chain;
 mod funcs;
 mod known;
 
@@ -1128,6 +1129,10 @@ impl<'t> Canon<'t> {
             Node::Cmp(..) | Node::Not(_) | Node::And(_) | Node::Or(_) => {
                 self.cond_leaves(t, &mut need)
             }
+            Node::Add(_) => match self.chain(t) {
+                Some((steps, base)) => Self::chain_inputs(&steps, base, &mut need),
+                None => self.terms.for_each_child(t, |c| need.push(c)),
+            },
             _ => self.terms.for_each_child(t, |c| need.push(c)),
         }
         need.retain(|&n| self.lookup(n).is_none());
@@ -1175,6 +1180,9 @@ impl<'t> Canon<'t> {
                 return Err(Halt::Stop("the term contains an infinity or NaN".into()))
             }
             Node::Add(ops) => {
+                if let Some((steps, base)) = self.chain(t) {
+                    return Ok(self.fold_chain(&steps, base)?);
+                }
                 let mut acc = Rf::constant(rat(0));
                 for o in ops.iter() {
                     let r = self.get(*o);

@@ -268,6 +268,74 @@ struct Shared<'t> {
     reached: Reached,
     /// Sub-terms met since `canon` last recorded its facts (children first).
     pending: Vec<TermId>,
+    /// Verdicts of the differing sub-terms of earlier pairs (see [`differing_pair`]).
+    sub_pairs: FxHashMap<(TermId, TermId), Verdict>,
+}
+
+/// The innermost pair of sub-terms in which `a` and `b` differ, where they are the same
+/// context around one differing pair: `exp(x_j - m)·l^-1` against `exp(x_j - m)·S^-1`
+/// differ in `(l, S)`. Operands of an n-ary node that both sides have are set aside;
+/// the walk descends while exactly one operand of each side is left. `(a, b)` itself
+/// where they differ at the top.
+fn differing_pair(terms: &Terms, a: TermId, b: TermId) -> (TermId, TermId) {
+    let (mut a, mut b) = (a, b);
+    loop {
+        let next = match (terms.node(a), terms.node(b)) {
+            (Node::Add(x), Node::Add(y))
+            | (Node::Mul(x), Node::Mul(y))
+            | (Node::Max(x), Node::Max(y))
+            | (Node::Min(x), Node::Min(y)) => only_difference(x, y),
+            (Node::Pow(p, j), Node::Pow(q, k)) if j == k => Some((*p, *q)),
+            (Node::Call(f, p), Node::Call(g, q)) if f == g => Some((*p, *q)),
+            _ => None,
+        };
+        match next {
+            Some((p, q)) if p != q => (a, b) = (p, q),
+            _ => return (a, b),
+        }
+    }
+}
+
+/// The one operand of `x` and the one of `y` left after removing those both have (as
+/// multisets), where exactly one is left on each side.
+fn only_difference(x: &[TermId], y: &[TermId]) -> Option<(TermId, TermId)> {
+    let (mut xs, mut ys) = (x.to_vec(), y.to_vec());
+    xs.sort_unstable();
+    ys.sort_unstable();
+    let (mut i, mut j) = (0, 0);
+    let (mut only_x, mut only_y) = (Vec::new(), Vec::new());
+    while i < xs.len() || j < ys.len() {
+        match (xs.get(i), ys.get(j)) {
+            (Some(p), Some(q)) if p == q => {
+                i += 1;
+                j += 1;
+            }
+            (Some(p), Some(q)) if p < q => {
+                only_x.push(*p);
+                i += 1;
+            }
+            (Some(_), Some(q)) => {
+                only_y.push(*q);
+                j += 1;
+            }
+            (Some(p), None) => {
+                only_x.push(*p);
+                i += 1;
+            }
+            (None, Some(q)) => {
+                only_y.push(*q);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+        if only_x.len() > 1 || only_y.len() > 1 {
+            return None;
+        }
+    }
+    match (only_x.as_slice(), only_y.as_slice()) {
+        ([p], [q]) => Some((*p, *q)),
+        _ => None,
+    }
 }
 
 /// As [`decide_with_points`], with `shared`: the canonical forms and point values of
@@ -340,7 +408,26 @@ fn decide_shared<'t>(
                 .into(),
         };
     }
-    // 2. Prover.
+    // 2. Congruence: where the sides are one context around a differing pair of
+    // sub-terms, equal sub-terms make them equal (the same function of equal values).
+    // The pair's verdict is kept for the chunk: every element of a row divides by the
+    // row's sum, so the sums are compared once per row, not once per element.
+    let (p, q) = differing_pair(terms, a, b);
+    if (p, q) != (a, b) {
+        let sub = match shared.sub_pairs.get(&(p, q)) {
+            Some(v) => v.clone(),
+            None => {
+                let v = decide_shared(terms, p, q, opts, extra, shared);
+                shared.sub_pairs.insert((p, q), v.clone());
+                v
+            }
+        };
+        if sub.is_equal() {
+            return sub;
+        }
+    }
+    // 3. Prover.
+    let refuter = Refuter::new(terms, [a, b], &shared.evals);
     let rest_points = 1 + first..1 + opts.random_points as u64;
     // The canonical forms record the facts of every sub-term met so far (children
     // first: a child's id is below its parents').

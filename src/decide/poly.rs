@@ -230,7 +230,7 @@ impl Algebra {
     pub fn exp_poly(&self, id: ExpId) -> &Poly {
         &self.exps[id as usize]
     }
-    fn add_exp(&mut self, a: ExpId, b: ExpId) -> ExpId {
+    pub fn add_exp(&mut self, a: ExpId, b: ExpId) -> ExpId {
         if a == 0 {
             return b;
         }
@@ -245,6 +245,10 @@ impl Algebra {
         let r = self.intern_exp(p);
         self.add_cache.insert(key, r);
         r
+    }
+    /// The exponent `-a`.
+    pub fn neg_exp(&mut self, a: ExpId) -> ExpId {
+        self.scale_exp(a, &rat(-1))
     }
     pub fn scale_exp(&mut self, a: ExpId, k: &BigRational) -> ExpId {
         if a == 0 || k.is_one() {
@@ -429,7 +433,7 @@ impl Algebra {
         Ok(p)
     }
 
-    fn too_big(&self, n: usize) -> Stop {
+    pub fn too_big(&self, n: usize) -> Stop {
         Stop(format!(
             "expansion exceeds {} monomials in a product ({} terms)",
             self.limit, n

@@ -1,0 +1,225 @@
+//! Online recurrences and shared contexts: the rescaled running sum of an online
+//! softmax (`l_k = l_{k-1}·exp(m_{k-1} - m_k) + Σ exp(x_j - m_k)`, converted by folding
+//! the rescalings, `decide::canon::chain`) and elements that differ only inside one
+//! shared context (`exp(x_j - m) / l` against `exp(x_j - m) / S`, decided through the
+//! differing pair). Each proof path has wrong twins it must refute.
+
+use lift::decide::{decide, decide_all, normalize, Options, Verdict};
+use lift::term::{Func, TermId, Terms};
+
+#[track_caller]
+fn equal(t: &Terms, a: TermId, b: TermId) {
+    let v = decide(t, a, b, &Options::default());
+    assert!(v.is_equal(), "expected Equal, got {v:?}");
+}
+
+/// NotEqual, and the counterexample replays through `Terms::eval`.
+#[track_caller]
+fn not_equal(t: &Terms, a: TermId, b: TermId) {
+    let v = decide(t, a, b, &Options::default());
+    let Verdict::NotEqual(cex) = v else {
+        panic!("expected NotEqual, got {v:?}")
+    };
+    let (l, r) = (cex.eval(t, a), cex.eval(t, b));
+    assert!(
+        (l - r).abs() > 1e-9 * 1f64.max(l.abs()).max(r.abs()),
+        "counterexample does not replay: {l} vs {r}"
+    );
+}
+
+/// The online sum over `n` elements of row `x` in tiles of `block`, as the kernel
+/// computes it; with `skip_rescale_at`, the rescaling of that step is left out (the
+/// classic bug: right while the first tile holds the row's max).
+struct Online {
+    sum: TermId,
+    max: TermId,
+}
+
+fn online(t: &mut Terms, n: usize, block: usize, skip_rescale_at: Option<usize>) -> Online {
+    let x: Vec<TermId> = (0..n as i64).map(|j| t.input("x", &[j])).collect();
+    let mut m: Option<TermId> = None;
+    let mut l: Option<TermId> = None;
+    for (k, tile) in x.chunks(block).enumerate() {
+        let tile_max = t.maxn(tile);
+        let m_new = match m {
+            Some(prev) => t.max(prev, tile_max),
+            None => tile_max,
+        };
+        let exps: Vec<TermId> = tile
+            .iter()
+            .map(|&xj| {
+                let d = t.sub(xj, m_new);
+                t.call(Func::Exp, d)
+            })
+            .collect();
+        let tile_sum = t.sum(&exps);
+        l = Some(match (l, m) {
+            (Some(prev_l), Some(prev_m)) => {
+                let scaled = if skip_rescale_at == Some(k) {
+                    prev_l
+                } else {
+                    let d = t.sub(prev_m, m_new);
+                    let alpha = t.call(Func::Exp, d);
+                    t.mul(prev_l, alpha)
+                };
+                t.add(scaled, tile_sum)
+            }
+            _ => tile_sum,
+        });
+        m = Some(m_new);
+    }
+    Online {
+        sum: l.expect("n > 0"),
+        max: m.expect("n > 0"),
+    }
+}
+
+/// `Σ_j exp(x_j - max)`, the closed form.
+fn closed(t: &mut Terms, n: usize, max: TermId) -> TermId {
+    let exps: Vec<TermId> = (0..n as i64)
+        .map(|j| {
+            let xj = t.input("x", &[j]);
+            let d = t.sub(xj, max);
+            t.call(Func::Exp, d)
+        })
+        .collect();
+    t.sum(&exps)
+}
+
+#[test]
+fn online_sum_equals_closed_form() {
+    for (n, block) in [(8, 2), (12, 4), (64, 4), (40, 8)] {
+        let mut t = Terms::new();
+        let o = online(&mut t, n, block, None);
+        let s = closed(&mut t, n, o.max);
+        equal(&t, o.sum, s);
+    }
+}
+
+#[test]
+fn online_sum_without_one_rescale_is_refuted() {
+    for (n, block, k) in [(8, 2, 1), (12, 4, 2), (64, 4, 15), (64, 4, 1)] {
+        let mut t = Terms::new();
+        let o = online(&mut t, n, block, Some(k));
+        let s = closed(&mut t, n, o.max);
+        not_equal(&t, o.sum, s);
+    }
+}
+
+/// The folded conversion builds the same canonical form as the step-by-step one: the
+/// normal form of the online sum is the closed form's (the exponential factor pulled
+/// out of both the same way).
+#[test]
+fn online_sum_normalises_like_the_closed_form() {
+    let mut t = Terms::new();
+    let o = online(&mut t, 32, 4, None);
+    let s = closed(&mut t, 32, o.max);
+    let (a, b) = (normalize(&mut t, o.sum), normalize(&mut t, s));
+    assert!(a.is_some() && a == b, "{a:?} vs {b:?}");
+}
+
+/// A rescaling that is not a pure exponential (`2·exp(...)`) is taken step by step:
+/// still decided, both ways.
+#[test]
+fn chain_with_other_factors_is_decided_step_by_step() {
+    let mut t = Terms::new();
+    let x: Vec<TermId> = (0..6).map(|j| t.input("x", &[j])).collect();
+    let c = t.int(2);
+    // l = ((x0·2 + x1)·2 + x2)·2 + x3 against 8·x0 + 4·x1 + 2·x2 + x3 (Horner).
+    let mut l = x[0];
+    for &xj in &x[1..4] {
+        let s = t.mul(l, c);
+        l = t.add(s, xj);
+    }
+    let terms: Vec<TermId> = [8, 4, 2, 1]
+        .iter()
+        .zip(&x)
+        .map(|(&k, &xj)| {
+            let k = t.int(k);
+            t.mul(k, xj)
+        })
+        .collect();
+    let want = t.sum(&terms);
+    equal(&t, l, want);
+    let off = t.add(want, x[4]);
+    not_equal(&t, l, off);
+}
+
+/// Every element `exp(x_j - m) / l` against `exp(x_j - m) / S`: proved through the
+/// differing pair `(l, S)`, and refuted where the sums differ.
+#[test]
+fn softmax_elements_through_the_shared_sum() {
+    let n = 32;
+    let mut t = Terms::new();
+    let right = online(&mut t, n, 4, None);
+    let wrong = online(&mut t, n, 4, Some(3));
+    let s = closed(&mut t, n, right.max);
+    let element = |t: &mut Terms, j: i64, sum: TermId| {
+        let xj = t.input("x", &[j]);
+        let d = t.sub(xj, right.max);
+        let e = t.call(Func::Exp, d);
+        t.div(e, sum)
+    };
+    let mut pairs = Vec::new();
+    let mut twins = Vec::new();
+    for j in 0..n as i64 {
+        let want = element(&mut t, j, s);
+        pairs.push((element(&mut t, j, right.sum), want));
+        twins.push((element(&mut t, j, wrong.sum), want));
+    }
+    let opts = Options::default();
+    for v in decide_all(&t, &pairs, &opts) {
+        assert!(v.is_equal(), "{v:?}");
+    }
+    for v in decide_all(&t, &twins, &opts) {
+        assert!(matches!(v, Verdict::NotEqual(_)), "{v:?}");
+    }
+}
+
+/// Sub-terms that differ in a shared context but are not equal, while the whole is:
+/// `(x - y)²` against `(y - x)²` differ in `(x - y, y - x)`; the full proof decides.
+#[test]
+fn unequal_differing_pair_falls_back_to_the_whole() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let y = t.input("y", &[0]);
+    let z = t.input("z", &[0]);
+    let d1 = t.sub(x, y);
+    let d2 = t.sub(y, x);
+    let a = t.powi(d1, 2);
+    let b = t.powi(d2, 2);
+    let (a, b) = (t.mul(a, z), t.mul(b, z));
+    equal(&t, a, b);
+    // And a context around an unequal pair that does not hide it.
+    let a3 = t.powi(d1, 3);
+    let b3 = t.powi(d2, 3);
+    let (a3, b3) = (t.mul(a3, z), t.mul(b3, z));
+    not_equal(&t, a3, b3);
+}
+
+/// A context with an infinity is never proved through its differing pair, even where
+/// that pair is equal: `(inf·z + y)·(x + 1)²` against `(inf·z + y)·(x² + 2x + 1)`.
+#[test]
+fn infinite_context_is_not_a_proof() {
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let y = t.input("y", &[0]);
+    let z = t.input("z", &[0]);
+    let inf = t.inf(false);
+    let iz = t.mul(inf, z);
+    let ctx = t.add(iz, y);
+    let one = t.one();
+    let x1 = t.add(x, one);
+    let p = t.powi(x1, 2);
+    let x2 = t.powi(x, 2);
+    let two = t.int(2);
+    let tx = t.mul(two, x);
+    let q = t.sum(&[x2, tx, one]);
+    assert_ne!(p, q);
+    equal(&t, p, q);
+    let a = t.mul(ctx, p);
+    let b = t.mul(ctx, q);
+    assert_ne!(a, b);
+    let v = decide(&t, a, b, &Options::default());
+    assert!(!v.is_equal(), "{v:?}");
+}
