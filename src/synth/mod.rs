@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 mod enumerate;
 mod layout;
 mod leaves;
+mod online;
 mod order;
 mod readable;
 mod report;
@@ -158,19 +159,36 @@ pub fn lift_with(
         let mut s = Synth::new(terms, &env, &known, opts);
         s.instances = std::mem::take(&mut instances);
         let start = Instant::now();
-        let mut built = s.build(&t.shape, &elems);
-        tracing::debug!(
-            "synth {}: first pass {:?} ({})",
-            t.name,
-            start.elapsed(),
-            if built.is_ok() { "lifted" } else { "stalled" }
-        );
+        // A long online recurrence (a running sum rescaled at every step) is what
+        // top-down cannot lift: it would descend every step before stalling. Its
+        // elements are normalised factor by factor first (the recurrence folds to its
+        // closed form); top-down runs where that fails.
+        let online = elems
+            .first()
+            .is_some_and(|&e| online::long_recurrence(s.terms, e));
+        let mut built = Err(elems[0]);
+        if online {
+            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, true) {
+                built = Ok(f);
+            }
+            tracing::debug!("synth {}: online, by factor {:?}", t.name, start.elapsed());
+        }
+        if built.is_err() {
+            s.restart();
+            built = s.build(&t.shape, &elems);
+            tracing::debug!(
+                "synth {}: first pass {:?} ({})",
+                t.name,
+                start.elapsed(),
+                if built.is_ok() { "lifted" } else { "stalled" }
+            );
+        }
         // Where top-down stalls, each stage below runs only if those before it failed:
         // (1) the whole output normalised factor by factor (merges online rescalings
-        // and keeps the max subtraction); (2) top-down again, normalising the stalled
-        // sub-terms only, then (3) enumerating there too; (4) the whole output
-        // normalised at once, with a budget of its own.
-        if built.is_err() {
+        // and keeps the max subtraction), unless tried first; (2) top-down again,
+        // normalising the stalled sub-terms only, then (3) enumerating there too; (4)
+        // the whole output normalised at once, with a budget of its own.
+        if built.is_err() && !online {
             s.restart();
             if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, true) {
                 built = Ok(f);
