@@ -414,3 +414,24 @@ fn triton_ptx_lifts_to_the_ttir_formula() {
     }
     assert!(compared >= 30, "{compared}");
 }
+
+/// With one row every element shares the row's max and sum, and axis 0 has extent 1:
+/// the formula still reduces within the row (a reduction of the transposed input over
+/// axis 0, right on that instance alone, was found before), both for the short online
+/// softmax (top-down) and for a long one (normalised first, 16 rescaling steps).
+#[test]
+fn one_row_reduces_along_the_row() {
+    for n in [8, 64] {
+        let k = Kernel::load(&root().join("triton_ir/softmax_online/kernel.ttir"), None).unwrap();
+        let sizes: BTreeMap<String, i64> = [("M".to_string(), 1), ("N".to_string(), n)].into();
+        let inst = k.instance(&sizes).unwrap();
+        let mut terms = Terms::new();
+        let l = synth::lift(&k, &inst, &mut terms).unwrap();
+        let f = l.outputs[0].formula.as_ref().expect("lifted");
+        assert_eq!(
+            lift::render::text::expr(f),
+            "exp(x - max(x, axis=1)) / sum(exp(x - max(x, axis=1)), axis=1)",
+            "N = {n}"
+        );
+    }
+}

@@ -623,9 +623,20 @@ impl<'a> Synth<'a> {
 
     fn build_uncached(&mut self, shape: &[usize], list: &[TermId]) -> Result<Formula, TermId> {
         let t0 = list[0];
-        // Independent of the index: a 0-d value, broadcast.
+        // Independent of the index: a 0-d value, broadcast; else a keepdim value along
+        // the last axis (with one row, a row's sum is the same for every element, and
+        // its operands, `x[0, k]`, are no 1-d formula).
         if list.len() > 1 && list.iter().all(|&t| t == t0) {
-            return self.build(&[], &[t0]);
+            let scalar = self.build(&[], &[t0]);
+            let Some(a) = (0..shape.len()).rev().find(|&a| shape[a] > 1) else {
+                return scalar;
+            };
+            if scalar.is_ok() || shape.iter().filter(|&&d| d > 1).count() > 1 {
+                return scalar;
+            }
+            let mut s2 = shape.to_vec();
+            s2[a] = 1;
+            return self.build(&s2, &[t0]).or(scalar);
         }
         // Constant along an axis: a keepdim value broadcast along it.
         for a in 0..shape.len() {
@@ -910,8 +921,11 @@ impl<'a> Synth<'a> {
         n: usize,
         wrap: &mut dyn FnMut(Formula, usize, bool) -> Formula,
     ) -> Option<Formula> {
-        // The reduced axis: a keepdim axis of size 1, or a new last axis.
+        // The reduced axis: a keepdim axis of size 1, the last first (a kernel reduces
+        // within a row; with one row, reducing a transposed input over axis 0 is right
+        // on that instance only), or a new last axis.
         let mut placements: Vec<(usize, bool)> = (0..shape.len())
+            .rev()
             .filter(|&a| shape[a] == 1)
             .map(|a| (a, true))
             .collect();
