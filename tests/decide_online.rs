@@ -223,3 +223,87 @@ fn infinite_context_is_not_a_proof() {
     let v = decide(&t, a, b, &Options::default());
     assert!(!v.is_equal(), "{v:?}");
 }
+
+/// `l_k = l_{k-1}·c·exp(x_{k-1} - x_k) + exp(x_k) + extra_k` over `n` steps from
+/// `base`, and its closed form `base·c^(n-1)·exp(x_0 - x_{n-1}) + Σ_k c^(n-1-k)·
+/// exp(x_k - x_{n-1})·(exp(x_k) + extra_k)·exp(-x_k)`, written out directly.
+fn rescaled_chain(
+    t: &mut Terms,
+    n: i64,
+    base: TermId,
+    scale: i64,
+    extra: &dyn Fn(&mut Terms, i64) -> Option<TermId>,
+) -> (TermId, TermId) {
+    let c = t.int(scale);
+    let mut l = base;
+    for k in 1..n {
+        let (a, b) = (t.input("x", &[k - 1]), t.input("x", &[k]));
+        let d = t.sub(a, b);
+        let e = t.call(Func::Exp, d);
+        let alpha = t.mul(c, e);
+        let scaled = t.mul(l, alpha);
+        let eb = t.call(Func::Exp, b);
+        l = t.add(scaled, eb);
+        if let Some(x) = extra(t, k) {
+            l = t.add(l, x);
+        }
+    }
+    // Closed form: every term carried to the last step.
+    let last = t.input("x", &[n - 1]);
+    let carry = |t: &mut Terms, k: i64, v: TermId| {
+        let xk = t.input("x", &[k]);
+        let d = t.sub(xk, last);
+        let e = t.call(Func::Exp, d);
+        let ck = t.int(scale.pow((n - 1 - k) as u32));
+        t.product(&[v, e, ck])
+    };
+    let mut parts = vec![carry(t, 0, base)];
+    for k in 1..n {
+        let xk = t.input("x", &[k]);
+        let mut v = t.call(Func::Exp, xk);
+        if let Some(x) = extra(t, k) {
+            v = t.add(v, x);
+        }
+        parts.push(carry(t, k, v));
+    }
+    (l, t.sum(&parts))
+}
+
+/// A chain whose base or addends are quotients, or whose rescaling carries a constant
+/// factor, is right only if those are kept: each twin drops one of them.
+#[test]
+fn quotients_and_scaled_rescalings_are_kept_in_a_chain() {
+    let mut t = Terms::new();
+    let none = |_: &mut Terms, _: i64| None;
+    // Base `y + 1/(z + 2)`: a quotient below the first step.
+    let (y, z) = (t.input("y", &[0]), t.input("z", &[0]));
+    let two = t.int(2);
+    let z2 = t.add(z, two);
+    let inv = t.powi(z2, -1);
+    let base = t.add(y, inv);
+    let (l, want) = rescaled_chain(&mut t, 6, base, 1, &none);
+    equal(&t, l, want);
+    // Twin: the base's numerator `y·(z + 2) + 1` in its place.
+    let yz = t.mul(y, z2);
+    let one = t.one();
+    let numer = t.add(yz, one);
+    let (_, numer_form) = rescaled_chain(&mut t, 6, numer, 1, &none);
+    not_equal(&t, l, numer_form);
+    // Addends `1/(x_k + 3)`: quotients added at every step.
+    let with_inv = |t: &mut Terms, k: i64| {
+        let xk = t.input("x", &[k]);
+        let three = t.int(3);
+        let s = t.add(xk, three);
+        Some(t.powi(s, -1))
+    };
+    let plain = t.add(y, z);
+    let (l, want) = rescaled_chain(&mut t, 6, plain, 1, &with_inv);
+    equal(&t, l, want);
+    let (_, without) = rescaled_chain(&mut t, 6, plain, 1, &none);
+    not_equal(&t, l, without);
+    // Rescaling by `2·exp(...)`: the constant stays.
+    let (l, want) = rescaled_chain(&mut t, 6, plain, 2, &none);
+    equal(&t, l, want);
+    let (l1, _) = rescaled_chain(&mut t, 6, plain, 1, &none);
+    not_equal(&t, l1, want);
+}
