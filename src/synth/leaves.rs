@@ -64,16 +64,7 @@ impl LeafSets {
 
     /// The terms of the input elements in `bits`.
     pub(super) fn terms_of(&self, bits: &[u64]) -> Vec<TermId> {
-        let mut out = Vec::new();
-        for (w, &word) in bits.iter().enumerate() {
-            let mut rest = word;
-            while rest != 0 {
-                let b = rest.trailing_zeros() as usize;
-                out.push(self.leaves[w * 64 + b]);
-                rest &= rest - 1;
-            }
-        }
-        out
+        members(&self.leaves, bits)
     }
 }
 
@@ -110,14 +101,7 @@ impl NodeSets {
             bits[i / 64] |= 1 << (i % 64);
             terms.for_each_child(u, |c| {
                 let (ci, cb) = &self.sets[&c];
-                if matches!(
-                    terms.node(c),
-                    Node::Input { .. }
-                        | Node::Param(_)
-                        | Node::Const(_)
-                        | Node::Inf { .. }
-                        | Node::NaN
-                ) {
+                if is_leaf(terms, c) {
                     // A leaf's set is its own bit: no need to OR its whole vector.
                     bits[ci / 64] |= 1 << (ci % 64);
                     return;
@@ -143,16 +127,37 @@ impl NodeSets {
 
     /// The terms in `bits`.
     pub(super) fn terms_of(&self, bits: &[u64]) -> Vec<TermId> {
-        let mut out = Vec::new();
-        for (w, &word) in bits.iter().enumerate() {
-            let mut rest = word;
-            while rest != 0 {
-                let b = rest.trailing_zeros() as usize;
-                out.push(self.nodes[w * 64 + b]);
-                rest &= rest - 1;
-            }
+        members(&self.nodes, bits)
+    }
+}
+
+/// The terms numbered by the bits set in `bits` (`numbered[i]` is bit `i`'s term).
+fn members(numbered: &[TermId], bits: &[u64]) -> Vec<TermId> {
+    let mut out = Vec::new();
+    for (w, &word) in bits.iter().enumerate() {
+        let mut rest = word;
+        while rest != 0 {
+            let b = rest.trailing_zeros() as usize;
+            out.push(numbered[w * 64 + b]);
+            rest &= rest - 1;
         }
-        out
+    }
+    out
+}
+
+/// Whether `t` has no children (an input element, a param, a constant).
+pub(super) fn is_leaf(terms: &Terms, t: TermId) -> bool {
+    matches!(
+        terms.node(t),
+        Node::Input { .. } | Node::Param(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN
+    )
+}
+
+/// `t` as (tensor, index) where it is an input element.
+pub(super) fn input_element(terms: &Terms, t: TermId) -> Option<(&str, &[i64])> {
+    match terms.node(t) {
+        Node::Input { tensor, index } => Some((&**tensor, &**index)),
+        _ => None,
     }
 }
 

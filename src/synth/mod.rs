@@ -623,20 +623,15 @@ impl<'a> Synth<'a> {
 
     fn build_uncached(&mut self, shape: &[usize], list: &[TermId]) -> Result<Formula, TermId> {
         let t0 = list[0];
-        // Independent of the index: a 0-d value, broadcast; else a keepdim value along
-        // the last axis (with one row, a row's sum is the same for every element, and
-        // its operands, `x[0, k]`, are no 1-d formula).
+        // Independent of the index: a 0-d value, broadcast. With one axis longer than 1
+        // (one row), else a keepdim value: a row's sum is the same for every element, and
+        // its operands, `x[0, k]`, are no 1-d formula.
         if list.len() > 1 && list.iter().all(|&t| t == t0) {
             let scalar = self.build(&[], &[t0]);
-            let Some(a) = (0..shape.len()).rev().find(|&a| shape[a] > 1) else {
-                return scalar;
-            };
-            if scalar.is_ok() || shape.iter().filter(|&&d| d > 1).count() > 1 {
-                return scalar;
+            if scalar.is_err() && shape.iter().filter(|&&d| d > 1).count() == 1 {
+                return self.build(&vec![1; shape.len()], &[t0]).or(scalar);
             }
-            let mut s2 = shape.to_vec();
-            s2[a] = 1;
-            return self.build(&s2, &[t0]).or(scalar);
+            return scalar;
         }
         // Constant along an axis: a keepdim value broadcast along it.
         for a in 0..shape.len() {

@@ -22,10 +22,7 @@ impl Synth<'_> {
             .iter()
             .map(|l| self.leaf_sets.terms_of(&leaves::minus(l, &common)))
             .collect();
-        let element = |t: TermId| match self.terms.node(t) {
-            Node::Input { tensor, index } => Some((&**tensor, &**index)),
-            _ => None,
-        };
+        let element = |t: TermId| leaves::input_element(self.terms, t);
         // Keys compare as sorted lists: where their first (least) elements all differ,
         // those alone order them, without sorting a running max's thousands of leaves.
         let mut by_least: Vec<(Option<(&str, &[i64])>, TermId)> = own
@@ -107,7 +104,7 @@ impl Synth<'_> {
         let stop_set: rustc_hash::FxHashSet<TermId> = stop
             .iter()
             .copied()
-            .filter(|&t| !self.terms.children(t).is_empty())
+            .filter(|&t| !leaves::is_leaf(self.terms, t))
             .collect();
         // The stops as a node set: below a term that reaches none of them, the walk
         // would read every input element, which its leaf set already holds.
@@ -144,10 +141,7 @@ impl Synth<'_> {
         } else {
             Vec::new()
         };
-        let element = |t: TermId| match self.terms.node(t) {
-            Node::Input { tensor, index } => Some((&**tensor, &**index)),
-            _ => None,
-        };
+        let element = |t: TermId| leaves::input_element(self.terms, t);
         let mut keyed: Vec<(Vec<(&str, &[i64])>, TermId)> = owns
             .iter()
             .zip(ops)

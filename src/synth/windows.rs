@@ -9,7 +9,7 @@
 //! is returned only if [`Synth::matches`] finds its instantiation equal, term for term,
 //! to the list; `prove` then proves each element as for every formula.
 
-use super::leaves::LeafSets;
+use super::leaves::{self, LeafSets};
 use super::{ravel, Synth};
 use crate::formula::{Formula, Geometry, WindowOp};
 use crate::term::{Node, TermId};
@@ -43,10 +43,7 @@ impl Synth<'_> {
                     let mut leaves: Vec<(&str, &[i64])> = sets
                         .terms_of(&bits)
                         .into_iter()
-                        .filter_map(|t| match terms.node(t) {
-                            Node::Input { tensor, index } => Some((&**tensor, &**index)),
-                            _ => None,
-                        })
+                        .filter_map(|t| leaves::input_element(terms, t))
                         .collect();
                     leaves.sort_unstable();
                     let mut m: BTreeMap<String, Vec<Vec<i64>>> = BTreeMap::new();

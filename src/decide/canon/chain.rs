@@ -113,22 +113,28 @@ impl Canon<'_> {
                     Acc::Flat(self.mul(&rf, &factor)?)
                 }
             };
+            // `exp(-shift)`, the same for every addend of the step.
+            let unscale = match &acc {
+                Acc::Scaled { shift, .. } if !step.addends.is_empty() => {
+                    let neg = self.alg.neg_exp(*shift);
+                    Some(self.alg.exp_mono(neg)?)
+                }
+                _ => None,
+            };
             for &a in &step.addends {
                 let r = self.get(a);
-                acc = match acc {
-                    Acc::Scaled { shift, mut monos } if r.d.is_one() => {
-                        let neg = self.alg.neg_exp(shift);
-                        let (unscale, k) = self.alg.exp_mono(neg)?;
+                acc = match (acc, &unscale) {
+                    (Acc::Scaled { shift, mut monos }, Some((unscale, k))) if r.d.is_one() => {
                         for (m, c) in &r.n.0 {
                             let (m2, f) = self.alg.mono_mul(m, &unscale)?;
-                            *monos.entry(m2).or_insert_with(|| rat(0)) += c * f * &k;
+                            *monos.entry(m2).or_insert_with(|| rat(0)) += c * f * k;
                         }
                         if monos.len() > self.alg.limit {
                             return Err(self.alg.too_big(monos.len()));
                         }
                         Acc::Scaled { shift, monos }
                     }
-                    acc => {
+                    (acc, _) => {
                         let rf = self.flatten(acc)?;
                         Acc::Flat(self.add(&rf, &r)?)
                     }
