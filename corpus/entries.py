@@ -824,3 +824,73 @@ twin(u_rope, "unsloth_rope_qk_sign_bug",
      "    out0 = tl.fma(x0, c, -(x1 * s))",
      "    out0 = tl.fma(x0, c, x1 * s)",
      "wrong sign: the first half's x1 * sin added, not subtracted")
+
+# ---------------------------------------------------------------------------
+# fla-core: softmax attention forward (fla/ops/attn/parallel.py,
+# `parallel_attn_fwd_kernel`), flash attention as a large library writes it: causal,
+# base 2 (scores scaled by `scale * RCP_LN2`, then exp2), running max from -inf with a
+# finite pivot for rows that have seen no key yet, two key loops (the blocks strictly
+# before the query block, then the diagonal block under the causal mask), and the
+# log-sum-exp stored beside the output, in base 2 (`m + log2(acc)`). One head (H = HQ =
+# G = 1: the head axis of fla's [B, T, H, K] layout has size 1 and is left out of the
+# shapes), K = V = 16, query and key blocks of 16 (fla uses BT = 128, BS = 16..64); no
+# window, gate, sink bias or variable lengths (their arguments are None, the heuristics'
+# flags False). The reference is fla's `naive_parallel_attn` (tests/ops/test_attn.py):
+# scores masked by `masked_fill(col > row, -inf)`, softmax, times v; fla's backward reads
+# the lse as logsumexp(scores) / ln 2.
+# ---------------------------------------------------------------------------
+
+
+def _fla_attn(i, s, c):
+    sc = np.einsum("btd,bsd->bts", i["q"], i["k"]) * c["scale"]
+    t = sc.shape[-1]
+    sc = np.where(np.triu(np.ones((t, t), dtype=bool), 1), -np.inf, sc)
+    m = sc.max(axis=-1, keepdims=True)
+    e = np.exp(sc - m)
+    lse = (m[..., 0] + np.log(e.sum(axis=-1))) / math.log(2)
+    return {"o": (e / e.sum(axis=-1, keepdims=True)) @ i["v"], "lse": lse}
+
+
+FLA_ATTN_CONST = {"g_cumsum": None, "sink_bias": None, "cu_seqlens": None, "chunk_indices": None,
+                  "W": None, "B": 1, "H": 1, "HQ": 1, "G": 1, "K": 16, "V": 16,
+                  "BT": 16, "BS": 16, "BK": 16, "BV": 16,
+                  "USE_G": False, "USE_SINK_BIAS": False, "USE_WINDOW": False, "IS_VARLEN": False}
+FLA_ATTN_ARGS = {
+    "q": T("q", ["B", "T", 16]), "k": T("k", ["B", "T", 16]), "v": T("v", ["B", "T", 16]),
+    "o": T("o", ["B", "T", 16], "out"), "lse": T("lse", ["B", "T"], "out"),
+    "scale": {"scalar": "scale"}, "T": "T",
+}
+FLA_ATTN_SPEC = ("t = q.shape[1]; "
+                 "s = (q @ k.transpose(-1, -2)) * scale; "
+                 "s = s.masked_fill(torch.ones(t, t, dtype=torch.bool).triu(1), float('-inf')); "
+                 "o = torch.softmax(s, dim=-1) @ v; "
+                 "lse = torch.logsumexp(s, dim=-1) / math.log(2)")
+
+fla_attn = entry(
+    name="fla_attn_causal", library="fla-core", file="fla/ops/attn/parallel.py",
+    function="parallel_attn_fwd_kernel", constexprs=FLA_ATTN_CONST, args=FLA_ATTN_ARGS,
+    grid=["cdiv(T, 16)", "B"],
+    # T = 48: three query blocks, so the first key loop runs over two blocks (its
+    # rescaling matters); T = 20: a ragged last block
+    instances=[{"name": "even", "sizes": {"B": 1, "T": 48}, "scalars": {"scale": 0.25}},
+               {"name": "ragged", "sizes": {"B": 2, "T": 20}, "scalars": {"scale": 0.25}}],
+    spec=FLA_ATTN_SPEC,
+    reference_doc="fla-core fla/ops/attn/naive.py naive_parallel_attn (causal), lse = logsumexp / ln 2",
+    reference=_fla_attn,
+)
+
+twin(fla_attn, "fla_attn_causal_diag_bug",
+     "        m_s = (o_q[:, None] >= o_k[None, :]) & m_k[None, :]",
+     "        m_s = (o_q[:, None] > o_k[None, :]) & m_k[None, :]",
+     "wrong mask: a query does not attend to its own key (row 0 attends to nothing)")
+
+twin(fla_attn, "fla_attn_causal_rescale_bug",
+     "        b_o = b_o * b_r[:, None] + tl.dot(b_p.to(b_q.dtype), b_v)\n\n        b_mp = b_m",
+     "        b_o = b_o + tl.dot(b_p.to(b_q.dtype), b_v)\n\n        b_mp = b_m",
+     "missing rescale of the output in the loop over earlier key blocks (wrong only for "
+     "queries past the second block)")
+
+twin(fla_attn, "fla_attn_causal_lse_bug",
+     "    b_m += log2(b_acc)",
+     "    b_m += tl.log(b_acc)",
+     "wrong log-sum-exp base: the natural log of the sum added to the base-2 max")

@@ -60,7 +60,11 @@ import loader  # noqa: E402
 LIBRARIES = {
     "liger-kernel": ("0.8.5", ["liger_kernel.ops"]),
     "unsloth": ("2026.10.9", ["unsloth.kernels"]),
+    # fla.ops.attn is bare too: `@dispatch('attn')` imports it while parallel.py runs
+    "fla-core": ("0.6.0", ["fla.ops.attn"]),
 }
+# the version a bare top-level namespace carries (fla's modules import `fla.__version__`)
+NAMESPACE_VERSIONS = {"fla": LIBRARIES["fla-core"][0]}
 # liger_kernel.ops.utils imports packaging at module level
 HELPERS = {"packaging": "24.2"}
 
@@ -138,7 +142,8 @@ def fixture_toml(entry):
     lines = [HEADER, f"op = {v(entry['name'])}\n", f"library = {v(lib)}\n",
              f"version = {v(LIBRARIES[lib][0])}\n", f"file = {v(entry['file'])}\n",
              f"function = {v(entry['function'])}\n",
-             f"constexprs = {v(entry['constexprs'])}\n",
+             # TOML has no null: an argument passed as None is written "None"
+             f"constexprs = {v({k: 'None' if x is None else x for k, x in entry['constexprs'].items()})}\n",
              f"spec = {v(entry['spec'])}\n", f"expect = {v(entry['expect'])}\n",
              f"reference = {v(entry['reference_doc'])}\n"]
     if entry.get("bug"):
@@ -228,7 +233,7 @@ def main(argv):
     ensure_libraries()
     # unsloth asks torch for a GPU at import; this is its own test-only CPU switch
     os.environ["UNSLOTH_ALLOW_CPU"] = "1"
-    loader.install(SITE, [p for _, pkgs in LIBRARIES.values() for p in pkgs])
+    loader.install(SITE, [p for _, pkgs in LIBRARIES.values() for p in pkgs], NAMESPACE_VERSIONS)
     import entries
     all_entries = entries.ENTRIES
     names = argv or [e["name"] for e in all_entries]

@@ -121,9 +121,11 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 _installed = False
 
 
-def install(site, packages):
+def install(site, packages, versions=None):
     """Stub torch & co.; register `packages` (dotted names of library packages) as bare
-    namespaces over their folders in `site`, so their __init__.py files never run."""
+    namespaces over their folders in `site`, so their __init__.py files never run.
+    `versions` maps a top-level package to its library's version, which the bare
+    namespace carries as `__version__` (fla's modules import it)."""
     global _installed
     if not _installed:
         sys.meta_path.insert(0, _StubFinder())
@@ -137,6 +139,8 @@ def install(site, packages):
             m = types.ModuleType(name)
             m.__path__ = [os.path.join(site, *parts[:i])]
             m.__package__ = name
+            if versions and name in versions:
+                m.__version__ = versions[name]
             sys.modules[name] = m
 
 

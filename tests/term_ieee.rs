@@ -26,6 +26,26 @@ enum E {
     Max(Box<E>, Box<E>),
     /// `select(x_i > c, a, b)`: a data-dependent choice between two sub-trees.
     Select(usize, usize, Box<E>, Box<E>),
+    /// `select(t <op> ±inf, a, b)` (op from `CMPS`; `true`: -inf): the test a finite
+    /// pivot makes of a running max (`m == -inf`).
+    CmpInf(usize, bool, Box<E>, Box<E>, Box<E>),
+}
+
+const CMPS: [lift::term::CmpOp; 6] = {
+    use lift::term::CmpOp::*;
+    [Lt, Le, Gt, Ge, Eq, Ne]
+};
+
+fn ieee_cmp(op: lift::term::CmpOp, a: f64, b: f64) -> bool {
+    use lift::term::CmpOp::*;
+    match op {
+        Lt => a < b,
+        Le => a <= b,
+        Gt => a > b,
+        Ge => a >= b,
+        Eq => a == b,
+        Ne => a != b,
+    }
 }
 
 const CONSTS: [f64; 7] = [0.0, 1.0, -1.0, 2.0, 0.5, f64::INFINITY, f64::NEG_INFINITY];
@@ -47,6 +67,8 @@ fn expr() -> impl Strategy<Value = E> {
             2 => (0..FUNCS.len(), b()).prop_map(|(f, x)| E::Call(FUNCS[f], x)),
             1 => (b(), b()).prop_map(|(x, y)| E::Max(x, y)),
             1 => (0..3usize, 0..5usize, b(), b()).prop_map(|(i, c, x, y)| E::Select(i, c, x, y)),
+            1 => (0..CMPS.len(), any::<bool>(), b(), b(), b())
+                .prop_map(|(o, n, t, x, y)| E::CmpInf(o, n, t, x, y)),
         ]
     })
 }
@@ -87,6 +109,13 @@ fn build(t: &mut Terms, e: &E) -> TermId {
             let x = t.input("x", &[*i as i64]);
             let k = t.float(CONSTS[*c]);
             let cond = t.cmp(lift::term::CmpOp::Gt, x, k);
+            let (a, b) = (build(t, a), build(t, b));
+            t.select(cond, a, b)
+        }
+        E::CmpInf(o, neg, c, a, b) => {
+            let c = build(t, c);
+            let inf = t.inf(*neg);
+            let cond = t.cmp(CMPS[*o], c, inf);
             let (a, b) = (build(t, a), build(t, b));
             t.select(cond, a, b)
         }
@@ -177,6 +206,25 @@ fn plain(e: &E, x: &[f64; 3]) -> Plain {
                 ..picked
             }
         }
+        E::CmpInf(o, neg, c, a, b) => {
+            let c = r(c);
+            let inf = if *neg {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            };
+            // IEEE: a comparison with NaN is false (`!=`: true).
+            let picked = if ieee_cmp(CMPS[*o], c.v, inf) {
+                r(a)
+            } else {
+                r(b)
+            };
+            Plain {
+                symbolic: true,
+                off_domain: picked.off_domain || c.off_domain,
+                ..picked
+            }
+        }
     }
 }
 
@@ -235,6 +283,49 @@ fn terms_evaluate_as_plain_ieee_arithmetic() {
     let (non_finite, total) = counts.get();
     // Not vacuous: a good share of the trees are NaN or infinite somewhere.
     assert!(non_finite * 5 > total, "{non_finite} of {total} non-finite");
+}
+
+/// `t == -inf` folds to false only where `t` is finite at every finite point: a
+/// running max of scores, yes; `log x` or `1/x`, no (at x = 0 they are infinite, and
+/// dropping the comparison would drop the only trace of that point).
+#[test]
+fn comparisons_with_infinity_fold_only_for_total_terms() {
+    use lift::term::CmpOp;
+    let mut t = Terms::new();
+    let x = t.input("x", &[0]);
+    let y = t.input("x", &[1]);
+    let ninf = t.inf(true);
+    let pinf = t.inf(false);
+    let m = t.max(x, y);
+    let e = t.call(Func::Exp, m);
+    let mx = t.add(m, e);
+    for (op, inf, want) in [
+        (CmpOp::Eq, ninf, false),
+        (CmpOp::Ne, ninf, true),
+        (CmpOp::Gt, ninf, true),
+        (CmpOp::Le, ninf, false),
+        (CmpOp::Lt, pinf, true),
+        (CmpOp::Ge, pinf, false),
+    ] {
+        let c = t.cmp(op, mx, inf);
+        assert_eq!(t.as_bool(c), Some(want), "{}", t.display(c));
+        let c = t.cmp(op, inf, mx);
+        assert!(t.as_bool(c).is_some(), "{}", t.display(c));
+    }
+    let l = t.call(Func::Log, x);
+    let r = t.recip(x);
+    for partial in [l, r] {
+        for inf in [ninf, pinf] {
+            let c = t.cmp(CmpOp::Eq, partial, inf);
+            assert_eq!(t.as_bool(c), None, "{}", t.display(c));
+        }
+    }
+    // The kernel's own value at x = 0 keeps the branch it takes there.
+    let one = t.one();
+    let two = t.int(2);
+    let c = t.cmp(CmpOp::Eq, l, ninf);
+    let s = t.select(c, one, two);
+    assert_eq!(t.eval(s, &|_, _| 0.0, &|_| f64::NAN), 1.0);
 }
 
 /// The folds that used to hide a masked lane's NaN, one by one.

@@ -243,6 +243,14 @@ pub struct Terms {
     /// reads an `Inf`, `NaN` or `Opaque` node. Folds that are exact only for finite
     /// operands (`0 · t = 0`, `t - t = 0`, `t <= t`) check it first.
     nonfinite: Vec<bool>,
+    /// Per node: whether it is finite at every finite point (total): built from inputs,
+    /// params and finite constants by sums, products, powers ≥ 0, extrema, selects,
+    /// comparisons and the functions defined everywhere (exp, tanh, sin, ...); no
+    /// division, log or square root, whose domain boundary (`log 0 = -inf`) can reach an
+    /// infinity. `may_be_nonfinite` is false for those too (their domains are the
+    /// preconditions of a proof), so a fold that removes the term, like `t == -inf`
+    /// to false, needs this stronger fact.
+    total: Vec<bool>,
     /// Per node: whether it reads no input and no param (a closed constant expression
     /// such as `log(1/2)`, which the real-domain folds must evaluate to see NaN).
     closed: Vec<bool>,
@@ -310,6 +318,31 @@ impl Terms {
                 any
             }
         };
+        let total = match &node {
+            Node::Inf { .. } | Node::NaN | Node::Opaque(..) => false,
+            Node::Pow(_, k) if *k < 0 => false,
+            Node::Call(f, _)
+                if !matches!(
+                    f,
+                    Func::Exp
+                        | Func::Exp2
+                        | Func::Tanh
+                        | Func::Sin
+                        | Func::Cos
+                        | Func::Erf
+                        | Func::Abs
+                        | Func::Floor
+                        | Func::Ceil
+                ) =>
+            {
+                false
+            }
+            _ => {
+                let mut all = true;
+                for_each_child_of(&node, |c| all &= self.total[c.0 as usize]);
+                all
+            }
+        };
         let closed = match &node {
             Node::Input { .. } | Node::Param(_) => false,
             _ => {
@@ -319,6 +352,7 @@ impl Terms {
             }
         };
         self.nonfinite.push(nonfinite);
+        self.total.push(total);
         self.closed.push(closed);
         self.nodes.push(node);
         self.ids.insert_unique(hash, (hash, id), |e| e.0);
@@ -428,6 +462,11 @@ impl Terms {
     /// symbolic `x` are finite wherever defined, their domains being preconditions.)
     pub fn may_be_nonfinite(&self, id: TermId) -> bool {
         self.nonfinite[id.0 as usize]
+    }
+    /// Whether `id` is finite at every finite point, domain boundaries included (see
+    /// the `total` field): no infinity, NaN, division, log or root below it.
+    pub fn is_total(&self, id: TermId) -> bool {
+        self.total[id.0 as usize]
     }
 
     /// Whether `id` reads no input and no param (a constant expression).
@@ -956,6 +995,13 @@ impl Terms {
             (Some(x), Some(y)) => Some(x.cmp(&y)),
             // `t == t` fails where t is NaN.
             _ if a == b && !self.may_be_nonfinite(a) => Some(std::cmp::Ordering::Equal),
+            // A term finite at every point lies strictly between -inf and +inf
+            // (`m == -inf` of a running max that has met a finite score is false).
+            // Not for `log x` or `1/x`: at x = 0 they are infinite.
+            (None, Some(Ext::NegInf)) if self.is_total(a) => Some(std::cmp::Ordering::Greater),
+            (None, Some(Ext::PosInf)) if self.is_total(a) => Some(std::cmp::Ordering::Less),
+            (Some(Ext::NegInf), None) if self.is_total(b) => Some(std::cmp::Ordering::Less),
+            (Some(Ext::PosInf), None) if self.is_total(b) => Some(std::cmp::Ordering::Greater),
             _ => None,
         };
         if let Some(o) = ord {

@@ -184,6 +184,7 @@ impl Interp<'_, '_> {
                 }
                 match callee {
                     Value::Func(op) => at(col, ops::call(&mut self.cx, op, pos, kw)),
+                    Value::Builtin(f) => self.builtin(f, pos, kw, col),
                     Value::MathFunc(op) => {
                         let scalar = |v: &Value| match v {
                             Value::Int(_) | Value::Bool(_) => true,
@@ -216,6 +217,55 @@ impl Interp<'_, '_> {
                 self.index(v, subs, col)
             }
         }
+    }
+
+    /// Python's `float(x)` of a number or of the strings `'inf'`, `'-inf'`, `'nan'` (and
+    /// decimal text), as Python reads them.
+    fn builtin(
+        &mut self,
+        f: &'static str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+        col: usize,
+    ) -> R<Value> {
+        let [x] = &pos[..] else {
+            return err(col, format!("`{f}` takes exactly one argument"));
+        };
+        if !kw.is_empty() {
+            return err(col, format!("`{f}` takes no keyword arguments"));
+        }
+        let t = match x {
+            Value::Int(i) => self.cx.terms.int(*i),
+            Value::Bool(b) => self.cx.terms.int(i64::from(*b)),
+            Value::Tensor(t) if t.ndim() == 0 => return Ok(Value::Tensor(t.clone())),
+            Value::Str(s) => {
+                let text = s.trim().to_ascii_lowercase();
+                let (neg, body) = match text.strip_prefix('-') {
+                    Some(b) => (true, b),
+                    None => (false, text.strip_prefix('+').unwrap_or(&text)),
+                };
+                match body {
+                    "inf" | "infinity" => self.cx.terms.inf(neg),
+                    "nan" => self.cx.terms.nan(),
+                    _ => match self.cx.decimal(&text) {
+                        Ok(t) => t,
+                        Err(_) => {
+                            return err(col, format!("could not convert string to float: '{s}'"))
+                        }
+                    },
+                }
+            }
+            other => {
+                return err(
+                    col,
+                    format!(
+                        "`{f}` of {} is not supported (a number or a string)",
+                        other.describe()
+                    ),
+                )
+            }
+        };
+        Ok(Value::Tensor(Tensor::scalar(t)))
     }
 
     fn name(&mut self, n: &str, col: usize) -> R<Value> {
@@ -254,6 +304,7 @@ impl Interp<'_, '_> {
             "F" | "functional" => Ok(Value::Module("torch.nn.functional")),
             "nn" => Ok(Value::Module("torch.nn")),
             "math" => Ok(Value::Module("math")),
+            "float" => Ok(Value::Builtin("float")),
             "None" => Ok(Value::None),
             "True" => Ok(Value::Bool(true)),
             "False" => Ok(Value::Bool(false)),
@@ -355,6 +406,18 @@ impl Interp<'_, '_> {
                     };
                     if let Some(d) = dtype {
                         return Ok(Value::Dtype(d));
+                    }
+                    let int_dtype = match name {
+                        "bool" => Some("bool"),
+                        "int64" | "long" => Some("int64"),
+                        "int32" | "int" => Some("int32"),
+                        "int16" | "short" => Some("int16"),
+                        "int8" => Some("int8"),
+                        "uint8" => Some("uint8"),
+                        _ => None,
+                    };
+                    if let Some(d) = int_dtype {
+                        return Ok(Value::IntDtype(d));
                     }
                 }
                 match canonical(name) {

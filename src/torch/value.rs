@@ -32,6 +32,12 @@ pub(crate) enum Value {
     /// kernel's float type is the identity; a narrowing one rounds, which specs cannot
     /// express (an error).
     Dtype(FloatType),
+    /// `torch.bool`, `torch.int64` and the other integer types, by PyTorch's name. Only
+    /// creation ops (`ones(.., dtype=torch.bool)`) and conversions (`.to`) take one: their
+    /// values are exact integers, which real tensors hold.
+    IntDtype(&'static str),
+    /// A Python builtin that specs use on numbers: `float('-inf')`.
+    Builtin(&'static str),
     /// The named tuple `(values, indices)` of `max(x, dim)`; only `values` is supported.
     MaxResult(Tensor),
 }
@@ -53,6 +59,8 @@ impl Value {
             Value::MathFunc(f) => format!("the function `math.{f}`"),
             Value::Method(_, m) => format!("the method `.{m}`"),
             Value::Dtype(_) => "a dtype".into(),
+            Value::IntDtype(d) => format!("the dtype torch.{d}"),
+            Value::Builtin(f) => format!("the builtin `{f}`"),
             Value::MaxResult(_) => "the (values, indices) tuple of max/min over a dim".into(),
         }
     }

@@ -499,6 +499,30 @@ case("y = torch.sign(x) * torch.abs(x) ** (1/3)", x=X)
 case("y = x ** -0.75", x=XREAL)
 case("y = torch.pow(x, 2.5)", x=XREAL)
 
+# ---- masks as attention writes them (issue 12 items 2, 5): masked_fill, float('-inf'),
+# bool and integer dtypes. Appended last so that the cases above keep their ids and data.
+MF = rnd(3, 4)
+MM = np.array([[1, 0, 0, 1], [0, 0, 1, 1], [1, 1, 1, 0.0]])
+case("y = x.masked_fill(x > 1, float('-inf')); z = torch.masked_fill(x, m.bool(), 0.5); "
+     "w = x.masked_fill(torch.ones(3, 4, dtype=torch.bool).triu(1), -1e9); "
+     "v = x.masked_fill(mask=(m > 0)[0], value=float('inf')); "
+     "u = torch.softmax(x.masked_fill(torch.ones(3, 4, dtype=torch.bool).triu(1), float('-inf')), dim=-1)",
+     x=MF, m=MM)
+case("y = x + float('inf'); z = x - float('-Infinity'); w = x * float('nan'); v = x + float(2); "
+     "u = x + float('1e-3') + float(True)", x=rnd(2, 3))
+# (inputs are finite reals to lift: the products take a finite `f`; the conversions
+# read x's infinities and NaN, which bool conversion makes true)
+case("y = torch.ones(3, 4, dtype=torch.bool).tril() * f; z = torch.full((3, 4), 2.5, dtype=torch.bool) * f; "
+     "w = torch.arange(4, dtype=torch.int64) * f; v = (x > 0).long() + (x > 0).int() + (x > 0).to(torch.int32); "
+     "u = x.to(torch.bool); s = torch.zeros_like(x, dtype=torch.bool) + (x > 0); "
+     "r = torch.full_like(x, 3, dtype=torch.long) + torch.ones(4, dtype=torch.int32)",
+     x=np.array([[0.0, 1.5, -2.0, inf], [-inf, nan, 0.25, -0.5], [3.0, 0.0, -1.0, 2.0]]), f=rnd(3, 4))
+case("y = x.long()", error="truncates", x=rnd(2, 3))
+case("y = x.to(torch.int64)", error="truncates", x=rnd(2, 3))
+case("y = torch.full((2, 3), 2.5, dtype=torch.int64) + x", error="truncates", x=rnd(2, 3))
+case("y = torch.sum(x, dtype=torch.int64)", error="dtype=torch.int64", x=rnd(2, 3))
+case("y = x.masked_fill(m, 0.0)", error="", x=rnd(3, 4), m=MM)
+
 
 # ----------------------------------------------------------------------------------------
 

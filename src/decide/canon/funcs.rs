@@ -528,7 +528,15 @@ impl<'t> Canon<'t> {
         is_max: bool,
     ) -> Result<Vec<RfId>, Halt> {
         let mut keep = vec![true; ids.len()];
-        for i in 0..ids.len() {
+        // Without case literals nothing is known to order two operands (constant
+        // differences are skipped below too): the pairwise walk, quadratic in the
+        // operands, would find nothing.
+        let pairs = if self.assignment.is_empty() {
+            0
+        } else {
+            ids.len()
+        };
+        for i in 0..pairs {
             for j in 0..ids.len() {
                 if i == j || !keep[i] || !keep[j] {
                     continue;

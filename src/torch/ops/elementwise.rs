@@ -14,6 +14,7 @@ use num_traits::{One, ToPrimitive};
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
+    "masked_fill",
     "clamp",
     "glu",
     "pow",
@@ -398,6 +399,31 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             t(binary(cx, op, &p, &s, |t, a, b| t.mul(a, b))?)
         }
         "pow" => power(cx, op, a.req("input")?, a.req("exponent")?),
+        "masked_fill" => {
+            // `where(mask, value, input)` with the mask broadcast to the input's shape
+            // (PyTorch keeps the input's shape) and `value` one number.
+            let x = a.tensor(cx, "input")?;
+            let m = a.tensor(cx, "mask")?;
+            let m = m.broadcast_to(&x.shape).map_err(|_| {
+                format!(
+                    "masked_fill: the mask of shape {} does not broadcast to the input's \
+                     shape {}",
+                    m.shape_str(),
+                    x.shape_str()
+                )
+            })?;
+            if let Some(&e) = m.elems.iter().find(|&&e| !cx.terms.is_boolean(e)) {
+                let _ = e;
+                return Err(
+                    "masked_fill: the mask must be a bool tensor (a comparison, \
+                            or ones/zeros/full with dtype=torch.bool)"
+                        .into(),
+                );
+            }
+            let v = a.number(cx, "value", None)?;
+            let v = Tensor::scalar(v);
+            t(select3(cx, op, &m, &v, &x)?)
+        }
         "where" => {
             let c = a.tensor(cx, "condition")?;
             let x = a.tensor(cx, "input")?;

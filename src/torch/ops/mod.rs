@@ -175,6 +175,10 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "half",
     "bfloat16",
     "to",
+    "bool",
+    "long",
+    "int",
+    "masked_fill",
     "size",
     "dim",
     // creation
@@ -224,6 +228,7 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "glu" => &["input", "dim"],
         "pow" => &["input", "exponent"],
         "where" => &["condition", "input", "other"],
+        "masked_fill" => &["input", "mask", "value"],
         "add" | "sub" => &["input", "other", "alpha"],
         "div" => &["input", "other", "rounding_mode"],
         "maximum" | "minimum" | "mul" | "floor_divide" | "remainder" | "fmod" | "gt" | "lt"
@@ -371,8 +376,17 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
 /// widening conversion is exact, a narrowing one rounds, which specs cannot express.
 fn check_dtypes(op: &str, float: FloatType, pos: &[Value], kw: &[(String, Value)]) -> R<()> {
     for v in pos.iter().chain(kw.iter().map(|(_, v)| v)) {
-        if let Value::Dtype(d) = v {
-            narrowing(op, float, *d)?;
+        match v {
+            Value::Dtype(d) => narrowing(op, float, *d)?,
+            // Integer and bool results only where the values are exact: creation ops and
+            // conversions, which check their values themselves (`shape::int_cast`).
+            Value::IntDtype(d) if !shape::TAKES_INT_DTYPE.contains(&op) => {
+                return Err(format!(
+                    "{op}: dtype=torch.{d} is not supported here (only creation ops and \
+                     `.to` take an integer or bool dtype)"
+                ))
+            }
+            _ => {}
         }
     }
     Ok(())

@@ -5,10 +5,11 @@ use super::super::tensor::{concat, fmt_shape, norm_dim, Tensor};
 use super::super::value::{Cx, Value};
 use super::super::FloatType;
 use super::args::Args;
-use super::elementwise::to_float;
+use super::elementwise::{is_bool, to_float};
 use super::reductions::{one_dim, reduce_dims};
 use super::{narrowing, R};
-use crate::term::TermId;
+use crate::term::{CmpOp, TermId};
+use num_traits::Zero;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
@@ -30,6 +31,9 @@ pub(super) const OPS: &[&str] = &[
     "stack",
     "contiguous",
     "to",
+    "bool",
+    "long",
+    "int",
     "float",
     "double",
     "half",
@@ -187,6 +191,72 @@ fn triangle(cx: &mut Cx, op: &str, x: &Tensor, k: i64) -> R<Tensor> {
             zero
         }
     }))
+}
+
+/// The ops that take an integer or bool dtype (`torch.ones(n, n, dtype=torch.bool)`).
+pub(super) const TAKES_INT_DTYPE: &[&str] = &[
+    "zeros",
+    "ones",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "arange",
+    "to",
+];
+
+/// The integer or bool dtype among a call's arguments, if any.
+fn int_dtype(a: &Args) -> Option<&'static str> {
+    let is = |v: &Value| match v {
+        Value::IntDtype(d) => Some(*d),
+        _ => None,
+    };
+    a.vals.iter().flatten().find_map(|v| match v {
+        Value::Tuple(items) => items.iter().find_map(is),
+        v => is(v),
+    })
+}
+
+/// `x` converted to torch.`dtype` (bool or an integer type). To bool: true where
+/// non-zero (NaN and ±inf included), as PyTorch converts. To an integer type: exact
+/// for bools and integer constants; any other float would be truncated and could wrap,
+/// which a spec cannot state, so it is an error.
+fn int_cast(cx: &mut Cx, op: &str, dtype: &str, x: Tensor) -> R<Tensor> {
+    if dtype == "bool" {
+        if is_bool(cx.terms, &x) {
+            return Ok(x);
+        }
+        return Ok(x.map(cx.terms, |t, e| {
+            if let Some(c) = t.as_const(e) {
+                let nz = !c.is_zero();
+                return t.int(i64::from(nz));
+            }
+            if t.is_nan(e) || t.as_inf(e).is_some() {
+                return t.one();
+            }
+            let z = t.zero();
+            t.cmp(CmpOp::Ne, e, z)
+        }));
+    }
+    if is_bool(cx.terms, &x) {
+        return Ok(to_float(cx, x));
+    }
+    if let Some(&e) = x
+        .elems
+        .iter()
+        .find(|&&e| !cx.terms.as_const(e).is_some_and(|c| c.is_integer()))
+    {
+        let what = if cx.terms.as_const(e).is_some() {
+            "a constant that is not an integer"
+        } else {
+            "a float that is not a known integer"
+        };
+        return Err(format!(
+            "{op}: converting {what} to torch.{dtype} truncates (and can wrap), which a \
+             spec cannot express; convert bool tensors or integer constants only"
+        ));
+    }
+    Ok(x)
 }
 
 /// The arms of the layout and creation ops.
@@ -371,7 +441,19 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                 .flatten()
                 .any(|v| matches!(v, Value::Dtype(_)))
                 || matches!(a.get("args"), Some(Value::Tuple(v)) if v.iter().any(|v| matches!(v, Value::Dtype(_))));
-            t(if dtype { to_float(cx, x) } else { x })
+            match int_dtype(a) {
+                Some(d) => t(int_cast(cx, op, d, x)?),
+                None => t(if dtype { to_float(cx, x) } else { x }),
+            }
+        }
+        "bool" | "long" | "int" => {
+            let x = a.tensor(cx, "input")?;
+            let d = match op {
+                "bool" => "bool",
+                "long" => "int64",
+                _ => "int32",
+            };
+            t(int_cast(cx, op, d, x)?)
         }
         "float" | "double" | "half" | "bfloat16" => {
             let to = match op {
@@ -425,6 +507,10 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
         "full" => {
             let shape = a.shape("size")?;
             let v = a.number(cx, "fill_value", None)?;
+            let v = match int_dtype(a) {
+                Some(d) => int_cast(cx, op, d, Tensor::scalar(v))?.elems[0],
+                None => v,
+            };
             t(Tensor::full(&shape, v))
         }
         "zeros_like" | "ones_like" => {
@@ -435,6 +521,10 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
         "full_like" => {
             let x = a.tensor(cx, "input")?;
             let v = a.number(cx, "fill_value", None)?;
+            let v = match int_dtype(a) {
+                Some(d) => int_cast(cx, op, d, Tensor::scalar(v))?.elems[0],
+                None => v,
+            };
             t(like(cx, &x, v))
         }
         "arange" => {
@@ -450,8 +540,13 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             if step == 0 {
                 return Err("arange: step must be nonzero".into());
             }
-            if a.get("dtype").is_some_and(|d| !matches!(d, Value::None)) {
-                return Err("arange: `dtype` is not supported (the result is int64)".into());
+            if a.get("dtype")
+                .is_some_and(|d| !matches!(d, Value::None | Value::IntDtype(_)))
+            {
+                return Err("arange: a float `dtype` is not supported (write `.float()`)".into());
+            }
+            if int_dtype(a) == Some("bool") {
+                return Err("arange: dtype=torch.bool is not supported by PyTorch".into());
             }
             let mut elems = Vec::new();
             let mut v = start;
