@@ -236,6 +236,16 @@ fn all_sizes(
         .into_iter()
         .filter(|o| claimed.contains_key(&o.name))
         .collect();
+    // Every claimed output needs its reading (a name bound to a size, `t = q.shape[1]`,
+    // has none: fine for a temporary, not for a kernel output).
+    if let Some(name) = claimed
+        .keys()
+        .find(|n| !outputs.iter().any(|o| &o.name == *n))
+    {
+        return unknown(format!(
+            "the spec is not read for every size (output `{name}` is not a tensor at every size)"
+        ));
+    }
     // The instance agreement below checks the rewrite like the reading itself.
     let outputs = divisors_out(kernel, inst, outputs);
     if let Err(e) = agrees_at_instance(kernel, inst, &outputs, terms, claimed) {

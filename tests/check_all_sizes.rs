@@ -398,3 +398,53 @@ fn specs_with_temporaries_and_new_axes_are_read_for_every_size() {
     let r = check_all_sizes(&bug, &bug.launch.sizes.clone(), spec);
     assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
 }
+
+/// `masked_fill`, `float(...)`, `math.*` and `x.shape[k]` are read for every size
+/// (issue 12 item 2); each proof has a twin refuted.
+#[test]
+fn masks_builtins_math_and_shapes_are_read_for_every_size() {
+    let load = |p: &str| Kernel::load(std::path::Path::new(p), None).unwrap();
+    let relu = load("triton_ir/relu/kernel.ttir");
+    let softmax = load("triton_ir/softmax/kernel.ttir");
+    let proved = [
+        (&relu, "y = x.masked_fill(x < 0, 0.0)"),
+        (
+            &relu,
+            "y = x.masked_fill(mask=x < float(0), value=float('0.0')) * math.exp(0)",
+        ),
+        (
+            &softmax,
+            "n = x.shape[1]; e = torch.exp(x - x.amax(dim=x.ndim - 1, keepdim=True)); \
+             y = e / e.sum(-1, keepdim=True) * math.log(math.e)",
+        ),
+    ];
+    for (k, spec) in proved {
+        let r = check_all_sizes(k, &k.launch.sizes.clone(), spec);
+        assert_eq!(r.outcome, Outcome::Verified, "{spec}: {}", r.to_text());
+        assert!(
+            matches!(scope(&r), Scope::AllSizes { .. }),
+            "{spec}: {}",
+            r.to_text()
+        );
+    }
+    let refuted = [
+        (&relu, "y = x.masked_fill(x > 0, 0.0)"),
+        (&relu, "y = x.masked_fill(x < 0, float('0.5'))"),
+        (&softmax, "y = torch.softmax(x, dim=-1) * math.pi"),
+    ];
+    for (k, spec) in refuted {
+        let r = check_all_sizes(k, &k.launch.sizes.clone(), spec);
+        assert_eq!(r.outcome, Outcome::Refuted, "{spec}: {}", r.to_text());
+    }
+    // An infinity is not a real formula: the instance verdict stands, the reason says so.
+    let r = check_all_sizes(
+        &relu,
+        &relu.launch.sizes.clone(),
+        "y = torch.clamp(x, min=float('-inf')).masked_fill(x < 0, 0.0)",
+    );
+    assert_eq!(r.outcome, Outcome::Verified, "{}", r.to_text());
+    match scope(&r) {
+        Scope::Unknown { reason } => assert!(reason.contains("not a finite number"), "{reason}"),
+        s => panic!("{s:?}"),
+    }
+}

@@ -56,6 +56,8 @@ enum V {
     Tuple(Vec<V>),
     Module(&'static str),
     Func(&'static str),
+    /// Python's `float`, or a function of `math` (`math.log`), on one number.
+    Builtin(&'static str),
     Method(Box<V>, String),
 }
 
@@ -129,6 +131,10 @@ impl SpecProgram {
         for name in &self.outputs {
             match r.vars.get(name) {
                 Some(V::T(f, _)) => out.push(Output::new(name, f.clone())),
+                Some(V::Int(Size::Int(i))) => out.push(Output::new(name, Formula::int(*i))),
+                // A size or a tuple of sizes (`t = q.shape[1]`): a temporary, never an
+                // output's reading (the caller requires one for each kernel output).
+                Some(V::Int(_) | V::Tuple(_)) => {}
                 _ => return err(1, format!("output `{name}` is not a tensor at every size")),
             }
         }
@@ -294,6 +300,7 @@ impl Reader<'_, '_> {
                 let (mut pos, kw) = self.args(args)?;
                 match callee {
                     V::Func(op) => self.call(col, op, pos, kw),
+                    V::Builtin(f) => self.builtin(col, f, pos, kw),
                     V::Method(recv, name) => {
                         let Some(op) = canonical(&name) else {
                             return err(col, format!("method `.{name}` is not known"));
@@ -345,6 +352,8 @@ impl Reader<'_, '_> {
             "torch" => Ok(V::Module("torch")),
             "F" | "functional" => Ok(V::Module("torch.nn.functional")),
             "nn" => Ok(V::Module("torch.nn")),
+            "math" => Ok(V::Module("math")),
+            "float" => Ok(V::Builtin("float")),
             "None" => Ok(V::None),
             "True" => Ok(V::Bool(true)),
             "False" => Ok(V::Bool(false)),
@@ -364,6 +373,9 @@ impl Reader<'_, '_> {
                 if let Some(s) = sub {
                     return Ok(V::Module(s));
                 }
+                if m == "math" {
+                    return self.math_attr(name, col);
+                }
                 match canonical(name) {
                     Some(op) => Ok(V::Func(op)),
                     None => err(col, format!("`{m}.{name}` is not read for all sizes")),
@@ -374,9 +386,10 @@ impl Reader<'_, '_> {
                     Formula::Transpose(Box::new(f)),
                     vec![shape[1].clone(), shape[0].clone()],
                 )),
-                "T" | "mT" | "shape" | "ndim" => {
-                    err(col, format!("`.{name}` is not read for all sizes here"))
-                }
+                // Sizes as size expressions (`t = q.shape[1]` is the size `T`).
+                "shape" => Ok(V::Tuple(shape.into_iter().map(V::Int).collect())),
+                "ndim" => Ok(V::Int(Size::Int(shape.len() as i64))),
+                "T" | "mT" => err(col, format!("`.{name}` is not read for all sizes here")),
                 _ => Ok(V::Method(Box::new(V::T(f, shape)), name.to_string())),
             },
             _ => err(col, format!("attribute `{name}` is not read for all sizes")),
@@ -484,6 +497,24 @@ impl Reader<'_, '_> {
     }
 
     fn call(&mut self, col: usize, op: &'static str, pos: Vec<V>, kw: Vec<(String, V)>) -> R<V> {
+        if op == "masked_fill" {
+            // Elementwise, but the result keeps the input's shape: the mask may not
+            // widen it.
+            let input = pos
+                .first()
+                .or_else(|| kw.iter().find(|(k, _)| k == "input").map(|(_, v)| v));
+            let input_shape = match input {
+                Some(V::T(_, s)) => s.clone(),
+                _ => return err(col, "masked_fill needs a tensor input".into()),
+            };
+            let v = self.elementwise_call(col, op, pos, kw)?;
+            if let V::T(_, s) = &v {
+                if *s != input_shape {
+                    return err(col, "masked_fill: the mask widens the input's shape".into());
+                }
+            }
+            return Ok(v);
+        }
         if ELEMENTWISE.contains(&op) {
             return self.elementwise_call(col, op, pos, kw);
         }
@@ -727,6 +758,81 @@ impl Reader<'_, '_> {
         }
     }
 
+    /// `math.pi`, `math.e`, `math.tau` (rounded to the float type, as the bounded
+    /// reader rounds them) and `math.f` of one number.
+    fn math_attr(&mut self, name: &str, col: usize) -> R<V> {
+        let c = match name {
+            "pi" => Some(std::f64::consts::PI),
+            "e" => Some(std::f64::consts::E),
+            "tau" => Some(std::f64::consts::TAU),
+            _ => None,
+        };
+        if let Some(c) = c {
+            let r = at(col, exact(c))?;
+            let v = at(col, exact(self.env.float.round(&r)))?;
+            return Ok(V::T(Formula::Const(v), vec![]));
+        }
+        match name {
+            "sqrt" | "exp" | "log" | "log2" | "log1p" | "expm1" | "sin" | "cos" | "tanh"
+            | "erf" | "floor" | "ceil" | "fabs" => Ok(V::Builtin(match name {
+                "sqrt" => "sqrt",
+                "exp" => "exp",
+                "log" => "log",
+                "log2" => "log2",
+                "log1p" => "log1p",
+                "expm1" => "expm1",
+                "sin" => "sin",
+                "cos" => "cos",
+                "tanh" => "tanh",
+                "erf" => "erf",
+                "floor" => "floor",
+                "ceil" => "ceil",
+                _ => "abs",
+            })),
+            _ => err(col, format!("`math.{name}` is not read for all sizes")),
+        }
+    }
+
+    /// `float(x)` of an int or a finite decimal string, and `math.f(x)` of one number:
+    /// a 0-d formula. Infinities are not read for all sizes (formulas are real).
+    fn builtin(&mut self, col: usize, f: &'static str, pos: Vec<V>, kw: Vec<(String, V)>) -> R<V> {
+        let [x] = &pos[..] else {
+            return err(col, format!("`{f}` takes exactly one argument"));
+        };
+        if !kw.is_empty() {
+            return err(col, format!("`{f}` takes no keyword arguments"));
+        }
+        let x = match x {
+            V::Int(Size::Int(i)) => V::T(Formula::int(*i), vec![]),
+            V::Bool(b) => V::T(Formula::int(i64::from(*b)), vec![]),
+            V::T(g, s) if s.is_empty() => V::T(g.clone(), vec![]),
+            V::Str(text) if f == "float" => {
+                let r = parse_decimal(text.trim()).ok_or_else(|| SpecError {
+                    col,
+                    message: format!(
+                        "float('{text}') is not read for all sizes (not a finite number)"
+                    ),
+                })?;
+                let v = at(col, exact(self.env.float.round(&r)))?;
+                V::T(Formula::Const(v), vec![])
+            }
+            _ => {
+                return err(
+                    col,
+                    format!("`{f}` of this argument is not read for all sizes"),
+                )
+            }
+        };
+        if f == "float" {
+            return Ok(x);
+        }
+        let op = canonical(f).ok_or_else(|| SpecError {
+            col,
+            message: format!("`math.{f}` is not read for all sizes"),
+        })?;
+        self.elementwise_call(col, op, vec![x], Vec::new())
+    }
+
     fn elementwise_call(
         &mut self,
         col: usize,
@@ -811,6 +917,21 @@ impl Reader<'_, '_> {
     }
 
     fn index(&mut self, v: V, subs: &[Sub], col: usize) -> R<V> {
+        if let V::Tuple(items) = &v {
+            // `x.shape[1]`: a constant int index into a tuple.
+            let [Sub::Expr(e)] = subs else {
+                return err(col, "a tuple is indexed by one int".into());
+            };
+            let V::Int(Size::Int(i)) = self.expr(e)? else {
+                return err(col, "a tuple is indexed by a constant int".into());
+            };
+            let n = items.len() as i64;
+            let j = if i < 0 { i + n } else { i };
+            return match usize::try_from(j).ok().and_then(|j| items.get(j)) {
+                Some(v) => Ok(v.clone()),
+                None => err(col, format!("tuple index {i} out of range ({n} elements)")),
+            };
+        }
         let V::T(mut f, mut shape) = v else {
             return err(col, "only tensors are indexed for all sizes".into());
         };
