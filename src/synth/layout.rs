@@ -7,6 +7,12 @@
 
 use super::{unravel, Synth};
 use crate::formula::{Formula, Size};
+use crate::launch::BinOp;
+
+/// The largest constant a slice bound may differ from a size by (`N + 1`): a stencil's
+/// halo, a shift by a few elements; beyond it a number that happens to be near a size
+/// would read as one.
+const MAX_SLICE_OFFSET: i64 = 8;
 use crate::term::{Node, TermId, Terms};
 
 impl Synth<'_> {
@@ -216,6 +222,28 @@ impl Synth<'_> {
                 }
             }
         }
+        // An axis whose extent is a size plus a constant (a stencil's `N + 2` halo): a
+        // bound a few elements off a size (`x[1:N + 1]`), or a small literal (`x[1:]`).
+        // Not on plain `N` axes, where such bounds are a tile of the instance
+        // (`x[:, N - 4:]`), not the formula.
+        let halo = matches!(
+            extent,
+            Some(Size::Bin(BinOp::Add | BinOp::Sub, a, b))
+                if matches!(**b, Size::Int(_)) || matches!(**a, Size::Int(_))
+        );
+        if let (true, Some(e)) = (halo, extent) {
+            for n in crate::formula::size_names(e) {
+                let Some(&s) = self.env.sizes.get(&n) else {
+                    continue;
+                };
+                let c = v64 - s;
+                if c != 0 && c.abs() <= MAX_SLICE_OFFSET {
+                    let op = if c > 0 { BinOp::Add } else { BinOp::Sub };
+                    let base = Box::new(Size::Size(n));
+                    return Some(Size::Bin(op, base, Box::new(Size::Int(c.abs()))));
+                }
+            }
+        }
         // Tensors of the same rank, at the same axis (`y[M, H]` beside `x[M, 2 * H]`).
         let rank = self.env.tensors.get(tensor).map(|s| s.len());
         for dims in self.env.dim_exprs.values() {
@@ -226,7 +254,7 @@ impl Synth<'_> {
                 _ => {}
             }
         }
-        None
+        (halo && v64 <= MAX_SLICE_OFFSET).then_some(Size::Int(v64))
     }
 }
 

@@ -40,6 +40,10 @@ mod windows;
 
 pub use readable::{meanify, tidy};
 
+/// The most operands an n-ary node may have for the split by input order (a stencil's
+/// few taps); wider nodes are reductions, ordered there.
+const MAX_ORDERED_SPLIT: usize = 16;
+
 /// How hard synthesis tries.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -730,15 +734,34 @@ impl<'a> Synth<'a> {
                 });
                 let mut splits: Vec<Vec<Vec<TermId>>> =
                     self.align_roles(list).into_iter().collect();
+                let same_arity = positional.is_ok();
                 if let Ok(p) = positional {
                     if !splits.contains(&p) {
                         splits.push(p);
                     }
                 }
-                for kids in splits {
-                    match self.build_operands(bop, shape, &kids) {
+                for kids in &splits {
+                    match self.build_operands(bop, shape, kids) {
                         Ok(f) => return Ok(f),
                         Err(e) => first_err = e,
+                    }
+                }
+                // Then by the input elements the operands read, where creation order
+                // (ids) differs from index order: a stencil's halo, loaded first.
+                if same_arity && n <= MAX_ORDERED_SPLIT {
+                    let mut ordered: Vec<Vec<TermId>> = vec![Vec::with_capacity(list.len()); n];
+                    for &t in list {
+                        let ops = nary(self.terms.node(t))
+                            .map(|o| o.to_vec())
+                            .unwrap_or_default();
+                        for (k, o) in self.order_operands(&ops).into_iter().enumerate() {
+                            ordered[k].push(o);
+                        }
+                    }
+                    if !splits.contains(&ordered) {
+                        if let Ok(f) = self.build_operands(bop, shape, &ordered) {
+                            return Ok(f);
+                        }
                     }
                 }
                 // Reductions.
