@@ -320,6 +320,22 @@ fn comparisons_with_infinity_fold_only_for_total_terms() {
             assert_eq!(t.as_bool(c), None, "{}", t.display(c));
         }
     }
+    // A loop-carried value of the all-sizes verifier may be -inf (a running max's first
+    // iteration): its comparisons stay, and so do those of terms built on it.
+    let carried = t.carried_param("loop0.0.0");
+    let m2 = t.max(carried, x);
+    for c in [carried, m2] {
+        let cmp = t.cmp(CmpOp::Eq, c, ninf);
+        assert_eq!(t.as_bool(cmp), None, "{}", t.display(cmp));
+    }
+    let scale = t.param("scale");
+    let scaled = t.mul(scale, x);
+    let cmp = t.cmp(CmpOp::Eq, scaled, ninf);
+    assert_eq!(
+        t.as_bool(cmp),
+        Some(false),
+        "a kernel's scalar argument is finite"
+    );
     // The kernel's own value at x = 0 keeps the branch it takes there.
     let one = t.one();
     let two = t.int(2);

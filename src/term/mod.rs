@@ -379,6 +379,15 @@ impl Terms {
     pub fn param(&mut self, name: &str) -> TermId {
         self.intern(Node::Param(name.into()))
     }
+    /// A param standing for a value that may be ±inf: a loop-carried float of the
+    /// all-sizes verifier (a running max starts at -inf). Like [`Terms::param`], but not
+    /// total, so `p == -inf` stays a comparison. Call it before any term reads the
+    /// param (flags are set when a node is interned).
+    pub fn carried_param(&mut self, name: &str) -> TermId {
+        let p = self.param(name);
+        self.total[p.0 as usize] = false;
+        p
+    }
     pub fn constant(&mut self, value: BigRational) -> TermId {
         self.intern(Node::Const(value))
     }

@@ -148,7 +148,7 @@ impl Run<'_, '_, '_> {
                     let p = self
                         .domain
                         .terms
-                        .param(&format!("loop{n}.{}.{}", m.lane.0, m.lane.1));
+                        .carried_param(&format!("loop{n}.{}.{}", m.lane.0, m.lane.1));
                     let parts = parts.into_iter().map(|(p, _)| p).collect();
                     self.partials.insert(p, Partial { combine, parts });
                     let t = &mut *self.domain.terms;

@@ -188,7 +188,11 @@ impl Run<'_, '_, '_> {
                     }
                     Lane::Float(_) => {
                         ks.push(None);
-                        Lane::Float(self.domain.terms.param(&format!("probe{n}.{k}.{j}")))
+                        Lane::Float(
+                            self.domain
+                                .terms
+                                .carried_param(&format!("probe{n}.{k}.{j}")),
+                        )
                     }
                     _ => return unsupported("a loop carrying a boolean or undefined lane"),
                 });
@@ -270,7 +274,7 @@ impl Run<'_, '_, '_> {
                         let Some((init, lo)) = self.data_int(l) else {
                             return unsupported("a data-picked loop integer with no value");
                         };
-                        let acc = self.domain.terms.param(&format!("acc{n}.{k}.{j}"));
+                        let acc = self.domain.terms.carried_param(&format!("acc{n}.{k}.{j}"));
                         ks.push(None);
                         picks.push(Picked {
                             lane: (k, j),
@@ -292,7 +296,7 @@ impl Run<'_, '_, '_> {
                         }
                     }
                     _ => {
-                        let a = self.domain.terms.param(&format!("acc{n}.{k}.{j}"));
+                        let a = self.domain.terms.carried_param(&format!("acc{n}.{k}.{j}"));
                         ks.push(Some(a));
                         Lane::Float(a)
                     }
@@ -473,7 +477,7 @@ impl Run<'_, '_, '_> {
         let Some(combine) = combine else {
             return Ok(Some(init));
         };
-        let p = self.domain.terms.param(&format!("loop{n}.{k}.{j}"));
+        let p = self.domain.terms.carried_param(&format!("loop{n}.{k}.{j}"));
         self.partials.insert(p, Partial { combine, parts });
         let t = &mut *self.domain.terms;
         Ok(Some(match combine {
@@ -623,7 +627,7 @@ impl Run<'_, '_, '_> {
             if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
                 continue;
             }
-            let p = self.domain.terms.param(&format!("loop{n}.{k}.{j}"));
+            let p = self.domain.terms.carried_param(&format!("loop{n}.{k}.{j}"));
             self.partials.insert(
                 p,
                 Partial {

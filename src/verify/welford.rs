@@ -117,9 +117,9 @@ impl Run<'_, '_, '_> {
         // The count n >= 1 as `1 + w²` over a free real w: an identity in w is one for
         // every real n >= 1, and no point of the refuter divides by zero.
         let (s, q, w) = (
-            t.param(&format!("welford{n}.S")),
-            t.param(&format!("welford{n}.Q")),
-            t.param(&format!("welford{n}.w")),
+            t.carried_param(&format!("welford{n}.S")),
+            t.carried_param(&format!("welford{n}.Q")),
+            t.carried_param(&format!("welford{n}.w")),
         );
         let cnt = {
             let one = t.one();
@@ -214,7 +214,7 @@ impl Run<'_, '_, '_> {
             }
         };
         let s_parts: Vec<Part> = items.iter().map(|&(x, case)| part(x, case)).collect();
-        let p_s = t.param(&format!("loop{n}.{}.{}.sum", mean.lane.0, mean.lane.1));
+        let p_s = t.carried_param(&format!("loop{n}.{}.{}.sum", mean.lane.0, mean.lane.1));
         let trips = real_of(t, trips);
         let mean_final = t.div(p_s, trips);
         let mut m2_parts = Vec::with_capacity(items.len());
@@ -223,7 +223,7 @@ impl Run<'_, '_, '_> {
             let d2 = t.mul(d, d);
             m2_parts.push(part(d2, case));
         }
-        let p_m2 = t.param(&format!("loop{n}.{}.{}", m2.lane.0, m2.lane.1));
+        let p_m2 = t.carried_param(&format!("loop{n}.{}.{}", m2.lane.0, m2.lane.1));
         self.partials.insert(
             p_s,
             Partial {
