@@ -746,21 +746,15 @@ impl<'a> Synth<'a> {
                         Err(e) => first_err = e,
                     }
                 }
-                // Then by the input elements the operands read, where creation order
-                // (ids) differs from index order: a stencil's halo, loaded first.
+                // Then, where every operand is one tap (`x[i]` or `c·x[i]`), by the
+                // element it reads: creation order (ids) is not index order when a
+                // stencil's halo is loaded first.
                 if same_arity && n <= MAX_ORDERED_SPLIT {
-                    let mut ordered: Vec<Vec<TermId>> = vec![Vec::with_capacity(list.len()); n];
-                    for &t in list {
-                        let ops = nary(self.terms.node(t))
-                            .map(|o| o.to_vec())
-                            .unwrap_or_default();
-                        for (k, o) in self.order_operands(&ops).into_iter().enumerate() {
-                            ordered[k].push(o);
-                        }
-                    }
-                    if !splits.contains(&ordered) {
-                        if let Ok(f) = self.build_operands(bop, shape, &ordered) {
-                            return Ok(f);
+                    if let Some(ordered) = taps_in_index_order(self.terms, list, n) {
+                        if !splits.contains(&ordered) {
+                            if let Ok(f) = self.build_operands(bop, shape, &ordered) {
+                                return Ok(f);
+                            }
                         }
                     }
                 }
@@ -1146,6 +1140,35 @@ impl<'a> Synth<'a> {
         self.tensor_masks.insert(t, m);
         m
     }
+}
+
+/// The operands of each element of `list` (n-ary nodes of `n` operands) sorted by the
+/// one input element each reads, grouped by position; `None` unless every operand is a
+/// tap: an input element, or a constant times one.
+fn taps_in_index_order(terms: &Terms, list: &[TermId], n: usize) -> Option<Vec<Vec<TermId>>> {
+    let tap = |o: TermId| -> Option<(&str, &[i64])> {
+        let input = |t: TermId| match terms.node(t) {
+            Node::Input { tensor, index } => Some((&**tensor, &**index)),
+            _ => None,
+        };
+        match terms.node(o) {
+            Node::Mul(ops) if ops.len() == 2 && terms.as_const(ops[0]).is_some() => input(ops[1]),
+            _ => input(o),
+        }
+    };
+    let mut out: Vec<Vec<TermId>> = vec![Vec::with_capacity(list.len()); n];
+    for &t in list {
+        let ops = nary(terms.node(t))?;
+        let mut keyed = ops
+            .iter()
+            .map(|&o| tap(o).map(|k| (k, o)))
+            .collect::<Option<Vec<_>>>()?;
+        keyed.sort();
+        for (k, (_, o)) in keyed.into_iter().enumerate() {
+            out[k].push(o);
+        }
+    }
+    Some(out)
 }
 
 fn nary(n: &Node) -> Option<&[TermId]> {
