@@ -8,12 +8,12 @@
 use super::{unravel, Synth};
 use crate::formula::{Formula, Size};
 use crate::launch::BinOp;
+use crate::term::{Node, TermId, Terms};
 
 /// The largest constant a slice bound may differ from a size by (`N + 1`): a stencil's
 /// halo, a shift by a few elements; beyond it a number that happens to be near a size
 /// would read as one.
 const MAX_SLICE_OFFSET: i64 = 8;
-use crate::term::{Node, TermId, Terms};
 
 impl Synth<'_> {
     /// A concatenation along an axis: the first index of some axis where the input

@@ -1146,15 +1146,11 @@ impl<'a> Synth<'a> {
 /// one input element each reads, grouped by position; `None` unless every operand is a
 /// tap: an input element, or a constant times one.
 fn taps_in_index_order(terms: &Terms, list: &[TermId], n: usize) -> Option<Vec<Vec<TermId>>> {
-    let tap = |o: TermId| -> Option<(&str, &[i64])> {
-        let input = |t: TermId| match terms.node(t) {
-            Node::Input { tensor, index } => Some((&**tensor, &**index)),
-            _ => None,
-        };
-        match terms.node(o) {
-            Node::Mul(ops) if ops.len() == 2 && terms.as_const(ops[0]).is_some() => input(ops[1]),
-            _ => input(o),
+    let tap = |o: TermId| match terms.node(o) {
+        Node::Mul(ops) if ops.len() == 2 && terms.as_const(ops[0]).is_some() => {
+            leaves::input_element(terms, ops[1])
         }
+        _ => leaves::input_element(terms, o),
     };
     let mut out: Vec<Vec<TermId>> = vec![Vec::with_capacity(list.len()); n];
     for &t in list {

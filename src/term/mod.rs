@@ -384,7 +384,13 @@ impl Terms {
     /// total, so `p == -inf` stays a comparison. Call it before any term reads the
     /// param (flags are set when a node is interned).
     pub fn carried_param(&mut self, name: &str) -> TermId {
+        let fresh = self.len();
         let p = self.param(name);
+        // A param first made total may already have total parents: a caller bug.
+        debug_assert!(
+            p.0 as usize >= fresh || !self.total[p.0 as usize],
+            "carried_param({name}) after param({name})"
+        );
         self.total[p.0 as usize] = false;
         p
     }

@@ -378,13 +378,7 @@ impl Interp<'_, '_> {
                 }
                 if m == "math" {
                     // math's functions of one number, as the op of the same meaning.
-                    let op = match name {
-                        "sqrt" | "exp" | "log" | "log2" | "log1p" | "expm1" | "sin" | "cos"
-                        | "tanh" | "erf" | "floor" | "ceil" => canonical(name),
-                        "fabs" => canonical("abs"),
-                        _ => None,
-                    };
-                    return match op {
+                    return match ops::math_function(name) {
                         Some(op) => Ok(Value::MathFunc(op)),
                         None => err(
                             col,

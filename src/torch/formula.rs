@@ -56,7 +56,8 @@ enum V {
     Tuple(Vec<V>),
     Module(&'static str),
     Func(&'static str),
-    /// Python's `float`, or a function of `math` (`math.log`), on one number.
+    /// Python's `float`, or a function of `math` on one number as its op's canonical
+    /// name (`math.log` is `log`).
     Builtin(&'static str),
     Method(Box<V>, String),
 }
@@ -772,24 +773,9 @@ impl Reader<'_, '_> {
             let v = at(col, exact(self.env.float.round(&r)))?;
             return Ok(V::T(Formula::Const(v), vec![]));
         }
-        match name {
-            "sqrt" | "exp" | "log" | "log2" | "log1p" | "expm1" | "sin" | "cos" | "tanh"
-            | "erf" | "floor" | "ceil" | "fabs" => Ok(V::Builtin(match name {
-                "sqrt" => "sqrt",
-                "exp" => "exp",
-                "log" => "log",
-                "log2" => "log2",
-                "log1p" => "log1p",
-                "expm1" => "expm1",
-                "sin" => "sin",
-                "cos" => "cos",
-                "tanh" => "tanh",
-                "erf" => "erf",
-                "floor" => "floor",
-                "ceil" => "ceil",
-                _ => "abs",
-            })),
-            _ => err(col, format!("`math.{name}` is not read for all sizes")),
+        match ops::math_function(name) {
+            Some(op) => Ok(V::Builtin(op)),
+            None => err(col, format!("`math.{name}` is not read for all sizes")),
         }
     }
 
@@ -826,11 +812,8 @@ impl Reader<'_, '_> {
         if f == "float" {
             return Ok(x);
         }
-        let op = canonical(f).ok_or_else(|| SpecError {
-            col,
-            message: format!("`math.{f}` is not read for all sizes"),
-        })?;
-        self.elementwise_call(col, op, vec![x], Vec::new())
+        // `f` is an op of the library (`math_attr` made it with `math_function`).
+        self.elementwise_call(col, f, vec![x], Vec::new())
     }
 
     fn elementwise_call(

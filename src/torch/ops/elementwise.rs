@@ -412,8 +412,7 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                     x.shape_str()
                 )
             })?;
-            if let Some(&e) = m.elems.iter().find(|&&e| !cx.terms.is_boolean(e)) {
-                let _ = e;
+            if m.elems.iter().any(|&e| !cx.terms.is_boolean(e)) {
                 return Err(
                     "masked_fill: the mask must be a bool tensor (a comparison, \
                             or ones/zeros/full with dtype=torch.bool)"

@@ -214,6 +214,16 @@ pub(crate) fn canonical(name: &str) -> Option<&'static str> {
     SUPPORTED.iter().find(|&&s| s == n).copied()
 }
 
+/// The op a function of Python's `math` on one number stands for (`math.fabs` is `abs`).
+pub(crate) fn math_function(name: &str) -> Option<&'static str> {
+    match name {
+        "sqrt" | "exp" | "log" | "log2" | "log1p" | "expm1" | "sin" | "cos" | "tanh" | "erf"
+        | "floor" | "ceil" => canonical(name),
+        "fabs" => canonical("abs"),
+        _ => None,
+    }
+}
+
 /// PyTorch's parameter names of each op; a leading `*` collects the remaining positional
 /// arguments (`x.permute(1, 0)`, `torch.zeros(2, 3)`).
 pub(crate) fn params(op: &str) -> &'static [&'static str] {
