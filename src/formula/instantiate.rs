@@ -265,6 +265,7 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
         }
         Formula::Scalar(name) => Dense::scalar(terms.param(name)),
         Formula::Const(c) => Dense::scalar(terms.constant(c.clone())),
+        Formula::Inf { negative } => Dense::scalar(terms.inf(*negative)),
         Formula::Unary(op, a) => {
             let a = run(a, terms, env);
             match op.func() {

@@ -228,6 +228,12 @@ pub enum Formula {
     Input(String),
     Scalar(String),
     Const(BigRational),
+    /// `-inf` (`negative`) or `inf`: the fill of masked scores (causal attention's
+    /// `where(j <= i, s, -inf)`). Extended reals exist only here and in the terms;
+    /// the all-sizes verifier, whose formulas are real, refuses it.
+    Inf {
+        negative: bool,
+    },
     Unary(UnaryOp, Box<Formula>),
     Binary(BinaryOp, Box<Formula>, Box<Formula>),
     Powi(Box<Formula>, i32),
@@ -521,7 +527,7 @@ impl Formula {
             }
         };
         Some(match self {
-            Formula::Scalar(_) | Formula::Const(_) => self.clone(),
+            Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => self.clone(),
             Formula::Reduce {
                 op,
                 axis: a,
@@ -620,11 +626,27 @@ impl Formula {
         }
     }
 
+    /// Whether the input tensor `name` occurs in `self`.
+    pub fn reads(&self, name: &str) -> bool {
+        matches!(self, Formula::Input(n) if n == name) || self.children().iter().any(|c| c.reads(name))
+    }
+
+    /// `self` with every occurrence of `old` replaced by `new` (outermost first: the
+    /// replacement is not searched again).
+    pub fn replace(self, old: &Formula, new: &Formula) -> Formula {
+        if self == *old {
+            return new.clone();
+        }
+        self.map_children(&mut |c| c.replace(old, new))
+    }
+
     /// `self` with every sub-formula replaced by `f` of it (operands first).
     pub fn map_children(self, f: &mut impl FnMut(Formula) -> Formula) -> Formula {
         let mut g = |a: Box<Formula>| Box::new(f(*a));
         match self {
-            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) => self,
+            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => {
+                self
+            }
             Formula::Unary(op, a) => Formula::Unary(op, g(a)),
             Formula::Powi(a, k) => Formula::Powi(g(a), k),
             Formula::Reduce {
@@ -709,7 +731,9 @@ impl Formula {
     /// The direct sub-formulas, in operand order.
     pub fn children(&self) -> Vec<&Formula> {
         match self {
-            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) => vec![],
+            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => {
+                vec![]
+            }
             Formula::Unary(_, a)
             | Formula::Powi(a, _)
             | Formula::Reduce { arg: a, .. }
@@ -811,7 +835,7 @@ impl Formula {
                     err(format!("unknown scalar `{n}`"))
                 }
             }
-            Formula::Const(_) => Ok(vec![]),
+            Formula::Const(_) | Formula::Inf { .. } => Ok(vec![]),
             Formula::Unary(_, a) | Formula::Powi(a, _) => a.dims(env),
             Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) => {
                 let (da, db) = (a.dims(env)?, b.dims(env)?);

@@ -66,7 +66,7 @@ pub(super) fn python_const(c: &BigRational) -> (String, u8) {
 pub(super) fn is_number(f: &Formula) -> bool {
     match f {
         Formula::Input(_) => false,
-        Formula::Scalar(_) | Formula::Const(_) => true,
+        Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => true,
         _ => f.children().iter().all(|c| is_number(c)),
     }
 }
@@ -98,6 +98,14 @@ impl Infix<'_> {
             Formula::Input(n) | Formula::Scalar(n) => (n.clone(), P_ATOM),
             Formula::Const(c) if py => python_const(c),
             Formula::Const(c) => text_const(c),
+            Formula::Inf { negative } => {
+                let sign = if *negative { "-" } else { "" };
+                match d {
+                    Dialect::Torch => (format!("float('{sign}inf')"), P_ATOM),
+                    Dialect::Numpy => (format!("{sign}np.inf"), P_NEG),
+                    Dialect::Text => (format!("{sign}inf"), P_NEG),
+                }
+            }
             Formula::Unary(UnaryOp::Neg, a) => (format!("-{}", self.at(a, P_NEG, true)), P_NEG),
             Formula::Unary(op, a) => {
                 let arg = self.at(a, 0, true);
@@ -240,7 +248,18 @@ impl Infix<'_> {
                 upper,
                 diagonal,
             } => {
-                let e = self.at(arg, 0, false);
+                // The text dialect prints a broadcast number bare (the heading gives
+                // the shape); under a triangle the shape is the point: `ones(T, S)`.
+                let e = match &**arg {
+                    Formula::Broadcast { arg: c, shape } if d == Dialect::Text && is_number(c) => {
+                        let dims: Vec<String> = shape.iter().map(size_text).collect();
+                        match &**c {
+                            Formula::Const(one) if num_traits::One::is_one(one) => format!("ones({})", dims.join(", ")),
+                            c => format!("full(({}), {})", dims.join(", "), self.expr(c)),
+                        }
+                    }
+                    _ => self.at(arg, 0, false),
+                };
                 let name = if *upper { "triu" } else { "tril" };
                 let k = match (diagonal, d) {
                     (0, _) => String::new(),

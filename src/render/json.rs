@@ -55,6 +55,10 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
             m.insert("f64".into(), json!(v));
             "const"
         }
+        Formula::Inf { negative } => {
+            m.insert("negative".into(), json!(negative));
+            "inf"
+        }
         Formula::Unary(op, _) => op.name(),
         Formula::Binary(op, _, _) => op.name(),
         Formula::Powi(_, k) => {

@@ -83,6 +83,8 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::Input(_) | Formula::Scalar(_) => P_ATOM,
         Formula::Const(c) if c.is_negative() => P_NEG,
         Formula::Const(_) => P_ATOM,
+        Formula::Inf { negative: true } => P_NEG,
+        Formula::Inf { negative: false } => P_ATOM,
         Formula::Unary(UnaryOp::Neg | UnaryOp::Rsqrt, _) => P_NEG,
         Formula::Unary(UnaryOp::Exp2, _) => P_POW,
         Formula::Unary(..) => P_ATOM,
@@ -105,6 +107,8 @@ fn prec(f: &Formula, followed: bool) -> u8 {
 fn repr(f: &Formula, followed: bool) -> (String, u8) {
     match f {
         Formula::Input(n) | Formula::Scalar(n) => (name(n), P_ATOM),
+        Formula::Inf { negative: true } => ("-\\infty".into(), P_NEG),
+        Formula::Inf { negative: false } => ("\\infty".into(), P_ATOM),
         Formula::Const(c) => {
             let (s, _) = format_const(c);
             let s = s

@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 mod enumerate;
+mod causal;
 mod layout;
 mod leaves;
 mod online;
@@ -163,71 +164,9 @@ pub fn lift_with(
         let mut s = Synth::new(terms, &env, &known, opts);
         s.instances = std::mem::take(&mut instances);
         let start = Instant::now();
-        // A long online recurrence (a running sum rescaled at every step) is what
-        // top-down cannot lift: it would descend every step before stalling. Its
-        // elements are normalised factor by factor first (the recurrence folds to its
-        // closed form); top-down runs where that fails.
-        let online = elems
-            .first()
-            .is_some_and(|&e| online::long_recurrence(s.terms, e));
-        let mut built = Err(elems[0]);
-        if online {
-            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, true) {
-                built = Ok(f);
-            }
-            tracing::debug!("synth {}: online, by factor {:?}", t.name, start.elapsed());
-        }
-        if built.is_err() {
-            s.restart();
-            built = s.build(&t.shape, &elems);
-            tracing::debug!(
-                "synth {}: first pass {:?} ({})",
-                t.name,
-                start.elapsed(),
-                if built.is_ok() { "lifted" } else { "stalled" }
-            );
-        }
-        // Where top-down stalls, each stage below runs only if those before it failed:
-        // (1) the whole output normalised factor by factor (merges online rescalings
-        // and keeps the max subtraction), unless tried first; (2) top-down again,
-        // normalising the stalled sub-terms only, then (3) enumerating there too; (4)
-        // the whole output normalised at once, with a budget of its own.
-        if built.is_err() && !online {
-            s.restart();
-            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, true) {
-                built = Ok(f);
-            }
-            tracing::debug!("synth {}: by factor {:?}", t.name, start.elapsed());
-        }
-        if built.is_err() && !s.timed_out {
-            s.fallback.enable();
-            for enumerate in [false, true] {
-                s.fallback.enumerate = enumerate;
-                s.restart();
-                built = s.build(&t.shape, &elems);
-                tracing::debug!(
-                    "synth {}: enumerate={enumerate} {:?}",
-                    t.name,
-                    start.elapsed()
-                );
-                if built.is_ok() || s.timed_out {
-                    break;
-                }
-            }
-        }
-        if built.is_err() {
-            s.deadline = Instant::now() + opts.time_budget;
-            s.timed_out = false;
-            s.restart();
-            if let Some(f) = enumerate::whole_output(&mut s, &t.shape, &elems, false) {
-                built = Ok(f);
-            }
-            tracing::debug!(
-                "synth {}: whole output normalised {:?}",
-                t.name,
-                start.elapsed()
-            );
-        }
+        let built = causal::lift(&mut s, opts, &t.name, &t.shape, &elems)
+            .map(Ok)
+            .unwrap_or_else(|| synthesize(&mut s, opts, &t.name, &t.shape, &elems, false));
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
         instances = std::mem::take(&mut s.instances);
@@ -289,6 +228,87 @@ pub fn lift_with(
         output_order: kernel.output_order(),
         input_order: kernel.input_order(),
     })
+}
+
+/// The stages of the search for one output's formula whose elements are `elems`; each
+/// stage runs only if those before it failed. `online`: normalise factor by factor
+/// first, as for a long online recurrence. `Err`: the stalled sub-term.
+fn synthesize(
+    s: &mut Synth,
+    opts: &Options,
+    name: &str,
+    shape: &[usize],
+    elems: &[TermId],
+    online: bool,
+) -> Result<Formula, TermId> {
+    let start = Instant::now();
+    // A long online recurrence (a running sum rescaled at every step) is what
+    // top-down cannot lift: it would descend every step before stalling. Its
+    // elements are normalised factor by factor first (the recurrence folds to its
+    // closed form); top-down runs where that fails.
+    let online = online
+        || elems
+            .first()
+            .is_some_and(|&e| online::long_recurrence(s.terms, e));
+    let mut built = Err(elems[0]);
+    if online {
+        if let Some(f) = enumerate::whole_output(s, shape, elems, true) {
+            built = Ok(f);
+        }
+        tracing::debug!("synth {}: online, by factor {:?}", name, start.elapsed());
+    }
+    if built.is_err() {
+        s.restart();
+        built = s.build(shape, elems);
+        tracing::debug!(
+            "synth {}: first pass {:?} ({})",
+            name,
+            start.elapsed(),
+            if built.is_ok() { "lifted" } else { "stalled" }
+        );
+    }
+    // Where top-down stalls, each stage below runs only if those before it failed:
+    // (1) the whole output normalised factor by factor (merges online rescalings
+    // and keeps the max subtraction), unless tried first; (2) top-down again,
+    // normalising the stalled sub-terms only, then (3) enumerating there too; (4)
+    // the whole output normalised at once, with a budget of its own.
+    if built.is_err() && !online {
+        s.restart();
+        if let Some(f) = enumerate::whole_output(s, shape, elems, true) {
+            built = Ok(f);
+        }
+        tracing::debug!("synth {}: by factor {:?}", name, start.elapsed());
+    }
+    if built.is_err() && !s.timed_out {
+        s.fallback.enable();
+        for enumerate in [false, true] {
+            s.fallback.enumerate = enumerate;
+            s.restart();
+            built = s.build(shape, elems);
+            tracing::debug!(
+                "synth {}: enumerate={enumerate} {:?}",
+                name,
+                start.elapsed()
+            );
+            if built.is_ok() || s.timed_out {
+                break;
+            }
+        }
+    }
+    if built.is_err() {
+        s.deadline = Instant::now() + opts.time_budget;
+        s.timed_out = false;
+        s.restart();
+        if let Some(f) = enumerate::whole_output(s, shape, elems, false) {
+            built = Ok(f);
+        }
+        tracing::debug!(
+            "synth {}: whole output normalised {:?}",
+            name,
+            start.elapsed()
+        );
+    }
+    built
 }
 
 /// Before any formula is called proved, the kernel runs concretely at the cross-check
@@ -999,17 +1019,21 @@ impl<'a> Synth<'a> {
         cands.into_iter().find(|c| self.matches(c, shape, list))
     }
 
-    /// `Σ_j A[i,j]·B[j,d]` for any sub-formulas `A`, `B` (2-D output `[i, d]`): the
-    /// factors of each product that do not change with `d` (constants included) make
-    /// `A[i,j]`, the others `B[j,d]`, which must not change with `i`; the products of an
-    /// element are ordered by the input elements of their `B` part. `A @ B`.
+    /// `Σ_j A[i,j]·B[j,d]` for any sub-formulas `A`, `B` (output `[.., i, d]`, leading
+    /// axes a batch): the factors of each product that do not change with `d`
+    /// (constants included) make `A[i,j]`, the others `B[j,d]`, which must not change
+    /// with `i`; the products of an element are ordered by the input elements of their
+    /// `B` part. `A @ B`.
     fn matmul_general(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {
-        let [m, dd] = *shape else {
+        let r = shape.len();
+        if r < 2 {
             return None;
-        };
+        }
+        let (batch, m, dd) = (&shape[..r - 2], shape[r - 2], shape[r - 1]);
         if dd < 2 {
             return None;
         }
+        let nb: usize = batch.iter().product();
         let factors = |terms: &Terms, t: TermId| -> Vec<TermId> {
             match terms.node(t) {
                 Node::Mul(fs) => fs.to_vec(),
@@ -1018,50 +1042,58 @@ impl<'a> Synth<'a> {
         };
         // Per element: (A part, B part) of each product, ordered by the B part.
         let mut split: Vec<Vec<(TermId, TermId)>> = Vec::with_capacity(list.len());
-        for i in 0..m {
-            for d in 0..dd {
-                let other = list[i * dd + if d == 0 { 1 } else { 0 }];
-                let theirs: BTreeSet<TermId> = nary(self.terms.node(other))?
-                    .to_vec()
-                    .into_iter()
-                    .flat_map(|p| factors(self.terms, p))
-                    .collect();
-                let ops = nary(self.terms.node(list[i * dd + d]))?.to_vec();
-                let mut parts = Vec::with_capacity(ops.len());
-                for p in ops {
-                    let (a, b): (Vec<TermId>, Vec<TermId>) = factors(self.terms, p)
+        for bi in 0..nb {
+            let list = &list[bi * m * dd..(bi + 1) * m * dd];
+            for i in 0..m {
+                for d in 0..dd {
+                    let other = list[i * dd + if d == 0 { 1 } else { 0 }];
+                    let theirs: BTreeSet<TermId> = nary(self.terms.node(other))?
+                        .to_vec()
                         .into_iter()
-                        .partition(|f| theirs.contains(f));
-                    if a.is_empty() || b.is_empty() {
-                        return None;
+                        .flat_map(|p| factors(self.terms, p))
+                        .collect();
+                    let ops = nary(self.terms.node(list[i * dd + d]))?.to_vec();
+                    let mut parts = Vec::with_capacity(ops.len());
+                    for p in ops {
+                        let (a, b): (Vec<TermId>, Vec<TermId>) = factors(self.terms, p)
+                            .into_iter()
+                            .partition(|f| theirs.contains(f));
+                        if a.is_empty() || b.is_empty() {
+                            return None;
+                        }
+                        let (a, b) = (self.terms.product(&a), self.terms.product(&b));
+                        parts.push((input_leaves(self.terms, b), a, b));
                     }
-                    let (a, b) = (self.terms.product(&a), self.terms.product(&b));
-                    parts.push((input_leaves(self.terms, b), a, b));
+                    parts.sort();
+                    split.push(parts.into_iter().map(|(_, a, b)| (a, b)).collect());
                 }
-                parts.sort();
-                split.push(parts.into_iter().map(|(_, a, b)| (a, b)).collect());
             }
         }
         let n = split[0].len();
-        // A[i,j] the same for every d, B[j,d] the same for every i.
-        for i in 0..m {
-            for d in 0..dd {
-                let e = &split[i * dd + d];
-                if e.len() != n
-                    || (0..n).any(|j| e[j].0 != split[i * dd][j].0 || e[j].1 != split[d][j].1)
-                {
-                    return None;
+        // A[b,i,j] the same for every d, B[b,j,d] the same for every i.
+        for bi in 0..nb {
+            let split = &split[bi * m * dd..(bi + 1) * m * dd];
+            for i in 0..m {
+                for d in 0..dd {
+                    let e = &split[i * dd + d];
+                    if e.len() != n
+                        || (0..n).any(|j| e[j].0 != split[i * dd][j].0 || e[j].1 != split[d][j].1)
+                    {
+                        return None;
+                    }
                 }
             }
         }
-        let a_list: Vec<TermId> = (0..m)
-            .flat_map(|i| split[i * dd].iter().map(|p| p.0).collect::<Vec<_>>())
-            .collect();
-        let b_list: Vec<TermId> = (0..n)
-            .flat_map(|j| (0..dd).map(|d| split[d][j].1).collect::<Vec<_>>())
-            .collect();
-        let a = self.build(&[m, n], &a_list).ok()?;
-        let b = self.build(&[n, dd], &b_list).ok()?;
+        let mut a_list = Vec::with_capacity(nb * m * n);
+        let mut b_list = Vec::with_capacity(nb * n * dd);
+        for bi in 0..nb {
+            let split = &split[bi * m * dd..(bi + 1) * m * dd];
+            a_list.extend((0..m).flat_map(|i| split[i * dd].iter().map(|p| p.0)));
+            b_list.extend((0..n).flat_map(|j| (0..dd).map(move |d| split[d][j].1)));
+        }
+        let with = |last2: [usize; 2]| -> Vec<usize> { batch.iter().copied().chain(last2).collect() };
+        let a = self.build(&with([m, n]), &a_list).ok()?;
+        let b = self.build(&with([n, dd]), &b_list).ok()?;
         let f = a.matmul(b);
         (f.shape(self.env).ok()? == shape).then_some(f)
     }

@@ -1147,6 +1147,17 @@ impl Terms {
         self.substitute_in(t, map, &mut memo)
     }
 
+    /// [`Terms::substitute`] sharing `memo` across calls with the same `map` (the
+    /// elements of one output share most of their sub-terms).
+    pub fn substitute_memo(
+        &mut self,
+        t: TermId,
+        map: &FxHashMap<TermId, TermId>,
+        memo: &mut FxHashMap<TermId, TermId>,
+    ) -> TermId {
+        self.substitute_in(t, map, memo)
+    }
+
     fn substitute_in(
         &mut self,
         t: TermId,

@@ -241,7 +241,7 @@ impl AtIndex<'_> {
                 Some(s) => s.clone(),
                 None => return Err(format!("unknown input `{n}`")),
             },
-            Formula::Scalar(_) | Formula::Const(_) => vec![],
+            Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => vec![],
             Formula::Unary(_, a) | Formula::Powi(a, _) => self.shape(a)?,
             Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) => {
                 broadcast(&self.shape(a)?, &self.shape(b)?)?
@@ -347,6 +347,11 @@ impl AtIndex<'_> {
             }
             Formula::Scalar(name) => self.terms.param(name),
             Formula::Const(c) => self.terms.constant(c.clone()),
+            // The all-sizes proof is over the reals (see `Formula::Inf`).
+            Formula::Inf { .. } => {
+                return Err("an infinity (a masked fill) is not read for every size:                             the proof for every size is over the reals"
+                    .into())
+            }
             Formula::Unary(op, a) => {
                 let x = self.sub(a, idx)?;
                 match op.func() {
