@@ -48,12 +48,14 @@ pub(super) fn lift(
     shape: &[usize],
     elems: &[TermId],
 ) -> Option<Formula> {
+    let start = std::time::Instant::now();
     let c = detect(s, shape, elems)?;
     tracing::debug!(
-        "synth {name}: causal along axis {} (diagonal {}, keys {:?})",
+        "synth {name}: causal along axis {} (diagonal {}, keys {:?}), completed in {:?}",
         c.row_axis,
         c.diagonal,
-        c.keys
+        c.keys,
+        start.elapsed()
     );
     let full = match synthesize(s, opts, name, shape, &c.complete, true) {
         Ok(f) => f,
@@ -64,7 +66,10 @@ pub(super) fn lift(
     };
     tracing::debug!("synth {name}: completed: {}", crate::render::text::expr(&full));
     s.restart();
-    mask(s, name, full, &c, shape, elems)
+    let start = std::time::Instant::now();
+    let masked = mask(s, name, full, &c, shape, elems);
+    tracing::debug!("synth {name}: masked in {:?}", start.elapsed());
+    masked
 }
 
 /// The span of an input axis one element reads: least and greatest index, and how

@@ -68,69 +68,6 @@ impl LeafSets {
     }
 }
 
-/// The sub-terms below each term (the term itself included), as bit sets memoised per
-/// term in a dense numbering of this cache's own: `order_by_own_leaves` intersects the
-/// sub-terms of a reduction's operands at every step of an online recurrence, and a
-/// fresh walk per step re-reads the whole history (cubic in the trip count).
-#[derive(Default)]
-pub(super) struct NodeSets {
-    /// Dense number → the term.
-    nodes: Vec<TermId>,
-    sets: FxHashMap<TermId, (usize, Bits)>,
-}
-
-impl NodeSets {
-    /// The sub-terms of `t` (iterative, children first: terms can be deep).
-    pub(super) fn of(&mut self, terms: &Terms, t: TermId) -> Bits {
-        if let Some((_, b)) = self.sets.get(&t) {
-            return b.clone();
-        }
-        let mut stack = vec![(t, false)];
-        while let Some((u, expanded)) = stack.pop() {
-            if self.sets.contains_key(&u) {
-                continue;
-            }
-            if !expanded {
-                stack.push((u, true));
-                terms.for_each_child(u, |c| stack.push((c, false)));
-                continue;
-            }
-            let i = self.nodes.len();
-            self.nodes.push(u);
-            let mut bits: Vec<u64> = vec![0; i / 64 + 1];
-            bits[i / 64] |= 1 << (i % 64);
-            terms.for_each_child(u, |c| {
-                let (ci, cb) = &self.sets[&c];
-                if is_leaf(terms, c) {
-                    // A leaf's set is its own bit: no need to OR its whole vector.
-                    bits[ci / 64] |= 1 << (ci % 64);
-                    return;
-                }
-                for (w, x) in bits.iter_mut().zip(cb.iter()) {
-                    *w |= x;
-                }
-            });
-            self.sets.insert(u, (i, bits.into()));
-        }
-        self.sets[&t].1.clone()
-    }
-
-    /// Adds `t` itself (not what is below it) to `bits`.
-    pub(super) fn insert(&mut self, terms: &Terms, t: TermId, bits: &mut Vec<u64>) {
-        self.of(terms, t);
-        let i = self.sets[&t].0;
-        if bits.len() <= i / 64 {
-            bits.resize(i / 64 + 1, 0);
-        }
-        bits[i / 64] |= 1 << (i % 64);
-    }
-
-    /// The terms in `bits`.
-    pub(super) fn terms_of(&self, bits: &[u64]) -> Vec<TermId> {
-        members(&self.nodes, bits)
-    }
-}
-
 /// The terms numbered by the bits set in `bits` (`numbered[i]` is bit `i`'s term).
 fn members(numbered: &[TermId], bits: &[u64]) -> Vec<TermId> {
     let mut out = Vec::new();
@@ -169,11 +106,6 @@ pub(super) fn or_into(a: &mut Vec<u64>, b: &[u64]) {
     for (w, x) in a.iter_mut().zip(b) {
         *w |= x;
     }
-}
-
-/// Whether `a` and `b` share an element.
-pub(super) fn meets(a: &[u64], b: &[u64]) -> bool {
-    a.iter().zip(b).any(|(x, y)| x & y != 0)
 }
 
 /// `a ∧ b`.

@@ -472,7 +472,7 @@ pub(crate) fn show(terms: &Terms, t: TermId) -> String {
         return terms.display(t).to_string();
     }
     let leaves = input_leaves(terms, t);
-    let tensors: BTreeSet<&str> = leaves.iter().map(|(n, _)| n.as_str()).collect();
+    let tensors: BTreeSet<&str> = leaves.iter().map(|&(n, _)| n).collect();
     let names: Vec<&str> = tensors.into_iter().collect();
     format!(
         "<a term of {n} nodes as a tree, over {} element(s) of {}, too large to print>",
@@ -513,8 +513,6 @@ struct Synth<'a> {
     tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
     tensor_ids: Vec<String>,
     leaf_sets: leaves::LeafSets,
-    /// The sub-terms below each term, as bit sets.
-    node_sets: leaves::NodeSets,
     /// Candidates already instantiated (inputs, transposes, slices, products).
     instances: Instances,
     /// The operands of each n-ary term reduced so far, in [`Synth::order_operands`]'s
@@ -539,7 +537,6 @@ impl<'a> Synth<'a> {
             tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
             leaf_sets: Default::default(),
-            node_sets: Default::default(),
             instances: HashMap::new(),
             operand_orders: Default::default(),
             in_form_cut: false,
@@ -1061,11 +1058,11 @@ impl<'a> Synth<'a> {
                         if a.is_empty() || b.is_empty() {
                             return None;
                         }
-                        let (a, b) = (self.terms.product(&a), self.terms.product(&b));
-                        parts.push((input_leaves(self.terms, b), a, b));
+                        parts.push((self.terms.product(&a), self.terms.product(&b)));
                     }
-                    parts.sort();
-                    split.push(parts.into_iter().map(|(_, a, b)| (a, b)).collect());
+                    let terms = &*self.terms;
+                    parts.sort_by_cached_key(|&(a, b)| (input_leaves(terms, b), a, b));
+                    split.push(parts);
                 }
             }
         }
@@ -1206,18 +1203,21 @@ fn nary(n: &Node) -> Option<&[TermId]> {
     }
 }
 
-fn input_leaves(terms: &Terms, t: TermId) -> BTreeSet<(String, Vec<i64>)> {
-    let mut out = BTreeSet::new();
+/// The input elements below `t`, sorted, each once (a single input: itself, without a
+/// walk).
+fn input_leaves(terms: &Terms, t: TermId) -> Vec<(&str, &[i64])> {
+    if let Some(e) = leaves::input_element(terms, t) {
+        return vec![e];
+    }
+    let mut out = Vec::new();
     let mut stack = vec![t];
-    let mut seen = BTreeSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     while let Some(t) = stack.pop() {
         if !seen.insert(t) {
             continue;
         }
         match terms.node(t) {
-            Node::Input { tensor, index } => {
-                out.insert((tensor.to_string(), index.to_vec()));
-            }
+            Node::Input { tensor, index } => out.push((&**tensor, &**index)),
             Node::Add(o)
             | Node::Mul(o)
             | Node::Max(o)
@@ -1230,6 +1230,7 @@ fn input_leaves(terms: &Terms, t: TermId) -> BTreeSet<(String, Vec<i64>)> {
             _ => {}
         }
     }
+    out.sort_unstable();
     out
 }
 

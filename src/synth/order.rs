@@ -5,7 +5,8 @@
 //! count or of earlier calls); ties are broken by term id.
 
 use super::{leaves, Synth};
-use crate::term::{Node, TermId};
+use crate::term::{Node, TermId, Terms};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 impl Synth<'_> {
     /// Operands sorted by the input elements not shared by all of them (then by id).
@@ -64,16 +65,9 @@ impl Synth<'_> {
     /// that read every input element the operands read: in `exp(q_i·k_j - max_j(q_i·k_j))`
     /// the products `q_i·k_j` are common too (the max reads them all) but tell `j` apart.
     pub(super) fn order_by_own_leaves(&mut self, ops: &[TermId]) -> Option<Vec<TermId>> {
-        let sets: Vec<leaves::Bits> = ops
-            .iter()
-            .map(|&o| self.node_sets.of(self.terms, o))
-            .collect();
-        let common_bits = sets
-            .iter()
-            .skip(1)
-            .fold(sets[0].to_vec(), |acc, s| leaves::intersect(&acc, s));
-        let common: Vec<TermId> = self.node_sets.terms_of(&common_bits);
-        if let Some(order) = self.order_by_leaves_outside(ops, &common, false) {
+        let dag = Below::new(self.terms, ops);
+        let common = dag.common();
+        if let Some(order) = self.order_by_leaves_outside(&dag, ops, &common, false) {
             return Some(order);
         }
         let mut union: Vec<u64> = Vec::new();
@@ -87,14 +81,15 @@ impl Synth<'_> {
                 leaves::minus(&union, &bits).iter().all(|&w| w == 0)
             })
             .collect();
-        self.order_by_leaves_outside(ops, &covering, true)
+        self.order_by_leaves_outside(&dag, ops, &covering, true)
     }
 
     /// Operands sorted by the input elements they read outside the sub-terms `stop`
     /// (with `less_shared`, less those every operand reads that way); `None` where
     /// those tie.
-    pub(super) fn order_by_leaves_outside(
+    fn order_by_leaves_outside(
         &mut self,
+        dag: &Below,
         ops: &[TermId],
         stop: &[TermId],
         less_shared: bool,
@@ -106,12 +101,9 @@ impl Synth<'_> {
             .copied()
             .filter(|&t| !leaves::is_leaf(self.terms, t))
             .collect();
-        // The stops as a node set: below a term that reaches none of them, the walk
-        // would read every input element, which its leaf set already holds.
-        let mut stop_bits: Vec<u64> = Vec::new();
-        for &t in &stop_set {
-            self.node_sets.insert(self.terms, t, &mut stop_bits);
-        }
+        // Below a term that reaches no stop, the walk would read every input element,
+        // which its leaf set already holds.
+        let reaches = dag.reaching(self.terms, &stop_set);
         let mut owns: Vec<Vec<u64>> = Vec::with_capacity(ops.len());
         for &o in ops {
             let mut own: Vec<u64> = Vec::new();
@@ -126,7 +118,7 @@ impl Synth<'_> {
                         leaves::or_into(&mut own, &self.leaf_sets.of(self.terms, t));
                     }
                     _ if t != o && stop_set.contains(&t) => {}
-                    _ if !leaves::meets(&self.node_sets.of(self.terms, t), &stop_bits) => {
+                    _ if !reaches.contains(&t) => {
                         leaves::or_into(&mut own, &self.leaf_sets.of(self.terms, t));
                     }
                     _ => self.terms.for_each_child(t, |c| stack.push(c)),
@@ -161,5 +153,89 @@ impl Synth<'_> {
             .windows(2)
             .all(|w| w[0].0 != w[1].0)
             .then(|| keyed.into_iter().map(|(_, o)| o).collect())
+    }
+}
+
+/// The sub-terms below some operands, children first, each with the set of operands
+/// it is below (bit `j`: `ops[j]`). Linear in the size of that sub-DAG: a row's
+/// operands share most of it (the row's max), and a set over every term of the store
+/// per term would be quadratic.
+struct Below {
+    /// Children before parents.
+    post: Vec<TermId>,
+    /// `words` words per term, in `post` order.
+    owners: Vec<u64>,
+    words: usize,
+    n: usize,
+}
+
+impl Below {
+    fn new(terms: &Terms, ops: &[TermId]) -> Below {
+        let mut post = Vec::new();
+        let mut position: FxHashMap<TermId, usize> = FxHashMap::default();
+        let mut stack: Vec<(TermId, bool)> = ops.iter().rev().map(|&o| (o, false)).collect();
+        while let Some((t, expanded)) = stack.pop() {
+            if position.contains_key(&t) {
+                continue;
+            }
+            if expanded {
+                position.insert(t, post.len());
+                post.push(t);
+                continue;
+            }
+            stack.push((t, true));
+            terms.for_each_child(t, |c| {
+                if !position.contains_key(&c) {
+                    stack.push((c, false));
+                }
+            });
+        }
+        let n = ops.len();
+        let words = n.div_ceil(64);
+        let mut owners = vec![0u64; post.len() * words];
+        for (j, o) in ops.iter().enumerate() {
+            owners[position[o] * words + j / 64] |= 1 << (j % 64);
+        }
+        // Parents first: a term's set is final before it is passed to its children.
+        for i in (0..post.len()).rev() {
+            let mine: Vec<u64> = owners[i * words..(i + 1) * words].to_vec();
+            terms.for_each_child(post[i], |c| {
+                let ci = position[&c];
+                for (w, x) in owners[ci * words..(ci + 1) * words].iter_mut().zip(&mine) {
+                    *w |= x;
+                }
+            });
+        }
+        Below {
+            post,
+            owners,
+            words,
+            n,
+        }
+    }
+
+    /// The sub-terms below every operand.
+    fn common(&self) -> Vec<TermId> {
+        let full = |w: usize| match (w + 1) * 64 <= self.n {
+            true => u64::MAX,
+            false => (1u64 << (self.n - w * 64)) - 1,
+        };
+        (0..self.post.len())
+            .filter(|&i| (0..self.words).all(|w| self.owners[i * self.words + w] == full(w)))
+            .map(|i| self.post[i])
+            .collect()
+    }
+
+    /// The sub-terms that are in `stops` or have one below them.
+    fn reaching(&self, terms: &Terms, stops: &FxHashSet<TermId>) -> FxHashSet<TermId> {
+        let mut out = FxHashSet::default();
+        for &t in &self.post {
+            let mut hit = stops.contains(&t);
+            terms.for_each_child(t, |c| hit |= out.contains(&c));
+            if hit {
+                out.insert(t);
+            }
+        }
+        out
     }
 }
