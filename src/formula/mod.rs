@@ -628,7 +628,8 @@ impl Formula {
 
     /// Whether the input tensor `name` occurs in `self`.
     pub fn reads(&self, name: &str) -> bool {
-        matches!(self, Formula::Input(n) if n == name) || self.children().iter().any(|c| c.reads(name))
+        matches!(self, Formula::Input(n) if n == name)
+            || self.children().iter().any(|c| c.reads(name))
     }
 
     /// `self` with every occurrence of `old` replaced by `new` (outermost first: the

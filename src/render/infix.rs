@@ -254,7 +254,9 @@ impl Infix<'_> {
                     Formula::Broadcast { arg: c, shape } if d == Dialect::Text && is_number(c) => {
                         let dims: Vec<String> = shape.iter().map(size_text).collect();
                         match &**c {
-                            Formula::Const(one) if num_traits::One::is_one(one) => format!("ones({})", dims.join(", ")),
+                            Formula::Const(one) if num_traits::One::is_one(one) => {
+                                format!("ones({})", dims.join(", "))
+                            }
                             c => format!("full(({}), {})", dims.join(", "), self.expr(c)),
                         }
                     }

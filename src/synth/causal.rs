@@ -21,6 +21,7 @@ use crate::term::CmpOp;
 use crate::term::{Node, TermId, Terms};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
 /// The most candidate score sub-formulas tried for the mask.
 const MAX_MASKS: usize = 6;
@@ -40,7 +41,8 @@ struct Causal {
 }
 
 /// The formula of a causal output whose elements are `elems`, or `None` where the
-/// output is not causal or its completion does not lift.
+/// output is not causal or its completion does not lift. Where it is tried and fails,
+/// the search that follows starts afresh (memo, step budget and time budget).
 pub(super) fn lift(
     s: &mut Synth,
     opts: &Options,
@@ -48,7 +50,7 @@ pub(super) fn lift(
     shape: &[usize],
     elems: &[TermId],
 ) -> Option<Formula> {
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     let c = detect(s, shape, elems)?;
     tracing::debug!(
         "synth {name}: causal along axis {} (diagonal {}, keys {:?}), completed in {:?}",
@@ -57,17 +59,40 @@ pub(super) fn lift(
         c.keys,
         start.elapsed()
     );
+    s.deadline = Instant::now() + opts.time_budget;
+    let lifted = lift_complete(s, opts, name, &c, shape, elems);
+    s.restart();
+    if lifted.is_none() {
+        s.deadline = Instant::now() + opts.time_budget;
+        s.timed_out = false;
+    }
+    lifted
+}
+
+/// The complete elements synthesised, then masked.
+fn lift_complete(
+    s: &mut Synth,
+    opts: &Options,
+    name: &str,
+    c: &Causal,
+    shape: &[usize],
+    elems: &[TermId],
+) -> Option<Formula> {
     let full = match synthesize(s, opts, name, shape, &c.complete, true) {
         Ok(f) => f,
         Err(t) => {
-            tracing::debug!("synth {name}: the completed output stalls at {}", super::show(s.terms, t));
+            let stall = super::show(s.terms, t);
+            tracing::debug!("synth {name}: the completed output stalls at {stall}");
             return None;
         }
     };
-    tracing::debug!("synth {name}: completed: {}", crate::render::text::expr(&full));
+    tracing::debug!(
+        "synth {name}: completed: {}",
+        crate::render::text::expr(&full)
+    );
     s.restart();
-    let start = std::time::Instant::now();
-    let masked = mask(s, name, full, &c, shape, elems);
+    let start = Instant::now();
+    let masked = mask(s, name, full, c, shape, elems);
     tracing::debug!("synth {name}: masked in {:?}", start.elapsed());
     masked
 }
@@ -88,7 +113,9 @@ fn spans(terms: &Terms, sets: &mut LeafSets, t: TermId) -> BTreeMap<(String, usi
     for leaf in sets.terms_of(&bits) {
         if let Node::Input { tensor, index } = terms.node(leaf) {
             for (axis, &i) in index.iter().enumerate() {
-                seen.entry((tensor.to_string(), axis)).or_default().insert(i);
+                seen.entry((tensor.to_string(), axis))
+                    .or_default()
+                    .insert(i);
             }
         }
     }
@@ -138,7 +165,11 @@ fn detect(s: &mut Synth, shape: &[usize], elems: &[TermId]) -> Option<Causal> {
             let present: Vec<(i64, Span)> = (0..=last_row)
                 .filter_map(|r| probes[r].get(key).map(|&sp| (r as i64, sp)))
                 .collect();
-            let row = |r: i64| Span { lo: r, hi: r, distinct: 1 };
+            let row = |r: i64| Span {
+                lo: r,
+                hi: r,
+                distinct: 1,
+            };
             if present.iter().all(|&(r, sp)| sp == row(r)) {
                 tracking.push(key.clone());
                 continue;
@@ -148,7 +179,11 @@ fn detect(s: &mut Synth, shape: &[usize], elems: &[TermId]) -> Option<Causal> {
             let d = span0.hi - r0;
             let prefix = |r: i64| {
                 let hi = (r + d).min(extent - 1);
-                Span { lo: 0, hi, distinct: hi as usize + 1 }
+                Span {
+                    lo: 0,
+                    hi,
+                    distinct: hi as usize + 1,
+                }
             };
             if span0.hi < extent - 1 && present.iter().all(|&(r, sp)| sp == prefix(r)) {
                 keys.push((key.clone(), d));
@@ -235,7 +270,10 @@ fn mask_scores(
         match f {
             Formula::MatMul(..) => true,
             Formula::Binary(BinaryOp::Mul | BinaryOp::Div, a, b) => {
-                (scaled(a) && is_number(b)) || (is_number(a) && scaled(b) && matches!(f, Formula::Binary(BinaryOp::Mul, ..)))
+                (scaled(a) && is_number(b))
+                    || (is_number(a)
+                        && scaled(b)
+                        && matches!(f, Formula::Binary(BinaryOp::Mul, ..)))
             }
             _ => false,
         }
@@ -286,7 +324,8 @@ fn mask(
         )
     };
     let is_scores = |f: &Formula| {
-        f.shape(s.env).is_ok_and(|fs| fs.len() >= 2 && fs[fs.len() - 2..] == [rows, key_extent])
+        f.shape(s.env)
+            .is_ok_and(|fs| fs.len() >= 2 && fs[fs.len() - 2..] == [rows, key_extent])
             && f.reads(&c.keys.0)
             && c.causal_inputs.iter().filter(|t| f.reads(t)).count() == 1
     };

@@ -28,8 +28,8 @@ use crate::Error;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
-mod enumerate;
 mod causal;
+mod enumerate;
 mod layout;
 mod leaves;
 mod online;
@@ -1088,7 +1088,8 @@ impl<'a> Synth<'a> {
             a_list.extend((0..m).flat_map(|i| split[i * dd].iter().map(|p| p.0)));
             b_list.extend((0..n).flat_map(|j| (0..dd).map(move |d| split[d][j].1)));
         }
-        let with = |last2: [usize; 2]| -> Vec<usize> { batch.iter().copied().chain(last2).collect() };
+        let with =
+            |last2: [usize; 2]| -> Vec<usize> { batch.iter().copied().chain(last2).collect() };
         let a = self.build(&with([m, n]), &a_list).ok()?;
         let b = self.build(&with([n, dd]), &b_list).ok()?;
         let f = a.matmul(b);
