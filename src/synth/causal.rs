@@ -14,7 +14,7 @@
 //! Nothing here is trusted: a wrong completion or mask fails the sample or the proof,
 //! and the ordinary search runs instead.
 
-use super::{instance, leaves::LeafSets, synthesize, unravel, Options, Synth};
+use super::{enumerate, instance, leaves::LeafSets, synthesize, unravel, Options, Synth};
 use crate::decide::{self, Verdict};
 use crate::formula::{BinaryOp, Formula};
 use crate::term::CmpOp;
@@ -36,8 +36,8 @@ struct Causal {
     keys: (String, usize),
     /// Every input tensor read causally (attention's keys and values).
     causal_inputs: Vec<String>,
-    /// The elements completed to read every key.
-    complete: Vec<TermId>,
+    /// The input axes whose index is the element's row: (tensor, axis).
+    tracking: Vec<(String, usize)>,
 }
 
 /// The formula of a causal output whose elements are `elems`, or `None` where the
@@ -69,7 +69,10 @@ pub(super) fn lift(
     lifted
 }
 
-/// The complete elements synthesised, then masked.
+/// The complete elements synthesised, then masked. First the last row normalised factor
+/// by factor (online rescalings merged) and completed from that: a row's share of the
+/// work of normalising the complete list. Then, where that does not build, the
+/// complete list through every stage.
 fn lift_complete(
     s: &mut Synth,
     opts: &Options,
@@ -78,7 +81,34 @@ fn lift_complete(
     shape: &[usize],
     elems: &[TermId],
 ) -> Option<Formula> {
-    let full = match synthesize(s, opts, name, shape, &c.complete, true) {
+    let stride: usize = shape[c.row_axis + 1..].iter().product();
+    let rows = shape[c.row_axis];
+    let in_last_row = |p: usize| (p / stride) % rows == rows - 1;
+    let last: Vec<usize> = (0..elems.len()).filter(|&p| in_last_row(p)).collect();
+    let start = Instant::now();
+    let last_terms: Vec<TermId> = last.iter().map(|&p| elems[p]).collect();
+    if let Some(norm) = enumerate::normalize_factors(s.terms, &last_terms) {
+        let mut templates = elems.to_vec();
+        for (&p, t) in last.iter().zip(norm) {
+            templates[p] = t;
+        }
+        let list = complete(s.terms, shape, &templates, c, s.env);
+        let built = enumerate::build_normalised(s, shape, &list);
+        tracing::debug!(
+            "synth {name}: the last row normalised and completed, built in {:?}: {}",
+            start.elapsed(),
+            built.is_ok()
+        );
+        if let Ok(full) = built {
+            s.restart();
+            if let Some(f) = mask(s, name, full, c, shape, elems) {
+                return Some(f);
+            }
+        }
+        s.restart();
+    }
+    let list = complete(s.terms, shape, elems, c, s.env);
+    let full = match synthesize(s, opts, name, shape, &list, true) {
         Ok(f) => f,
         Err(t) => {
             let stall = super::show(s.terms, t);
@@ -195,28 +225,28 @@ fn detect(s: &mut Synth, shape: &[usize], elems: &[TermId]) -> Option<Causal> {
         if tracking.is_empty() || keys.iter().any(|(_, d)| *d != diagonal) {
             continue;
         }
-        let complete = complete(s.terms, shape, elems, row_axis, &tracking, s.env);
         return Some(Causal {
             row_axis,
             diagonal,
             keys: first_key,
             causal_inputs: keys.iter().map(|((t, _), _)| t.clone()).collect(),
-            complete,
+            tracking,
         });
     }
     None
 }
 
-/// Every element replaced by its last-row twin with the `tracking` input axes renamed
-/// from the last row to the element's row.
+/// Every element replaced by its last-row twin in `templates` (the elements, or the
+/// last row normalised), with the tracking input axes renamed from the last row to the
+/// element's row.
 fn complete(
     terms: &mut Terms,
     shape: &[usize],
-    elems: &[TermId],
-    row_axis: usize,
-    tracking: &[(String, usize)],
+    templates: &[TermId],
+    c: &Causal,
     env: &crate::formula::ShapeEnv,
 ) -> Vec<TermId> {
+    let (row_axis, tracking) = (c.row_axis, &c.tracking);
     let rows = shape[row_axis];
     let stride: usize = shape[row_axis + 1..].iter().product();
     let last = (rows - 1) as i64;
@@ -225,7 +255,7 @@ fn complete(
     for (t, a) in tracking {
         axes.entry(t.as_str()).or_default().push(*a);
     }
-    let mut out = elems.to_vec();
+    let mut out = templates.to_vec();
     for r in 0..rows - 1 {
         // The renaming of row `last` to row `r`, over every element of the tracking
         // tensors in the last row (one memo for the row: its elements share scores).
@@ -252,7 +282,7 @@ fn complete(
             if (p / stride) % rows != r {
                 continue;
             }
-            let template = elems[p + (rows - 1 - r) * stride];
+            let template = templates[p + (rows - 1 - r) * stride];
             *slot = terms.substitute_memo(template, &map, &mut memo);
         }
     }

@@ -162,6 +162,19 @@ pub(super) fn whole_output(
     r.ok()
 }
 
+/// Top-down over `list`, terms already normalised (no further normalisation below).
+pub(super) fn build_normalised(
+    s: &mut Synth,
+    shape: &[usize],
+    list: &[TermId],
+) -> Result<Formula, TermId> {
+    let was = s.fallback.normalising;
+    s.fallback.normalising = true;
+    let r = s.build(shape, list);
+    s.fallback.normalising = was;
+    r
+}
+
 /// A build's result for the debug log: the formula, or the start of the stalled term.
 fn outcome(terms: &Terms, r: &Result<Formula, TermId>) -> String {
     match r {
@@ -175,7 +188,7 @@ fn outcome(terms: &Terms, r: &Result<Formula, TermId>) -> String {
 
 /// Each of `list` with every factor of its root product (or the base of its root power)
 /// normalised on its own, the exponential factor kept inside sums.
-fn normalize_factors(terms: &mut Terms, list: &[TermId]) -> Option<Vec<TermId>> {
+pub(super) fn normalize_factors(terms: &mut Terms, list: &[TermId]) -> Option<Vec<TermId>> {
     // Each element as factors (base, exponent).
     let factored: Vec<Vec<(TermId, i32)>> = list
         .iter()
