@@ -162,6 +162,7 @@ pub fn lift_with(
             continue;
         }
         let mut s = Synth::new(terms, &env, &known, opts);
+        s.unit_size_axes = unit_size_axes(&env, &t.name, &t.shape);
         s.instances = std::mem::take(&mut instances);
         let start = Instant::now();
         let built = causal::lift(&mut s, opts, &t.name, &t.shape, &elems)
@@ -228,6 +229,18 @@ pub fn lift_with(
         output_order: kernel.output_order(),
         input_order: kernel.input_order(),
     })
+}
+
+/// Which axes of output `name` (shape `shape`) have extent 1 at this instance though the
+/// launch gives them a size, not the literal 1.
+fn unit_size_axes(env: &ShapeEnv, name: &str, shape: &[usize]) -> Vec<bool> {
+    let dims = env.dim_exprs.get(name);
+    (0..shape.len())
+        .map(|a| {
+            let dim = dims.and_then(|d| d.get(a));
+            shape[a] == 1 && dim.is_some_and(|d| !crate::formula::size_names(d).is_empty())
+        })
+        .collect()
 }
 
 /// The stages of the search for one output's formula whose elements are `elems`; each
@@ -521,6 +534,10 @@ struct Synth<'a> {
     /// Building the parts of a concatenation cut by form (which are not cut by form
     /// again).
     in_form_cut: bool,
+    /// Per axis of the output being lifted: extent 1 at this instance, though a size
+    /// (`B = 1`). Such an axis is not where a reduction keeps its dimension, so a
+    /// keepdim reduction over it is tried after the new last axis.
+    unit_size_axes: Vec<bool>,
 }
 
 impl<'a> Synth<'a> {
@@ -540,6 +557,7 @@ impl<'a> Synth<'a> {
             instances: HashMap::new(),
             operand_orders: Default::default(),
             in_form_cut: false,
+            unit_size_axes: Vec::new(),
         }
     }
 
@@ -959,6 +977,12 @@ impl<'a> Synth<'a> {
             .map(|a| (a, true))
             .collect();
         placements.push((shape.len(), false));
+        // An axis of the output's rank that is a size at extent 1 (a batch of one):
+        // after the new last axis.
+        if self.unit_size_axes.len() == shape.len() {
+            let unit = &self.unit_size_axes;
+            placements.sort_by_key(|&(a, keepdim)| keepdim && unit[a]);
+        }
         for (axis, keepdim) in placements {
             let mut cshape = shape.to_vec();
             if keepdim {
