@@ -93,7 +93,7 @@ fn the_causal_formula_is_refuted_on_the_wrong_twins() {
 }
 
 #[test]
-fn a_masked_score_renders_as_numpy_and_torch_write_it() {
+fn a_masked_score_renders_in_numpy_torch_and_latex() {
     let fs = lifted();
     let k = kernel("fla_attn_causal");
     let inst = k.instance(&BTreeMap::new()).unwrap();
@@ -101,6 +101,12 @@ fn a_masked_score_renders_as_numpy_and_torch_write_it() {
     let outputs = vec![lift::formula::Output::new("o", fs["o"].clone())];
     let np = lift::render::numpy::function(&outputs, &env, "attn").unwrap();
     assert!(np.contains("np.tril(") && np.contains("-np.inf"), "{np}");
+    let latex = lift::render::latex::expr(&fs["o"]);
+    assert!(
+        latex.contains("\\operatorname{tril}\\left(\\mathbf{1}_{T \\times T}\\right)")
+            && latex.contains("-\\infty"),
+        "{latex}"
+    );
     let torch = lift::render::torch::function(&outputs, &env, "attn").unwrap();
     assert!(
         torch.contains("torch.tril(") && torch.contains("float('-inf')"),

@@ -224,8 +224,21 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
             } else {
                 format!("_{{{diagonal}}}")
             };
+            // A broadcast number prints bare elsewhere; under a triangle its shape is
+            // the point: `\mathbf{1}_{T \times T}`.
+            let inner = match &**arg {
+                Formula::Broadcast { arg: c, shape } if matches!(**c, Formula::Const(_)) => {
+                    let dims: Vec<String> = shape.iter().map(size_latex).collect();
+                    let body = match &**c {
+                        Formula::Const(one) if num_traits::One::is_one(one) => "\\mathbf{1}".into(),
+                        _ => at(c, 0, false),
+                    };
+                    format!("{body}_{{{}}}", dims.join(" \\times "))
+                }
+                _ => at(arg, 0, false),
+            };
             (
-                format!("\\operatorname{{{name}}}{k}\\left({}\\right)", at(arg, 0, false)),
+                format!("\\operatorname{{{name}}}{k}\\left({inner}\\right)"),
                 P_ATOM,
             )
         }
