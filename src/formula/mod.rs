@@ -626,6 +626,12 @@ impl Formula {
         }
     }
 
+    /// Whether `self` reads no tensor: a number (constants, infinities and scalars), a
+    /// Python number in the Python renderings.
+    pub fn is_number(&self) -> bool {
+        !matches!(self, Formula::Input(_)) && self.children().iter().all(|c| c.is_number())
+    }
+
     /// Whether the input tensor `name` occurs in `self`.
     pub fn reads(&self, name: &str) -> bool {
         matches!(self, Formula::Input(n) if n == name)

@@ -61,16 +61,6 @@ pub(super) fn python_const(c: &BigRational) -> (String, u8) {
     (format!("{sign}{body}"), p)
 }
 
-/// Whether a formula mentions no tensor (its value is a Python number in the Python
-/// dialects).
-pub(super) fn is_number(f: &Formula) -> bool {
-    match f {
-        Formula::Input(_) => false,
-        Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => true,
-        _ => f.children().iter().all(|c| is_number(c)),
-    }
-}
-
 impl Infix<'_> {
     pub fn expr(&self, f: &Formula) -> String {
         self.repr(f, false).0
@@ -117,7 +107,7 @@ impl Infix<'_> {
                         _ => (format!("np.{}({arg})", op.name()), P_ATOM),
                     },
                     Dialect::Torch => {
-                        let arg = if is_number(a) {
+                        let arg = if a.is_number() {
                             format!("torch.as_tensor({arg}, dtype=torch.float64)")
                         } else {
                             arg
@@ -134,7 +124,7 @@ impl Infix<'_> {
                     Dialect::Numpy => format!("np.{}({sa}, {sb})", op.name()),
                     Dialect::Torch => {
                         let kw = if is_max { "min" } else { "max" };
-                        match (is_number(a), is_number(b)) {
+                        match (a.is_number(), b.is_number()) {
                             (true, true) => {
                                 format!("{}({sa}, {sb})", if is_max { "max" } else { "min" })
                             }
@@ -251,7 +241,7 @@ impl Infix<'_> {
                 // The text dialect prints a broadcast number bare (the heading gives
                 // the shape); under a triangle the shape is the point: `ones(T, S)`.
                 let e = match &**arg {
-                    Formula::Broadcast { arg: c, shape } if d == Dialect::Text && is_number(c) => {
+                    Formula::Broadcast { arg: c, shape } if d == Dialect::Text && c.is_number() => {
                         let dims: Vec<String> = shape.iter().map(size_text).collect();
                         match &**c {
                             Formula::Const(one) if num_traits::One::is_one(one) => {
@@ -340,7 +330,7 @@ impl Infix<'_> {
                     Dialect::Text => self.repr(arg, elementwise),
                     Dialect::Numpy => {
                         let a = self.at(arg, 0, false);
-                        let a = if is_number(arg) {
+                        let a = if arg.is_number() {
                             format!("np.float64({a})")
                         } else {
                             a

@@ -5,11 +5,13 @@
 //! quotient of two-term sums), so top-down stalls. The output is completed first:
 //! element `[.., i, ..]` is replaced by the same element of the last row, which reads
 //! every key, with the inputs that follow the row (the query `q[.., T - 1, :]`) renamed
-//! to row `i`. The complete list (non-causal attention) is synthesised by the usual
-//! stages; then the scores are masked: the smallest sub-formula over the (row, key)
-//! axes that reads the keys becomes `where(tril(ones(T, S), d) != 0, s, -inf)`. The
-//! masked formula must be `decide`d equal to the real elements on a sample of rows
-//! here; the caller proves every element, as for any formula.
+//! to row `i` (the last row normalised first, so the other rows need no normalising of
+//! their own). The complete list (non-causal attention) is synthesised; then the scores
+//! are masked: every greatest sub-formula over the (row, key) axes that reads one
+//! causal input and is a matmul times numbers becomes
+//! `where(tril(ones(T, S), d) != 0, s, -inf)` (single candidates, smallest first, after
+//! that). The masked formula must be `decide`d equal to the real elements on a sample
+//! of rows here; the caller proves every element, as for any formula.
 //!
 //! Nothing here is trusted: a wrong completion or mask fails the sample or the proof,
 //! and the ordinary search runs instead.
@@ -69,10 +71,9 @@ pub(super) fn lift(
     lifted
 }
 
-/// The complete elements synthesised, then masked. First the last row normalised factor
-/// by factor (online rescalings merged) and completed from that: a row's share of the
-/// work of normalising the complete list. Then, where that does not build, the
-/// complete list through every stage.
+/// The complete elements synthesised, then masked: first from the last row normalised
+/// (`normalised_last_row`), then, where that does not build or mask, the complete list
+/// through every stage.
 fn lift_complete(
     s: &mut Synth,
     opts: &Options,
@@ -81,50 +82,45 @@ fn lift_complete(
     shape: &[usize],
     elems: &[TermId],
 ) -> Option<Formula> {
-    let stride: usize = shape[c.row_axis + 1..].iter().product();
-    let rows = shape[c.row_axis];
-    let in_last_row = |p: usize| (p / stride) % rows == rows - 1;
-    let last: Vec<usize> = (0..elems.len()).filter(|&p| in_last_row(p)).collect();
-    let start = Instant::now();
-    let last_terms: Vec<TermId> = last.iter().map(|&p| elems[p]).collect();
-    if let Some(norm) = enumerate::normalize_factors(s.terms, &last_terms) {
-        let mut templates = elems.to_vec();
-        for (&p, t) in last.iter().zip(norm) {
-            templates[p] = t;
-        }
-        let list = complete(s.terms, shape, &templates, c, s.env);
-        let built = enumerate::build_normalised(s, shape, &list);
-        tracing::debug!(
-            "synth {name}: the last row normalised and completed, built in {:?}: {}",
-            start.elapsed(),
-            built.is_ok()
-        );
-        if let Ok(full) = built {
-            s.restart();
-            if let Some(f) = mask(s, name, full, c, shape, elems) {
-                return Some(f);
-            }
-        }
+    if let Ok(full) = normalised_last_row(s, c, shape, elems) {
         s.restart();
+        if let Some(f) = mask(s, name, full, c, shape, elems) {
+            return Some(f);
+        }
     }
+    s.restart();
     let list = complete(s.terms, shape, elems, c, s.env);
-    let full = match synthesize(s, opts, name, shape, &list, true) {
-        Ok(f) => f,
-        Err(t) => {
+    let full = synthesize(s, opts, name, shape, &list, true)
+        .map_err(|t| {
             let stall = super::show(s.terms, t);
             tracing::debug!("synth {name}: the completed output stalls at {stall}");
-            return None;
-        }
-    };
-    tracing::debug!(
-        "synth {name}: completed: {}",
-        crate::render::text::expr(&full)
-    );
+        })
+        .ok()?;
     s.restart();
-    let start = Instant::now();
-    let masked = mask(s, name, full, c, shape, elems);
-    tracing::debug!("synth {name}: masked in {:?}", start.elapsed());
-    masked
+    mask(s, name, full, c, shape, elems)
+}
+
+/// Top-down over the complete list made from the last row normalised factor by factor
+/// (online rescalings merged): a row's share of the work of normalising every element.
+fn normalised_last_row(
+    s: &mut Synth,
+    c: &Causal,
+    shape: &[usize],
+    elems: &[TermId],
+) -> Result<Formula, TermId> {
+    let stride: usize = shape[c.row_axis + 1..].iter().product();
+    let rows = shape[c.row_axis];
+    let last: Vec<usize> = (0..elems.len())
+        .filter(|&p| (p / stride) % rows == rows - 1)
+        .collect();
+    let last_terms: Vec<TermId> = last.iter().map(|&p| elems[p]).collect();
+    let norm = enumerate::normalize_factors(s.terms, &last_terms).ok_or(elems[0])?;
+    let mut templates = elems.to_vec();
+    for (&p, t) in last.iter().zip(norm) {
+        templates[p] = t;
+    }
+    let list = complete(s.terms, shape, &templates, c, s.env);
+    enumerate::build_normalised(s, shape, &list)
 }
 
 /// The span of an input axis one element reads: least and greatest index, and how
@@ -161,27 +157,24 @@ fn spans(terms: &Terms, sets: &mut LeafSets, t: TermId) -> BTreeMap<(String, usi
         .collect()
 }
 
-/// Finds a row axis along which the elements read a growing prefix of some input
-/// axis, and completes the elements (see the module documentation).
+/// Finds a row axis along which the elements read a growing prefix of some input axis
+/// while another input follows the row (see the module documentation).
 fn detect(s: &mut Synth, shape: &[usize], elems: &[TermId]) -> Option<Causal> {
     let n = elems.len();
     if n < 2 {
         return None;
     }
-    let mut sets = LeafSets::default();
     // Cheap refusal: a causal output's first element reads fewer inputs than its last.
+    let sets = &mut s.leaf_sets;
     let count = |b: &[u64]| b.iter().map(|w| w.count_ones()).sum::<u32>();
-    let (first, last) = (sets.of(s.terms, elems[0]), sets.of(s.terms, elems[n - 1]));
-    if count(&first) >= count(&last) {
+    if count(&sets.of(s.terms, elems[0])) >= count(&sets.of(s.terms, elems[n - 1])) {
         return None;
     }
     for row_axis in (0..shape.len()).filter(|&a| shape[a] > 1) {
         // The probes: the elements at index 0 on every other axis.
+        let stride: usize = shape[row_axis + 1..].iter().product();
         let probes: Vec<BTreeMap<(String, usize), Span>> = (0..shape[row_axis])
-            .map(|r| {
-                let stride: usize = shape[row_axis + 1..].iter().product();
-                spans(s.terms, &mut sets, elems[r * stride])
-            })
+            .map(|r| spans(s.terms, &mut s.leaf_sets, elems[r * stride]))
             .collect();
         let last_row = shape[row_axis] - 1;
         let mut tracking: Vec<(String, usize)> = Vec::new();
@@ -255,27 +248,31 @@ fn complete(
     for (t, a) in tracking {
         axes.entry(t.as_str()).or_default().push(*a);
     }
+    // The elements of the tracking tensors in the last row: (tensor, its axes, index).
+    let mut in_last_row: Vec<(&str, &[usize], Vec<i64>)> = Vec::new();
+    for (tensor, ax) in &axes {
+        let Some(tshape) = env.tensors.get(*tensor) else {
+            continue;
+        };
+        let total: usize = tshape.iter().product();
+        for flat in 0..total {
+            let idx: Vec<i64> = unravel(flat, tshape).iter().map(|&i| i as i64).collect();
+            if ax.iter().all(|&a| idx[a] == last) {
+                in_last_row.push((tensor, ax, idx));
+            }
+        }
+    }
     let mut out = templates.to_vec();
     for r in 0..rows - 1 {
-        // The renaming of row `last` to row `r`, over every element of the tracking
-        // tensors in the last row (one memo for the row: its elements share scores).
+        // The renaming of row `last` to row `r` (one memo for the row: its elements
+        // share their scores).
         let mut map: FxHashMap<TermId, TermId> = FxHashMap::default();
-        for (tensor, ax) in &axes {
-            let Some(tshape) = env.tensors.get(*tensor) else {
-                continue;
-            };
-            let total: usize = tshape.iter().product();
-            for flat in 0..total {
-                let idx: Vec<i64> = unravel(flat, tshape).iter().map(|&i| i as i64).collect();
-                if ax.iter().all(|&a| idx[a] == last) {
-                    let mut to = idx.clone();
-                    for &a in ax {
-                        to[a] = r as i64;
-                    }
-                    let (from, to) = (terms.input(tensor, &idx), terms.input(tensor, &to));
-                    map.insert(from, to);
-                }
+        for (tensor, ax, idx) in &in_last_row {
+            let mut to = idx.clone();
+            for &a in ax.iter() {
+                to[a] = r as i64;
             }
+            map.insert(terms.input(tensor, idx), terms.input(tensor, &to));
         }
         let mut memo = FxHashMap::default();
         for (p, slot) in out.iter_mut().enumerate() {
@@ -299,12 +296,10 @@ fn mask_scores(
     fn scaled(f: &Formula) -> bool {
         match f {
             Formula::MatMul(..) => true,
-            Formula::Binary(BinaryOp::Mul | BinaryOp::Div, a, b) => {
-                (scaled(a) && is_number(b))
-                    || (is_number(a)
-                        && scaled(b)
-                        && matches!(f, Formula::Binary(BinaryOp::Mul, ..)))
+            Formula::Binary(BinaryOp::Mul, a, b) => {
+                (scaled(a) && b.is_number()) || (a.is_number() && scaled(b))
             }
+            Formula::Binary(BinaryOp::Div, a, b) => scaled(a) && b.is_number(),
             _ => false,
         }
     }
@@ -312,11 +307,6 @@ fn mask_scores(
         return masked(&f);
     }
     f.map_children(&mut |c| mask_scores(c, is_scores, masked))
-}
-
-/// Whether `f` reads no tensor (a number: constants and scalars).
-fn is_number(f: &Formula) -> bool {
-    !matches!(f, Formula::Input(_)) && f.children().iter().all(|c| is_number(c))
 }
 
 /// `full` with its scores masked (see the module documentation), checked on a sample of

@@ -1054,17 +1054,16 @@ impl<'a> Synth<'a> {
         if dd < 2 {
             return None;
         }
-        let nb: usize = batch.iter().product();
         let factors = |terms: &Terms, t: TermId| -> Vec<TermId> {
             match terms.node(t) {
                 Node::Mul(fs) => fs.to_vec(),
                 _ => vec![t],
             }
         };
-        // Per element: (A part, B part) of each product.
+        // Per element: (A part, B part) of each product, ordered by the input elements of
+        // the B part.
         let mut split: Vec<Vec<(TermId, TermId)>> = Vec::with_capacity(list.len());
-        for bi in 0..nb {
-            let list = &list[bi * m * dd..(bi + 1) * m * dd];
+        for list in list.chunks(m * dd) {
             for i in 0..m {
                 for d in 0..dd {
                     let other = list[i * dd + if d == 0 { 1 } else { 0 }];
@@ -1084,42 +1083,17 @@ impl<'a> Synth<'a> {
                         }
                         parts.push((self.terms.product(&a), self.terms.product(&b)));
                     }
+                    let terms = &*self.terms;
+                    parts.sort_by_cached_key(|&(a, b)| (input_leaves(terms, b), a, b));
                     split.push(parts);
                 }
             }
         }
-        // A cheap refusal before ordering by input elements (a walk per part): the
-        // A parts of a row, and the B parts of a column, the same sets.
-        let sorted = |mut v: Vec<TermId>| {
-            v.sort_unstable();
-            v
-        };
-        let a_set = |e: &[(TermId, TermId)]| sorted(e.iter().map(|p| p.0).collect());
-        let b_set = |e: &[(TermId, TermId)]| sorted(e.iter().map(|p| p.1).collect());
-        for bi in 0..nb {
-            let split = &split[bi * m * dd..(bi + 1) * m * dd];
-            for i in 0..m {
-                let row = a_set(&split[i * dd]);
-                if (1..dd).any(|d| a_set(&split[i * dd + d]) != row) {
-                    return None;
-                }
-            }
-            for d in 0..dd {
-                let col = b_set(&split[d]);
-                if (1..m).any(|i| b_set(&split[i * dd + d]) != col) {
-                    return None;
-                }
-            }
-        }
-        // Ordered by the input elements of the B part.
-        let terms = &*self.terms;
-        for parts in split.iter_mut() {
-            parts.sort_by_cached_key(|&(a, b)| (input_leaves(terms, b), a, b));
-        }
         let n = split[0].len();
         // A[b,i,j] the same for every d, B[b,j,d] the same for every i.
-        for bi in 0..nb {
-            let split = &split[bi * m * dd..(bi + 1) * m * dd];
+        let mut a_list = Vec::with_capacity(list.len() / dd * n);
+        let mut b_list = Vec::with_capacity(list.len() / m * n);
+        for split in split.chunks(m * dd) {
             for i in 0..m {
                 for d in 0..dd {
                     let e = &split[i * dd + d];
@@ -1130,11 +1104,6 @@ impl<'a> Synth<'a> {
                     }
                 }
             }
-        }
-        let mut a_list = Vec::with_capacity(nb * m * n);
-        let mut b_list = Vec::with_capacity(nb * n * dd);
-        for bi in 0..nb {
-            let split = &split[bi * m * dd..(bi + 1) * m * dd];
             a_list.extend((0..m).flat_map(|i| split[i * dd].iter().map(|p| p.0)));
             b_list.extend((0..n).flat_map(|j| (0..dd).map(move |d| split[d][j].1)));
         }
