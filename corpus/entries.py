@@ -879,6 +879,39 @@ fla_attn = entry(
     reference=_fla_attn,
 )
 
+# ---------------------------------------------------------------------------
+# fla-core: mean pooling over chunks of the sequence (fla/ops/utils/pooling.py,
+# `mean_pooling_fwd_kernel`), which fla's native sparse attention uses to compress keys
+# and values: one program per (chunk, block of the head dimension) writes the chunk's
+# mean, one partial result per block. x is fla's [B, T, H, D] layout with H = 2, D = 8
+# (constexprs), chunks of BT = 4, head-dimension blocks of BD = 4. T is a multiple of
+# the chunk (T = 4 * NT): there the kernel is the reshape-and-mean that defines
+# non-overlapping chunk pooling, `x.view(B, T // BT, BT, H, D).mean(2)`; for a ragged T
+# the kernel averages the last, short chunk, which no view states.
+# ---------------------------------------------------------------------------
+
+mean_pool = entry(
+    name="fla_mean_pooling", library="fla-core", file="fla/ops/utils/pooling.py",
+    function="mean_pooling_fwd_kernel",
+    constexprs={"cu_seqlens": None, "chunk_indices": None, "H": 2, "D": 8, "BT": 4, "BD": 4,
+                "IS_VARLEN": False},
+    args={"x": T("x", ["B", "4 * NT", 2, 8]), "o": T("o", ["B", "NT", 2, 8], "out"),
+          "T": "4 * NT"},
+    grid=["2 * NT", "2 * B"],
+    instances=[{"name": "even", "sizes": {"B": 1, "NT": 3}},
+               {"name": "batch", "sizes": {"B": 2, "NT": 2}}],
+    spec="B, T, H, D = x.shape; o = x.view(B, T // 4, 4, H, D).mean(2)",
+    reference_doc="non-overlapping chunk mean pooling, as fla's mean_pooling computes it "
+                  "for T a multiple of chunk_size: x.view(B, T // chunk_size, chunk_size, H, D).mean(2)",
+    reference=lambda i, s, c: {"o": i["x"].reshape(i["x"].shape[0], -1, 4, 2, 8).mean(axis=2)},
+)
+
+twin(mean_pool, "fla_mean_pooling_count_bug",
+     "    b_o = tl.sum(b_x, axis=0) / min(BT, T - i_t * BT)",
+     "    b_o = tl.sum(b_x, axis=0) / min(BT, T - i_t * BT - 1)",
+     "off by one in the count: the last chunk's sum divided by BT - 1 (min picks BT for "
+     "every other chunk)")
+
 twin(fla_attn, "fla_attn_causal_diag_bug",
      "        m_s = (o_q[:, None] >= o_k[None, :]) & m_k[None, :]",
      "        m_s = (o_q[:, None] > o_k[None, :]) & m_k[None, :]",

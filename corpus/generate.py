@@ -61,7 +61,8 @@ LIBRARIES = {
     "liger-kernel": ("0.8.5", ["liger_kernel.ops"]),
     "unsloth": ("2026.10.9", ["unsloth.kernels"]),
     # fla.ops.attn is bare too: `@dispatch('attn')` imports it while parallel.py runs
-    "fla-core": ("0.6.0", ["fla.ops.attn"]),
+    # fla.ops.utils: its __init__ imports every utility op (pooling.py needs two of them)
+    "fla-core": ("0.6.0", ["fla.ops.attn", "fla.ops.utils"]),
 }
 # the version a bare top-level namespace carries (fla's modules import `fla.__version__`)
 NAMESPACE_VERSIONS = {"fla": LIBRARIES["fla-core"][0]}

@@ -359,6 +359,12 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             a.shape.insert((*axis).min(a.shape.len()), 1);
             a
         }
+        Formula::Reshape { arg, shape } => {
+            // The same elements in the same row-major order.
+            let mut a = run(arg, terms, env);
+            a.shape = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();
+            a
+        }
         Formula::Broadcast { arg, shape } => {
             let a = run(arg, terms, env);
             let shape: Vec<usize> = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();

@@ -31,10 +31,12 @@
 //!     | Unsqueeze(f, axis)          `f` with a new axis of extent 1 at `axis`
 //!     | Broadcast(f, [size, ...])   `f` broadcast to a shape of size expressions (a
 //!                                   constant output, `y[N] = 0`)
+//!     | Reshape(f, [size, ...])     `f`'s elements, row-major, in a shape of size
+//!                                   expressions with the same count (`x.view(-1, 4)`)
 //!     | Window(op, [f, ...], geometry)  max/avg pooling and convolution over the
 //!                                   trailing axes, PyTorch's geometry (`window.rs`)
 //! ```
-//! Sizes in `Slice`/`Broadcast` are launch size expressions ([`Size`]), evaluated at the
+//! Sizes in `Slice`/`Broadcast`/`Reshape` are launch size expressions ([`Size`]), evaluated at the
 //! sizes of the [`ShapeEnv`], so one formula holds at every instance.
 //! Semantics: elements are reals; `mean = sum · (1/n)` with `1/n` an exact constant;
 //! reductions are one n-ary `sum`/`maxn`/`minn` term per output element; the product of a
@@ -281,6 +283,13 @@ pub enum Formula {
     },
     /// `arg` broadcast (NumPy rules) to `shape`.
     Broadcast {
+        arg: Box<Formula>,
+        shape: Vec<Size>,
+    },
+    /// `arg.reshape(shape)`: the same elements in row-major order (NumPy's and
+    /// PyTorch's), in a shape with the same element count. A kernel writing one partial
+    /// result per block reads its input so (`x.view(-1, 4).sum(1)`).
+    Reshape {
         arg: Box<Formula>,
         shape: Vec<Size>,
     },
@@ -625,6 +634,13 @@ impl Formula {
             shape,
         }
     }
+    /// `self.reshape(shape)`.
+    pub fn reshape(self, shape: Vec<Size>) -> Formula {
+        Formula::Reshape {
+            arg: Box::new(self),
+            shape,
+        }
+    }
 
     /// Whether `self` reads no tensor: a number (constants, infinities and scalars), a
     /// Python number in the Python renderings.
@@ -702,6 +718,7 @@ impl Formula {
                 end,
             },
             Formula::Broadcast { arg, shape } => Formula::Broadcast { arg: g(arg), shape },
+            Formula::Reshape { arg, shape } => Formula::Reshape { arg: g(arg), shape },
             Formula::Unsqueeze { arg, axis } => Formula::Unsqueeze { arg: g(arg), axis },
             Formula::Window { op, args, geometry } => Formula::Window {
                 op,
@@ -754,11 +771,12 @@ impl Formula {
             Formula::Cat { args, .. } | Formula::Window { args, .. } => args.iter().collect(),
             Formula::Slice { arg, .. }
             | Formula::Broadcast { arg, .. }
+            | Formula::Reshape { arg, .. }
             | Formula::Unsqueeze { arg, .. } => vec![arg],
         }
     }
 
-    /// Size names used by `Slice` bounds and `Broadcast` shapes, in order of first
+    /// Size names used by `Slice` bounds and `Broadcast`/`Reshape` shapes, in order of first
     /// occurrence.
     pub fn size_names(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -774,7 +792,9 @@ impl Formula {
                     size_expr_names(e, out);
                 }
             }
-            Formula::Broadcast { shape, .. } => shape.iter().for_each(|e| size_expr_names(e, out)),
+            Formula::Broadcast { shape, .. } | Formula::Reshape { shape, .. } => {
+                shape.iter().for_each(|e| size_expr_names(e, out))
+            }
             _ => {}
         }
         self.children()
@@ -1000,20 +1020,25 @@ impl Formula {
                 );
                 Ok(d)
             }
+            Formula::Reshape { arg, shape } => {
+                let da = arg.dims(env)?;
+                let target = size_dims(shape, env)?;
+                let count = |d: &[Dim]| d.iter().map(|d| d.size).product::<usize>();
+                if count(&da) != count(&target) {
+                    return err(format!(
+                        "shape {:?} ({} elements) does not reshape to {:?} ({} elements) in {}",
+                        sizes(&da),
+                        count(&da),
+                        sizes(&target),
+                        count(&target),
+                        crate::render::text::expr(self)
+                    ));
+                }
+                Ok(target)
+            }
             Formula::Broadcast { arg, shape } => {
                 let da = arg.dims(env)?;
-                let target = shape
-                    .iter()
-                    .map(|e| {
-                        Ok(Dim {
-                            size: env.eval(e)?,
-                            name: match e {
-                                Size::Size(n) => Some(n.clone()),
-                                _ => None,
-                            },
-                        })
-                    })
-                    .collect::<Result<Vec<Dim>, FormulaError>>()?;
+                let target = size_dims(shape, env)?;
                 match broadcast(&da, &target) {
                     Some(b) if sizes(&b) == sizes(&target) => Ok(target),
                     _ => err(format!(
@@ -1078,6 +1103,22 @@ impl Formula {
         self.dims(env)?;
         Ok(instantiate::run(self, terms, env).elems)
     }
+}
+
+/// The dims of a shape written in size expressions (a size name names its axis).
+fn size_dims(shape: &[Size], env: &ShapeEnv) -> Result<Vec<Dim>, FormulaError> {
+    shape
+        .iter()
+        .map(|e| {
+            Ok(Dim {
+                size: env.eval(e)?,
+                name: match e {
+                    Size::Size(n) => Some(n.clone()),
+                    _ => None,
+                },
+            })
+        })
+        .collect()
 }
 
 /// The size names in `e`, in order of first occurrence (`H` for `2 * H`).

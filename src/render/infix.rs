@@ -319,6 +319,25 @@ impl Infix<'_> {
                     P_ATOM,
                 )
             }
+            Formula::Reshape { arg, shape } => {
+                // `.reshape(B, T // 4, 4)`: the method, in NumPy and PyTorch alike.
+                let dims: Vec<String> = shape.iter().map(size_text).collect();
+                let s = match d {
+                    Dialect::Text => {
+                        let tuple = match dims.len() {
+                            1 => format!("({},)", dims[0]),
+                            _ => format!("({})", dims.join(", ")),
+                        };
+                        format!("reshape({}, {tuple})", self.at(arg, 0, false))
+                    }
+                    _ => format!(
+                        "{}.reshape({})",
+                        self.at(arg, P_ATOM, false),
+                        dims.join(", ")
+                    ),
+                };
+                (s, P_ATOM)
+            }
             Formula::Broadcast { arg, shape } => {
                 let dims: Vec<String> = shape.iter().map(size_text).collect();
                 let tuple = match dims.len() {

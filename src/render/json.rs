@@ -15,7 +15,8 @@
 //! ne`, `where` (args: condition, then, else), reductions `sum max min mean` (+ `"axis"`,
 //! `"keepdim"`), `matmul`, `transpose` (swaps the last two axes), `cat` (+ `"axis"`),
 //! `slice` (+ `"axis"`, `"start"`, `"end"`: size expressions as text, `end` `null` for
-//! the end of the axis), `broadcast` (+ `"to"`: the shape as size expressions). Leaves
+//! the end of the axis), `broadcast` and `reshape` (+ `"to"`: the shape as size
+//! expressions; a reshape keeps the row-major order of the elements). Leaves
 //! have no `args`.
 //! `dims` entries are size names or `null`. Object keys are sorted.
 
@@ -115,6 +116,11 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
             let to: Vec<String> = to.iter().map(super::infix::size_text).collect();
             m.insert("to".into(), json!(to));
             "broadcast"
+        }
+        Formula::Reshape { shape: to, .. } => {
+            let to: Vec<String> = to.iter().map(super::infix::size_text).collect();
+            m.insert("to".into(), json!(to));
+            "reshape"
         }
         Formula::Window {
             op, geometry: g, ..

@@ -99,6 +99,7 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::Reduce { .. } => P_NEG,
         Formula::MatMul(..) => P_MUL,
         Formula::Cat { .. } | Formula::Slice { .. } | Formula::Unsqueeze { .. } => P_ATOM,
+        Formula::Reshape { .. } => P_ATOM,
         Formula::Scan { .. } | Formula::Tri { .. } | Formula::Window { .. } => P_ATOM,
         Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
@@ -294,6 +295,17 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
         }
         // The heading comment says the shape.
         Formula::Broadcast { arg, .. } => repr(arg, followed),
+        Formula::Reshape { arg, shape } => {
+            let dims: Vec<String> = shape.iter().map(size_latex).collect();
+            (
+                format!(
+                    "\\operatorname{{reshape}}_{{{}}}({})",
+                    dims.join(" \\times "),
+                    at(arg, 0, false)
+                ),
+                P_ATOM,
+            )
+        }
     }
 }
 

@@ -142,6 +142,113 @@ impl Synth<'_> {
         (f != Formula::input(tensor) && self.matches(&f, shape, list)).then_some(f)
     }
 
+    /// `x.reshape(shape)`: the elements are every element of the input `tensor` in its
+    /// row-major order, over another shape (a kernel summing each block of 4 reads
+    /// `x[4·p + j]` at `[p, j]`). The shape is written in the input's size expressions
+    /// ([`Synth::reshape_sizes`]).
+    pub(super) fn reshaped_input(
+        &mut self,
+        tensor: &str,
+        shape: &[usize],
+        list: &[TermId],
+    ) -> Option<Formula> {
+        let ishape = self.env.tensors.get(tensor)?.clone();
+        if ishape == shape || list.len() != ishape.iter().product::<usize>() {
+            return None;
+        }
+        for (k, &t) in list.iter().enumerate() {
+            let Node::Input { index, .. } = self.terms.node(t) else {
+                return None;
+            };
+            let index: Vec<usize> = index
+                .iter()
+                .map(|&i| usize::try_from(i).ok())
+                .collect::<Option<_>>()?;
+            if index.len() != ishape.len() || super::ravel(&index, &ishape) != k {
+                return None;
+            }
+        }
+        let sizes = self.reshape_sizes(tensor, &ishape, shape)?;
+        let f = Formula::input(tensor).reshape(sizes);
+        self.matches(&f, shape, list).then_some(f)
+    }
+
+    /// The target shape of a reshape of `tensor` (extents `from`) to `to`, as size
+    /// expressions. Axes pair up in groups of equal product. One axis kept: its
+    /// expression. Axes merged: the product of theirs. One axis split: the inner
+    /// extents are factors of its expression where one has that value (`N` of `M * N`),
+    /// else literals (a block of the kernel, `x.view(-1, 4)`); the outer extent is the
+    /// rest of the factors, or the expression divided by the inner ones (`N // 4`).
+    /// `None` where an axis would need both a split and a merge.
+    pub(super) fn reshape_sizes(
+        &self,
+        tensor: &str,
+        from: &[usize],
+        to: &[usize],
+    ) -> Option<Vec<Size>> {
+        let exprs = self.env.dim_exprs.get(tensor)?.clone();
+        let value = |e: &Size| e.eval(&self.env.sizes).ok();
+        let product = |es: &[Size]| {
+            es.iter()
+                .cloned()
+                .reduce(|a, b| Size::Bin(BinOp::Mul, Box::new(a), Box::new(b)))
+                .unwrap_or(Size::Int(1))
+        };
+        // Unit axes pair up like others (a batch of one keeps its name `B`); one left
+        // over at the end is a literal 1.
+        let mut out = vec![Size::Int(1); to.len()];
+        let f_axes: Vec<usize> = (0..from.len()).collect();
+        let t_axes: Vec<usize> = (0..to.len()).collect();
+        let (mut i, mut j) = (0, 0);
+        while i < f_axes.len() && j < t_axes.len() {
+            let (i0, j0) = (i, j);
+            let (mut pf, mut pt) = (from[f_axes[i]], to[t_axes[j]]);
+            while pf != pt {
+                if pf < pt {
+                    i += 1;
+                    pf *= from[*f_axes.get(i)?];
+                } else {
+                    j += 1;
+                    pt *= to[*t_axes.get(j)?];
+                }
+            }
+            let (fa, ta) = (&f_axes[i0..=i], &t_axes[j0..=j]);
+            match (fa, ta) {
+                ([f], [t]) => out[*t] = exprs[*f].clone(),
+                (fs, [t]) => {
+                    out[*t] = product(&fs.iter().map(|&f| exprs[f].clone()).collect::<Vec<_>>())
+                }
+                ([f], ts) => {
+                    let mut factors = factors(&exprs[*f]);
+                    let mut inner = Vec::new();
+                    for &t in ts[1..].iter().rev() {
+                        let e = match factors.iter().rposition(|e| value(e) == Some(to[t] as i64)) {
+                            Some(k) => factors.remove(k),
+                            None => Size::Int(to[t] as i64),
+                        };
+                        inner.push(e.clone());
+                        out[t] = e;
+                    }
+                    let rest = product(&factors);
+                    out[ts[0]] = if value(&rest) == Some(to[ts[0]] as i64) {
+                        rest
+                    } else {
+                        Size::Bin(
+                            BinOp::FloorDiv,
+                            Box::new(exprs[*f].clone()),
+                            Box::new(product(&inner)),
+                        )
+                    };
+                }
+                _ => return None,
+            }
+            i += 1;
+            j += 1;
+        }
+        let units = |axes: &[usize], ext: &[usize]| axes.iter().all(|&k| ext[k] == 1);
+        (units(&f_axes[i..], from) && units(&t_axes[j..], to)).then_some(out)
+    }
+
     /// Elements of `tensor` over a shape with unit axes before and between its own
     /// (`cos[s, j]` over `[1, S, 1, 4]`, after the batch and heads axes it is constant
     /// along were made unit axes): the tensor (or a slice of it) over the shape without
@@ -285,4 +392,16 @@ fn form(terms: &Terms, t: TermId, depth: usize) -> u64 {
         kids.hash(&mut h);
     }
     h.finish()
+}
+
+/// The factors of a product of size expressions (`[M, N]` for `M * N`).
+fn factors(e: &Size) -> Vec<Size> {
+    match e {
+        Size::Bin(BinOp::Mul, a, b) => {
+            let mut out = factors(a);
+            out.extend(factors(b));
+            out
+        }
+        e => vec![e.clone()],
+    }
 }

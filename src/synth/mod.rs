@@ -709,6 +709,9 @@ impl<'a> Synth<'a> {
                 if let Some(f) = self.input_slice(&tensor, shape, list) {
                     return Ok(f);
                 }
+                if let Some(f) = self.reshaped_input(&tensor, shape, list) {
+                    return Ok(f);
+                }
                 self.unit_axes_inserted(&tensor, shape, list).ok_or(t0)
             }
             Node::Call(func, _) => {
@@ -983,12 +986,18 @@ impl<'a> Synth<'a> {
             let unit = &self.unit_size_axes;
             placements.sort_by_key(|&(a, keepdim)| keepdim && unit[a]);
         }
+        // Where every operand reads one input tensor directly, a new axis before the
+        // last too, last: a reduction over a middle axis of a reshaped input (a mean
+        // over blocks of the sequence, `x.reshape(B, T // 4, 4, D).mean(2)`).
+        if self.one_input_tensor(per_elem) {
+            placements.extend((0..shape.len()).rev().map(|a| (a, false)));
+        }
         for (axis, keepdim) in placements {
             let mut cshape = shape.to_vec();
             if keepdim {
                 cshape[axis] = n;
             } else {
-                cshape.push(n);
+                cshape.insert(axis, n);
             }
             let total: usize = cshape.iter().product();
             let mut clist = Vec::with_capacity(total);
@@ -998,7 +1007,7 @@ impl<'a> Synth<'a> {
                 if keepdim {
                     idx[axis] = 0;
                 } else {
-                    idx.pop();
+                    idx.remove(axis);
                 }
                 clist.push(per_elem[ravel(&idx, shape)][k]);
             }
@@ -1007,6 +1016,18 @@ impl<'a> Synth<'a> {
             }
         }
         None
+    }
+
+    /// Whether every operand is an element of one and the same input tensor.
+    fn one_input_tensor(&self, per_elem: &[Vec<TermId>]) -> bool {
+        let mut name = None;
+        per_elem
+            .iter()
+            .flatten()
+            .all(|&t| match self.terms.node(t) {
+                Node::Input { tensor, .. } => *name.get_or_insert(tensor) == tensor,
+                _ => false,
+            })
     }
 
     fn matmul(&mut self, shape: &[usize], list: &[TermId]) -> Option<Formula> {

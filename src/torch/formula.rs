@@ -169,6 +169,29 @@ fn bin(op: BinOp, a: &Size, b: &Size) -> Size {
     }
 }
 
+/// The `-1` extent of a reshape of `from` to `to` (where the `-1` stands as 1): the
+/// product of `from` over that of `to`, with the extents both have cancelled first so
+/// that `[B, 4·NT] → [B, -1, 4]` reads `4·NT // 4` (which the prover reduces to `NT`),
+/// not a quotient of products.
+fn inferred_extent(from: &[Size], to: &[Size]) -> Size {
+    let same = |a: &Size, b: &Size| a == b || linear(a).is_some_and(|x| linear(b) == Some(x));
+    let mut rest: Vec<&Size> = from.iter().collect();
+    let mut divisor = int(1);
+    for t in to {
+        match rest.iter().position(|r| same(r, t)) {
+            Some(i) => {
+                rest.remove(i);
+            }
+            None => divisor = bin(BinOp::Mul, &divisor, t),
+        }
+    }
+    let total = rest.iter().fold(int(1), |acc, r| bin(BinOp::Mul, &acc, r));
+    match divisor {
+        Size::Int(1) => total,
+        d => Size::Bin(BinOp::FloorDiv, Box::new(total), Box::new(d)),
+    }
+}
+
 /// A size expression as `Σ k·name + c`, when it is one (no overflow).
 type Linear = (BTreeMap<String, i64>, i64);
 
@@ -403,6 +426,7 @@ impl Reader<'_, '_> {
                 "+" => BinOp::Add,
                 "-" => BinOp::Sub,
                 "*" => BinOp::Mul,
+                "//" => BinOp::FloorDiv,
                 _ => return err(col, format!("int `{op}` is not read for all sizes")),
             };
             return Ok(V::Int(bin(o, a, b)));
@@ -734,6 +758,29 @@ impl Reader<'_, '_> {
                     shape[axis] = bin(BinOp::Add, &shape[axis], &s[axis]);
                 }
                 Ok(V::T(Formula::Cat { axis, args }, shape))
+            }
+            "reshape" => {
+                let (f, from) = a.tensor_parts(col, "input")?;
+                let want: Vec<V> = match a.take(col, "shape")? {
+                    V::Tuple(items) => items,
+                    v => vec![v],
+                };
+                let mut to = Vec::new();
+                let mut inferred = None;
+                for (k, v) in want.into_iter().enumerate() {
+                    match v {
+                        V::Int(Size::Int(-1)) if inferred.is_none() => {
+                            inferred = Some(k);
+                            to.push(int(1));
+                        }
+                        V::Int(s) => to.push(s),
+                        _ => return err(col, "reshape: a size that is not an int".into()),
+                    }
+                }
+                if let Some(k) = inferred {
+                    to[k] = inferred_extent(&from, &to);
+                }
+                Ok(V::T(f.reshape(to.clone()), to))
             }
             "zeros" | "ones" => {
                 let shape = match a.get("size") {

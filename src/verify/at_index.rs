@@ -311,7 +311,9 @@ impl AtIndex<'_> {
                 s.insert(*axis, Poly::constant(1));
                 s
             }
-            Formula::Broadcast { shape, .. } => shape.iter().map(size_poly).collect::<R<_>>()?,
+            Formula::Broadcast { shape, .. } | Formula::Reshape { shape, .. } => {
+                shape.iter().map(size_poly).collect::<R<_>>()?
+            }
             Formula::Window { op, geometry, .. } => {
                 return Err(format!(
                     "`{}` is not read for all sizes yet",
@@ -496,6 +498,11 @@ impl AtIndex<'_> {
                 self.at(arg, &i2)?
             }
             Formula::Broadcast { arg, .. } => self.sub(arg, idx)?,
+            Formula::Reshape { arg, shape } => {
+                let to: Vec<Poly> = shape.iter().map(size_poly).collect::<R<_>>()?;
+                let i2 = reshape_index(&self.shape(arg)?, &to, idx)?;
+                self.at(arg, &i2)?
+            }
             Formula::Window { op, geometry, .. } => {
                 return Err(format!(
                     "`{}` is not read for all sizes yet",
@@ -573,4 +580,66 @@ fn broadcast(a: &[Poly], b: &[Poly]) -> R<Vec<Poly>> {
             }
         })
         .collect()
+}
+
+/// The index into a tensor of shape `from` of element `idx` of its reshape to `to`.
+/// Axes are matched in groups whose extents have the same product for every size (a
+/// split `T → (T // 4, 4)`, a merge `(M, N) → M·N`); within a group the row-major
+/// position is the same. A split needs no division, so its index stays a polynomial;
+/// a merge takes floors. Unit axes hold index 0 and are skipped.
+fn reshape_index(from: &[Poly], to: &[Poly], idx: &[Poly]) -> R<Vec<Poly>> {
+    let one = Poly::constant(1);
+    let product = |ps: &[Poly]| ps.iter().fold(one.clone(), |a, p| a.mul(p));
+    let f_axes: Vec<usize> = (0..from.len()).filter(|&k| from[k] != one).collect();
+    let t_axes: Vec<usize> = (0..to.len()).filter(|&k| to[k] != one).collect();
+    let mut out = vec![Poly::default(); from.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < f_axes.len() || j < t_axes.len() {
+        // The smallest group starting here whose products agree as polynomials.
+        let group = (2..=f_axes.len() - i + t_axes.len() - j)
+            .flat_map(|n| (1..n).map(move |a| (a, n - a)))
+            .find(|&(a, b)| {
+                i + a <= f_axes.len()
+                    && j + b <= t_axes.len()
+                    && product(
+                        &f_axes[i..i + a]
+                            .iter()
+                            .map(|&k| from[k].clone())
+                            .collect::<Vec<_>>(),
+                    ) == product(
+                        &t_axes[j..j + b]
+                            .iter()
+                            .map(|&k| to[k].clone())
+                            .collect::<Vec<_>>(),
+                    )
+            });
+        let Some((a, b)) = group else {
+            return Err(format!(
+                "a reshape of {from:?} to {to:?} whose axes do not match for every size"
+            ));
+        };
+        // Row-major position within the group, then back to the operand's axes.
+        let mut linear = Poly::default();
+        for &k in &t_axes[j..j + b] {
+            linear = linear.mul(&to[k]).add(&idx[k]);
+        }
+        let fa = &f_axes[i..i + a];
+        for (m, &k) in fa.iter().enumerate() {
+            let inner = product(
+                &fa[m + 1..]
+                    .iter()
+                    .map(|&l| from[l].clone())
+                    .collect::<Vec<_>>(),
+            );
+            let q = if inner == one {
+                linear.clone()
+            } else {
+                linear.floor_div(&inner)
+            };
+            out[k] = if m == 0 { q } else { q.modulo(&from[k]) };
+        }
+        i += a;
+        j += b;
+    }
+    Ok(out)
 }
