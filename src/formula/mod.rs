@@ -634,12 +634,14 @@ impl Formula {
             shape,
         }
     }
-    /// `self.reshape(shape)`.
+    /// `self.reshape(shape)` (a reshape of a reshape reshapes the original: the
+    /// row-major order is the same).
     pub fn reshape(self, shape: Vec<Size>) -> Formula {
-        Formula::Reshape {
-            arg: Box::new(self),
-            shape,
-        }
+        let arg = match self {
+            Formula::Reshape { arg, .. } => arg,
+            f => Box::new(f),
+        };
+        Formula::Reshape { arg, shape }
     }
 
     /// Whether `self` reads no tensor: a number (constants, infinities and scalars), a

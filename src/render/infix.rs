@@ -322,14 +322,14 @@ impl Infix<'_> {
             Formula::Reshape { arg, shape } => {
                 // `.reshape(B, T // 4, 4)`: the method, in NumPy and PyTorch alike.
                 let dims: Vec<String> = shape.iter().map(size_text).collect();
+                let tuple = match dims.len() {
+                    1 => format!("({},)", dims[0]),
+                    _ => format!("({})", dims.join(", ")),
+                };
                 let s = match d {
-                    Dialect::Text => {
-                        let tuple = match dims.len() {
-                            1 => format!("({},)", dims[0]),
-                            _ => format!("({})", dims.join(", ")),
-                        };
-                        format!("reshape({}, {tuple})", self.at(arg, 0, false))
-                    }
+                    Dialect::Text => format!("reshape({}, {tuple})", self.at(arg, 0, false)),
+                    // (a 0-d reshape needs the empty tuple itself)
+                    _ if dims.is_empty() => format!("{}.reshape(())", self.at(arg, P_ATOM, false)),
                     _ => format!(
                         "{}.reshape({})",
                         self.at(arg, P_ATOM, false),

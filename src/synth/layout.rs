@@ -153,7 +153,10 @@ impl Synth<'_> {
         list: &[TermId],
     ) -> Option<Formula> {
         let ishape = self.env.tensors.get(tensor)?.clone();
-        if ishape == shape || list.len() != ishape.iter().product::<usize>() {
+        // Unit axes alone are broadcasting's and `unsqueeze`'s (a `[1]` scale read as
+        // a number), not a reshape.
+        let squeezed = |s: &[usize]| s.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
+        if squeezed(&ishape) == squeezed(shape) || list.len() != ishape.iter().product::<usize>() {
             return None;
         }
         for (k, &t) in list.iter().enumerate() {
