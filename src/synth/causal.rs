@@ -114,13 +114,21 @@ fn normalised_last_row(
         .filter(|&p| (p / stride) % rows == rows - 1)
         .collect();
     let last_terms: Vec<TermId> = last.iter().map(|&p| elems[p]).collect();
+    let start = Instant::now();
     let norm = enumerate::normalize_factors(s.terms, &last_terms).ok_or(elems[0])?;
+    let normalised = start.elapsed();
     let mut templates = elems.to_vec();
     for (&p, t) in last.iter().zip(norm) {
         templates[p] = t;
     }
     let list = complete(s.terms, shape, &templates, c, s.env);
-    enumerate::build_normalised(s, shape, &list)
+    let completed = start.elapsed();
+    let built = enumerate::build_normalised(s, shape, &list);
+    tracing::debug!(
+        "causal: last row normalised in {normalised:?}, completed at {completed:?}, built at {:?}",
+        start.elapsed()
+    );
+    built
 }
 
 /// The span of an input axis one element reads: least and greatest index, and how
