@@ -136,6 +136,13 @@ impl Poly {
             if let Some(a) = self.as_const() {
                 return Poly::constant(a.div_euclid(c));
             }
+            // `c·q + r` with a constant `r`: `q + r div c`, the monomials being
+            // integers (a cdiv of a size that is a multiple, `(4·NT + 3) // 4 = NT`).
+            if let Some((q, r)) = self.split_by(d) {
+                if let Some(r) = r.as_const() {
+                    return q.add(&Poly::constant(r.div_euclid(c)));
+                }
+            }
         }
         Poly::atom(Atom::FloorDiv(Box::new(self.clone()), Box::new(d.clone())))
     }
@@ -145,6 +152,14 @@ impl Poly {
         if let (Some(a), Some(c)) = (self.as_const(), d.as_const()) {
             if c > 0 {
                 return Poly::constant(a.rem_euclid(c));
+            }
+        }
+        // `c·q + r` with a constant `r`: `r mod c`.
+        if let Some(c) = d.as_const().filter(|&c| c > 0) {
+            if let Some((_, r)) = self.split_by(d) {
+                if let Some(r) = r.as_const() {
+                    return Poly::constant(r.rem_euclid(c));
+                }
             }
         }
         if d.as_const() == Some(1) {
