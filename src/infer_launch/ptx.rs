@@ -22,7 +22,7 @@ use crate::ptx::ast::{Entry, Instr, Module, Operand, Space, Special};
 use crate::ptx::{launch_arg_order, type_bytes};
 
 /// Block sizes tried when the entry fixes none and no shared array suggests one.
-const BLOCKS: [i64; 3] = [32, 128, 256];
+const BLOCKS: [i64; 4] = [32, 64, 128, 256];
 
 /// Integer parameters matched to sizes in every order up to this many.
 const MAX_INTS: usize = 4;
@@ -73,7 +73,7 @@ pub fn infer(module: &Module, file: &str) -> Result<Inferred, Error> {
     }
     if let Some(axis) = second_axis(entry) {
         return Err(refuse(format!(
-            "the kernel reads `{axis}`, so it expects a 2-D or 3-D launch; inference guesses 1-D launches only"
+            "the kernel reads `{axis}` (and no `.z` register), so it expects a 2-D launch; inference guesses 1-D launches only"
         )));
     }
     let params = params(entry);
@@ -202,19 +202,29 @@ fn addresses(entry: &Entry, seeds: &[u32]) -> BTreeSet<u32> {
     }
 }
 
-/// A special register of a second or third axis the kernel reads (`%tid.y`, ...): a
-/// 1-D launch would run it degenerate (one row of a matmul) and still validate.
+/// A `.y` special register the kernel reads (`%tid.y`, ...) when it reads no `.z` one:
+/// a 2-D kernel, which a 1-D launch would run degenerate (one row of a matmul) and
+/// still validate. Cooperative groups' linear ranks read all three axes and are 1-D.
 fn second_axis(entry: &Entry) -> Option<String> {
-    entry.body.iter().flat_map(|i| &i.operands).find_map(|o| {
-        let (name, d) = match o {
-            Operand::Special(Special::Tid(d)) => ("tid", *d),
-            Operand::Special(Special::Ntid(d)) => ("ntid", *d),
-            Operand::Special(Special::Ctaid(d)) => ("ctaid", *d),
-            Operand::Special(Special::Nctaid(d)) => ("nctaid", *d),
-            _ => return None,
-        };
-        (d > 0).then(|| format!("%{name}.{}", if d == 1 { "y" } else { "z" }))
-    })
+    let axis = |o: &Operand| match o {
+        Operand::Special(Special::Tid(d)) => Some(("tid", *d)),
+        Operand::Special(Special::Ntid(d)) => Some(("ntid", *d)),
+        Operand::Special(Special::Ctaid(d)) => Some(("ctaid", *d)),
+        Operand::Special(Special::Nctaid(d)) => Some(("nctaid", *d)),
+        _ => None,
+    };
+    let read: Vec<(&str, u8)> = entry
+        .body
+        .iter()
+        .flat_map(|i| &i.operands)
+        .filter_map(axis)
+        .collect();
+    if read.iter().any(|(_, d)| *d == 2) {
+        return None;
+    }
+    read.iter()
+        .find(|(_, d)| *d == 1)
+        .map(|(name, _)| format!("%{name}.y"))
 }
 
 fn params(entry: &Entry) -> Vec<Param> {
@@ -287,8 +297,23 @@ fn dtype_of(types: &[&str], entry: &Entry) -> Dtype {
     }
 }
 
+/// Whether the kernel's threads work together (barriers, shared memory, warp
+/// collectives). Threads that never do compute the same whatever the block size, so
+/// only the smallest block is tried for them: a larger one only makes runs slower.
+fn cooperates(module: &Module, entry: &Entry) -> bool {
+    let shared = |v: &crate::ptx::ast::VarDecl| v.space == Space::Shared;
+    module.globals.iter().chain(&entry.vars).any(shared)
+        || entry.body.iter().any(|i| {
+            matches!(
+                i.op.as_str(),
+                "bar" | "barrier" | "shfl" | "vote" | "redux" | "match" | "activemask"
+            ) || i.has("shared")
+        })
+}
+
 /// The block sizes to try: the entry's `.reqntid`/`.maxntid`, else shared arrays'
-/// element counts (powers of two from 32), then [`BLOCKS`].
+/// element counts (powers of two from 32), then [`BLOCKS`] (only the first for threads
+/// that never cooperate).
 fn blocks(module: &Module, entry: &Entry) -> Result<Vec<i64>, String> {
     if let Some(b) = entry.reqntid.or(entry.maxntid) {
         if b[1] > 1 || b[2] > 1 {
@@ -312,7 +337,12 @@ fn blocks(module: &Module, entry: &Entry) -> Result<Vec<i64>, String> {
             out.push(n);
         }
     }
-    for b in BLOCKS {
+    let tried = if cooperates(module, entry) {
+        &BLOCKS[..]
+    } else {
+        &BLOCKS[..1]
+    };
+    for &b in tried {
         if !out.contains(&b) {
             out.push(b);
         }
