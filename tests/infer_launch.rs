@@ -273,7 +273,10 @@ fn ptx_inferred_launches_run_like_the_committed_ones() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("inferred this launch"), "{kernel}: {stderr}");
+        assert!(
+            stderr.contains("inferred this launch"),
+            "{kernel}: {stderr}"
+        );
         let inferred: toml::Value = std::fs::read_to_string(k.with_extension("launch.toml"))
             .unwrap()
             .parse()
@@ -301,9 +304,12 @@ fn ptx_inferred_launches_run_like_the_committed_ones() {
                 if !reference {
                     continue;
                 }
-                let want = lift::npy::read(&inst.join("expected").join(format!("{name}.npy")))
-                    .unwrap();
-                assert!(close(a, &want, 1e-4), "{kernel} {inst:?}: `{name}` vs NumPy");
+                let want =
+                    lift::npy::read(&inst.join("expected").join(format!("{name}.npy"))).unwrap();
+                assert!(
+                    close(a, &want, 1e-4),
+                    "{kernel} {inst:?}: `{name}` vs NumPy"
+                );
             }
             instances += 1;
         }
@@ -330,7 +336,12 @@ fn ptx_check_with_the_inferred_launch_gives_the_fixtures_verdicts() {
     ] {
         let fx = ptx_toml(kernel, "fixture");
         let mut cases: Vec<(String, String)> = Vec::new();
-        for c in fx.get("check").and_then(|c| c.as_array()).into_iter().flatten() {
+        for c in fx
+            .get("check")
+            .and_then(|c| c.as_array())
+            .into_iter()
+            .flatten()
+        {
             if c.get("pending").is_none() {
                 let spec = c["spec"].as_str().unwrap().to_string();
                 cases.push((spec, c["verdict"].as_str().unwrap().to_uppercase()));
@@ -356,7 +367,10 @@ fn ptx_check_with_the_inferred_launch_gives_the_fixtures_verdicts() {
                 stdout.lines().any(|l| l.starts_with(&verdict)),
                 "{kernel} vs `{spec}`: want {verdict}\n{stdout}\n{stderr}"
             );
-            assert!(stderr.contains("inferred this launch"), "{kernel}: {stderr}");
+            assert!(
+                stderr.contains("inferred this launch"),
+                "{kernel}: {stderr}"
+            );
             checks += 1;
         }
     }
@@ -376,7 +390,10 @@ fn a_ptx_kernel_inference_cannot_fit_is_a_clear_error() {
         let out = lift().args(["spec", k.to_str().unwrap()]).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{kernel}: {stderr}");
-        assert!(stderr.contains("none could be inferred"), "{kernel}: {stderr}");
+        assert!(
+            stderr.contains("none could be inferred"),
+            "{kernel}: {stderr}"
+        );
         assert!(stderr.contains(why), "{kernel}: {stderr}");
         assert!(stderr.contains("--launch FILE"), "{kernel}: {stderr}");
         assert!(!stderr.contains("panicked"), "{kernel}: {stderr}");

@@ -5,10 +5,12 @@
 //! tensor, whose dtype the accesses' types give; `.f32`/`.f64` parameters are symbolic
 //! scalars; other integers are sizes. `blockDim` is a runtime value, so the block is a
 //! guess too: `.reqntid`/`.maxntid` when given, else the element count of a shared
-//! array (a kernel sized `s[128]` for 128 threads), then 32, 128, 256. Families, per
+//! array (a kernel sized `s[128]` for 128 threads), then 32, 64, 128, 256 (only 32
+//! when the threads never cooperate). A kernel reading `%tid.y` and the like (2-D) or
+//! taking a struct by value is refused rather than run degenerate. Families, per
 //! block B: elementwise (`grid = cdiv(N, B)`, which also reads a block reduction's
 //! `cdiv(N, B)` outputs), one thread per row (`cdiv(M, B)`), one CTA per row (`M`,
-//! rows longer than, at most, or exactly one block). Integer parameters are matched to
+//! rows longer than, at most, or exactly 1, 2 or 4 blocks). Integers are matched to
 //! the sizes in every order; the ragged instance rejects a wrong one.
 //!
 //! Besides the shared checks, a validation run logs races: an element written by two
@@ -151,7 +153,11 @@ fn global_access(i: &Instr) -> Option<(&Operand, &str)> {
         i.op.as_str(),
         "ld" | "st" | "atom" | "red" | "prefetch" | "cp"
     );
-    if !mem || ["shared", "local", "param", "const"].iter().any(|s| i.has(s)) {
+    if !mem
+        || ["shared", "local", "param", "const"]
+            .iter()
+            .any(|s| i.has(s))
+    {
         return None;
     }
     let addr = i.operands.iter().find(|o| base(o).is_some())?;
@@ -168,11 +174,12 @@ fn global_access(i: &Instr) -> Option<(&Operand, &str)> {
 fn loaded_from<'e>(entry: &'e Entry, name: &'e str) -> impl Iterator<Item = u32> + 'e {
     entry.body.iter().filter_map(move |i| {
         let from_param = i.op == "ld" && i.has("param");
-        let hit = i
-            .operands
-            .get(1)
-            .is_some_and(|o| matches!(o, Operand::Mem { base, .. } if **base == Operand::Sym(name.to_string())));
-        (from_param && hit).then(|| i.operands.first().and_then(reg)).flatten()
+        let hit = i.operands.get(1).is_some_and(
+            |o| matches!(o, Operand::Mem { base, .. } if **base == Operand::Sym(name.to_string())),
+        );
+        (from_param && hit)
+            .then(|| i.operands.first().and_then(reg))
+            .flatten()
     })
 }
 
@@ -279,7 +286,11 @@ fn dtype_of(types: &[&str], entry: &Entry) -> Dtype {
     if has("bf16") {
         return Dtype::Bf16;
     }
-    let width = types.iter().filter_map(|t| type_bytes(t)).max().unwrap_or(4);
+    let width = types
+        .iter()
+        .filter_map(|t| type_bytes(t))
+        .max()
+        .unwrap_or(4);
     let signed = types.iter().any(|t| t.starts_with('s'));
     // Half floats travel as `b16`/`u16` and are converted by `cvt.f32.f16`.
     let halves = entry
@@ -527,7 +538,10 @@ fn try_skeleton(
         guesses.insert(k.clone(), (name, TensorGuess { shape, role }));
     }
     for size in &sk.sizes {
-        if !guesses.values().any(|(_, g)| g.shape.iter().any(|d| d == size)) {
+        if !guesses
+            .values()
+            .any(|(_, g)| g.shape.iter().any(|d| d == size))
+        {
             return Err(format!("no tensor's shape uses the size {size}"));
         }
     }
@@ -615,8 +629,8 @@ fn run(
     let run = match crate::ptx::execute(module, &inst, &order, &mut domain) {
         Ok(run) => run,
         Err(e) => {
-            let tensor = quoted_tensor(&e.message)
-                .filter(|t| inst.tensors.iter().any(|x| &x.name == t));
+            let tensor =
+                quoted_tensor(&e.message).filter(|t| inst.tensors.iter().any(|x| &x.name == t));
             return Err(match e.kind {
                 ErrorKind::NeverWritten if tensor.is_some() => Fault::NeverWritten(tensor),
                 ErrorKind::Race => Fault::Race(format!("{file}:{}: {e}", e.line)),

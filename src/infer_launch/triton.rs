@@ -26,7 +26,6 @@ use crate::exec;
 use crate::launch::Dtype;
 use crate::triton_ir::ast::{Attr, FloatKind, Module, Region, Scalar, Type};
 
-
 #[derive(Clone, Debug, PartialEq)]
 enum Kind {
     Ptr(Dtype),
@@ -503,7 +502,7 @@ fn probe(
         .filter(|p| matches!(p.kind, Kind::Ptr(_)))
         .map(|p| p.name.clone())
         .collect();
-    settle_roles(&keys, |k| tensor_name(k), |roles| {
+    settle_roles(&keys, tensor_name, |roles| {
         let flat = roles
             .iter()
             .map(|(k, r)| {
