@@ -497,7 +497,7 @@ fn try_skeleton(
             })
             .collect();
         let text = render(params, sk, &flat);
-        run(module, file, &text, ragged, false).map(|(seen, _)| seen)
+        run(module, file, &text, ragged, Mode::Values).map(|(seen, _)| seen)
     })?;
     // Names: one input `x` → `y`; otherwise inputs x, y, z, ... and outputs out, out2, ...
     let inputs: Vec<&String> = keys.iter().filter(|k| seen[*k].role != Role::Out).collect();
@@ -610,19 +610,30 @@ fn render(
     t
 }
 
-/// Run `text` at `sizes`, recording reads and writes per parameter; `races` logs
-/// accesses for races.
+/// How a run goes: values only, logging races, or only the grid's last CTA.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Values,
+    Races,
+    LastCta,
+}
+
+/// Run `text` at `sizes`, recording reads and writes per parameter.
 fn run(
     module: &Module,
     file: &str,
     text: &str,
     sizes: &BTreeMap<String, i64>,
-    races: bool,
+    mode: Mode,
 ) -> Result<(BTreeMap<String, Seen>, Execution<f64>), Fault> {
+    let races = mode == Mode::Races;
     let launch = Launch::parse(text, "<probe launch>").map_err(|e| Fault::Other(e.message))?;
-    let inst = launch
+    let mut inst = launch
         .instantiate(sizes)
         .map_err(|e| Fault::Other(e.message))?;
+    if mode == Mode::LastCta {
+        inst.cta = Some([inst.grid[0] - 1, 0, 0]);
+    }
     let mut domain = Recording::new(&inst);
     domain.races = races;
     let order = launch_arg_order(text);
@@ -636,7 +647,7 @@ fn run(
                 ErrorKind::Race => Fault::Race(format!("{file}:{}: {e}", e.line)),
                 // A values-only run reads unsynchronised memory as unwritten: a run
                 // that logs races says whether a race is the cause.
-                _ if !races => match run(module, file, text, sizes, true) {
+                _ if !races => match run(module, file, text, sizes, Mode::Races) {
                     Err(Fault::Race(m)) => Fault::Race(m),
                     _ => Fault::Other(format!("{file}:{}: {e}", e.line)),
                 },
@@ -672,8 +683,9 @@ fn run(
 }
 
 /// Run the proposed launch at `sizes`: every access in bounds and every `out`/`inout`
-/// element written (a values-only run), and no element written by two threads (a run
-/// that logs races; a race of another kind is the kernel's, not the launch's).
+/// element written (a values-only run), no element written by two threads (a run
+/// that logs races; a race of another kind is the kernel's, not the launch's), and
+/// the last CTA writing something.
 fn validate(
     module: &Module,
     file: &str,
@@ -690,7 +702,7 @@ fn validate(
         Fault::Race(m) => format!("at {at}: the kernel races: {m}"),
         Fault::Other(m) => format!("at {at}: {m}"),
     };
-    let (_, run_) = run(module, file, text, sizes, false).map_err(fault)?;
+    let (_, run_) = run(module, file, text, sizes, Mode::Values).map_err(fault)?;
     for o in &run_.outputs {
         let missing = o.writers.iter().filter(|w| w.is_none()).count();
         if missing > 0 {
@@ -701,12 +713,29 @@ fn validate(
             ));
         }
     }
-    match run(module, file, text, sizes, true) {
-        Err(Fault::Race(m)) if double_write(&m) => Err(format!(
-            "at {at}: an output element is written by two threads: {m}"
-        )),
-        _ => Ok(()),
+    if let Err(Fault::Race(m)) = run(module, file, text, sizes, Mode::Races) {
+        if double_write(&m) {
+            return Err(format!(
+                "at {at}: an output element is written by two threads: {m}"
+            ));
+        }
     }
+    // A grid larger than the work the kernel sees (sizes bound to the wrong integers:
+    // `m` rows launched as N) leaves its last CTA idle. A last CTA that cannot run
+    // alone (it reads what others write) is not judged.
+    if let Ok((_, last)) = run(module, file, text, sizes, Mode::LastCta) {
+        let writes = last
+            .outputs
+            .iter()
+            .flat_map(|o| &o.writers)
+            .any(Option::is_some);
+        if !writes {
+            return Err(format!(
+                "at {at}: the grid's last CTA writes nothing, so the grid is larger than the work the kernel is given"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A race report of two plain writes to one global element (the executor's wording:
