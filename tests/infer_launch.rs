@@ -253,7 +253,8 @@ fn close(a: &lift::npy::Array, b: &lift::npy::Array, tol: f64) -> bool {
 /// Elementwise, one CTA per row (rows of exactly one block, and rows longer than the
 /// block), one thread per row: the inferred launch has the committed launch's block and
 /// grid, and `lift run` under it gives the committed launch's outputs and the NumPy
-/// reference outputs on every reference instance.
+/// reference outputs on every reference instance. (`f64_poly/vec2` takes two elements
+/// per thread: its committed grid launches twice the threads it needs.)
 #[test]
 fn ptx_inferred_launches_run_like_the_committed_ones() {
     for kernel in [
@@ -261,6 +262,7 @@ fn ptx_inferred_launches_run_like_the_committed_ones() {
         "sigmoid/neg_exp",
         "gelu/tanh",
         "softplus/threshold",
+        "f64_poly/vec2",
         "softmax/naive_smem",
         "softmax/online",
         "softmax/warp_shuffle",
@@ -283,6 +285,10 @@ fn ptx_inferred_launches_run_like_the_committed_ones() {
             .unwrap();
         let committed = ptx_toml(kernel, "launch");
         for key in ["block", "grid"] {
+            if kernel == "f64_poly/vec2" && key == "grid" {
+                assert_eq!(inferred[key].to_string(), "[\"cdiv(N, 64)\"]");
+                continue;
+            }
             assert_eq!(inferred[key], committed[key], "{kernel}: {key}");
         }
         let refs = Path::new("ptx").join(kernel).parent().unwrap().join("ref");

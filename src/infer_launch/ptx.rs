@@ -8,10 +8,11 @@
 //! array (a kernel sized `s[128]` for 128 threads), then 32, 64, 128, 256 (only 32
 //! when the threads never cooperate). A kernel reading `%tid.y` and the like (2-D) or
 //! taking a struct by value is refused rather than run degenerate. Families, per
-//! block B: elementwise (`grid = cdiv(N, B)`, which also reads a block reduction's
-//! `cdiv(N, B)` outputs), one thread per row (`cdiv(M, B)`), one CTA per row (`M`,
-//! rows longer than, at most, or exactly 1, 2 or 4 blocks). Integers are matched to
-//! the sizes in every order; the ragged instance rejects a wrong one.
+//! block B: elementwise (`grid = cdiv(N, B)`, or `cdiv(N, 2B)`, `cdiv(N, 4B)` for
+//! vector loads; also a block reduction's `cdiv(N, B)` outputs), one thread per row
+//! (`cdiv(M, B)`), one CTA per row (`M`; rows longer than, at most, or exactly 1, 2 or
+//! 4 blocks). Integers are matched to the sizes in every order; the ragged instance
+//! and an idle last CTA (a grid larger than the work) reject a wrong match.
 //!
 //! Besides the shared checks, a validation run logs races: an element written by two
 //! threads rejects the skeleton; any other race is the kernel's own fault, left for
@@ -394,18 +395,28 @@ fn skeletons(b: i64, ints: &[String]) -> Vec<Skeleton> {
     };
     let dims = |ds: &[&str]| -> Vec<String> { ds.iter().map(|d| d.to_string()).collect() };
     let mut out = Vec::new();
-    // Elementwise, and a block reduction's one output per CTA.
+    // Elementwise with 1, 2 or 4 elements per thread (vector loads), and a block
+    // reduction's one output per CTA.
     if !ints.is_empty() {
-        let per_cta = format!("cdiv(N, {b})");
-        out.push(Skeleton {
-            family: "elementwise",
-            block: b,
-            grid: per_cta.clone(),
-            sizes: vec!["N"],
-            ints: ints.iter().map(|k| (k.clone(), "N".to_string())).collect(),
-            shapes: vec![dims(&["1"]), vec![per_cta], dims(&["N"])],
-            instances: [sizes(&[("N", 2 * b)]), sizes(&[("N", b + b / 2 + 1)])],
-        });
+        for k in [1, 2, 4] {
+            let per_cta = format!("cdiv(N, {})", k * b);
+            out.push(Skeleton {
+                family: match k {
+                    1 => "elementwise",
+                    2 => "elementwise, 2 elements per thread",
+                    _ => "elementwise, 4 elements per thread",
+                },
+                block: b,
+                grid: per_cta.clone(),
+                sizes: vec!["N"],
+                ints: ints.iter().map(|k| (k.clone(), "N".to_string())).collect(),
+                shapes: vec![dims(&["1"]), vec![per_cta], dims(&["N"])],
+                instances: [
+                    sizes(&[("N", 2 * k * b)]),
+                    sizes(&[("N", k * b + k * b / 2 + 1)]),
+                ],
+            });
+        }
     }
     let row_shapes = |n: &str| vec![dims(&["1"]), dims(&["M"]), dims(&[n]), dims(&["M", n])];
     // One thread per row: at least two CTAs on both instances.
@@ -549,8 +560,7 @@ fn try_skeleton(
     for sizes in &sk.instances {
         validate(module, file, &text, sizes)?;
     }
-    let per_cta = format!("cdiv(N, {})", sk.block);
-    let family = if guesses.values().any(|(_, g)| g.shape.contains(&per_cta)) {
+    let family = if guesses.values().any(|(_, g)| g.shape.contains(&sk.grid)) {
         "block reduction, one output per CTA"
     } else {
         sk.family
