@@ -257,17 +257,17 @@ fn close(a: &lift::npy::Array, b: &lift::npy::Array, tol: f64) -> bool {
 /// per thread: its committed grid launches twice the threads it needs.)
 #[test]
 fn ptx_inferred_launches_run_like_the_committed_ones() {
-    for kernel in [
-        "relu/ifelse",
-        "sigmoid/neg_exp",
-        "gelu/tanh",
-        "softplus/threshold",
-        "f64_poly/vec2",
-        "softmax/naive_smem",
-        "softmax/online",
-        "softmax/warp_shuffle",
-        "argmax/first",
-        "l2norm/eps",
+    for (kernel, family) in [
+        ("relu/ifelse", "elementwise"),
+        ("sigmoid/neg_exp", "elementwise"),
+        ("gelu/tanh", "elementwise"),
+        ("softplus/threshold", "elementwise"),
+        ("f64_poly/vec2", "elementwise, 2 elements per thread"),
+        ("softmax/naive_smem", "one CTA per row, constant row length"),
+        ("softmax/online", "one CTA per row"),
+        ("softmax/warp_shuffle", "one CTA per row"),
+        ("argmax/first", "one thread per row"),
+        ("l2norm/eps", "one thread per row"),
     ] {
         let (_t, k) = bare_ptx(kernel);
         let out = lift()
@@ -275,10 +275,8 @@ fn ptx_inferred_launches_run_like_the_committed_ones() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            stderr.contains("inferred this launch"),
-            "{kernel}: {stderr}"
-        );
+        let note = format!("inferred this launch ({family};");
+        assert!(stderr.contains(&note), "{kernel}: {stderr}");
         let inferred: toml::Value = std::fs::read_to_string(k.with_extension("launch.toml"))
             .unwrap()
             .parse()

@@ -560,7 +560,9 @@ fn try_skeleton(
     for sizes in &sk.instances {
         validate(module, file, &text, sizes)?;
     }
-    let family = if guesses.values().any(|(_, g)| g.shape.contains(&sk.grid)) {
+    // An elementwise grid whose size is also an output's: one output per CTA.
+    let per_cta = sk.sizes == ["N"] && guesses.values().any(|(_, g)| g.shape.contains(&sk.grid));
+    let family = if per_cta {
         "block reduction, one output per CTA"
     } else {
         sk.family
