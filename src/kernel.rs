@@ -193,14 +193,11 @@ impl Kernel {
             return Ok((Kernel::load(path, launch)?, None));
         }
         let (module, ptx_module) = Kernel::parse_file(path)?;
-        if ptx_module.is_some() {
-            return Err(Error::Usage(format!(
-                "{}: no launch description, and launch inference reads Triton IR (.ttir) kernels only: write {} or pass --launch FILE (see DESIGN.md, \"Launch descriptions\"; PTX parameters may be named param_0, param_1, ...)",
-                path.display(),
-                Launch::beside(path).display()
-            )));
-        }
-        let inferred = crate::infer_launch::infer(&module, &path.display().to_string())?;
+        let file = path.display().to_string();
+        let inferred = match &ptx_module {
+            Some(m) => crate::infer_launch::infer_ptx(m, &file)?,
+            None => crate::infer_launch::infer(&module, &file)?,
+        };
         let launch = Launch::parse(&inferred.text, "<inferred launch>")?;
         let k = Kernel::assemble(path, module, ptx_module, launch, &inferred.text);
         Ok((k, Some(inferred)))

@@ -3,6 +3,7 @@
 //! that cannot work says so, and `--write-launch` never overwrites.
 
 use assert_cmd::Command;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn lift() -> Command {
@@ -188,4 +189,217 @@ fn equiv_uses_the_first_launch_for_a_second_kernel_without_one() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("for it too"));
+}
+
+// ---------------------------------------------------------------------------------------
+// PTX kernels (NVRTC-made, from ptx/): no parameter names, so inference reads types,
+// uses and probe runs.
+
+/// Copy `ptx/<kernel>.ptx` alone into a fresh temporary folder.
+fn bare_ptx(kernel: &str) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let src = Path::new("ptx").join(format!("{kernel}.ptx"));
+    let k = t.path().join(src.file_name().unwrap());
+    std::fs::copy(&src, &k).unwrap();
+    (t, k)
+}
+
+/// The committed, hand-written launch and fixture beside `ptx/<kernel>.ptx`.
+fn ptx_toml(kernel: &str, what: &str) -> toml::Value {
+    std::fs::read_to_string(format!("ptx/{kernel}.{what}.toml"))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// `lift run` of `kernel` on the `.npy` inputs in `inst`: every output, by tensor name.
+fn run_outputs(kernel: &Path, inst: &Path) -> BTreeMap<String, lift::npy::Array> {
+    let out = tempfile::tempdir().unwrap();
+    let mut cmd = lift();
+    cmd.arg("run").arg(kernel).arg("--out").arg(out.path());
+    for e in std::fs::read_dir(inst).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "npy") {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            cmd.arg("--input").arg(format!("{name}={}", p.display()));
+        }
+    }
+    let res = cmd.output().unwrap();
+    assert!(
+        res.status.success(),
+        "lift run {}: {}",
+        kernel.display(),
+        String::from_utf8_lossy(&res.stderr)
+    );
+    std::fs::read_dir(out.path())
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let p = e.path();
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, lift::npy::read(&p).unwrap())
+        })
+        .collect()
+}
+
+fn close(a: &lift::npy::Array, b: &lift::npy::Array, tol: f64) -> bool {
+    a.shape == b.shape
+        && a.data
+            .iter()
+            .zip(&b.data)
+            .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
+}
+
+/// Elementwise, one CTA per row (rows of exactly one block, and rows longer than the
+/// block), one thread per row: the inferred launch has the committed launch's block and
+/// grid, and `lift run` under it gives the committed launch's outputs and the NumPy
+/// reference outputs on every reference instance. (`f64_poly/vec2` takes two elements
+/// per thread: its committed grid launches twice the threads it needs.)
+#[test]
+fn ptx_inferred_launches_run_like_the_committed_ones() {
+    for (kernel, family) in [
+        ("relu/ifelse", "elementwise"),
+        ("sigmoid/neg_exp", "elementwise"),
+        ("gelu/tanh", "elementwise"),
+        ("softplus/threshold", "elementwise"),
+        ("f64_poly/vec2", "elementwise, 2 elements per thread"),
+        ("softmax/naive_smem", "one CTA per row, constant row length"),
+        ("softmax/online", "one CTA per row"),
+        ("softmax/warp_shuffle", "one CTA per row"),
+        ("argmax/first", "one thread per row"),
+        ("l2norm/eps", "one thread per row"),
+    ] {
+        let (_t, k) = bare_ptx(kernel);
+        let out = lift()
+            .args(["spec", k.to_str().unwrap(), "--write-launch"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let note = format!("inferred this launch ({family};");
+        assert!(stderr.contains(&note), "{kernel}: {stderr}");
+        let inferred: toml::Value = std::fs::read_to_string(k.with_extension("launch.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let committed = ptx_toml(kernel, "launch");
+        for key in ["block", "grid"] {
+            if kernel == "f64_poly/vec2" && key == "grid" {
+                assert_eq!(inferred[key].to_string(), "[\"cdiv(N, 64)\"]");
+                continue;
+            }
+            assert_eq!(inferred[key], committed[key], "{kernel}: {key}");
+        }
+        let refs = Path::new("ptx").join(kernel).parent().unwrap().join("ref");
+        let mut instances = 0;
+        for inst in std::fs::read_dir(&refs).unwrap().flatten() {
+            let inst = inst.path();
+            let ours = run_outputs(&k, &inst);
+            let theirs = run_outputs(&Path::new("ptx").join(format!("{kernel}.ptx")), &inst);
+            assert_eq!(
+                ours.keys().collect::<Vec<_>>(),
+                theirs.keys().collect::<Vec<_>>(),
+                "{kernel}: output tensors"
+            );
+            // The reference data is the family's reference, which only some variants
+            // compute.
+            let reference = ptx_toml(kernel, "fixture")["expect"].as_str() == Some("equivalent");
+            for (name, a) in &ours {
+                assert!(close(a, &theirs[name], 1e-6), "{kernel} {inst:?}: `{name}`");
+                if !reference {
+                    continue;
+                }
+                let want =
+                    lift::npy::read(&inst.join("expected").join(format!("{name}.npy"))).unwrap();
+                assert!(
+                    close(a, &want, 1e-4),
+                    "{kernel} {inst:?}: `{name}` vs NumPy"
+                );
+            }
+            instances += 1;
+        }
+        assert!(instances >= 2, "{kernel}: {instances} reference instances");
+    }
+}
+
+/// `lift check` under the inferred launch gives each fixture's verdict: its `[[check]]`
+/// tables, else its `spec` and `expect` (the wrong twins: refuted, or a race).
+#[test]
+fn ptx_check_with_the_inferred_launch_gives_the_fixtures_verdicts() {
+    let mut checks = 0;
+    for kernel in [
+        "relu/ifelse",
+        "relu/leaky_twin",
+        "sigmoid/neg_exp",
+        "sigmoid/wrong_sign",
+        "argmax/first",
+        "argmax/argmin",
+        "l2norm/eps",
+        "softmax/naive_smem",
+        "softmax/wrong_shuffle_offset",
+        "softmax/missing_barrier",
+    ] {
+        let fx = ptx_toml(kernel, "fixture");
+        let mut cases: Vec<(String, String)> = Vec::new();
+        for c in fx
+            .get("check")
+            .and_then(|c| c.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if c.get("pending").is_none() {
+                let spec = c["spec"].as_str().unwrap().to_string();
+                cases.push((spec, c["verdict"].as_str().unwrap().to_uppercase()));
+            }
+        }
+        if cases.is_empty() {
+            let verdict = match fx["expect"].as_str().unwrap() {
+                "equivalent" => "VERIFIED".to_string(),
+                other => other.to_uppercase(),
+            };
+            cases.push((fx["spec"].as_str().unwrap().to_string(), verdict));
+        }
+        let (_t, k) = bare_ptx(kernel);
+        for (spec, verdict) in cases {
+            let out = lift()
+                .args(["check", k.to_str().unwrap(), "--spec", &spec])
+                .args(["--scope", "instance"])
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stdout.lines().any(|l| l.starts_with(&verdict)),
+                "{kernel} vs `{spec}`: want {verdict}\n{stdout}\n{stderr}"
+            );
+            assert!(
+                stderr.contains("inferred this launch"),
+                "{kernel}: {stderr}"
+            );
+            checks += 1;
+        }
+    }
+    assert!(checks >= 14, "only {checks} checks");
+}
+
+/// Kernels no family fits: a struct passed by value, a 2-D kernel, flash attention's
+/// several sizes. A clear error (exit 2) that says why and how to write a launch.
+#[test]
+fn a_ptx_kernel_inference_cannot_fit_is_a_clear_error() {
+    for (kernel, why) in [
+        ("struct_args/scale", "struct passed by value"),
+        ("matmul/naive", "2-D launch"),
+        ("flash_attn/naive", "tried one CTA per row"),
+    ] {
+        let (_t, k) = bare_ptx(kernel);
+        let out = lift().args(["spec", k.to_str().unwrap()]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{kernel}: {stderr}");
+        assert!(
+            stderr.contains("none could be inferred"),
+            "{kernel}: {stderr}"
+        );
+        assert!(stderr.contains(why), "{kernel}: {stderr}");
+        assert!(stderr.contains("--launch FILE"), "{kernel}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{kernel}: {stderr}");
+    }
 }

@@ -21,26 +21,10 @@
 //! print it. This module never writes a file unless asked (`write_beside`), and never
 //! overwrites one.
 
-use crate::error::Error;
-use crate::exec::{self, domain::Binary, domain::Concrete, domain::Domain, domain::Truth};
-use crate::launch::{Dtype, Launch, Role};
-use crate::term::{CmpOp, Func};
+use super::*;
+use crate::exec;
+use crate::launch::Dtype;
 use crate::triton_ir::ast::{Attr, FloatKind, Module, Region, Scalar, Type};
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-
-/// An inferred launch: the TOML text (the launch-file format) and which family of
-/// kernels it was read as.
-#[derive(Clone, Debug)]
-pub struct Inferred {
-    pub text: String,
-    pub family: &'static str,
-}
-
-/// Elements of each tensor in a probe run: large enough for the small instances
-/// inference runs at.
-const PROBE_ELEMS: usize = 1 << 14;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Kind {
@@ -92,67 +76,25 @@ pub fn infer(module: &Module, file: &str) -> Result<Inferred, Error> {
             Err(why) => failures.push((describe(&sk), why)),
         }
     }
-    Err(Error::Usage(no_launch_message(file, &params, &failures)))
-}
-
-/// Write `inferred` as the launch file beside `kernel`; refuses to overwrite one.
-pub fn write_beside(kernel: &Path, inferred: &Inferred) -> Result<PathBuf, Error> {
-    let path = Launch::beside(kernel);
-    if path.exists() {
-        return Err(Error::Usage(format!(
-            "--write-launch: {} already exists; not overwriting it (delete it, or pass it with --launch)",
-            path.display()
-        )));
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            message: format!("cannot write launch file: {e}"),
-        })?;
-    use std::io::Write as _;
-    f.write_all(inferred.text.as_bytes())
-        .map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            message: format!("cannot write launch file: {e}"),
-        })?;
-    Ok(path)
+    Err(Error::Usage(no_launch_message(
+        file,
+        "elementwise or row-kernel",
+        &unexplained(&params),
+        &failures,
+        "`grid = [\"M\"]`, `[args] x_ptr = { tensor = \"x\", shape = [\"M\", \"N\"] }`",
+    )))
 }
 
 fn describe(sk: &Skeleton) -> String {
     format!("{} (grid [{}])", sk.family, sk.grid.join(", "))
 }
 
-fn no_launch_message(file: &str, params: &[Param], failures: &[(String, String)]) -> String {
-    let mut msg = format!(
-        "{file}: no launch description, and none could be inferred: no elementwise or row-kernel launch runs the kernel with every access in bounds and every output element written."
-    );
-    let unbound: Vec<String> = params
+fn unexplained(params: &[Param]) -> Vec<String> {
+    params
         .iter()
         .filter(|p| matches!(p.kind, Kind::Int { .. }) && p.used)
         .map(|p| format!("`{}`", p.name))
-        .collect();
-    if !unbound.is_empty() {
-        let _ = write!(
-            msg,
-            "\n  integer parameters whose size or stride could not be inferred: {}",
-            unbound.join(", ")
-        );
-    }
-    // The first failure of each family says the most.
-    let mut seen = BTreeSet::new();
-    for (what, why) in failures {
-        let fam = what.split(" (").next().unwrap_or(what).to_string();
-        if seen.insert(fam) {
-            let _ = write!(msg, "\n  tried {what}: {why}");
-        }
-    }
-    msg.push_str(
-        "\n  write a launch file (kernel.launch.toml beside the kernel, or --launch FILE; format in DESIGN.md, \"Launch descriptions\", e.g. `grid = [\"M\"]`, `[args] x_ptr = { tensor = \"x\", shape = [\"M\", \"N\"] }`)",
-    );
-    msg
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -389,20 +331,6 @@ fn skeletons(params: &[Param], blocks: &[i64], widths: &[i64]) -> Vec<Skeleton> 
 // ---------------------------------------------------------------------------------------
 // Trying a skeleton
 
-#[derive(Clone, Debug)]
-struct TensorGuess {
-    shape: Vec<String>,
-    role: Role,
-}
-
-/// What a probe saw of one tensor.
-#[derive(Clone, Debug, Default)]
-struct Seen {
-    read: BTreeSet<usize>,
-    written: BTreeSet<usize>,
-    role: Role,
-}
-
 fn try_skeleton(
     module: &Module,
     file: &str,
@@ -483,13 +411,6 @@ fn try_skeleton(
     Ok(text)
 }
 
-fn eval_in(e: &str, sizes: &BTreeMap<String, i64>) -> i64 {
-    crate::launch::Expr::parse(e)
-        .ok()
-        .and_then(|x| x.eval(sizes).ok())
-        .unwrap_or(0)
-}
-
 fn smallest_shape(sk: &Skeleton, extent: usize) -> Option<Vec<String>> {
     let ragged = &sk.instances[1];
     let mut cands: Vec<Vec<String>> = vec![vec!["1".into()]];
@@ -509,14 +430,6 @@ fn smallest_shape(sk: &Skeleton, extent: usize) -> Option<Vec<String>> {
         .filter(|(n, _)| *n >= extent as i64)
         .min_by_key(|(n, _)| *n)
         .map(|(_, s)| s)
-}
-
-fn toml_dim(d: &str) -> String {
-    if d.parse::<i64>().is_ok() {
-        d.to_string()
-    } else {
-        format!("\"{d}\"")
-    }
 }
 
 fn render(
@@ -574,17 +487,6 @@ fn render(
     t
 }
 
-fn toml_key(name: &str) -> String {
-    if name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        name.to_string()
-    } else {
-        format!("\"{name}\"")
-    }
-}
-
 /// Run the skeleton with every tensor a large flat buffer: which elements each reads
 /// and writes.
 fn probe(
@@ -595,85 +497,24 @@ fn probe(
     ints: &BTreeMap<String, String>,
     sizes: &BTreeMap<String, i64>,
 ) -> Result<BTreeMap<String, Seen>, String> {
-    // First every tensor `inout`, to learn which are written; then the written ones
-    // `out` and the rest `in`, so that reads are the kernel's own.
-    let mut roles: BTreeMap<String, Role> = params
+    let keys: Vec<String> = params
         .iter()
         .filter(|p| matches!(p.kind, Kind::Ptr(_)))
-        .map(|p| (p.name.clone(), Role::Inout))
+        .map(|p| p.name.clone())
         .collect();
-    let flat = |roles: &BTreeMap<String, Role>| -> BTreeMap<String, TensorGuess> {
-        roles
+    settle_roles(&keys, tensor_name, |roles| {
+        let flat = roles
             .iter()
             .map(|(k, r)| {
-                (
-                    k.clone(),
-                    TensorGuess {
-                        shape: vec![PROBE_ELEMS.to_string()],
-                        role: *r,
-                    },
-                )
+                let g = TensorGuess {
+                    shape: vec![PROBE_ELEMS.to_string()],
+                    role: *r,
+                };
+                (k.clone(), g)
             })
-            .collect()
-    };
-    let first = run_recorded(
-        module,
-        file,
-        &render(params, sk, ints, &flat(&roles)),
-        sizes,
-    )
-    .map_err(|f| match f {
-        Fault::NeverWritten(_) => "an output is read before it is written".to_string(),
-        Fault::Other(m) => m,
-    })?;
-    for (name, s) in &first {
-        roles.insert(
-            name.clone(),
-            if s.written.is_empty() {
-                Role::In
-            } else {
-                Role::Out
-            },
-        );
-    }
-    // An output the kernel reads before writing is `inout`.
-    for _ in 0..=roles.len() {
-        match run_recorded(
-            module,
-            file,
-            &render(params, sk, ints, &flat(&roles)),
-            sizes,
-        ) {
-            Ok(mut seen) => {
-                for (name, s) in seen.iter_mut() {
-                    s.written = first[name].written.clone();
-                    s.role = roles[name];
-                    if s.role == Role::Inout {
-                        s.read = first[name].read.intersection(&s.written).copied().collect();
-                    }
-                }
-                return Ok(seen);
-            }
-            Err(Fault::NeverWritten(name)) => match name.and_then(|t| {
-                roles
-                    .keys()
-                    .find(|k| tensor_name(k) == t && roles[*k] == Role::Out)
-                    .cloned()
-            }) {
-                Some(k) => {
-                    roles.insert(k, Role::Inout);
-                }
-                None => return Err("an output is read before it is written".into()),
-            },
-            Err(Fault::Other(m)) => return Err(m),
-        }
-    }
-    Err("the probe runs did not settle the tensors' roles".into())
-}
-
-enum Fault {
-    NeverWritten(Option<String>),
-    Other(String),
+            .collect();
+        run_recorded(module, file, &render(params, sk, ints, &flat), sizes)
+    })
 }
 
 fn run_recorded(
@@ -753,98 +594,4 @@ fn validate(module: &Module, launch: &Launch, sizes: &BTreeMap<String, i64>) -> 
         }
     }
     Ok(())
-}
-
-/// The concrete domain over made-up inputs, recording which elements are read.
-struct Recording {
-    inner: Concrete,
-    reads: Vec<BTreeSet<usize>>,
-}
-
-impl Recording {
-    fn new(inst: &crate::launch::Instance) -> Recording {
-        let data = inst
-            .tensors
-            .iter()
-            .map(|t| {
-                exec::role_reads_input(t.role).then(|| {
-                    (0..t.numel())
-                        .map(|k| {
-                            if t.dtype.is_float() {
-                                0.25 + (k % 7) as f64 * 0.125
-                            } else {
-                                0.0
-                            }
-                        })
-                        .collect()
-                })
-            })
-            .collect();
-        let scalars = inst
-            .args
-            .values()
-            .filter_map(|a| match a {
-                crate::launch::ArgValue::Scalar(s) => Some((s.clone(), 0.5)),
-                _ => None,
-            })
-            .collect();
-        Recording {
-            inner: Concrete {
-                data,
-                scalars,
-                precision: Default::default(),
-                values_only: true,
-            },
-            reads: vec![BTreeSet::new(); inst.tensors.len()],
-        }
-    }
-}
-
-impl Domain for Recording {
-    type V = f64;
-    fn constant(&mut self, x: f64) -> f64 {
-        x
-    }
-    fn input(&mut self, tensor: usize, index: &[i64], flat: usize) -> f64 {
-        if let Some(r) = self.reads.get_mut(tensor) {
-            r.insert(flat);
-        }
-        self.inner.input(tensor, index, flat)
-    }
-    fn param(&mut self, name: &str) -> Option<f64> {
-        self.inner.param(name)
-    }
-    fn neg(&mut self, a: f64) -> f64 {
-        -a
-    }
-    fn func(&mut self, f: Func, a: f64) -> f64 {
-        self.inner.func(f, a)
-    }
-    fn powi(&mut self, a: f64, n: i32) -> f64 {
-        a.powi(n)
-    }
-    fn binary(&mut self, op: Binary, a: f64, b: f64) -> f64 {
-        self.inner.binary(op, a, b)
-    }
-    fn cmp(&mut self, op: CmpOp, a: f64, b: f64) -> Truth<f64> {
-        self.inner.cmp(op, a, b)
-    }
-    fn select(&mut self, c: f64, a: f64, b: f64) -> f64 {
-        self.inner.select(c, a, b)
-    }
-    fn not(&mut self, a: f64) -> Truth<f64> {
-        self.inner.not(a)
-    }
-    fn and(&mut self, a: f64, b: f64) -> Truth<f64> {
-        self.inner.and(a, b)
-    }
-    fn or(&mut self, a: f64, b: f64) -> Truth<f64> {
-        self.inner.or(a, b)
-    }
-    fn as_number(&self, a: f64) -> Option<f64> {
-        Some(a)
-    }
-    fn values_only(&self) -> bool {
-        true
-    }
 }
