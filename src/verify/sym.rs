@@ -621,6 +621,38 @@ mod tests {
         assert_eq!(Cond::cmp(Rel::Lt, &a, &b), Cond::Const(false));
     }
 
+    /// Floors and remainders by a constant that reduce by form (`(4·N + 3) // 4 = N`)
+    /// agree with integer division at every value, negative constants included; the
+    /// others stay atoms.
+    #[test]
+    fn floor_and_mod_by_a_constant_agree_with_integer_division() {
+        let n = Poly::sym("N");
+        for (k, r) in [(4, 3), (4, 5), (4, -1), (4, -7), (3, 0), (6, 11)] {
+            let e = n.scale(k).add(&Poly::constant(r));
+            let (q, m) = (
+                e.floor_div(&Poly::constant(4)),
+                e.modulo(&Poly::constant(4)),
+            );
+            // Reduced by form exactly where 4 divides the coefficient of N.
+            let reduced = k % 4 == 0;
+            assert_eq!(!reduced, q.to_string().contains("//"), "{e} // 4 = {q}");
+            for v in -9..=9i128 {
+                let vals: BTreeMap<Arc<str>, i128> = [(Arc::from("N"), v)].into();
+                let x = k as i128 * v + r as i128;
+                assert_eq!(
+                    q.subst(&vals).as_const(),
+                    Some(x.div_euclid(4)),
+                    "{e} // 4 at N={v}"
+                );
+                assert_eq!(
+                    m.subst(&vals).as_const(),
+                    Some(x.rem_euclid(4)),
+                    "{e} % 4 at N={v}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn z3_reads_the_definitions() {
         let ctx = z3::Context::new(&z3::Config::new());
