@@ -41,6 +41,9 @@ mod windows;
 
 pub use readable::{meanify, tidy};
 
+/// Built lists: `(shape, elements)` to the formula found (or the stalled term).
+type Memo = HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>;
+
 /// The most operands an n-ary node may have for the split by input order (a stencil's
 /// few taps); wider nodes are reductions, ordered there.
 const MAX_ORDERED_SPLIT: usize = 16;
@@ -129,6 +132,9 @@ pub fn lift_with(
     let mut outputs = Vec::new();
     let mut known = Known::new();
     let mut instances = Instances::new();
+    // Sub-lists built for one output, kept for the next (attention's lse and output
+    // share the row max and the row sum of exponentials).
+    let mut built_before = Memo::default();
     for t in &spec.outputs {
         let mut lifted = Lifted {
             name: t.name.clone(),
@@ -164,6 +170,7 @@ pub fn lift_with(
         let mut s = Synth::new(terms, &env, &known, opts);
         s.unit_size_axes = unit_size_axes(&env, &t.name, &t.shape);
         s.instances = std::mem::take(&mut instances);
+        s.memo = std::mem::take(&mut built_before);
         let start = Instant::now();
         let built = causal::lift(&mut s, opts, &t.name, &t.shape, &elems)
             .map(Ok)
@@ -171,6 +178,8 @@ pub fn lift_with(
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
         instances = std::mem::take(&mut s.instances);
+        s.restart();
+        built_before = std::mem::take(&mut s.memo);
         match built {
             Ok(f) => {
                 let f = broadcast_to_output(meanify(f, &env), &env, &t.name, &t.shape);
@@ -517,7 +526,7 @@ struct Synth<'a> {
     terms: &'a mut Terms,
     env: &'a ShapeEnv,
     known: &'a Known,
-    memo: HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>,
+    memo: Memo,
     budget: usize,
     fallback: enumerate::Fallback,
     deadline: Instant,
@@ -563,8 +572,10 @@ impl<'a> Synth<'a> {
 
     /// A new pass: nothing memoised (the fallback changes what a stall gives) and the
     /// whole step budget.
+    /// A fresh attempt: the step budget renewed, failures forgotten (they depend on the
+    /// budget and the deadline); built sub-lists kept, each matched its list exactly.
     fn restart(&mut self) {
-        self.memo.clear();
+        self.memo.retain(|_, r| r.is_ok());
         self.budget = BUDGET;
     }
 
