@@ -112,6 +112,90 @@ fn toml_key(name: &str) -> String {
     }
 }
 
+/// Per tensor argument of `launch` (by its key), what a run at `inst` read (`reads`,
+/// by tensor) and wrote (`outputs`' writers).
+fn seen_by_arg(
+    launch: &Launch,
+    inst: &crate::launch::Instance,
+    reads: &[BTreeSet<usize>],
+    outputs: &[crate::exec::Output<f64>],
+) -> BTreeMap<String, Seen> {
+    let mut seen = BTreeMap::new();
+    for (key, binding) in &launch.args {
+        if let crate::launch::ArgBinding::Tensor { tensor, .. } = binding {
+            let i = inst
+                .tensors
+                .iter()
+                .position(|t| &t.name == tensor)
+                .unwrap_or(0);
+            let mut s = Seen {
+                read: reads[i].clone(),
+                ..Seen::default()
+            };
+            if let Some(o) = outputs.iter().find(|o| o.tensor == i) {
+                s.written = o
+                    .writers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, w)| w.is_some())
+                    .map(|(k, _)| k)
+                    .collect();
+            }
+            seen.insert(key.clone(), s);
+        }
+    }
+    seen
+}
+
+/// `Err` naming the first output with an element no thread or program wrote.
+fn every_element_written(outputs: &[crate::exec::Output<f64>], at: &str) -> Result<(), String> {
+    for o in outputs {
+        let missing = o.writers.iter().filter(|w| w.is_none()).count();
+        if missing > 0 {
+            return Err(format!(
+                "at {at}: {missing} of the {} elements of `{}` are never written",
+                o.writers.len(),
+                o.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The smallest of the candidate shapes whose element count at `sizes` holds `extent`
+/// elements.
+fn smallest_holding(
+    cands: impl IntoIterator<Item = Vec<String>>,
+    sizes: &BTreeMap<String, i64>,
+    extent: usize,
+) -> Option<Vec<String>> {
+    cands
+        .into_iter()
+        .map(|s| (s.iter().map(|d| eval_in(d, sizes)).product::<i64>(), s))
+        .filter(|(n, _)| *n >= extent as i64)
+        .min_by_key(|(n, _)| *n)
+        .map(|(_, s)| s)
+}
+
+/// The launch-file line of a tensor argument.
+fn tensor_line(key: &str, name: &str, g: &TensorGuess, dtype: crate::launch::Dtype) -> String {
+    let shape: Vec<String> = g.shape.iter().map(|d| toml_dim(d)).collect();
+    let role = match g.role {
+        Role::In => "in",
+        Role::Out => "out",
+        Role::Inout => "inout",
+    };
+    let dt = if dtype == crate::launch::Dtype::F32 {
+        String::new()
+    } else {
+        format!(", dtype = \"{}\"", dtype.name())
+    };
+    format!(
+        "{key} = {{ tensor = \"{name}\", shape = [{}], role = \"{role}\"{dt} }}",
+        shape.join(", ")
+    )
+}
+
 /// Why a probe or validation run stopped.
 enum Fault {
     /// An output read before any write: the tensor's name, if the message gives it.

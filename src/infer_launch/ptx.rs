@@ -20,7 +20,7 @@
 
 use super::*;
 use crate::exec::{ErrorKind, Execution};
-use crate::launch::{ArgBinding, Dtype};
+use crate::launch::Dtype;
 use crate::ptx::ast::{Entry, Instr, Module, Operand, Space, Special};
 use crate::ptx::{launch_arg_order, type_bytes};
 
@@ -518,14 +518,8 @@ fn try_skeleton(
     for (i, k) in keys.iter().enumerate() {
         let s = &seen[k];
         let extent = s.read.iter().chain(&s.written).max().map_or(0, |m| m + 1);
-        let shape = sk
-            .shapes
-            .iter()
-            .map(|s| (s.iter().map(|d| eval_in(d, ragged)).product::<i64>(), s))
-            .filter(|(n, _)| *n >= extent as i64)
-            .min_by_key(|(n, _)| *n)
-            .map(|(_, s)| s.clone())
-            .ok_or_else(|| {
+        let shape =
+            smallest_holding(sk.shapes.iter().cloned(), ragged, extent).ok_or_else(|| {
                 format!(
                     "`{k}` is accessed up to element {} (flat), beyond every shape tried",
                     extent.saturating_sub(1)
@@ -590,22 +584,7 @@ fn render(
         match &p.kind {
             Kind::Ptr(dtype) => {
                 let (name, g) = &tensors[&p.key];
-                let shape: Vec<String> = g.shape.iter().map(|d| toml_dim(d)).collect();
-                let role = match g.role {
-                    Role::In => "in",
-                    Role::Out => "out",
-                    Role::Inout => "inout",
-                };
-                let dt = if *dtype == Dtype::F32 {
-                    String::new()
-                } else {
-                    format!(", dtype = \"{}\"", dtype.name())
-                };
-                let _ = writeln!(
-                    t,
-                    "{key} = {{ tensor = \"{name}\", shape = [{}], role = \"{role}\"{dt} }}",
-                    shape.join(", ")
-                );
+                let _ = writeln!(t, "{}", tensor_line(&key, name, g, *dtype));
             }
             Kind::Float => {
                 let _ = writeln!(t, "{key} = {{ scalar = \"s{scalars}\" }}");
@@ -667,30 +646,7 @@ fn run(
             });
         }
     };
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    for (key, binding) in &launch.args {
-        if let ArgBinding::Tensor { tensor, .. } = binding {
-            let i = inst
-                .tensors
-                .iter()
-                .position(|t| &t.name == tensor)
-                .unwrap_or(0);
-            let mut s = Seen {
-                read: domain.reads[i].clone(),
-                ..Seen::default()
-            };
-            if let Some(o) = run.outputs.iter().find(|o| o.tensor == i) {
-                s.written = o
-                    .writers
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, w)| w.is_some())
-                    .map(|(k, _)| k)
-                    .collect();
-            }
-            seen.insert(key.clone(), s);
-        }
-    }
+    let seen = seen_by_arg(&launch, &inst, &domain.reads, &run.outputs);
     Ok((seen, run))
 }
 
@@ -715,16 +671,7 @@ fn validate(
         Fault::Other(m) => format!("at {at}: {m}"),
     };
     let (_, run_) = run(module, file, text, sizes, Mode::Values).map_err(fault)?;
-    for o in &run_.outputs {
-        let missing = o.writers.iter().filter(|w| w.is_none()).count();
-        if missing > 0 {
-            return Err(format!(
-                "at {at}: {missing} of the {} elements of `{}` are never written",
-                o.writers.len(),
-                o.name
-            ));
-        }
-    }
+    every_element_written(&run_.outputs, &at)?;
     if let Err(Fault::Race(m)) = run(module, file, text, sizes, Mode::Races) {
         if double_write(&m) {
             return Err(format!(

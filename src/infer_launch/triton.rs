@@ -421,15 +421,7 @@ fn smallest_shape(sk: &Skeleton, extent: usize) -> Option<Vec<String>> {
     } else {
         cands.push(vec![sk.row.clone()]);
     }
-    cands
-        .into_iter()
-        .map(|s| {
-            let n: i64 = s.iter().map(|d| eval_in(d, ragged)).product();
-            (n, s)
-        })
-        .filter(|(n, _)| *n >= extent as i64)
-        .min_by_key(|(n, _)| *n)
-        .map(|(_, s)| s)
+    smallest_holding(cands, ragged, extent)
 }
 
 fn render(
@@ -452,23 +444,7 @@ fn render(
         match &p.kind {
             Kind::Ptr(dtype) => {
                 let g = &guesses[&p.name];
-                let shape: Vec<String> = g.shape.iter().map(|d| toml_dim(d)).collect();
-                let role = match g.role {
-                    Role::In => "in",
-                    Role::Out => "out",
-                    Role::Inout => "inout",
-                };
-                let dt = if *dtype == Dtype::F32 {
-                    String::new()
-                } else {
-                    format!(", dtype = \"{}\"", dtype.name())
-                };
-                let _ = writeln!(
-                    t,
-                    "{key} = {{ tensor = \"{}\", shape = [{}], role = \"{role}\"{dt} }}",
-                    tensor_name(&p.name),
-                    shape.join(", ")
-                );
+                let _ = writeln!(t, "{}", tensor_line(&key, &tensor_name(&p.name), g, *dtype));
             }
             Kind::Float => {
                 let _ = writeln!(t, "{key} = {{ scalar = \"{}\" }}", p.name);
@@ -538,31 +514,7 @@ fn run_recorded(
         ),
         _ => Fault::Other(format!("{file}:{}: {e}", e.line)),
     })?;
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    for (key, binding) in &launch.args {
-        if let crate::launch::ArgBinding::Tensor { tensor, .. } = binding {
-            let i = inst
-                .tensors
-                .iter()
-                .position(|t| &t.name == tensor)
-                .unwrap_or(0);
-            let mut s = Seen {
-                read: domain.reads[i].clone(),
-                ..Seen::default()
-            };
-            if let Some(o) = run.outputs.iter().find(|o| o.tensor == i) {
-                s.written = o
-                    .writers
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, w)| w.is_some())
-                    .map(|(k, _)| k)
-                    .collect();
-            }
-            seen.insert(key.clone(), s);
-        }
-    }
-    Ok(seen)
+    Ok(seen_by_arg(&launch, &inst, &domain.reads, &run.outputs))
 }
 
 /// Run the proposed launch at `sizes`: every access in bounds, every `out`/`inout` element
@@ -583,15 +535,5 @@ fn validate(module: &Module, launch: &Launch, sizes: &BTreeMap<String, i64>) -> 
     {
         return Err(format!("at {at}: {w}"));
     }
-    for o in &run.outputs {
-        let missing = o.writers.iter().filter(|w| w.is_none()).count();
-        if missing > 0 {
-            return Err(format!(
-                "at {at}: {missing} of the {} elements of `{}` are never written",
-                o.writers.len(),
-                o.name
-            ));
-        }
-    }
-    Ok(())
+    every_element_written(&run.outputs, &at)
 }

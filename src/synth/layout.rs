@@ -144,8 +144,8 @@ impl Synth<'_> {
 
     /// `x.reshape(shape)`: the elements are every element of the input `tensor` in its
     /// row-major order, over another shape (a kernel summing each block of 4 reads
-    /// `x[4·p + j]` at `[p, j]`). The shape is written in the input's size expressions
-    /// ([`Synth::reshape_sizes`]).
+    /// `x[4·p + j]` at `[p, j]`), as `matches` checks. The shape is written in the
+    /// input's size expressions ([`Synth::reshape_sizes`]).
     pub(super) fn reshaped_input(
         &mut self,
         tensor: &str,
@@ -158,18 +158,6 @@ impl Synth<'_> {
         let squeezed = |s: &[usize]| s.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
         if squeezed(&ishape) == squeezed(shape) || list.len() != ishape.iter().product::<usize>() {
             return None;
-        }
-        for (k, &t) in list.iter().enumerate() {
-            let Node::Input { index, .. } = self.terms.node(t) else {
-                return None;
-            };
-            let index: Vec<usize> = index
-                .iter()
-                .map(|&i| usize::try_from(i).ok())
-                .collect::<Option<_>>()?;
-            if index.len() != ishape.len() || super::ravel(&index, &ishape) != k {
-                return None;
-            }
         }
         let sizes = self.reshape_sizes(tensor, &ishape, shape)?;
         let f = Formula::input(tensor).reshape(sizes);
