@@ -22,7 +22,7 @@ Written:
 
     llm/cuda/<name>.cu             hand-written source, one extern "C" entry <name>
     llm/cuda/<name>.ptx            NVRTC 12.9 (compute_80, -lineinfo, --std=c++17)
-    llm/cuda/<name>.launch.toml    the launch (DESIGN.md format)
+    llm/cuda/<name>.launch.toml    the launch (docs/launch.md format)
     llm/triton/kernels.py          hand-written Triton kernels (one file)
     llm/triton/<name>.ttir         Triton 3.9.0, GPUTarget("cuda", 80, 32), no fp fusion
     llm/triton/<name>.launch.toml

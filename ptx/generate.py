@@ -20,7 +20,7 @@ For every variant `ptx/<family>/<variant>.cu` (hand-written, one
 `extern "C" __global__` entry `<family>_<variant>` per file) it writes
 
     <variant>.ptx           NVRTC's PTX (options below)
-    <variant>.launch.toml   the launch description (DESIGN.md "Launch descriptions")
+    <variant>.launch.toml   the launch description (docs/launch.md)
     <variant>.fixture.toml  expected verdict, the variant it is compared with, race/bug
 and per family
     ref/<instance>/<tensor>.npy            inputs (float32, or the launch dtype)
@@ -769,7 +769,7 @@ FAMILIES.update({
             {"name": "n40", "sizes": {"N": 40}},
         ],
         "note": "any even N; float16 tensors (2-byte elements; the f16 casts are read as "
-                "exact, as DESIGN's reals say).",
+                "exact, as lift's reals say, docs/semantics.md).",
         "reference": lambda ins, sz: {"y": 2 * ins["x"] + 1},
         "reference_variant": "plain",
     },

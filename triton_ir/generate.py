@@ -17,7 +17,7 @@ this script derives from it:
 
     kernel.ttir            c.asm["ttir"] from triton.compile (Triton 3.9.0, target sm_80)
     kernel.ptx             c.asm["ptx"]  from the same compilation
-    kernel.launch.toml     the launch description (DESIGN.md, "Launch descriptions")
+    kernel.launch.toml     the launch description (docs/launch.md)
     fixture.toml           op, spec, expect, bug/error, instances
     ref/<inst>/<t>.npy     float32 inputs (seeded per op and instance)
     ref/<inst>/expected/<t>.npy   float64 outputs of kernel.py's `reference()`

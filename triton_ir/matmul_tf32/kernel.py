@@ -1,5 +1,5 @@
 """matmul with Triton's default tl.dot precision: tf32 products on fp32 inputs (the GPU rounds
-each input to tf32's 10-bit mantissa), which DESIGN's reals read as exact; verdicts say so."""
+each input to tf32's 10-bit mantissa), which lift's reals read as exact; verdicts say so."""
 import numpy as np
 import triton
 import triton.language as tl
