@@ -1,0 +1,308 @@
+//! Unbounded verification (`src/verify/`) over the fixture suite.
+//!
+//! - No correct kernel is ever refuted for all sizes, and the loop-free ones are proved
+//!   for all sizes (the gaps are listed with their reasons).
+//! - A size twin (a bug that shows only at other sizes) is never proved for all sizes;
+//!   the loop-free ones are refuted, and the witness replays: the bounded check with the
+//!   fixture's own PyTorch spec fails at the witness's sizes.
+//! - Agreement at random sizes: for every kernel proved for all sizes, the bounded
+//!   check against the fixture's spec (which does not come from lift) verifies at seeded
+//!   random larger and ragged sizes within the printed constraints.
+
+use crate::common;
+
+use common::{fixtures, Fixture};
+use lift::check::{self, CheckOptions, Outcome};
+use lift::term::Terms;
+use lift::verify::Scope;
+use lift::Kernel;
+use std::collections::BTreeMap;
+
+/// Loop-free correct kernels the unbounded step does not prove yet, and why.
+const KNOWN_GAPS: &[(&str, &str)] = &[];
+
+fn has_loop(f: &Fixture) -> bool {
+    let text = std::fs::read_to_string(f.kernel()).unwrap();
+    text.contains("scf.for") || text.contains("scf.while")
+}
+
+fn all_sizes(f: &Fixture) -> Option<(lift::verify::Outcome, Kernel)> {
+    let k = Kernel::load(&f.kernel(), None).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let mut terms = Terms::new();
+    let mut lifted = lift::synth::lift(&k, &inst, &mut terms).ok()?;
+    if lifted.exit_code() != 0 {
+        return None;
+    }
+    lifted.verify_all_sizes(&k, &inst);
+    lifted.all_sizes.map(|o| (o, k))
+}
+
+fn correct(f: &Fixture) -> bool {
+    f.meta.expect == "verified" && f.meta.size_bug.is_none()
+}
+
+#[test]
+fn correct_kernels_are_never_refuted_and_loop_free_ones_are_proved() {
+    let mut proved = 0;
+    for f in fixtures().iter().filter(|f| correct(f)) {
+        let Some((o, _)) = all_sizes(f) else { continue };
+        match &o.scope {
+            Scope::Refuted { sizes, reason } => {
+                panic!(
+                    "{}: a correct kernel refuted at {sizes:?}: {reason}",
+                    f.name()
+                )
+            }
+            Scope::AllSizes { .. } => proved += 1,
+            Scope::Unknown { reason } => {
+                let gap = KNOWN_GAPS.iter().any(|(n, _)| *n == f.name());
+                assert!(
+                    has_loop(f) || gap,
+                    "{}: loop-free but not proved for all sizes: {reason}",
+                    f.name()
+                );
+            }
+        }
+    }
+    assert!(proved >= 30, "only {proved} kernels proved for all sizes");
+}
+
+/// Size twins correct exactly under `N <= BLOCK` (one tile), so the proof under that
+/// bound is right; the unconstrained attempt must still fail. (`matmul_k1` counts its
+/// peeled first K tile twice once the loop runs, so it is right exactly for K <= 16;
+/// `softmax_stride` steps rows by the block, right exactly when N == 8 or M == 1;
+/// `layer_norm_nomask` lets the padded lanes into the variance, right exactly when
+/// N == 8, the wrong twin of reading a guard-pinned size as its value;
+/// `sum_split_store` stores each column tile's partial to `y[row]` with a plain store,
+/// right exactly when one tile covers the row, N <= 8: past that each `y[row]` is
+/// written by several programs with different values; `softmax_online_mixed` rescales
+/// its running sum in base 2 but sums `exp`, right exactly while one tile covers the
+/// row, N <= 4; `block_sum_cap` reads nothing past element 16, right exactly while
+/// 4 P <= 16.)
+const PROVED_UNDER_A_BOUND: &[&str] = &[
+    "block_sum_cap",
+    "softmax_online_norescale",
+    "matmul_k1",
+    "softmax_stride",
+    "layer_norm_nomask",
+    "sum_split_store",
+    "softmax_online_mixed",
+];
+
+#[test]
+fn size_twins_are_never_proved_and_their_witnesses_replay() {
+    let twins: Vec<Fixture> = fixtures()
+        .into_iter()
+        .filter(|f| f.meta.size_bug.is_some())
+        .collect();
+    assert!(twins.len() >= 5);
+    let mut refuted = 0;
+    for f in &twins {
+        let (o, k) = all_sizes(f).expect("size twins lift at their own instance");
+        match &o.scope {
+            Scope::AllSizes { bounds, fixed, .. }
+                if PROVED_UNDER_A_BOUND.contains(&f.name().as_str()) =>
+            {
+                // Only under a bound (or a fixed size) that its bug sizes break.
+                let at = f
+                    .meta
+                    .bug_sizes
+                    .as_ref()
+                    .expect("size twins have bug_sizes");
+                assert!(
+                    bounds.iter().any(|(s, c)| at.get(s).is_some_and(|v| v > c))
+                        || fixed.iter().any(|(s, c)| at.get(s).is_some_and(|v| v != c)),
+                    "{}: proved under {bounds:?}, which admits its bug sizes {at:?}",
+                    f.name()
+                );
+            }
+            Scope::AllSizes { .. } => panic!("{}: a size twin proved for all sizes", f.name()),
+            Scope::Unknown { reason } => {
+                assert!(
+                    has_loop(f),
+                    "{}: loop-free twin not refuted: {reason}",
+                    f.name()
+                )
+            }
+            Scope::Refuted { sizes, .. } => {
+                refuted += 1;
+                let sizes: BTreeMap<String, i64> = sizes.iter().cloned().collect();
+                let inst = k.instance(&sizes).unwrap();
+                match check::check(&k, &inst, &f.meta.spec, &CheckOptions::default()) {
+                    Err(_) => {} // a kernel fault there (out of bounds, ...)
+                    Ok(r) => assert!(
+                        !matches!(r.outcome, Outcome::Verified),
+                        "{}: the witness {sizes:?} does not replay",
+                        f.name()
+                    ),
+                }
+            }
+        }
+    }
+    assert!(refuted >= 3, "only {refuted} size twins refuted");
+}
+
+/// Loops over sizes (src/verify/loops.rs), one kernel per proof path: running sums
+/// (lane-wise, then reduced), a running max, stores inside the loop, a mean over a loop,
+/// online softmax's rescaled sum (in base e, and in base 2 over log2(e)-scaled scores),
+/// K loops of `tl.dot` under row, column and K masks
+/// (lazy masks, src/verify/guards.rs; residue-class extent and coverage queries),
+/// Welford's running mean and M2 (src/verify/welford.rs), and a running argmax (and,
+/// with the comparison flipped, argmin) with PyTorch's first-index rule
+/// (src/verify/argext.rs).
+const LOOPS_PROVED: &[&str] = &[
+    "sum_tree",
+    "max_looped",
+    "scale_looped",
+    "mean_looped",
+    "softmax_online",
+    "softmax_online_exp2",
+    "softmax_looped",
+    "matmul",
+    "matmul_tiles",
+    "layer_norm_welford",
+    "argmax_loop",
+    // Wrong against its argmax spec, but `lift` reads it as the argmin it is.
+    "argmax_loop_bug",
+];
+
+/// Their wrong twins, each wrong only at sizes other than its instances: a loop that
+/// stops a tile early (never reaches the tail), skips the last element when N % 4 == 1,
+/// adds overlapping tiles twice, never stores the ragged tail, divides by the padded
+/// length, runs `K // 16` K tiles, masks K with `<=`, lets Welford's count saturate
+/// at 8 (so it is no count past N = 8), or runs a row argmax from column 2 or up to
+/// the last column but one (right only at N = 1).
+const LOOPS_REFUTED: &[&str] = &[
+    "layer_norm_welford_cap",
+    "sum_loop_floor",
+    "max_loop_short",
+    "sum_loop_overlap",
+    "scale_looped_floor",
+    "mean_looped_div",
+    "matmul_kfloor",
+    "matmul_mask_le",
+    "argmax_loop_start2",
+    "argmax_loop_short",
+];
+
+#[test]
+fn online_softmax_without_its_rescale_is_proved_only_for_one_tile() {
+    // The wrong twin of the rescaled-sum summary: `l + Σ exp(x - m')` without
+    // `l·exp(m - m')`. Candidates go weakest first, so a bound in the result means the
+    // unconstrained proof failed.
+    let all = fixtures();
+    let f = all
+        .iter()
+        .find(|f| f.name() == "softmax_online_norescale")
+        .expect("fixture softmax_online_norescale");
+    let (o, _) = all_sizes(f).expect("it lifts on one tile");
+    match &o.scope {
+        Scope::AllSizes { bounds, .. } => {
+            assert_eq!(bounds, &[("N".to_string(), 4)], "{:?}", o.scope)
+        }
+        Scope::Refuted { .. } => {}
+        Scope::Unknown { reason } => panic!("neither bounded nor refuted: {reason}"),
+    }
+}
+
+#[test]
+fn loops_over_sizes_are_proved_and_their_twins_refuted() {
+    let all = fixtures();
+    let find = |n: &str| {
+        all.iter()
+            .find(|f| f.name() == n)
+            .unwrap_or_else(|| panic!("no fixture {n}"))
+    };
+    for n in LOOPS_PROVED {
+        let f = find(n);
+        assert!(has_loop(f), "{n} has no loop");
+        let (o, _) = all_sizes(f).unwrap_or_else(|| panic!("{n} does not lift"));
+        assert!(
+            matches!(&o.scope, Scope::AllSizes { bounds, .. } if bounds.is_empty()),
+            "{n}: not proved for all sizes without a bound: {:?}",
+            o.scope
+        );
+    }
+    for n in LOOPS_REFUTED {
+        let f = find(n);
+        assert!(has_loop(f), "{n} has no loop");
+        let (o, _) = all_sizes(f).unwrap_or_else(|| panic!("{n} does not lift"));
+        let Scope::Refuted { sizes, .. } = &o.scope else {
+            panic!("{n}: not refuted: {:?}", o.scope)
+        };
+        // The witness is a size where the fixture's own description says the bug shows.
+        let inst: Vec<BTreeMap<String, i64>> =
+            f.meta.instance.iter().map(|i| i.sizes.clone()).collect();
+        let w: BTreeMap<String, i64> = sizes.iter().cloned().collect();
+        assert!(!inst.contains(&w), "{n}: refuted at its own instance {w:?}");
+    }
+}
+
+/// A tiny seeded generator (xorshift), so a failure names a reproducible instance.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: i64) -> i64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as i64
+    }
+}
+
+#[test]
+fn proofs_for_all_sizes_agree_with_bounded_checks_at_random_sizes() {
+    let mut rng = Rng(0x5eed_2026);
+    let mut checked = 0;
+    for f in fixtures().iter().filter(|f| correct(f)) {
+        let Some((o, k)) = all_sizes(f) else { continue };
+        let Scope::AllSizes { bounds, fixed, .. } = &o.scope else {
+            continue;
+        };
+        for _ in 0..3 {
+            // Sizes up to 3x the launch's (ragged: any value), within the bounds; a
+            // size the proof fixes at its value.
+            let mut sizes = BTreeMap::new();
+            for (name, v) in &k.launch.sizes {
+                let cap = bounds
+                    .iter()
+                    .find(|(s, _)| s == name)
+                    .map(|(_, c)| *c)
+                    .unwrap_or(3 * v + 5);
+                let pinned = fixed.iter().find(|(s, _)| s == name).map(|(_, c)| *c);
+                sizes.insert(name.clone(), pinned.unwrap_or_else(|| 1 + rng.below(cap)));
+            }
+            let inst = k.instance(&sizes).unwrap();
+            let r = check::check(&k, &inst, &f.meta.spec, &CheckOptions::default())
+                .unwrap_or_else(|e| panic!("{} at {sizes:?}: {e}", f.name()));
+            assert!(
+                matches!(r.outcome, Outcome::Verified),
+                "{}: proved for all sizes ({}) but the bounded check fails at {sizes:?}",
+                f.name(),
+                o.describe()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 60, "only {checked} random instances checked");
+}
+
+#[test]
+fn a_derived_bound_is_needed_one_past_it_fails() {
+    // softmax's one block of 8 per row: proved for N <= 8, and at N = 9 the bounded
+    // run leaves elements unwritten, so the bound is the weakest that holds.
+    let f = fixtures()
+        .into_iter()
+        .find(|f| f.name() == "softmax")
+        .unwrap();
+    let (o, k) = all_sizes(&f).unwrap();
+    let Scope::AllSizes { bounds, .. } = &o.scope else {
+        panic!("softmax: {}", o.describe())
+    };
+    assert_eq!(bounds, &[("N".to_string(), 8)]);
+    assert!(o.describe().starts_with("for all M, N with N <= 8"));
+    let inst = k.instance(&BTreeMap::from([("N".to_string(), 9)])).unwrap();
+    let mut terms = Terms::new();
+    let spec = k.spec(&inst, &mut terms).unwrap();
+    assert!(spec.outputs[0].elems.iter().any(|e| e.is_none()));
+}
