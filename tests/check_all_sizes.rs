@@ -277,7 +277,8 @@ fn second_implementations_are_equivalent_for_all_sizes() {
             panic!("{a} {b}: {}", r.to_text())
         };
         match bound {
-            Some(b) => assert_eq!(constraints.first().map(|c| c.as_str()), Some(b), "{a} {b}"),
+            // (A looped side adds its loop counter's bound, implied by this one.)
+            Some(b) => assert!(constraints.iter().any(|c| c == b), "{a} {b}: {constraints:?}"),
             None => assert!(
                 constraints.iter().all(|c| c.starts_with("i32 ")),
                 "{a} {b}: {constraints:?}"

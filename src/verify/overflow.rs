@@ -118,9 +118,17 @@ impl Run<'_, '_, '_> {
                 return;
             }
             let old = std::mem::take(&mut self.path.wraps[k].bounds);
+            // Mostly the bound found at the first lane holds for the next (one query).
             let kept = old
                 .into_iter()
-                .filter_map(|(s, c)| Some((s.clone(), self.largest_bound(ok, &s, c)?)))
+                .filter_map(|(s, c)| {
+                    let c = if self.under(ok, &s, c) {
+                        c
+                    } else {
+                        self.largest_bound(ok, &s, c)?
+                    };
+                    Some((s, c))
+                })
                 .collect();
             self.path.wraps[k].bounds = kept;
             return;
@@ -140,19 +148,22 @@ impl Run<'_, '_, '_> {
         });
     }
 
+    /// Whether `ok` is proved on the path under `size <= c`.
+    fn under(&self, ok: &Cond, size: &str, c: i128) -> bool {
+        self.solver.push();
+        let b = Cond::cmp(Rel::Le, &Poly::sym(size), &Poly::constant(c));
+        self.solver.assert(&self.smt.cond(&b));
+        let r = self.smt.holds(&self.solver, ok);
+        self.solver.pop(1);
+        r
+    }
+
     /// The largest `c` in `[1, hi]` with `ok` proved on the path under `size <= c`:
     /// doubling from 1, then bisecting (the proved side only ever moves to a proved
     /// value). Small bounds (a product of two sizes, where queries are costly) take few
     /// queries.
     fn largest_bound(&self, ok: &Cond, size: &str, mut hi: i128) -> Option<i128> {
-        let under = |c: i128| {
-            self.solver.push();
-            let b = Cond::cmp(Rel::Le, &Poly::sym(size), &Poly::constant(c));
-            self.solver.assert(&self.smt.cond(&b));
-            let r = self.smt.holds(&self.solver, ok);
-            self.solver.pop(1);
-            r
-        };
+        let under = |c: i128| self.under(ok, size, c);
         if !under(1) {
             return None;
         }
