@@ -12,7 +12,11 @@ const DIR: &str = "tests/int_widths";
 
 /// `lift ARGS`: its exit code and stdout + stderr.
 fn lift(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("lift").unwrap().args(args).output().unwrap();
+    let out = Command::cargo_bin("lift")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -44,7 +48,9 @@ fn verdict(text: &str) -> &str {
 /// `cdiv(n, block)` programs computes an offset (masked lanes included) past
 /// `i16::MAX`: its last program's last lane is `cdiv(n, block) * block - 1`.
 fn first_wrapping_elementwise_size(block: i64, max: i64) -> i64 {
-    (1..).find(|n| (n + block - 1) / block * block - 1 > max).unwrap()
+    (1..)
+        .find(|n| (n + block - 1) / block * block - 1 > max)
+        .unwrap()
 }
 
 /// The largest `n` (an i32) at which every increment `off + step` of
@@ -88,11 +94,22 @@ fn a_narrowing_cast_twin_is_refuted_where_it_wraps() {
     assert!(v.contains("cast to i16"), "{text}");
     // The instance reading agrees: the bounded run at that size wraps the offsets.
     let size = format!("N={bad}");
-    let (code, text) = check("scale_i16", "y = 2 * x", &["--scope", "instance", "--size", &size]);
+    let (code, text) = check(
+        "scale_i16",
+        "y = 2 * x",
+        &["--scope", "instance", "--size", &size],
+    );
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("out of bounds") && text.contains("x[-32768]"), "{text}");
+    assert!(
+        text.contains("out of bounds") && text.contains("x[-32768]"),
+        "{text}"
+    );
     let size = format!("N={}", bad - 1);
-    let (code, text) = check("scale_i16", "y = 2 * x", &["--scope", "instance", "--size", &size]);
+    let (code, text) = check(
+        "scale_i16",
+        "y = 2 * x",
+        &["--scope", "instance", "--size", &size],
+    );
     assert_eq!(code, 0, "{text}");
 }
 
@@ -112,7 +129,9 @@ fn a_loop_counter_twin_prints_the_bound_it_needs() {
     let v = verdict(&text);
     let bound = largest_counter_safe_size(128);
     assert!(
-        v.contains(&format!("N <= {bound} (i32 loop counter at {DIR}/kernels.py:35)")),
+        v.contains(&format!(
+            "N <= {bound} (i32 loop counter at {DIR}/kernels.py:35)"
+        )),
         "{text}"
     );
 }

@@ -64,9 +64,7 @@ impl Run<'_, '_, '_> {
         for l in &v.lanes {
             if let Lane::Int(p) = l {
                 let c = p.constant_term();
-                let e = groups
-                    .entry(p.sub(&Poly::constant(c)))
-                    .or_insert((c, c));
+                let e = groups.entry(p.sub(&Poly::constant(c))).or_insert((c, c));
                 e.0 = e.0.min(c);
                 e.1 = e.1.max(c);
             }
@@ -97,7 +95,11 @@ impl Run<'_, '_, '_> {
         self.solver
             .assert(&self.smt.cond(&Cond::cmp(Rel::Lt, &t, hi)));
         let next = t.add(&Poly::constant(step));
-        self.obligation(&fits(&next, bits), &format!("i{bits} loop counter"), &op.loc);
+        self.obligation(
+            &fits(&next, bits),
+            &format!("i{bits} loop counter"),
+            &op.loc,
+        );
         self.solver.pop(1);
     }
 
@@ -284,7 +286,10 @@ impl WrapClaim {
             if let Some(reason) = super::replay(kernel, &at, outputs) {
                 return Some(Scope::Refuted {
                     sizes: at,
-                    reason: format!("{reason} (past {s} <= {c}, which the {} needs)", reasons(why)),
+                    reason: format!(
+                        "{reason} (past {s} <= {c}, which the {} needs)",
+                        reasons(why)
+                    ),
                 });
             }
         }

@@ -178,8 +178,11 @@ mod tests {
         assert_eq!(wrap(255, 8), -1);
         assert_eq!(wrap((1i128 << 31) + 5, 32), -(1i64 << 31) + 5);
         assert_eq!(wrap(i64::MAX as i128 + 1, 64), i64::MIN);
-        assert_eq!(arith(IntOp::Add, 32, i32::MAX as i64, 1).ok(), Some(i32::MIN as i64));
-        assert_eq!(arith(IntOp::Mul, 16, 300, 300).ok(), Some(90000 - 65536 * 1));
+        assert_eq!(
+            arith(IntOp::Add, 32, i32::MAX as i64, 1).ok(),
+            Some(i32::MIN as i64)
+        );
+        assert_eq!(arith(IntOp::Mul, 16, 300, 300).ok(), Some(90000 - 65536));
         assert_eq!(arith(IntOp::DivU, 32, -1, 2).ok(), Some(i32::MAX as i64));
         assert_eq!(arith(IntOp::MaxU, 32, -1, 5).ok(), Some(-1));
         assert_eq!(arith(IntOp::CeilDiv, 32, -7, 2).ok(), Some(-3));
