@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 mod fork;
 mod gather;
+mod int;
 mod masked;
 mod select;
 
@@ -382,7 +383,8 @@ impl<'a, D: Domain> Interp<'a, D> {
             return map2(arg(0)?, arg(1)?, |a, b2| self.float_binary(b, a, b2));
         }
         if let Some(ib) = int_binary(name) {
-            return map2(arg(0)?, arg(1)?, |a, b| self.int_binary(ib, a, b));
+            let bits = op.result_types.first().map_or(64, int::width);
+            return map2(arg(0)?, arg(1)?, |a, b| self.int_binary(ib, bits, a, b));
         }
         match name {
             "arith.constant" => self.constant(op),
@@ -436,13 +438,16 @@ impl<'a, D: Domain> Interp<'a, D> {
             }
             "arith.cmpi" => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
+                let bits = op.operand_types.first().map_or(64, int::width);
                 map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
-                    (Elem::Int(x), Elem::Int(y)) => int_compare(pred, x, y).map(Elem::Bool),
+                    (Elem::Int(x), Elem::Int(y)) => int::compare(pred, bits, x, y).map(Elem::Bool),
                     (Elem::DataInt { .. }, Elem::Int(_) | Elem::DataInt { .. })
                     | (Elem::Int(_), Elem::DataInt { .. }) => self
                         .data_int_compare(pred, a, b)
                         .unwrap_or_else(|| malformed("integer comparison")),
-                    (Elem::Bool(x), Elem::Bool(y)) => int_compare(pred, x as i64, y as i64).map(Elem::Bool),
+                    (Elem::Bool(x), Elem::Bool(y)) => {
+                        int::compare(pred, 1, -(x as i64), -(y as i64)).map(Elem::Bool)
+                    }
                     (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
                     (a, b) => fail(
                         ErrorKind::Unsupported,
@@ -471,6 +476,10 @@ impl<'a, D: Domain> Interp<'a, D> {
                 })
             }
             "arith.sitofp" | "arith.uitofp" => map1(arg(0)?, |e| match e {
+                Elem::Int(i) if name == "arith.uitofp" => {
+                    let bits = op.operand_types.first().map_or(64, int::width);
+                    Ok(Elem::Float(self.domain.constant(int::unsigned(i, bits) as f64)))
+                }
                 Elem::Int(i) => Ok(Elem::Float(self.domain.constant(i as f64))),
                 Elem::DataInt { v, lo, .. } => self.data_int_to_float(v, lo, name == "arith.uitofp"),
                 Elem::Bool(b) => Ok(Elem::Float(self.domain.constant(b as u8 as f64))),
@@ -483,7 +492,11 @@ impl<'a, D: Domain> Interp<'a, D> {
             }),
             "arith.fptosi" | "arith.fptoui" => map1(arg(0)?, |e| match e {
                 Elem::Float(v) => match self.domain.as_number(v) {
-                    Some(x) if x.is_finite() => Ok(Elem::Int(x.trunc() as i64)),
+                    Some(x) if x.is_finite() => Ok(Elem::Int(int::from_float(
+                        x,
+                        op.result_types.first().map_or(64, int::width),
+                        name == "arith.fptoui",
+                    ))),
                     _ => fail(
                         ErrorKind::Unsupported,
                         "float to integer cast of a value that depends on the data",
@@ -501,10 +514,11 @@ impl<'a, D: Domain> Interp<'a, D> {
                     _ => None,
                 };
                 let unsigned = matches!(name, "arith.extui" | "arith.index_castui");
+                let src = op.operand_types.first().map_or(64, int::width);
                 map1(arg(0)?, |e| match e {
                     Elem::DataInt { v, lo, hi } => self.data_int_cast(v, lo, hi, bits, unsigned),
                     Elem::Int(i) if to_bool => Ok(Elem::Bool(i & 1 == 1)),
-                    Elem::Int(i) => Ok(Elem::Int(i)),
+                    Elem::Int(i) => Ok(Elem::Int(int::cast(i, src, bits.unwrap_or(64), unsigned))),
                     Elem::Bool(b) if to_bool => Ok(Elem::Bool(b)),
                     Elem::Bool(b) => Ok(Elem::Int(if b && signed { -1 } else { b as i64 })),
                     Elem::Undef(u) => Ok(Elem::Undef(u)),
@@ -627,10 +641,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                 (Scalar::Bool(b), _) => Elem::Bool(*b),
                 (Scalar::Int(i), Type::Int(1)) => Elem::Bool(*i & 1 == 1),
                 (Scalar::Int(i), Type::Float(_)) => Elem::Float(self.domain.constant(*i as f64)),
-                (Scalar::Int(i), _) => Elem::Int(i64::try_from(*i).map_err(|_| Fail {
-                    kind: ErrorKind::Unsupported,
-                    message: format!("integer constant {i} exceeds 64 bits"),
-                })?),
+                (Scalar::Int(i), t) => Elem::Int(int::wrap(*i, int::width(t))),
                 (Scalar::Float(x), _) => Elem::Float(self.domain.constant(*x)),
             })
         };
@@ -665,18 +676,18 @@ impl<'a, D: Domain> Interp<'a, D> {
         }
     }
 
-    fn int_binary(&mut self, op: IntOp, a: Elem<D::V>, b: Elem<D::V>) -> R<Elem<D::V>> {
+    fn int_binary(&mut self, op: IntOp, bits: u32, a: Elem<D::V>, b: Elem<D::V>) -> R<Elem<D::V>> {
         match (a, b) {
-            (Elem::Int(x), Elem::Int(y)) => int_arith(op, x, y).map(Elem::Int),
+            (Elem::Int(x), Elem::Int(y)) => int::arith(op, bits, x, y).map(Elem::Int),
             (Elem::DataInt { .. }, Elem::Int(_) | Elem::DataInt { .. })
             | (Elem::Int(_), Elem::DataInt { .. }) => self
-                .data_int_binary(op, a, b)
+                .data_int_binary(op, bits, a, b)
                 .unwrap_or_else(|| malformed("integer op")),
             (Elem::Bool(x), Elem::Bool(y)) => match op {
                 IntOp::And => Ok(Elem::Bool(x && y)),
                 IntOp::Or => Ok(Elem::Bool(x || y)),
                 IntOp::Xor => Ok(Elem::Bool(x != y)),
-                _ => int_arith(op, x as i64, y as i64).map(|v| Elem::Bool(v & 1 == 1)),
+                _ => int::arith(op, 1, -(x as i64), -(y as i64)).map(|v| Elem::Bool(v & 1 == 1)),
             },
             (Elem::Cond(c), Elem::Bool(k)) | (Elem::Bool(k), Elem::Cond(c)) => match (op, k) {
                 (IntOp::And, true) | (IntOp::Or, false) | (IntOp::Xor, false) => Ok(Elem::Cond(c)),
@@ -1117,7 +1128,17 @@ impl<'a, D: Domain> Interp<'a, D> {
                     ))
                 }
             }
-            iv += step;
+            // The counter wraps in its width as on the GPU (a loop near 2^31 then runs
+            // on from a negative counter, and its accesses show it).
+            let bits = op.operand_types.first().map_or(64, int::width);
+            let next = int::wrap(iv as i128 + step as i128, bits);
+            if next < iv {
+                self.warn_once(format!(
+                    "the loop counter of scf.for at line {} wraps from {iv} to {next} (i{bits})",
+                    op.line
+                ));
+            }
+            iv = next;
         }
         Ok(carried)
     }
@@ -1611,6 +1632,9 @@ enum IntOp {
     ShrU,
     Max,
     Min,
+    MaxU,
+    MinU,
+    CeilDivU,
 }
 
 fn int_binary(name: &str) -> Option<IntOp> {
@@ -1622,7 +1646,8 @@ fn int_binary(name: &str) -> Option<IntOp> {
         "arith.divui" => IntOp::DivU,
         "arith.remsi" => IntOp::RemS,
         "arith.remui" => IntOp::RemU,
-        "arith.ceildivsi" | "arith.ceildivui" => IntOp::CeilDiv,
+        "arith.ceildivsi" => IntOp::CeilDiv,
+        "arith.ceildivui" => IntOp::CeilDivU,
         "arith.floordivsi" => IntOp::FloorDiv,
         "arith.andi" => IntOp::And,
         "arith.ori" => IntOp::Or,
@@ -1630,67 +1655,11 @@ fn int_binary(name: &str) -> Option<IntOp> {
         "arith.shli" => IntOp::Shl,
         "arith.shrsi" => IntOp::ShrS,
         "arith.shrui" => IntOp::ShrU,
-        "arith.maxsi" | "arith.maxui" => IntOp::Max,
-        "arith.minsi" | "arith.minui" => IntOp::Min,
+        "arith.maxsi" => IntOp::Max,
+        "arith.minsi" => IntOp::Min,
+        "arith.maxui" => IntOp::MaxU,
+        "arith.minui" => IntOp::MinU,
         _ => return None,
-    })
-}
-
-fn int_arith(op: IntOp, x: i64, y: i64) -> R<i64> {
-    let nonzero = || {
-        if y == 0 {
-            fail(ErrorKind::Malformed, "integer division by zero")
-        } else {
-            Ok(y)
-        }
-    };
-    let overflow = || Fail {
-        kind: ErrorKind::Malformed,
-        message: "integer overflow".into(),
-    };
-    Ok(match op {
-        IntOp::Add => x.checked_add(y).ok_or_else(overflow)?,
-        IntOp::Sub => x.checked_sub(y).ok_or_else(overflow)?,
-        IntOp::Mul => x.checked_mul(y).ok_or_else(overflow)?,
-        IntOp::DivS => x / nonzero()?,
-        IntOp::DivU => ((x as u64) / (nonzero()? as u64)) as i64,
-        IntOp::RemS => x % nonzero()?,
-        IntOp::RemU => ((x as u64) % (nonzero()? as u64)) as i64,
-        IntOp::CeilDiv => {
-            let y = nonzero()?;
-            -((-x).div_euclid(y))
-        }
-        IntOp::FloorDiv => x.div_euclid(nonzero()?),
-        IntOp::And => x & y,
-        IntOp::Or => x | y,
-        IntOp::Xor => x ^ y,
-        IntOp::Shl => x.checked_shl(y as u32).ok_or_else(overflow)?,
-        IntOp::ShrS => x.checked_shr(y as u32).ok_or_else(overflow)?,
-        IntOp::ShrU => (x as u64).checked_shr(y as u32).ok_or_else(overflow)? as i64,
-        IntOp::Max => x.max(y),
-        IntOp::Min => x.min(y),
-    })
-}
-
-fn int_compare(pred: &str, x: i64, y: i64) -> R<bool> {
-    let (ux, uy) = (x as u64, y as u64);
-    Ok(match pred {
-        "eq" => x == y,
-        "ne" => x != y,
-        "slt" => x < y,
-        "sle" => x <= y,
-        "sgt" => x > y,
-        "sge" => x >= y,
-        "ult" => ux < uy,
-        "ule" => ux <= uy,
-        "ugt" => ux > uy,
-        "uge" => ux >= uy,
-        _ => {
-            return fail(
-                ErrorKind::Unsupported,
-                format!("integer predicate '{pred}'"),
-            )
-        }
     })
 }
 

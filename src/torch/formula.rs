@@ -1035,6 +1035,14 @@ impl Reader<'_, '_> {
                             col,
                             "a negative slice bound is not read for all sizes".into(),
                         ),
+                        // Python counts a negative bound from the end of the axis: a
+                        // bound that is negative at some sizes means two things.
+                        V::Int(s) if !at_least(&s, &int(0)) => err(
+                            col,
+                            format!(
+                                "the slice bound `{s}` is negative at some sizes, where Python counts it from the end of the axis; such a slice is not read for all sizes"
+                            ),
+                        ),
                         V::Int(s) => Ok(Some(s)),
                         V::None => Ok(None),
                         _ => err(col, "a slice bound that is not an int".into()),
@@ -1054,6 +1062,17 @@ impl Reader<'_, '_> {
             };
             let start = clamp(start);
             let end = end.map(clamp);
+            // Python's slice is empty where its end is before its start.
+            if let Some(e) = &end {
+                if !at_least(e, &start) {
+                    return err(
+                        col,
+                        format!(
+                            "the slice `{start}:{e}` is empty at some sizes (its end before its start); not read for all sizes"
+                        ),
+                    );
+                }
+            }
             if start == int(0) && end.as_ref().is_none_or(|e| *e == n) {
                 continue;
             }
@@ -1067,6 +1086,41 @@ impl Reader<'_, '_> {
             };
         }
         Ok(V::T(f, shape))
+    }
+}
+
+/// Whether `a >= b` at every size (sizes are at least 1), as far as a linear form or a
+/// `min`/`max` split shows it (`false` when unsure).
+fn at_least(a: &Size, b: &Size) -> bool {
+    if *b == int(0) && nonneg(a) {
+        return true;
+    }
+    match (a, b) {
+        (Size::Bin(BinOp::Min, x, y), _) => at_least(x, b) && at_least(y, b),
+        (Size::Bin(BinOp::Max, x, y), _) => at_least(x, b) || at_least(y, b),
+        (_, Size::Bin(BinOp::Max, x, y)) => at_least(a, x) && at_least(a, y),
+        (_, Size::Bin(BinOp::Min, x, y)) => at_least(a, x) || at_least(a, y),
+        _ => match (linear(a), linear(b)) {
+            // `Σ k·S + c` with every `k >= 0` is least at every size 1.
+            (Some(x), Some(y)) => {
+                let (ks, c) = combine(&x, &y, -1);
+                ks.values().all(|k| *k >= 0) && ks.values().sum::<i64>() + c >= 0
+            }
+            _ => a == b,
+        },
+    }
+}
+
+/// Whether `e >= 0` at every size by its form: sizes and non-negative constants combined
+/// by `+`, `*`, `//`, `%`, `cdiv`, `min` and `max`.
+fn nonneg(e: &Size) -> bool {
+    match e {
+        Size::Int(i) => *i >= 0,
+        Size::Size(_) => true,
+        Size::Neg(_) => false,
+        Size::Bin(BinOp::Sub, ..) => false,
+        Size::Bin(BinOp::Max, x, y) => nonneg(x) || nonneg(y),
+        Size::Bin(_, x, y) => nonneg(x) && nonneg(y),
     }
 }
 

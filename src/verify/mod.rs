@@ -32,6 +32,7 @@ mod coverage;
 pub mod extent;
 pub mod guards;
 pub mod loops;
+mod overflow;
 pub mod paths;
 mod residue;
 pub mod sym;
@@ -394,8 +395,12 @@ fn run(
                 };
                 match attempt.prove(&paths, &mut terms) {
                     Ok(()) => {
+                        let wraps = overflow::WrapClaim::of(&paths, inst);
+                        if let Some(refuted) = wraps.refute_past(kernel, inst, cand, outputs) {
+                            return Ok(refuted);
+                        }
                         let scope = Scope::AllSizes {
-                            constraints: constraints_of(cand, &paths),
+                            constraints: constraints_of(cand, &wraps),
                             bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),
                             fixed: cand
                                 .iter()
@@ -548,25 +553,11 @@ fn run(
         }))
 }
 
-/// The constraints a proof holds under: the candidate bound, and no i32 overflow in the
-/// lines that could overflow.
-fn constraints_of(cand: &[Bound], paths: &[paths::Path]) -> Vec<String> {
+/// The constraints a proof holds under: the candidate bound, then what its integers
+/// need (size bounds, or the obligations it assumed; see [`overflow`]).
+fn constraints_of(cand: &[Bound], wraps: &overflow::WrapClaim) -> Vec<String> {
     let mut constraints: Vec<String> = cand.iter().map(|b| b.to_string()).collect();
-    let mut lines: Vec<String> = Vec::new();
-    for p in paths {
-        for l in &p.no_overflow {
-            let l = l.to_string();
-            if !lines.contains(&l) {
-                lines.push(l);
-            }
-        }
-    }
-    if !lines.is_empty() {
-        constraints.push(format!(
-            "i32 index arithmetic not overflowing ({})",
-            lines.join(", ")
-        ));
-    }
+    constraints.extend(wraps.constraints());
     constraints
 }
 

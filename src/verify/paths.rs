@@ -8,7 +8,8 @@
 //! a select, a branch) is not decided by the path so far, Z3 says whether each side is
 //! feasible, and a feasible pair forks the run: [`explore`] re-runs the program once per
 //! sequence of such choices (depth first). Each path records its condition, every
-//! load and store lane it performed, and the i32 overflows it had to assume away.
+//! load and store lane it performed, and the integers that may leave their width on it
+//! ([`super::overflow`]).
 //!
 //! Invariant: a path's records hold for every size and program id satisfying its
 //! condition; the paths' conditions are disjoint and together cover every (size,
@@ -141,9 +142,9 @@ pub struct Path {
     pub cond: Vec<Cond>,
     pub loads: Vec<Access>,
     pub stores: Vec<Access>,
-    /// The Python lines of i32 results that overflow for some sizes (the proof holds
-    /// where they do not).
-    pub no_overflow: Vec<Loc>,
+    /// Integer results that leave their width for some sizes, with the size bounds
+    /// under which they do not (the proof holds where none does).
+    pub wraps: Vec<super::overflow::Wrap>,
     pub failures: Vec<Failure>,
 }
 
@@ -603,10 +604,7 @@ impl Run<'_, '_, '_> {
                 .map(|t| t.shape().iter().map(|&d| d.max(0) as usize).collect())
                 .unwrap_or_default()
         };
-        let is_i32 = matches!(
-            op.result_types.first().map(|t| t.elem()),
-            Some(Type::Int(32))
-        );
+        let bits = op.result_types.first().map_or(64, super::overflow::width);
         let libdevice = match (name, op.attr("symbol").and_then(Attr::as_str)) {
             ("tt.extern_elementwise", Some(sym)) => extern_unary(sym),
             _ => None,
@@ -625,23 +623,22 @@ impl Run<'_, '_, '_> {
             });
         }
         match name {
-            "arith.addi" | "arith.subi" | "arith.muli" | "arith.maxsi" | "arith.minsi" => self
-                .map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => {
-                        let v = match name {
-                            "arith.addi" => a.add(&b),
-                            "arith.subi" => a.sub(&b),
-                            "arith.muli" => a.mul(&b),
-                            "arith.maxsi" => a.max_with(&b),
-                            _ => a.min_with(&b),
-                        };
-                        if is_i32 {
-                            r.no_overflow(&v, op)?;
-                        }
-                        Ok(Lane::Int(v))
-                    }
+            "arith.addi" | "arith.subi" | "arith.muli" | "arith.maxsi" | "arith.minsi" => {
+                let v = self.map2(arg(0)?, arg(1)?, |_, x, y| match (x, y) {
+                    (Lane::Int(a), Lane::Int(b)) => Ok(Lane::Int(match name {
+                        "arith.addi" => a.add(&b),
+                        "arith.subi" => a.sub(&b),
+                        "arith.muli" => a.mul(&b),
+                        "arith.maxsi" => a.max_with(&b),
+                        _ => a.min_with(&b),
+                    })),
                     _ => unsupported(format!("{name} of non-integers")),
-                }),
+                })?;
+                if matches!(name, "arith.addi" | "arith.subi" | "arith.muli") {
+                    self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
+                }
+                Ok(v)
+            }
             "arith.divsi" | "arith.divui" | "arith.floordivsi" | "arith.remsi" | "arith.remui"
             | "arith.ceildivsi" | "arith.ceildivui" => {
                 self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
@@ -696,17 +693,27 @@ impl Run<'_, '_, '_> {
             }
             "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.index_cast"
             | "arith.index_castui" => {
-                let narrow_to_32 = name == "arith.trunci" && is_i32;
-                self.map1(arg(0)?, |r, l| match l {
+                // Exact where the value fits the target (a narrowing is an obligation)
+                // and a zero extension reads a non-negative value.
+                let src = op.operand_types.first().map_or(64, super::overflow::width);
+                let zero_extend = matches!(name, "arith.extui" | "arith.index_castui");
+                let v = self.map1(arg(0)?, |r, l| match l {
                     Lane::Int(p) => {
-                        if narrow_to_32 {
-                            r.no_overflow(&p, op)?;
+                        let nonneg = Cond::cmp(Rel::Le, &Poly::default(), &p);
+                        if zero_extend && bits > src && !r.holds(&nonneg) {
+                            return unsupported(format!(
+                                "{name} of a value that may be negative (zero extension)"
+                            ));
                         }
                         Ok(Lane::Int(p))
                     }
                     l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l),
                     _ => unsupported(format!("{name} of a non-integer")),
-                })
+                })?;
+                if bits < src {
+                    self.fits_width(&v, bits, &format!("cast to i{bits}"), op)?;
+                }
+                Ok(v)
             }
             "arith.constant" => self.constant(op),
             "tt.get_program_id" | "tt.get_num_programs" => {
@@ -994,24 +1001,6 @@ impl Run<'_, '_, '_> {
                 .is_some_and(|f| f.witness.is_some())
         {
             return unsupported("an access leaves its tensor");
-        }
-        Ok(())
-    }
-
-    /// Notes an i32 result that may overflow for some sizes. The proof then reads
-    /// integers as unbounded, which is exact exactly where nothing overflows: the
-    /// claim holds for the sizes where no such op overflows, and says so.
-    fn no_overflow(&mut self, v: &Poly, op: &Op) -> R<()> {
-        if self.probing {
-            return Ok(());
-        }
-        if v.as_const().is_some() || self.path.no_overflow.contains(&op.loc) {
-            return Ok(());
-        }
-        let lo = Cond::cmp(Rel::Le, &Poly::constant(-(1i128 << 31)), v);
-        let hi = Cond::cmp(Rel::Lt, v, &Poly::constant(1i128 << 31));
-        if !self.holds(&Cond::and(lo, hi)) {
-            self.path.no_overflow.push(op.loc.clone());
         }
         Ok(())
     }
@@ -1317,8 +1306,10 @@ impl Run<'_, '_, '_> {
         // A trip count the path does not fix: every trip at once (see `super::loops`).
         let count = super::loops::trip_count(&lo, &hi, step_c);
         if count.as_const().is_none() && self.pinned(&count).is_none() {
+            self.counter_fits(&lo, &hi, step_c, op);
             return self.loop_over_sizes(body, lo, hi, step_c, carried, env);
         }
+        let bits = op.operand_types.first().map_or(64, super::overflow::width);
         let mut iv = lo;
         let mut trips = 0;
         loop {
@@ -1329,6 +1320,7 @@ impl Run<'_, '_, '_> {
                         "a loop whose first trips are fixed and the rest depend on the sizes",
                     );
                 }
+                self.counter_fits(&iv, &hi, step_c, op);
                 return self.loop_over_sizes(body, iv, hi, step_c, carried, env);
             }
             if !self.decide(&go)? {
@@ -1345,6 +1337,8 @@ impl Run<'_, '_, '_> {
                 Flow::Return(_) => return unsupported("return inside scf.for"),
             };
             iv = iv.add(&Poly::constant(step_c));
+            let next = Val::scalar(Lane::Int(iv.clone()));
+            self.fits_width(&next, bits, &format!("i{bits} loop counter"), op)?;
         }
         Ok(carried)
     }

@@ -71,6 +71,11 @@ impl Poly {
         }
     }
 
+    /// The constant term (`3` of `N*pid_x + 3`).
+    pub fn constant_term(&self) -> i128 {
+        self.0.get(&Vec::new()).copied().unwrap_or(0)
+    }
+
     pub fn add(&self, o: &Poly) -> Poly {
         if o.0.is_empty() {
             return self.clone();

@@ -277,9 +277,17 @@ fn second_implementations_are_equivalent_for_all_sizes() {
             panic!("{a} {b}: {}", r.to_text())
         };
         match bound {
-            Some(b) => assert_eq!(constraints.first().map(|c| c.as_str()), Some(b), "{a} {b}"),
+            // (A looped side adds its loop counter's bound, implied by this one.)
+            Some(b) => assert!(
+                constraints.iter().any(|c| c == b),
+                "{a} {b}: {constraints:?}"
+            ),
+            // Only what the integers need: a bound they need (`K <= 2147483632 (i32
+            // index arithmetic at …)`) or the obligation assumed.
             None => assert!(
-                constraints.iter().all(|c| c.starts_with("i32 ")),
+                constraints
+                    .iter()
+                    .all(|c| c.starts_with("i32 ") || c.contains(" (i32 ")),
                 "{a} {b}: {constraints:?}"
             ),
         }

@@ -74,6 +74,7 @@ impl<D: Domain> Interp<'_, D> {
     pub(super) fn data_int_binary(
         &mut self,
         op: IntOp,
+        bits: u32,
         a: Elem<D::V>,
         b: Elem<D::V>,
     ) -> Option<R<Elem<D::V>>> {
@@ -98,14 +99,15 @@ impl<D: Domain> Interp<'_, D> {
                 ))))
             }
         };
-        // i32 arithmetic wraps on the GPU; the interpreter's integers do not, so a result
-        // that could leave the i32 range is refused rather than read as a real.
-        let Some((lo, hi)) =
-            bounds.filter(|&(lo, hi)| lo >= i32::MIN as i64 && hi <= i32::MAX as i64)
-        else {
+        // Integer arithmetic wraps in its width on the GPU; a term over the reals does
+        // not, so a result that could leave the width's range is refused rather than
+        // read as a real.
+        let b = bits.clamp(2, 64) - 1;
+        let (min, max) = ((-1i128 << b) as i64, ((1i128 << b) - 1) as i64);
+        let Some((lo, hi)) = bounds.filter(|&(lo, hi)| lo >= min && hi <= max) else {
             return Some(fail(
                 ErrorKind::Unsupported,
-                "arithmetic on an integer that depends on the data could overflow i32",
+                format!("arithmetic on an integer that depends on the data could overflow i{bits}"),
             ));
         };
         let v = self.domain.binary(bin, x, y);

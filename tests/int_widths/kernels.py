@@ -1,0 +1,59 @@
+"""Kernels whose integers matter: each is right where its integers fit their type and
+wrong only where the GPU's wrap-around shows (see tests/it/int_widths.rs), with controls
+whose integers cannot wrap. Compiled by generate.py."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_i16_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # Offsets narrowed to int16: past 32767 they wrap negative, and the store lands
+    # before the start of y.
+    pid = tl.program_id(0)
+    offs = (pid * BLOCK + tl.arange(0, BLOCK)).to(tl.int16)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * 2.0, mask=mask)
+
+
+@triton.jit
+def scale_i64_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # The control: offsets widened to int64.
+    pid = tl.program_id(0)
+    offs = (pid * BLOCK + tl.arange(0, BLOCK)).to(tl.int64)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * 2.0, mask=mask)
+
+
+@triton.jit
+def row_sum_loop_i32_kernel(y_ptr, x_ptr, N, BLOCK: tl.constexpr):
+    # An i32 loop counter: near 2**31 `off + BLOCK` wraps negative, stays below N, and
+    # the loop never ends.
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+    tl.store(y_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def row_sum_loop_i64_kernel(y_ptr, x_ptr, N, BLOCK: tl.constexpr):
+    # The control: the same loop with an int64 counter (its bound is an i32).
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N.to(tl.int64), BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+    tl.store(y_ptr + row, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def head_sum_kernel(y_ptr, x_ptr, N, BLOCK: tl.constexpr):
+    # Sums the first N - 3 columns of each row (none where N <= 3). Python's
+    # `x[:, :N-3]` agrees only where N >= 3: at N = 2 it reads `x[:, :-1]`.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * N + cols, mask=cols < N - 3, other=0.0)
+    tl.store(y_ptr + row, tl.sum(x, axis=0))
