@@ -23,6 +23,7 @@ pub mod formula;
 pub mod infer_launch;
 pub mod kernel;
 pub mod launch;
+pub mod precision_search;
 pub mod npy;
 pub mod ptx;
 pub mod race;
