@@ -97,7 +97,8 @@ pub fn search(
         // The PTX executor rounds no f16 arithmetic and keeps no f32 range yet.
         return Ok(None);
     }
-    let program = crate::torch::parse(spec_src).map_err(|e| Error::Usage(format!("--spec: {e}")))?;
+    let program =
+        crate::torch::parse(spec_src).map_err(|e| Error::Usage(format!("--spec: {e}")))?;
     let kinds = tensor_kinds(kernel);
     let (dtype, rtol, atol) = tolerance(&kinds);
     let search = Search {
@@ -291,7 +292,11 @@ impl Search<'_> {
                 }
             }
         }
-        Ok(if handled { Point::Within } else { Point::NotHandled })
+        Ok(if handled {
+            Point::Within
+        } else {
+            Point::NotHandled
+        })
     }
 
     /// The pattern's values for every input tensor, each a value of the tensor's type;
@@ -372,7 +377,12 @@ fn in_kind(x: f64, k: FloatKind) -> f64 {
 /// The float element type of each tensor, from the TTIR entry's pointer parameters.
 fn tensor_kinds(kernel: &Kernel) -> BTreeMap<String, FloatKind> {
     let mut out = BTreeMap::new();
-    for arg in kernel.module.entry().into_iter().flat_map(|f| f.args.iter()) {
+    for arg in kernel
+        .module
+        .entry()
+        .into_iter()
+        .flat_map(|f| f.args.iter())
+    {
         let Type::Ptr(t) = &arg.ty else { continue };
         let Type::Float(k) = t.elem() else { continue };
         if let Some(ArgBinding::Tensor { tensor, .. }) = kernel.launch.args.get(&arg.name) {
@@ -418,6 +428,11 @@ fn growth_order(kernel: &Kernel, inst: &Instance) -> Vec<String> {
         .filter(|s| last_axis.contains(s))
         .cloned()
         .collect();
-    order.extend(inst.sizes.keys().filter(|s| !last_axis.contains(s)).cloned());
+    order.extend(
+        inst.sizes
+            .keys()
+            .filter(|s| !last_axis.contains(s))
+            .cloned(),
+    );
     order
 }
