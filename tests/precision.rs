@@ -248,3 +248,37 @@ fn the_report_carries_the_grown_sizes() {
     let (arrays, _) = r.counterexample_inputs(&inst, &BTreeMap::new());
     assert_eq!(arrays[0].1.shape, vec![2, found.sizes["N"] as usize]);
 }
+
+/// PTX (NVRTC, tests/precision/mean_f16_rows.cu): `add.f16` rounds under ieee like the
+/// TTIR steps, so one thread's running sum of 4096 ones stops at 2048 and the mean is
+/// 0.5 (1 in the reals); the verdict names the `add.f16` steps.
+#[test]
+fn ptx_f16_additions_round_under_ieee_and_are_named() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/precision/mean_f16_rows.ptx");
+    let dir = tempfile::tempdir().unwrap();
+    let x = ones(dir.path(), 1, 4096);
+    for (ieee, want) in [(true, 0.5), (false, 1.0)] {
+        let out = dir.path().join(format!("out-{ieee}"));
+        let mut cmd = lift();
+        cmd.arg("run")
+            .arg(&path)
+            .arg("--input")
+            .arg(format!("x={}", x.display()))
+            .arg("--out")
+            .arg(&out);
+        if ieee {
+            cmd.args(["--precision", "ieee"]);
+        }
+        cmd.assert().success();
+        let y = npy::read(&out.join("y.npy")).unwrap();
+        assert_eq!(y.data, vec![want], "ieee = {ieee}");
+    }
+    let k = Kernel::load(&path, None).unwrap();
+    assert!(
+        k.assumptions()
+            .iter()
+            .any(|a| a.contains("f16 arithmetic (`add.f16`) read as exact")),
+        "{:?}",
+        k.assumptions()
+    );
+}
