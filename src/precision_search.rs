@@ -15,7 +15,7 @@
 //! accumulation runs over is grown (each size doubled in turn from the launch's, up to
 //! [`MAX_ELEMENTS`] elements per tensor), with all-equal and uniform inputs. Under
 //! `--precision ieee` the launch's sizes are also tried with inputs of large magnitude
-//! (±90, ±1e5, … rounded to the tensor's type), where f32's range ends.
+//! (±90, ±100, ±1e4, rounded to the tensor's type), where f32's `exp` overflows.
 //!
 //! Architecture invariant: deterministic (fixed sizes, fixed inputs, no clock); only
 //! runs kernels ([`Kernel::execute`]) and evaluates terms; proves nothing.
@@ -28,6 +28,7 @@ use crate::kernel::Kernel;
 use crate::launch::{ArgBinding, Instance, Role};
 use crate::npy::Array;
 use crate::term::{round_float, Evaluator, Terms, BF16, F16};
+use crate::torch::SpecOutput;
 use crate::triton_ir::ast::{FloatKind, Type};
 use std::collections::BTreeMap;
 
@@ -110,8 +111,9 @@ pub fn search(
         atol,
     };
     if scope.large {
+        let spec = search.spec(inst)?;
         for pattern in LARGE {
-            if let Point::Found(f) = search.at(inst, pattern)? {
+            if let Point::Found(f) = search.at(inst, &spec, pattern)? {
                 return Ok(Some(f));
             }
         }
@@ -132,8 +134,9 @@ pub fn search(
                     break;
                 }
                 let mut handled = true;
+                let spec = search.spec(&grown)?;
                 for pattern in GROWING {
-                    match search.at(&grown, pattern)? {
+                    match search.at(&grown, &spec, pattern)? {
                         Point::Found(f) => return Ok(Some(f)),
                         Point::NotHandled => handled = false,
                         Point::Within => {}
@@ -171,20 +174,17 @@ const GROWING: [Pattern; 3] = [
 ];
 
 /// The patterns tried at the launch's sizes under `--precision ieee`: both sides of
-/// where f32's `exp` overflows (88.7), and magnitudes up to f32's range.
-const LARGE: [Pattern; 12] = [
+/// where f32's `exp` overflows (88.7), and a magnitude whose square is still an f32
+/// (larger ones overflow in PyTorch's f32 too, in a norm's sum of squares).
+const LARGE: [Pattern; 8] = [
     Pattern::Constant(90.0),
     Pattern::Constant(-90.0),
     Pattern::Constant(100.0),
     Pattern::Constant(-100.0),
-    Pattern::Constant(1e5),
-    Pattern::Constant(-1e5),
-    Pattern::Constant(1e20),
-    Pattern::Constant(-1e20),
-    Pattern::Constant(1e38),
-    Pattern::Constant(-1e38),
+    Pattern::Constant(1e4),
+    Pattern::Constant(-1e4),
     Pattern::Alternating(100.0),
-    Pattern::Alternating(1e20),
+    Pattern::Alternating(1e4),
 ];
 
 impl Pattern {
@@ -233,7 +233,19 @@ struct Search<'a> {
 
 impl Search<'_> {
     /// One point: the kernel in the reals and in its own precision against the spec.
-    fn at(&self, inst: &Instance, pattern: Pattern) -> Result<Point, Error> {
+    /// The spec's outputs on `inst`, as terms.
+    fn spec(&self, inst: &Instance) -> Result<(Terms, Vec<SpecOutput>), Error> {
+        let mut terms = Terms::new();
+        let outputs = spec_outputs(self.kernel, inst, self.program, &mut terms)?;
+        Ok((terms, outputs))
+    }
+
+    fn at(
+        &self,
+        inst: &Instance,
+        (terms, expected): &(Terms, Vec<SpecOutput>),
+        pattern: Pattern,
+    ) -> Result<Point, Error> {
         let Some(inputs) = self.inputs(inst, pattern) else {
             return Ok(Point::Within);
         };
@@ -245,8 +257,6 @@ impl Search<'_> {
         ) else {
             return Ok(Point::NotHandled);
         };
-        let mut terms = Terms::new();
-        let expected = spec_outputs(self.kernel, inst, self.program, &mut terms)?;
         let input = |name: &str, idx: &[i64]| -> f64 {
             let Some(a) = inputs.arrays.get(name) else {
                 return f64::NAN;
@@ -258,16 +268,17 @@ impl Search<'_> {
             a.data.get(flat).copied().unwrap_or(f64::NAN)
         };
         let param = |name: &str| inputs.scalars.get(name).copied().unwrap_or(f64::NAN);
-        let mut ev = Evaluator::new(&terms, &input, &param);
+        let mut ev = Evaluator::new(terms, &input, &param);
         let mut handled = true;
-        for out in &expected {
+        for out in expected {
             let (Some(r), Some(g)) = (real.get(&out.name), rounded.get(&out.name)) else {
                 continue;
             };
             for (flat, &id) in out.elems.iter().enumerate() {
                 let want = ev.eval(id);
-                if !want.is_finite() {
-                    // No tolerance to leave where the spec itself is not finite.
+                if !want.is_finite() || want.abs() > f32::MAX as f64 {
+                    // No tolerance to leave where the spec itself is not finite, nor
+                    // where PyTorch's own f32 result would overflow (`exp(90)`).
                     continue;
                 }
                 if !close(r[flat], want, 1e-9, 1e-9) {

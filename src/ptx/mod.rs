@@ -73,7 +73,10 @@ pub fn narrowings(module: &ast::Module) -> Vec<(String, u32, bool)> {
                             .join(".");
                         // `--precision ieee` rounds the scalar forms (not `.f16x2`).
                         let modelled = matches!(ty.as_str(), "f16" | "bf16");
-                        (format!("{ty} arithmetic (`{name}`) read as exact"), modelled)
+                        (
+                            format!("{ty} arithmetic (`{name}`) read as exact"),
+                            modelled,
+                        )
                     }),
                 _ => None,
             };
