@@ -29,8 +29,19 @@ pub(crate) fn result_kind<D: Domain>(domain: &D, op: &Op) -> Option<FloatKind> {
     }
 }
 
-/// Ops whose float result is a new value computed in the result's type.
+/// Ops whose float result is a new value computed in the result's type (extrema,
+/// `abs`, `floor` and `ceil` of in-type values are in the type already).
 pub(crate) fn computes_float(name: &str) -> bool {
+    let exact = matches!(
+        super::ops::float_binary(name),
+        Some(Binary::Max | Binary::Min)
+    ) || matches!(
+        super::ops::unary_func(name),
+        Some(Func::Abs | Func::Floor | Func::Ceil)
+    );
+    if exact {
+        return false;
+    }
     super::ops::float_binary(name).is_some()
         || super::ops::unary_func(name).is_some()
         || matches!(
