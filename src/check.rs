@@ -18,6 +18,7 @@ use crate::formula;
 use crate::kernel::Kernel;
 use crate::launch::{ArgBinding, ArgValue, Instance, Role};
 use crate::npy::Array;
+use crate::precision_search;
 use crate::spec::Spec;
 use crate::term::{TermId, Terms};
 use crate::torch;
@@ -92,6 +93,9 @@ pub struct Report {
     pub unknown: Vec<Finding>,
     /// The proof for every size (`check` with [`CheckOptions::all_sizes`]).
     pub all_sizes: Option<verify::Outcome>,
+    /// A point where the kernel in its own precision leaves PyTorch's tolerance (see
+    /// [`precision_search`]); the counterexample is then this point's.
+    pub rounding: Option<precision_search::Found>,
     pub seconds: f64,
 }
 
@@ -195,6 +199,10 @@ pub fn check(
     report.ir = kernel.ir();
     let claim = crosscheck::Claim::Terms(&terms, &claimed);
     let mut report = cross_checked(report, kernel, inst, &claim, opts, start)?;
+    if report.outcome != Outcome::Refuted {
+        rounding_search(&mut report, kernel, inst, spec_src)?;
+        report.seconds = start.elapsed().as_secs_f64();
+    }
     if opts.all_sizes && report.outcome == Outcome::Verified {
         let o = all_sizes(kernel, inst, spec_src, &mut terms, &claimed);
         if matches!(o.scope, verify::Scope::Refuted { .. }) {
@@ -204,6 +212,54 @@ pub fn check(
         report.seconds = start.elapsed().as_secs_f64();
     }
     Ok(report)
+}
+
+/// Where the kernel accumulates below f32 (by default) or computes in f32's range
+/// (`--precision ieee`), look for a point where its own precision leaves PyTorch's
+/// tolerance; one found makes the report Refuted there.
+fn rounding_search(
+    report: &mut Report,
+    kernel: &Kernel,
+    inst: &Instance,
+    spec_src: &str,
+) -> Result<(), Error> {
+    let scope = precision_search::Scope {
+        grow: kernel.accumulates_below_f32(),
+        large: kernel.precision == crate::exec::domain::Precision::Ieee,
+    };
+    if !(scope.grow || scope.large) {
+        return Ok(());
+    }
+    let Some(found) = precision_search::search(kernel, inst, spec_src, scope)? else {
+        return Ok(());
+    };
+    let shown: Vec<(String, f64)> = found
+        .inputs
+        .arrays
+        .iter()
+        .flat_map(|(name, a)| {
+            a.data.iter().take(4).enumerate().map(move |(flat, v)| {
+                let idx: Vec<String> = unravel(flat, &a.shape)
+                    .iter()
+                    .map(|i| i.to_string())
+                    .collect();
+                (format!("{name}[{}]", idx.join(",")), *v)
+            })
+        })
+        .collect();
+    report.outcome = Outcome::Refuted;
+    report.counterexample = Some(Finding {
+        tensor: found.tensor.clone(),
+        index: found.index.clone(),
+        left: Some(found.rounded),
+        right: Some(found.expected),
+        inputs: shown,
+        reason: found.describe(),
+        source: None,
+        point: None,
+    });
+    report.rounding = Some(found);
+    Ok(())
 }
 
 /// The spec proved for every size: read as formulas over symbolic sizes
@@ -379,7 +435,18 @@ pub fn spec_terms(
 ) -> Result<(Spec, Vec<torch::SpecOutput>), Error> {
     let program = torch::parse(spec_src).map_err(|e| Error::Usage(format!("--spec: {e}")))?;
     let spec = kernel.spec(inst, terms)?;
+    let expected = spec_outputs(kernel, inst, &program, terms)?;
+    Ok((spec, expected))
+}
 
+/// The PyTorch spec's outputs on `inst` as terms over its inputs (decimal constants
+/// rounded to the kernel's float type).
+pub fn spec_outputs(
+    kernel: &Kernel,
+    inst: &Instance,
+    program: &torch::SpecProgram,
+    terms: &mut Terms,
+) -> Result<Vec<torch::SpecOutput>, Error> {
     let mut tensors = BTreeMap::new();
     let mut scalars = BTreeSet::new();
     let mut values = BTreeMap::new();
@@ -406,10 +473,9 @@ pub fn spec_terms(
         sizes: &inst.sizes,
         float: float_type(kernel, inst),
     };
-    let expected = program
+    program
         .instantiate(terms, &env)
-        .map_err(|e| Error::Usage(format!("--spec: {e}")))?;
-    Ok((spec, expected))
+        .map_err(|e| Error::Usage(format!("--spec: {e}")))
 }
 
 /// A Verified report stands only if the kernel's concrete run agrees with the claim at
@@ -804,6 +870,7 @@ fn compare(
         counterexample,
         unknown,
         all_sizes: None,
+        rounding: None,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -861,6 +928,11 @@ impl Report {
         inst: &Instance,
         given: &BTreeMap<String, Array>,
     ) -> (Vec<(String, Array)>, BTreeMap<String, f64>) {
+        if let Some(found) = &self.rounding {
+            // The search's own point, at its sizes.
+            let arrays = found.inputs.arrays.clone().into_iter().collect();
+            return (arrays, found.inputs.scalars.clone());
+        }
         let Some((cx, point)) = self
             .counterexample
             .as_ref()
@@ -1041,7 +1113,18 @@ impl Report {
                 "{} (VERIFIED on this launch instance only; replay it with --size)",
                 o.describe()
             ),
-            (Outcome::Refuted, _) => "REFUTED".into(),
+            (Outcome::Refuted, _) => match &self.rounding {
+                Some(f) => {
+                    let sizes: Vec<String> =
+                        f.sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    format!(
+                        "REFUTED at {} in the kernel's own precision (beyond {}'s tolerance)",
+                        sizes.join(", "),
+                        f.dtype
+                    )
+                }
+                None => "REFUTED".into(),
+            },
             (Outcome::Unknown, _) => "UNKNOWN".into(),
         };
         let _ = writeln!(s, "{verdict} in {:.3} s", self.seconds);
@@ -1072,6 +1155,11 @@ impl Report {
             "assumptions": self.assumptions,
             "precision": self.precision.as_deref().unwrap_or("real"),
             "counterexample": self.counterexample.as_ref().map(finding),
+            "rounding": self.rounding.as_ref().map(|f| json!({
+                "sizes": f.sizes, "tensor": f.tensor, "index": f.index,
+                "kernel_rounded": f.rounded, "kernel_real": f.real, "expected": f.expected,
+                "dtype": f.dtype, "rtol": f.rtol, "atol": f.atol, "inputs": f.pattern,
+            })),
             "unknown": self.unknown.iter().map(finding).collect::<Vec<_>>(),
             "scope": scope,
             "constraints": constraints,

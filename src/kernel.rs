@@ -48,8 +48,9 @@ pub struct RunResult {
 
 impl Kernel {
     /// The roundings below f32 that DESIGN's real semantics reads as exact (f16/bf16
-    /// casts, tf32 dots), each with its line: a verdict states them. Under
-    /// `--precision ieee` only those the executors do not round (f8, tf32x3, PTX `mma`).
+    /// casts and arithmetic, tf32 dots), each with its line: a verdict states them.
+    /// Under `--precision ieee` only those the executors do not round (f8, tf32x3, PTX
+    /// `mma` and f16 arithmetic).
     pub fn assumptions(&self) -> Vec<String> {
         let file = self.path.display();
         let mut out = self.narrowings();
@@ -74,7 +75,7 @@ impl Kernel {
     fn narrowings(&self) -> Vec<String> {
         let file = self.path.display();
         let ieee = self.precision == Precision::Ieee;
-        match &self.ptx {
+        let mut lines: Vec<String> = match &self.ptx {
             Some(p) => ptx::narrowings(&p.module)
                 .into_iter()
                 .filter(|(_, _, modelled)| !(ieee && *modelled))
@@ -92,13 +93,27 @@ impl Kernel {
                     format!("{} at .ttir line {}{src}", n.what, n.line)
                 })
                 .collect(),
-        }
+        };
+        // One entry per step and line (`(1 + e) * (1 + e)` is two ops on one line).
+        let mut seen = std::collections::HashSet::new();
+        lines.retain(|l| seen.insert(l.clone()));
+        lines
+    }
+
+    /// Whether the kernel accumulates in a float type below f32 (a running f16 sum, an
+    /// f16 `tt.reduce` or dot accumulator): the rounding that grows with a size, which
+    /// `check` looks for by default (see `check::precision`).
+    pub fn accumulates_below_f32(&self) -> bool {
+        self.ptx.is_none()
+            && triton_ir::narrowings(&self.module)
+                .iter()
+                .any(|n| n.kind == triton_ir::NarrowingKind::Accumulation && n.ieee_modelled)
     }
 
     /// What a verdict says of the precision when it is not DESIGN's reals.
     pub fn precision_note(&self) -> Option<String> {
         (self.precision == Precision::Ieee)
-            .then(|| "ieee (f16/tf32 roundings modelled)".to_string())
+            .then(|| "ieee (f16/bf16/tf32 roundings and f32 overflow modelled)".to_string())
     }
 
     /// The kernel's IR: "ptx" or "ttir".

@@ -24,6 +24,7 @@ pub mod infer_launch;
 pub mod kernel;
 pub mod launch;
 pub mod npy;
+pub mod precision_search;
 pub mod ptx;
 pub mod race;
 pub mod render;

@@ -23,10 +23,12 @@ pub enum Binary {
 /// How a kernel's narrowing conversions are read (DESIGN, "Reals").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
-    /// f16/bf16 casts and tf32 dot inputs are the identity (the verdict lists them).
+    /// f16/bf16 casts and arithmetic and tf32 dot inputs are exact (the verdict
+    /// lists them).
     #[default]
     Real,
-    /// `--precision ieee`: they round (`Func::RoundF16`, `RoundBf16`, `RoundTf32`).
+    /// `--precision ieee`: they round (`Func::RoundF16`, `RoundBf16`, `RoundTf32`), and
+    /// concrete f32 results overflow to ±inf (see `exec::precision`).
     Ieee,
 }
 
@@ -71,6 +73,11 @@ pub trait Domain {
     /// Whether narrowing conversions round (the interpreters ask before each one).
     fn precision(&self) -> Precision {
         Precision::Real
+    }
+    /// `a` with f32's exponent range (overflow to ±inf) where the domain evaluates;
+    /// terms keep the real value (see `exec::precision`).
+    fn f32_range(&mut self, a: Self::V) -> Self::V {
+        a
     }
     /// Whether a run only wants the values: no race, barrier-order or use bookkeeping
     /// (the cross-check's concrete runs; the verdict's run checks those).
@@ -454,6 +461,9 @@ impl Domain for Concrete {
     }
     fn values_only(&self) -> bool {
         self.values_only
+    }
+    fn f32_range(&mut self, a: f64) -> f64 {
+        super::precision::f32_range(a)
     }
     fn precision(&self) -> Precision {
         self.precision

@@ -11,6 +11,7 @@ pub mod addresses;
 pub mod domain;
 pub mod extrema;
 pub(crate) mod ops;
+pub mod precision;
 pub mod value;
 
 use crate::launch::{ArgValue, Instance, Role};

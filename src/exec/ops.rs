@@ -1,11 +1,14 @@
 //! The semantics of each TTIR op (`tt`, `arith`, `math`, `scf`, `cf`).
 
 use super::domain::{Binary, Domain, Precision, Truth};
+use super::precision;
 use super::value::{strides, unravel, Elem, Value};
 use super::{ErrorKind, ExecError, Execution, Options, StoreSite, MAX_OPS};
 use crate::launch::{Instance, Role};
 use crate::term::{CmpOp, Func};
-use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
+use crate::triton_ir::ast::{
+    Attr, Block, FloatKind, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type,
+};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
@@ -18,6 +21,7 @@ mod select;
 type Env<V> = FxHashMap<String, Rc<Value<V>>>;
 
 /// An error before it is tied to an op.
+#[derive(Debug)]
 struct Fail {
     kind: ErrorKind,
     message: String,
@@ -337,7 +341,10 @@ impl<'a, D: Domain> Interp<'a, D> {
             "tt.call" => self.call(op, env)?,
             _ => {
                 let args = self.operands(op, env)?;
-                let out = self.simple(op, &args).map_err(|f| self.at(op, f))?;
+                let mut out = self.simple(op, &args).map_err(|f| self.at(op, f))?;
+                if let Some(kind) = precision::result_kind(&*self.domain, op) {
+                    out = precision::value_in_type(&mut *self.domain, kind, out);
+                }
                 vec![Rc::new(out)]
             }
         };
@@ -929,7 +936,6 @@ impl<'a, D: Domain> Interp<'a, D> {
     /// The rounding `--precision ieee` gives a float conversion `op`: to f16 or bf16
     /// (f8 and widenings stay exact; the verdict lists f8 as an assumption).
     fn rounding(&self, op: &Op) -> Option<Func> {
-        use crate::triton_ir::ast::FloatKind;
         if self.domain.precision() != Precision::Ieee {
             return None;
         }
@@ -1273,6 +1279,15 @@ impl<'a, D: Domain> Interp<'a, D> {
             .map(|(_, &d)| d)
             .collect();
         let fast = simple_combine(op);
+        // Under --precision ieee an f16/bf16 combine rounds after every step.
+        let in_type = match op.result_types.first().map(Type::elem) {
+            Some(Type::Float(k @ (FloatKind::F16 | FloatKind::BF16)))
+                if self.domain.precision() == Precision::Ieee =>
+            {
+                Some(*k)
+            }
+            _ => None,
+        };
         let mut outs: Vec<Vec<Elem<D::V>>> = vec![Vec::with_capacity(groups.len()); inputs.len()];
         for lanes in &groups {
             // A reduction over lanes of which any is undefined is undefined.
@@ -1294,7 +1309,11 @@ impl<'a, D: Domain> Interp<'a, D> {
                     })
                     .collect();
                 if let Some(vals) = vals {
-                    outs[0].push(Elem::Float(combine_all(&mut *self.domain, b, &vals)));
+                    let v = match in_type {
+                        Some(kind) => precision::combine_in_type(&mut *self.domain, b, kind, &vals),
+                        None => combine_all(&mut *self.domain, b, &vals),
+                    };
+                    outs[0].push(Elem::Float(v));
                     continue;
                 }
             }

@@ -33,7 +33,8 @@ pub fn parse(src: &str) -> Result<ast::Module, ParseError> {
     parser::parse(src)
 }
 
-/// Where a PTX kernel rounds below f32 (`cvt` to f16/bf16/tf32, tf32 `mma`): the
+/// Where a PTX kernel rounds below f32 (`cvt` to f16/bf16/tf32, tf32 `mma`, f16/bf16
+/// arithmetic): the
 /// roundings DESIGN's real semantics reads as exact, as (what, .ptx line), in order.
 /// Each with its line and whether `--precision ieee` rounds it (`cvt.rn` to f16/bf16
 /// from f32/f64).
@@ -60,6 +61,23 @@ pub fn narrowings(module: &ast::Module) -> Vec<(String, u32, bool)> {
                 "mma" | "wmma" if i.mods.iter().any(|m| m == "tf32") => {
                     Some(("tf32 products (`mma`) read as exact f32".to_string(), false))
                 }
+                // Arithmetic in a 16-bit float type (`add.f16`, `fma.rn.f16x2`).
+                "add" | "sub" | "mul" | "fma" | "div" => i
+                    .mods
+                    .iter()
+                    .find(|m| matches!(m.as_str(), "f16" | "f16x2" | "bf16" | "bf16x2"))
+                    .map(|ty| {
+                        let name = std::iter::once(i.op.as_str())
+                            .chain(i.mods.iter().map(String::as_str))
+                            .collect::<Vec<_>>()
+                            .join(".");
+                        // `--precision ieee` rounds the scalar forms (not `.f16x2`).
+                        let modelled = matches!(ty.as_str(), "f16" | "bf16");
+                        (
+                            format!("{ty} arithmetic (`{name}`) read as exact"),
+                            modelled,
+                        )
+                    }),
                 _ => None,
             };
             if let Some((w, modelled)) = what {

@@ -17,7 +17,7 @@ mod narrowing;
 mod parser;
 pub mod slice;
 
-pub use narrowing::{masked_loads_without_other, narrowings, Narrowing};
+pub use narrowing::{masked_loads_without_other, narrowings, Narrowing, NarrowingKind};
 
 /// A parse failure at `line:col` of the .ttir text.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

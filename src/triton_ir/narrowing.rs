@@ -10,37 +10,135 @@ pub struct Narrowing {
     pub what: String,
     pub line: u32,
     pub loc: super::ast::Loc,
-    /// Whether `--precision ieee` rounds it (f16/bf16 casts, tf32 dots).
+    /// Whether `--precision ieee` rounds it (f16/bf16 casts and arithmetic, tf32 dots).
     pub ieee_modelled: bool,
+    pub kind: NarrowingKind,
+}
+
+/// What kind of step rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NarrowingKind {
+    /// A conversion to a narrower float type (`arith.truncf`, an int to f16).
+    Conversion,
+    /// A `tt.dot` whose inputs run in tf32.
+    Tf32Dot,
+    /// One f16/bf16 arithmetic step (`x * 0.1` in f16).
+    Arithmetic,
+    /// An f16/bf16 step that accumulates: a running sum carried by a loop, a
+    /// `tt.reduce`, a `tt.dot` accumulating in f16. Its error grows with a size.
+    Accumulation,
 }
 
 /// Every narrowing op of the module, in program order: float truncations to a type
-/// narrower than f32, and `tt.dot`s on f32 operands that run in tf32 (Triton's default
-/// `input_precision`; `ieee` is exact f32).
+/// narrower than f32, arithmetic computed in f16/bf16 (accumulations marked), and
+/// `tt.dot`s on f32 operands that run in tf32 (Triton's default `input_precision`;
+/// `ieee` is exact f32).
 pub fn narrowings(module: &Module) -> Vec<Narrowing> {
     let mut out = Vec::new();
     for f in &module.funcs {
-        walk(&f.body, &mut out);
+        walk(&f.body, &Context::default(), &mut out);
     }
     out
 }
 
-fn walk(region: &Region, out: &mut Vec<Narrowing>) {
+/// Where an op sits: the values a loop carries, and the reduction it combines for.
+#[derive(Clone, Default)]
+struct Context<'a> {
+    /// The iteration arguments of the enclosing `scf.for` bodies.
+    carried: Vec<&'a str>,
+    /// The `tt.reduce`/`tt.scan` whose combine region this is.
+    reduce: Option<&'a Op>,
+}
+
+fn walk<'a>(region: &'a Region, ctx: &Context<'a>, out: &mut Vec<Narrowing>) {
     for block in &region.blocks {
         for op in &block.ops {
-            if let Some((what, ieee_modelled)) = narrowing(op) {
+            let found = narrowing(op).map(|(what, ieee)| {
+                let kind = if op.name == "tt.dot" {
+                    NarrowingKind::Tf32Dot
+                } else {
+                    NarrowingKind::Conversion
+                };
+                (what, ieee, kind, op)
+            });
+            if let Some((what, ieee_modelled, kind, at)) = found.or_else(|| arithmetic(op, ctx)) {
                 out.push(Narrowing {
                     what,
                     ieee_modelled,
-                    line: op.line,
-                    loc: op.loc.clone(),
+                    kind,
+                    line: at.line,
+                    loc: at.loc.clone(),
                 });
             }
             for r in &op.regions {
-                walk(r, out);
+                let mut inner = ctx.clone();
+                match op.name.as_str() {
+                    // The body's first argument is the induction variable.
+                    "scf.for" => inner.carried.extend(
+                        r.blocks
+                            .iter()
+                            .flat_map(|b| b.args.iter().skip(1))
+                            .map(|a| a.name.as_str()),
+                    ),
+                    "tt.reduce" | "tt.scan" => inner.reduce = Some(op),
+                    _ => {}
+                }
+                walk(r, &inner, out);
             }
         }
     }
+}
+
+/// An f16/bf16 (or f8) arithmetic step: what it is, whether `--precision ieee` rounds
+/// it, its kind, and the op to cite (a combine region's `tt.reduce`, whose line is the
+/// user's `tl.sum`).
+fn arithmetic<'a>(op: &'a Op, ctx: &Context<'a>) -> Option<(String, bool, NarrowingKind, &'a Op)> {
+    if !crate::exec::precision::computes_float(&op.name) {
+        return None;
+    }
+    let kind = float_kind(op.result_types.first()?)?;
+    if !matches!(kind, FloatKind::F16 | FloatKind::BF16 | FloatKind::F8) {
+        return None;
+    }
+    let ty = kind_name(kind);
+    let steps = match op.name.as_str() {
+        "arith.addf" => "additions",
+        "arith.subf" => "subtractions",
+        "arith.mulf" => "multiplications",
+        "arith.divf" => "divisions",
+        "math.fma" => "fused multiply-adds",
+        "tt.dot" => "dot-product accumulations",
+        "arith.sitofp" | "arith.uitofp" => "integer conversions",
+        _ => "operations",
+    };
+    let carried = op
+        .operands
+        .iter()
+        .any(|o| ctx.carried.contains(&o.as_str()));
+    let (role, kind_of, at) = match (ctx.reduce, op.name.as_str()) {
+        (Some(r), _) => (
+            format!(": a reduction (`{}`) combining in {ty}", r.name),
+            NarrowingKind::Accumulation,
+            r,
+        ),
+        (None, "tt.dot") => (
+            format!(": the dot's accumulator is {ty}"),
+            NarrowingKind::Accumulation,
+            op,
+        ),
+        (None, _) if carried => (
+            format!(": a running {ty} value carried by a loop"),
+            NarrowingKind::Accumulation,
+            op,
+        ),
+        _ => (String::new(), NarrowingKind::Arithmetic, op),
+    };
+    Some((
+        format!("{ty} {steps} (`{}`) read as exact{role}", op.name),
+        kind != FloatKind::F8,
+        kind_of,
+        at,
+    ))
 }
 
 fn narrowing(op: &Op) -> Option<(String, bool)> {

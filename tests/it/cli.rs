@@ -624,7 +624,10 @@ fn precision_ieee_refutes_and_replays(
     let v: serde_json::Value = serde_json::from_slice(&ieee.stdout).unwrap();
     assert_eq!(ieee.status.code(), Some(1), "{v}");
     assert_eq!(v["verdict"], "refuted");
-    assert_eq!(v["precision"], "ieee (f16/tf32 roundings modelled)");
+    assert_eq!(
+        v["precision"],
+        "ieee (f16/bf16/tf32 roundings and f32 overflow modelled)"
+    );
     assert_eq!(
         v["assumptions"],
         serde_json::json!([]),
@@ -650,7 +653,8 @@ fn precision_ieee_refutes_and_replays(
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("precision: ieee (f16/tf32 roundings modelled)") && text.contains("REFUTED"),
+        text.contains("precision: ieee (f16/bf16/tf32 roundings and f32 overflow modelled)")
+            && text.contains("REFUTED"),
         "{text}"
     );
     assert!(!text.contains(assumed), "{text}");

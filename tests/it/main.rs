@@ -23,6 +23,7 @@ mod formula_lang;
 mod formula_suite;
 mod gather;
 mod infer_launch;
+mod precision;
 mod int_widths;
 mod llm_set;
 mod ptx_atomics;

@@ -895,6 +895,18 @@ impl<'a, D: Domain> Sim<'a, D> {
         if ins.has("sat") {
             r = self.saturate(r);
         }
+        // `--precision ieee`: arithmetic in f16/bf16 (`add.f16`, `fma.rn.bf16`) rounds to
+        // nearest even in its type (`exec::precision`).
+        if self.domain.precision() == Precision::Ieee && op != "mov" {
+            let kind = match ty {
+                "f16" => Some(crate::triton_ir::ast::FloatKind::F16),
+                "bf16" => Some(crate::triton_ir::ast::FloatKind::BF16),
+                _ => None,
+            };
+            if let Some(k) = kind {
+                r = crate::exec::precision::in_type(&mut *self.domain, k, r);
+            }
+        }
         Ok(Val::Float(r))
     }
 }

@@ -1,0 +1,129 @@
+//! Arithmetic in the kernel's own float types under `--precision ieee` (DESIGN, "Reals"):
+//! the one place the TTIR interpreter puts a float result into its type.
+//!
+//! An f16 or bf16 result rounds to the nearest value of its type, ties to even
+//! (`Func::RoundF16`/`RoundBf16`: the functions the refuter evaluates, so a
+//! counterexample replays through `lift run --precision ieee`). An f32 result keeps
+//! f32's exponent range in the domains that evaluate (overflow to ±inf,
+//! [`Domain::f32_range`]); its mantissa stays exact (f32 rounding is not modelled).
+//! Casts (`arith.truncf`) and tf32 dot inputs round in `ops.rs` as before.
+//!
+//! Architecture invariant: only ops that compute a new float value (arithmetic, math
+//! functions, fma, dots, int → float conversions) are put in their type; loads,
+//! selects, shape ops and extrema of in-type values need no rounding.
+
+use super::domain::{Binary, Domain, Precision};
+use super::value::{Elem, Value};
+use crate::term::Func;
+use crate::triton_ir::ast::{FloatKind, Op, Type};
+
+/// The float type an op's result is put in under `--precision ieee`, if the op computes
+/// a new float value and the domain rounds.
+pub(crate) fn result_kind<D: Domain>(domain: &D, op: &Op) -> Option<FloatKind> {
+    if domain.precision() != Precision::Ieee || !computes_float(&op.name) {
+        return None;
+    }
+    match op.result_types.first()?.elem() {
+        Type::Float(k @ (FloatKind::F16 | FloatKind::BF16 | FloatKind::F32)) => Some(*k),
+        _ => None,
+    }
+}
+
+/// Ops whose float result is a new value computed in the result's type (extrema,
+/// `abs`, `floor` and `ceil` of in-type values are in the type already).
+pub(crate) fn computes_float(name: &str) -> bool {
+    let exact = matches!(
+        super::ops::float_binary(name),
+        Some(Binary::Max | Binary::Min)
+    ) || matches!(
+        super::ops::unary_func(name),
+        Some(Func::Abs | Func::Floor | Func::Ceil)
+    );
+    if exact {
+        return false;
+    }
+    super::ops::float_binary(name).is_some()
+        || super::ops::unary_func(name).is_some()
+        || matches!(
+            name,
+            "math.fma" | "tt.dot" | "tt.extern_elementwise" | "arith.sitofp" | "arith.uitofp"
+        )
+}
+
+/// `v` put in the float type `kind` (see the module comment).
+pub(crate) fn in_type<D: Domain>(domain: &mut D, kind: FloatKind, v: D::V) -> D::V {
+    match kind {
+        FloatKind::F16 => domain.func(Func::RoundF16, v),
+        FloatKind::BF16 => domain.func(Func::RoundBf16, v),
+        FloatKind::F32 => domain.f32_range(v),
+        FloatKind::F64 | FloatKind::F8 => v,
+    }
+}
+
+/// Every float element of `value` put in `kind`.
+pub(crate) fn value_in_type<D: Domain>(
+    domain: &mut D,
+    kind: FloatKind,
+    mut value: Value<D::V>,
+) -> Value<D::V> {
+    for e in value.elems.iter_mut() {
+        if let Elem::Float(v) = *e {
+            *e = Elem::Float(in_type(domain, kind, v));
+        }
+    }
+    value
+}
+
+/// `vals` (at least one) combined by `b` in the float type `kind`, rounding after every
+/// step, in the pairwise order of a GPU tree reduction (lane `i` with lane `i + h`):
+/// the order with the smallest rounding error, so a rounding it shows is not an
+/// artefact of a worse order than the GPU's.
+pub(crate) fn combine_in_type<D: Domain>(
+    domain: &mut D,
+    b: Binary,
+    kind: FloatKind,
+    vals: &[D::V],
+) -> D::V {
+    let mut level = vals.to_vec();
+    while level.len() > 1 {
+        let h = level.len().div_ceil(2);
+        let mut next = Vec::with_capacity(h);
+        for i in 0..h {
+            next.push(match level.get(i + h) {
+                Some(&w) => {
+                    let s = domain.binary(b, level[i], w);
+                    in_type(domain, kind, s)
+                }
+                None => level[i],
+            });
+        }
+        level = next;
+    }
+    level[0]
+}
+
+/// `x` with f32's exponent range: a magnitude that rounds beyond f32's largest value is
+/// ±inf (IEEE overflow, round to nearest); anything else is kept as it is.
+pub fn f32_range(x: f64) -> f64 {
+    let r = x as f32;
+    if r.is_infinite() && x.is_finite() {
+        r as f64
+    } else {
+        x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f32_overflow_is_infinite_and_nothing_else_changes() {
+        assert_eq!(f32_range(1e39), f64::INFINITY);
+        assert_eq!(f32_range(-1e39), f64::NEG_INFINITY);
+        // f32::MAX and a value that rounds down to it stay.
+        assert_eq!(f32_range(f32::MAX as f64), f32::MAX as f64);
+        assert_eq!(f32_range(0.1), 0.1);
+        assert!(f32_range(f64::NAN).is_nan());
+    }
+}
