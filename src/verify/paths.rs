@@ -281,7 +281,7 @@ pub fn explore(
         if setup
             .work
             .step(1)
-            .and(setup.work.z3(&solver.as_ref().expect("set")))
+            .and(setup.work.z3(solver.as_ref().expect("set")))
             .is_err()
         {
             let after = format!("after {} mask/branch cases", paths.len());
