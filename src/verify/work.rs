@@ -37,10 +37,11 @@ impl Default for Limits {
         Limits {
             // About 2 s of Z3 on a quiet 2020s core, as the timeout it replaces.
             query_rlimit: 3_000_000,
-            // The suite's heaviest proof (attention in one block) takes 0.8M units and
-            // 68k steps; a step that will not settle stops after about 6 s of Z3.
+            // The suite's heaviest proofs take 0.8M units (attention in one block) and
+            // 150k steps (matmul_tiles, 0.6 s); a step that will not settle stops after
+            // about 6 s of Z3.
             z3_work: 10_000_000,
-            steps: 150_000,
+            steps: 1_000_000,
             nearby_replays: 24,
             nearby_work: 65_536,
             timeout: None,
