@@ -109,6 +109,8 @@ pub struct CheckOptions {
     pub decide: decide::Options,
     /// After a verified instance, also prove the spec for every size (`check` only).
     pub all_sizes: bool,
+    /// The work limits of that all-sizes step.
+    pub limits: verify::Limits,
 }
 
 /// The float type of a kernel's tensors, for rounding the spec's decimal constants: the
@@ -204,7 +206,7 @@ pub fn check(
         report.seconds = start.elapsed().as_secs_f64();
     }
     if opts.all_sizes && report.outcome == Outcome::Verified {
-        let o = all_sizes(kernel, inst, spec_src, &mut terms, &claimed);
+        let o = all_sizes(kernel, inst, spec_src, &mut terms, &claimed, &opts.limits);
         if matches!(o.scope, verify::Scope::Refuted { .. }) {
             report.outcome = Outcome::Refuted;
         }
@@ -271,6 +273,7 @@ fn all_sizes(
     spec_src: &str,
     terms: &mut Terms,
     claimed: &BTreeMap<String, Vec<Option<TermId>>>,
+    limits: &verify::Limits,
 ) -> verify::Outcome {
     let start = Instant::now();
     let unknown = |reason: String| verify::Outcome {
@@ -281,7 +284,7 @@ fn all_sizes(
     };
     if kernel.ptx.is_some() {
         // CTA-level and bounded: verify says so without reading the spec again.
-        return verify::verify(kernel, inst, &[]);
+        return verify::verify_with(kernel, inst, &[], limits);
     }
     let outputs = match spec_formulas(kernel, inst, spec_src, terms) {
         Ok(o) => o,
@@ -307,7 +310,7 @@ fn all_sizes(
     if let Err(e) = agrees_at_instance(kernel, inst, &outputs, terms, claimed) {
         return unknown(e);
     }
-    verify::verify(kernel, inst, &outputs)
+    verify::verify_with(kernel, inst, &outputs, limits)
 }
 
 /// `outputs` with divisors taken out of matrix products
@@ -599,7 +602,7 @@ pub fn equiv(
         report
     };
     if opts.all_sizes && report.outcome == Outcome::Verified {
-        let o = equiv_all_sizes(left, right, &li, &ri);
+        let o = equiv_all_sizes(left, right, &li, &ri, &opts.limits);
         if matches!(o.scope, verify::Scope::Refuted { .. }) {
             report.outcome = Outcome::Refuted;
         }
@@ -612,7 +615,13 @@ pub fn equiv(
 /// Two kernels equal for every size: both proved equal, for every size, to the formula
 /// the first lifts to (the proof holds where both sides' constraints do). A refutation
 /// of the second at sizes where the first is proved is a size where the two differ.
-fn equiv_all_sizes(left: &Kernel, right: &Kernel, li: &Instance, ri: &Instance) -> verify::Outcome {
+fn equiv_all_sizes(
+    left: &Kernel,
+    right: &Kernel,
+    li: &Instance,
+    ri: &Instance,
+    limits: &verify::Limits,
+) -> verify::Outcome {
     let start = Instant::now();
     let unknown = |reason: String| verify::Outcome {
         scope: verify::Scope::Unknown { reason },
@@ -655,8 +664,8 @@ fn equiv_all_sizes(left: &Kernel, right: &Kernel, li: &Instance, ri: &Instance) 
         .collect();
     // One form both kernels are held to (any formula both equal makes them equal).
     let outputs = divisors_out(left, li, outputs);
-    let l = verify::verify(left, li, &outputs);
-    let r = verify::verify(right, ri, &outputs);
+    let l = verify::verify_with(left, li, &outputs, limits);
+    let r = verify::verify_with(right, ri, &outputs, limits);
     let (paths, time) = (l.paths + r.paths, start.elapsed());
     use verify::Scope::*;
     let scope = match (&l.scope, &r.scope) {

@@ -29,9 +29,12 @@ struct Cli {
     /// Log what each phase does (-v info, -vv debug).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
-    /// Wall-clock seconds the all-sizes step may take per kernel (default 10). What it
-    /// proves in that time depends on the machine and its load; raise it on a busy
-    /// machine or for a large kernel. The instance verdict never depends on it.
+    /// Last-resort wall-clock timeout of the all-sizes step, per kernel (default 300).
+    /// Verdicts do not depend on the machine: every step of the proof is bounded by
+    /// counts of work (Z3 resource units, prover steps), the same everywhere. Only when
+    /// this timeout fires does the machine matter, and then the all-sizes verdict is
+    /// UNKNOWN and says "timed out after N s: this verdict depends on the machine"
+    /// (never a proof, never a refutation). The instance verdict never depends on it.
     #[arg(long, global = true, value_name = "SECONDS")]
     budget: Option<f64>,
     #[command(subcommand)]
@@ -400,13 +403,15 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::new(level))
         .with_writer(std::io::stderr)
         .init();
-    if let Some(b) = cli.budget {
-        if !(b.is_finite() && b > 0.0) {
-            eprintln!("error: --budget must be a positive number of seconds, not {b}");
-            return ExitCode::from(2);
-        }
-        lift::verify::set_budget(std::time::Duration::from_secs_f64(b));
+    let budget = cli.budget.unwrap_or(DEFAULT_TIMEOUT_S);
+    if !(budget.is_finite() && budget > 0.0) {
+        eprintln!("error: --budget must be a positive number of seconds, not {budget}");
+        return ExitCode::from(2);
     }
+    let limits = lift::verify::Limits {
+        timeout: Some(std::time::Duration::from_secs_f64(budget)),
+        ..Default::default()
+    };
     let command = match cli.command {
         Some(c) => c,
         None if cli.lift.kernel.is_some() => Command::Lift { args: cli.lift },
@@ -415,7 +420,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(command) {
+    match run(command, &limits) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
             eprintln!("error: {e}");
@@ -430,7 +435,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<i32, Error> {
+/// The last-resort timeout of the all-sizes step, in seconds (see `--budget`).
+const DEFAULT_TIMEOUT_S: f64 = 300.0;
+
+fn run(command: Command, limits: &lift::verify::Limits) -> Result<i32, Error> {
     match command {
         Command::Lift { args } => {
             let path = args
@@ -442,7 +450,7 @@ fn run(command: Command) -> Result<i32, Error> {
             let mut terms = Terms::new();
             let mut lifted = lift::synth::lift(&k, &inst, &mut terms)?;
             if args.scope == ScopeArg::All {
-                lifted.verify_all_sizes(&k, &inst);
+                lifted.verify_all_sizes_with(&k, &inst, limits);
             }
             let rendered = match args.format {
                 LiftFormat::Text => Some(Ok(lifted.to_text(&terms))),
@@ -525,7 +533,7 @@ fn run(command: Command) -> Result<i32, Error> {
             let mut k = launch.load(&kernel)?;
             k.precision = precision.get();
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
-            let mut opts = decide_options(&decide)?;
+            let mut opts = decide_options(&decide, limits)?;
             opts.all_sizes = scope == ScopeArg::All;
             let report = check::check(&k, &inst, &spec, &opts)?;
             finish(&report, &inst, &opts, &decide, format)
@@ -582,7 +590,7 @@ fn run(command: Command) -> Result<i32, Error> {
             }
             let mut b = load(&right, launch_b.as_deref(), &exec, false)?;
             (a.precision, b.precision) = (precision.get(), precision.get());
-            let mut opts = decide_options(&decide)?;
+            let mut opts = decide_options(&decide, limits)?;
             opts.all_sizes = scope == ScopeArg::All;
             let sizes = sizes.into_iter().collect();
             let report = check::equiv(&a, &b, &sizes, &opts)?;
@@ -592,8 +600,14 @@ fn run(command: Command) -> Result<i32, Error> {
     }
 }
 
-fn decide_options(args: &DecideArgs) -> Result<check::CheckOptions, Error> {
-    let mut opts = check::CheckOptions::default();
+fn decide_options(
+    args: &DecideArgs,
+    limits: &lift::verify::Limits,
+) -> Result<check::CheckOptions, Error> {
+    let mut opts = check::CheckOptions {
+        limits: limits.clone(),
+        ..Default::default()
+    };
     for (name, path) in &args.inputs {
         opts.inputs.insert(name.clone(), npy::read(path)?);
     }

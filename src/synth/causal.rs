@@ -44,7 +44,7 @@ struct Causal {
 
 /// The formula of a causal output whose elements are `elems`, or `None` where the
 /// output is not causal or its completion does not lift. Where it is tried and fails,
-/// the search that follows starts afresh (memo, step budget and time budget).
+/// the search that follows starts afresh (memo, step budget and work limit).
 pub(super) fn lift(
     s: &mut Synth,
     opts: &Options,
@@ -61,12 +61,11 @@ pub(super) fn lift(
         c.keys,
         start.elapsed()
     );
-    s.deadline = Instant::now() + opts.time_budget;
+    s.renew(opts);
     let lifted = lift_complete(s, opts, name, &c, shape, elems);
     s.restart();
     if lifted.is_none() {
-        s.deadline = Instant::now() + opts.time_budget;
-        s.timed_out = false;
+        s.renew(opts);
     }
     lifted
 }

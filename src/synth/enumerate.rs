@@ -15,14 +15,15 @@
 //! scalar params it reads and the constants 1 and 2; operators are `neg`, the unary
 //! functions the target applies, `+ - * /`, `max`/`min` (when the target has them),
 //! `powi 2`, `sum`/`mean` (and `max`/`min`) over one axis with or without keepdim, and
-//! `@` of 2-D operands. Deterministic order, bounded by formula size and time.
+//! `@` of 2-D operands. Deterministic order, bounded by formula size and by the number
+//! of candidates formed (never by time: the same candidates on every machine).
 
 use super::Synth;
 use crate::decide::{self, Leaf, Options};
 use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
 use crate::term::{Func, Node, TermId, Terms};
 use std::collections::{BTreeSet, HashMap};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The fixed points candidates and targets are evaluated at (even seeds give mixed
 /// signs, odd ones positive values).
@@ -34,13 +35,16 @@ const MAX_SIZE: usize = 6;
 const MAX_ELEMS: usize = 4096;
 
 /// State kept across the stalls of one synthesis: the banks of enumerated candidates
-/// (one per set of terminals) and the time budget.
+/// (one per set of terminals) and the candidates they may still form.
 pub(super) struct Fallback {
     banks: HashMap<Vec<String>, Bank>,
-    budget: Duration,
     /// `None` while disabled: a first top-down pass runs without the fallback, so ops
     /// that lift top-down pay nothing for it.
-    deadline: Option<Instant>,
+    left: Option<usize>,
+    /// Candidates one stall may form.
+    per_stall: usize,
+    /// Candidates formed so far, for the debug log.
+    formed: usize,
     /// Inside a retry on normalised terms (no second normalisation).
     normalising: bool,
     normalised: HashMap<(TermId, bool), Option<TermId>>,
@@ -49,31 +53,35 @@ pub(super) struct Fallback {
     pub(super) enumerate: bool,
 }
 
-/// Most time one stall may spend enumerating.
-const PER_STALL: Duration = Duration::from_millis(400);
-
 impl Fallback {
-    pub(super) fn new(budget: Duration) -> Fallback {
+    pub(super) fn new() -> Fallback {
         Fallback {
             banks: HashMap::new(),
-            budget,
-            deadline: None,
+            left: None,
+            per_stall: 0,
+            formed: 0,
             normalising: false,
             normalised: HashMap::new(),
             enumerate: false,
         }
     }
-    /// Turns the fallback on, with the whole budget from now.
-    pub(super) fn enable(&mut self) {
-        self.deadline = Some(Instant::now() + self.budget);
+    /// Turns the fallback on, with the whole work limit of `opts`.
+    pub(super) fn enable(&mut self, opts: &super::Options) {
+        self.left = Some(opts.enumerated);
+        self.per_stall = opts.enumerated_per_stall;
+    }
+
+    /// Candidates formed so far.
+    pub(super) fn formed(&self) -> usize {
+        self.formed
     }
 }
 
 /// The hook: a formula for `list` (shape `shape`, or broadcastable to it) where top-down
 /// gave up.
 pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option<Formula> {
-    let deadline = s.fallback.deadline?;
-    if list.len() > MAX_ELEMS || Instant::now() > deadline {
+    let left = s.fallback.left?;
+    if list.len() > MAX_ELEMS || left == 0 {
         return None;
     }
     if !s.fallback.normalising {
@@ -123,8 +131,21 @@ pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option
     }) {
         return None;
     }
-    let deadline = deadline.min(Instant::now() + PER_STALL);
-    search(s.terms, s.env, shape, list, &mut s.fallback.banks, deadline).0
+    let mut units = left.min(s.fallback.per_stall);
+    let before = units;
+    let r = search(
+        s.terms,
+        s.env,
+        shape,
+        list,
+        &mut s.fallback.banks,
+        &mut units,
+    )
+    .0;
+    let spent = before - units;
+    s.fallback.formed += spent;
+    s.fallback.left = Some(left - spent);
+    r
 }
 
 /// Top-down over the whole output list normalised at once, with no further
@@ -228,7 +249,7 @@ pub(super) fn search(
     shape: &[usize],
     list: &[TermId],
     banks: &mut HashMap<Vec<String>, Bank>,
-    deadline: Instant,
+    units: &mut usize,
 ) -> (Option<Formula>, usize) {
     let Some(sig) = Signature::of(terms, list) else {
         return (None, 0);
@@ -252,10 +273,10 @@ pub(super) fn search(
                 return (None, rejected);
             }
         }
-        if bank.size >= MAX_SIZE || Instant::now() > deadline {
+        if bank.size >= MAX_SIZE || *units == 0 {
             return (None, rejected);
         }
-        bank.grow(deadline);
+        bank.grow(units);
     }
 }
 
@@ -414,6 +435,8 @@ pub(super) struct Bank {
     binary: Vec<BinaryOp>,
     reduce: Vec<ReduceOp>,
     max_rank: usize,
+    /// Values computed so far (every candidate formed, kept or not): the work count.
+    computed: usize,
 }
 
 impl Bank {
@@ -434,6 +457,7 @@ impl Bank {
             reduce.extend([ReduceOp::Max, ReduceOp::Min]);
         }
         let mut bank = Bank {
+            computed: 0,
             cands: Vec::new(),
             by_size: vec![Vec::new(), Vec::new()],
             seen: HashMap::new(),
@@ -478,6 +502,7 @@ impl Bank {
                 None => return,
             },
         };
+        self.computed += vals.len().max(1);
         let Some(q) = quantize(&vals) else {
             return;
         };
@@ -531,15 +556,23 @@ impl Bank {
         out
     }
 
-    /// Enumerates the candidates of the next size.
-    fn grow(&mut self, deadline: Instant) {
+    /// Enumerates the candidates of the next size, one of `units` per value computed
+    /// (stopping where they run out).
+    fn grow(&mut self, units: &mut usize) {
+        let start = self.computed;
+        self.grow_within(start.saturating_add(*units));
+        *units = units.saturating_sub(self.computed - start);
+    }
+
+    /// [`Self::grow`] until `self.computed` reaches `limit`.
+    fn grow_within(&mut self, limit: usize) {
         let size = self.size + 1;
         self.size = size;
         let env = ShapeEnv::new();
         // Unary, powi, reductions of size - 1.
         let prev: Vec<usize> = self.by_size.get(size - 1).cloned().unwrap_or_default();
         for &i in &prev {
-            if Instant::now() > deadline {
+            if self.computed >= limit {
                 return;
             }
             let (f, shape, vals) = {
@@ -579,7 +612,7 @@ impl Bank {
             let la: Vec<usize> = self.by_size.get(sa).cloned().unwrap_or_default();
             let lb: Vec<usize> = self.by_size.get(sb).cloned().unwrap_or_default();
             for &a in &la {
-                if Instant::now() > deadline {
+                if self.computed >= limit {
                     return;
                 }
                 for &b in &lb {
@@ -762,8 +795,8 @@ mod tests {
         ShapeEnv::new().tensor("x", &[3, 4])
     }
 
-    fn far() -> Instant {
-        Instant::now() + Duration::from_secs(30)
+    fn far() -> usize {
+        usize::MAX
     }
 
     #[test]
@@ -778,7 +811,14 @@ mod tests {
                 terms.mul(s, q)
             })
             .collect();
-        let (f, rejected) = search(&mut terms, &env, &[3], &list, &mut HashMap::new(), far());
+        let (f, rejected) = search(
+            &mut terms,
+            &env,
+            &[3],
+            &list,
+            &mut HashMap::new(),
+            &mut far(),
+        );
         assert_eq!(f.map(|f| f.to_string()).as_deref(), Some("mean(x, axis=1)"));
         assert_eq!(rejected, 0);
     }
@@ -803,7 +843,14 @@ mod tests {
                 list.push(terms.add(x, p));
             }
         }
-        let (f, rejected) = search(&mut terms, &env, &[3, 4], &list, &mut HashMap::new(), far());
+        let (f, rejected) = search(
+            &mut terms,
+            &env,
+            &[3, 4],
+            &list,
+            &mut HashMap::new(),
+            &mut far(),
+        );
         assert!(f.is_none(), "accepted {f:?}");
         assert!(rejected >= 1, "the fingerprint should have proposed x");
     }

@@ -15,7 +15,8 @@
 //! size expressions) and concatenations where the elements' input tensors change along an
 //! axis. A 0-d result is broadcast to the output's shape. Afterwards `c · sum(a, axis)`
 //! with `c = 1/n` reads as `mean(a, axis)` ([`meanify`]) and [`tidy`] makes it read like a
-//! textbook. The search has a wall-clock budget ([`Options::time_budget`]).
+//! textbook. The search is bounded by counts of work ([`Options`]), never by time, so
+//! a lift gives the same result on every machine.
 
 use crate::decide::{self, Verdict};
 use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
@@ -48,17 +49,28 @@ type Memo = HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>;
 /// few taps); wider nodes are reductions, ordered there.
 const MAX_ORDERED_SPLIT: usize = 16;
 
-/// How hard synthesis tries.
+/// How hard synthesis tries: counts of work, the same on every machine.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Wall-clock time for the search of one output (a stall naming the sub-term after).
-    pub time_budget: Duration,
+    /// Build steps of the search for one output, every pass together (a stall naming
+    /// the sub-term after); the last stage (the whole output normalised) and a causal
+    /// output's completion get as many again.
+    pub steps: usize,
+    /// Candidate formulas the enumerating fallback may form for one output, every
+    /// stall together.
+    pub enumerated: usize,
+    /// Candidate formulas one stall may form.
+    pub enumerated_per_stall: usize,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
-            time_budget: Duration::from_secs(5),
+            // Five passes of `BUDGET` steps; the suite's lifts take at most a few
+            // thousand.
+            steps: 100_000,
+            enumerated: 15_000_000,
+            enumerated_per_stall: 2_000_000,
         }
     }
 }
@@ -177,6 +189,14 @@ pub fn lift_with(
             .unwrap_or_else(|| synthesize(&mut s, opts, &t.name, &t.shape, &elems, false));
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
+        if std::env::var_os("LIFT_DEBUG_WORK").is_some() {
+            eprintln!(
+                "synth {}: {} steps, {} enumerated, stopped {timed_out}",
+                t.name,
+                s.steps_taken,
+                s.fallback.formed()
+            );
+        }
         instances = std::mem::take(&mut s.instances);
         s.restart();
         built_before = std::mem::take(&mut s.memo);
@@ -213,8 +233,8 @@ pub fn lift_with(
             Err(stall) => {
                 let why = if timed_out {
                     format!(
-                        "time budget of {:?} exhausted; no formula for the sub-term",
-                        opts.time_budget
+                        "work limit of {} build steps spent; no formula for the sub-term",
+                        opts.steps
                     )
                 } else {
                     "no formula for the sub-term".to_string()
@@ -302,7 +322,7 @@ fn synthesize(
         tracing::debug!("synth {}: by factor {:?}", name, start.elapsed());
     }
     if built.is_err() && !s.timed_out {
-        s.fallback.enable();
+        s.fallback.enable(opts);
         for enumerate in [false, true] {
             s.fallback.enumerate = enumerate;
             s.restart();
@@ -318,8 +338,7 @@ fn synthesize(
         }
     }
     if built.is_err() {
-        s.deadline = Instant::now() + opts.time_budget;
-        s.timed_out = false;
+        s.renew(opts);
         s.restart();
         if let Some(f) = enumerate::whole_output(s, shape, elems, false) {
             built = Ok(f);
@@ -529,7 +548,11 @@ struct Synth<'a> {
     memo: Memo,
     budget: usize,
     fallback: enumerate::Fallback,
-    deadline: Instant,
+    /// Build steps left to this output's search (see [`Options::steps`]).
+    steps_left: usize,
+    /// Build steps taken, for the debug log.
+    steps_taken: usize,
+    /// Set once `steps_left` ran out: every later build stalls.
     timed_out: bool,
     /// Input tensors below each term, as a bit set over `tensor_ids`.
     tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
@@ -557,8 +580,9 @@ impl<'a> Synth<'a> {
             known,
             memo: HashMap::new(),
             budget: BUDGET,
-            fallback: enumerate::Fallback::new(Duration::from_secs(3)),
-            deadline: Instant::now() + opts.time_budget,
+            fallback: enumerate::Fallback::new(),
+            steps_left: opts.steps,
+            steps_taken: 0,
             timed_out: false,
             tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
@@ -573,10 +597,16 @@ impl<'a> Synth<'a> {
     /// A new pass: nothing memoised (the fallback changes what a stall gives) and the
     /// whole step budget.
     /// A fresh attempt: the step budget renewed, failures forgotten (they depend on the
-    /// budget and the deadline); built sub-lists kept, each matched its list exactly.
+    /// budget and the work left); built sub-lists kept, each matched its list exactly.
     fn restart(&mut self) {
         self.memo.retain(|_, r| r.is_ok());
         self.budget = BUDGET;
+    }
+
+    /// The whole work limit again, for a stage that gets its own ([`Options::steps`]).
+    fn renew(&mut self, opts: &Options) {
+        self.steps_left = opts.steps;
+        self.timed_out = false;
     }
 
     /// Whether `f`, broadcast to `shape`, has exactly the terms `list`.
@@ -621,13 +651,15 @@ impl<'a> Synth<'a> {
             self.memo.insert(key, Ok(f.clone()));
             return Ok(f);
         }
-        if Instant::now() > self.deadline {
+        if self.steps_left == 0 {
             self.timed_out = true;
         }
         let r = if self.budget == 0 || self.timed_out {
             Err(list[0])
         } else {
             self.budget -= 1;
+            self.steps_left -= 1;
+            self.steps_taken += 1;
             match self.build_uncached(shape, list) {
                 Ok(f) => Ok(f),
                 Err(e) => self

@@ -13,6 +13,16 @@ impl Lift {
         kernel: &crate::kernel::Kernel,
         inst: &crate::launch::Instance,
     ) {
+        self.verify_all_sizes_with(kernel, inst, &crate::verify::Limits::default())
+    }
+
+    /// [`Lift::verify_all_sizes`] within `limits`.
+    pub fn verify_all_sizes_with(
+        &mut self,
+        kernel: &crate::kernel::Kernel,
+        inst: &crate::launch::Instance,
+        limits: &crate::verify::Limits,
+    ) {
         if self.exit_code() != 0 {
             return;
         }
@@ -21,7 +31,7 @@ impl Lift {
             .iter()
             .filter_map(|o| o.formula.as_ref().map(|f| Output::new(&o.name, f.clone())))
             .collect();
-        self.all_sizes = Some(crate::verify::verify(kernel, inst, &outputs));
+        self.all_sizes = Some(crate::verify::verify_with(kernel, inst, &outputs, limits));
     }
 
     /// 0 when every output lifted (and no size refutes it), 1 when an output is NaN or

@@ -126,8 +126,14 @@ impl Run<'_, '_, '_> {
                     self.setup.max_paths
                 ));
             }
-            if std::time::Instant::now() > self.setup.deadline {
-                break unsupported("the time budget ran out inside a loop body");
+            if self
+                .setup
+                .work
+                .step(1)
+                .and(self.setup.work.z3(&self.solver))
+                .is_err()
+            {
+                break unsupported(self.setup.work.reason("inside a loop body"));
             }
             while trail.last() == Some(&false) {
                 trail.pop();
@@ -760,11 +766,11 @@ impl Run<'_, '_, '_> {
         Ok(r)
     }
 
-    /// An error once the verification's wall-clock budget is spent: matching loop
-    /// results can take long between the interpreter's own checks.
+    /// An error once the verification's work limit is spent (one step per call):
+    /// matching loop results can take long between the interpreter's own checks.
     fn within_budget(&self) -> R<()> {
-        if std::time::Instant::now() > self.setup.deadline {
-            return unsupported("the time budget ran out while matching loop results");
+        if self.setup.work.step(1).is_err() {
+            return unsupported(self.setup.work.reason("while matching loop results"));
         }
         Ok(())
     }

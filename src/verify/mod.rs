@@ -37,6 +37,7 @@ pub mod paths;
 mod residue;
 pub mod sym;
 mod welford;
+pub mod work;
 
 use crate::decide::{self, Verdict};
 use crate::formula::Output as FormulaOutput;
@@ -49,6 +50,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use sym::{Cond, Poly, Rel, Smt};
+pub use work::Limits;
+use work::Work;
 use z3::ast::{Ast, Int};
 use z3::SatResult;
 
@@ -140,28 +143,6 @@ pub fn sizes_text(sizes: &[(String, i64)]) -> String {
 /// Most paths one run may fork into.
 pub const MAX_PATHS: usize = 256;
 
-/// Wall-clock budget of the unbounded step (all candidate constraints together), by
-/// default.
-pub const BUDGET: Duration = Duration::from_secs(10);
-
-/// The budget in force, in milliseconds (see [`set_budget`]).
-static BUDGET_MS: std::sync::atomic::AtomicU64 =
-    std::sync::atomic::AtomicU64::new(BUDGET.as_millis() as u64);
-
-/// Sets the wall-clock budget of every later unbounded step in this process. A
-/// budget is a wall-clock time, so what is proved within it depends on the machine and
-/// its load; tests that assert proofs raise it, benchmarks report the time itself.
-pub fn set_budget(d: Duration) {
-    BUDGET_MS.store(d.as_millis() as u64, std::sync::atomic::Ordering::Relaxed);
-}
-
-fn budget() -> Duration {
-    Duration::from_millis(BUDGET_MS.load(std::sync::atomic::Ordering::Relaxed))
-}
-
-/// Extra time for replaying sizes near the instance once no proof was found.
-pub const NEARBY_BUDGET: Duration = Duration::from_secs(3);
-
 /// Why one attempt failed.
 struct Failed {
     reason: String,
@@ -171,7 +152,19 @@ struct Failed {
 /// Proves `outputs` (formulas over the launch's inputs) equal to `kernel`'s outputs for
 /// every size; `inst` is the launch's own instance (constraints must admit it).
 pub fn verify(kernel: &Kernel, inst: &Instance, outputs: &[FormulaOutput]) -> Outcome {
+    verify_with(kernel, inst, outputs, &Limits::default())
+}
+
+/// [`verify`] within `limits`. Only the last-resort timeout reads the clock, and when
+/// it fires the scope is `Unknown` and says so.
+pub fn verify_with(
+    kernel: &Kernel,
+    inst: &Instance,
+    outputs: &[FormulaOutput],
+    limits: &Limits,
+) -> Outcome {
     let start = Instant::now();
+    let work = Work::new(limits);
     let sizes: Vec<String> = kernel.launch.sizes.keys().cloned().collect();
     let mut out = Outcome {
         scope: Scope::Unknown {
@@ -181,10 +174,21 @@ pub fn verify(kernel: &Kernel, inst: &Instance, outputs: &[FormulaOutput]) -> Ou
         paths: 0,
         time: Duration::ZERO,
     };
-    out.scope = match run(kernel, inst, outputs, &sizes, &mut out.paths) {
+    out.scope = match run(kernel, inst, outputs, &sizes, &mut out.paths, &work) {
+        // A timeout may only ever give UNKNOWN, whatever was found before it.
+        _ if work.timed_out() => Scope::Unknown {
+            reason: work.timeout_reason(),
+        },
         Ok(s) => s,
         Err(reason) => Scope::Unknown { reason },
     };
+    if std::env::var_os("LIFT_DEBUG_WORK").is_some() {
+        let (steps, z3) = work.spent();
+        eprintln!(
+            "all-sizes work: {steps} steps, {z3} z3 units, {:?}",
+            start.elapsed()
+        );
+    }
     out.time = start.elapsed();
     out
 }
@@ -195,6 +199,7 @@ fn run(
     outputs: &[FormulaOutput],
     sizes: &[String],
     paths_seen: &mut usize,
+    work: &Work,
 ) -> Result<Scope, String> {
     if kernel.ptx.is_some() {
         return Err("PTX proofs are CTA-level and bounded (Volta's model)".into());
@@ -292,15 +297,16 @@ fn run(
     widths.dedup();
     let candidates = candidates(&widths, sizes, inst);
     let mut cfg = z3::Config::new();
-    // A query Z3 cannot settle in this time counts as "maybe" (never as a proof).
-    cfg.set_timeout_msec(2000);
+    // A query Z3 cannot settle within its resource limit counts as "maybe" (never as a
+    // proof); a resource count, unlike a timeout, is the same on every machine.
+    cfg.set_param_value("rlimit", &work.limits.query_rlimit.to_string());
     let ctx = z3::Context::new(&cfg);
+    let counter = z3::Solver::new(&ctx);
     let smt = Smt { ctx: &ctx };
     let mut failures: Vec<Failed> = Vec::new();
     // Constraints whose attempt ended without a failed obligation (unsupported, out of
     // time): the kernel may well be correct under them, so no size outside them refutes.
     let mut unsettled: Vec<Bound> = Vec::new();
-    let deadline = Instant::now() + budget();
     // Lazy masks first, for every candidate (one path where forking may take
     // thousands), then forking on every undecided lane (which reads reductions within
     // one block) for the candidates the lazy pass left unsettled. A lazy attempt that
@@ -349,7 +355,7 @@ fn run(
             pids: pids.clone(),
             grid: grid.clone(),
             max_paths: MAX_PATHS,
-            deadline,
+            work,
             templates: &templates,
             input_shapes: &input_shapes,
             lazy_masks,
@@ -363,8 +369,9 @@ fn run(
                 Err(u) => u.message.clone(),
             };
             eprintln!(
-                "explore {cand:?} lazy={lazy_masks}: {:?}, {how}",
-                t0.elapsed()
+                "explore {cand:?} lazy={lazy_masks}: {:?}, {how}, work so far {:?}",
+                t0.elapsed(),
+                work.spent()
             );
         }
         let failed = match explored {
@@ -446,8 +453,8 @@ fn run(
             }
             failures.push(failed);
         }
-        if Instant::now() > deadline {
-            if held.is_some() {
+        if work.z3(&counter).is_err() {
+            if held.is_some() || work.timed_out() {
                 break;
             }
             // This candidate and the ones not tried are unsettled; the ones whose
@@ -464,6 +471,9 @@ fn run(
     if let Some(scope) = held {
         return Ok(scope);
     }
+    if work.timed_out() {
+        return Err(work.timeout_reason());
+    }
     // Replay the witnesses, most constrained attempt first. A wrong value anywhere is
     // the counterexample to give before a fault (an out-of-bounds read at `D = 1` of a
     // kernel that hard-codes `D == 16` is true, but says less than its wrong row sums
@@ -471,6 +481,9 @@ fn run(
     let mut fault = None;
     for f in failures.iter().rev() {
         let Some(w) = &f.witness else { continue };
+        if work.clock() {
+            return Err(work.timeout_reason());
+        }
         let outside = w
             .iter()
             .any(|(s, v)| unsettled.iter().any(|b| b.excludes(s, *v)));
@@ -496,7 +509,7 @@ fn run(
     // No witness replays: the bounded checker tries sizes near the instance (each size
     // in turn at 1, 2, 3 and around each block width), where tail and stride bugs live.
     let mut tried = 0;
-    let search_deadline = Instant::now().max(deadline) + NEARBY_BUDGET;
+    let mut nearby_left = work.limits.nearby_work;
     for s in sizes {
         let mut values: Vec<i64> = vec![1, 2, 3];
         for w in &widths {
@@ -506,11 +519,7 @@ fn run(
         values.dedup();
         for v in values {
             let outside = unsettled.iter().any(|b| b.excludes(s, v));
-            if !(1..=64).contains(&v)
-                || outside
-                || inst.sizes.get(s) == Some(&v)
-                || Instant::now() > search_deadline
-            {
+            if !(1..=64).contains(&v) || outside || inst.sizes.get(s) == Some(&v) {
                 continue;
             }
             let mut at: Vec<(String, i64)> =
@@ -520,9 +529,17 @@ fn run(
                     *x = v;
                 }
             }
+            let cost: u64 = at.iter().map(|(_, x)| (*x).max(1) as u64).product();
+            if cost > nearby_left {
+                continue;
+            }
+            nearby_left -= cost;
             tried += 1;
-            if tried > 24 {
+            if tried > work.limits.nearby_replays || work.clock() {
                 break;
+            }
+            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                eprintln!("nearby replay at {at:?}");
             }
             // Only a wrong value counts here: a fault or an unwritten element at a size
             // the kernel was never written for (a head dimension equal to its block)
@@ -542,11 +559,8 @@ fn run(
         .or(failures.first())
         .map(|f| f.reason.clone())
         .unwrap_or_else(|| {
-            if Instant::now() > deadline {
-                format!(
-                    "the time budget ({:.0} s) ran out before any attempt settled",
-                    budget().as_secs_f64()
-                )
+            if work.stopped().is_some() {
+                work.reason("before any attempt settled")
             } else {
                 "no proof".into()
             }

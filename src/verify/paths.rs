@@ -161,8 +161,8 @@ pub struct Setup<'a> {
     pub pids: [Poly; 3],
     pub grid: [Poly; 3],
     pub max_paths: usize,
-    /// When to give up (the whole unbounded step shares one budget).
-    pub deadline: std::time::Instant,
+    /// The work the step may still do (the whole unbounded step shares one).
+    pub work: &'a super::work::Work,
     /// The formula's reductions, which loop summaries are matched against.
     pub templates: &'a [super::at_index::Template],
     pub input_shapes: &'a std::collections::BTreeMap<String, Vec<Poly>>,
@@ -279,11 +279,14 @@ pub fn explore(
         used.unwind();
         solver = Some(used);
         paths.push(path);
-        if std::time::Instant::now() > setup.deadline {
-            return unsupported(format!(
-                "the time budget ran out after {} mask/branch cases",
-                paths.len()
-            ));
+        if setup
+            .work
+            .step(1)
+            .and(setup.work.z3(solver.as_ref().expect("set")))
+            .is_err()
+        {
+            let after = format!("after {} mask/branch cases", paths.len());
+            return unsupported(setup.work.reason(&after));
         }
         if paths.len() > setup.max_paths {
             return unsupported(format!(

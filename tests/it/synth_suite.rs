@@ -299,17 +299,18 @@ fn torch_renderings_of_lifted_formulas_reproduce_the_references() {
 }
 
 #[test]
-fn synthesis_stops_at_its_time_budget() {
+fn synthesis_stops_at_its_work_limit() {
     let k = Kernel::load(&root().join("triton_ir/softmax/kernel.ttir"), None).unwrap();
     let inst = k.instance(&BTreeMap::new()).unwrap();
     let mut terms = Terms::new();
     let opts = synth::Options {
-        time_budget: std::time::Duration::ZERO,
+        steps: 0,
+        ..Default::default()
     };
     let l = synth::lift_with(&k, &inst, &mut terms, &opts).unwrap();
     assert_eq!(l.exit_code(), 3);
     let why = l.outputs[0].stalled.as_deref().unwrap();
-    assert!(why.contains("time budget"), "{why}");
+    assert!(why.contains("work limit"), "{why}");
     assert!(why.contains("x[0,0]"), "{why}");
 }
 

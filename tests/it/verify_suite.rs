@@ -306,3 +306,52 @@ fn a_derived_bound_is_needed_one_past_it_fails() {
     let spec = k.spec(&inst, &mut terms).unwrap();
     assert!(spec.outputs[0].elems.iter().any(|e| e.is_none()));
 }
+
+/// Verdicts depend on counts of work, never on the machine: the one wall-clock limit, the
+/// last-resort timeout, can only give UNKNOWN and says so. A kernel proved for all sizes
+/// (`add`) and a size twin refuted (`add_tail`) both become UNKNOWN under a timeout of
+/// zero, and a work limit of one step gives the same UNKNOWN on every run.
+#[test]
+fn a_spent_timeout_gives_unknown_never_a_proof_or_a_refutation() {
+    use lift::verify::Limits;
+    let outcome = |name: &str, limits: &Limits| {
+        let f = fixtures().into_iter().find(|f| f.name() == name).unwrap();
+        let k = Kernel::load(&f.kernel(), None).unwrap();
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let mut terms = Terms::new();
+        let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
+        lifted.verify_all_sizes_with(&k, &inst, limits);
+        lifted.all_sizes.expect("the step ran").scope
+    };
+    let timeout = Limits {
+        timeout: Some(std::time::Duration::ZERO),
+        ..Limits::default()
+    };
+    let one_step = Limits {
+        steps: 1,
+        ..Limits::default()
+    };
+    assert!(matches!(
+        outcome("add", &Limits::default()),
+        Scope::AllSizes { .. }
+    ));
+    assert!(matches!(
+        outcome("add_tail", &Limits::default()),
+        Scope::Refuted { .. }
+    ));
+    for name in ["add", "add_tail"] {
+        match outcome(name, &timeout) {
+            Scope::Unknown { reason } => assert!(
+                reason.contains("this verdict depends on the machine"),
+                "{name}: {reason}"
+            ),
+            s => panic!("{name}: a spent timeout gave {s:?}"),
+        }
+    }
+    let first = outcome("add", &one_step);
+    assert!(
+        matches!(&first, Scope::Unknown { reason } if reason.contains("work limit")),
+        "{first:?}"
+    );
+    assert_eq!(first, outcome("add", &one_step));
+}
