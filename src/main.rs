@@ -194,8 +194,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Report benign races (a read racing with a write whose value is never used,
-        /// two stores of the same value) as RACE, as the PTX memory model has them,
-        /// instead of listing them.
+        /// warps storing one value in one instruction) as RACE, as the PTX memory
+        /// model has them, instead of listing them.
         #[arg(long)]
         strict_races: bool,
     },

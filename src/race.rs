@@ -29,9 +29,9 @@ pub struct RaceReport {
     pub instance: Instance,
     pub seconds: f64,
     /// Races the PTX memory model calls races but that cannot change an output (a
-    /// read whose value is never used, two stores of the same value), one per pair of
-    /// instructions; with
-    /// `--strict-races` the first is the finding instead.
+    /// read whose value is never used, warps storing one value in one instruction),
+    /// one per pair of instructions; with `--strict-races` the first is the finding
+    /// instead.
     pub benign: Vec<BenignRace>,
 }
 
@@ -60,7 +60,7 @@ pub fn verdict_word(kind: ErrorKind) -> &'static str {
 }
 
 /// Execute the kernel on `inst` and report the first unsafe access; benign races
-/// (dead reads, same-value stores) are listed and keep SAFE.
+/// (dead reads, warps storing one value in one instruction) are listed and keep SAFE.
 pub fn race(kernel: &Kernel, inst: &Instance) -> Result<RaceReport, Error> {
     race_with(kernel, inst, false)
 }

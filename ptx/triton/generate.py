@@ -21,7 +21,9 @@ CHECKS ([(spec, verdict)] for `lift check`), RACE_VERDICT ("SAFE" or "RACE", wha
 These are the PTX constructs Triton emits that its other fixtures (triton_ir/) do not
 show: small blocks whose elements several threads hold (replicated lanes: every
 thread loads, one stores), `eviction_policy=` loads (`createpolicy` and
-`L2::cache_hint` operands), NaN tests (`setp.num`).
+`L2::cache_hint` operands), NaN tests (`setp.num`), and a reduction at num_warps = 4
+over a 32 x 64 tile (`rowsum_tile`: every lane of a warp stores the warp's partial to
+one shared address in one instruction, and warps replicate them).
 
 The environment is `.venv-gen` at the repository root (triton==3.9.0), as for
 triton_ir/generate.py; this script re-executes itself with that interpreter.

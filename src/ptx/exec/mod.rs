@@ -202,8 +202,8 @@ pub fn execute<D: Domain>(
 /// and deadlocks depend on addresses only; and with the benign races of a run that
 /// ended cleanly: conflicting accesses the PTX memory model calls races but that
 /// cannot change an output (a read whose value reaches no store, address, branch or
-/// other thread; two plain stores of the same value), one per pair of instructions,
-/// in instruction order.
+/// other thread; warps storing one value in one instruction), one per pair of
+/// instructions, in instruction order.
 pub fn execute_for_races<D: Domain>(
     module: &Module,
     inst: &Instance,

@@ -69,8 +69,8 @@ pub(super) enum Place {
     Shared { addr: u64, size: u64 },
 }
 
-/// A race no output depends on (a read whose value was never used, two stores of the
-/// same value): the first one of its pair of instructions.
+/// A race no output depends on (a read whose value was never used, warps storing one
+/// value in one instruction): the first one of its pair of instructions.
 pub(super) struct Benign {
     message: String,
     /// The instruction whose line it is reported at (the read; the later store).
@@ -166,11 +166,12 @@ impl<'a, D: Domain> Sim<'a, D> {
             .rotate_left(29);
     }
 
-    /// Whether `a` (logged earlier) and the current store `r` of thread `t` are one
-    /// warp instruction: two lanes of one warp of the current CTA and epoch, at the
-    /// same instruction after the same path, storing to the same bytes. The PTX ISA
-    /// makes such stores no race: one lane's store wins.
-    fn one_warp_store(&self, a: &Rec<D::V>, r: &Rec<D::V>, t: usize) -> bool {
+    /// Whether `a` (logged earlier) and the current store `r` are the same store
+    /// instruction run by threads of the current CTA and epoch on the same path (the
+    /// same trace) into the same bytes: lanes of one warp run it as one warp
+    /// instruction; warps holding replicated copies of a tile (Triton's layouts at
+    /// num_warps >= 2) run it with the same values.
+    fn same_store(&self, a: &Rec<D::V>, r: &Rec<D::V>) -> bool {
         a.write
             && r.write
             && !a.atomic
@@ -180,7 +181,6 @@ impl<'a, D: Domain> Sim<'a, D> {
             && a.instr == r.instr
             && a.trace == r.trace
             && (a.addr, a.size) == (r.addr, r.size)
-            && self.threads[a.thread].warp == self.threads[t].warp
     }
 
     /// Whether two stored values are the same for every input: the same constant, or
@@ -271,31 +271,34 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                 },
             };
-            // Lanes of one warp storing to one address in one instruction: one lane's
-            // store wins. No race; a finding only if the values may differ.
-            if self.one_warp_store(a, r, t) {
-                if self.same_stored(a.value, r.value) {
+            // One store instruction, one path, one address. Lanes of one warp: one warp
+            // instruction, one lane's store wins; no race, a finding only if the values
+            // may differ. Other warps storing the same value (replicated tiles): a race
+            // in the memory model that no output depends on.
+            if self.same_store(a, r) {
+                let same = self.same_stored(a.value, r.value);
+                if self.threads[a.thread].warp == self.threads[t].warp {
+                    if same {
+                        continue;
+                    }
+                    let mut m = format!(
+                        "nondeterministic value of {}: {} and {} in one warp instruction, \
+                         storing values that may differ; one lane's store wins and the PTX \
+                         ISA does not say which",
+                        self.place_name(what),
+                        self.describe(a),
+                        self.describe(r)
+                    );
+                    if let Some(w) = witness {
+                        m.push_str(&format!("; both stores happen for the inputs {w}"));
+                    }
+                    return Err((ErrorKind::Race, m));
+                }
+                if same {
+                    let m = self.race_message(a, r, what);
+                    self.benign_race(r.instr, a.instr, format!("{m}; both store the same value"));
                     continue;
                 }
-                let mut m = format!(
-                    "nondeterministic value of {}: {} and {} in one warp instruction, storing \
-                     values that may differ; one lane's store wins and the PTX ISA does not \
-                     say which",
-                    self.place_name(what),
-                    self.describe(a),
-                    self.describe(r)
-                );
-                if let Some(w) = witness {
-                    m.push_str(&format!("; both stores happen for the inputs {w}"));
-                }
-                return Err((ErrorKind::Race, m));
-            }
-            // Two plain stores of the same value (replicated lanes in two warps): a race
-            // in the memory model, but either order leaves the same value.
-            if a.write && r.write && !a.atomic && !r.atomic && self.same_stored(a.value, r.value) {
-                let m = self.race_message(a, r, what);
-                self.benign_race(r.instr, a.instr, format!("{m}; both store the same value"));
-                continue;
             }
             // A read of unwritten memory that is not itself part of this race is the
             // kernel's first fault (the race only repeats it).
