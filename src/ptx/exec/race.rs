@@ -282,9 +282,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                         continue;
                     }
                     let mut m = format!(
-                        "nondeterministic value of {}: {} and {} in one warp instruction, \
-                         storing values that may differ; one lane's store wins and the PTX \
-                         ISA does not say which",
+                        "data race on {} in one warp instruction: {} and {}, storing values \
+                         that may differ, so the value left is nondeterministic (one lane's \
+                         store wins and the PTX ISA does not say which)",
                         self.place_name(what),
                         self.describe(a),
                         self.describe(r)
