@@ -1072,6 +1072,33 @@ VARIANTS.update({
         "checks": [("y = 1 + x / 2 + x * x / 4 + x * x * x / 8", "refuted", None)]},
 })
 
+# Block-scoped labels and registers in inline asm (issue 41, item 6): ptxas resolves a
+# branch to the label of the innermost enclosing `{ }` block that declares it, and a
+# register declared in a block shadows an outer one. The expected 33 is read off the
+# kernels (see their comments); `sass` is what nvdisasm must show once ptxas assembles
+# the PTX (checked below when the Triton wheel's ptxas is at hand).
+FAMILIES.update({
+    "scoped_labels": dict(_ELEMENTWISE,
+                          spec="y = x + 33",
+                          reference=lambda ins, sz: {"y": ins["x"] + 33.0},
+                          reference_variant="blocks"),
+})
+VARIANTS.update({
+    ("scoped_labels", "blocks"): {
+        "block": [32], "expect": "equivalent", "sass": "FADD R7, R2, 33 ;",
+        "about": "two copies of one inline-asm block, each declaring P1, t and DONE: "
+                 "max(max(30, 10) + 1, 32) + 1 = 33 (function-wide labels: 31)",
+        "checks": [("y = x + 33", "verified", None),
+                   ("y = x + 31", "refuted", None)]},
+    ("scoped_labels", "nested"): {
+        "block": [32], "expect": "equivalent", "sass": "FADD R7, R2, 33 ;",
+        "about": "an inline-asm block whose nested block redeclares label X and predicate "
+                 "q: 33 (the inner branch to the outer X: 13; the inner q leaking: 133)",
+        "checks": [("y = x + 33", "verified", None),
+                   ("y = x + 13", "refuted", None),
+                   ("y = x + 133", "refuted", None)]},
+})
+
 
 
 # Issue 16's scale benchmarks: the SGEMM tutorial series on the whole 128 x 128 output
@@ -1771,12 +1798,39 @@ def generate(family):
         if params != [f"{entry}_param_{i}" for i in range(len(fam["params"]))]:
             raise SystemExit(f"ptx/{family}/{variant}.ptx: parameters {params} do not match "
                              f"{[c for c, _ in fam['params']]}")
+        if var.get("sass"):
+            check_sass(f"ptx/{family}/{variant}.ptx", ptx, var["sass"])
         base = os.path.join(HERE, family, variant)
         write_text(base + ".ptx", ptx)
         write_text(base + ".launch.toml", launch_toml(family, variant, params))
         write_text(base + ".fixture.toml", fixture_toml(family, variant, entry))
         print(f"generated ptx/{family}/{variant}.ptx")
     write_refs(family)
+
+
+# ptxas and nvdisasm ship in the Triton wheel of .venv-gen (CPU-only tools).
+TRITON_BIN = os.path.join(ROOT, ".venv-gen", "lib", "python3.11", "site-packages", "triton",
+                          "backends", "nvidia", "bin")
+
+
+def check_sass(name, ptx, want):
+    """Assemble `ptx` for sm_80 with ptxas and require nvdisasm's listing to contain
+    `want`: the value the fixture expects, as the GPU's own assembler compiles it."""
+    import subprocess
+    import tempfile
+    ptxas = os.path.join(TRITON_BIN, "ptxas")
+    if not os.path.exists(ptxas):
+        print(f"{name}: no ptxas at {TRITON_BIN}; SASS not checked", file=sys.stderr)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(src, "w") as f:
+            f.write(ptx)
+        subprocess.check_call([ptxas, "-arch=sm_80", src, "-o", cubin])
+        sass = subprocess.run([os.path.join(TRITON_BIN, "nvdisasm"), "-c", cubin],
+                              capture_output=True, text=True, check=True).stdout
+    if want not in sass:
+        raise SystemExit(f"{name}: nvdisasm does not show {want!r}:\n{sass}")
 
 
 # `opcode` of every instruction line: optional predicate guard, then the

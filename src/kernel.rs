@@ -312,18 +312,43 @@ impl Kernel {
         })
     }
 
-    /// Symbolic execution: the term of every output element.
-    pub fn spec(&self, inst: &Instance, terms: &mut Terms) -> Result<Spec, Error> {
+    /// The run `lift race` makes of a PTX kernel (`ptx::execute_for_races`: value types
+    /// never stop it) and the benign races it saw; a Triton kernel's plain run.
+    pub fn execute_for_races<D: exec::domain::Domain>(
+        &self,
+        inst: &Instance,
+        domain: &mut D,
+    ) -> Result<(exec::Execution<D::V>, Vec<ptx::BenignRace>), Error> {
+        match &self.ptx {
+            Some(p) => {
+                ptx::execute_for_races(&p.module, inst, &p.arg_order, domain).map_err(|err| {
+                    Error::Exec {
+                        file: self.file(),
+                        err,
+                    }
+                })
+            }
+            None => Ok((self.execute(inst, domain)?, Vec::new())),
+        }
+    }
+
+    /// The symbolic domain of this kernel on `inst`.
+    pub fn symbolic<'t>(&self, inst: &Instance, terms: &'t mut Terms) -> Symbolic<'t> {
         let tensor_names = inst
             .tensors
             .iter()
             .map(|t| Arc::from(t.name.as_str()))
             .collect();
-        let mut domain = Symbolic {
+        Symbolic {
             terms,
             tensor_names,
             precision: self.precision,
-        };
+        }
+    }
+
+    /// Symbolic execution: the term of every output element.
+    pub fn spec(&self, inst: &Instance, terms: &mut Terms) -> Result<Spec, Error> {
+        let mut domain = self.symbolic(inst, terms);
         let mut run = self.execute(inst, &mut domain)?;
         let mut notes = Vec::new();
         if self.ptx.is_some() {

@@ -196,6 +196,11 @@ enum Command {
         /// `verdict`, `sizes`, `finding`, `scope`, `seconds`).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// Report benign races (a read racing with a write whose value is never used,
+        /// warps storing one value in one instruction) as RACE, as the PTX memory
+        /// model has them, instead of listing them.
+        #[arg(long)]
+        strict_races: bool,
     },
     /// Prove two kernels compute the same outputs on one launch instance.
     ///
@@ -542,10 +547,11 @@ fn run(command: Command, limits: &lift::verify::Limits) -> Result<i32, Error> {
             kernel,
             launch,
             format,
+            strict_races,
         } => {
             let k = launch.load(&kernel)?;
             let inst = k.instance(&launch.sizes.into_iter().collect())?;
-            let report = match (lift::race::race(&k, &inst), format) {
+            let report = match (lift::race::race_with(&k, &inst, strict_races), format) {
                 (Ok(r), _) => r,
                 // An answer lift cannot give (unsupported code, limits) is still a
                 // JSON report: verdict "unknown" with the reason.

@@ -9,6 +9,7 @@ use crate::exec::addresses::AddressOnly;
 use crate::exec::ErrorKind;
 use crate::kernel::Kernel;
 use crate::launch::Instance;
+use crate::ptx::BenignRace;
 use crate::term::Terms;
 use std::time::Instant;
 
@@ -27,6 +28,11 @@ pub struct RaceReport {
     pub kernel: String,
     pub instance: Instance,
     pub seconds: f64,
+    /// Races the PTX memory model calls races but that cannot change an output (a
+    /// read whose value is never used, warps storing one value in one instruction),
+    /// one per pair of instructions; with `--strict-races` the first is the finding
+    /// instead.
+    pub benign: Vec<BenignRace>,
 }
 
 impl Safety {
@@ -53,39 +59,71 @@ pub fn verdict_word(kind: ErrorKind) -> &'static str {
     }
 }
 
-/// Execute the kernel symbolically on `inst` and report the first unsafe access.
-/// Errors that are not findings about the kernel (unsupported ops, bad launches)
-/// are returned as errors.
+/// Execute the kernel on `inst` and report the first unsafe access; benign races
+/// (dead reads, warps storing one value in one instruction) are listed and keep SAFE.
 pub fn race(kernel: &Kernel, inst: &Instance) -> Result<RaceReport, Error> {
+    race_with(kernel, inst, false)
+}
+
+/// [`race`]; with `strict_races` (`--strict-races`) a benign race is a finding too,
+/// as the PTX memory model has it. Errors that are not findings about the kernel
+/// (unsupported ops, bad launches) are returned as errors.
+pub fn race_with(
+    kernel: &Kernel,
+    inst: &Instance,
+    strict_races: bool,
+) -> Result<RaceReport, Error> {
     let start = Instant::now();
     // First without values: a PTX run that no data steered is SAFE for every input
     // exactly when the symbolic run would be (see `exec::addresses`). Anything else
     // (a finding, an error, a steered run) is decided by the symbolic run, whose
     // messages name the values.
-    let safety = if kernel.ptx.is_some() && safe_without_values(kernel, inst) {
-        Safety::Safe
-    } else {
-        symbolic_safety(kernel, inst)?
+    let shadow = match kernel.ptx {
+        Some(_) => safe_without_values(kernel, inst),
+        None => None,
     };
+    let (mut safety, benign) = match shadow {
+        Some(benign) => (Safety::Safe, benign),
+        None => symbolic_safety(kernel, inst)?,
+    };
+    if let (true, Safety::Safe, Some(b)) = (strict_races, &safety, benign.first()) {
+        safety = Safety::Unsafe {
+            kind: ErrorKind::Race,
+            message: format!(
+                "{}:{}: {} (a benign race: no output depends on it; reported under \
+                 --strict-races)",
+                kernel.path.display(),
+                b.line,
+                b.message
+            ),
+        };
+    }
     Ok(RaceReport {
         safety,
         kernel: kernel.path.display().to_string(),
         instance: inst.clone(),
         seconds: start.elapsed().as_secs_f64(),
+        benign,
     })
 }
 
-/// Whether a run without values (`exec::addresses`) ends cleanly with no data steering it.
-fn safe_without_values(kernel: &Kernel, inst: &Instance) -> bool {
+/// The benign races of a run without values (`exec::addresses`) that ends cleanly with
+/// no data steering it; `None` when the symbolic run must decide.
+fn safe_without_values(kernel: &Kernel, inst: &Instance) -> Option<Vec<BenignRace>> {
     let mut shadow = AddressOnly::default();
-    kernel.execute(inst, &mut shadow).is_ok() && !shadow.steered()
+    match kernel.execute_for_races(inst, &mut shadow) {
+        Ok((_, benign)) if !shadow.steered() => Some(benign),
+        _ => None,
+    }
 }
 
-/// The symbolic run's finding, if any; errors that are no finding stay errors.
-fn symbolic_safety(kernel: &Kernel, inst: &Instance) -> Result<Safety, Error> {
+/// The symbolic run's finding, if any, and its benign races; errors that are no
+/// finding stay errors.
+fn symbolic_safety(kernel: &Kernel, inst: &Instance) -> Result<(Safety, Vec<BenignRace>), Error> {
     let mut terms = Terms::new();
-    Ok(match kernel.spec(inst, &mut terms) {
-        Ok(_) => Safety::Safe,
+    let mut domain = kernel.symbolic(inst, &mut terms);
+    Ok(match kernel.execute_for_races(inst, &mut domain) {
+        Ok((_, benign)) => (Safety::Safe, benign),
         Err(Error::Exec { err, file }) => match err.kind {
             ErrorKind::Race
             | ErrorKind::Deadlock
@@ -93,10 +131,13 @@ fn symbolic_safety(kernel: &Kernel, inst: &Instance) -> Result<Safety, Error> {
             | ErrorKind::NeverWritten
             | ErrorKind::MaskedOff
             | ErrorKind::WriteToInput
-            | ErrorKind::Trap => Safety::Unsafe {
-                kind: err.kind,
-                message: format!("{file}:{}: {err}", err.line),
-            },
+            | ErrorKind::Trap => (
+                Safety::Unsafe {
+                    kind: err.kind,
+                    message: format!("{file}:{}: {err}", err.line),
+                },
+                Vec::new(),
+            ),
             _ => return Err(Error::Exec { err, file }),
         },
         Err(e) => return Err(e),
@@ -123,6 +164,20 @@ impl RaceReport {
             ),
             Safety::Unsafe { message, .. } => s.push_str(&format!("  {message}\n")),
         }
+        if !self.benign.is_empty() && self.safety == Safety::Safe {
+            s.push_str(
+                "  benign races (no output depends on them; --strict-races reports them):\n",
+            );
+            for b in &self.benign {
+                s.push_str(&format!(
+                    "    {}:{}: {}{}\n",
+                    self.kernel,
+                    b.line,
+                    b.message,
+                    more(b.count)
+                ));
+            }
+        }
         s.push_str(&format!(
             "{} in {:.3} s\n",
             self.safety.verdict(),
@@ -134,6 +189,7 @@ impl RaceReport {
     /// The report as JSON, shaped like `check`'s (`lift.check/1`): `schema`,
     /// `verdict` (lowercase: `safe`, `race`, `deadlock`, `out_of_bounds`, …),
     /// `title`, `sizes`, `grid`, `finding` (kind and message, `null` when safe),
+    /// `benign_races` (`line`, `message`, `count`: races no output depends on),
     /// `scope` (always `instance`: one launch), `seconds`.
     pub fn to_json(&self) -> serde_json::Value {
         let finding = match &self.safety {
@@ -147,14 +203,26 @@ impl RaceReport {
             Safety::Safe => "safe",
             Safety::Unsafe { kind, .. } => json_word(*kind),
         };
-        report_json(
+        let mut j = report_json(
             &self.kernel,
             &self.instance,
             word,
             finding,
             None,
             self.seconds,
-        )
+        );
+        j["benign_races"] = self
+            .benign
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "line": b.line,
+                    "message": b.message,
+                    "count": b.count,
+                })
+            })
+            .collect();
+        j
     }
 
     /// Exit code: 0 safe, 1 a finding.
@@ -163,6 +231,14 @@ impl RaceReport {
             Safety::Safe => 0,
             Safety::Unsafe { .. } => 1,
         }
+    }
+}
+
+/// " (and N more between the same two instructions)" for a count above one.
+fn more(count: usize) -> String {
+    match count {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more between the same two instructions)", n - 1),
     }
 }
 
@@ -197,6 +273,7 @@ fn report_json(
         "sizes": inst.sizes,
         "grid": inst.grid,
         "finding": finding,
+        "benign_races": [],
         "reason": reason,
         "scope": "instance",
         "seconds": seconds,

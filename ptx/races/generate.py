@@ -12,6 +12,8 @@ kernel. Its header comment says what to expect and how to launch it:
 
     // expect: RACE                       SAFE, RACE, DEADLOCK, OUT OF BOUNDS,
     //                                    UNINITIALISED READ (lift race's verdict words)
+    // strict: RACE                       optional: the verdict under --strict-races
+    //                                    (benign races reported)
     // why: thread 0 reads s[32] ...      the independent reason (CUDA semantics),
     //   continued on indented lines      not lift's output
     // launch: block = [64]               copied into the launch file as is

@@ -11,8 +11,8 @@ metadata: KERNEL, SIGNATURE, CONSTEXPRS, GRID, ARGS (the launch's [args], by Pyt
 parameter name, in signature order), INSTANCES, EXPECT ("equivalent" | "refuted" |
 "race"), EQUIV (the variant it is compared with by `lift equiv`; itself for the
 reference, with REFERENCE = True), ABOUT, and optionally BUG / RACE (what is wrong),
-CHECKS ([(spec, verdict)] for `lift check`) and RACE_VERDICT ("SAFE" or "RACE", what
-`lift race` says). The script writes
+CHECKS ([(spec, verdict)] for `lift check`), RACE_VERDICT ("SAFE" or "RACE", what
+`lift race` says) and OPTIONS (triton.compile options, e.g. {"num_warps": 4}). The script writes
 
     <variant>.ptx           c.asm["ptx"] from triton.compile (target sm_80)
     <variant>.launch.toml   the launch description
@@ -21,7 +21,9 @@ CHECKS ([(spec, verdict)] for `lift check`) and RACE_VERDICT ("SAFE" or "RACE", 
 These are the PTX constructs Triton emits that its other fixtures (triton_ir/) do not
 show: small blocks whose elements several threads hold (replicated lanes: every
 thread loads, one stores), `eviction_policy=` loads (`createpolicy` and
-`L2::cache_hint` operands), NaN tests (`setp.num`).
+`L2::cache_hint` operands), NaN tests (`setp.num`), and a reduction at num_warps = 4
+over a 32 x 64 tile (`rowsum_tile`: every lane of a warp stores the warp's partial to
+one shared address in one instruction, and warps replicate them).
 
 The environment is `.venv-gen` at the repository root (triton==3.9.0), as for
 triton_ir/generate.py; this script re-executes itself with that interpreter.
@@ -50,6 +52,20 @@ os.chdir(ROOT)
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
+from triton.runtime.jit import JITFunction  # noqa: E402
+
+SITE = os.path.dirname(os.path.dirname(os.path.abspath(triton.__file__))) + os.sep
+
+
+def normalise_triton_library_paths():
+    """Make Triton's own JIT functions (tl.sum's combine function, in
+    triton/language/standard.py) report `triton/language/...` as their file, as
+    triton_ir/generate.py does, so no machine path reaches the `.file` directives."""
+    import gc
+    import triton.language  # noqa: F401  (loads standard.py etc.)
+    for obj in gc.get_objects():
+        if isinstance(obj, JITFunction) and obj.file_name.startswith(SITE):
+            obj.file_name = obj.file_name[len(SITE):]
 
 
 def toml_value(v):
@@ -79,7 +95,7 @@ def build(variant):
     m = load(variant)
     fn = m[m["KERNEL"]]
     src = ASTSource(fn=fn, signature=dict(m["SIGNATURE"]), constexprs=dict(m.get("CONSTEXPRS", {})))
-    c = triton.compile(src, target=GPUTarget("cuda", 80, 32))
+    c = triton.compile(src, target=GPUTarget("cuda", 80, 32), options=dict(m.get("OPTIONS", {})))
     ptx = c.asm["ptx"]
     for bad in (ROOT, "site-packages"):
         assert bad not in ptx, f"{variant}: machine path {bad!r} in the PTX"
@@ -115,6 +131,7 @@ def build(variant):
 
 
 def main(argv):
+    normalise_triton_library_paths()
     names = [a for a in argv if not a.startswith("-")] or sorted(
         f[:-3] for f in os.listdir("ptx/triton") if f.endswith(".py") and f != "generate.py")
     for n in names:

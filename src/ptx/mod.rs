@@ -15,8 +15,9 @@ mod calls;
 mod exec;
 pub mod libm;
 mod parser;
+mod scope;
 
-pub use exec::{execute, launch_arg_order};
+pub use exec::{execute, execute_for_races, launch_arg_order, BenignRace};
 pub use parser::type_bytes;
 
 /// A parse failure at `line:col` of the .ptx text.

@@ -7,9 +7,10 @@
 //! get module-unique names here, so that the inliner can match them by name).
 
 use super::ast::*;
+use super::scope::Scopes;
 use super::ParseError;
 use crate::triton_ir::ast::Loc;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -242,9 +243,8 @@ struct Parser {
 
 /// Body-parsing state of one entry.
 struct BodyState {
-    scopes: Vec<HashMap<String, u32>>,
-    /// Call-site `.param` names of each scope → their module-unique names.
-    aliases: Vec<HashMap<String, String>>,
+    /// Registers, labels, variables and call-site `.param` names of the open blocks.
+    scopes: Scopes,
     /// Registers declared before the body (a `.func`'s `.reg` parameters).
     pre: Vec<(String, u32)>,
     loc: Loc,
@@ -1033,13 +1033,11 @@ impl Parser {
     }
 
     fn lookup(&self, st: &BodyState, name: &str) -> Option<u32> {
-        st.scopes.iter().rev().find_map(|s| s.get(name).copied())
+        st.scopes.reg(name)
     }
 
     fn body(&mut self, entry: &mut Entry, st: &mut BodyState) -> Result<(), ParseError> {
-        st.scopes
-            .push(std::mem::take(&mut st.pre).into_iter().collect());
-        st.aliases.push(HashMap::new());
+        st.scopes.open(std::mem::take(&mut st.pre));
         loop {
             let Some(tok) = self.peek().cloned() else {
                 return self.err("'}' closing the entry body");
@@ -1047,14 +1045,11 @@ impl Parser {
             match tok {
                 Tok::Punct('{') => {
                     self.pos += 1;
-                    st.scopes.push(HashMap::new());
-                    st.aliases.push(HashMap::new());
+                    st.scopes.open([]);
                 }
                 Tok::Punct('}') => {
                     self.pos += 1;
-                    st.scopes.pop();
-                    st.aliases.pop();
-                    if st.scopes.is_empty() {
+                    if st.scopes.close(&mut entry.body) {
                         return Ok(());
                     }
                 }
@@ -1074,6 +1069,7 @@ impl Parser {
                     };
                     let mut ins = self.instruction(st)?;
                     ins.guard = Some((neg, slot));
+                    st.scopes.note(entry.body.len(), &ins);
                     entry.body.push(ins);
                 }
                 Tok::Ident(w) if w.starts_with('.') => match w.as_str() {
@@ -1082,7 +1078,12 @@ impl Parser {
                         self.reg_decl(entry, st)?;
                     }
                     ".shared" | ".local" | ".global" | ".const" => {
-                        let v = self.var_decl()?;
+                        let (line, col) = self.here();
+                        let mut v = self.var_decl()?;
+                        v.name = st
+                            .scopes
+                            .declare(&v.name, false)
+                            .map_err(|message| ParseError { line, col, message })?;
                         entry.vars.push(v);
                     }
                     // A call site's argument or return block: a module-unique name.
@@ -1090,9 +1091,7 @@ impl Parser {
                         let v = self.var_decl()?;
                         let unique = format!("{}#{}", v.name, self.next_param);
                         self.next_param += 1;
-                        if let Some(s) = st.aliases.last_mut() {
-                            s.insert(v.name, unique);
-                        }
+                        st.scopes.declare_param(v.name, unique);
                     }
                     ".loc" => {
                         self.pos += 1;
@@ -1114,10 +1113,17 @@ impl Parser {
                     } else if self.peek_at(1) == Some(&Tok::Punct(':'))
                         && self.peek_at(2) != Some(&Tok::Punct(':'))
                     {
+                        let (line, col) = self.here();
                         self.pos += 2;
-                        entry.labels.insert(w, entry.body.len());
+                        let key = st.scopes.declare(&w, true).map_err(|message| ParseError {
+                            line,
+                            col,
+                            message,
+                        })?;
+                        entry.labels.insert(key, entry.body.len());
                     } else {
                         let ins = self.instruction(st)?;
+                        st.scopes.note(entry.body.len(), &ins);
                         entry.body.push(ins);
                     }
                 }
@@ -1145,9 +1151,7 @@ impl Parser {
             let mut declare = |n: String| {
                 let slot = entry.regs.len() as u32;
                 entry.regs.push((n.clone(), ty.clone()));
-                if let Some(s) = st.scopes.last_mut() {
-                    s.insert(n, slot);
-                }
+                st.scopes.declare_reg(n, slot);
             };
             if self.eat_punct('<') {
                 let n = self.int("a register count")?;
@@ -1306,10 +1310,11 @@ impl Parser {
                 if name == "_" {
                     return Ok(Operand::Sink);
                 }
+                // Registers first: inline asm declares them without `%` (`P1`).
+                if let Some(slot) = self.lookup(st, &name) {
+                    return Ok(Operand::Reg(slot));
+                }
                 if name.starts_with('%') {
-                    if let Some(slot) = self.lookup(st, &name) {
-                        return Ok(Operand::Reg(slot));
-                    }
                     if let Some(s) = special(&name) {
                         return Ok(Operand::Special(s));
                     }
@@ -1319,7 +1324,7 @@ impl Parser {
                         message: format!("expected a declared register, found '{name}'"),
                     });
                 }
-                if let Some(u) = st.aliases.iter().rev().find_map(|s| s.get(&name)) {
+                if let Some(u) = st.scopes.param(&name) {
                     return Ok(Operand::Sym(u.clone()));
                 }
                 Ok(Operand::Sym(name))
@@ -1329,7 +1334,9 @@ impl Parser {
     }
 }
 
-/// Every branch target must be a label of the same body.
+/// Every branch target must be a label of the same body that the branch's block sees
+/// (scoped labels were renamed when their block closed; one still spelled as written
+/// names no label of this block or an enclosing one).
 fn check_branches(entry: &Entry) -> Result<(), ParseError> {
     for ins in &entry.body {
         if ins.op == "bra" {
@@ -1339,7 +1346,9 @@ fn check_branches(entry: &Entry) -> Result<(), ParseError> {
                     return Err(ParseError {
                         line: ins.line,
                         col: ins.col,
-                        message: "expected a label of this entry as the branch target".into(),
+                        message: "expected a label of this block or an enclosing one as the \
+                                  branch target"
+                            .into(),
                     })
                 }
             }
@@ -1351,8 +1360,7 @@ fn check_branches(entry: &Entry) -> Result<(), ParseError> {
 impl BodyState {
     fn new() -> Self {
         BodyState {
-            scopes: Vec::new(),
-            aliases: Vec::new(),
+            scopes: Scopes::default(),
             pre: Vec::new(),
             loc: Loc::default(),
             inner: None,

@@ -34,6 +34,8 @@ mod ptx_fuzz;
 mod ptx_libm;
 mod ptx_libm_matrix;
 mod ptx_misc;
+mod ptx_race_model;
+mod ptx_scoping;
 mod ptx_race_corpus;
 mod ptx_scale_kernels;
 mod ptx_spec_checks;

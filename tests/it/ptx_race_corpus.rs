@@ -12,7 +12,7 @@
 //! matches what lift says fails too, so the list stays exact. The pass rate is printed
 //! (and recorded in `benchmarks/RESULTS.md`).
 
-use lift::race::race;
+use lift::race::race_with;
 use lift::Kernel;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -72,10 +72,11 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx/races")
 }
 
-/// (expect, why) from the `.cu` header.
-fn expectation(cu: &Path) -> (String, String) {
+/// (expect, why, the verdict under `--strict-races` where given) from the `.cu` header.
+fn expectation(cu: &Path) -> (String, String, Option<String>) {
     let text = std::fs::read_to_string(cu).unwrap();
     let mut expect = None;
+    let mut strict = None;
     let mut why = String::new();
     let mut in_why = false;
     for line in text.lines().take_while(|l| l.starts_with("//")) {
@@ -87,6 +88,8 @@ fn expectation(cu: &Path) -> (String, String) {
         in_why = false;
         if let Some(e) = body.strip_prefix("expect:") {
             expect = Some(e.trim().to_string());
+        } else if let Some(e) = body.strip_prefix("strict:") {
+            strict = Some(e.trim().to_string());
         } else if let Some(w) = body.strip_prefix("why:") {
             why = w.trim().to_string();
             in_why = true;
@@ -99,18 +102,19 @@ fn expectation(cu: &Path) -> (String, String) {
         cu.display()
     );
     assert!(!why.is_empty(), "{}: no `// why:` line", cu.display());
-    (expect, why)
+    (expect, why, strict)
 }
 
-/// lift's verdict word (UNKNOWN for an error that is no finding) and its message.
-fn verdict(ptx: &Path) -> (String, String) {
+/// lift's verdict word (UNKNOWN for an error that is no finding) and its message;
+/// with `strict`, as `--strict-races` has it.
+fn verdict(ptx: &Path, strict: bool) -> (String, String) {
     let launch = ptx.with_extension("launch.toml");
     let kernel = match Kernel::load(ptx, Some(&launch)) {
         Ok(k) => k,
         Err(e) => return ("UNKNOWN".into(), e.to_string()),
     };
     let inst = kernel.instance(&BTreeMap::new()).unwrap();
-    match race(&kernel, &inst) {
+    match race_with(&kernel, &inst, strict) {
         Ok(r) => (r.safety.verdict().to_string(), r.to_text()),
         Err(e) => ("UNKNOWN".into(), e.to_string()),
     }
@@ -141,7 +145,16 @@ fn race_corpus_gets_its_verdicts() {
     let mut times = Vec::new();
     let (mut safe, mut unsafe_) = (0, 0);
     for name in &names {
-        let (expect, why) = expectation(&dir.join(format!("{name}.cu")));
+        let (expect, why, strict) = expectation(&dir.join(format!("{name}.cu")));
+        // A benign race: SAFE by default, the race under --strict-races.
+        if let Some(want) = strict {
+            let (got, message) = verdict(&dir.join(format!("{name}.ptx")), true);
+            if got != want {
+                failures.push(format!(
+                    "{name}: with --strict-races expected {want}, lift says {got} ({why})\n{message}"
+                ));
+            }
+        }
         if expect == "SAFE" {
             safe += 1;
         } else {
@@ -153,7 +166,7 @@ fn race_corpus_gets_its_verdicts() {
             "{name}.ptx is missing: run python3 ptx/races/generate.py"
         );
         let start = Instant::now();
-        let (got, message) = verdict(&ptx);
+        let (got, message) = verdict(&ptx, false);
         times.push(start.elapsed().as_secs_f64());
         let entry = KNOWN.iter().find(|(n, _, _)| n == name);
         println!("{name:32} expect {expect:18} got {got}");

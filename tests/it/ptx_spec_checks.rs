@@ -27,6 +27,7 @@ const FAMILIES: &[&str] = &[
     "eps_param",
     "trap",
     "triton",
+    "scoped_labels",
 ];
 
 #[derive(Deserialize)]

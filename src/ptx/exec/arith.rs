@@ -860,6 +860,14 @@ impl<'a, D: Domain> Sim<'a, D> {
                 let p = d.binary(Binary::Mul, f(0)?, f(1)?);
                 d.binary(Binary::Add, p, f(2)?)
             }
+            // NaN rules (issue 41, item 4): `max.f32`/`min.f32` are IEEE maxNum/minNum
+            // (a NaN operand loses to the other), `max.NaN.f32`/`min.NaN.f32` give NaN
+            // if either operand is NaN. `Binary::Max`/`Min` propagate NaN in terms and
+            // `decide` but drop it in the concrete domain (`f64::max`), so today the
+            // symbolic run is exact for `.NaN` and the concrete run for plain `max`,
+            // and each agrees with the GPU wherever no operand is NaN.
+            // TODO(issue 41, item 4): map plain `max`/`min` to the NaN-dropping binary
+            // once the term language has it (`maxnum`), keeping `.NaN` on `Max`/`Min`.
             "min" => d.binary(Binary::Min, f(0)?, f(1)?),
             "max" => d.binary(Binary::Max, f(0)?, f(1)?),
             "neg" => d.neg(f(0)?),

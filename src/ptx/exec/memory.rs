@@ -564,7 +564,10 @@ impl<'a, D: Domain> Sim<'a, D> {
                             ),
                         );
                     }
-                    self.log_global(t, pc, i, off, size, true)?;
+                    self.store_val = Some(v);
+                    let logged = self.log_global(t, pc, i, off, size, true);
+                    self.store_val = None;
+                    logged?;
                     let site = match self.sites.get(&pc) {
                         Some(&s) => s,
                         None => {
@@ -582,14 +585,22 @@ impl<'a, D: Domain> Sim<'a, D> {
                         self.store_bytes(i, off, size, v, ty, site)?;
                         continue;
                     }
-                    let ev = self.val_to_elem(i, v, ty)?;
+                    let ev = match self.val_to_elem(i, v, ty) {
+                        Err((ErrorKind::Unsupported, _)) if self.untyped_stores => {
+                            self.untyped_elem(i, v, ty)?
+                        }
+                        r => r?,
+                    };
                     let flat = (off / e) as usize;
                     self.note(Cell::Global(i, flat));
                     self.global[i][flat] = Some((ev, site));
                 }
                 Place::Shared(_, _) => {
                     self.own_copy_in_flight(t, addr, size, "writes")?;
-                    self.log_shared(t, pc, addr, size, true)?;
+                    self.store_val = Some(v);
+                    let logged = self.log_shared(t, pc, addr, size, true);
+                    self.store_val = None;
+                    logged?;
                     self.foreign_write(t, super::atomic::LocKey::Shared(addr))?;
                     self.note(Cell::Shared(addr));
                     self.shared.insert(addr, (v, size));

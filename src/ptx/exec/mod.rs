@@ -34,7 +34,7 @@ use crate::launch::{ArgValue, Instance, Role};
 use crate::term::{CmpOp, Func};
 use crate::triton_ir::ast::Loc;
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 mod arith;
 mod atomic;
@@ -54,6 +54,7 @@ use atomic::{Hold, LocKey, Locks};
 use branch::{Cell, Journal};
 pub use params::launch_arg_order;
 use params::*;
+pub use race::BenignRace;
 use race::*;
 use sums::escaped;
 use values::*;
@@ -148,6 +149,8 @@ struct Thread<V> {
     /// The last retry-loop atomic that left its word unchanged: (instruction, operand
     /// bits, word version); the same again blocks the thread (`atomic`).
     retry: Option<(usize, Option<u64>, Option<u64>, u64)>,
+    /// A hash of the instructions run so far, in order (see `race::trace`).
+    trace: u64,
 }
 
 struct Var {
@@ -190,6 +193,33 @@ pub fn execute<D: Domain>(
     arg_order: &[String],
     domain: &mut D,
 ) -> Result<Execution<D::V>, ExecError> {
+    run(module, inst, arg_order, domain, false).map(|(run, _)| run)
+}
+
+/// The run `lift race` makes: [`execute`], except that a store whose value lift cannot
+/// read in its tensor's type (integer bits into a float tensor, a float's bits into
+/// an integer tensor) keeps an opaque value instead of stopping, since races, bounds
+/// and deadlocks depend on addresses only; and with the benign races of a run that
+/// ended cleanly: conflicting accesses the PTX memory model calls races but that
+/// cannot change an output (a read whose value reaches no store, address, branch or
+/// other thread; warps storing one value in one instruction), one per pair of
+/// instructions, in instruction order.
+pub fn execute_for_races<D: Domain>(
+    module: &Module,
+    inst: &Instance,
+    arg_order: &[String],
+    domain: &mut D,
+) -> Result<(Execution<D::V>, Vec<BenignRace>), ExecError> {
+    run(module, inst, arg_order, domain, true)
+}
+
+fn run<D: Domain>(
+    module: &Module,
+    inst: &Instance,
+    arg_order: &[String],
+    domain: &mut D,
+    for_races: bool,
+) -> Result<(Execution<D::V>, Vec<BenignRace>), ExecError> {
     let top = |kind: ErrorKind, message: String| ExecError {
         kind,
         message,
@@ -346,6 +376,9 @@ pub fn execute<D: Domain>(
         bit_selects: Vec::new(),
         uses: uses::Uses::default(),
         races,
+        store_val: None,
+        benign: BTreeMap::new(),
+        untyped_stores: for_races,
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -416,20 +449,32 @@ struct Sim<'a, D: Domain> {
     uses: uses::Uses,
     /// Whether races and load uses are logged (not in a values-only run).
     races: bool,
+    /// The value of the store being logged (see `race::Rec::value`).
+    store_val: Option<Val<D::V>>,
+    /// Races no output depends on, by pair of instructions (see `race::Benign`).
+    benign: BTreeMap<(usize, usize), race::Benign>,
+    /// A store lift cannot read in its tensor's type keeps an opaque value (`lift
+    /// race`: only addresses matter) instead of stopping the run.
+    untyped_stores: bool,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
-    fn finish(mut self) -> Execution<D::V> {
+    fn finish(mut self) -> (Execution<D::V>, Vec<BenignRace>) {
         let global = &mut self.global;
         let outputs = crate::exec::collect_outputs(self.inst, &mut *self.domain, |i| {
             std::mem::take(&mut global[i])
         });
-        Execution {
+        let benign = std::mem::take(&mut self.benign)
+            .into_values()
+            .map(|b| b.into_report(self.entry))
+            .collect();
+        let run = Execution {
             outputs,
             store_sites: self.store_sites,
             warnings: Vec::new(),
             ops_executed: self.ops,
-        }
+        };
+        (run, benign)
     }
 
     fn tid_of(&self, linear: usize) -> [i64; 3] {
@@ -466,6 +511,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     async_groups: Vec::new(),
                     holds: Vec::new(),
                     retry: None,
+                    trace: 0,
                 }
             })
             .collect();
@@ -484,7 +530,10 @@ impl<'a, D: Domain> Sim<'a, D> {
             if self.threads.iter().all(|t| t.state == State::Done) {
                 return match self.pending.take() {
                     Some(e) => Err(e),
-                    None => Ok(()),
+                    None => {
+                        self.note_benign();
+                        Ok(())
+                    }
                 };
             }
             if let Some(e) = self.spin_deadlock() {

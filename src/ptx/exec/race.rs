@@ -40,6 +40,11 @@ pub(super) struct Rec<V> {
     pub(super) unfenced_lock: bool,
     /// A plain load's tag (see `uses`): its race counts only once the value is used.
     pub(super) tag: Option<u32>,
+    /// The thread's trace when it made the access (see `trace`): two lanes of a warp
+    /// with the same trace at the same instruction run it as one warp instruction.
+    pub(super) trace: u64,
+    /// A plain store's value.
+    pub(super) value: Option<Val<V>>,
 }
 
 pub(super) struct Log<V> {
@@ -62,6 +67,38 @@ impl<V> Default for Log<V> {
 pub(super) enum Place {
     Global { tensor: usize, off: u64 },
     Shared { addr: u64, size: u64 },
+}
+
+/// A race no output depends on (a read whose value was never used, warps storing one
+/// value in one instruction): the first one of its pair of instructions.
+pub(super) struct Benign {
+    message: String,
+    /// The instruction whose line it is reported at (the read; the later store).
+    at: usize,
+    /// Such races between the same two instructions (over threads and addresses).
+    count: usize,
+}
+
+/// A benign race as `lift race` reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenignRace {
+    /// The .ptx line of the read (of the later store).
+    pub line: u32,
+    /// Both accesses (threads, lines, the place), as a race is described, and why no
+    /// output depends on it.
+    pub message: String,
+    /// Races between the same two instructions, this one included.
+    pub count: usize,
+}
+
+impl Benign {
+    pub(super) fn into_report(self, entry: &Entry) -> BenignRace {
+        BenignRace {
+            line: entry.body.get(self.at).map_or(0, |i| i.line),
+            message: self.message,
+            count: self.count,
+        }
+    }
 }
 
 /// Marks a race that an earlier read of never-written memory explains better.
@@ -88,6 +125,78 @@ impl<'a, D: Domain> Sim<'a, D> {
             } else {
                 self.uses.current
             },
+            trace: th.trace,
+            value: if write && !self.atomic_now {
+                self.store_val
+            } else {
+                None
+            },
+        }
+    }
+
+    /// At the end of a CTA: the races still kept aside read values no thread used.
+    pub(super) fn note_benign(&mut self) {
+        let mut left: Vec<(u32, uses::Deferred)> = self.uses.deferred.drain().collect();
+        left.sort_by_key(|(g, _)| *g);
+        for (_, d) in left {
+            let m = format!("{}; the value read is never used", d.message);
+            self.benign_race(d.read, d.write, m);
+        }
+    }
+
+    /// A race between the instructions `at` and `other` that no output depends on.
+    fn benign_race(&mut self, at: usize, other: usize, message: String) {
+        self.benign
+            .entry((at, other))
+            .and_modify(|b| b.count += 1)
+            .or_insert(Benign {
+                message,
+                at,
+                count: 1,
+            });
+    }
+
+    /// Extend thread `t`'s trace by the instruction at `pc`: a hash of every
+    /// instruction the thread ran, in order (data-dependent branches run both sides,
+    /// so lanes that took the same path through the code have the same trace).
+    pub(super) fn trace(&mut self, t: usize, pc: usize) {
+        let th = &mut self.threads[t];
+        th.trace = (th.trace ^ pc as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+
+    /// Whether `a` (logged earlier) and the current store `r` are the same store
+    /// instruction run by threads of the current CTA and epoch on the same path (the
+    /// same trace) into the same bytes: lanes of one warp run it as one warp
+    /// instruction; warps holding replicated copies of a tile (Triton's layouts at
+    /// num_warps >= 2) run it with the same values.
+    fn same_store(&self, a: &Rec<D::V>, r: &Rec<D::V>) -> bool {
+        a.write
+            && r.write
+            && !a.atomic
+            && !r.atomic
+            && a.cta == self.cta
+            && a.epoch == self.epoch
+            && a.instr == r.instr
+            && a.trace == r.trace
+            && (a.addr, a.size) == (r.addr, r.size)
+    }
+
+    /// Whether two stored values are the same for every input: the same constant, or
+    /// the same term (the symbolic run's terms are hash-consed).
+    fn same_stored(&mut self, a: Option<Val<D::V>>, b: Option<Val<D::V>>) -> bool {
+        let (Some(a), Some(b)) = (a, b) else {
+            return false;
+        };
+        match (a, b) {
+            (Val::Float(x), Val::Float(y)) | (Val::Sym(x), Val::Sym(y)) => {
+                // `AddressOnly` cannot tell data apart (every input value is `Data`):
+                // comparing marks its run steered, so the symbolic run decides.
+                let same = matches!(self.domain.cmp(CmpOp::Eq, x, y), Truth::Known(true));
+                same || x == y
+            }
+            (a, b) => a == b,
         }
     }
 
@@ -162,6 +271,35 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                 },
             };
+            // One store instruction, one path, one address. Lanes of one warp: one warp
+            // instruction, one lane's store wins; no race, a finding only if the values
+            // may differ. Other warps storing the same value (replicated tiles): a race
+            // in the memory model that no output depends on.
+            if self.same_store(a, r) {
+                let same = self.same_stored(a.value, r.value);
+                if self.threads[a.thread].warp == self.threads[t].warp {
+                    if same {
+                        continue;
+                    }
+                    let mut m = format!(
+                        "data race on {} in one warp instruction: {} and {}, storing values \
+                         that may differ, so the value left is nondeterministic (one lane's \
+                         store wins and the PTX ISA does not say which)",
+                        self.place_name(what),
+                        self.describe(a),
+                        self.describe(r)
+                    );
+                    if let Some(w) = witness {
+                        m.push_str(&format!("; both stores happen for the inputs {w}"));
+                    }
+                    return Err((ErrorKind::Race, m));
+                }
+                if same {
+                    let m = self.race_message(a, r, what);
+                    self.benign_race(r.instr, a.instr, format!("{m}; both store the same value"));
+                    continue;
+                }
+            }
             // A read of unwritten memory that is not itself part of this race is the
             // kernel's first fault (the race only repeats it).
             if let Some(p) = &self.pending_rec {
@@ -194,7 +332,12 @@ impl<'a, D: Domain> Sim<'a, D> {
             let read = if r.write { a } else { r };
             if !read.write && !self.uses.is_used(read.tag) {
                 if let Some(g) = read.tag {
-                    self.uses.deferred.entry(g).or_insert(m);
+                    let write = if r.write { r.instr } else { a.instr };
+                    self.uses.deferred.entry(g).or_insert(uses::Deferred {
+                        message: m,
+                        read: read.instr,
+                        write,
+                    });
                 }
                 continue;
             }

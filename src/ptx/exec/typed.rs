@@ -252,6 +252,14 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
+    /// For `lift race` only: an element value for bits lift cannot read in tensor
+    /// `i`'s type, opaque (named by the type), so the run goes on to check addresses.
+    pub(super) fn untyped_elem(&mut self, i: usize, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
+        let bits = self.sym_arg(v, ty)?;
+        let op = format!("{}.from_bits", self.inst.tensors[i].dtype);
+        self.opaque(&op, &[bits])
+    }
+
     /// The bytes of an element for a byte-wise access. Unwritten output elements give
     /// the bytes stored into them so far.
     fn elem_bytes_of(&mut self, i: usize, flat: usize) -> [Option<Byte<D::V>>; 8] {

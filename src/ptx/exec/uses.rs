@@ -109,6 +109,14 @@ impl Shape {
     }
 }
 
+/// A race kept aside until its read is used.
+pub(super) struct Deferred {
+    pub(super) message: String,
+    /// The reading and the writing instruction.
+    pub(super) read: usize,
+    pub(super) write: usize,
+}
+
 /// The loads' tags and the races waiting for a use.
 #[derive(Default)]
 pub(super) struct Uses {
@@ -121,8 +129,8 @@ pub(super) struct Uses {
     regs: Vec<Vec<Vec<u32>>>,
     /// Tags of the operands of the instruction being run, used if its guard lets it run.
     operands: Vec<u32>,
-    /// Races whose read has not been used yet: tag → message.
-    pub(super) deferred: HashMap<u32, String>,
+    /// Races whose read has not been used yet: tag → the race.
+    pub(super) deferred: HashMap<u32, Deferred>,
     /// Per program counter, the instruction's shape (filled on first execution).
     shapes: Vec<Option<Shape>>,
 }
@@ -194,6 +202,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         if !self.races {
             return self.exec_guarded(t, pc, ins);
         }
+        self.trace(t, pc);
         if self.uses.shapes.len() <= pc {
             self.uses.shapes.resize_with(pc + 1, || None);
         }
@@ -293,11 +302,12 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn use_tags(&mut self, tags: &[u32], ins: &Instr) -> Result<(), Fail> {
         for g in tags {
             if self.uses.mark(*g) {
-                if let Some(m) = self.uses.deferred.remove(g) {
+                if let Some(d) = self.uses.deferred.remove(g) {
                     return fail(
                         ErrorKind::Race,
                         format!(
-                            "{m}; the value read is used at line {} (`{}`)",
+                            "{}; the value read is used at line {} (`{}`)",
+                            d.message,
                             ins.line,
                             ins.mnemonic()
                         ),
