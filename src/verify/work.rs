@@ -214,6 +214,7 @@ mod tests {
         let mut cfg = z3::Config::new();
         cfg.set_param_value("rlimit", "1");
         let ctx = z3::Context::new(&cfg);
+        use z3::ast::Ast;
         let s = z3::Solver::new(&ctx);
         // A nonlinear integer query Z3 cannot settle in one resource unit.
         let x = z3::ast::Int::new_const(&ctx, "x");
