@@ -37,7 +37,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// DESIGN.md exit codes: 0 proved, 1 refuted, 3 unknown.
+    /// docs/verdicts.md exit codes: 0 proved, 1 refuted, 3 unknown.
     pub fn exit_code(self) -> i32 {
         match self {
             Outcome::Verified => 0,

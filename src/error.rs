@@ -1,4 +1,4 @@
-//! The errors a command can end with, and their exit codes (DESIGN.md: 0 proved,
+//! The errors a command can end with, and their exit codes (docs/verdicts.md: 0 proved,
 //! 1 refuted, 2 usage or input error, 3 unknown).
 
 use crate::exec::{ErrorKind, ExecError};

@@ -24,7 +24,7 @@ pub struct Kernel {
     /// The PTX module, for a `.ptx` kernel.
     pub ptx: Option<PtxKernel>,
     pub launch: Launch,
-    /// How narrowing conversions are read: exact (DESIGN's reals, the default) or
+    /// How narrowing conversions are read: exact (the reals of docs/semantics.md, the default) or
     /// rounded (`--precision ieee`). Every execution of this kernel uses it.
     pub precision: Precision,
     /// Executor semantics chosen on the command line (`--masked-load zero`).
@@ -47,7 +47,7 @@ pub struct RunResult {
 }
 
 impl Kernel {
-    /// The roundings below f32 that DESIGN's real semantics reads as exact (f16/bf16
+    /// The roundings below f32 that the real semantics (docs/semantics.md) reads as exact (f16/bf16
     /// casts and arithmetic, tf32 dots), each with its line: a verdict states them.
     /// Under `--precision ieee` only those the executors do not round (f8, tf32x3, PTX
     /// `mma` and f16 arithmetic).
@@ -110,7 +110,7 @@ impl Kernel {
                 .any(|n| n.kind == triton_ir::NarrowingKind::Accumulation && n.ieee_modelled)
     }
 
-    /// What a verdict says of the precision when it is not DESIGN's reals.
+    /// What a verdict says of the precision when it is not the reals of docs/semantics.md.
     pub fn precision_note(&self) -> Option<String> {
         (self.precision == Precision::Ieee)
             .then(|| "ieee (f16/bf16/tf32 roundings and f32 overflow modelled)".to_string())
@@ -186,7 +186,7 @@ impl Kernel {
             Some(p) => p.to_path_buf(),
             None => Kernel::launch_beside(path).ok_or_else(|| {
                 Error::Usage(format!(
-                    "{}: no launch description: expected {} beside the kernel, or --launch FILE (see DESIGN.md, \"Launch descriptions\")",
+                    "{}: no launch description: expected {} beside the kernel, or --launch FILE (see docs/launch.md)",
                     path.display(),
                     Launch::beside(path).display()
                 ))

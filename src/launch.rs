@@ -1,7 +1,7 @@
 //! Launch descriptions: which pointer is which tensor, the grid, the sizes.
 //!
 //! Architecture invariant: this module only reads and evaluates the TOML contract of
-//! DESIGN.md ("Launch descriptions"); it knows nothing of kernels. [`Launch::instantiate`]
+//! docs/launch.md; it knows nothing of kernels. [`Launch::instantiate`]
 //! turns a launch plus size overrides into a fully concrete [`Instance`].
 
 use serde::Deserialize;

@@ -1,6 +1,6 @@
 //! lift: tells GPU-kernel authors, with proofs, what their kernels compute.
 //!
-//! The modules follow the pipeline of DESIGN.md, data flowing one way:
+//! The modules follow the pipeline of docs/design.md, data flowing one way:
 //! front ends (`triton_ir`, `ptx`) → `exec` (bounded symbolic/concrete execution on
 //! a `launch` instance) → `spec` (one `term` per output element) → `decide` (against a
 //! `torch` spec or a second kernel, in `check`; memory safety in `race`). `formula` and

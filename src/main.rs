@@ -356,7 +356,7 @@ fn load(
 #[derive(clap::Args)]
 struct PrecisionArg {
     /// How f16/bf16 casts and tf32 `tl.dot` inputs are read: `real` reads them as
-    /// exact (DESIGN's reals; the verdict lists each one as an assumption), `ieee`
+    /// exact (the reals of docs/semantics.md; the verdict lists each one as an assumption), `ieee`
     /// rounds them to nearest even as the GPU does, so an exact spec is refuted
     /// wherever the rounding shows.
     #[arg(long, value_enum, default_value_t = PrecisionKind::Real)]

@@ -1,5 +1,5 @@
 //! Looks for a size and an input where the kernel, computing in its own float types,
-//! leaves PyTorch's tolerance for its dtype (DESIGN, "Reals"): a refutation the reals
+//! leaves PyTorch's tolerance for its dtype (docs/semantics.md, "Values"): a refutation the reals
 //! cannot see.
 //!
 //! A proof reads f16/bf16 arithmetic as exact and names it; this search asks whether the

@@ -19,7 +19,7 @@ pub struct Spec {
     /// Notes on elements left with bit-level code: (tensor, flat index, the libm
     /// function it most likely is; see `ptx::libm::recognise`).
     pub notes: Vec<(String, usize, String)>,
-    /// What reading the terms took beyond DESIGN's reals (a finite running-max seed read
+    /// What reading the terms took beyond the reals of docs/semantics.md (a finite running-max seed read
     /// as -inf, see `exec::extrema`): a verdict states each.
     pub assumptions: Vec<String>,
 }

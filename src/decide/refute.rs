@@ -331,7 +331,7 @@ fn differ(a: Val, b: Val) -> bool {
     }
     // Far beyond the rounding error bound, however small: `x + e^-x` against `x`
     // above 20 (softplus without its threshold) differ by 2e-9, far below f32's
-    // resolution but a real difference (DESIGN: the reals).
+    // resolution but a real difference (docs/semantics.md: the reals).
     let diff = (a.v - b.v).abs();
     diff > 0.0 && diff > 1e3 * (a.err + b.err)
 }

@@ -20,7 +20,7 @@ pub enum Binary {
     Min,
 }
 
-/// How a kernel's narrowing conversions are read (DESIGN, "Reals").
+/// How a kernel's narrowing conversions are read (docs/semantics.md, "Values").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Precision {
     /// f16/bf16 casts and arithmetic and tf32 dot inputs are exact (the verdict

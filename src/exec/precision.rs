@@ -1,4 +1,4 @@
-//! Arithmetic in the kernel's own float types under `--precision ieee` (DESIGN, "Reals"):
+//! Arithmetic in the kernel's own float types under `--precision ieee` (docs/semantics.md, "Values"):
 //! the one place the TTIR interpreter puts a float result into its type.
 //!
 //! An f16 or bf16 result rounds to the nearest value of its type, ties to even

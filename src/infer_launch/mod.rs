@@ -1,5 +1,5 @@
-//! Launch inference: a launch for a kernel that comes without one (DESIGN.md, "Launch
-//! descriptions": pointer args are tensors, stride and size ints are bound to the shapes
+//! Launch inference: a launch for a kernel that comes without one (docs/launch.md,
+//! "Inference": pointer args are tensors, stride and size ints are bound to the shapes
 //! that make every access in bounds).
 //!
 //! Each front end reads its kernel's parameters (`triton`: names and TTIR types; `ptx`:
@@ -393,7 +393,7 @@ fn no_launch_message(
     }
     let _ = write!(
         msg,
-        "\n  write a launch file (kernel.launch.toml beside the kernel, or --launch FILE; format in DESIGN.md, \"Launch descriptions\", e.g. {example})"
+        "\n  write a launch file (kernel.launch.toml beside the kernel, or --launch FILE; format in docs/launch.md, e.g. {example})"
     );
     msg
 }

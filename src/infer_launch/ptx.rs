@@ -65,7 +65,7 @@ pub fn infer(module: &Module, file: &str) -> Result<Inferred, Error> {
         .ok_or_else(|| Error::Usage(format!("{file}: the PTX file has no .entry")))?;
     let refuse = |why: String| {
         Error::Usage(format!(
-            "{file}: no launch description, and none could be inferred: {why}\n  write a launch file (kernel.launch.toml beside the kernel, or --launch FILE; format in DESIGN.md, \"Launch descriptions\"; PTX parameters may be named param_0, param_1, ...)"
+            "{file}: no launch description, and none could be inferred: {why}\n  write a launch file (kernel.launch.toml beside the kernel, or --launch FILE; format in docs/launch.md; PTX parameters may be named param_0, param_1, ...)"
         ))
     };
     if let Some(p) = entry.params.iter().find(|p| p.array.is_some()) {

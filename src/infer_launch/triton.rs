@@ -1,4 +1,4 @@
-//! Launch inference: a launch for a Triton kernel that comes without one (DESIGN.md,
+//! Launch inference: a launch for a Triton kernel that comes without one (docs/launch.md,
 //! "Launch descriptions": pointer args are tensors, stride and size ints are bound to
 //! the shapes that make every access in bounds).
 //!

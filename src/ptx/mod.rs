@@ -36,7 +36,7 @@ pub fn parse(src: &str) -> Result<ast::Module, ParseError> {
 
 /// Where a PTX kernel rounds below f32 (`cvt` to f16/bf16/tf32, tf32 `mma`, f16/bf16
 /// arithmetic): the
-/// roundings DESIGN's real semantics reads as exact, as (what, .ptx line), in order.
+/// roundings the real semantics (docs/semantics.md) reads as exact, as (what, .ptx line), in order.
 /// Each with its line and whether `--precision ieee` rounds it (`cvt.rn` to f16/bf16
 /// from f32/f64).
 pub fn narrowings(module: &ast::Module) -> Vec<(String, u32, bool)> {

@@ -1,5 +1,5 @@
 //! Where a Triton kernel computes at less than f32 precision: the roundings that
-//! DESIGN's real semantics reads as exact, so that a verdict can name them.
+//! the real semantics (docs/semantics.md) reads as exact, so that a verdict can name them.
 
 use super::ast::{Attr, FloatKind, Module, Op, Region, Type};
 

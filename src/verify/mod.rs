@@ -1,5 +1,5 @@
 //! Unbounded verification: a lifted formula proved equal to a Triton kernel for every
-//! size (DESIGN, "Verify"), or a size where it is not.
+//! size (docs/design.md, "Verify"), or a size where it is not.
 //!
 //! One program runs with symbolic sizes and program ids ([`paths::explore`]); Z3
 //! discharges the integer side and `decide` the real side, path by path:

@@ -1,4 +1,4 @@
-//! Integers of the all-sizes run as the GPU has them (DESIGN, "Integers").
+//! Integers of the all-sizes run as the GPU has them (docs/semantics.md, "Values").
 //!
 //! The proof reads integers as exact (Z3 integers), which is what the GPU computes
 //! exactly where nothing wraps. So every integer result that can wrap is an

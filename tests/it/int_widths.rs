@@ -1,4 +1,4 @@
-//! Integers as the GPU has them (DESIGN, "Integers"): concrete runs wrap every integer
+//! Integers as the GPU has them (docs/semantics.md, "Values"): concrete runs wrap every integer
 //! op in its width, and a claim for every size never covers a size where a narrowing
 //! cast, index arithmetic or a loop counter wraps. Fixtures: tests/int_widths/
 //! (generate.py, real Triton 3.9 output).

@@ -1,5 +1,5 @@
 //! Known constants: the exact rationals that are the nearest f64 or f32 to `ln 2`,
-//! `pi`, `1/3`, ... (and their folded products), read as those constants (DESIGN,
+//! `pi`, `1/3`, ... (and their folded products), read as those constants (docs/semantics.md,
 //! Constants).
 
 use crate::decide::poly::rat;

@@ -1,5 +1,5 @@
 //! Integers as the GPU has them: every integer op in its IR width, two's complement,
-//! wrapping (DESIGN, "Integers"). A value of width `w` is held as the `i64` of its
+//! wrapping (docs/semantics.md, "Values"). A value of width `w` is held as the `i64` of its
 //! signed reading (sign-extended), whatever the width; unsigned ops read it back as
 //! its low `w` bits.
 

@@ -1,5 +1,5 @@
 //! Instruction semantics of arithmetic: `setp`, predicate logic, `cvt`, integer and
-//! float arithmetic. Floats are reals of the domain (DESIGN.md: `ex2.approx` is 2^x,
+//! float arithmetic. Floats are reals of the domain (docs/semantics.md: `ex2.approx` is 2^x,
 //! `fma(a, b, c)` is `a*b + c`); integer bit operations on data-dependent values become
 //! opaque terms.
 //!

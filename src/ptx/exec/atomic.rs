@@ -8,7 +8,7 @@
 //!   bytes (`race::check`).
 //! - Values: the executor runs one schedule (threads in index order, each until it
 //!   blocks). A memory value built by unordered atomics of one commutative kind
-//!   (add, min, max, and, or, xor) is the same in every order over DESIGN's reals
+//!   (add, min, max, and, or, xor) is the same in every order over the reals of docs/semantics.md
 //!   (the verdict states that the order was read as irrelevant, `ptx::atomic_notes`).
 //!   Two unordered atomics that do not commute (exch and add, two exchs), or a
 //!   returned old value that another unordered atomic changes (a ticket counter), make

@@ -1,5 +1,5 @@
 //! Which loaded values a thread uses: the rule that a read whose value reaches no
-//! store, address, branch or other thread does not race (DESIGN.md, "Stores and
+//! store, address, branch or other thread does not race (docs/semantics.md, "Stores and
 //! atomics under conditions"; the replicated lanes of small Triton blocks, where
 //! several threads load one element and only one of them stores it back).
 //!

@@ -1,7 +1,7 @@
 //! Recognising libm expansions: read a whole inlined libdevice / CUDA-libm expansion
 //! (Triton's `__nv_logf`, `__nv_sinf`, `__nv_cosf`, `__nv_tanhf`, `__nv_erff`; CUDA's
 //! own `expf`, `tanhf`, `erff`, `log2f`, `log1pf`, `expm1f`, `erfcf`, `powf(x, k)` as
-//! NVRTC emits them) as the exact function, as `ex2.approx` is read as `2^x` (DESIGN:
+//! NVRTC emits them) as the exact function, as `ex2.approx` is read as `2^x` (docs/semantics.md:
 //! libm calls are the exact real functions).
 //!
 //! Architecture invariant: works on terms only, after execution and before `decide`
