@@ -16,8 +16,12 @@ pub enum Binary {
     Sub,
     Mul,
     Div,
+    /// IEEE maximum: NaN if either operand is (`arith.maximumf`, PTX `max.NaN`).
     Max,
     Min,
+    /// IEEE maxNum: the operand that is not NaN (`arith.maxnumf`, PTX `max`, `fmaxf`).
+    MaxNum,
+    MinNum,
 }
 
 /// How a kernel's narrowing conversions are read (DESIGN, "Reals").
@@ -196,6 +200,8 @@ impl Domain for Symbolic<'_> {
             Binary::Div => t.div(a, b),
             Binary::Max => t.max(a, b),
             Binary::Min => t.min(a, b),
+            Binary::MaxNum => t.maxnum(a, b),
+            Binary::MinNum => t.minnum(a, b),
         }
     }
     fn sum(&mut self, xs: &[TermId]) -> TermId {
@@ -426,8 +432,10 @@ impl Domain for Concrete {
             Binary::Sub => a - b,
             Binary::Mul => a * b,
             Binary::Div => a / b,
-            Binary::Max => a.max(b),
-            Binary::Min => a.min(b),
+            // f64::max/min are maxNum/minNum; maximum/minimum propagate NaN.
+            Binary::Max | Binary::Min if a.is_nan() || b.is_nan() => f64::NAN,
+            Binary::Max | Binary::MaxNum => a.max(b),
+            Binary::Min | Binary::MinNum => a.min(b),
         }
     }
     fn cmp(&mut self, op: CmpOp, a: f64, b: f64) -> Truth<f64> {
