@@ -110,6 +110,43 @@ fn ptx_min_drops_nan_and_min_nan_propagates_it() {
     refuted("sqrt_min_nan.ptx", FMIN_SQRT, "NaN", "1");
 }
 
+/// `v != v` is the NaN test kernels write (`arith.cmpf une`): true where `v = log(x)`
+/// is NaN, so the kernel is 0 at x < 0 (and -inf at 0). Folding it to false (as for a
+/// real `v`) would make the kernel NaN there.
+#[test]
+fn a_nan_test_is_not_folded_away() {
+    let out = Command::cargo_bin("lift")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg(path("log_or_zero.ttir"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with("y[N] = where(log(x) != log(x), 0, log(x))"),
+        "{text}"
+    );
+    // 0 where x < 0: the wrong constant is refuted there, with the kernel's 0 (not NaN).
+    refuted(
+        "log_or_zero.ttir",
+        "y = torch.where(x >= 0, torch.log(x), torch.ones(1))",
+        "0",
+        "1",
+    );
+    // It refines torch.log, NaN there.
+    let (code, text) = check("log_or_zero.ttir", "y = torch.log(x)");
+    assert_eq!(code, 0, "{text}");
+    // The right constant is not refuted. (UNKNOWN today: the prover reads `v != v` as
+    // false under its precondition x > 0, but does not use that precondition to drop
+    // the spec's case x < 0.)
+    let (code, text) = check(
+        "log_or_zero.ttir",
+        "y = torch.where(x >= 0, torch.log(x), torch.zeros(1))",
+    );
+    assert!(code == 0 || code == 3, "{text}");
+}
+
 /// `lift run` computes what the GPU does: 0 (maxnumf) or NaN (maximumf) at x = -1.
 #[test]
 fn concrete_runs_follow_each_ops_nan_rule() {
@@ -184,10 +221,22 @@ fn terms_and_decide_keep_the_two_rules_apart() {
     let inf = t.inf(false);
     assert_eq!(t.maxnum(inf, lx), inf);
     assert_eq!(t.max(nan, lx), nan);
+    // `log x != log x` (a NaN test) and `!(log x < 0)` stay: both are true at x = -1.
+    let is_nan = t.cmp(lift::term::CmpOp::Ne, lx, lx);
+    let lt = t.cmp(lift::term::CmpOp::Lt, lx, zero);
+    let not_lt = t.not(lt);
+    assert!(matches!(t.node(not_lt), Node::Not(_)));
+    assert_eq!(
+        t.cmp(lift::term::CmpOp::Ne, x, x),
+        zero,
+        "x != x is false for a real x"
+    );
     // Evaluation at x = -1: maxNum gives 0, max NaN.
     let at = |id| t.eval(id, &|_, _| -1.0, &|_| f64::NAN);
     assert_eq!(at(num), 0.0);
     assert!(at(max).is_nan());
+    assert_eq!(at(is_nan), 1.0);
+    assert_eq!(at(not_lt), 1.0);
 
     let opts = |spec| decide::Options {
         spec,

@@ -425,14 +425,14 @@ impl<'a, D: Domain> Interp<'a, D> {
             }
             "arith.cmpf" => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
-                let Some(cmp) = float_predicate(pred) else {
+                if float_predicate(pred).is_none() {
                     return fail(ErrorKind::Unsupported, format!("predicate '{pred}'"));
-                };
+                }
                 map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
-                    (Elem::Float(x), Elem::Float(y)) => Ok(match cmp {
-                        Some(c) => truth_elem(self.domain.cmp(c, x, y)),
-                        None => Elem::Bool(pred == "ord" || pred == "true"),
-                    }),
+                    (Elem::Float(x), Elem::Float(y)) => match self.domain.cmpf(pred, x, y) {
+                        Some(t) => Ok(truth_elem(t)),
+                        None => fail(ErrorKind::Unsupported, format!("predicate '{pred}'")),
+                    },
                     (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
                     (a, b) => malformed(format!("compares {} with {}", a.kind(), b.kind())),
                 })

@@ -8,12 +8,15 @@
 //! (`max(-inf, x) = x`, `exp(-inf) = 0`, `x + -inf = -inf` for finite x). Anything
 //! deeper (distributing, merging exponentials, deciding equality) belongs to `decide`.
 //! Inputs are finite reals; no constructor ever panics. A fold that holds only for finite
-//! operands (`0 · t = 0`, `t - t = 0`, `t == t`) is applied only where `t` cannot be
-//! ±inf or NaN ([`Terms::may_be_nonfinite`]): masked lanes compute `0/0`, `0 · log 0`,
-//! and those NaNs must reach the output. (Symbolic `1/x`, `log x` count as finite:
-//! their domains are the decider's preconditions.) The one IEEE feature not modelled
-//! is the sign of zero: every zero is +0, so `1/0 = +inf`; the concrete run, which has
-//! signed zeros, cross-checks every proof (see `check`).
+//! operands (`0 · t = 0`, `t - t = 0`) is applied only where `t` cannot be ±inf or NaN
+//! ([`Terms::may_be_nonfinite`]): masked lanes compute `0/0`, `0 · log 0`, and those
+//! NaNs must reach the output. (Symbolic `1/x`, `log x` count as finite: their domains
+//! are the decider's preconditions.) The folds whose result a NaN changes (`t == t`,
+//! `!(a < b) = a >= b`, maxNum to max) need more: no NaN at any finite point
+//! ([`Terms::nan_free`]), since kernels test `x != x` and `tl.maximum` drops a NaN.
+//! The one IEEE feature not modelled is the sign of zero: every zero is +0, so
+//! `1/0 = +inf`; the concrete run, which has signed zeros, cross-checks every proof
+//! (see `check`).
 //!
 //! CONTRACT (the exec module is written against exactly this API):
 //! - `Terms::new()`, `terms.node(id) -> &Node`, `terms.len()`
@@ -265,6 +268,12 @@ pub struct Terms {
     /// Per node: whether it reads no input and no param (a closed constant expression
     /// such as `log(1/2)`, which the real-domain folds must evaluate to see NaN).
     closed: Vec<bool>,
+    /// Per node: whether it is NaN at no finite point: a total term (no division, log or
+    /// root below it: `0/0`, `log` of a negative), an infinity, a param (a real scalar,
+    /// or a loop-carried value that may be ±inf), or a max, min, select or comparison of
+    /// such (a masked lane's `select(m, x, -inf)`); a maxNum with one such operand. A
+    /// [`Terms::placeholder`] may be NaN. Folds whose result a NaN changes need it.
+    nan_free: Vec<bool>,
     /// (hash of the node, its id): finds a node's id without a second copy of it.
     ids: hashbrown::HashTable<(u64, TermId)>,
     /// Input tensors whose elements are integers (a launch `dtype` such as `int64` or
@@ -365,9 +374,32 @@ impl Terms {
                 all
             }
         };
+        let nan_free = match &node {
+            Node::Input { .. } | Node::Const(_) | Node::Inf { .. } => true,
+            Node::Param(name) => !name.starts_with(PLACEHOLDER),
+            Node::NaN | Node::Opaque(..) => false,
+            Node::Max(_)
+            | Node::Min(_)
+            | Node::Select(..)
+            | Node::Cmp(..)
+            | Node::Not(_)
+            | Node::And(_)
+            | Node::Or(_) => {
+                let mut all = true;
+                for_each_child_of(&node, |c| all &= self.nan_free[c.0 as usize]);
+                all
+            }
+            Node::MaxNum(_) | Node::MinNum(_) => {
+                let mut any = false;
+                for_each_child_of(&node, |c| any |= self.nan_free[c.0 as usize]);
+                any
+            }
+            Node::Add(_) | Node::Mul(_) | Node::Pow(..) | Node::Call(..) => total,
+        };
         self.nonfinite.push(nonfinite);
         self.total.push(total);
         self.closed.push(closed);
+        self.nan_free.push(nan_free);
         self.nodes.push(node);
         self.ids.insert_unique(hash, (hash, id), |e| e.0);
         id
@@ -1020,20 +1052,10 @@ impl Terms {
         self.minn(&[a, b])
     }
 
-    /// Whether `t` is NaN at no finite point: a total term (no division, log or root
-    /// below it), an infinity, a param (a real scalar, or a loop-carried value that may
-    /// be ±inf), or a max/min of such. A [`Terms::placeholder`] may be NaN. Where every
-    /// operand is NaN-free, maxNum is max.
+    /// Whether `t` is NaN at no finite point (see the `nan_free` field). Where every
+    /// operand of a maxNum is, it is a max.
     pub fn nan_free(&self, t: TermId) -> bool {
-        let leaf = |o: TermId| match self.node(o) {
-            Node::Param(name) => !name.starts_with(PLACEHOLDER),
-            Node::Inf { .. } => true,
-            _ => self.is_total(o),
-        };
-        match self.node(t) {
-            Node::Max(ops) | Node::Min(ops) => ops.iter().all(|&o| leaf(o)),
-            _ => leaf(t),
-        }
+        self.nan_free[t.0 as usize]
     }
 
     /// IEEE maxNum/minNum of `terms` (see [`Node::MaxNum`]): NaN operands are dropped,
@@ -1119,8 +1141,9 @@ impl Terms {
         }
         let ord = match (self.ext(a), self.ext(b)) {
             (Some(x), Some(y)) => Some(x.cmp(&y)),
-            // `t == t` fails where t is NaN.
-            _ if a == b && !self.may_be_nonfinite(a) => Some(std::cmp::Ordering::Equal),
+            // `t == t` fails where t is NaN (`log x != log x` is true at x < 0: the
+            // NaN test kernels write).
+            _ if a == b && self.nan_free(a) => Some(std::cmp::Ordering::Equal),
             // A term finite at every point lies strictly between -inf and +inf
             // (`m == -inf` of a running max that has met a finite score is false).
             // Not for `log x` or `1/x`: at x = 0 they are infinite.
@@ -1154,8 +1177,9 @@ impl Terms {
                 self.boolean(!b)
             }
             Node::Not(x) if self.is_boolean(x) => x,
-            // `!(a < b) = a >= b` only without NaN operands (IEEE: both false then).
-            Node::Cmp(op, x, y) if !self.may_be_nonfinite(x) && !self.may_be_nonfinite(y) => {
+            // `!(a < b) = a >= b` only without NaN operands (IEEE: both false then;
+            // `log x` is NaN at x < 0).
+            Node::Cmp(op, x, y) if self.nan_free(x) && self.nan_free(y) => {
                 self.intern(Node::Cmp(op.negated(), x, y))
             }
             _ => self.intern(Node::Not(a)),

@@ -43,3 +43,14 @@ def sqrt_min_nan_kernel(y_ptr, x_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     x = tl.load(x_ptr + offsets, mask=mask, other=1.0)
     y = tl.minimum(tl.sqrt(x), 1.0, propagate_nan=tl.PropagateNan.ALL)
     tl.store(y_ptr + offsets, y, mask=mask)
+
+
+@triton.jit
+def log_or_zero_kernel(y_ptr, x_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # `v != v` holds exactly where v is NaN (log of a negative): the NaN test kernels write.
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=1.0)
+    v = tl.log(x)
+    y = tl.where(v != v, 0.0, v)
+    tl.store(y_ptr + offsets, y, mask=mask)
