@@ -193,13 +193,13 @@ pub fn check(
         .iter()
         .map(|(name, (_, elems))| (name.clone(), elems.clone()))
         .collect();
-    let mut report = compare(&terms, &spec, right, "spec", title, inst, opts, start)?;
+    let mut report = compare(&terms, &spec, right, SPEC, title, inst, opts, start)?;
     report.temporaries = temporaries.into_iter().map(|t| t.name).collect();
     report.assumptions = kernel.assumptions();
     report.assumptions.extend(spec.assumptions.iter().cloned());
     report.precision = kernel.precision_note();
     report.ir = kernel.ir();
-    let claim = crosscheck::Claim::Terms(&terms, &claimed);
+    let claim = crosscheck::Claim::Spec(&terms, &claimed);
     let mut report = cross_checked(report, kernel, inst, &claim, opts, start)?;
     if report.outcome != Outcome::Refuted {
         rounding_search(&mut report, kernel, inst, spec_src)?;
@@ -306,7 +306,10 @@ fn all_sizes(
         ));
     }
     // The instance agreement below checks the rewrite like the reading itself.
-    let outputs = divisors_out(kernel, inst, outputs);
+    let mut outputs = divisors_out(kernel, inst, outputs);
+    for o in &mut outputs {
+        o.spec = true;
+    }
     if let Err(e) = agrees_at_instance(kernel, inst, &outputs, terms, claimed) {
         return unknown(e);
     }
@@ -732,6 +735,10 @@ fn admits(bounds: &[(String, i64)], fixed: &[(String, i64)], sizes: &[(String, i
 
 type Side = BTreeMap<String, (Vec<usize>, Vec<Option<TermId>>)>;
 
+/// The name `compare` gives a PyTorch spec: the right side, which a kernel refines
+/// where the spec is NaN outside its domain (`decide::SpecSide`).
+const SPEC: &str = "spec";
+
 #[allow(clippy::too_many_arguments)]
 fn compare(
     terms: &Terms,
@@ -813,8 +820,16 @@ fn compare(
             Leaf::Param(p) => opts.scalars.get(&**p).copied(),
         }
     };
+    let decide_opts = decide::Options {
+        spec: if right_name == SPEC {
+            decide::SpecSide::Right
+        } else {
+            opts.decide.spec
+        },
+        ..opts.decide.clone()
+    };
     let verdicts: Vec<ElemVerdict> =
-        decide::decide_all_with_points(terms, &pairs, &opts.decide, &extra);
+        decide::decide_all_with_points(terms, &pairs, &decide_opts, &extra);
 
     let mut preconditions = BTreeSet::new();
     let mut counterexample = findings_unwritten.first().cloned();

@@ -297,6 +297,8 @@ impl<'t> Canon<'t> {
                     | Node::Or(_)
                     | Node::Max(_)
                     | Node::Min(_)
+                    | Node::MaxNum(_)
+                    | Node::MinNum(_)
                     | Node::Call(Func::Abs, _)
             );
             let mut d = own;
@@ -1227,8 +1229,11 @@ impl<'t> Canon<'t> {
                 let r = self.get(a);
                 self.call(f, &r, a)?
             }
-            Node::Max(ops) | Node::Min(ops) => {
-                let is_max = matches!(self.terms.node(t), Node::Max(_));
+            // Where the preconditions hold (every log's and root's argument in its
+            // domain, every denominator non-zero), no operand is NaN and maxNum is max;
+            // the refuter compares the sides by IEEE's rules where they fail.
+            Node::Max(ops) | Node::Min(ops) | Node::MaxNum(ops) | Node::MinNum(ops) => {
+                let is_max = matches!(self.terms.node(t), Node::Max(_) | Node::MaxNum(_));
                 let rs: Vec<Rc<Rf>> = ops.iter().map(|&o| self.get(o)).collect();
                 self.extremum(&rs, is_max)?
             }

@@ -11,10 +11,12 @@
 //! `random_points` deterministic points (more, and boundary points — zeros, ±1, all
 //! negative, large and tiny magnitudes, around comparison constants — when the prover
 //! does not prove); a side that is NaN or ±inf by IEEE's rules where the other is not
-//! is a difference (a NaN element is wrong), one that left the real line only through
-//! the point (a pole, a log of a negative) is not; (2) prover — canonical rational functions
-//! `N/D` over atoms (inputs, params, known constants, exponentials with merged
-//! exponents, opaque functions of canonical arguments, flattened max/min), case-split
+//! is a difference (a NaN element is wrong), but not a spec that is NaN because the
+//! point left its domain ([`SpecSide`]: PyTorch has no value there), and two non-finite
+//! values that left the real line only through the point (a pole, a log of a negative)
+//! are not; (2) prover — canonical rational functions `N/D` over atoms (inputs, params,
+//! known constants, exponentials with merged exponents, opaque functions of canonical
+//! arguments, flattened max/min, maxNum read as max), case-split
 //! over the distinct canonical condition atoms of `select`s; (3) when the prover fails,
 //! a harder search for a point before answering `Unknown`.
 
@@ -44,6 +46,23 @@ pub struct Options {
     pub max_monomials: usize,
     /// Most condition atoms one case may fix (2^k cases at most).
     pub max_case_splits: usize,
+    /// Which side of each pair is a PyTorch spec (`check`), if either (see [`SpecSide`]).
+    pub spec: SpecSide,
+}
+
+/// Which side of a pair is a PyTorch spec. Where the spec is NaN because the point left
+/// its domain (`log` of a negative, `0/0`), PyTorch gives no number there and any value
+/// of the other side (a kernel's) refines it: `tl.maximum(tl.log(x), 0)`, which is 0
+/// at x < 0 (IEEE maxNum drops the NaN), is `torch.clamp(torch.log(x), min=0)`, which
+/// is NaN there. The reverse is a difference: a kernel that is NaN where the spec has a
+/// value is wrong there. Two kernels (`equiv`) and a kernel and its lifted formula are
+/// compared both ways (`Neither`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpecSide {
+    #[default]
+    Neither,
+    Left,
+    Right,
 }
 
 impl Default for Options {
@@ -52,6 +71,7 @@ impl Default for Options {
             random_points: 6,
             max_monomials: 20_000,
             max_case_splits: 8,
+            spec: SpecSide::Neither,
         }
     }
 }
@@ -284,7 +304,9 @@ fn differing_pair(terms: &Terms, a: TermId, b: TermId) -> (TermId, TermId) {
             (Node::Add(x), Node::Add(y))
             | (Node::Mul(x), Node::Mul(y))
             | (Node::Max(x), Node::Max(y))
-            | (Node::Min(x), Node::Min(y)) => only_difference(x, y),
+            | (Node::Min(x), Node::Min(y))
+            | (Node::MaxNum(x), Node::MaxNum(y))
+            | (Node::MinNum(x), Node::MinNum(y)) => only_difference(x, y),
             (Node::Pow(p, j), Node::Pow(q, k)) if j == k => Some((*p, *q)),
             (Node::Call(f, p), Node::Call(g, q)) if f == g => Some((*p, *q)),
             _ => None,
@@ -385,7 +407,7 @@ fn decide_shared<'t>(
         };
     }
     let has_inf_nan = flags & Reached::INF_NAN != 0;
-    let refuter = Refuter::new(terms, [a, b], &shared.evals);
+    let refuter = Refuter::new(terms, [a, b], &shared.evals, opts.spec);
     // 1. Refuter.
     let caller = |l: &Leaf| extra(l).unwrap_or_else(|| point_value(CALLER_POINT, l));
     if let Some(cex) = refuter.try_point(CALLER_POINT, &caller, true) {
@@ -427,7 +449,7 @@ fn decide_shared<'t>(
         }
     }
     // 3. Prover.
-    let refuter = Refuter::new(terms, [a, b], &shared.evals);
+    let refuter = Refuter::new(terms, [a, b], &shared.evals, opts.spec);
     let rest_points = 1 + first..1 + opts.random_points as u64;
     // The canonical forms record the facts of every sub-term met so far (children
     // first: a child's id is below its parents').

@@ -8,7 +8,8 @@
 
 use super::canon::{known_value, Dag};
 use super::{
-    leaf_hash, leaf_of, point_value, Counterexample, Leaf, BOUNDARY_POINT, BOUNDARY_POINTS,
+    leaf_hash, leaf_of, point_value, Counterexample, Leaf, SpecSide, BOUNDARY_POINT,
+    BOUNDARY_POINTS,
 };
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use num_traits::ToPrimitive;
@@ -187,6 +188,28 @@ fn eval_node(
                 }
                 (acc.unwrap_or(f64::NAN), err)
             }
+            // IEEE maxNum/minNum: NaN operands are dropped (f64::max/min are maxNum).
+            Node::MaxNum(ops) | Node::MinNum(ops) => {
+                let is_max = matches!(terms.node(t), Node::MaxNum(_));
+                let mut acc: Option<f64> = None;
+                let mut err = 0.0f64;
+                for o in ops.iter() {
+                    let Val { v: x, err: xe, .. } = g(o);
+                    if x.is_nan() {
+                        continue;
+                    }
+                    err = err.max(xe);
+                    acc = Some(match acc {
+                        None => x,
+                        Some(a) if is_max => a.max(x),
+                        Some(a) => a.min(x),
+                    });
+                }
+                match acc {
+                    Some(v) => (v, err),
+                    None => (f64::NAN, f64::NAN),
+                }
+            }
             Node::Cmp(op, x, y) => {
                 let (a, b) = (g(x), g(y));
                 let (ea, eb) = (a.err, b.err);
@@ -311,8 +334,16 @@ fn const_value(terms: &Terms, t: TermId) -> Option<f64> {
 /// wrong, and so is a kernel that is undefined where the spec is not, whatever
 /// preconditions would make them equal); or they are different non-finite values by
 /// IEEE's rules, away from poles (where a zero's sign could swap an infinity's).
-/// Never at a point where f64 overflowed.
-fn differ(a: Val, b: Val) -> bool {
+/// Never at a point where f64 overflowed, nor where the spec side (`spec`) is NaN
+/// because the point left its domain: PyTorch gives no number there, so any value of
+/// the other side refines it (see [`SpecSide`]).
+fn differ(a: Val, b: Val, spec: SpecSide) -> bool {
+    let undefined = |s: Val| s.v.is_nan() && s.pole;
+    match spec {
+        SpecSide::Left if undefined(a) => return false,
+        SpecSide::Right if undefined(b) => return false,
+        _ => {}
+    }
     if !a.v.is_finite() || !b.v.is_finite() {
         if a.overflow || b.overflow {
             return false;
@@ -352,6 +383,8 @@ pub(super) struct Refuter<'a> {
     /// The whole reachable DAG, walked only where a search or a counterexample needs
     /// it: a pair that holds costs its new sub-terms, not the ones earlier pairs met.
     dag: OnceCell<Dag>,
+    /// Which root is a spec, if either (see [`differ`]).
+    spec: SpecSide,
 }
 
 /// Most values one point's memo keeps before it is cleared.
@@ -361,12 +394,18 @@ const EVAL_MEMO_LIMIT: usize = 1 << 18;
 pub(super) type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
 
 impl<'a> Refuter<'a> {
-    pub fn new(terms: &'a Terms, roots: [TermId; 2], evals: &'a RefCell<EvalMemo>) -> Self {
+    pub fn new(
+        terms: &'a Terms,
+        roots: [TermId; 2],
+        evals: &'a RefCell<EvalMemo>,
+        spec: SpecSide,
+    ) -> Self {
         Refuter {
             terms,
             roots,
             evals,
             dag: OnceCell::new(),
+            spec,
         }
     }
 
@@ -423,11 +462,11 @@ impl<'a> Refuter<'a> {
             }
         };
         let [a, b] = eval(false, EPS);
-        if !differ(a, b) {
+        if !differ(a, b, self.spec) {
             return None;
         }
         let [a2, b2] = eval(true, EPS);
-        if !differ(a2, b2) {
+        if !differ(a2, b2, self.spec) {
             return None;
         }
         // A small difference (below 1e-3 relative) stands only if rounding every
@@ -436,7 +475,7 @@ impl<'a> Refuter<'a> {
         let diff = (a2.v - b2.v).abs();
         if diff.is_finite() && diff <= 1e-3 * a2.v.abs().max(b2.v.abs()) {
             let [a3, b3] = eval(true, f64::from(f32::EPSILON) / 2.0);
-            if !differ(a3, b3) {
+            if !differ(a3, b3, self.spec) {
                 return None;
             }
         }

@@ -16,8 +16,12 @@ pub enum Binary {
     Sub,
     Mul,
     Div,
+    /// IEEE maximum: NaN if either operand is (`arith.maximumf`, PTX `max.NaN`).
     Max,
     Min,
+    /// IEEE maxNum: the operand that is not NaN (`arith.maxnumf`, PTX `max`, `fmaxf`).
+    MaxNum,
+    MinNum,
 }
 
 /// How a kernel's narrowing conversions are read (docs/semantics.md, "Values").
@@ -37,6 +41,23 @@ pub enum Precision {
 pub enum Truth<V> {
     Known(bool),
     Unknown(V),
+}
+
+/// `!t` over a domain's truth values.
+fn truth_not<D: Domain + ?Sized>(d: &mut D, t: Truth<D::V>) -> Truth<D::V> {
+    match t {
+        Truth::Known(b) => Truth::Known(!b),
+        Truth::Unknown(v) => d.not(v),
+    }
+}
+
+/// `x && y` over a domain's truth values.
+fn truth_and<D: Domain + ?Sized>(d: &mut D, x: Truth<D::V>, y: Truth<D::V>) -> Truth<D::V> {
+    match (x, y) {
+        (Truth::Known(false), _) | (_, Truth::Known(false)) => Truth::Known(false),
+        (Truth::Known(true), o) | (o, Truth::Known(true)) => o,
+        (Truth::Unknown(p), Truth::Unknown(q)) => d.and(p, q),
+    }
 }
 
 /// Arithmetic over real values.
@@ -70,6 +91,49 @@ pub trait Domain {
     fn not(&mut self, a: Self::V) -> Truth<Self::V>;
     fn and(&mut self, a: Self::V, b: Self::V) -> Truth<Self::V>;
     fn or(&mut self, a: Self::V, b: Self::V) -> Truth<Self::V>;
+    /// An `arith.cmpf` predicate as IEEE defines it: an ordered one (`olt`) is false
+    /// where an operand is NaN, an unordered one (`ult`) true (`!(a >= b)`; `une` is
+    /// `a != b`, which already is), `ord`/`uno` test for NaN (`a == a`), `one` is `ord`
+    /// and `a != b`. `None` for a predicate that is none of these. Where no operand
+    /// can be NaN each is the plain comparison (the constructors fold the negations).
+    fn cmpf(&mut self, pred: &str, a: Self::V, b: Self::V) -> Option<Truth<Self::V>> {
+        let op = |s: &str| {
+            Some(match s {
+                "eq" => CmpOp::Eq,
+                "ne" => CmpOp::Ne,
+                "lt" => CmpOp::Lt,
+                "le" => CmpOp::Le,
+                "gt" => CmpOp::Gt,
+                "ge" => CmpOp::Ge,
+                _ => return None,
+            })
+        };
+        Some(match pred {
+            "true" => Truth::Known(true),
+            "false" => Truth::Known(false),
+            "ord" | "uno" | "one" => {
+                let (x, y) = (self.cmp(CmpOp::Eq, a, a), self.cmp(CmpOp::Eq, b, b));
+                let ord = truth_and(self, x, y);
+                match pred {
+                    "ord" => ord,
+                    "uno" => truth_not(self, ord),
+                    _ => {
+                        let ne = self.cmp(CmpOp::Ne, a, b);
+                        truth_and(self, ord, ne)
+                    }
+                }
+            }
+            "une" => self.cmp(CmpOp::Ne, a, b),
+            p => match (p.strip_prefix('o'), p.strip_prefix('u')) {
+                (Some(o), _) => self.cmp(op(o)?, a, b),
+                (_, Some(u)) => {
+                    let c = self.cmp(op(u)?.negated(), a, b);
+                    truth_not(self, c)
+                }
+                _ => return None,
+            },
+        })
+    }
     /// Whether narrowing conversions round (the interpreters ask before each one).
     fn precision(&self) -> Precision {
         Precision::Real
@@ -203,6 +267,8 @@ impl Domain for Symbolic<'_> {
             Binary::Div => t.div(a, b),
             Binary::Max => t.max(a, b),
             Binary::Min => t.min(a, b),
+            Binary::MaxNum => t.maxnum(a, b),
+            Binary::MinNum => t.minnum(a, b),
         }
     }
     fn sum(&mut self, xs: &[TermId]) -> TermId {
@@ -433,8 +499,10 @@ impl Domain for Concrete {
             Binary::Sub => a - b,
             Binary::Mul => a * b,
             Binary::Div => a / b,
-            Binary::Max => a.max(b),
-            Binary::Min => a.min(b),
+            // f64::max/min are maxNum/minNum; maximum/minimum propagate NaN.
+            Binary::Max | Binary::Min if a.is_nan() || b.is_nan() => f64::NAN,
+            Binary::Max | Binary::MaxNum => a.max(b),
+            Binary::Min | Binary::MinNum => a.min(b),
         }
     }
     fn cmp(&mut self, op: CmpOp, a: f64, b: f64) -> Truth<f64> {

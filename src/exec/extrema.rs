@@ -150,6 +150,9 @@ impl Pass {
                 let s = terms.select(c, a, b);
                 self.local(terms, s)
             }
+            // With a side that may be NaN the select is neither max nor maxNum
+            // (`select(v > m, v, m)` drops a NaN `v` but returns a NaN `m`): it stays.
+            Node::Select(_, a, b) if !terms.nan_free(a) || !terms.nan_free(b) => t,
             Node::Select(c, a, b) => {
                 let Node::Cmp(op, l, r) = terms.node(c).clone() else {
                     // `a > b || (a == b && …)` (a tree argmax's pick): max(a, b) either way.

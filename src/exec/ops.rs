@@ -425,20 +425,23 @@ impl<'a, D: Domain> Interp<'a, D> {
                 let ab = self.float_binary(Binary::Mul, a, b)?;
                 self.float_binary(Binary::Add, ab, c)
             }),
-            "tt.clampf" => map3(arg(0)?, arg(1)?, arg(2)?, |x, lo, hi| {
-                let m = self.float_binary(Binary::Max, x, lo)?;
-                self.float_binary(Binary::Min, m, hi)
-            }),
+            "tt.clampf" => {
+                let (max, min) = clamp_ops(op);
+                map3(arg(0)?, arg(1)?, arg(2)?, |x, lo, hi| {
+                    let m = self.float_binary(max, x, lo)?;
+                    self.float_binary(min, m, hi)
+                })
+            }
             "arith.cmpf" => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
-                let Some(cmp) = float_predicate(pred) else {
+                if float_predicate(pred).is_none() {
                     return fail(ErrorKind::Unsupported, format!("predicate '{pred}'"));
-                };
+                }
                 map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
-                    (Elem::Float(x), Elem::Float(y)) => Ok(match cmp {
-                        Some(c) => truth_elem(self.domain.cmp(c, x, y)),
-                        None => Elem::Bool(pred == "ord" || pred == "true"),
-                    }),
+                    (Elem::Float(x), Elem::Float(y)) => match self.domain.cmpf(pred, x, y) {
+                        Some(t) => Ok(truth_elem(t)),
+                        None => fail(ErrorKind::Unsupported, format!("predicate '{pred}'")),
+                    },
                     (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
                     (a, b) => malformed(format!("compares {} with {}", a.kind(), b.kind())),
                 })
@@ -1037,13 +1040,14 @@ impl<'a, D: Domain> Interp<'a, D> {
             }
         };
         match base {
+            // C's fmax/fmin return the operand that is not NaN.
             "fmaxf" | "fmax" => {
                 let (a, b) = two()?;
-                map2(a, b, |x, y| self.float_binary(Binary::Max, x, y))
+                map2(a, b, |x, y| self.float_binary(Binary::MaxNum, x, y))
             }
             "fminf" | "fmin" => {
                 let (a, b) = two()?;
-                map2(a, b, |x, y| self.float_binary(Binary::Min, x, y))
+                map2(a, b, |x, y| self.float_binary(Binary::MinNum, x, y))
             }
             "fmaf" | "fma" => {
                 let (Some(a), Some(b), Some(c)) = (args.first(), args.get(1), args.get(2)) else {
@@ -1620,14 +1624,28 @@ pub(crate) fn unary_func(name: &str) -> Option<Func> {
     })
 }
 
+/// The max and min a `tt.clampf` is made of: NaN-propagating with `propagateNan =
+/// all`, maxNum/minNum (NaN dropped, so a NaN `x` gives `min(lo, hi)`) with `none`, as
+/// Triton's NVIDIA lowering builds them.
+pub(crate) fn clamp_ops(op: &Op) -> (Binary, Binary) {
+    match op.attr("propagateNan").and_then(Attr::as_str) {
+        Some("all") => (Binary::Max, Binary::Min),
+        _ => (Binary::MaxNum, Binary::MinNum),
+    }
+}
+
 pub(crate) fn float_binary(name: &str) -> Option<Binary> {
     Some(match name {
         "arith.addf" => Binary::Add,
         "arith.subf" => Binary::Sub,
         "arith.mulf" => Binary::Mul,
         "arith.divf" | "tt.precise_divf" => Binary::Div,
-        "arith.maxnumf" | "arith.maximumf" => Binary::Max,
-        "arith.minnumf" | "arith.minimumf" => Binary::Min,
+        // maxnumf (`tl.maximum`'s default) drops a NaN operand, maximumf
+        // (`propagate_nan=tl.PropagateNan.ALL`) returns it.
+        "arith.maxnumf" => Binary::MaxNum,
+        "arith.minnumf" => Binary::MinNum,
+        "arith.maximumf" => Binary::Max,
+        "arith.minimumf" => Binary::Min,
         _ => return None,
     })
 }
@@ -1709,7 +1727,10 @@ pub(crate) fn simple_combine(op: &Op) -> Option<Binary> {
     }
     let (body, ret) = (&block.ops[0], &block.ops[1]);
     let b = float_binary(&body.name)?;
-    if !matches!(b, Binary::Add | Binary::Max | Binary::Min | Binary::Mul) {
+    if !matches!(
+        b,
+        Binary::Add | Binary::Max | Binary::Min | Binary::MaxNum | Binary::MinNum | Binary::Mul
+    ) {
         return None;
     }
     let args: Vec<&str> = block.args.iter().map(|a| a.name.as_str()).collect();

@@ -286,6 +286,8 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
                 BinaryOp::Div => t.div(o[0], o[1]),
                 BinaryOp::Max => t.max(o[0], o[1]),
                 BinaryOp::Min => t.min(o[0], o[1]),
+                BinaryOp::FMax => t.maxnum(o[0], o[1]),
+                BinaryOp::FMin => t.minnum(o[0], o[1]),
             })
         }
         Formula::Cmp(op, a, b) => {

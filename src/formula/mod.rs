@@ -140,8 +140,12 @@ pub enum BinaryOp {
     Sub,
     Mul,
     Div,
+    /// NaN-propagating, as `torch.maximum`.
     Max,
     Min,
+    /// The operand that is not NaN, as `torch.fmax`/`np.fmax` (IEEE maxNum).
+    FMax,
+    FMin,
 }
 
 impl BinaryOp {
@@ -153,6 +157,8 @@ impl BinaryOp {
             BinaryOp::Div => "div",
             BinaryOp::Max => "maximum",
             BinaryOp::Min => "minimum",
+            BinaryOp::FMax => "fmax",
+            BinaryOp::FMin => "fmin",
         }
     }
 }
@@ -307,6 +313,10 @@ pub enum Formula {
 pub struct Output {
     pub name: String,
     pub formula: Formula,
+    /// The formula is a PyTorch spec's reading (`check`), not a kernel's lifted formula:
+    /// where it is NaN outside its domain, a kernel's value refines it
+    /// (`decide::SpecSide`).
+    pub spec: bool,
 }
 
 impl Output {
@@ -314,6 +324,7 @@ impl Output {
         Output {
             name: name.to_string(),
             formula,
+            spec: false,
         }
     }
 }

@@ -136,6 +136,25 @@ impl Infix<'_> {
                 };
                 (s, P_ATOM)
             }
+            Formula::Binary(op @ (BinaryOp::FMax | BinaryOp::FMin), a, b) => {
+                let (sa, sb) = (self.at(a, 0, true), self.at(b, 0, true));
+                let s = match d {
+                    Dialect::Text => format!("{}({sa}, {sb})", op.name()),
+                    Dialect::Numpy => format!("np.{}({sa}, {sb})", op.name()),
+                    Dialect::Torch => {
+                        // torch.fmax takes tensors only.
+                        let t = |f: &Formula, s: String| {
+                            if f.is_number() {
+                                format!("torch.as_tensor({s}, dtype=torch.float64)")
+                            } else {
+                                s
+                            }
+                        };
+                        format!("torch.{}({}, {})", op.name(), t(a, sa), t(b, sb))
+                    }
+                };
+                (s, P_ATOM)
+            }
             Formula::Binary(op, a, b) => {
                 let (sym, p) = match op {
                     BinaryOp::Add => ("+", P_ADD),

@@ -165,6 +165,15 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
                     P_ATOM,
                 )
             }
+            BinaryOp::FMax | BinaryOp::FMin => (
+                format!(
+                    "\\operatorname{{{}}}\\left({}, {}\\right)",
+                    op.name(),
+                    at(a, 0, false),
+                    at(b, 0, false)
+                ),
+                P_ATOM,
+            ),
         },
         Formula::Powi(a, k) => (format!("{}^{{{k}}}", at(a, P_ATOM, false)), P_POW),
         Formula::Cmp(op, a, b) => {

@@ -636,7 +636,12 @@ impl Bank {
                 for op in self.binary.clone() {
                     let commutative = matches!(
                         op,
-                        BinaryOp::Add | BinaryOp::Mul | BinaryOp::Max | BinaryOp::Min
+                        BinaryOp::Add
+                            | BinaryOp::Mul
+                            | BinaryOp::Max
+                            | BinaryOp::Min
+                            | BinaryOp::FMax
+                            | BinaryOp::FMin
                     );
                     if commutative && a > b {
                         continue;
@@ -717,6 +722,8 @@ fn apply_binary(op: BinaryOp, x: f64, y: f64) -> f64 {
         BinaryOp::Div => x / y,
         BinaryOp::Max => x.max(y),
         BinaryOp::Min => x.min(y),
+        BinaryOp::FMax => x.max(y),
+        BinaryOp::FMin => x.min(y),
     }
 }
 

@@ -794,14 +794,21 @@ impl<'a> Synth<'a> {
                 let b = self.build(shape, &kids[2])?;
                 Ok(Formula::select(c, a, b))
             }
-            Node::Add(ref ops) | Node::Mul(ref ops) | Node::Max(ref ops) | Node::Min(ref ops) => {
+            Node::Add(ref ops)
+            | Node::Mul(ref ops)
+            | Node::Max(ref ops)
+            | Node::Min(ref ops)
+            | Node::MaxNum(ref ops)
+            | Node::MinNum(ref ops) => {
                 let kind = std::mem::discriminant(&node);
                 let n = ops.len();
                 let bop = match node {
                     Node::Add(_) => BinaryOp::Add,
                     Node::Mul(_) => BinaryOp::Mul,
                     Node::Max(_) => BinaryOp::Max,
-                    _ => BinaryOp::Min,
+                    Node::Min(_) => BinaryOp::Min,
+                    Node::MaxNum(_) => BinaryOp::FMax,
+                    _ => BinaryOp::FMin,
                 };
                 let mut first_err = t0;
                 // Operand-wise: aligned by role where roles tell the operands apart,
@@ -1282,7 +1289,12 @@ fn taps_in_index_order(terms: &Terms, list: &[TermId], n: usize) -> Option<Vec<V
 
 fn nary(n: &Node) -> Option<&[TermId]> {
     match n {
-        Node::Add(o) | Node::Mul(o) | Node::Max(o) | Node::Min(o) => Some(o),
+        Node::Add(o)
+        | Node::Mul(o)
+        | Node::Max(o)
+        | Node::Min(o)
+        | Node::MaxNum(o)
+        | Node::MinNum(o) => Some(o),
         _ => None,
     }
 }
@@ -1306,6 +1318,8 @@ fn input_leaves(terms: &Terms, t: TermId) -> Vec<(&str, &[i64])> {
             | Node::Mul(o)
             | Node::Max(o)
             | Node::Min(o)
+            | Node::MaxNum(o)
+            | Node::MinNum(o)
             | Node::And(o)
             | Node::Or(o) => stack.extend(o.iter()),
             Node::Pow(a, _) | Node::Call(_, a) | Node::Not(a) => stack.push(*a),

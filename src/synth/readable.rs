@@ -171,11 +171,11 @@ pub fn tidy(f: Formula) -> Formula {
                 // other summand does not use); `1 + t` and `x + c * x^3` stay.
                 (BinaryOp::Add, a, b) if trails(&a, &b) => F::binary(BinaryOp::Add, b, a),
                 // `max(x, 0)`: the constant last, as people write relu.
-                (op @ (BinaryOp::Max | BinaryOp::Min), a @ F::Const(_), b)
-                    if !matches!(b, F::Const(_)) =>
-                {
-                    F::binary(op, b, a)
-                }
+                (
+                    op @ (BinaryOp::Max | BinaryOp::Min | BinaryOp::FMax | BinaryOp::FMin),
+                    a @ F::Const(_),
+                    b,
+                ) if !matches!(b, F::Const(_)) => F::binary(op, b, a),
                 (op, a, b) => F::binary(op, a, b),
             }
         }

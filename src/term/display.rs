@@ -168,6 +168,8 @@ impl Printer<'_> {
             Node::Call(f, a) => (format!("{}({})", func_name(*f), self.at(*a, 0)), P_ATOM),
             Node::Max(ops) => (format!("max({})", self.list(ops, ", ", 0)), P_ATOM),
             Node::Min(ops) => (format!("min({})", self.list(ops, ", ", 0)), P_ATOM),
+            Node::MaxNum(ops) => (format!("fmax({})", self.list(ops, ", ", 0)), P_ATOM),
+            Node::MinNum(ops) => (format!("fmin({})", self.list(ops, ", ", 0)), P_ATOM),
             Node::Cmp(op, a, b) => (
                 format!(
                     "{} {} {}",

@@ -72,6 +72,9 @@ impl<'a> Evaluator<'a> {
             Node::Call(f, a) => eval_func(*f, self.get(*a)),
             Node::Max(ops) => extremum(ops.iter().map(|&o| self.get(o)), f64::max),
             Node::Min(ops) => extremum(ops.iter().map(|&o| self.get(o)), f64::min),
+            // f64::max/min are IEEE maxNum/minNum: they return the operand that is not NaN.
+            Node::MaxNum(ops) => ops.iter().map(|&o| self.get(o)).fold(f64::NAN, f64::max),
+            Node::MinNum(ops) => ops.iter().map(|&o| self.get(o)).fold(f64::NAN, f64::min),
             Node::Cmp(op, a, b) => {
                 let (a, b) = (self.get(*a), self.get(*b));
                 bool_value(op.holds(a, b))

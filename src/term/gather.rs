@@ -97,6 +97,8 @@ impl Terms {
                 | Node::Mul(_)
                 | Node::Max(_)
                 | Node::Min(_)
+                | Node::MaxNum(_)
+                | Node::MinNum(_)
                 | Node::Select(..)
                 | Node::Cmp(..)
                 | Node::Not(_)

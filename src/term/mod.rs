@@ -8,12 +8,15 @@
 //! (`max(-inf, x) = x`, `exp(-inf) = 0`, `x + -inf = -inf` for finite x). Anything
 //! deeper (distributing, merging exponentials, deciding equality) belongs to `decide`.
 //! Inputs are finite reals; no constructor ever panics. A fold that holds only for finite
-//! operands (`0 · t = 0`, `t - t = 0`, `t == t`) is applied only where `t` cannot be
-//! ±inf or NaN ([`Terms::may_be_nonfinite`]): masked lanes compute `0/0`, `0 · log 0`,
-//! and those NaNs must reach the output. (Symbolic `1/x`, `log x` count as finite:
-//! their domains are the decider's preconditions.) The one IEEE feature not modelled
-//! is the sign of zero: every zero is +0, so `1/0 = +inf`; the concrete run, which has
-//! signed zeros, cross-checks every proof (see `check`).
+//! operands (`0 · t = 0`, `t - t = 0`) is applied only where `t` cannot be ±inf or NaN
+//! ([`Terms::may_be_nonfinite`]): masked lanes compute `0/0`, `0 · log 0`, and those
+//! NaNs must reach the output. (Symbolic `1/x`, `log x` count as finite: their domains
+//! are the decider's preconditions.) The folds whose result a NaN changes (`t == t`,
+//! `!(a < b) = a >= b`, maxNum to max) need more: no NaN at any finite point
+//! ([`Terms::nan_free`]), since kernels test `x != x` and `tl.maximum` drops a NaN.
+//! The one IEEE feature not modelled is the sign of zero: every zero is +0, so
+//! `1/0 = +inf`; the concrete run, which has signed zeros, cross-checks every proof
+//! (see `check`).
 //!
 //! CONTRACT (the exec module is written against exactly this API):
 //! - `Terms::new()`, `terms.node(id) -> &Node`, `terms.len()`
@@ -53,7 +56,9 @@
 //!   `exp(-inf) = exp2(-inf) = 0`, `exp(inf) = inf`, and the other IEEE values at ±inf;
 //!   `log(0) = -inf`, `rsqrt(0) = inf`, `log`/`sqrt`/`rsqrt` of a negative constant NaN.
 //! - NaN: any arithmetic, function, max/min, not/and/or, or select *condition* with a NaN
-//!   operand is NaN. Comparisons follow IEEE (false with NaN; `!=` true). A NaN in an
+//!   operand is NaN; IEEE's maxNum/minNum (`maxnum`, `minnum`: `arith.maxnumf`, PTX
+//!   `max.f32`, `torch.fmax`) drop it instead, and are a plain max/min where no operand
+//!   can be NaN at a finite point (`maxnum(log x, 0)` stays: it is 0 at x < 0). Comparisons follow IEEE (false with NaN; `!=` true). A NaN in an
 //!   unselected branch of a symbolic `select` stays there.
 //! - Truth values: the constant 0 is false, any other constant (and ±inf) is true; the
 //!   folded results of `cmp`/`not`/`and`/`or` are the constants 1 and 0. `not` of a
@@ -189,6 +194,13 @@ pub enum Node {
     /// that may be NaN: `max(inf, 0·inf)` is NaN).
     Max(Box<[TermId]>),
     Min(Box<[TermId]>),
+    /// IEEE 754's maxNum (`arith.maxnumf`, PTX `max.f32`, `torch.fmax`): the largest
+    /// operand that is not NaN, NaN only when all are. n-ary as `Max` (sorted,
+    /// deduplicated, length ≥ 2), with at least one operand that may be NaN at a finite
+    /// point (see [`Terms::maxnum_n`]): where none can, the node is a `Max`.
+    MaxNum(Box<[TermId]>),
+    /// IEEE 754's minNum, as `MaxNum`.
+    MinNum(Box<[TermId]>),
     /// A boolean-valued comparison of two reals.
     Cmp(CmpOp, TermId, TermId),
     Not(TermId),
@@ -226,6 +238,8 @@ impl Node {
             Node::Call(f, _) => format!("{f:?}"),
             Node::Max(_) => "max".into(),
             Node::Min(_) => "min".into(),
+            Node::MaxNum(_) => "maxnum".into(),
+            Node::MinNum(_) => "minnum".into(),
             Node::Cmp(op, _, _) => format!("{op:?}"),
             Node::Not(_) => "not".into(),
             Node::And(_) => "and".into(),
@@ -254,6 +268,12 @@ pub struct Terms {
     /// Per node: whether it reads no input and no param (a closed constant expression
     /// such as `log(1/2)`, which the real-domain folds must evaluate to see NaN).
     closed: Vec<bool>,
+    /// Per node: whether it is NaN at no finite point: a total term (no division, log or
+    /// root below it: `0/0`, `log` of a negative), an infinity, a param (a real scalar,
+    /// or a loop-carried value that may be ±inf), or a max, min, select or comparison of
+    /// such (a masked lane's `select(m, x, -inf)`); a maxNum with one such operand. A
+    /// [`Terms::placeholder`] may be NaN. Folds whose result a NaN changes need it.
+    nan_free: Vec<bool>,
     /// (hash of the node, its id): finds a node's id without a second copy of it.
     ids: hashbrown::HashTable<(u64, TermId)>,
     /// Input tensors whose elements are integers (a launch `dtype` such as `int64` or
@@ -265,6 +285,9 @@ pub struct Terms {
     /// (`values = "0..N"`): sorted, distinct. A gather splits over them (`gather.rs`).
     int_values: FxHashMap<Arc<str>, Arc<[i64]>>,
 }
+
+/// The first character of a [`Terms::placeholder`]'s name.
+pub const PLACEHOLDER: char = '\u{1}';
 
 /// Largest number of bits a folded power of a constant may have; beyond it the power
 /// stays an unfolded `Pow` node (so that `powi(3/2, i32::MAX)` cannot exhaust memory).
@@ -351,9 +374,32 @@ impl Terms {
                 all
             }
         };
+        let nan_free = match &node {
+            Node::Input { .. } | Node::Const(_) | Node::Inf { .. } => true,
+            Node::Param(name) => !name.starts_with(PLACEHOLDER),
+            Node::NaN | Node::Opaque(..) => false,
+            Node::Max(_)
+            | Node::Min(_)
+            | Node::Select(..)
+            | Node::Cmp(..)
+            | Node::Not(_)
+            | Node::And(_)
+            | Node::Or(_) => {
+                let mut all = true;
+                for_each_child_of(&node, |c| all &= self.nan_free[c.0 as usize]);
+                all
+            }
+            Node::MaxNum(_) | Node::MinNum(_) => {
+                let mut any = false;
+                for_each_child_of(&node, |c| any |= self.nan_free[c.0 as usize]);
+                any
+            }
+            Node::Add(_) | Node::Mul(_) | Node::Pow(..) | Node::Call(..) => total,
+        };
         self.nonfinite.push(nonfinite);
         self.total.push(total);
         self.closed.push(closed);
+        self.nan_free.push(nan_free);
         self.nodes.push(node);
         self.ids.insert_unique(hash, (hash, id), |e| e.0);
         id
@@ -378,6 +424,12 @@ impl Terms {
     }
     pub fn param(&mut self, name: &str) -> TermId {
         self.intern(Node::Param(name.into()))
+    }
+    /// A param standing for an arbitrary term, which may be NaN (the spec reader's
+    /// tensor arguments, read back as formulas): `maxnum` over it stays a maxNum, where
+    /// over a param it is a max. Its name is `name` after [`PLACEHOLDER`].
+    pub fn placeholder(&mut self, name: &str) -> TermId {
+        self.param(&format!("{PLACEHOLDER}{name}"))
     }
     /// A param standing for a value that may be ±inf: a loop-carried float of the
     /// all-sizes verifier (a running max starts at -inf). Like [`Terms::param`], but not
@@ -503,6 +555,8 @@ fn for_each_child_of(node: &Node, mut f: impl FnMut(TermId)) {
         | Node::Mul(ops)
         | Node::Max(ops)
         | Node::Min(ops)
+        | Node::MaxNum(ops)
+        | Node::MinNum(ops)
         | Node::And(ops)
         | Node::Or(ops)
         | Node::Opaque(_, ops) => ops.iter().for_each(|&o| f(o)),
@@ -998,6 +1052,85 @@ impl Terms {
         self.minn(&[a, b])
     }
 
+    /// Whether `t` is NaN at no finite point (see the `nan_free` field). Where every
+    /// operand of a maxNum is, it is a max.
+    pub fn nan_free(&self, t: TermId) -> bool {
+        self.nan_free[t.0 as usize]
+    }
+
+    /// IEEE maxNum/minNum of `terms` (see [`Node::MaxNum`]): NaN operands are dropped,
+    /// the absorbing infinity wins over everything (NaN included), and where no operand
+    /// may be NaN the result is `maxn`/`minn`'s. The neutral infinity stays only beside
+    /// operands that may all be NaN (`maxnum(-inf, NaN) = -inf`).
+    fn extremum_num(&mut self, terms: &[TermId], is_max: bool) -> TermId {
+        let mut ops: Vec<TermId> = Vec::with_capacity(terms.len());
+        let mut neutral: Option<TermId> = None;
+        for &t in terms {
+            let children: Vec<TermId> = match self.node(t) {
+                Node::MaxNum(ops) if is_max => ops.to_vec(),
+                Node::MinNum(ops) if !is_max => ops.to_vec(),
+                // A max of operands that are never NaN is the maxNum of those operands.
+                Node::Max(ops) if is_max && self.nan_free(t) => ops.to_vec(),
+                Node::Min(ops) if !is_max && self.nan_free(t) => ops.to_vec(),
+                _ => vec![t],
+            };
+            for c in children {
+                match self.node(c) {
+                    Node::NaN => {}
+                    Node::Inf { negative } if *negative != is_max => return c,
+                    Node::Inf { .. } => neutral = Some(c),
+                    _ => ops.push(c),
+                }
+            }
+        }
+        if ops.iter().all(|&o| self.nan_free(o)) {
+            ops.extend(neutral);
+            return if ops.is_empty() {
+                self.nan()
+            } else {
+                self.extremum(&ops, is_max)
+            };
+        }
+        // Constants and total operands fold among themselves as a max does.
+        let (sure, maybe): (Vec<TermId>, Vec<TermId>) =
+            ops.into_iter().partition(|&o| self.nan_free(o));
+        let mut out = maybe;
+        if !sure.is_empty() {
+            let m = self.extremum(&sure, is_max);
+            match self.node(m) {
+                Node::Max(ops) if is_max => out.extend(ops.iter().copied()),
+                Node::Min(ops) if !is_max => out.extend(ops.iter().copied()),
+                _ => out.push(m),
+            }
+        } else {
+            out.extend(neutral);
+        }
+        out.sort_unstable();
+        out.dedup();
+        match out.len() {
+            0 => self.nan(),
+            1 => out[0],
+            _ if is_max => self.intern(Node::MaxNum(out.into())),
+            _ => self.intern(Node::MinNum(out.into())),
+        }
+    }
+    /// n-ary IEEE maxNum (`arith.maxnumf`, PTX `max.f32`, `torch.fmax`): the largest
+    /// operand that is not NaN; a `maxn` where no operand may be NaN. `maxnum_n(&[])` is
+    /// NaN.
+    pub fn maxnum_n(&mut self, terms: &[TermId]) -> TermId {
+        self.extremum_num(terms, true)
+    }
+    /// Dual of [`Terms::maxnum_n`].
+    pub fn minnum_n(&mut self, terms: &[TermId]) -> TermId {
+        self.extremum_num(terms, false)
+    }
+    pub fn maxnum(&mut self, a: TermId, b: TermId) -> TermId {
+        self.maxnum_n(&[a, b])
+    }
+    pub fn minnum(&mut self, a: TermId, b: TermId) -> TermId {
+        self.minnum_n(&[a, b])
+    }
+
     // ---- logic ---------------------------------------------------------------------
 
     /// Comparison. Folds between constants/infinities and for identical operands
@@ -1008,8 +1141,9 @@ impl Terms {
         }
         let ord = match (self.ext(a), self.ext(b)) {
             (Some(x), Some(y)) => Some(x.cmp(&y)),
-            // `t == t` fails where t is NaN.
-            _ if a == b && !self.may_be_nonfinite(a) => Some(std::cmp::Ordering::Equal),
+            // `t == t` fails where t is NaN (`log x != log x` is true at x < 0: the
+            // NaN test kernels write).
+            _ if a == b && self.nan_free(a) => Some(std::cmp::Ordering::Equal),
             // A term finite at every point lies strictly between -inf and +inf
             // (`m == -inf` of a running max that has met a finite score is false).
             // Not for `log x` or `1/x`: at x = 0 they are infinite.
@@ -1043,8 +1177,9 @@ impl Terms {
                 self.boolean(!b)
             }
             Node::Not(x) if self.is_boolean(x) => x,
-            // `!(a < b) = a >= b` only without NaN operands (IEEE: both false then).
-            Node::Cmp(op, x, y) if !self.may_be_nonfinite(x) && !self.may_be_nonfinite(y) => {
+            // `!(a < b) = a >= b` only without NaN operands (IEEE: both false then;
+            // `log x` is NaN at x < 0).
+            Node::Cmp(op, x, y) if self.nan_free(x) && self.nan_free(y) => {
                 self.intern(Node::Cmp(op.negated(), x, y))
             }
             _ => self.intern(Node::Not(a)),
@@ -1191,6 +1326,8 @@ impl Terms {
             Node::Call(f, _) => self.call(f, kids[0]),
             Node::Max(_) => self.maxn(kids),
             Node::Min(_) => self.minn(kids),
+            Node::MaxNum(_) => self.maxnum_n(kids),
+            Node::MinNum(_) => self.minnum_n(kids),
             Node::Cmp(op, _, _) => self.cmp(op, kids[0], kids[1]),
             Node::Not(_) => self.not(kids[0]),
             Node::And(_) => self.andn(kids),

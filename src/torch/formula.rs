@@ -101,6 +101,8 @@ const ELEMENTWISE: &[&str] = &[
     "where",
     "maximum",
     "minimum",
+    "fmax",
+    "fmin",
     "add",
     "sub",
     "mul",
@@ -467,7 +469,7 @@ impl Reader<'_, '_> {
             vals.push(match a {
                 V::T(f, shape) => {
                     let t = &mut *self.cx.terms;
-                    let p = t.param(&format!("\u{1}arg{k}"));
+                    let p = t.placeholder(&format!("arg{k}"));
                     // A bool argument stays bool (where's condition, `&`).
                     let ph = if is_bool(&f) {
                         let z = t.zero();
@@ -505,7 +507,7 @@ impl Reader<'_, '_> {
         }
         let mut used: Vec<Size> = Vec::new();
         for (k, s) in &shapes {
-            let name = format!("\u{1}arg{k}");
+            let name = format!("{}arg{k}", crate::term::PLACEHOLDER);
             if mentions(self.cx.terms, term, &name) {
                 used = at(col, broadcast(&used, s))?;
             }
@@ -1253,6 +1255,8 @@ fn read_back(
         Node::Mul(xs) => fold(BinaryOp::Mul, xs)?,
         Node::Max(xs) => fold(BinaryOp::Max, xs)?,
         Node::Min(xs) => fold(BinaryOp::Min, xs)?,
+        Node::MaxNum(xs) => fold(BinaryOp::FMax, xs)?,
+        Node::MinNum(xs) => fold(BinaryOp::FMin, xs)?,
         Node::Pow(x, k) => Formula::Powi(Box::new(rd(*x)?), *k),
         Node::Call(f, x) => match UnaryOp::from_func(*f) {
             Some(op) => Formula::unary(op, rd(*x)?),

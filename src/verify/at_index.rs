@@ -190,6 +190,14 @@ pub struct AtIndex<'a> {
     pub memo: Option<&'a mut AtMemo>,
 }
 
+/// Entry `axis` of a shape or an index, or an error naming it (never a panic on a
+/// formula whose ranks do not fit).
+fn dim(s: &[Poly], axis: usize) -> R<Poly> {
+    s.get(axis)
+        .cloned()
+        .ok_or_else(|| format!("axis {axis} of a rank-{} operand", s.len()))
+}
+
 /// `at(f, idx)` by (address of the formula node, index) for the nodes worth keeping
 /// (matrix products, reductions). Valid while the terms, shapes, pinned sizes and the
 /// solver's context stay the same: the owner clears it when any of them changes. With
@@ -216,20 +224,45 @@ impl AtIndex<'_> {
                 i2.insert(*axis, i.clone());
                 self.at(arg, &i2)
             }
-            Formula::MatMul(a, b) if outer.len() == 2 => {
-                let x = self.at(a, &[outer[0].clone(), i.clone()])?;
-                let y = self.at(b, &[i.clone(), outer[1].clone()])?;
+            Formula::MatMul(a, b) => {
+                let (ia, ib) = self.matmul_indices(a, b, outer, i)?;
+                let x = self.at(a, &ia)?;
+                let y = self.at(b, &ib)?;
                 Ok(self.terms.mul(x, y))
             }
             _ => Err(format!("`{t}` is not a reduction")),
         }
     }
 
+    /// The indices of `a` and `b` whose product is the summand of `a @ b` at result
+    /// index `outer` and contracted index `k`, as NumPy's matmul reads 1-D operands: a
+    /// 1-D `a` is a row and a 1-D `b` a column, each dropped from the result's shape.
+    fn matmul_indices(
+        &self,
+        a: &Formula,
+        b: &Formula,
+        outer: &[Poly],
+        k: &Poly,
+    ) -> R<(Vec<Poly>, Vec<Poly>)> {
+        let (ra, rb) = (self.shape(a)?.len(), self.shape(b)?.len());
+        let k = k.clone();
+        Ok(match (ra, rb, outer) {
+            (2, 2, [i, j]) => (vec![i.clone(), k.clone()], vec![k, j.clone()]),
+            (1, 2, [j]) => (vec![k.clone()], vec![k, j.clone()]),
+            (2, 1, [i]) => (vec![i.clone(), k.clone()], vec![k]),
+            (1, 1, []) => (vec![k.clone()], vec![k]),
+            _ => return Err("only 1-D and 2-D matrix products are read for all sizes".into()),
+        })
+    }
+
     /// The extent a reduction node runs over.
     pub fn reduced_extent(&self, t: &Formula) -> R<Poly> {
         match t {
-            Formula::Reduce { axis, arg, .. } => Ok(self.shape(arg)?[*axis].clone()),
-            Formula::MatMul(a, _) => Ok(self.shape(a)?[1].clone()),
+            Formula::Reduce { axis, arg, .. } => dim(&self.shape(arg)?, *axis),
+            Formula::MatMul(a, _) => {
+                let s = self.shape(a)?;
+                dim(&s, s.len().wrapping_sub(1))
+            }
             _ => Err(format!("`{t}` is not a reduction")),
         }
     }
@@ -266,10 +299,15 @@ impl AtIndex<'_> {
             }
             Formula::MatMul(a, b) => {
                 let (sa, sb) = (self.shape(a)?, self.shape(b)?);
-                if sa.len() != 2 || sb.len() != 2 {
-                    return Err("only 2-D matrix products are read for all sizes".into());
+                match (sa.as_slice(), sb.as_slice()) {
+                    ([m, _], [_, n]) => vec![m.clone(), n.clone()],
+                    ([_], [_, n]) => vec![n.clone()],
+                    ([m, _], [_]) => vec![m.clone()],
+                    ([_], [_]) => vec![],
+                    _ => {
+                        return Err("only 1-D and 2-D matrix products are read for all sizes".into())
+                    }
                 }
-                vec![sa[0].clone(), sb[1].clone()]
             }
             Formula::Transpose(a) => {
                 let mut s = self.shape(a)?;
@@ -281,11 +319,15 @@ impl AtIndex<'_> {
                 s
             }
             Formula::Cat { axis, args } => {
-                let mut s = self.shape(&args[0])?;
+                let Some(first) = args.first() else {
+                    return Err("a concatenation of nothing".into());
+                };
+                let mut s = self.shape(first)?;
                 let mut total = Poly::default();
                 for a in args {
-                    total = total.add(&self.shape(a)?[*axis]);
+                    total = total.add(&dim(&self.shape(a)?, *axis)?);
                 }
+                dim(&s, *axis)?;
                 s[*axis] = total;
                 s
             }
@@ -298,7 +340,7 @@ impl AtIndex<'_> {
                 let mut s = self.shape(arg)?;
                 let e = match end {
                     Some(e) => size_poly(e)?,
-                    None => s[*axis].clone(),
+                    None => dim(&s, *axis)?,
                 };
                 s[*axis] = e.sub(&size_poly(start)?);
                 s
@@ -375,6 +417,8 @@ impl AtIndex<'_> {
                     BinaryOp::Div => t.div(x, y),
                     BinaryOp::Max => t.max(x, y),
                     BinaryOp::Min => t.min(x, y),
+                    BinaryOp::FMax => t.maxnum(x, y),
+                    BinaryOp::FMin => t.minnum(x, y),
                 }
             }
             Formula::Cmp(op, a, b) => {
@@ -391,7 +435,7 @@ impl AtIndex<'_> {
                 keepdim,
                 arg,
             } => {
-                let extent = self.shape(arg)?[*axis].clone();
+                let extent = dim(&self.shape(arg)?, *axis)?;
                 let Some(n) = self.extent(&extent) else {
                     if *op == ReduceOp::Prod {
                         return Err(format!(
@@ -442,14 +486,14 @@ impl AtIndex<'_> {
                 }
             }
             Formula::MatMul(a, b) => {
-                let Some(k) = self.extent(&self.shape(a)?[1]) else {
+                let Some(k) = self.extent(&self.reduced_extent(f)?) else {
                     return Ok(reduction_atom(self.terms, &sum_key(f), idx));
                 };
                 let mut vals = Vec::with_capacity(k);
                 for q in 0..k {
-                    let q = Poly::constant(q as i128);
-                    let x = self.at(a, &[idx[0].clone(), q.clone()])?;
-                    let y = self.at(b, &[q, idx[1].clone()])?;
+                    let (ia, ib) = self.matmul_indices(a, b, idx, &Poly::constant(q as i128))?;
+                    let x = self.at(a, &ia)?;
+                    let y = self.at(b, &ib)?;
                     vals.push(self.terms.mul(x, y));
                 }
                 self.terms.sum(&vals)
@@ -457,15 +501,19 @@ impl AtIndex<'_> {
             Formula::Transpose(a) => {
                 let mut i2 = idx.to_vec();
                 let n = i2.len();
+                if n < 2 {
+                    return Err("transpose of a vector".into());
+                }
                 i2.swap(n - 2, n - 1);
                 self.at(a, &i2)?
             }
             Formula::Cat { axis, args } => {
                 let mut start = Poly::default();
                 for a in args {
-                    let len = self.shape(a)?[*axis].clone();
+                    let len = dim(&self.shape(a)?, *axis)?;
                     let end = start.add(&len);
-                    let i = &idx[*axis];
+                    let i = dim(idx, *axis)?;
+                    let i = &i;
                     let inside =
                         Cond::and(Cond::cmp(Rel::Le, &start, i), Cond::cmp(Rel::Lt, i, &end));
                     if (self.holds)(&inside) {
@@ -486,7 +534,7 @@ impl AtIndex<'_> {
                 arg, axis, start, ..
             } => {
                 let mut i2 = idx.to_vec();
-                i2[*axis] = i2[*axis].add(&size_poly(start)?);
+                i2[*axis] = dim(idx, *axis)?.add(&size_poly(start)?);
                 self.at(arg, &i2)?
             }
             Formula::Unsqueeze { arg, axis } => {

@@ -827,7 +827,17 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 pairs.push((want, got, st));
             }
             let just: Vec<_> = pairs.iter().map(|&(a, b, _)| (a, b)).collect();
-            let verdicts = decide::decide_all(terms, &just, &decide::Options::default());
+            // A spec's formula (the left side) is refined where it is NaN outside its
+            // domain, as on the instance.
+            let opts = decide::Options {
+                spec: if self.formulas.values().any(|f| f.spec) {
+                    decide::SpecSide::Left
+                } else {
+                    decide::SpecSide::Neither
+                },
+                ..decide::Options::default()
+            };
+            let verdicts = decide::decide_all(terms, &just, &opts);
             for (v, (want, got, st)) in verdicts.iter().zip(&pairs) {
                 let what = format!(
                     "`{}` at index [{}] ({})",

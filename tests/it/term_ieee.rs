@@ -24,6 +24,8 @@ enum E {
     Recip(Box<E>),
     Call(Func, Box<E>),
     Max(Box<E>, Box<E>),
+    /// IEEE maxNum / minNum (`true`: max): the operand that is not NaN.
+    Num(bool, Box<E>, Box<E>),
     /// `select(x_i > c, a, b)`: a data-dependent choice between two sub-trees.
     Select(usize, usize, Box<E>, Box<E>),
     /// `select(t <op> ±inf, a, b)` (op from `CMPS`; `true`: -inf): the test a finite
@@ -66,6 +68,7 @@ fn expr() -> impl Strategy<Value = E> {
             1 => b().prop_map(E::Recip),
             2 => (0..FUNCS.len(), b()).prop_map(|(f, x)| E::Call(FUNCS[f], x)),
             1 => (b(), b()).prop_map(|(x, y)| E::Max(x, y)),
+            1 => (any::<bool>(), b(), b()).prop_map(|(m, x, y)| E::Num(m, x, y)),
             1 => (0..3usize, 0..5usize, b(), b()).prop_map(|(i, c, x, y)| E::Select(i, c, x, y)),
             1 => (0..CMPS.len(), any::<bool>(), b(), b(), b())
                 .prop_map(|(o, n, t, x, y)| E::CmpInf(o, n, t, x, y)),
@@ -104,6 +107,14 @@ fn build(t: &mut Terms, e: &E) -> TermId {
         E::Max(a, b) => {
             let (a, b) = (build(t, a), build(t, b));
             t.max(a, b)
+        }
+        E::Num(max, a, b) => {
+            let (a, b) = (build(t, a), build(t, b));
+            if *max {
+                t.maxnum(a, b)
+            } else {
+                t.minnum(a, b)
+            }
         }
         E::Select(i, c, a, b) => {
             let x = t.input("x", &[*i as i64]);
@@ -189,6 +200,12 @@ fn plain(e: &E, x: &[f64; 3]) -> Plain {
             let mut v = op(lift::term::eval_func(*f, a.v), &[a]);
             v.off_domain |= *f == Func::Rsqrt && by_negative_zero(&a);
             v
+        }
+        E::Num(max, a, b) => {
+            let (a, b) = (r(a), r(b));
+            // Rust's f64::max/min are IEEE maxNum/minNum.
+            let v = if *max { a.v.max(b.v) } else { a.v.min(b.v) };
+            op(v, &[a, b])
         }
         E::Max(a, b) => {
             let (a, b) = (r(a), r(b));

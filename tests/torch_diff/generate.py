@@ -554,6 +554,15 @@ def run(c):
     return outs
 
 
+# ---- fmax / fmin (last, so the ids above stay) --------------------------------------
+# IEEE maxNum/minNum: the operand that is not NaN, NaN only when both are. lift reads
+# inputs as reals, where fmax is maximum; the NaNs of log and sqrt at negative x are where
+# they differ (NaN inputs also reach the NaN-dropping node there). Until a run
+# of this script with PyTorch installed, case 300's data was written from PyTorch's
+# documented semantics with NumPy's np.fmax/np.fmin (see fmax_without_torch.py).
+case("z = torch.fmax(torch.log(x), y); w = torch.fmin(input=torch.sqrt(x), other=y)", x=BX, y=BY)
+
+
 def main():
     warnings.filterwarnings("ignore")  # var() with correction >= N warns, as intended
     if os.path.isdir(DATA):

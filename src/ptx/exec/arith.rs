@@ -549,8 +549,9 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     pub(super) fn saturate(&mut self, x: D::V) -> D::V {
         let (zero, one) = (self.domain.constant(0.0), self.domain.constant(1.0));
-        let lo = self.domain.binary(Binary::Max, x, zero);
-        self.domain.binary(Binary::Min, lo, one)
+        // `.sat` flushes NaN to +0.0: maxNum(NaN, 0) = 0.
+        let lo = self.domain.binary(Binary::MaxNum, x, zero);
+        self.domain.binary(Binary::MinNum, lo, one)
     }
 
     pub(super) fn arith(&mut self, t: usize, ins: &Instr, ty: &str) -> Result<Val<D::V>, Fail> {
@@ -860,16 +861,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                 let p = d.binary(Binary::Mul, f(0)?, f(1)?);
                 d.binary(Binary::Add, p, f(2)?)
             }
-            // NaN rules (issue 41, item 4): `max.f32`/`min.f32` are IEEE maxNum/minNum
-            // (a NaN operand loses to the other), `max.NaN.f32`/`min.NaN.f32` give NaN
-            // if either operand is NaN. `Binary::Max`/`Min` propagate NaN in terms and
-            // `decide` but drop it in the concrete domain (`f64::max`), so today the
-            // symbolic run is exact for `.NaN` and the concrete run for plain `max`,
-            // and each agrees with the GPU wherever no operand is NaN.
-            // TODO(issue 41, item 4): map plain `max`/`min` to the NaN-dropping binary
-            // once the term language has it (`maxnum`), keeping `.NaN` on `Max`/`Min`.
-            "min" => d.binary(Binary::Min, f(0)?, f(1)?),
-            "max" => d.binary(Binary::Max, f(0)?, f(1)?),
+            // `min`/`max` return the operand that is not NaN; `.NaN` propagates it.
+            "min" if ins.has("NaN") => d.binary(Binary::Min, f(0)?, f(1)?),
+            "max" if ins.has("NaN") => d.binary(Binary::Max, f(0)?, f(1)?),
+            "min" => d.binary(Binary::MinNum, f(0)?, f(1)?),
+            "max" => d.binary(Binary::MaxNum, f(0)?, f(1)?),
             "neg" => d.neg(f(0)?),
             "abs" => d.func(Func::Abs, f(0)?),
             "ex2" => d.func(Func::Exp2, f(0)?),

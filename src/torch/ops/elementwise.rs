@@ -24,6 +24,8 @@ pub(super) const OPS: &[&str] = &[
     "div",
     "maximum",
     "minimum",
+    "fmax",
+    "fmin",
     "mul",
     "floor_divide",
     "remainder",
@@ -356,8 +358,11 @@ pub(super) fn elementwise2(cx: &mut Cx, name: &str, x: &Tensor, y: &Tensor) -> R
             let bf = t.mul(b, f);
             t.sub(a, bf)
         }),
+        // maximum/minimum propagate NaN; fmax/fmin return the operand that is not NaN.
         "maximum" => binary(cx, name, x, y, |t, a, b| t.max(a, b)),
         "minimum" => binary(cx, name, x, y, |t, a, b| t.min(a, b)),
+        "fmax" => binary(cx, name, x, y, |t, a, b| t.maxnum(a, b)),
+        "fmin" => binary(cx, name, x, y, |t, a, b| t.minnum(a, b)),
         "lt" => binary(cx, name, x, y, cmp(CmpOp::Lt)),
         "gt" => binary(cx, name, x, y, cmp(CmpOp::Gt)),
         "le" => binary(cx, name, x, y, cmp(CmpOp::Le)),
@@ -451,8 +456,8 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             };
             t(elementwise2(cx, name, &x, &y)?)
         }
-        "maximum" | "minimum" | "mul" | "floor_divide" | "remainder" | "fmod" | "gt" | "lt"
-        | "ge" | "le" | "eq" | "ne" => {
+        "maximum" | "minimum" | "fmax" | "fmin" | "mul" | "floor_divide" | "remainder" | "fmod"
+        | "gt" | "lt" | "ge" | "le" | "eq" | "ne" => {
             let x = a.tensor(cx, "input")?;
             let y = a.tensor(cx, "other")?;
             t(elementwise2(cx, op, &x, &y)?)

@@ -79,6 +79,8 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "where",
     "maximum",
     "minimum",
+    "fmax",
+    "fmin",
     "add",
     "sub",
     "subtract",
@@ -241,8 +243,8 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "masked_fill" => &["input", "mask", "value"],
         "add" | "sub" => &["input", "other", "alpha"],
         "div" => &["input", "other", "rounding_mode"],
-        "maximum" | "minimum" | "mul" | "floor_divide" | "remainder" | "fmod" | "gt" | "lt"
-        | "ge" | "le" | "eq" | "ne" | "matmul" | "mm" | "bmm" => &["input", "other"],
+        "maximum" | "minimum" | "fmax" | "fmin" | "mul" | "floor_divide" | "remainder" | "fmod"
+        | "gt" | "lt" | "ge" | "le" | "eq" | "ne" | "matmul" | "mm" | "bmm" => &["input", "other"],
         "sum" | "mean" => &["input", "dim", "keepdim", "dtype"],
         "prod" | "amax" | "amin" | "max" | "min" | "logsumexp" => &["input", "dim", "keepdim"],
         "var" | "std" => &["input", "dim", "unbiased", "keepdim", "correction"],
