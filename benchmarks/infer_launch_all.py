@@ -4,7 +4,7 @@
 For every `triton_ir/*/kernel.ttir` and `corpus/*/kernel.ttir`, copies the kernel alone
 into a temporary folder, runs `target/release/lift spec KERNEL --write-launch` there and
 compares the inferred launch with the committed `kernel.launch.toml` the way
-`tests/infer_launch.rs` does: grid, argument names, each tensor's shape and role, each
+`tests/it/infer_launch.rs` does: grid, argument names, each tensor's shape and role, each
 integer binding equal up to the case of size names, real arguments bound to something.
 Prints one line per kernel that differs (the first difference, or why inference
 failed) and a summary line. Build first: cargo build --release.

@@ -30,7 +30,7 @@ Written:
 
 CUDA compilation reuses ptx/generate.py's NVRTC driver (same options, same path
 normalisation, compiled twice for determinism); Triton compilation reuses
-triton_ir/generate.py's environment and path normalisation. `tests/llm_set.rs` walks
+triton_ir/generate.py's environment and path normalisation. `tests/it/llm_set.rs` walks
 `llm/set.toml`; `llm/status.toml` pins what each check gets today.
 """
 import importlib.util

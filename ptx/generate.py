@@ -1400,7 +1400,7 @@ VARIANTS.update({
         "about": "ce without the ignore_index test"},
 })
 
-# Device-function calls (issue 19, item 4; src/ptx/calls.rs, tests/ptx_calls.rs): a
+# Device-function calls (issue 19, item 4; src/ptx/calls.rs, tests/it/ptx_calls.rs): a
 # __noinline__ function and its twin, a function pointer picked by the data, a
 # __device__ table of function pointers indexed by an argument, mutual recursion (an
 # error naming the cycle); and -G builds (NVRTC's unoptimised code: calls to device

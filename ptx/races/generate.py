@@ -28,7 +28,7 @@ and this script writes beside it
     <name>.launch.toml  the launch: the `launch:` lines, then [args] keyed by the
                         PTX parameter names `<name>_param_<i>`
 
-`tests/ptx_race_corpus.rs` reads the `expect:` line of each `.cu` and runs `lift race`
+`tests/it/ptx_race_corpus.rs` reads the `expect:` line of each `.cu` and runs `lift race`
 on the `.ptx` with its launch. Output is deterministic: each kernel is compiled twice
 and the texts must match; the only edit to NVRTC's output is ptx/generate.py's
 (the `.file` path made repository-relative). Files of a kernel whose `.cu` is gone

@@ -16,7 +16,7 @@ CHECKS ([(spec, verdict)] for `lift check`), RACE_VERDICT ("SAFE" or "RACE", wha
 
     <variant>.ptx           c.asm["ptx"] from triton.compile (target sm_80)
     <variant>.launch.toml   the launch description
-    <variant>.fixture.toml  the verdicts (read by tests/ptx_equiv.rs and tests/ptx_misc.rs)
+    <variant>.fixture.toml  the verdicts (read by tests/it/ptx_equiv.rs and tests/it/ptx_misc.rs)
 
 These are the PTX constructs Triton emits that its other fixtures (triton_ir/) do not
 show: small blocks whose elements several threads hold (replicated lanes: every

@@ -10,7 +10,7 @@
 //! composed in front of an op's first operand. The case count is small for CI;
 //! `LIFT_FUZZ_CASES=500` runs a longer campaign.
 
-mod seed;
+use crate::seed;
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ the source compiled under its repository-relative name. Writes per fixture
 declares its `values`), `fixture.toml` (spec, expected verdict), and `ref/<inst>/`
 inputs (float32, int64 labels drawn from the declared values, ignore_index included)
 with `expected/` float64 outputs of a NumPy reference. These fixtures live one level
-down so the suite's walkers (`tests/common`) do not take them; `tests/gather.rs` walks
+down so the suite's walkers (`tests/common`) do not take them; `tests/it/gather.rs` walks
 them.
 """
 import os

@@ -11,7 +11,7 @@
 //! is exactly the probe's code at the argument `a`; anything else keeps its opaque
 //! bit-level nodes and `decide` answers `Unknown`. The probes are real compiler output
 //! (`ptx/libm/generate.py`), embedded in the binary, and each is validated
-//! numerically against the function it stands for (tests/ptx_libm.rs).
+//! numerically against the function it stands for (tests/it/ptx_libm.rs).
 //!
 //! Finding `a` is a search, and only a search: any guess is checked by that identity.
 //! The argument need not be a node of the kernel's term: `expf(-x)` computes `c · (-x)`,

@@ -1,7 +1,7 @@
 //! The libm probes: real compiler output for `y[i] = f(x[i])` (`ptx/libm/`, made by
 //! `ptx/libm/generate.py`), embedded in the binary, each with the exact function it is
 //! read as ([`Meaning`]). A probe runs symbolically with its input bound to any term
-//! ([`Probe::apply`]); tests/ptx_libm.rs validates each numerically (concrete run
+//! ([`Probe::apply`]); tests/it/ptx_libm.rs validates each numerically (concrete run
 //! against [`Meaning::eval`]).
 
 use super::{canonical, parent_shape, reachable};

@@ -1,6 +1,6 @@
 //! Activations with parameters, each written as PyTorch defines it (ATen's CPU kernels
 //! and `torch.nn.functional`'s documentation), thresholds and defaults included. The
-//! differential test `tests/torch_diff.rs` holds every one against real PyTorch.
+//! differential test `tests/it/torch_diff.rs` holds every one against real PyTorch.
 
 use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
