@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 mod fork;
 mod gather;
-mod int;
+pub(crate) mod int;
 mod masked;
 mod select;
 

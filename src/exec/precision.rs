@@ -34,7 +34,7 @@ pub(crate) fn result_kind<D: Domain>(domain: &D, op: &Op) -> Option<FloatKind> {
 pub(crate) fn computes_float(name: &str) -> bool {
     let exact = matches!(
         super::ops::float_binary(name),
-        Some(Binary::Max | Binary::Min)
+        Some(Binary::Max | Binary::Min | Binary::MaxNum | Binary::MinNum)
     ) || matches!(
         super::ops::unary_func(name),
         Some(Func::Abs | Func::Floor | Func::Ceil)
@@ -125,5 +125,20 @@ mod tests {
         assert_eq!(f32_range(f32::MAX as f64), f32::MAX as f64);
         assert_eq!(f32_range(0.1), 0.1);
         assert!(f32_range(f64::NAN).is_nan());
+    }
+
+    /// An extremum returns one of its operands, already in their type: neither named nor
+    /// rounded, whatever its NaN rule (`maxnumf` drops a NaN, `maximumf` propagates it).
+    #[test]
+    fn extrema_of_either_nan_rule_compute_no_new_value() {
+        for name in [
+            "arith.maxnumf",
+            "arith.minnumf",
+            "arith.maximumf",
+            "arith.minimumf",
+        ] {
+            assert!(!computes_float(name), "{name}");
+        }
+        assert!(computes_float("arith.addf"));
     }
 }

@@ -21,7 +21,7 @@ use super::{Bound, Scope};
 use crate::formula::Output as FormulaOutput;
 use crate::kernel::Kernel;
 use crate::launch::Instance;
-use crate::triton_ir::ast::{Loc, Op, Type};
+use crate::triton_ir::ast::{Loc, Op};
 use std::collections::BTreeMap;
 
 /// An integer result that may leave its width on a path.
@@ -35,14 +35,9 @@ pub struct Wrap {
     pub bounds: Vec<(String, i128)>,
 }
 
-/// The width of an integer type (`index` is 64 bits).
-pub(super) fn width(ty: &Type) -> u32 {
-    match ty.elem() {
-        Type::Int(b) if (2..=64).contains(b) => *b,
-        Type::Int(_) => 0,
-        _ => 64,
-    }
-}
+/// The width of an integer type, as the bounded run reads it (`index` is 64 bits; `i1`
+/// is 1, below the 2 bits an obligation needs, so it makes none).
+pub(super) use crate::exec::ops::int::width;
 
 /// Whether `p` lies within a signed `bits`-wide integer.
 fn fits(p: &Poly, bits: u32) -> Cond {

@@ -7,7 +7,7 @@ use super::{fail, ErrorKind, IntOp, R};
 use crate::triton_ir::ast::Type;
 
 /// The width of an integer type (`index` is 64 bits, as on the GPU).
-pub(super) fn width(ty: &Type) -> u32 {
+pub(crate) fn width(ty: &Type) -> u32 {
     match ty.elem() {
         Type::Int(b) if (1..=64).contains(b) => *b,
         _ => 64,
