@@ -6,9 +6,11 @@
 # whole outputs, with durations ("12.3 ms", "0.5 s") blanked. Prints each difference and
 # exits 1 when there is one, 0 when the passes agree.
 #
-#   scripts/determinism.sh [--lift PATH] [--only REGEX] [--keep DIR]
+#   scripts/determinism.sh [--lift PATH] [--base PATH] [--only REGEX] [--keep DIR]
 #
 # --lift  the binary (default target/release/lift; build first: cargo build --release)
+# --base  compare against a second binary instead of a loaded machine: pass 2 runs PATH
+#         (an older build) with no busy loops, so a refactor shows "all verdicts equal"
 # --only  only the kernels whose folder matches REGEX (grep -E)
 # --keep  write both passes' outputs under DIR (default: a temporary folder, removed)
 #
@@ -17,17 +19,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 lift=target/release/lift
+base=
 only=.
 keep=
 while [ $# -gt 0 ]; do
     case "$1" in
         --lift) lift=$2; shift 2 ;;
+        --base) base=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
         --keep) keep=$2; shift 2 ;;
-        *) echo "usage: $0 [--lift PATH] [--only REGEX] [--keep DIR]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--lift PATH] [--base PATH] [--only REGEX] [--keep DIR]" >&2; exit 2 ;;
     esac
 done
 [ -x "$lift" ] || { echo "no lift binary at $lift (cargo build --release)" >&2; exit 2; }
+[ -z "$base" ] || [ -x "$base" ] || { echo "no base binary at $base" >&2; exit 2; }
 
 out=${keep:-$(mktemp -d)}
 mkdir -p "$out"
@@ -50,9 +55,9 @@ EOF
 
 # Runs every command; one file per command: exit code, then stdout with durations blanked.
 pass() {
-    local dir=$1
+    local dir=$1 bin=${2:-$lift}
     mkdir -p "$dir"
-    python3 - "$lift" "$out/commands" "$dir" <<'EOF'
+    python3 - "$bin" "$out/commands" "$dir" <<'EOF'
 import json, pathlib, re, subprocess, sys
 lift, commands, dir = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
 duration = re.compile(r"\d+(\.\d+)? ?(ms|s)\b")
@@ -69,21 +74,30 @@ t0=$(date +%s)
 pass "$out/idle"
 echo "  $(($(date +%s) - t0)) s"
 
+if [ -n "$base" ]; then
+    echo "pass 2: the base binary $base"
+    t0=$(date +%s)
+    pass "$out/busy" "$base"
+    echo "  $(($(date +%s) - t0)) s"
+fi
+
 busy=()
 stop_busy() {
     for p in "${busy[@]}"; do kill "$p" 2>/dev/null || true; done
     busy=()
 }
 trap 'stop_busy; [ -n "$keep" ] || rm -rf "$out"' EXIT
-for _ in $(seq $((2 * $(nproc)))); do
+[ -n "$base" ] || for _ in $(seq $((2 * $(nproc)))); do
     ( while :; do :; done ) &
     busy+=("$!")
 done
-echo "pass 2: with ${#busy[@]} busy loops on $(nproc) cores"
-t0=$(date +%s)
-pass "$out/busy"
-echo "  $(($(date +%s) - t0)) s"
-stop_busy
+if [ -z "$base" ]; then
+    echo "pass 2: with ${#busy[@]} busy loops on $(nproc) cores"
+    t0=$(date +%s)
+    pass "$out/busy"
+    echo "  $(($(date +%s) - t0)) s"
+    stop_busy
+fi
 
 differ=0
 for f in "$out"/idle/*; do
@@ -96,7 +110,7 @@ for f in "$out"/idle/*; do
 done
 total=$(ls "$out/idle" | wc -l)
 if [ "$differ" -gt 0 ]; then
-    echo "$differ of $total commands differ between the idle and the busy pass"
+    echo "$differ of $total commands differ between pass 1 and pass 2"
     exit 1
 fi
 echo "all $total commands gave the same exit code and output in both passes"
