@@ -1,37 +1,19 @@
 //! `lift check` for every size: the suite's PyTorch specs, read over symbolic sizes
 //! (`torch::SpecProgram::formulas`), proved against their kernels by `verify`.
 //!
-//! - Every correct kernel is proved for all sizes against its own spec, except the
-//!   gaps `lift` has too (listed with their reasons); none is ever refuted.
-//! - The constraints are `lift`'s: the formula `lift` synthesised and the spec the
-//!   fixture's author wrote are two independent descriptions of one function, so a
-//!   proof for every size must need the same size bounds from both.
-//! - A size twin is never proved for every size (only under a bound its bug sizes
-//!   break), and a refutation's sizes replay: the bounded check fails there.
-//! - Agreement at random sizes: every proof is followed by bounded checks at seeded
-//!   random larger and ragged sizes within its constraints, which must verify.
-//! - What the all-sizes reading cannot honour is UNKNOWN with the reason, never ignored.
+//! The rules for every fixture run per fixture, by name, in tests/it/fixtures.rs: every
+//! correct spec proved for all sizes with lift's constraints and agreeing with bounded
+//! checks at random sizes, size twins never proved past their bug. Here: what the
+//! all-sizes reading cannot honour is UNKNOWN with the reason, never ignored; JSON;
+//! second implementations equivalent for all sizes, and their twins refuted.
 
 use crate::common;
 
 use common::{fixtures, Fixture};
 use lift::check::{self, CheckOptions, Outcome, Report};
-use lift::term::Terms;
 use lift::verify::Scope;
 use lift::Kernel;
 use std::collections::BTreeMap;
-
-/// Correct kernels whose spec is not proved for every size yet, and why (the same gaps
-/// as `lift`'s: see tests/verify_suite.rs and ARCHITECTURE.md).
-const GAPS: &[(&str, &str)] = &[];
-
-/// Proofs here are asserted, not timed: the all-sizes step is bounded by counts of work,
-/// not by time (benchmarks/RESULTS.md has the times). The gaps are not run here.
-fn correct(f: &Fixture) -> bool {
-    f.meta.expect == "verified"
-        && f.meta.size_bug.is_none()
-        && !GAPS.iter().any(|(n, _)| *n == f.name())
-}
 
 fn check_all_sizes(k: &Kernel, sizes: &BTreeMap<String, i64>, spec: &str) -> Report {
     let inst = k.instance(sizes).unwrap();
@@ -51,144 +33,6 @@ fn scope(r: &Report) -> &Scope {
         .as_ref()
         .expect("a verified instance is followed by the all-sizes step")
         .scope
-}
-
-/// `lift`'s own proof for every size of the formula it synthesised.
-fn lifted_scope(k: &Kernel) -> Option<Scope> {
-    let inst = k.instance(&BTreeMap::new()).unwrap();
-    let mut terms = Terms::new();
-    let mut lifted = lift::synth::lift(k, &inst, &mut terms).ok()?;
-    lifted.verify_all_sizes(k, &inst);
-    lifted.all_sizes.map(|o| o.scope)
-}
-
-#[test]
-fn every_correct_spec_is_proved_for_all_sizes_with_lifts_constraints() {
-    let mut proved = 0;
-    let mut same_as_lift = 0;
-    for f in fixtures().iter().filter(|f| correct(f)) {
-        let k = load(f);
-        let r = check_all_sizes(&k, &BTreeMap::new(), &f.meta.spec);
-        assert_eq!(
-            r.outcome,
-            Outcome::Verified,
-            "{}: {}",
-            f.name(),
-            r.to_text()
-        );
-        match scope(&r) {
-            Scope::AllSizes { constraints, .. } => {
-                proved += 1;
-                assert!(
-                    r.to_text()
-                        .lines()
-                        .last()
-                        .unwrap()
-                        .starts_with("VERIFIED for all"),
-                    "{}",
-                    r.to_text()
-                );
-                if let Some(Scope::AllSizes {
-                    constraints: from_lift,
-                    ..
-                }) = lifted_scope(&k)
-                {
-                    assert_eq!(constraints, &from_lift, "{}", f.name());
-                    same_as_lift += 1;
-                }
-            }
-            Scope::Refuted { sizes, reason } => {
-                panic!(
-                    "{}: a correct kernel refuted at {sizes:?}: {reason}",
-                    f.name()
-                )
-            }
-            Scope::Unknown { reason } => {
-                panic!("{}: not proved for all sizes: {reason}", f.name())
-            }
-        }
-    }
-    assert!(proved >= 48, "only {proved} specs proved for all sizes");
-    assert!(same_as_lift >= 45, "only {same_as_lift} compared with lift");
-}
-
-#[test]
-fn size_twins_are_never_proved_and_their_refutations_replay() {
-    let mut refuted = 0;
-    for f in fixtures().iter().filter(|f| f.meta.size_bug.is_some()) {
-        let k = load(f);
-        let r = check_all_sizes(&k, &BTreeMap::new(), &f.meta.spec);
-        let bug = f
-            .meta
-            .bug_sizes
-            .as_ref()
-            .expect("size twins have bug_sizes");
-        match scope(&r) {
-            Scope::AllSizes { bounds, fixed, .. } => assert!(
-                bounds
-                    .iter()
-                    .any(|(s, c)| bug.get(s).is_some_and(|v| v > c))
-                    || fixed
-                        .iter()
-                        .any(|(s, c)| bug.get(s).is_some_and(|v| v != c)),
-                "{}: proved under {bounds:?} {fixed:?}, which admits its bug sizes {bug:?}",
-                f.name()
-            ),
-            Scope::Unknown { .. } => {}
-            Scope::Refuted { sizes, .. } => {
-                refuted += 1;
-                assert_eq!(r.outcome, Outcome::Refuted, "{}", f.name());
-                let at: BTreeMap<String, i64> = sizes.iter().cloned().collect();
-                let inst = k.instance(&at).unwrap();
-                if let Ok(r) = check::check(&k, &inst, &f.meta.spec, &CheckOptions::default()) {
-                    assert_ne!(r.outcome, Outcome::Verified, "{}: {at:?}", f.name());
-                }
-            }
-        }
-    }
-    assert!(refuted >= 7, "only {refuted} size twins refuted");
-}
-
-/// A tiny seeded generator (xorshift), so a failure names a reproducible instance.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: i64) -> i64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as i64
-    }
-}
-
-#[test]
-fn proofs_agree_with_bounded_checks_at_random_sizes() {
-    let mut rng = Rng(0x5eed_c4ec);
-    let mut checked = 0;
-    for f in fixtures().iter().filter(|f| correct(f)) {
-        let k = load(f);
-        let r = check_all_sizes(&k, &BTreeMap::new(), &f.meta.spec);
-        let Scope::AllSizes { bounds, fixed, .. } = scope(&r) else {
-            continue;
-        };
-        for _ in 0..3 {
-            let mut sizes = BTreeMap::new();
-            for (name, v) in &k.launch.sizes {
-                let cap = bounds
-                    .iter()
-                    .find(|(s, _)| s == name)
-                    .map(|(_, c)| *c)
-                    .unwrap_or(3 * v + 5);
-                let pinned = fixed.iter().find(|(s, _)| s == name).map(|(_, c)| *c);
-                sizes.insert(name.clone(), pinned.unwrap_or_else(|| 1 + rng.below(cap)));
-            }
-            let inst = k.instance(&sizes).unwrap();
-            let r = check::check(&k, &inst, &f.meta.spec, &CheckOptions::default())
-                .unwrap_or_else(|e| panic!("{} at {sizes:?}: {e}", f.name()));
-            assert_eq!(r.outcome, Outcome::Verified, "{} at {sizes:?}", f.name());
-            checked += 1;
-        }
-    }
-    assert!(checked >= 140, "only {checked} random instances checked");
 }
 
 fn fixture(name: &str) -> Fixture {

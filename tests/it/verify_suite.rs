@@ -1,25 +1,16 @@
-//! Unbounded verification (`src/verify/`) over the fixture suite.
-//!
-//! - No correct kernel is ever refuted for all sizes, and the loop-free ones are proved
-//!   for all sizes (the gaps are listed with their reasons).
-//! - A size twin (a bug that shows only at other sizes) is never proved for all sizes;
-//!   the loop-free ones are refuted, and the witness replays: the bounded check with the
-//!   fixture's own PyTorch spec fails at the witness's sizes.
-//! - Agreement at random sizes: for every kernel proved for all sizes, the bounded
-//!   check against the fixture's spec (which does not come from lift) verifies at seeded
-//!   random larger and ragged sizes within the printed constraints.
+//! Unbounded verification (`src/verify/`) on named kernels: loops over sizes proved and
+//! their twins refuted, a derived bound that is needed, a spent limit that gives UNKNOWN.
+//! The rules for every fixture (a correct kernel never refuted for all sizes and proved when
+//! loop-free, agreement with bounded checks at random sizes, size twins never proved past
+//! their bug) run per fixture, by name, in tests/it/fixtures.rs.
 
 use crate::common;
 
 use common::{fixtures, Fixture};
-use lift::check::{self, CheckOptions, Outcome};
 use lift::term::Terms;
 use lift::verify::Scope;
 use lift::Kernel;
 use std::collections::BTreeMap;
-
-/// Loop-free correct kernels the unbounded step does not prove yet, and why.
-const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 fn has_loop(f: &Fixture) -> bool {
     let text = std::fs::read_to_string(f.kernel()).unwrap();
@@ -36,111 +27,6 @@ fn all_sizes(f: &Fixture) -> Option<(lift::verify::Outcome, Kernel)> {
     }
     lifted.verify_all_sizes(&k, &inst);
     lifted.all_sizes.map(|o| (o, k))
-}
-
-fn correct(f: &Fixture) -> bool {
-    f.meta.expect == "verified" && f.meta.size_bug.is_none()
-}
-
-#[test]
-fn correct_kernels_are_never_refuted_and_loop_free_ones_are_proved() {
-    let mut proved = 0;
-    for f in fixtures().iter().filter(|f| correct(f)) {
-        let Some((o, _)) = all_sizes(f) else { continue };
-        match &o.scope {
-            Scope::Refuted { sizes, reason } => {
-                panic!(
-                    "{}: a correct kernel refuted at {sizes:?}: {reason}",
-                    f.name()
-                )
-            }
-            Scope::AllSizes { .. } => proved += 1,
-            Scope::Unknown { reason } => {
-                let gap = KNOWN_GAPS.iter().any(|(n, _)| *n == f.name());
-                assert!(
-                    has_loop(f) || gap,
-                    "{}: loop-free but not proved for all sizes: {reason}",
-                    f.name()
-                );
-            }
-        }
-    }
-    assert!(proved >= 30, "only {proved} kernels proved for all sizes");
-}
-
-/// Size twins correct exactly under `N <= BLOCK` (one tile), so the proof under that
-/// bound is right; the unconstrained attempt must still fail. (`matmul_k1` counts its
-/// peeled first K tile twice once the loop runs, so it is right exactly for K <= 16;
-/// `softmax_stride` steps rows by the block, right exactly when N == 8 or M == 1;
-/// `layer_norm_nomask` lets the padded lanes into the variance, right exactly when
-/// N == 8, the wrong twin of reading a guard-pinned size as its value;
-/// `sum_split_store` stores each column tile's partial to `y[row]` with a plain store,
-/// right exactly when one tile covers the row, N <= 8: past that each `y[row]` is
-/// written by several programs with different values; `softmax_online_mixed` rescales
-/// its running sum in base 2 but sums `exp`, right exactly while one tile covers the
-/// row, N <= 4; `block_sum_cap` reads nothing past element 16, right exactly while
-/// 4 P <= 16.)
-const PROVED_UNDER_A_BOUND: &[&str] = &[
-    "block_sum_cap",
-    "softmax_online_norescale",
-    "matmul_k1",
-    "softmax_stride",
-    "layer_norm_nomask",
-    "sum_split_store",
-    "softmax_online_mixed",
-];
-
-#[test]
-fn size_twins_are_never_proved_and_their_witnesses_replay() {
-    let twins: Vec<Fixture> = fixtures()
-        .into_iter()
-        .filter(|f| f.meta.size_bug.is_some())
-        .collect();
-    assert!(twins.len() >= 5);
-    let mut refuted = 0;
-    for f in &twins {
-        let (o, k) = all_sizes(f).expect("size twins lift at their own instance");
-        match &o.scope {
-            Scope::AllSizes { bounds, fixed, .. }
-                if PROVED_UNDER_A_BOUND.contains(&f.name().as_str()) =>
-            {
-                // Only under a bound (or a fixed size) that its bug sizes break.
-                let at = f
-                    .meta
-                    .bug_sizes
-                    .as_ref()
-                    .expect("size twins have bug_sizes");
-                assert!(
-                    bounds.iter().any(|(s, c)| at.get(s).is_some_and(|v| v > c))
-                        || fixed.iter().any(|(s, c)| at.get(s).is_some_and(|v| v != c)),
-                    "{}: proved under {bounds:?}, which admits its bug sizes {at:?}",
-                    f.name()
-                );
-            }
-            Scope::AllSizes { .. } => panic!("{}: a size twin proved for all sizes", f.name()),
-            Scope::Unknown { reason } => {
-                assert!(
-                    has_loop(f),
-                    "{}: loop-free twin not refuted: {reason}",
-                    f.name()
-                )
-            }
-            Scope::Refuted { sizes, .. } => {
-                refuted += 1;
-                let sizes: BTreeMap<String, i64> = sizes.iter().cloned().collect();
-                let inst = k.instance(&sizes).unwrap();
-                match check::check(&k, &inst, &f.meta.spec, &CheckOptions::default()) {
-                    Err(_) => {} // a kernel fault there (out of bounds, ...)
-                    Ok(r) => assert!(
-                        !matches!(r.outcome, Outcome::Verified),
-                        "{}: the witness {sizes:?} does not replay",
-                        f.name()
-                    ),
-                }
-            }
-        }
-    }
-    assert!(refuted >= 3, "only {refuted} size twins refuted");
 }
 
 /// Loops over sizes (src/verify/loops.rs), one kernel per proof path: running sums
@@ -237,54 +123,6 @@ fn loops_over_sizes_are_proved_and_their_twins_refuted() {
         let w: BTreeMap<String, i64> = sizes.iter().cloned().collect();
         assert!(!inst.contains(&w), "{n}: refuted at its own instance {w:?}");
     }
-}
-
-/// A tiny seeded generator (xorshift), so a failure names a reproducible instance.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: i64) -> i64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as i64
-    }
-}
-
-#[test]
-fn proofs_for_all_sizes_agree_with_bounded_checks_at_random_sizes() {
-    let mut rng = Rng(0x5eed_2026);
-    let mut checked = 0;
-    for f in fixtures().iter().filter(|f| correct(f)) {
-        let Some((o, k)) = all_sizes(f) else { continue };
-        let Scope::AllSizes { bounds, fixed, .. } = &o.scope else {
-            continue;
-        };
-        for _ in 0..3 {
-            // Sizes up to 3x the launch's (ragged: any value), within the bounds; a
-            // size the proof fixes at its value.
-            let mut sizes = BTreeMap::new();
-            for (name, v) in &k.launch.sizes {
-                let cap = bounds
-                    .iter()
-                    .find(|(s, _)| s == name)
-                    .map(|(_, c)| *c)
-                    .unwrap_or(3 * v + 5);
-                let pinned = fixed.iter().find(|(s, _)| s == name).map(|(_, c)| *c);
-                sizes.insert(name.clone(), pinned.unwrap_or_else(|| 1 + rng.below(cap)));
-            }
-            let inst = k.instance(&sizes).unwrap();
-            let r = check::check(&k, &inst, &f.meta.spec, &CheckOptions::default())
-                .unwrap_or_else(|e| panic!("{} at {sizes:?}: {e}", f.name()));
-            assert!(
-                matches!(r.outcome, Outcome::Verified),
-                "{}: proved for all sizes ({}) but the bounded check fails at {sizes:?}",
-                f.name(),
-                o.describe()
-            );
-            checked += 1;
-        }
-    }
-    assert!(checked >= 60, "only {checked} random instances checked");
 }
 
 #[test]
