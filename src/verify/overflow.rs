@@ -37,7 +37,7 @@ pub struct Wrap {
 
 /// The width of an integer type, as the bounded run reads it (`index` is 64 bits; `i1`
 /// is 1, below the 2 bits an obligation needs, so it makes none).
-pub(super) use crate::exec::ops::int::width;
+pub(super) use crate::exec::table::int_width as width;
 
 /// Whether `p` lies within a signed `bits`-wide integer.
 fn fits(p: &Poly, bits: u32) -> Cond {

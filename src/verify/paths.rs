@@ -19,7 +19,7 @@
 use super::guards::MaskLane;
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
-use crate::exec::ops::{
+use crate::exec::table::{
     combine_all, extern_unary, float_binary, float_predicate, simple_combine, unary_func,
 };
 use crate::launch::Role;

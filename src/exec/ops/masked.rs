@@ -8,7 +8,7 @@
 //! condition. With `--masked-load zero` ([`MaskedLoad::Zero`]) such lanes read as 0.0,
 //! the NVIDIA backend's zero fill.
 
-use super::{Fail, Interp};
+use super::interp::{Fail, Interp};
 use crate::exec::domain::Domain;
 use crate::exec::value::Elem;
 use crate::exec::{ErrorKind, MaskedLoad};
