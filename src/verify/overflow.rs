@@ -15,7 +15,9 @@
 //! Invariant: for every size satisfying the printed constraints, no recorded obligation
 //! fails on any path; a bound is kept only where Z3 proved the obligation under it.
 
-use super::paths::{Lane, Run, Val, R};
+use super::lane::{Lane, Val, R};
+use super::records::Wrap;
+use super::run::Run;
 use super::sym::{Cond, Poly, Rel};
 use super::{Bound, Scope};
 use crate::formula::Output as FormulaOutput;
@@ -23,17 +25,6 @@ use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::triton_ir::ast::{Loc, Op};
 use std::collections::BTreeMap;
-
-/// An integer result that may leave its width on a path.
-#[derive(Clone, Debug)]
-pub struct Wrap {
-    /// What wraps: `i32 index arithmetic`, `cast to i16`, `i32 loop counter`.
-    pub what: String,
-    pub loc: Loc,
-    /// `(size, c)`: on the path, it stays within its width wherever `size <= c` (Z3
-    /// proved). Empty: no bound on one size suffices.
-    pub bounds: Vec<(String, i128)>,
-}
 
 /// The width of an integer type, as the bounded run reads it (`index` is 64 bits; `i1`
 /// is 1, below the 2 bits an obligation needs, so it makes none).
@@ -201,7 +192,7 @@ pub(super) struct WrapClaim {
 impl WrapClaim {
     /// Per path and place, the bound the launch's instance admits with the largest
     /// value; per size, the least of those.
-    pub(super) fn of(paths: &[super::paths::Path], inst: &Instance) -> WrapClaim {
+    pub(super) fn of(paths: &[super::records::Path], inst: &Instance) -> WrapClaim {
         let mut claim = WrapClaim::default();
         for w in paths.iter().flat_map(|p| &p.wraps) {
             let line = w.loc.to_string();
