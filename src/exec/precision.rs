@@ -13,7 +13,7 @@
 //! selects, shape ops and extrema of in-type values need no rounding.
 
 use super::domain::{Binary, Domain, Precision};
-use super::table::{float_binary, unary_func};
+use super::table::{op_kind, OpKind};
 use super::value::{Elem, Value};
 use crate::term::Func;
 use crate::triton_ir::ast::{FloatKind, Op, Type};
@@ -33,19 +33,15 @@ pub(crate) fn result_kind<D: Domain>(domain: &D, op: &Op) -> Option<FloatKind> {
 /// Ops whose float result is a new value computed in the result's type (extrema,
 /// `abs`, `floor` and `ceil` of in-type values are in the type already).
 pub(crate) fn computes_float(name: &str) -> bool {
-    let exact = matches!(
-        float_binary(name),
-        Some(Binary::Max | Binary::Min | Binary::MaxNum | Binary::MinNum)
-    ) || matches!(unary_func(name), Some(Func::Abs | Func::Floor | Func::Ceil));
-    if exact {
-        return false;
+    match op_kind(name) {
+        Some(OpKind::Binary(b)) => !matches!(
+            b,
+            Binary::Max | Binary::Min | Binary::MaxNum | Binary::MinNum
+        ),
+        Some(OpKind::Unary(f)) => !matches!(f, Func::Abs | Func::Floor | Func::Ceil),
+        Some(OpKind::Fma | OpKind::Dot | OpKind::Extern | OpKind::IntToFloat { .. }) => true,
+        _ => false,
     }
-    float_binary(name).is_some()
-        || unary_func(name).is_some()
-        || matches!(
-            name,
-            "math.fma" | "tt.dot" | "tt.extern_elementwise" | "arith.sitofp" | "arith.uitofp"
-        )
 }
 
 /// `v` put in the float type `kind` (see the module comment).

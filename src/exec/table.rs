@@ -1,12 +1,146 @@
-//! The TTIR op table: which op names (and libdevice symbols) read as which real
-//! function, float binary, integer op or comparison. Both TTIR interpreters (the bounded
-//! run in `exec::ops` and the all-sizes run in `verify::paths`) read ops through it.
+//! The TTIR op table: what each op name (and libdevice symbol) means ([`op_kind`]:
+//! which real function, float binary, integer op, comparison, cast, shape move, memory
+//! access or region op). Both TTIR interpreters (the bounded run in `exec::ops` and the
+//! all-sizes run in `verify::paths`) dispatch on [`OpKind`], never on names.
 //!
 //! Invariant: an op name maps to one meaning here and nowhere else.
 
 use super::domain::{Binary, Domain};
 use crate::term::{CmpOp, Func};
 use crate::triton_ir::ast::{Attr, Op, Type};
+
+/// What a TTIR op means, read from its name once ([`op_kind`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum OpKind {
+    /// A real function of one float (`math.exp`, `math.sqrt`, `math.absf`...).
+    Unary(Func),
+    /// A float binary (`arith.addf`, `arith.maxnumf`...).
+    Binary(Binary),
+    /// An integer (or `i1`) binary (`arith.addi`, `arith.andi`, `arith.shli`...).
+    Int(IntOp),
+    NegF,
+    Fma,
+    ClampF,
+    CmpF,
+    CmpI,
+    Select,
+    /// `arith.extf`, `arith.truncf`, `tt.fp_to_fp`.
+    FloatCast,
+    /// `arith.sitofp` / `arith.uitofp`.
+    IntToFloat {
+        unsigned: bool,
+    },
+    /// `arith.fptosi` / `arith.fptoui`.
+    FloatToInt {
+        unsigned: bool,
+    },
+    /// `arith.extsi` (`signed`), `extui` and `index_castui` (`zero_extend`), `trunci`,
+    /// `index_cast`.
+    IntCast {
+        signed: bool,
+        zero_extend: bool,
+    },
+    Constant,
+    ProgramId,
+    NumPrograms,
+    MakeRange,
+    Splat,
+    Broadcast,
+    /// `tt.expand_dims`, `tt.reshape`.
+    Reshape,
+    Trans,
+    Join,
+    AddPtr,
+    Load,
+    Store,
+    Dot,
+    /// `tt.extern_elementwise`: its `symbol` says which libdevice function.
+    Extern,
+    Poison,
+    /// `ttg.barrier`, `gpu.barrier`.
+    Barrier,
+    /// `tt.assert`, `tt.print`: no effect on values.
+    Debug,
+    For,
+    If,
+    While,
+    Reduce,
+    Scan,
+    Call,
+    /// `scf.yield`.
+    Yield,
+    /// `tt.reduce.return`.
+    ReduceReturn,
+    /// `tt.scan.return`.
+    ScanReturn,
+    /// `scf.condition` (the end of `scf.while`'s first region).
+    Condition,
+    Return,
+    Br,
+    CondBr,
+}
+
+/// The meaning of op `name`; `None` for an op no interpreter reads.
+pub(crate) fn op_kind(name: &str) -> Option<OpKind> {
+    if let Some(f) = unary_func(name) {
+        return Some(OpKind::Unary(f));
+    }
+    if let Some(b) = float_binary(name) {
+        return Some(OpKind::Binary(b));
+    }
+    if let Some(i) = int_binary(name) {
+        return Some(OpKind::Int(i));
+    }
+    Some(match name {
+        "arith.negf" => OpKind::NegF,
+        "math.fma" => OpKind::Fma,
+        "tt.clampf" => OpKind::ClampF,
+        "arith.cmpf" => OpKind::CmpF,
+        "arith.cmpi" => OpKind::CmpI,
+        "arith.select" => OpKind::Select,
+        "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => OpKind::FloatCast,
+        "arith.sitofp" => OpKind::IntToFloat { unsigned: false },
+        "arith.uitofp" => OpKind::IntToFloat { unsigned: true },
+        "arith.fptosi" => OpKind::FloatToInt { unsigned: false },
+        "arith.fptoui" => OpKind::FloatToInt { unsigned: true },
+        "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.index_cast"
+        | "arith.index_castui" => OpKind::IntCast {
+            signed: name == "arith.extsi",
+            zero_extend: matches!(name, "arith.extui" | "arith.index_castui"),
+        },
+        "arith.constant" => OpKind::Constant,
+        "tt.get_program_id" => OpKind::ProgramId,
+        "tt.get_num_programs" => OpKind::NumPrograms,
+        "tt.make_range" => OpKind::MakeRange,
+        "tt.splat" => OpKind::Splat,
+        "tt.broadcast" => OpKind::Broadcast,
+        "tt.expand_dims" | "tt.reshape" => OpKind::Reshape,
+        "tt.trans" => OpKind::Trans,
+        "tt.join" => OpKind::Join,
+        "tt.addptr" => OpKind::AddPtr,
+        "tt.load" => OpKind::Load,
+        "tt.store" => OpKind::Store,
+        "tt.dot" => OpKind::Dot,
+        "tt.extern_elementwise" => OpKind::Extern,
+        "ub.poison" => OpKind::Poison,
+        "ttg.barrier" | "gpu.barrier" => OpKind::Barrier,
+        "tt.assert" | "tt.print" => OpKind::Debug,
+        "scf.for" => OpKind::For,
+        "scf.if" => OpKind::If,
+        "scf.while" => OpKind::While,
+        "tt.reduce" => OpKind::Reduce,
+        "tt.scan" => OpKind::Scan,
+        "tt.call" => OpKind::Call,
+        "scf.yield" => OpKind::Yield,
+        "tt.reduce.return" => OpKind::ReduceReturn,
+        "tt.scan.return" => OpKind::ScanReturn,
+        "scf.condition" => OpKind::Condition,
+        "tt.return" => OpKind::Return,
+        "cf.br" => OpKind::Br,
+        "cf.cond_br" => OpKind::CondBr,
+        _ => return None,
+    })
+}
 
 pub(crate) fn unary_func(name: &str) -> Option<Func> {
     Some(match name {

@@ -682,7 +682,9 @@ fn collect_widths(m: &crate::triton_ir::ast::Module, out: &mut Vec<i64>) {
     fn walk(r: &crate::triton_ir::ast::Region, out: &mut Vec<i64>) {
         for b in &r.blocks {
             for op in &b.ops {
-                if op.name == "tt.make_range" {
+                if crate::exec::table::op_kind(&op.name)
+                    == Some(crate::exec::table::OpKind::MakeRange)
+                {
                     if let Some(e) = op.attr("end").and_then(|a| a.as_int()) {
                         out.push(e);
                     }

@@ -26,7 +26,7 @@ pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Binary, Domain, Symbolic};
 use crate::exec::table::{
-    combine_all, extern_unary, float_binary, float_predicate, simple_combine, unary_func,
+    combine_all, extern_unary, float_predicate, op_kind, simple_combine, IntOp, OpKind,
 };
 use crate::term::{TermId, Terms};
 use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Module, Op, Region, Scalar, Type};
@@ -202,11 +202,13 @@ impl Run<'_, '_, '_> {
                 }
                 e
             };
-            match op.name.as_str() {
-                "scf.yield" | "tt.reduce.return" => {
+            match op_kind(&op.name) {
+                Some(OpKind::Yield | OpKind::ReduceReturn) => {
                     return Ok(Flow::Yield(self.operands(op, env).map_err(at)?))
                 }
-                "tt.return" => return Ok(Flow::Return(self.operands(op, env).map_err(at)?)),
+                Some(OpKind::Return) => {
+                    return Ok(Flow::Return(self.operands(op, env).map_err(at)?))
+                }
                 _ => {}
             }
             let results = self.op(op, env).map_err(at)?;
@@ -228,11 +230,11 @@ impl Run<'_, '_, '_> {
     }
 
     fn op(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        match op.name.as_str() {
-            "scf.if" => return self.scf_if(op, env),
-            "scf.for" => return self.scf_for(op, env),
-            "tt.reduce" => return self.reduce(op, env),
-            "tt.call" => {
+        match op_kind(&op.name) {
+            Some(OpKind::If) => return self.scf_if(op, env),
+            Some(OpKind::For) => return self.scf_for(op, env),
+            Some(OpKind::Reduce) => return self.reduce(op, env),
+            Some(OpKind::Call) => {
                 let callee = match op.attr("callee") {
                     Some(Attr::Str(s)) => s.trim_start_matches('@').to_string(),
                     Some(Attr::Other(s)) => s.trim_start_matches('@').to_string(),
@@ -269,42 +271,52 @@ impl Run<'_, '_, '_> {
                 .unwrap_or_default()
         };
         let bits = op.result_types.first().map_or(64, super::overflow::width);
-        let libdevice = match (name, op.attr("symbol").and_then(Attr::as_str)) {
-            ("tt.extern_elementwise", Some(sym)) => extern_unary(sym),
+        let not_read = || unsupported(format!("op {name} is not read for all sizes yet"));
+        let Some(kind) = op_kind(name) else {
+            return not_read();
+        };
+        let libdevice = match (kind, op.attr("symbol").and_then(Attr::as_str)) {
+            (OpKind::Extern, Some(sym)) => extern_unary(sym),
+            (OpKind::Unary(f), _) => Some(f),
             _ => None,
         };
-        if let Some(f) = unary_func(name).or(libdevice) {
+        if let Some(f) = libdevice {
             return self.map1(arg(0)?, |r, l| match l {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
                 _ => unsupported(format!("{name} of a non-float")),
             });
         }
-        if let Some(b) = float_binary(name) {
-            return self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+        match kind {
+            OpKind::Binary(b) => self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
                 (Lane::Float(x), Lane::Float(y)) => Ok(Lane::Float(r.domain.binary(b, x, y))),
                 (Lane::Undef, _) | (_, Lane::Undef) => Ok(Lane::Undef),
                 _ => unsupported(format!("{name} of non-floats")),
-            });
-        }
-        match name {
-            "arith.addi" | "arith.subi" | "arith.muli" | "arith.maxsi" | "arith.minsi" => {
+            }),
+            OpKind::Int(io @ (IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Max | IntOp::Min)) => {
                 let v = self.map2(arg(0)?, arg(1)?, |_, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => Ok(Lane::Int(match name {
-                        "arith.addi" => a.add(&b),
-                        "arith.subi" => a.sub(&b),
-                        "arith.muli" => a.mul(&b),
-                        "arith.maxsi" => a.max_with(&b),
+                    (Lane::Int(a), Lane::Int(b)) => Ok(Lane::Int(match io {
+                        IntOp::Add => a.add(&b),
+                        IntOp::Sub => a.sub(&b),
+                        IntOp::Mul => a.mul(&b),
+                        IntOp::Max => a.max_with(&b),
                         _ => a.min_with(&b),
                     })),
                     _ => unsupported(format!("{name} of non-integers")),
                 })?;
-                if matches!(name, "arith.addi" | "arith.subi" | "arith.muli") {
+                if matches!(io, IntOp::Add | IntOp::Sub | IntOp::Mul) {
                     self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
                 }
                 Ok(v)
             }
-            "arith.divsi" | "arith.divui" | "arith.floordivsi" | "arith.remsi" | "arith.remui"
-            | "arith.ceildivsi" | "arith.ceildivui" => {
+            OpKind::Int(
+                io @ (IntOp::DivS
+                | IntOp::DivU
+                | IntOp::FloorDiv
+                | IntOp::RemS
+                | IntOp::RemU
+                | IntOp::CeilDiv
+                | IntOp::CeilDivU),
+            ) => {
                 self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
                     (Lane::Int(a), Lane::Int(b)) => {
                         // Truncating and floor division agree for a >= 0, b > 0.
@@ -316,9 +328,9 @@ impl Run<'_, '_, '_> {
                                 "{name} of an operand that may be negative"
                             ));
                         }
-                        Ok(Lane::Int(match name {
-                            "arith.remsi" | "arith.remui" => a.modulo(&b),
-                            "arith.ceildivsi" | "arith.ceildivui" => {
+                        Ok(Lane::Int(match io {
+                            IntOp::RemS | IntOp::RemU => a.modulo(&b),
+                            IntOp::CeilDiv | IntOp::CeilDivU => {
                                 a.add(&b).sub(&Poly::constant(1)).floor_div(&b)
                             }
                             _ => a.floor_div(&b),
@@ -327,17 +339,17 @@ impl Run<'_, '_, '_> {
                     _ => unsupported(format!("{name} of non-integers")),
                 })
             }
-            "arith.andi" | "arith.ori" | "arith.xori" => {
+            OpKind::Int(io @ (IntOp::And | IntOp::Or | IntOp::Xor)) => {
                 self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Bool(a), Lane::Bool(b)) => Ok(Lane::Bool(match name {
-                        "arith.andi" => Cond::and(a, b),
-                        "arith.ori" => Cond::or(a, b),
+                    (Lane::Bool(a), Lane::Bool(b)) => Ok(Lane::Bool(match io {
+                        IntOp::And => Cond::and(a, b),
+                        IntOp::Or => Cond::or(a, b),
                         _ => Cond::or(Cond::and(a.clone(), b.clone().not()), Cond::and(a.not(), b)),
                     })),
                     (Lane::FBool(a), Lane::FBool(b)) => {
-                        let t = match name {
-                            "arith.andi" => r.domain.and(a, b),
-                            "arith.ori" => r.domain.or(a, b),
+                        let t = match io {
+                            IntOp::And => r.domain.and(a, b),
+                            IntOp::Or => r.domain.or(a, b),
                             _ => return unsupported("xor of data-dependent conditions"),
                         };
                         Ok(truth(t))
@@ -345,22 +357,20 @@ impl Run<'_, '_, '_> {
                     (Lane::Bool(c), Lane::FBool(f)) | (Lane::FBool(f), Lane::Bool(c)) => {
                         // Decide the integer side on this path.
                         let b = r.decide(&c)?;
-                        Ok(match (name, b) {
-                            ("arith.andi", true) | ("arith.ori", false) => Lane::FBool(f),
-                            ("arith.andi", false) => Lane::Bool(Cond::Const(false)),
-                            ("arith.ori", true) => Lane::Bool(Cond::Const(true)),
+                        Ok(match (io, b) {
+                            (IntOp::And, true) | (IntOp::Or, false) => Lane::FBool(f),
+                            (IntOp::And, false) => Lane::Bool(Cond::Const(false)),
+                            (IntOp::Or, true) => Lane::Bool(Cond::Const(true)),
                             _ => return unsupported("xor of data-dependent conditions"),
                         })
                     }
                     _ => unsupported(format!("{name} of non-booleans (bitwise integer ops)")),
                 })
             }
-            "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.index_cast"
-            | "arith.index_castui" => {
+            OpKind::IntCast { zero_extend, .. } => {
                 // Exact where the value fits the target (a narrowing is an obligation)
                 // and a zero extension reads a non-negative value.
                 let src = op.operand_types.first().map_or(64, super::overflow::width);
-                let zero_extend = matches!(name, "arith.extui" | "arith.index_castui");
                 let v = self.map1(arg(0)?, |r, l| match l {
                     Lane::Int(p) => {
                         let nonneg = Cond::cmp(Rel::Le, &Poly::default(), &p);
@@ -379,20 +389,20 @@ impl Run<'_, '_, '_> {
                 }
                 Ok(v)
             }
-            "arith.constant" => self.constant(op),
-            "tt.get_program_id" | "tt.get_num_programs" => {
+            OpKind::Constant => self.constant(op),
+            OpKind::ProgramId | OpKind::NumPrograms => {
                 let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
                 if !(0..3).contains(&axis) {
                     return unsupported(format!("axis {axis}"));
                 }
-                let v = if name == "tt.get_program_id" {
+                let v = if kind == OpKind::ProgramId {
                     self.setup.pids[axis as usize].clone()
                 } else {
                     self.setup.grid[axis as usize].clone()
                 };
                 Ok(Val::scalar(Lane::Int(v)))
             }
-            "tt.make_range" => {
+            OpKind::MakeRange => {
                 let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
                 let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
                 let lanes: Vec<Lane> = (start..end)
@@ -403,11 +413,11 @@ impl Run<'_, '_, '_> {
                     lanes,
                 })
             }
-            "arith.negf" => self.map1(arg(0)?, |r, l| match l {
+            OpKind::NegF => self.map1(arg(0)?, |r, l| match l {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.neg(x))),
                 _ => unsupported("negf of a non-float"),
             }),
-            "math.fma" => {
+            OpKind::Fma => {
                 let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
                 let ab = self.map2(a, b, |r, x, y| match (x, y) {
                     (Lane::Float(x), Lane::Float(y)) => {
@@ -422,7 +432,7 @@ impl Run<'_, '_, '_> {
                     _ => unsupported("fma of non-floats"),
                 })
             }
-            "arith.cmpi" => {
+            OpKind::CmpI => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 let pred = pred.to_string();
                 self.map2(arg(0)?, arg(1)?, |r, x, y| {
@@ -451,7 +461,7 @@ impl Run<'_, '_, '_> {
                     }))
                 })
             }
-            "arith.cmpf" => {
+            OpKind::CmpF => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 if float_predicate(pred).is_none() {
                     return unsupported(format!("cmpf predicate {pred}"));
@@ -465,7 +475,7 @@ impl Run<'_, '_, '_> {
                     _ => unsupported("cmpf of non-floats"),
                 })
             }
-            "arith.select" => {
+            OpKind::Select => {
                 let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
                 let shape = if a.shape.is_empty() {
                     c.shape.clone()
@@ -511,11 +521,11 @@ impl Run<'_, '_, '_> {
                 }
                 Ok(Val { shape, lanes })
             }
-            "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => self.map1(arg(0)?, |_, l| match l {
+            OpKind::FloatCast => self.map1(arg(0)?, |_, l| match l {
                 l @ (Lane::Float(_) | Lane::Undef) => Ok(l),
                 _ => unsupported(format!("{name} of a non-float")),
             }),
-            "arith.sitofp" | "arith.uitofp" => self.map1(arg(0)?, |r, l| match l {
+            OpKind::IntToFloat { unsigned } => self.map1(arg(0)?, |r, l| match l {
                 Lane::Int(p) => match p.as_const().or_else(|| r.pinned(&p)) {
                     Some(c) => Ok(Lane::Float(r.domain.constant(c as f64))),
                     None => Ok(Lane::Float(super::at_index::real_of(r.domain.terms, &p))),
@@ -524,18 +534,18 @@ impl Run<'_, '_, '_> {
                     let b = r.decide(&c)?;
                     Ok(Lane::Float(r.domain.constant(if b { 1.0 } else { 0.0 })))
                 }
-                Lane::DataInt(v, lo) if lo >= 0 || name == "arith.sitofp" => Ok(Lane::Float(v)),
+                Lane::DataInt(v, lo) if lo >= 0 || !unsigned => Ok(Lane::Float(v)),
                 _ => unsupported(format!("{name} of a non-integer")),
             }),
-            "tt.splat" => {
+            OpKind::Splat => {
                 let a = arg(0)?;
                 if a.lanes.len() != 1 {
                     return unsupported("splat of a non-scalar");
                 }
                 Ok(Val::splat(a.lanes[0].clone(), &out_shape()))
             }
-            "tt.broadcast" => bcast(arg(0)?, &out_shape()),
-            "tt.expand_dims" | "tt.reshape" => {
+            OpKind::Broadcast => bcast(arg(0)?, &out_shape()),
+            OpKind::Reshape => {
                 if op.attrs.contains_key("allow_reorder") {
                     return unsupported("reshape with allow_reorder");
                 }
@@ -549,7 +559,7 @@ impl Run<'_, '_, '_> {
                     lanes: a.lanes.clone(),
                 })
             }
-            "tt.trans" => {
+            OpKind::Trans => {
                 let a = arg(0)?;
                 let order: Vec<usize> = match op.attr("order") {
                     Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
@@ -557,26 +567,26 @@ impl Run<'_, '_, '_> {
                 };
                 transpose(a, &order)
             }
-            "tt.addptr" => self.map2(arg(0)?, arg(1)?, |_, p, o| match (p, o) {
+            OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |_, p, o| match (p, o) {
                 (Lane::Ptr { tensor, off }, Lane::Int(d)) => Ok(Lane::Ptr {
                     tensor,
                     off: off.add(&d),
                 }),
                 _ => unsupported("addptr of a non-pointer or non-integer"),
             }),
-            "tt.load" => self.load(op, args),
-            "tt.store" => {
+            OpKind::Load => self.load(op, args),
+            OpKind::Store => {
                 self.store(op, args)?;
                 Ok(Val::scalar(Lane::Int(Poly::default())))
             }
-            "tt.dot" => {
+            OpKind::Dot => {
                 if matches!(op.attr("inputPrecision"), Some(Attr::Str(p)) if p == "tf32") {
                     // Read as exact (Precision::Real), as the bounded run does.
                 }
                 self.dot(arg(0)?, arg(1)?, arg(2)?)
             }
-            "tt.assert" | "tt.print" => Ok(Val::scalar(Lane::Int(Poly::default()))),
-            other => unsupported(format!("op {other} is not read for all sizes yet")),
+            OpKind::Debug => Ok(Val::scalar(Lane::Int(Poly::default()))),
+            _ => not_read(),
         }
     }
 

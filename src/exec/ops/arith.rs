@@ -9,9 +9,7 @@ use super::int;
 use super::interp::{fail, malformed, truth_elem, Fail, Interp, R};
 use super::lanes::{broadcast, map1, map2, map3, transpose};
 use crate::exec::domain::{Binary, Domain, Precision, Truth};
-use crate::exec::table::{
-    clamp_ops, extern_unary, float_binary, float_predicate, int_binary, unary_func, IntOp,
-};
+use crate::exec::table::{clamp_ops, extern_unary, float_predicate, op_kind, IntOp, OpKind};
 use crate::exec::value::{Elem, Value};
 use crate::exec::ErrorKind;
 use crate::term::Func;
@@ -34,32 +32,38 @@ impl<'a, D: Domain> Interp<'a, D> {
                 .unwrap_or_default()
         };
         let name = op.name.as_str();
-        // Elementwise float ops.
-        if let Some(f) = unary_func(name) {
-            return map1(arg(0)?, |e| self.float_unary(e, f));
-        }
-        if let Some(b) = float_binary(name) {
-            return map2(arg(0)?, arg(1)?, |a, b2| self.float_binary(b, a, b2));
-        }
-        if let Some(ib) = int_binary(name) {
-            let bits = op.result_types.first().map_or(64, int::width);
-            return map2(arg(0)?, arg(1)?, |a, b| self.int_binary(ib, bits, a, b));
-        }
-        match name {
-            "arith.constant" => self.constant(op),
-            "tt.get_program_id" | "tt.get_num_programs" => {
+        let unsupported = || {
+            fail(
+                ErrorKind::Unsupported,
+                format!(
+                    "op `{name}` is not supported by the interpreter (supported: tt, arith, math, scf and cf ops of Triton kernels; see src/exec/ops.rs)"
+                ),
+            )
+        };
+        let Some(kind) = op_kind(name) else {
+            return unsupported();
+        };
+        match kind {
+            OpKind::Unary(f) => map1(arg(0)?, |e| self.float_unary(e, f)),
+            OpKind::Binary(b) => map2(arg(0)?, arg(1)?, |a, b2| self.float_binary(b, a, b2)),
+            OpKind::Int(ib) => {
+                let bits = op.result_types.first().map_or(64, int::width);
+                map2(arg(0)?, arg(1)?, |a, b| self.int_binary(ib, bits, a, b))
+            }
+            OpKind::Constant => self.constant(op),
+            OpKind::ProgramId | OpKind::NumPrograms => {
                 let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
                 if !(0..3).contains(&axis) {
                     return malformed(format!("axis {axis}"));
                 }
-                let v = if name == "tt.get_program_id" {
+                let v = if kind == OpKind::ProgramId {
                     self.program[axis as usize]
                 } else {
                     self.inst.grid[axis as usize]
                 };
                 Ok(Value::scalar(Elem::Int(v)))
             }
-            "tt.make_range" => {
+            OpKind::MakeRange => {
                 let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
                 let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
                 let elems: Vec<_> = (start..end).map(Elem::Int).collect();
@@ -68,23 +72,23 @@ impl<'a, D: Domain> Interp<'a, D> {
                     elems,
                 })
             }
-            "arith.negf" => map1(arg(0)?, |e| match e {
+            OpKind::NegF => map1(arg(0)?, |e| match e {
                 Elem::Float(a) => Ok(Elem::Float(self.domain.neg(a))),
                 Elem::Undef(u) => Ok(Elem::Undef(u)),
                 other => malformed(format!("operand is {}", other.kind())),
             }),
-            "math.fma" => map3(arg(0)?, arg(1)?, arg(2)?, |a, b, c| {
+            OpKind::Fma => map3(arg(0)?, arg(1)?, arg(2)?, |a, b, c| {
                 let ab = self.float_binary(Binary::Mul, a, b)?;
                 self.float_binary(Binary::Add, ab, c)
             }),
-            "tt.clampf" => {
+            OpKind::ClampF => {
                 let (max, min) = clamp_ops(op);
                 map3(arg(0)?, arg(1)?, arg(2)?, |x, lo, hi| {
                     let m = self.float_binary(max, x, lo)?;
                     self.float_binary(min, m, hi)
                 })
             }
-            "arith.cmpf" => {
+            OpKind::CmpF => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 if float_predicate(pred).is_none() {
                     return fail(ErrorKind::Unsupported, format!("predicate '{pred}'"));
@@ -98,7 +102,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     (a, b) => malformed(format!("compares {} with {}", a.kind(), b.kind())),
                 })
             }
-            "arith.cmpi" => {
+            OpKind::CmpI => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 let bits = op.operand_types.first().map_or(64, int::width);
                 map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
@@ -117,7 +121,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     ),
                 })
             }
-            "arith.select" => {
+            OpKind::Select => {
                 let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
                 let c = if c.shape.is_empty() && !a.shape.is_empty() {
                     Value::splat(c.elems[0], &a.shape)
@@ -126,7 +130,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                 };
                 map3(&c, a, b, |c, a, b| self.select(c, a, b))
             }
-            "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => {
+            OpKind::FloatCast => {
                 let round = self.rounding(op);
                 map1(arg(0)?, |e| match e {
                     Elem::Float(v) => Ok(Elem::Float(match round {
@@ -137,13 +141,15 @@ impl<'a, D: Domain> Interp<'a, D> {
                     other => malformed(format!("converts {}", other.kind())),
                 })
             }
-            "arith.sitofp" | "arith.uitofp" => map1(arg(0)?, |e| match e {
-                Elem::Int(i) if name == "arith.uitofp" => {
+            OpKind::IntToFloat { unsigned } => map1(arg(0)?, |e| match e {
+                Elem::Int(i) if unsigned => {
                     let bits = op.operand_types.first().map_or(64, int::width);
-                    Ok(Elem::Float(self.domain.constant(int::unsigned(i, bits) as f64)))
+                    Ok(Elem::Float(
+                        self.domain.constant(int::unsigned(i, bits) as f64),
+                    ))
                 }
                 Elem::Int(i) => Ok(Elem::Float(self.domain.constant(i as f64))),
-                Elem::DataInt { v, lo, .. } => self.data_int_to_float(v, lo, name == "arith.uitofp"),
+                Elem::DataInt { v, lo, .. } => self.data_int_to_float(v, lo, unsigned),
                 Elem::Bool(b) => Ok(Elem::Float(self.domain.constant(b as u8 as f64))),
                 Elem::Cond(c) => {
                     let (one, zero) = (self.domain.constant(1.0), self.domain.constant(0.0));
@@ -152,12 +158,12 @@ impl<'a, D: Domain> Interp<'a, D> {
                 Elem::Undef(u) => Ok(Elem::Undef(u)),
                 other => malformed(format!("converts {}", other.kind())),
             }),
-            "arith.fptosi" | "arith.fptoui" => map1(arg(0)?, |e| match e {
+            OpKind::FloatToInt { unsigned } => map1(arg(0)?, |e| match e {
                 Elem::Float(v) => match self.domain.as_number(v) {
                     Some(x) if x.is_finite() => Ok(Elem::Int(int::from_float(
                         x,
                         op.result_types.first().map_or(64, int::width),
-                        name == "arith.fptoui",
+                        unsigned,
                     ))),
                     _ => fail(
                         ErrorKind::Unsupported,
@@ -167,15 +173,15 @@ impl<'a, D: Domain> Interp<'a, D> {
                 Elem::Undef(u) => Ok(Elem::Undef(u)),
                 other => malformed(format!("converts {}", other.kind())),
             }),
-            "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.index_cast"
-            | "arith.index_castui" => {
+            OpKind::IntCast {
+                signed,
+                zero_extend: unsigned,
+            } => {
                 let to_bool = matches!(op.result_types.first().map(Type::elem), Some(Type::Int(1)));
-                let signed = name == "arith.extsi";
                 let bits = match op.result_types.first().map(Type::elem) {
                     Some(Type::Int(b)) => Some(*b),
                     _ => None,
                 };
-                let unsigned = matches!(name, "arith.extui" | "arith.index_castui");
                 let src = op.operand_types.first().map_or(64, int::width);
                 map1(arg(0)?, |e| match e {
                     Elem::DataInt { v, lo, hi } => self.data_int_cast(v, lo, hi, bits, unsigned),
@@ -184,17 +190,20 @@ impl<'a, D: Domain> Interp<'a, D> {
                     Elem::Bool(b) if to_bool => Ok(Elem::Bool(b)),
                     Elem::Bool(b) => Ok(Elem::Int(if b && signed { -1 } else { b as i64 })),
                     Elem::Undef(u) => Ok(Elem::Undef(u)),
-                    other => fail(ErrorKind::Unsupported, format!("integer cast of {}", other.kind())),
+                    other => fail(
+                        ErrorKind::Unsupported,
+                        format!("integer cast of {}", other.kind()),
+                    ),
                 })
             }
-            "tt.splat" => {
+            OpKind::Splat => {
                 let Some(e) = arg(0)?.single() else {
                     return malformed("splat of a non-scalar");
                 };
                 Ok(Value::splat(e, &out_shape()))
             }
-            "tt.broadcast" => broadcast(arg(0)?, &out_shape()),
-            "tt.expand_dims" | "tt.reshape" => {
+            OpKind::Broadcast => broadcast(arg(0)?, &out_shape()),
+            OpKind::Reshape => {
                 if op.attrs.contains_key("allow_reorder") {
                     return fail(
                         ErrorKind::Unsupported,
@@ -211,24 +220,29 @@ impl<'a, D: Domain> Interp<'a, D> {
                     elems: a.elems.clone(),
                 })
             }
-            "tt.trans" => {
+            OpKind::Trans => {
                 let order: Vec<usize> = match op.attr("order") {
                     Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
                     _ => (0..arg(0)?.shape.len()).rev().collect(),
                 };
                 transpose(arg(0)?, &order)
             }
-            "tt.join" => {
+            OpKind::Join => {
                 let (a, b) = (arg(0)?, arg(1)?);
                 if a.shape != b.shape {
                     return malformed("join of tensors of different shapes");
                 }
                 let mut shape = a.shape.clone();
                 shape.push(2);
-                let elems = a.elems.iter().zip(&b.elems).flat_map(|(x, y)| [*x, *y]).collect();
+                let elems = a
+                    .elems
+                    .iter()
+                    .zip(&b.elems)
+                    .flat_map(|(x, y)| [*x, *y])
+                    .collect();
                 Ok(Value { shape, elems })
             }
-            "tt.addptr" => map2(arg(0)?, arg(1)?, |p, o| match (p, o) {
+            OpKind::AddPtr => map2(arg(0)?, arg(1)?, |p, o| match (p, o) {
                 (Elem::Ptr { tensor, offset }, Elem::Int(d)) => Ok(Elem::Ptr {
                     tensor,
                     offset: offset + d,
@@ -239,34 +253,46 @@ impl<'a, D: Domain> Interp<'a, D> {
                     offset,
                     idx: v,
                 }),
-                (Elem::DataPtr { tensor, offset, idx }, Elem::Int(d)) => Ok(Elem::DataPtr {
+                (
+                    Elem::DataPtr {
+                        tensor,
+                        offset,
+                        idx,
+                    },
+                    Elem::Int(d),
+                ) => Ok(Elem::DataPtr {
                     tensor,
                     offset: offset + d,
                     idx,
                 }),
-                (Elem::DataPtr { tensor, offset, idx }, Elem::DataInt { v, .. }) => {
-                    Ok(Elem::DataPtr {
+                (
+                    Elem::DataPtr {
                         tensor,
                         offset,
-                        idx: self.domain.binary(Binary::Add, idx, v),
-                    })
-                }
+                        idx,
+                    },
+                    Elem::DataInt { v, .. },
+                ) => Ok(Elem::DataPtr {
+                    tensor,
+                    offset,
+                    idx: self.domain.binary(Binary::Add, idx, v),
+                }),
                 (p, o) => malformed(format!("adds {} to {}", o.kind(), p.kind())),
             }),
-            "tt.load" => self.load(op, args),
-            "tt.store" => {
+            OpKind::Load => self.load(op, args),
+            OpKind::Store => {
                 self.store(op, args)?;
                 Ok(Value::scalar(Elem::Int(0)))
             }
-            "tt.dot" => {
+            OpKind::Dot => {
                 // Triton prints `inputPrecision = tf32` (its default on f32) and leaves
                 // `ieee` unprinted; tf32x3 is about f32-accurate and stays exact.
                 let tf32 = self.domain.precision() == Precision::Ieee
                     && matches!(op.attr("inputPrecision"), Some(Attr::Str(p)) if p == "tf32");
                 self.dot(arg(0)?, arg(1)?, arg(2)?, tf32)
             }
-            "tt.extern_elementwise" => self.extern_call(op, args),
-            "ub.poison" => {
+            OpKind::Extern => self.extern_call(op, args),
+            OpKind::Poison => {
                 let idx = self.undef_loads.len();
                 self.undef_loads.push((op.line, op.loc.clone()));
                 Ok(Value::splat(Elem::Undef(idx), &out_shape()))
@@ -274,17 +300,13 @@ impl<'a, D: Domain> Interp<'a, D> {
             // `tl.debug_barrier()`: the interpreter runs a program's tensor ops in
             // program order, every lane at once, so the threads it orders never
             // interleave here: a no-op.
-            "ttg.barrier" | "gpu.barrier" => Ok(Value::scalar(Elem::Int(0))),
-            "tt.assert" | "tt.print" => {
+            OpKind::Barrier => Ok(Value::scalar(Elem::Int(0))),
+            OpKind::Debug => {
                 self.warn_once(format!("{name} at line {} is ignored", op.line));
                 Ok(Value::scalar(Elem::Int(0)))
             }
-            _ => fail(
-                ErrorKind::Unsupported,
-                format!(
-                    "op `{name}` is not supported by the interpreter (supported: tt, arith, math, scf and cf ops of Triton kernels; see src/exec/ops.rs)"
-                ),
-            ),
+            // Region ops and terminators are run by `control.rs`, never here.
+            _ => unsupported(),
         }
     }
 

@@ -8,6 +8,7 @@ use super::interp::{bind_block_args, lookup, Env, Fail, Flow, Interp, Vals, R};
 use super::{int, select};
 use crate::exec::domain::Domain;
 use crate::exec::precision;
+use crate::exec::table::{op_kind, OpKind};
 use crate::exec::value::{Elem, Value};
 use crate::exec::{ErrorKind, ExecError, MAX_OPS};
 use crate::triton_ir::ast::{Attr, Block, Loc, Op, Region};
@@ -79,17 +80,23 @@ impl<'a, D: Domain> Interp<'a, D> {
                         },
                     ));
                 }
-                match op.name.as_str() {
-                    "scf.yield" | "tt.reduce.return" | "tt.scan.return" | "scf.condition" => {
+                let kind = op_kind(&op.name);
+                match kind {
+                    Some(
+                        OpKind::Yield
+                        | OpKind::ReduceReturn
+                        | OpKind::ScanReturn
+                        | OpKind::Condition,
+                    ) => {
                         ended = Some(Flow::Yield(self.operands(op, env)?));
                         break;
                     }
-                    "tt.return" => {
+                    Some(OpKind::Return) => {
                         ended = Some(Flow::Return(self.operands(op, env)?));
                         break;
                     }
-                    "cf.br" | "cf.cond_br" => {
-                        let target = if op.name == "cf.br" {
+                    Some(OpKind::Br | OpKind::CondBr) => {
+                        let target = if kind == Some(OpKind::Br) {
                             0
                         } else {
                             let c = self.operands(op, env)?;
@@ -163,13 +170,13 @@ impl<'a, D: Domain> Interp<'a, D> {
 
     /// Execute one non-terminator op, binding its results in `env`.
     pub(super) fn op(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<(), ExecError> {
-        let results = match op.name.as_str() {
-            "scf.for" => self.scf_for(op, env)?,
-            "scf.if" => self.scf_if(op, env)?,
-            "scf.while" => self.scf_while(op, env)?,
-            "tt.reduce" => self.reduce(op, env)?,
-            "tt.scan" => self.scan(op, env)?,
-            "tt.call" => self.call(op, env)?,
+        let results = match op_kind(&op.name) {
+            Some(OpKind::For) => self.scf_for(op, env)?,
+            Some(OpKind::If) => self.scf_if(op, env)?,
+            Some(OpKind::While) => self.scf_while(op, env)?,
+            Some(OpKind::Reduce) => self.reduce(op, env)?,
+            Some(OpKind::Scan) => self.scan(op, env)?,
+            Some(OpKind::Call) => self.call(op, env)?,
             _ => {
                 let args = self.operands(op, env)?;
                 let mut out = self.simple(op, &args).map_err(|f| self.at(op, f))?;
