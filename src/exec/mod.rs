@@ -12,6 +12,7 @@ pub mod domain;
 pub mod extrema;
 pub(crate) mod ops;
 pub mod precision;
+pub(crate) mod shape;
 pub(crate) mod table;
 pub mod value;
 

@@ -99,55 +99,24 @@ pub(super) fn bcast(a: &Val, shape: &[usize]) -> R<Val> {
     if a.lanes.len() == 1 {
         return Ok(Val::splat(a.lanes[0].clone(), shape));
     }
-    if a.shape.len() != shape.len() {
-        return unsupported(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
+    match crate::exec::shape::broadcast(&a.shape, &a.lanes, shape) {
+        Ok(lanes) => Ok(Val {
+            shape: shape.to_vec(),
+            lanes,
+        }),
+        Err(m) => unsupported(m),
     }
-    let n: usize = shape.iter().product();
-    let mut lanes = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut rem = flat;
-        let mut src = 0;
-        let mut stride = 1;
-        for k in (0..shape.len()).rev() {
-            let i = rem % shape[k];
-            rem /= shape[k];
-            let d = a.shape[k];
-            if d != 1 && d != shape[k] {
-                return unsupported(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
-            }
-            src += if d == 1 { 0 } else { i * stride };
-            stride *= d;
-        }
-        lanes.push(a.lanes[src].clone());
-    }
-    Ok(Val {
-        shape: shape.to_vec(),
-        lanes,
-    })
 }
 
+/// `a` with its axes permuted (`tt.trans`).
 pub(super) fn transpose(a: &Val, order: &[usize]) -> R<Val> {
     if order.len() != a.shape.len() {
         return unsupported("transpose order of the wrong rank");
     }
-    let shape: Vec<usize> = order.iter().map(|&k| a.shape[k]).collect();
-    let mut in_strides = vec![1usize; a.shape.len()];
-    for k in (0..a.shape.len().saturating_sub(1)).rev() {
-        in_strides[k] = in_strides[k + 1] * a.shape[k + 1];
+    match crate::exec::shape::transpose(&a.shape, &a.lanes, order) {
+        Ok((shape, lanes)) => Ok(Val { shape, lanes }),
+        Err(m) => unsupported(m),
     }
-    let n: usize = shape.iter().product();
-    let mut lanes = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut rem = flat;
-        let mut src = 0;
-        for k in (0..shape.len()).rev() {
-            let i = rem % shape[k];
-            rem /= shape[k];
-            src += i * in_strides[order[k]];
-        }
-        lanes.push(a.lanes[src].clone());
-    }
-    Ok(Val { shape, lanes })
 }
 
 /// Sizes satisfying `solver`'s assertions, small ones first (every size at most 16,

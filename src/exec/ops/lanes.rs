@@ -3,7 +3,7 @@
 //! Invariant: these move lanes and never compute a value.
 
 use super::interp::{malformed, R};
-use crate::exec::value::{strides, unravel, Elem, Value};
+use crate::exec::value::{Elem, Value};
 
 /// A scalar operand used with a tensor (masks and values of `tt.load`/`tt.store`).
 pub(super) fn broadcast_scalar<V: Copy>(v: &Value<V>, shape: &[usize]) -> Value<V> {
@@ -68,51 +68,18 @@ pub(super) fn map3<V: Copy>(
 }
 
 pub(super) fn broadcast<V: Copy>(a: &Value<V>, shape: &[usize]) -> R<Value<V>> {
-    if a.shape.len() != shape.len() || a.shape.iter().zip(shape).any(|(&s, &d)| s != d && s != 1) {
-        return malformed(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
+    match crate::exec::shape::broadcast(&a.shape, &a.elems, shape) {
+        Ok(elems) => Ok(Value {
+            shape: shape.to_vec(),
+            elems,
+        }),
+        Err(m) => malformed(m),
     }
-    let src_strides = strides(&a.shape);
-    let n: usize = shape.iter().product();
-    let elems = (0..n)
-        .map(|flat| {
-            let idx = unravel(flat, shape);
-            let src: usize = idx
-                .iter()
-                .zip(&a.shape)
-                .zip(&src_strides)
-                .map(|((&i, &s), &st)| if s == 1 { 0 } else { i * st })
-                .sum();
-            a.elems[src]
-        })
-        .collect();
-    Ok(Value {
-        shape: shape.to_vec(),
-        elems,
-    })
 }
 
 pub(super) fn transpose<V: Copy>(a: &Value<V>, order: &[usize]) -> R<Value<V>> {
-    let rank = a.shape.len();
-    let mut seen = vec![false; rank];
-    if order.len() != rank
-        || order
-            .iter()
-            .any(|&o| o >= rank || std::mem::replace(&mut seen[o], true))
-    {
-        return malformed(format!("bad permutation {order:?} for rank {rank}"));
+    match crate::exec::shape::transpose(&a.shape, &a.elems, order) {
+        Ok((shape, elems)) => Ok(Value { shape, elems }),
+        Err(m) => malformed(m),
     }
-    let shape: Vec<usize> = order.iter().map(|&o| a.shape[o]).collect();
-    let src_strides = strides(&a.shape);
-    let elems = (0..a.elems.len())
-        .map(|flat| {
-            let idx = unravel(flat, &shape);
-            let src: usize = idx
-                .iter()
-                .zip(order)
-                .map(|(&i, &o)| i * src_strides[o])
-                .sum();
-            a.elems[src]
-        })
-        .collect();
-    Ok(Value { shape, elems })
 }
