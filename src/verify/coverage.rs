@@ -16,12 +16,12 @@
 //!
 //! Invariant: `Ok` only when every query whose unsat means the property was unsat.
 
+use super::attempt::{Attempt, Failed};
 use super::lane::small_witness;
 use super::records::{Path, TensorSym};
 use super::residue::{lcm, Stride};
 use super::summary::affine_in_one;
 use super::sym::{Cond, Poly};
-use super::{Attempt, Failed};
 use std::sync::Arc;
 use z3::ast::{Ast, Bool, Int};
 use z3::SatResult;

@@ -18,9 +18,8 @@
 use super::lane::{Lane, Val, R};
 use super::records::Wrap;
 use super::run::Run;
+use super::scope::{Bound, Scope};
 use super::sym::{Cond, Poly, Rel};
-use super::{Bound, Scope};
-use crate::formula::Output as FormulaOutput;
 use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::triton_ir::ast::{Loc, Op};
@@ -242,7 +241,7 @@ impl WrapClaim {
         kernel: &Kernel,
         inst: &Instance,
         cand: &[Bound],
-        outputs: &[FormulaOutput],
+        replay: impl Fn(&[(String, i64)]) -> Option<String>,
     ) -> Option<Scope> {
         for (s, c, why) in &self.bounds {
             let past = c.checked_add(1)?;
@@ -269,7 +268,7 @@ impl WrapClaim {
             if elems > REPLAY_ELEMS || programs > REPLAY_PROGRAMS {
                 continue;
             }
-            if let Some(reason) = super::replay(kernel, &at, outputs) {
+            if let Some(reason) = replay(&at) {
                 return Some(Scope::Refuted {
                     sizes: at,
                     reason: format!(

@@ -7,10 +7,11 @@
 use super::interp::{bind_block_args, lookup, Env, Fail, Flow, Interp, Vals, R};
 use super::{int, select};
 use crate::exec::domain::Domain;
+use crate::exec::error::{ErrorKind, ExecError};
+use crate::exec::execution::MAX_OPS;
 use crate::exec::precision;
 use crate::exec::table::{op_kind, OpKind};
 use crate::exec::value::{Elem, Value};
-use crate::exec::{ErrorKind, ExecError, MAX_OPS};
 use crate::triton_ir::ast::{Attr, Block, Loc, Op, Region};
 use std::rc::Rc;
 

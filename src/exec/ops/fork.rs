@@ -16,8 +16,8 @@
 
 use super::interp::{fail, Env, Flow, Interp, Memory, R};
 use crate::exec::domain::Domain;
+use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::value::{Elem, Value};
-use crate::exec::{ErrorKind, ExecError};
 use crate::launch::{Dtype, Role};
 use crate::triton_ir::ast::{Loc, Op, Region};
 use std::rc::Rc;

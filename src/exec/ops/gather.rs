@@ -13,7 +13,7 @@
 
 use super::interp::{fail, Interp, R};
 use crate::exec::domain::{Domain, IndexCases, Truth};
-use crate::exec::ErrorKind;
+use crate::exec::error::ErrorKind;
 use crate::launch::Role;
 
 impl<D: Domain> Interp<'_, D> {

@@ -4,8 +4,8 @@
 //! its low `w` bits.
 
 use super::interp::{fail, R};
+use crate::exec::error::ErrorKind;
 use crate::exec::table::IntOp;
-use crate::exec::ErrorKind;
 
 pub(crate) use crate::exec::table::int_width as width;
 

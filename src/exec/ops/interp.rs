@@ -6,8 +6,9 @@
 //! `finish` hands everything to the caller once all programs ran.
 
 use crate::exec::domain::{Domain, Truth};
+use crate::exec::error::{ErrorKind, ExecError};
+use crate::exec::execution::{Execution, Options, StoreSite};
 use crate::exec::value::{Elem, Value};
-use crate::exec::{ErrorKind, ExecError, Execution, Options, StoreSite};
 use crate::launch::{Instance, Role};
 use crate::triton_ir::ast::{Block, Func as IrFunc, Loc, Module, Op};
 use rustc_hash::FxHashMap;
@@ -149,7 +150,7 @@ impl<'a, D: Domain> Interp<'a, D> {
 
     pub(crate) fn finish(mut self) -> Execution<D::V> {
         let memory = &mut self.memory;
-        let outputs = crate::exec::collect_outputs(self.inst, &mut *self.domain, |i| {
+        let outputs = crate::exec::execution::collect_outputs(self.inst, &mut *self.domain, |i| {
             std::mem::take(&mut memory[i].written)
                 .into_iter()
                 .map(|slot| slot.map(|(v, site, _)| (v, site)))

@@ -6,8 +6,9 @@
 use super::interp::{fail, malformed, Interp, R};
 use super::lanes::broadcast_scalar;
 use crate::exec::domain::Domain;
+use crate::exec::error::ErrorKind;
+use crate::exec::execution::StoreSite;
 use crate::exec::value::{unravel, Elem, Value};
-use crate::exec::{ErrorKind, StoreSite};
 use crate::launch::Role;
 use crate::triton_ir::ast::Op;
 use std::rc::Rc;

@@ -6,10 +6,10 @@
 use super::interp::{Env, Fail, Flow, Interp};
 use super::masked;
 use crate::exec::domain::{Domain, Precision};
+use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::precision;
 use crate::exec::table::{combine_all, simple_combine};
 use crate::exec::value::{strides, unravel, Elem, Value};
-use crate::exec::{ErrorKind, ExecError};
 use crate::triton_ir::ast::{Attr, FloatKind, Op, Scalar, Type};
 use std::rc::Rc;
 

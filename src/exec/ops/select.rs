@@ -13,9 +13,9 @@
 
 use super::interp::{fail, truth_elem, Fail, Interp, R};
 use crate::exec::domain::{Binary, Domain};
+use crate::exec::error::ErrorKind;
 use crate::exec::table::IntOp;
 use crate::exec::value::Elem;
-use crate::exec::ErrorKind;
 use crate::term::CmpOp;
 
 /// The error for a data-dependent integer used where its concrete value is needed.
