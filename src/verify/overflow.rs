@@ -178,12 +178,15 @@ impl Run<'_, '_, '_> {
     }
 }
 
+/// What needs a bound: `(what, lines)`, e.g. `("i32 loop counter", ["kernel.py:14"])`.
+type Needs = Vec<(String, Vec<String>)>;
+
 /// What a proof's integer obligations add to its claim.
 #[derive(Debug, Default)]
 pub(super) struct WrapClaim {
     /// `(size, c, reasons)`: the tightest bound per size, with what needs it
     /// (`(what, lines)`).
-    pub bounds: Vec<(String, i64, Vec<(String, Vec<String>)>)>,
+    pub bounds: Vec<(String, i64, Needs)>,
     /// Obligations no one-size bound the instance admits settles: `(what, lines)`.
     pub assumed: Vec<(String, Vec<String>)>,
 }
