@@ -531,9 +531,20 @@ impl Domain for Concrete {
         self.values_only
     }
     fn f32_range(&mut self, a: f64) -> f64 {
-        super::precision::f32_range(a)
+        f32_range(a)
     }
     fn precision(&self) -> Precision {
         self.precision
+    }
+}
+
+/// `x` with f32's exponent range: a magnitude that rounds beyond f32's largest value is
+/// ±inf (IEEE overflow, round to nearest); anything else is kept as it is.
+pub fn f32_range(x: f64) -> f64 {
+    let r = x as f32;
+    if r.is_infinite() && x.is_finite() {
+        r as f64
+    } else {
+        x
     }
 }

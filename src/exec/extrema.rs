@@ -16,7 +16,7 @@ use num_traits::ToPrimitive;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
-use super::Output;
+use super::execution::Output;
 
 /// The largest finite magnitude of a dtype's values (integers: the larger end of their
 /// range, `Dtype::int_range`).

@@ -9,127 +9,22 @@
 
 pub mod addresses;
 pub mod domain;
+mod error;
+mod execution;
 pub mod extrema;
 pub(crate) mod ops;
 pub mod precision;
+pub(crate) mod shape;
+pub(crate) mod table;
 pub mod value;
+
+pub use error::{ErrorKind, ExecError};
+pub use execution::{collect_outputs, Execution, MaskedLoad, Options, Output, StoreSite, MAX_OPS};
 
 use crate::launch::{ArgValue, Instance, Role};
 use crate::triton_ir::ast::{Loc, Module, Type};
 use domain::Domain;
-use std::fmt;
 use value::{Elem, Value};
-
-/// What went wrong, for tests and exit codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// A load or store outside its tensor.
-    OutOfBounds,
-    /// A read of an output element no program wrote before.
-    NeverWritten,
-    /// A masked-off lane loaded without `other=` (an undefined value) is stored, or
-    /// used as an address, a mask or a branch condition.
-    MaskedOff,
-    /// A write into a tensor the launch declares as an input.
-    WriteToInput,
-    /// The launch does not fit the kernel (missing or mistyped arguments).
-    Launch,
-    /// An op or an op form the interpreter does not support.
-    Unsupported,
-    /// Ill-typed IR (shape or element-kind mismatch).
-    Malformed,
-    /// The run would exceed a safety limit (loop trips, steps).
-    Limit,
-    /// PTX: two unsynchronised accesses to the same address, at least one a write.
-    Race,
-    /// PTX: a barrier that can never complete (some threads never arrive, or threads
-    /// wait at different barriers).
-    Deadlock,
-    /// PTX: a reachable `trap` (the kernel aborts).
-    Trap,
-}
-
-/// An execution error with the place it happened.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExecError {
-    pub kind: ErrorKind,
-    pub message: String,
-    /// Line of the op in the .ttir file (0 when not tied to an op).
-    pub line: u32,
-    /// The op's Python source location.
-    pub loc: Loc,
-    /// The program (x, y, z) that was running.
-    pub program: [i64; 3],
-}
-
-impl fmt::Display for ExecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [x, y, z] = self.program;
-        write!(f, "{}", self.message)?;
-        if self.line > 0 {
-            write!(f, " [program ({x}, {y}, {z})")?;
-            if self.loc.file.is_some() {
-                write!(f, ", source {}", self.loc)?;
-            }
-            write!(f, "]")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ExecError {}
-
-/// Where a store happened: its .ttir line and Python source location.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoreSite {
-    pub line: u32,
-    pub loc: Loc,
-}
-
-/// The final contents of one output (`out` or `inout`) tensor.
-#[derive(Clone, Debug)]
-pub struct Output<V> {
-    /// Index into the instance's tensors.
-    pub tensor: usize,
-    pub name: String,
-    pub shape: Vec<usize>,
-    /// Element values, row-major; `None` where nothing was written (for `inout`
-    /// tensors unwritten elements keep their input value and are `Some`).
-    pub elems: Vec<Option<V>>,
-    /// For each element, the index into [`Execution::store_sites`] of its last writer.
-    pub writers: Vec<Option<usize>>,
-}
-
-/// The result of running every program.
-#[derive(Clone, Debug)]
-pub struct Execution<V> {
-    pub outputs: Vec<Output<V>>,
-    pub store_sites: Vec<StoreSite>,
-    /// Non-fatal findings (e.g. an element written by two programs).
-    pub warnings: Vec<String>,
-    /// Ops executed, over all programs (a measure of work).
-    pub ops_executed: u64,
-}
-
-/// How the masked-off lanes of a `tt.load` without `other=` read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum MaskedLoad {
-    /// Undefined, as Triton says: harmless unless such a value is stored (or used as
-    /// an address, mask or branch condition), which is an error.
-    #[default]
-    Undefined,
-    /// 0.0, the NVIDIA backend's zero fill (`--masked-load zero`).
-    Zero,
-}
-
-/// Choices of the executor's semantics that the launch does not make.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    pub masked_load: MaskedLoad,
-}
-
-/// Safety limit on ops executed in one run (a kernel looping on huge sizes).
-pub const MAX_OPS: u64 = 200_000_000;
 
 /// Run every program of the launch's grid over `domain`.
 ///
@@ -270,45 +165,6 @@ pub fn typed_value(kind: crate::triton_ir::ast::FloatKind, v: f64) -> f64 {
         FloatKind::F64 | FloatKind::F8 => return v,
     };
     round_decimal(fmt, &format!("{v:?}")).unwrap_or(v)
-}
-
-/// The final contents of every `out`/`inout` tensor, from each executor's memory:
-/// `written(i)` gives tensor `i`'s last write per element (value, store site).
-/// Unwritten `inout` elements keep their input value; unwritten `out` elements are
-/// `None`.
-pub fn collect_outputs<D: Domain>(
-    inst: &Instance,
-    domain: &mut D,
-    mut written: impl FnMut(usize) -> Vec<Option<(D::V, usize)>>,
-) -> Vec<Output<D::V>> {
-    let mut outputs = Vec::new();
-    for (i, t) in inst.tensors.iter().enumerate() {
-        if t.role == Role::In {
-            continue;
-        }
-        let mem = written(i);
-        let mut elems = Vec::with_capacity(mem.len());
-        let mut writers = Vec::with_capacity(mem.len());
-        for (flat, slot) in mem.into_iter().enumerate() {
-            let (elem, writer) = match slot {
-                Some((v, site)) => (Some(v), Some(site)),
-                None if t.role == Role::Inout => {
-                    (Some(domain.input(i, &t.unravel(flat), flat)), None)
-                }
-                None => (None, None),
-            };
-            elems.push(elem);
-            writers.push(writer);
-        }
-        outputs.push(Output {
-            tensor: i,
-            name: t.name.clone(),
-            shape: t.shape.clone(),
-            elems,
-            writers,
-        });
-    }
-    outputs
 }
 
 /// Whether a tensor role starts with data the domain must provide.

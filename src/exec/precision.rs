@@ -13,6 +13,7 @@
 //! selects, shape ops and extrema of in-type values need no rounding.
 
 use super::domain::{Binary, Domain, Precision};
+use super::table::{op_kind, OpKind};
 use super::value::{Elem, Value};
 use crate::term::Func;
 use crate::triton_ir::ast::{FloatKind, Op, Type};
@@ -32,22 +33,15 @@ pub(crate) fn result_kind<D: Domain>(domain: &D, op: &Op) -> Option<FloatKind> {
 /// Ops whose float result is a new value computed in the result's type (extrema,
 /// `abs`, `floor` and `ceil` of in-type values are in the type already).
 pub(crate) fn computes_float(name: &str) -> bool {
-    let exact = matches!(
-        super::ops::float_binary(name),
-        Some(Binary::Max | Binary::Min | Binary::MaxNum | Binary::MinNum)
-    ) || matches!(
-        super::ops::unary_func(name),
-        Some(Func::Abs | Func::Floor | Func::Ceil)
-    );
-    if exact {
-        return false;
+    match op_kind(name) {
+        Some(OpKind::Binary(b)) => !matches!(
+            b,
+            Binary::Max | Binary::Min | Binary::MaxNum | Binary::MinNum
+        ),
+        Some(OpKind::Unary(f)) => !matches!(f, Func::Abs | Func::Floor | Func::Ceil),
+        Some(OpKind::Fma | OpKind::Dot | OpKind::Extern | OpKind::IntToFloat { .. }) => true,
+        _ => false,
     }
-    super::ops::float_binary(name).is_some()
-        || super::ops::unary_func(name).is_some()
-        || matches!(
-            name,
-            "math.fma" | "tt.dot" | "tt.extern_elementwise" | "arith.sitofp" | "arith.uitofp"
-        )
 }
 
 /// `v` put in the float type `kind` (see the module comment).
@@ -102,20 +96,10 @@ pub(crate) fn combine_in_type<D: Domain>(
     level[0]
 }
 
-/// `x` with f32's exponent range: a magnitude that rounds beyond f32's largest value is
-/// ±inf (IEEE overflow, round to nearest); anything else is kept as it is.
-pub fn f32_range(x: f64) -> f64 {
-    let r = x as f32;
-    if r.is_infinite() && x.is_finite() {
-        r as f64
-    } else {
-        x
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::domain::f32_range;
 
     #[test]
     fn f32_overflow_is_infinite_and_nothing_else_changes() {

@@ -35,29 +35,21 @@
 //! Invariant: an index lane is summarised only when every check above holds; its value
 //! is then the formula's own argmax atom ([`super::at_index::reduction_atom`] of the
 //! `argmax` template), which nothing else produces. Otherwise the loop is
-//! [`super::paths::unsupported`] (a domain Z3 disproves comes with sizes).
+//! [`super::lane::unsupported`] (a domain Z3 disproves comes with sizes).
 
 use super::at_index::{real_of, reduction_atom, AtIndex, Template};
-use super::loops::{affine_in_one, contains_any, input_atoms_of, Case, Part, Partial};
-use super::paths::{unsupported, Lane, Run, R};
+use super::lane::{unsupported, Lane, R};
+use super::run::Run;
+use super::summary::{
+    affine_in_one, contains_any, input_atoms_of, Carried, Case, Part, Partial, Picked,
+};
 use super::sym::{Cond, Poly, Rel};
-use super::welford::Carried;
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
 use crate::term::{CmpOp, Node, TermId, Terms};
 use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, HashMap};
 use z3::SatResult;
-
-/// A carried integer lane the data picks (see `loops.rs`'s probe): its accumulator
-/// atom, its initial value as a real and that value's least bound.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Picked {
-    pub lane: (usize, usize),
-    pub acc: TermId,
-    pub init: TermId,
-    pub lo: i128,
-}
 
 /// What one body case does to an `(m, idx)` pair.
 enum Step {

@@ -7,7 +7,7 @@
 //! is an error, never a guess), and a `cat` picks its piece only where Z3 proves the
 //! index lies in it.
 
-use super::paths::atom_name;
+use super::lane::atom_name;
 use super::sym::{Cond, Poly, Rel};
 use crate::formula::{BinaryOp, Formula, ReduceOp};
 use crate::launch::{BinOp, Expr};

@@ -16,11 +16,12 @@
 //!
 //! Invariant: `Ok` only when every query whose unsat means the property was unsat.
 
-use super::loops::affine_in_one;
-use super::paths::{self, Path, TensorSym};
+use super::attempt::{Attempt, Failed};
+use super::lane::small_witness;
+use super::records::{Path, TensorSym};
 use super::residue::{lcm, Stride};
+use super::summary::affine_in_one;
 use super::sym::{Cond, Poly};
-use super::{Attempt, Failed};
 use std::sync::Arc;
 use z3::ast::{Ast, Bool, Int};
 use z3::SatResult;
@@ -173,7 +174,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
         } {
             SatResult::Unsat => {}
             SatResult::Sat => {
-                let witness = paths::small_witness(&s, self.smt, self.sizes);
+                let witness = small_witness(&s, self.smt, self.sizes);
                 return Err(Failed {
                     reason: format!("some element of `{}` is written by no program", t.name),
                     witness,
@@ -206,7 +207,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
             SatResult::Unsat => Ok(()),
             SatResult::Sat => Err(Failed {
                 reason: format!("some element of `{}` is written twice", t.name),
-                witness: paths::small_witness(&s, self.smt, self.sizes),
+                witness: small_witness(&s, self.smt, self.sizes),
             }),
             SatResult::Unknown => Err(Failed {
                 reason: format!(
@@ -375,7 +376,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
             SatResult::Sat => {
                 return Residues::Failed(Failed {
                     reason: format!("some element of `{}` is written by no program", t.name),
-                    witness: paths::small_witness(&s, self.smt, self.sizes),
+                    witness: small_witness(&s, self.smt, self.sizes),
                 })
             }
             SatResult::Unknown => return Residues::NotApplicable,
@@ -448,7 +449,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 SatResult::Unsat => None,
                 SatResult::Sat => Some(Residues::Failed(Failed {
                     reason: format!("some element of `{}` is written twice", t.name),
-                    witness: paths::small_witness(&s, self.smt, self.sizes),
+                    witness: small_witness(&s, self.smt, self.sizes),
                 })),
                 SatResult::Unknown => Some(Residues::CoveredOnly),
             };

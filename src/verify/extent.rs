@@ -12,9 +12,10 @@
 //! property; a sat answer comes back with sizes where it fails (a witness), unknown
 //! without one.
 
-use super::loops::{affine_in_one, Part};
-use super::paths::{unsupported, Run, Unsupported, R};
+use super::lane::{small_witness, unsupported, Unsupported, R};
 use super::residue::{lcm, Stride};
+use super::run::Run;
+use super::summary::{affine_in_one, DomainKey, Part};
 use super::sym::{Cond, Poly, Rel};
 use crate::exec::domain::Binary;
 use crate::term::TermId;
@@ -69,7 +70,7 @@ impl Run<'_, '_, '_> {
             line: 0,
             loc: Default::default(),
             witness: if r == SatResult::Sat {
-                super::paths::small_witness(&self.solver, self.smt, self.setup.sizes)
+                small_witness(&self.solver, self.smt, self.setup.sizes)
             } else {
                 None
             },
@@ -389,14 +390,4 @@ fn never_reached(key: &str, extent: &Poly) -> String {
 
 fn twice(key: &str) -> String {
     format!("a loop adds some element of `{key}` twice")
-}
-
-/// A domain check outside loops: the items' loop variables, conditions and indices,
-/// the extent, and the store mask assumed (see [`Run::domain_is_extent`]).
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub(super) struct DomainKey {
-    op: Binary,
-    items: Vec<(Vec<String>, Vec<Cond>, Poly)>,
-    extent: Poly,
-    store_guard: Option<Cond>,
 }

@@ -15,29 +15,19 @@
 //! Invariant: for every size satisfying the printed constraints, no recorded obligation
 //! fails on any path; a bound is kept only where Z3 proved the obligation under it.
 
-use super::paths::{Lane, Run, Val, R};
+use super::lane::{Lane, Val, R};
+use super::records::Wrap;
+use super::run::Run;
+use super::scope::{Bound, Scope};
 use super::sym::{Cond, Poly, Rel};
-use super::{Bound, Scope};
-use crate::formula::Output as FormulaOutput;
 use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::triton_ir::ast::{Loc, Op};
 use std::collections::BTreeMap;
 
-/// An integer result that may leave its width on a path.
-#[derive(Clone, Debug)]
-pub struct Wrap {
-    /// What wraps: `i32 index arithmetic`, `cast to i16`, `i32 loop counter`.
-    pub what: String,
-    pub loc: Loc,
-    /// `(size, c)`: on the path, it stays within its width wherever `size <= c` (Z3
-    /// proved). Empty: no bound on one size suffices.
-    pub bounds: Vec<(String, i128)>,
-}
-
 /// The width of an integer type, as the bounded run reads it (`index` is 64 bits; `i1`
 /// is 1, below the 2 bits an obligation needs, so it makes none).
-pub(super) use crate::exec::ops::int::width;
+pub(super) use crate::exec::table::int_width as width;
 
 /// Whether `p` lies within a signed `bits`-wide integer.
 fn fits(p: &Poly, bits: u32) -> Cond {
@@ -188,12 +178,15 @@ impl Run<'_, '_, '_> {
     }
 }
 
+/// What needs a bound: `(what, lines)`, e.g. `("i32 loop counter", ["kernel.py:14"])`.
+type Needs = Vec<(String, Vec<String>)>;
+
 /// What a proof's integer obligations add to its claim.
 #[derive(Debug, Default)]
 pub(super) struct WrapClaim {
     /// `(size, c, reasons)`: the tightest bound per size, with what needs it
     /// (`(what, lines)`).
-    pub bounds: Vec<(String, i64, Vec<(String, Vec<String>)>)>,
+    pub bounds: Vec<(String, i64, Needs)>,
     /// Obligations no one-size bound the instance admits settles: `(what, lines)`.
     pub assumed: Vec<(String, Vec<String>)>,
 }
@@ -201,7 +194,7 @@ pub(super) struct WrapClaim {
 impl WrapClaim {
     /// Per path and place, the bound the launch's instance admits with the largest
     /// value; per size, the least of those.
-    pub(super) fn of(paths: &[super::paths::Path], inst: &Instance) -> WrapClaim {
+    pub(super) fn of(paths: &[super::records::Path], inst: &Instance) -> WrapClaim {
         let mut claim = WrapClaim::default();
         for w in paths.iter().flat_map(|p| &p.wraps) {
             let line = w.loc.to_string();
@@ -251,7 +244,7 @@ impl WrapClaim {
         kernel: &Kernel,
         inst: &Instance,
         cand: &[Bound],
-        outputs: &[FormulaOutput],
+        replay: impl Fn(&[(String, i64)]) -> Option<String>,
     ) -> Option<Scope> {
         for (s, c, why) in &self.bounds {
             let past = c.checked_add(1)?;
@@ -278,7 +271,7 @@ impl WrapClaim {
             if elems > REPLAY_ELEMS || programs > REPLAY_PROGRAMS {
                 continue;
             }
-            if let Some(reason) = super::replay(kernel, &at, outputs) {
+            if let Some(reason) = replay(&at) {
                 return Some(Scope::Refuted {
                     sizes: at,
                     reason: format!(

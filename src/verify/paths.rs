@@ -17,168 +17,21 @@
 //! symbolically is an [`Unsupported`] error, never a guess.
 
 use super::guards::MaskLane;
+use super::lane::{bcast, transpose, truth, unsupported, Env, Flow, Lane, Val, R};
+use super::run::{PathSolver, Run};
+use super::summary::trip_count;
+
+pub use super::lane::{atom_name, small_witness, Unsupported};
+pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
-use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
-use crate::exec::ops::{
-    combine_all, extern_unary, float_binary, float_predicate, simple_combine, unary_func,
+use crate::exec::domain::{Binary, Domain, Symbolic};
+use crate::exec::table::{
+    combine_all, extern_unary, float_predicate, op_kind, simple_combine, IntOp, OpKind,
 };
-use crate::launch::Role;
 use crate::term::{TermId, Terms};
-use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Loc, Module, Op, Region, Scalar, Type};
+use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Module, Op, Region, Scalar, Type};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
-use std::sync::Arc;
-use z3::SatResult;
-
-/// Why the symbolic run stopped: a construct it cannot read for all sizes.
-#[derive(Clone, Debug)]
-pub struct Unsupported {
-    pub message: String,
-    pub line: u32,
-    pub loc: Loc,
-    /// Sizes where what could not be proved fails, when Z3 found some (the caller
-    /// replays them).
-    pub witness: Option<Vec<(String, i64)>>,
-}
-
-pub(super) type R<T> = Result<T, Unsupported>;
-
-pub(super) fn unsupported<T>(message: impl Into<String>) -> R<T> {
-    Err(Unsupported {
-        message: message.into(),
-        line: 0,
-        loc: Loc::default(),
-        witness: None,
-    })
-}
-
-/// One lane of a runtime value.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Lane {
-    Int(Poly),
-    Bool(Cond),
-    Float(TermId),
-    /// A comparison of reals (an undecided boolean of the term domain).
-    FBool(TermId),
-    /// An integer chosen by the data (`tl.where(x < 0, -1, 1)`): the real it is, and
-    /// the least value it can take. Only converted to float or stored (see
-    /// `exec/ops/select.rs` for the bounded interpreter's fuller support).
-    DataInt(TermId, i128),
-    Ptr {
-        tensor: usize,
-        off: Poly,
-    },
-    /// A masked-off lane loaded without `other=`.
-    Undef,
-}
-
-#[derive(Clone, Debug)]
-pub(super) struct Val {
-    pub(super) shape: Vec<usize>,
-    pub(super) lanes: Vec<Lane>,
-}
-
-impl Val {
-    pub(super) fn scalar(l: Lane) -> Val {
-        Val {
-            shape: vec![],
-            lanes: vec![l],
-        }
-    }
-    fn splat(l: Lane, shape: &[usize]) -> Val {
-        Val {
-            shape: shape.to_vec(),
-            lanes: vec![l; shape.iter().product()],
-        }
-    }
-}
-
-/// A tensor as the launch declares it, with its shape over the sizes.
-#[derive(Clone, Debug)]
-pub struct TensorSym {
-    pub name: String,
-    pub shape: Vec<Poly>,
-    pub role: Role,
-}
-
-impl TensorSym {
-    pub fn numel(&self) -> Poly {
-        self.shape.iter().fold(Poly::constant(1), |a, d| a.mul(d))
-    }
-}
-
-/// A load or store lane.
-#[derive(Clone, Debug)]
-pub struct Access {
-    pub tensor: usize,
-    pub off: Poly,
-    pub line: u32,
-    pub loc: Loc,
-    /// The stored value (stores only).
-    pub value: Option<TermId>,
-    /// The tensor index the offset decomposes into, proved in bounds on the path;
-    /// `None` when it is not (see [`Path::failures`]).
-    pub index: Option<Vec<Poly>>,
-    /// For a store inside loops over sizes: the loops' iteration variables (bound like
-    /// the program ids) and the conditions under which this lane is stored.
-    pub vars: Vec<String>,
-    pub guard: Vec<Cond>,
-}
-
-/// An access the path cannot prove in bounds.
-#[derive(Clone, Debug)]
-pub struct Failure {
-    pub message: String,
-    pub line: u32,
-    pub loc: Loc,
-    /// Sizes (from a Z3 model) where the access leaves its tensor, if Z3 found some.
-    pub witness: Option<Vec<(String, i64)>>,
-}
-
-/// One path through the program.
-#[derive(Clone, Debug, Default)]
-pub struct Path {
-    /// The choices that define it (beyond the base constraints).
-    pub cond: Vec<Cond>,
-    pub loads: Vec<Access>,
-    pub stores: Vec<Access>,
-    /// Integer results that leave their width for some sizes, with the size bounds
-    /// under which they do not (the proof holds where none does).
-    pub wraps: Vec<super::overflow::Wrap>,
-    pub failures: Vec<Failure>,
-}
-
-/// What the run needs besides the module.
-pub struct Setup<'a> {
-    /// The size names (Z3 models are read back over them).
-    pub sizes: &'a [String],
-    pub tensors: &'a [TensorSym],
-    /// Each kernel parameter's value (pointers, integers, reals), by name.
-    pub args: &'a HashMap<String, ArgSym>,
-    /// The base constraints: sizes positive, program ids within the grid, and any
-    /// candidate constraint being tried.
-    pub base: &'a [Cond],
-    pub pids: [Poly; 3],
-    pub grid: [Poly; 3],
-    pub max_paths: usize,
-    /// The work the step may still do (the whole unbounded step shares one).
-    pub work: &'a super::work::Work,
-    /// The formula's reductions, which loop summaries are matched against.
-    pub templates: &'a [super::at_index::Template],
-    pub input_shapes: &'a std::collections::BTreeMap<String, Vec<Poly>>,
-    /// Undecided mask lanes become guards in values instead of forks
-    /// ([`super::guards`]).
-    pub lazy_masks: bool,
-}
-
-/// A kernel parameter's symbolic value.
-#[derive(Clone, Debug)]
-pub enum ArgSym {
-    Tensor(usize),
-    Int(Poly),
-    Real(f64),
-    Scalar(String),
-}
 
 /// Runs the program once per path; `Err` when a construct is unsupported or the paths
 /// exceed `max_paths`.
@@ -305,199 +158,7 @@ pub fn explore(
     }
 }
 
-pub(super) type Env = HashMap<String, Rc<Val>>;
-
-/// A Z3 solver that counts its scopes, so a path's can be unwound whatever it left
-/// open (its `push`/`pop` shadow the solver's own).
-pub(super) struct PathSolver<'ctx> {
-    solver: z3::Solver<'ctx>,
-    depth: std::cell::Cell<u32>,
-}
-
-impl<'ctx> PathSolver<'ctx> {
-    fn new(ctx: &'ctx z3::Context) -> Self {
-        PathSolver {
-            solver: z3::Solver::new(ctx),
-            depth: std::cell::Cell::new(0),
-        }
-    }
-    pub(super) fn push(&self) {
-        self.depth.set(self.depth.get() + 1);
-        self.solver.push();
-    }
-    pub(super) fn pop(&self, n: u32) {
-        let n = n.min(self.depth.get());
-        self.depth.set(self.depth.get() - n);
-        self.solver.pop(n);
-    }
-    /// Back to the assertions made outside every scope.
-    fn unwind(&self) {
-        self.pop(self.depth.get());
-    }
-}
-
-impl<'ctx> std::ops::Deref for PathSolver<'ctx> {
-    type Target = z3::Solver<'ctx>;
-    fn deref(&self) -> &z3::Solver<'ctx> {
-        &self.solver
-    }
-}
-
-pub(super) enum Flow {
-    Yield(Vec<Rc<Val>>),
-    Return(Vec<Rc<Val>>),
-}
-
-pub(super) struct Run<'a, 'ctx, 't> {
-    pub(super) module: &'a Module,
-    pub(super) setup: &'a Setup<'a>,
-    pub(super) smt: &'a Smt<'ctx>,
-    pub(super) solver: PathSolver<'ctx>,
-    pub(super) domain: Symbolic<'t>,
-    /// The choices of the path being run (depth first; see [`explore`]).
-    pub(super) trail: Vec<bool>,
-    pub(super) pos: usize,
-    pub(super) memo: HashMap<Cond, bool>,
-    pub(super) path: Path,
-    pub(super) depth: usize,
-    /// Every input element atom made so far, with its index.
-    pub(super) atoms: super::at_index::AtomIndex,
-    /// The loop results not yet matched to a reduction (atoms standing for them).
-    pub(super) partials: HashMap<TermId, super::loops::Partial>,
-    /// The loops over sizes being run, innermost last.
-    pub(super) loops: Vec<super::loops::LoopCtx>,
-    pub(super) loop_count: usize,
-    /// Finding a loop's induction steps: loads and stores are not recorded.
-    pub(super) probing: bool,
-    /// Lazy masks: each guard atom's condition, and the atom of each condition.
-    pub(super) guards: HashMap<TermId, Cond>,
-    pub(super) guard_terms: HashMap<Cond, TermId>,
-    /// Groups of guarded lanes already tried as a reduction and failed: the guess is not
-    /// retried for the next store lane (a failure only keeps the lanes as they are).
-    pub(super) failed_lane_groups: std::collections::HashSet<(Binary, Vec<TermId>)>,
-    /// Groups of guarded lanes proved to be a reduction outside any loop, by the mask
-    /// of the store being resolved: the next column of the same row reuses the proof
-    /// (path conditions only grow, so a proof stays valid under the same store mask).
-    pub(super) resolved_lane_groups: HashMap<(Binary, Vec<TermId>, Option<Cond>), TermId>,
-    /// What the solver knows of a condition outside loops, by the store mask assumed:
-    /// cleared whenever the path gains a condition (the mask lanes of the next store
-    /// ask about the same conditions again).
-    pub(super) known_cache: HashMap<(Cond, Option<Cond>), Option<bool>>,
-    /// Which symbols the path's constraints (base and choices) link, outside loops
-    /// (see `super::guards::Classes`); rebuilt after the path gains a condition.
-    pub(super) classes: Option<super::guards::Classes>,
-    /// The conjuncts of the lane mask asserted for the load or store lane at hand.
-    pub(super) assumed: Vec<Cond>,
-    /// Conditions settled for the lanes of the mask being read (see `mask_lanes`);
-    /// `None` outside it.
-    pub(super) lane_known: Option<HashMap<Cond, Option<bool>>>,
-    /// Whether a term mentions a guard, and a partial (see `Run::guarded_lane`).
-    pub(super) mentions_memo: rustc_hash::FxHashMap<TermId, (bool, bool)>,
-    /// Sizes where a loop or block adds a summand the formula lacks (see
-    /// `Run::match_template`), kept for the failure it leads to; not recorded while
-    /// `record_suspects` is off (a guessed grouping).
-    pub(super) suspect: Option<Vec<(String, i64)>>,
-    pub(super) record_suspects: bool,
-    /// Reduction domains proved outside loops (see `Run::domain_is_extent`).
-    pub(super) proved_domains: std::collections::HashSet<super::extent::DomainKey>,
-    /// The mask condition of the store lane being resolved (assumed on the solver).
-    pub(super) store_guard: Option<Cond>,
-    /// Formula terms at an index, for the lanes of one store under one guard (cleared
-    /// with the store's resolution memo).
-    pub(super) at_memo: super::at_index::AtMemo,
-    /// Summand pairs (common factors divided out) decided so far, and whether equal:
-    /// equality of two terms holds or not whatever the path.
-    pub(super) decided: HashMap<(TermId, TermId), bool>,
-    /// The sizes the path fixes, read at the store being resolved (before any lane's
-    /// mask is assumed, so it holds for every lane): loop summaries read the formula
-    /// there.
-    pub(super) store_pinned: BTreeMap<Arc<str>, i128>,
-}
-
 impl Run<'_, '_, '_> {
-    /// The value of `c` on this path, forking when both are feasible.
-    pub(super) fn decide(&mut self, c: &Cond) -> R<bool> {
-        if let Some(b) = c.as_const() {
-            return Ok(b);
-        }
-        if let Some(&b) = self.memo.get(c) {
-            return Ok(b);
-        }
-        let z = self.smt.cond(c);
-        let can = |s: &z3::Solver, x: &z3::ast::Bool| {
-            s.push();
-            s.assert(x);
-            let r = s.check() != SatResult::Unsat;
-            s.pop(1);
-            r
-        };
-        let (t, f) = (can(&self.solver, &z), can(&self.solver, &z.not()));
-        let b = match (t, f) {
-            (true, false) => true,
-            (false, true) => false,
-            (false, false) => return unsupported("an infeasible path (Z3 found no sizes)"),
-            (true, true) => {
-                let b = match self.trail.get(self.pos) {
-                    Some(&b) => b,
-                    None => {
-                        self.trail.push(true);
-                        true
-                    }
-                };
-                self.pos += 1;
-                self.path
-                    .cond
-                    .push(if b { c.clone() } else { c.clone().not() });
-                b
-            }
-        };
-        self.solver.assert(&if b { z } else { z.not() });
-        self.known_cache.clear();
-        self.classes = None;
-        self.memo.insert(c.clone(), b);
-        Ok(b)
-    }
-
-    /// The one value `p` has on this path, if the path fixes it (a row length the
-    /// masks pinned, read as a float by a mean).
-    pub(super) fn pinned(&self, p: &Poly) -> Option<i128> {
-        if self.solver.check() != SatResult::Sat {
-            return None;
-        }
-        let v = self
-            .solver
-            .get_model()?
-            .eval(&self.smt.int(p), true)?
-            .as_i64()? as i128;
-        self.holds(&Cond::cmp(Rel::Eq, p, &Poly::constant(v)))
-            .then_some(v)
-    }
-
-    /// Whether `c` holds on every continuation of this path.
-    pub(super) fn holds(&self, c: &Cond) -> bool {
-        self.assumed.contains(c) || self.smt.holds(&self.solver, c)
-    }
-
-    /// Whether the base constraints make symbol `s` non-negative (sizes are at least
-    /// one, program ids at least zero).
-    pub(super) fn nonneg_sym(&self, s: &str) -> bool {
-        self.setup.pids.iter().any(|p| p.as_sym() == Some(s))
-            || self.setup.sizes.iter().any(|z| z == s)
-    }
-
-    /// Asserts a lane's mask condition in a new solver scope (undone by
-    /// [`Self::unassume_lane`]); its conjuncts then hold without a query.
-    pub(super) fn assume_lane(&mut self, c: &Cond) {
-        self.solver.push();
-        self.solver.assert(&self.smt.cond(c));
-        self.assumed = super::guards::conjuncts(c);
-    }
-
-    pub(super) fn unassume_lane(&mut self) {
-        self.assumed.clear();
-        self.solver.pop(1);
-    }
-
     fn run_func(&mut self, func: &IrFunc, args: Vec<Rc<Val>>) -> R<Vec<Rc<Val>>> {
         let mut env = Env::new();
         match self.run_region(&func.body, args, &mut env)? {
@@ -541,11 +202,13 @@ impl Run<'_, '_, '_> {
                 }
                 e
             };
-            match op.name.as_str() {
-                "scf.yield" | "tt.reduce.return" => {
+            match op_kind(&op.name) {
+                Some(OpKind::Yield | OpKind::ReduceReturn) => {
                     return Ok(Flow::Yield(self.operands(op, env).map_err(at)?))
                 }
-                "tt.return" => return Ok(Flow::Return(self.operands(op, env).map_err(at)?)),
+                Some(OpKind::Return) => {
+                    return Ok(Flow::Return(self.operands(op, env).map_err(at)?))
+                }
                 _ => {}
             }
             let results = self.op(op, env).map_err(at)?;
@@ -567,11 +230,11 @@ impl Run<'_, '_, '_> {
     }
 
     fn op(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        match op.name.as_str() {
-            "scf.if" => return self.scf_if(op, env),
-            "scf.for" => return self.scf_for(op, env),
-            "tt.reduce" => return self.reduce(op, env),
-            "tt.call" => {
+        match op_kind(&op.name) {
+            Some(OpKind::If) => return self.scf_if(op, env),
+            Some(OpKind::For) => return self.scf_for(op, env),
+            Some(OpKind::Reduce) => return self.reduce(op, env),
+            Some(OpKind::Call) => {
                 let callee = match op.attr("callee") {
                     Some(Attr::Str(s)) => s.trim_start_matches('@').to_string(),
                     Some(Attr::Other(s)) => s.trim_start_matches('@').to_string(),
@@ -608,42 +271,52 @@ impl Run<'_, '_, '_> {
                 .unwrap_or_default()
         };
         let bits = op.result_types.first().map_or(64, super::overflow::width);
-        let libdevice = match (name, op.attr("symbol").and_then(Attr::as_str)) {
-            ("tt.extern_elementwise", Some(sym)) => extern_unary(sym),
+        let not_read = || unsupported(format!("op {name} is not read for all sizes yet"));
+        let Some(kind) = op_kind(name) else {
+            return not_read();
+        };
+        let libdevice = match (kind, op.attr("symbol").and_then(Attr::as_str)) {
+            (OpKind::Extern, Some(sym)) => extern_unary(sym),
+            (OpKind::Unary(f), _) => Some(f),
             _ => None,
         };
-        if let Some(f) = unary_func(name).or(libdevice) {
+        if let Some(f) = libdevice {
             return self.map1(arg(0)?, |r, l| match l {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
                 _ => unsupported(format!("{name} of a non-float")),
             });
         }
-        if let Some(b) = float_binary(name) {
-            return self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+        match kind {
+            OpKind::Binary(b) => self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
                 (Lane::Float(x), Lane::Float(y)) => Ok(Lane::Float(r.domain.binary(b, x, y))),
                 (Lane::Undef, _) | (_, Lane::Undef) => Ok(Lane::Undef),
                 _ => unsupported(format!("{name} of non-floats")),
-            });
-        }
-        match name {
-            "arith.addi" | "arith.subi" | "arith.muli" | "arith.maxsi" | "arith.minsi" => {
+            }),
+            OpKind::Int(io @ (IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Max | IntOp::Min)) => {
                 let v = self.map2(arg(0)?, arg(1)?, |_, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => Ok(Lane::Int(match name {
-                        "arith.addi" => a.add(&b),
-                        "arith.subi" => a.sub(&b),
-                        "arith.muli" => a.mul(&b),
-                        "arith.maxsi" => a.max_with(&b),
+                    (Lane::Int(a), Lane::Int(b)) => Ok(Lane::Int(match io {
+                        IntOp::Add => a.add(&b),
+                        IntOp::Sub => a.sub(&b),
+                        IntOp::Mul => a.mul(&b),
+                        IntOp::Max => a.max_with(&b),
                         _ => a.min_with(&b),
                     })),
                     _ => unsupported(format!("{name} of non-integers")),
                 })?;
-                if matches!(name, "arith.addi" | "arith.subi" | "arith.muli") {
+                if matches!(io, IntOp::Add | IntOp::Sub | IntOp::Mul) {
                     self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
                 }
                 Ok(v)
             }
-            "arith.divsi" | "arith.divui" | "arith.floordivsi" | "arith.remsi" | "arith.remui"
-            | "arith.ceildivsi" | "arith.ceildivui" => {
+            OpKind::Int(
+                io @ (IntOp::DivS
+                | IntOp::DivU
+                | IntOp::FloorDiv
+                | IntOp::RemS
+                | IntOp::RemU
+                | IntOp::CeilDiv
+                | IntOp::CeilDivU),
+            ) => {
                 self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
                     (Lane::Int(a), Lane::Int(b)) => {
                         // Truncating and floor division agree for a >= 0, b > 0.
@@ -655,9 +328,9 @@ impl Run<'_, '_, '_> {
                                 "{name} of an operand that may be negative"
                             ));
                         }
-                        Ok(Lane::Int(match name {
-                            "arith.remsi" | "arith.remui" => a.modulo(&b),
-                            "arith.ceildivsi" | "arith.ceildivui" => {
+                        Ok(Lane::Int(match io {
+                            IntOp::RemS | IntOp::RemU => a.modulo(&b),
+                            IntOp::CeilDiv | IntOp::CeilDivU => {
                                 a.add(&b).sub(&Poly::constant(1)).floor_div(&b)
                             }
                             _ => a.floor_div(&b),
@@ -666,17 +339,17 @@ impl Run<'_, '_, '_> {
                     _ => unsupported(format!("{name} of non-integers")),
                 })
             }
-            "arith.andi" | "arith.ori" | "arith.xori" => {
+            OpKind::Int(io @ (IntOp::And | IntOp::Or | IntOp::Xor)) => {
                 self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Bool(a), Lane::Bool(b)) => Ok(Lane::Bool(match name {
-                        "arith.andi" => Cond::and(a, b),
-                        "arith.ori" => Cond::or(a, b),
+                    (Lane::Bool(a), Lane::Bool(b)) => Ok(Lane::Bool(match io {
+                        IntOp::And => Cond::and(a, b),
+                        IntOp::Or => Cond::or(a, b),
                         _ => Cond::or(Cond::and(a.clone(), b.clone().not()), Cond::and(a.not(), b)),
                     })),
                     (Lane::FBool(a), Lane::FBool(b)) => {
-                        let t = match name {
-                            "arith.andi" => r.domain.and(a, b),
-                            "arith.ori" => r.domain.or(a, b),
+                        let t = match io {
+                            IntOp::And => r.domain.and(a, b),
+                            IntOp::Or => r.domain.or(a, b),
                             _ => return unsupported("xor of data-dependent conditions"),
                         };
                         Ok(truth(t))
@@ -684,22 +357,20 @@ impl Run<'_, '_, '_> {
                     (Lane::Bool(c), Lane::FBool(f)) | (Lane::FBool(f), Lane::Bool(c)) => {
                         // Decide the integer side on this path.
                         let b = r.decide(&c)?;
-                        Ok(match (name, b) {
-                            ("arith.andi", true) | ("arith.ori", false) => Lane::FBool(f),
-                            ("arith.andi", false) => Lane::Bool(Cond::Const(false)),
-                            ("arith.ori", true) => Lane::Bool(Cond::Const(true)),
+                        Ok(match (io, b) {
+                            (IntOp::And, true) | (IntOp::Or, false) => Lane::FBool(f),
+                            (IntOp::And, false) => Lane::Bool(Cond::Const(false)),
+                            (IntOp::Or, true) => Lane::Bool(Cond::Const(true)),
                             _ => return unsupported("xor of data-dependent conditions"),
                         })
                     }
                     _ => unsupported(format!("{name} of non-booleans (bitwise integer ops)")),
                 })
             }
-            "arith.extsi" | "arith.extui" | "arith.trunci" | "arith.index_cast"
-            | "arith.index_castui" => {
+            OpKind::IntCast { zero_extend, .. } => {
                 // Exact where the value fits the target (a narrowing is an obligation)
                 // and a zero extension reads a non-negative value.
                 let src = op.operand_types.first().map_or(64, super::overflow::width);
-                let zero_extend = matches!(name, "arith.extui" | "arith.index_castui");
                 let v = self.map1(arg(0)?, |r, l| match l {
                     Lane::Int(p) => {
                         let nonneg = Cond::cmp(Rel::Le, &Poly::default(), &p);
@@ -718,20 +389,20 @@ impl Run<'_, '_, '_> {
                 }
                 Ok(v)
             }
-            "arith.constant" => self.constant(op),
-            "tt.get_program_id" | "tt.get_num_programs" => {
+            OpKind::Constant => self.constant(op),
+            OpKind::ProgramId | OpKind::NumPrograms => {
                 let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
                 if !(0..3).contains(&axis) {
                     return unsupported(format!("axis {axis}"));
                 }
-                let v = if name == "tt.get_program_id" {
+                let v = if kind == OpKind::ProgramId {
                     self.setup.pids[axis as usize].clone()
                 } else {
                     self.setup.grid[axis as usize].clone()
                 };
                 Ok(Val::scalar(Lane::Int(v)))
             }
-            "tt.make_range" => {
+            OpKind::MakeRange => {
                 let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
                 let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
                 let lanes: Vec<Lane> = (start..end)
@@ -742,11 +413,11 @@ impl Run<'_, '_, '_> {
                     lanes,
                 })
             }
-            "arith.negf" => self.map1(arg(0)?, |r, l| match l {
+            OpKind::NegF => self.map1(arg(0)?, |r, l| match l {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.neg(x))),
                 _ => unsupported("negf of a non-float"),
             }),
-            "math.fma" => {
+            OpKind::Fma => {
                 let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
                 let ab = self.map2(a, b, |r, x, y| match (x, y) {
                     (Lane::Float(x), Lane::Float(y)) => {
@@ -761,7 +432,7 @@ impl Run<'_, '_, '_> {
                     _ => unsupported("fma of non-floats"),
                 })
             }
-            "arith.cmpi" => {
+            OpKind::CmpI => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 let pred = pred.to_string();
                 self.map2(arg(0)?, arg(1)?, |r, x, y| {
@@ -790,7 +461,7 @@ impl Run<'_, '_, '_> {
                     }))
                 })
             }
-            "arith.cmpf" => {
+            OpKind::CmpF => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 if float_predicate(pred).is_none() {
                     return unsupported(format!("cmpf predicate {pred}"));
@@ -804,7 +475,7 @@ impl Run<'_, '_, '_> {
                     _ => unsupported("cmpf of non-floats"),
                 })
             }
-            "arith.select" => {
+            OpKind::Select => {
                 let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
                 let shape = if a.shape.is_empty() {
                     c.shape.clone()
@@ -850,11 +521,11 @@ impl Run<'_, '_, '_> {
                 }
                 Ok(Val { shape, lanes })
             }
-            "arith.extf" | "arith.truncf" | "tt.fp_to_fp" => self.map1(arg(0)?, |_, l| match l {
+            OpKind::FloatCast => self.map1(arg(0)?, |_, l| match l {
                 l @ (Lane::Float(_) | Lane::Undef) => Ok(l),
                 _ => unsupported(format!("{name} of a non-float")),
             }),
-            "arith.sitofp" | "arith.uitofp" => self.map1(arg(0)?, |r, l| match l {
+            OpKind::IntToFloat { unsigned } => self.map1(arg(0)?, |r, l| match l {
                 Lane::Int(p) => match p.as_const().or_else(|| r.pinned(&p)) {
                     Some(c) => Ok(Lane::Float(r.domain.constant(c as f64))),
                     None => Ok(Lane::Float(super::at_index::real_of(r.domain.terms, &p))),
@@ -863,18 +534,18 @@ impl Run<'_, '_, '_> {
                     let b = r.decide(&c)?;
                     Ok(Lane::Float(r.domain.constant(if b { 1.0 } else { 0.0 })))
                 }
-                Lane::DataInt(v, lo) if lo >= 0 || name == "arith.sitofp" => Ok(Lane::Float(v)),
+                Lane::DataInt(v, lo) if lo >= 0 || !unsigned => Ok(Lane::Float(v)),
                 _ => unsupported(format!("{name} of a non-integer")),
             }),
-            "tt.splat" => {
+            OpKind::Splat => {
                 let a = arg(0)?;
                 if a.lanes.len() != 1 {
                     return unsupported("splat of a non-scalar");
                 }
                 Ok(Val::splat(a.lanes[0].clone(), &out_shape()))
             }
-            "tt.broadcast" => bcast(arg(0)?, &out_shape()),
-            "tt.expand_dims" | "tt.reshape" => {
+            OpKind::Broadcast => bcast(arg(0)?, &out_shape()),
+            OpKind::Reshape => {
                 if op.attrs.contains_key("allow_reorder") {
                     return unsupported("reshape with allow_reorder");
                 }
@@ -888,7 +559,7 @@ impl Run<'_, '_, '_> {
                     lanes: a.lanes.clone(),
                 })
             }
-            "tt.trans" => {
+            OpKind::Trans => {
                 let a = arg(0)?;
                 let order: Vec<usize> = match op.attr("order") {
                     Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
@@ -896,117 +567,27 @@ impl Run<'_, '_, '_> {
                 };
                 transpose(a, &order)
             }
-            "tt.addptr" => self.map2(arg(0)?, arg(1)?, |_, p, o| match (p, o) {
+            OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |_, p, o| match (p, o) {
                 (Lane::Ptr { tensor, off }, Lane::Int(d)) => Ok(Lane::Ptr {
                     tensor,
                     off: off.add(&d),
                 }),
                 _ => unsupported("addptr of a non-pointer or non-integer"),
             }),
-            "tt.load" => self.load(op, args),
-            "tt.store" => {
+            OpKind::Load => self.load(op, args),
+            OpKind::Store => {
                 self.store(op, args)?;
                 Ok(Val::scalar(Lane::Int(Poly::default())))
             }
-            "tt.dot" => {
+            OpKind::Dot => {
                 if matches!(op.attr("inputPrecision"), Some(Attr::Str(p)) if p == "tf32") {
                     // Read as exact (Precision::Real), as the bounded run does.
                 }
                 self.dot(arg(0)?, arg(1)?, arg(2)?)
             }
-            "tt.assert" | "tt.print" => Ok(Val::scalar(Lane::Int(Poly::default()))),
-            other => unsupported(format!("op {other} is not read for all sizes yet")),
+            OpKind::Debug => Ok(Val::scalar(Lane::Int(Poly::default()))),
+            _ => not_read(),
         }
-    }
-
-    /// The row-major index of flat offset `off` in `tensor`, each coordinate proved
-    /// within its axis on this path (so the access is in bounds). Otherwise records a
-    /// failure, with sizes where the access leaves the tensor when Z3 finds them.
-    fn index_of(&mut self, tensor: usize, off: &Poly, op: &Op) -> Option<Vec<Poly>> {
-        let t = &self.setup.tensors[tensor];
-        let zero = Poly::default();
-        // A lower bound that the form shows (sizes and program ids are non-negative in
-        // the base) needs no query.
-        let within = |run: &Self, x: &Poly, d: &Poly| {
-            (x.nonneg_over(&|s| run.nonneg_sym(s)) || run.holds(&Cond::cmp(Rel::Le, &zero, x)))
-                && run.holds(&Cond::cmp(Rel::Lt, x, d))
-        };
-        let mut rest = off.clone();
-        let mut idx = Vec::with_capacity(t.shape.len());
-        let mut ok = true;
-        for (k, d) in t.shape.iter().enumerate().rev() {
-            if k == 0 {
-                ok &= within(self, &rest, d);
-                idx.push(rest.clone());
-                break;
-            }
-            // A size the path pins (`N == 8`) divides as its value.
-            let split = match rest.split_by(d) {
-                Some((q, r)) if within(self, &r, d) => Some((q, r)),
-                _ => self
-                    .pinned(d)
-                    .and_then(|c| rest.split_by(&Poly::constant(c)))
-                    .filter(|(_, r)| within(self, r, d)),
-            };
-            match split {
-                Some((q, r)) => {
-                    idx.push(r);
-                    rest = q;
-                }
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if t.shape.is_empty() {
-            ok = off.as_const() == Some(0);
-        }
-        if ok {
-            idx.reverse();
-            return Some(idx);
-        }
-        // In bounds after all (an index we cannot name), or a real escape?
-        let numel = t.numel();
-        let inside = Cond::and(
-            Cond::cmp(Rel::Le, &zero, off),
-            Cond::cmp(Rel::Lt, off, &numel),
-        );
-        self.solver.push();
-        self.solver.assert(&self.smt.cond(&inside).not());
-        let witness = small_witness(&self.solver, self.smt, self.setup.sizes);
-        let escapes = witness.is_some();
-        self.solver.pop(1);
-        let message = if escapes {
-            format!("`{}` at offset {off} may lie outside the tensor", t.name)
-        } else {
-            format!(
-                "`{}` at offset {off} does not decompose into an index",
-                t.name
-            )
-        };
-        self.path.failures.push(Failure {
-            message,
-            line: op.line,
-            loc: op.loc.clone(),
-            witness,
-        });
-        None
-    }
-
-    /// Ends the run once an access is shown to leave its tensor at some sizes: that is
-    /// the finding ([`explore`] reports it), and the rest of the path adds nothing.
-    fn stop_if_escaped(&self, index: &Option<Vec<Poly>>) -> R<()> {
-        if index.is_none()
-            && self
-                .path
-                .failures
-                .last()
-                .is_some_and(|f| f.witness.is_some())
-        {
-            return unsupported("an access leaves its tensor");
-        }
-        Ok(())
     }
 
     fn constant(&mut self, op: &Op) -> R<Val> {
@@ -1034,209 +615,6 @@ impl Run<'_, '_, '_> {
             }
             other => unsupported(format!("unreadable constant {other:?}")),
         }
-    }
-
-    fn mask_lanes(&mut self, mask: Option<&Rc<Val>>, shape: &[usize]) -> R<Vec<MaskLane>> {
-        let n: usize = shape.iter().product();
-        let Some(m) = mask else {
-            return Ok(vec![MaskLane::On; n]);
-        };
-        let m = bcast(m, shape)?;
-        let mut on = Vec::with_capacity(n);
-        // The solver's context is the same for every lane of one mask: conditions
-        // settled for one lane (a tile row's, a K column's) hold for the others.
-        self.lane_known = Some(HashMap::new());
-        for l in &m.lanes {
-            let lane = match l {
-                Lane::Bool(c) => self.mask_lane(c),
-                _ => unsupported("a mask that depends on the data"),
-            };
-            match lane {
-                Ok(lane) => on.push(lane),
-                Err(e) => {
-                    self.lane_known = None;
-                    return Err(e);
-                }
-            }
-        }
-        self.lane_known = None;
-        Ok(on)
-    }
-
-    fn load(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
-        let Some(ptrs) = args.first() else {
-            return unsupported("load without a pointer");
-        };
-        let on = self.mask_lanes(args.get(1), &ptrs.shape)?;
-        let other = match args.get(2) {
-            Some(o) => Some(bcast(o, &ptrs.shape)?),
-            None => None,
-        };
-        let mut lanes = Vec::with_capacity(on.len());
-        for (i, p) in ptrs.lanes.iter().enumerate() {
-            let other_lane = || match &other {
-                Some(o) => o.lanes[i].clone(),
-                None => Lane::Undef,
-            };
-            let guard = match &on[i] {
-                MaskLane::Off => {
-                    lanes.push(other_lane());
-                    continue;
-                }
-                MaskLane::On => None,
-                MaskLane::Guard(c) => Some(c.clone()),
-            };
-            let Lane::Ptr { tensor, off } = p else {
-                return unsupported("load through a non-pointer");
-            };
-            if self.probing {
-                lanes.push(Lane::Float(
-                    self.domain.terms.param(&format!("probe@{off}")),
-                ));
-                continue;
-            }
-            let t = &self.setup.tensors[*tensor];
-            if t.role != Role::In {
-                return unsupported(format!(
-                    "a load from `{}`, which the kernel writes (memory is not modelled for all sizes yet)",
-                    t.name
-                ));
-            }
-            let name = t.name.clone();
-            // A guarded lane is read only where its mask holds.
-            if let Some(c) = &guard {
-                self.assume_lane(c);
-            }
-            let index = self.index_of(*tensor, off, op);
-            if guard.is_some() {
-                self.unassume_lane();
-            }
-            self.stop_if_escaped(&index)?;
-            let atom = match &index {
-                Some(idx) => {
-                    super::at_index::input_atom(self.domain.terms, &mut self.atoms, &name, idx)
-                }
-                None => self.domain.terms.param(&format!("{name}@({off})")),
-            };
-            self.path.loads.push(Access {
-                tensor: *tensor,
-                off: off.clone(),
-                line: op.line,
-                loc: op.loc.clone(),
-                value: None,
-                index,
-                vars: Vec::new(),
-                guard: guard.iter().cloned().collect(),
-            });
-            lanes.push(match guard {
-                None => Lane::Float(atom),
-                Some(c) => match other_lane() {
-                    Lane::Float(o) => {
-                        let g = self.guard(&c);
-                        Lane::Float(self.domain.terms.select(g, atom, o))
-                    }
-                    _ => return unsupported("a lazily masked load without a float other="),
-                },
-            });
-        }
-        Ok(Val {
-            shape: ptrs.shape.clone(),
-            lanes,
-        })
-    }
-
-    /// An integer lane with a known value, or a data-dependent one, as (real, least value).
-    /// An integer over sizes or iterations (a loop's index picked by the data, as in a
-    /// running argmax) is its real [`super::at_index::real_of`], least value 0 where the
-    /// path proves it non-negative (else unbounded below).
-    pub(super) fn data_int(&mut self, l: &Lane) -> Option<(TermId, i128)> {
-        match l {
-            Lane::Int(p) => match p.as_const().or_else(|| self.pinned(p)) {
-                Some(c) => Some((self.domain.constant(c as f64), c)),
-                None => {
-                    let lo = if self.holds(&Cond::cmp(Rel::Le, &Poly::default(), p)) {
-                        0
-                    } else {
-                        i128::MIN
-                    };
-                    Some((super::at_index::real_of(self.domain.terms, p), lo))
-                }
-            },
-            Lane::DataInt(v, lo) => Some((*v, *lo)),
-            _ => None,
-        }
-    }
-
-    fn store(&mut self, op: &Op, args: &[Rc<Val>]) -> R<()> {
-        let (Some(ptrs), Some(vals)) = (args.first(), args.get(1)) else {
-            return unsupported("store without pointer or value");
-        };
-        if self.probing {
-            return Ok(());
-        }
-        let vals = bcast(vals, &ptrs.shape)?;
-        let on = self.mask_lanes(args.get(2), &ptrs.shape)?;
-        // Guarded lanes are matched like partials (a reduction within one block).
-        self.store_pinned = if self.partials.is_empty() && self.guards.is_empty() {
-            BTreeMap::new()
-        } else {
-            self.setup
-                .sizes
-                .iter()
-                .filter_map(|s| Some((Arc::from(s.as_str()), self.pinned(&Poly::sym(s))?)))
-                .collect()
-        };
-        // Resolutions are claims under the solver's context, which is the same for
-        // consecutive lanes with one guard; so they share a memo.
-        let mut memo: (Option<Cond>, HashMap<TermId, TermId>) = (None, HashMap::new());
-        self.at_memo.clear();
-        for (i, p) in ptrs.lanes.iter().enumerate() {
-            let lane_guard = match &on[i] {
-                MaskLane::Off => continue,
-                MaskLane::On => None,
-                MaskLane::Guard(c) => Some(c.clone()),
-            };
-            let Lane::Ptr { tensor, off } = p else {
-                return unsupported("store through a non-pointer");
-            };
-            // A guarded lane is written (and its value read) only where its mask holds.
-            if let Some(c) = &lane_guard {
-                self.assume_lane(c);
-            }
-            self.store_guard = lane_guard.clone();
-            if memo.0 != lane_guard {
-                memo = (lane_guard.clone(), HashMap::new());
-                self.at_memo.clear();
-            }
-            let value = match &vals.lanes[i] {
-                Lane::Float(v) | Lane::DataInt(v, _) => {
-                    let v = self.settle_known_guards(*v);
-                    self.resolve(v, &mut memo.1).and_then(|v| self.settle(v))
-                }
-                Lane::Undef => unsupported("a masked-off lane (loaded without other=) is stored"),
-                _ => unsupported("a store of a non-float value"),
-            };
-            let index = value.is_ok().then(|| self.index_of(*tensor, off, op));
-            self.store_guard = None;
-            if lane_guard.is_some() {
-                self.unassume_lane();
-            }
-            let (value, index) = (value?, index.flatten());
-            self.stop_if_escaped(&index)?;
-            let (vars, mut guard) = self.loop_guard();
-            guard.extend(lane_guard);
-            self.path.stores.push(Access {
-                tensor: *tensor,
-                off: off.clone(),
-                line: op.line,
-                loc: op.loc.clone(),
-                value: Some(value),
-                index,
-                vars,
-                guard,
-            });
-        }
-        Ok(())
     }
 
     fn dot(&mut self, a: &Val, b: &Val, c: &Val) -> R<Val> {
@@ -1308,7 +686,7 @@ impl Run<'_, '_, '_> {
             return unsupported("scf.for without a body");
         };
         // A trip count the path does not fix: every trip at once (see `super::loops`).
-        let count = super::loops::trip_count(&lo, &hi, step_c);
+        let count = trip_count(&lo, &hi, step_c);
         if count.as_const().is_none() && self.pinned(&count).is_none() {
             self.counter_fits(&lo, &hi, step_c, op);
             return self.loop_over_sizes(body, lo, hi, step_c, carried, env);
@@ -1463,112 +841,4 @@ impl Run<'_, '_, '_> {
         }
         Ok(Val { shape, lanes })
     }
-}
-
-pub(super) fn truth(t: Truth<TermId>) -> Lane {
-    match t {
-        Truth::Known(b) => Lane::Bool(Cond::Const(b)),
-        Truth::Unknown(v) => Lane::FBool(v),
-    }
-}
-
-/// `a` broadcast (equal rank, unit axes stretched; a scalar splatted) to `shape`.
-fn bcast(a: &Val, shape: &[usize]) -> R<Val> {
-    if a.shape == shape {
-        return Ok(a.clone());
-    }
-    if a.lanes.len() == 1 {
-        return Ok(Val::splat(a.lanes[0].clone(), shape));
-    }
-    if a.shape.len() != shape.len() {
-        return unsupported(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
-    }
-    let n: usize = shape.iter().product();
-    let mut lanes = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut rem = flat;
-        let mut src = 0;
-        let mut stride = 1;
-        for k in (0..shape.len()).rev() {
-            let i = rem % shape[k];
-            rem /= shape[k];
-            let d = a.shape[k];
-            if d != 1 && d != shape[k] {
-                return unsupported(format!("cannot broadcast {:?} to {:?}", a.shape, shape));
-            }
-            src += if d == 1 { 0 } else { i * stride };
-            stride *= d;
-        }
-        lanes.push(a.lanes[src].clone());
-    }
-    Ok(Val {
-        shape: shape.to_vec(),
-        lanes,
-    })
-}
-
-fn transpose(a: &Val, order: &[usize]) -> R<Val> {
-    if order.len() != a.shape.len() {
-        return unsupported("transpose order of the wrong rank");
-    }
-    let shape: Vec<usize> = order.iter().map(|&k| a.shape[k]).collect();
-    let mut in_strides = vec![1usize; a.shape.len()];
-    for k in (0..a.shape.len().saturating_sub(1)).rev() {
-        in_strides[k] = in_strides[k + 1] * a.shape[k + 1];
-    }
-    let n: usize = shape.iter().product();
-    let mut lanes = Vec::with_capacity(n);
-    for flat in 0..n {
-        let mut rem = flat;
-        let mut src = 0;
-        for k in (0..shape.len()).rev() {
-            let i = rem % shape[k];
-            rem /= shape[k];
-            src += i * in_strides[order[k]];
-        }
-        lanes.push(a.lanes[src].clone());
-    }
-    Ok(Val { shape, lanes })
-}
-
-/// Sizes satisfying `solver`'s assertions, small ones first (every size at most 16,
-/// then 1024, then any): a witness a person can replay. `None` when Z3 finds none.
-pub fn small_witness<'ctx>(
-    solver: &z3::Solver<'ctx>,
-    smt: &Smt<'ctx>,
-    sizes: &[String],
-) -> Option<Vec<(String, i64)>> {
-    for cap in [Some(16), Some(1024), None] {
-        solver.push();
-        if let Some(cap) = cap {
-            for s in sizes {
-                let c = Cond::cmp(Rel::Le, &Poly::sym(s), &Poly::constant(cap));
-                solver.assert(&smt.cond(&c));
-            }
-        }
-        let found = (solver.check() == SatResult::Sat)
-            .then(|| solver.get_model())
-            .flatten()
-            .map(|m| {
-                sizes
-                    .iter()
-                    .filter_map(|s| {
-                        let v = m.eval(&z3::ast::Int::new_const(smt.ctx, s.as_str()), true)?;
-                        Some((s.clone(), v.as_i64()?))
-                    })
-                    .collect()
-            });
-        solver.pop(1);
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
-}
-
-/// The name of the real-valued atom for element `idx` of tensor `name`; the formula
-/// side names its inputs the same way ([`super::at_index`]).
-pub fn atom_name(name: &str, idx: &[Poly]) -> String {
-    let parts: Vec<String> = idx.iter().map(|p| p.to_string()).collect();
-    format!("{name}[{}]", parts.join(", "))
 }

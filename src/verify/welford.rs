@@ -18,25 +18,18 @@
 //!
 //! Invariant: a lane is summarised here only when all three obligations are decided
 //! Equal and the path proves at least one trip; otherwise the lane is left to the other
-//! templates (and so ends [`super::paths::unsupported`]).
+//! templates (and so ends [`super::lane::unsupported`]).
 
 use super::at_index::real_of;
-use super::loops::{contains, Case, Part, Partial};
-use super::paths::{Lane, Run, R};
+use super::lane::{Lane, R};
+use super::run::Run;
+use super::summary::{contains, Carried, Case, Part, Partial};
 use super::sym::{Cond, Poly, Rel};
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
 use crate::term::TermId;
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-
-/// A carried float lane `(k, j)` with its accumulator atom and initial value.
-#[derive(Clone, Copy)]
-pub(super) struct Carried {
-    pub lane: (usize, usize),
-    pub acc: TermId,
-    pub init: TermId,
-}
 
 impl Run<'_, '_, '_> {
     /// Finds Welford triples among `open` (float lanes no running-op template took) and

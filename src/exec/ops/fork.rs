@@ -14,10 +14,10 @@
 //! value, else [`Elem::DataInt`] over the dtype's range, so `label == ignore_index`
 //! is such a condition.
 
-use super::{fail, Env, Flow, Interp, Memory, R};
+use super::interp::{fail, Env, Flow, Interp, Memory, R};
 use crate::exec::domain::Domain;
+use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::value::{Elem, Value};
-use crate::exec::{ErrorKind, ExecError};
 use crate::launch::{Dtype, Role};
 use crate::triton_ir::ast::{Loc, Op, Region};
 use std::rc::Rc;
@@ -66,7 +66,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             let args = succ
                 .args
                 .iter()
-                .map(|n| super::lookup(env, n))
+                .map(|n| super::interp::lookup(env, n))
                 .collect::<R<Vec<_>>>()
                 .map_err(|f| self.at(op, f))?;
             self.memory = before.clone();
@@ -93,7 +93,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             )),
             _ => Err(self.at(
                 op,
-                super::Fail {
+                super::interp::Fail {
                     kind: ErrorKind::Unsupported,
                     message:
                         "a branch on the data whose sides end differently (one returns, one yields)"
@@ -126,7 +126,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     Flow::Return(_) => {
                         return Err(self.at(
                             op,
-                            super::Fail {
+                            super::interp::Fail {
                                 kind: ErrorKind::Unsupported,
                                 message: "return inside an if".into(),
                             },
@@ -232,8 +232,8 @@ impl<'a, D: Domain> Interp<'a, D> {
     }
 }
 
-fn malformed_fail(message: String) -> super::Fail {
-    super::Fail {
+fn malformed_fail(message: String) -> super::interp::Fail {
+    super::interp::Fail {
         kind: ErrorKind::Malformed,
         message,
     }

@@ -11,9 +11,9 @@
 //! Only input values are gathered: `in` tensors, and `inout` elements not yet written. The concrete domain never builds a
 //! `DataPtr` (its integers are numbers), so `lift run` reads addresses as before.
 
-use super::{fail, Interp, R};
+use super::interp::{fail, Interp, R};
 use crate::exec::domain::{Domain, IndexCases, Truth};
-use crate::exec::ErrorKind;
+use crate::exec::error::ErrorKind;
 use crate::launch::Role;
 
 impl<D: Domain> Interp<'_, D> {

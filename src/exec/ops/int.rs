@@ -3,16 +3,11 @@
 //! signed reading (sign-extended), whatever the width; unsigned ops read it back as
 //! its low `w` bits.
 
-use super::{fail, ErrorKind, IntOp, R};
-use crate::triton_ir::ast::Type;
+use super::interp::{fail, R};
+use crate::exec::error::ErrorKind;
+use crate::exec::table::IntOp;
 
-/// The width of an integer type (`index` is 64 bits, as on the GPU).
-pub(crate) fn width(ty: &Type) -> u32 {
-    match ty.elem() {
-        Type::Int(b) if (1..=64).contains(b) => *b,
-        _ => 64,
-    }
-}
+pub(crate) use crate::exec::table::int_width as width;
 
 /// `v` wrapped to a `bits`-wide two's complement integer, read as signed.
 pub(crate) fn wrap(v: i128, bits: u32) -> i64 {

@@ -8,10 +8,11 @@
 //! condition. With `--masked-load zero` ([`MaskedLoad::Zero`]) such lanes read as 0.0,
 //! the NVIDIA backend's zero fill.
 
-use super::{Fail, Interp};
+use super::interp::{Fail, Interp};
 use crate::exec::domain::Domain;
+use crate::exec::error::ErrorKind;
+use crate::exec::execution::MaskedLoad;
 use crate::exec::value::Elem;
-use crate::exec::{ErrorKind, MaskedLoad};
 use crate::triton_ir::ast::Op;
 
 /// The load index of the first undefined lane among `elems`.

@@ -11,10 +11,11 @@
 //! an `Unsupported` error naming the use ([`data_int_use`]). In the concrete domain
 //! every comparison is decided, so no `DataInt` arises and `lift run` stays exact.
 
-use super::{fail, Fail, IntOp, Interp, R};
+use super::interp::{fail, truth_elem, Fail, Interp, R};
 use crate::exec::domain::{Binary, Domain};
+use crate::exec::error::ErrorKind;
+use crate::exec::table::IntOp;
 use crate::exec::value::Elem;
-use crate::exec::ErrorKind;
 use crate::term::CmpOp;
 
 /// The error for a data-dependent integer used where its concrete value is needed.
@@ -60,7 +61,7 @@ impl<D: Domain> Interp<'_, D> {
         if let (Elem::Bool(x), Elem::Bool(y)) = (a, b) {
             return Some(Ok(match (x, y) {
                 (true, false) => Elem::Cond(c),
-                (false, true) => super::truth_elem(self.domain.not(c)),
+                (false, true) => truth_elem(self.domain.not(c)),
                 _ => Elem::Bool(x),
             }));
         }
@@ -147,7 +148,7 @@ impl<D: Domain> Interp<'_, D> {
                 ))
             }
         };
-        Some(Ok(super::truth_elem(self.domain.cmp(op, x, y))))
+        Some(Ok(truth_elem(self.domain.cmp(op, x, y))))
     }
 
     /// `sitofp`/`uitofp` of a data-dependent integer: the real it is.

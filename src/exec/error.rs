@@ -1,0 +1,66 @@
+//! How a bounded run fails: an [`ErrorKind`] for tests and exit codes, and an
+//! [`ExecError`] that names the op's .ttir line, its Python source line and the program.
+//!
+//! Invariant: plain data; every executor (TTIR and PTX) reports through these.
+
+use crate::triton_ir::ast::Loc;
+use std::fmt;
+
+/// What went wrong, for tests and exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A load or store outside its tensor.
+    OutOfBounds,
+    /// A read of an output element no program wrote before.
+    NeverWritten,
+    /// A masked-off lane loaded without `other=` (an undefined value) is stored, or
+    /// used as an address, a mask or a branch condition.
+    MaskedOff,
+    /// A write into a tensor the launch declares as an input.
+    WriteToInput,
+    /// The launch does not fit the kernel (missing or mistyped arguments).
+    Launch,
+    /// An op or an op form the interpreter does not support.
+    Unsupported,
+    /// Ill-typed IR (shape or element-kind mismatch).
+    Malformed,
+    /// The run would exceed a safety limit (loop trips, steps).
+    Limit,
+    /// PTX: two unsynchronised accesses to the same address, at least one a write.
+    Race,
+    /// PTX: a barrier that can never complete (some threads never arrive, or threads
+    /// wait at different barriers).
+    Deadlock,
+    /// PTX: a reachable `trap` (the kernel aborts).
+    Trap,
+}
+
+/// An execution error with the place it happened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExecError {
+    pub kind: ErrorKind,
+    pub message: String,
+    /// Line of the op in the .ttir file (0 when not tied to an op).
+    pub line: u32,
+    /// The op's Python source location.
+    pub loc: Loc,
+    /// The program (x, y, z) that was running.
+    pub program: [i64; 3],
+}
+
+impl fmt::Display for ExecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.program;
+        write!(f, "{}", self.message)?;
+        if self.line > 0 {
+            write!(f, " [program ({x}, {y}, {z})")?;
+            if self.loc.file.is_some() {
+                write!(f, ", source {}", self.loc)?;
+            }
+            write!(f, "]")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ExecError {}

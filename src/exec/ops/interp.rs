@@ -1,0 +1,227 @@
+//! The interpreter's state for one launch (memory, store sites, warnings, the program
+//! running) and the plumbing every op group shares: environments, how a region ends,
+//! errors before they are tied to an op.
+//!
+//! Invariant: an [`Interp`] only grows (memory written, sites and warnings appended);
+//! `finish` hands everything to the caller once all programs ran.
+
+use crate::exec::domain::{Domain, Truth};
+use crate::exec::error::{ErrorKind, ExecError};
+use crate::exec::execution::{Execution, Options, StoreSite};
+use crate::exec::value::{Elem, Value};
+use crate::launch::{Instance, Role};
+use crate::triton_ir::ast::{Block, Func as IrFunc, Loc, Module, Op};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+pub(super) type Env<V> = FxHashMap<String, Rc<Value<V>>>;
+
+/// Operand or result values.
+pub(super) type Vals<V> = Vec<Rc<Value<V>>>;
+
+/// An error before it is tied to an op.
+#[derive(Debug)]
+pub(super) struct Fail {
+    pub(super) kind: ErrorKind,
+    pub(super) message: String,
+}
+
+pub(super) type R<T> = Result<T, Fail>;
+
+pub(super) fn fail<T>(kind: ErrorKind, message: impl Into<String>) -> R<T> {
+    Err(Fail {
+        kind,
+        message: message.into(),
+    })
+}
+
+pub(super) fn malformed<T>(message: impl Into<String>) -> R<T> {
+    fail(ErrorKind::Malformed, message)
+}
+
+/// How a region ended.
+pub(super) enum Flow<V> {
+    /// `scf.yield`, `tt.reduce.return`, `scf.condition`, or falling off the end.
+    Yield(Vec<Rc<Value<V>>>),
+    /// `tt.return`.
+    Return(Vec<Rc<Value<V>>>),
+}
+
+/// Memory of one tensor: what has been written, and by whom.
+#[derive(Clone)]
+pub(super) struct Memory<V> {
+    pub(super) written: Vec<Option<(V, usize, [i64; 3])>>,
+}
+
+pub(crate) struct Interp<'a, D: Domain> {
+    pub(super) module: &'a Module,
+    pub(super) inst: &'a Instance,
+    pub(super) domain: &'a mut D,
+    pub(super) options: Options,
+    pub(super) memory: Vec<Memory<D::V>>,
+    pub(super) store_sites: Vec<StoreSite>,
+    /// (ttir line, source) of loads whose masked-off lanes had no `other=`.
+    pub(super) undef_loads: Vec<(u32, Loc)>,
+    pub(super) warnings: Vec<String>,
+    pub(super) program: [i64; 3],
+    pub(super) ops: u64,
+    pub(super) depth: u32,
+    /// The conditions of the enclosing branches on the data, each with the side taken
+    /// (`fork.rs`): a gather reads nothing for an index value they rule out.
+    pub(super) path: Vec<(D::V, bool)>,
+}
+
+impl<'a, D: Domain> Interp<'a, D> {
+    pub(crate) fn new(
+        module: &'a Module,
+        inst: &'a Instance,
+        options: Options,
+        domain: &'a mut D,
+    ) -> Self {
+        let memory = inst
+            .tensors
+            .iter()
+            .map(|t| Memory {
+                written: vec![None; if t.role == Role::In { 0 } else { t.numel() }],
+            })
+            .collect();
+        Interp {
+            module,
+            inst,
+            domain,
+            options,
+            memory,
+            store_sites: Vec::new(),
+            undef_loads: Vec::new(),
+            path: Vec::new(),
+            warnings: Vec::new(),
+            program: [0; 3],
+            ops: 0,
+            depth: 0,
+        }
+    }
+
+    pub(crate) fn run_program(
+        &mut self,
+        program: [i64; 3],
+        func: &IrFunc,
+        args: Vec<Value<D::V>>,
+    ) -> Result<(), ExecError> {
+        self.program = program;
+        let args = args.into_iter().map(Rc::new).collect();
+        self.run_func(func, args, func.line, &func.loc)?;
+        Ok(())
+    }
+
+    /// Run a function body in a fresh environment with its parameters bound.
+    pub(super) fn run_func(
+        &mut self,
+        func: &IrFunc,
+        args: Vec<Rc<Value<D::V>>>,
+        line: u32,
+        loc: &Loc,
+    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        let mut env = Env::default();
+        if args.len() != func.args.len() {
+            return Err(ExecError {
+                kind: ErrorKind::Malformed,
+                message: format!(
+                    "@{} takes {} arguments, given {}",
+                    func.name,
+                    func.args.len(),
+                    args.len()
+                ),
+                line,
+                loc: loc.clone(),
+                program: self.program,
+            });
+        }
+        // The parser may also list the parameters as the entry block's arguments (as
+        // MLIR does); bind them either way.
+        let entry_takes_args = func.body.blocks.first().is_some_and(|b| !b.args.is_empty());
+        for (a, v) in func.args.iter().zip(&args) {
+            env.insert(a.name.clone(), v.clone());
+        }
+        let block_args = if entry_takes_args { args } else { Vec::new() };
+        match self.run_region(&func.body, block_args, &mut env, line, loc)? {
+            Flow::Return(v) | Flow::Yield(v) => Ok(v),
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Execution<D::V> {
+        let memory = &mut self.memory;
+        let outputs = crate::exec::execution::collect_outputs(self.inst, &mut *self.domain, |i| {
+            std::mem::take(&mut memory[i].written)
+                .into_iter()
+                .map(|slot| slot.map(|(v, site, _)| (v, site)))
+                .collect()
+        });
+        Execution {
+            outputs,
+            store_sites: self.store_sites,
+            warnings: self.warnings,
+            ops_executed: self.ops,
+        }
+    }
+
+    pub(super) fn at(&self, op: &Op, f: Fail) -> ExecError {
+        ExecError {
+            kind: f.kind,
+            message: format!("{}: {}", op.name, f.message),
+            line: op.line,
+            loc: op.loc.clone(),
+            program: self.program,
+        }
+    }
+
+    pub(super) fn operands(
+        &self,
+        op: &Op,
+        env: &Env<D::V>,
+    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
+        op.operands
+            .iter()
+            .map(|n| lookup(env, n))
+            .collect::<R<Vec<_>>>()
+            .map_err(|f| self.at(op, f))
+    }
+
+    pub(super) fn warn_once(&mut self, w: String) {
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+}
+
+pub(super) fn lookup<V>(env: &Env<V>, name: &str) -> R<Rc<Value<V>>> {
+    env.get(name).cloned().ok_or_else(|| Fail {
+        kind: ErrorKind::Malformed,
+        message: format!("use of undefined value %{name}"),
+    })
+}
+
+pub(super) fn bind_block_args<V>(
+    block: &Block,
+    args: Vec<Rc<Value<V>>>,
+    env: &mut Env<V>,
+) -> Result<(), String> {
+    if block.args.len() != args.len() {
+        return Err(format!(
+            "block {} takes {} arguments, given {}",
+            block.label.as_deref().unwrap_or("(entry)"),
+            block.args.len(),
+            args.len()
+        ));
+    }
+    for (a, v) in block.args.iter().zip(args) {
+        env.insert(a.name.clone(), v);
+    }
+    Ok(())
+}
+
+pub(super) fn truth_elem<V>(t: Truth<V>) -> Elem<V> {
+    match t {
+        Truth::Known(b) => Elem::Bool(b),
+        Truth::Unknown(v) => Elem::Cond(v),
+    }
+}

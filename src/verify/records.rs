@@ -1,0 +1,109 @@
+//! What the all-sizes run is given (the launch read over symbolic sizes: [`Setup`],
+//! [`TensorSym`], [`ArgSym`]) and what it records per path ([`Path`]: conditions,
+//! accesses, failures, integer wraps).
+//!
+//! Invariant: plain data; a record holds for every size satisfying its path's condition.
+
+use super::sym::{Cond, Poly};
+use crate::launch::Role;
+use crate::term::TermId;
+use crate::triton_ir::ast::Loc;
+use std::collections::HashMap;
+
+/// A tensor as the launch declares it, with its shape over the sizes.
+#[derive(Clone, Debug)]
+pub struct TensorSym {
+    pub name: String,
+    pub shape: Vec<Poly>,
+    pub role: Role,
+}
+
+impl TensorSym {
+    pub fn numel(&self) -> Poly {
+        self.shape.iter().fold(Poly::constant(1), |a, d| a.mul(d))
+    }
+}
+
+/// A load or store lane.
+#[derive(Clone, Debug)]
+pub struct Access {
+    pub tensor: usize,
+    pub off: Poly,
+    pub line: u32,
+    pub loc: Loc,
+    /// The stored value (stores only).
+    pub value: Option<TermId>,
+    /// The tensor index the offset decomposes into, proved in bounds on the path;
+    /// `None` when it is not (see [`Path::failures`]).
+    pub index: Option<Vec<Poly>>,
+    /// For a store inside loops over sizes: the loops' iteration variables (bound like
+    /// the program ids) and the conditions under which this lane is stored.
+    pub vars: Vec<String>,
+    pub guard: Vec<Cond>,
+}
+
+/// An access the path cannot prove in bounds.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub message: String,
+    pub line: u32,
+    pub loc: Loc,
+    /// Sizes (from a Z3 model) where the access leaves its tensor, if Z3 found some.
+    pub witness: Option<Vec<(String, i64)>>,
+}
+
+/// One path through the program.
+#[derive(Clone, Debug, Default)]
+pub struct Path {
+    /// The choices that define it (beyond the base constraints).
+    pub cond: Vec<Cond>,
+    pub loads: Vec<Access>,
+    pub stores: Vec<Access>,
+    /// Integer results that leave their width for some sizes, with the size bounds
+    /// under which they do not (the proof holds where none does).
+    pub wraps: Vec<Wrap>,
+    pub failures: Vec<Failure>,
+}
+
+/// What the run needs besides the module.
+pub struct Setup<'a> {
+    /// The size names (Z3 models are read back over them).
+    pub sizes: &'a [String],
+    pub tensors: &'a [TensorSym],
+    /// Each kernel parameter's value (pointers, integers, reals), by name.
+    pub args: &'a HashMap<String, ArgSym>,
+    /// The base constraints: sizes positive, program ids within the grid, and any
+    /// candidate constraint being tried.
+    pub base: &'a [Cond],
+    pub pids: [Poly; 3],
+    pub grid: [Poly; 3],
+    pub max_paths: usize,
+    /// The work the step may still do (the whole unbounded step shares one).
+    pub work: &'a super::work::Work,
+    /// The formula's reductions, which loop summaries are matched against.
+    pub templates: &'a [super::at_index::Template],
+    pub input_shapes: &'a std::collections::BTreeMap<String, Vec<Poly>>,
+    /// Undecided mask lanes become guards in values instead of forks
+    /// ([`super::guards`]).
+    pub lazy_masks: bool,
+}
+
+/// A kernel parameter's symbolic value.
+#[derive(Clone, Debug)]
+pub enum ArgSym {
+    Tensor(usize),
+    Int(Poly),
+    Real(f64),
+    Scalar(String),
+}
+
+/// An integer result that may leave its width on a path.
+#[derive(Clone, Debug)]
+pub struct Wrap {
+    /// What wraps: `i32 index arithmetic`, `cast to i16`, `i32 loop counter`.
+    pub what: String,
+    pub loc: Loc,
+    /// `(size, c)`: on the path, it stays within its width wherever `size <= c` (Z3
+    /// proved). Empty: no bound on one size suffices.
+    pub bounds: Vec<(String, i128)>,
+}

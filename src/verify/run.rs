@@ -1,0 +1,206 @@
+//! The state of one all-sizes run along one path ([`Run`]), its solver scopes
+//! ([`PathSolver`]) and the questions every part of the run asks the path: `decide`
+//! (forking where both sides are feasible), `holds`, `pinned`.
+//!
+//! Invariant: the path's condition only grows while a program runs; `decide` asserts
+//! the side taken, so later questions are asked under it.
+
+use super::lane::{unsupported, R};
+use super::mask::{conjuncts, Classes};
+use super::records::{Path, Setup};
+use super::summary::DomainKey;
+use super::summary::{LoopCtx, Partial};
+use super::sym::{Cond, Poly, Rel, Smt};
+use crate::exec::domain::{Binary, Symbolic};
+use crate::term::TermId;
+use crate::triton_ir::ast::Module;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use z3::SatResult;
+
+/// A Z3 solver that counts its scopes, so a path's can be unwound whatever it left
+/// open (its `push`/`pop` shadow the solver's own).
+pub(super) struct PathSolver<'ctx> {
+    solver: z3::Solver<'ctx>,
+    depth: std::cell::Cell<u32>,
+}
+
+impl<'ctx> PathSolver<'ctx> {
+    pub(super) fn new(ctx: &'ctx z3::Context) -> Self {
+        PathSolver {
+            solver: z3::Solver::new(ctx),
+            depth: std::cell::Cell::new(0),
+        }
+    }
+    pub(super) fn push(&self) {
+        self.depth.set(self.depth.get() + 1);
+        self.solver.push();
+    }
+    pub(super) fn pop(&self, n: u32) {
+        let n = n.min(self.depth.get());
+        self.depth.set(self.depth.get() - n);
+        self.solver.pop(n);
+    }
+    /// Back to the assertions made outside every scope.
+    pub(super) fn unwind(&self) {
+        self.pop(self.depth.get());
+    }
+}
+
+impl<'ctx> std::ops::Deref for PathSolver<'ctx> {
+    type Target = z3::Solver<'ctx>;
+    fn deref(&self) -> &z3::Solver<'ctx> {
+        &self.solver
+    }
+}
+
+pub(super) struct Run<'a, 'ctx, 't> {
+    pub(super) module: &'a Module,
+    pub(super) setup: &'a Setup<'a>,
+    pub(super) smt: &'a Smt<'ctx>,
+    pub(super) solver: PathSolver<'ctx>,
+    pub(super) domain: Symbolic<'t>,
+    /// The choices of the path being run (depth first; see [`explore`]).
+    pub(super) trail: Vec<bool>,
+    pub(super) pos: usize,
+    pub(super) memo: HashMap<Cond, bool>,
+    pub(super) path: Path,
+    pub(super) depth: usize,
+    /// Every input element atom made so far, with its index.
+    pub(super) atoms: super::at_index::AtomIndex,
+    /// The loop results not yet matched to a reduction (atoms standing for them).
+    pub(super) partials: HashMap<TermId, Partial>,
+    /// The loops over sizes being run, innermost last.
+    pub(super) loops: Vec<LoopCtx>,
+    pub(super) loop_count: usize,
+    /// Finding a loop's induction steps: loads and stores are not recorded.
+    pub(super) probing: bool,
+    /// Lazy masks: each guard atom's condition, and the atom of each condition.
+    pub(super) guards: HashMap<TermId, Cond>,
+    pub(super) guard_terms: HashMap<Cond, TermId>,
+    /// Groups of guarded lanes already tried as a reduction and failed: the guess is not
+    /// retried for the next store lane (a failure only keeps the lanes as they are).
+    pub(super) failed_lane_groups: std::collections::HashSet<(Binary, Vec<TermId>)>,
+    /// Groups of guarded lanes proved to be a reduction outside any loop, by the mask
+    /// of the store being resolved: the next column of the same row reuses the proof
+    /// (path conditions only grow, so a proof stays valid under the same store mask).
+    pub(super) resolved_lane_groups: HashMap<(Binary, Vec<TermId>, Option<Cond>), TermId>,
+    /// What the solver knows of a condition outside loops, by the store mask assumed:
+    /// cleared whenever the path gains a condition (the mask lanes of the next store
+    /// ask about the same conditions again).
+    pub(super) known_cache: HashMap<(Cond, Option<Cond>), Option<bool>>,
+    /// Which symbols the path's constraints (base and choices) link, outside loops
+    /// (see `super::guards::Classes`); rebuilt after the path gains a condition.
+    pub(super) classes: Option<Classes>,
+    /// The conjuncts of the lane mask asserted for the load or store lane at hand.
+    pub(super) assumed: Vec<Cond>,
+    /// Conditions settled for the lanes of the mask being read (see `mask_lanes`);
+    /// `None` outside it.
+    pub(super) lane_known: Option<HashMap<Cond, Option<bool>>>,
+    /// Whether a term mentions a guard, and a partial (see `Run::guarded_lane`).
+    pub(super) mentions_memo: rustc_hash::FxHashMap<TermId, (bool, bool)>,
+    /// Sizes where a loop or block adds a summand the formula lacks (see
+    /// `Run::match_template`), kept for the failure it leads to; not recorded while
+    /// `record_suspects` is off (a guessed grouping).
+    pub(super) suspect: Option<Vec<(String, i64)>>,
+    pub(super) record_suspects: bool,
+    /// Reduction domains proved outside loops (see `Run::domain_is_extent`).
+    pub(super) proved_domains: std::collections::HashSet<DomainKey>,
+    /// The mask condition of the store lane being resolved (assumed on the solver).
+    pub(super) store_guard: Option<Cond>,
+    /// Formula terms at an index, for the lanes of one store under one guard (cleared
+    /// with the store's resolution memo).
+    pub(super) at_memo: super::at_index::AtMemo,
+    /// Summand pairs (common factors divided out) decided so far, and whether equal:
+    /// equality of two terms holds or not whatever the path.
+    pub(super) decided: HashMap<(TermId, TermId), bool>,
+    /// The sizes the path fixes, read at the store being resolved (before any lane's
+    /// mask is assumed, so it holds for every lane): loop summaries read the formula
+    /// there.
+    pub(super) store_pinned: BTreeMap<Arc<str>, i128>,
+}
+
+impl Run<'_, '_, '_> {
+    /// The value of `c` on this path, forking when both are feasible.
+    pub(super) fn decide(&mut self, c: &Cond) -> R<bool> {
+        if let Some(b) = c.as_const() {
+            return Ok(b);
+        }
+        if let Some(&b) = self.memo.get(c) {
+            return Ok(b);
+        }
+        let z = self.smt.cond(c);
+        let can = |s: &z3::Solver, x: &z3::ast::Bool| {
+            s.push();
+            s.assert(x);
+            let r = s.check() != SatResult::Unsat;
+            s.pop(1);
+            r
+        };
+        let (t, f) = (can(&self.solver, &z), can(&self.solver, &z.not()));
+        let b = match (t, f) {
+            (true, false) => true,
+            (false, true) => false,
+            (false, false) => return unsupported("an infeasible path (Z3 found no sizes)"),
+            (true, true) => {
+                let b = match self.trail.get(self.pos) {
+                    Some(&b) => b,
+                    None => {
+                        self.trail.push(true);
+                        true
+                    }
+                };
+                self.pos += 1;
+                self.path
+                    .cond
+                    .push(if b { c.clone() } else { c.clone().not() });
+                b
+            }
+        };
+        self.solver.assert(&if b { z } else { z.not() });
+        self.known_cache.clear();
+        self.classes = None;
+        self.memo.insert(c.clone(), b);
+        Ok(b)
+    }
+
+    /// The one value `p` has on this path, if the path fixes it (a row length the
+    /// masks pinned, read as a float by a mean).
+    pub(super) fn pinned(&self, p: &Poly) -> Option<i128> {
+        if self.solver.check() != SatResult::Sat {
+            return None;
+        }
+        let v = self
+            .solver
+            .get_model()?
+            .eval(&self.smt.int(p), true)?
+            .as_i64()? as i128;
+        self.holds(&Cond::cmp(Rel::Eq, p, &Poly::constant(v)))
+            .then_some(v)
+    }
+
+    /// Whether `c` holds on every continuation of this path.
+    pub(super) fn holds(&self, c: &Cond) -> bool {
+        self.assumed.contains(c) || self.smt.holds(&self.solver, c)
+    }
+
+    /// Whether the base constraints make symbol `s` non-negative (sizes are at least
+    /// one, program ids at least zero).
+    pub(super) fn nonneg_sym(&self, s: &str) -> bool {
+        self.setup.pids.iter().any(|p| p.as_sym() == Some(s))
+            || self.setup.sizes.iter().any(|z| z == s)
+    }
+
+    /// Asserts a lane's mask condition in a new solver scope (undone by
+    /// [`Self::unassume_lane`]); its conjuncts then hold without a query.
+    pub(super) fn assume_lane(&mut self, c: &Cond) {
+        self.solver.push();
+        self.solver.assert(&self.smt.cond(c));
+        self.assumed = conjuncts(c);
+    }
+
+    pub(super) fn unassume_lane(&mut self) {
+        self.assumed.clear();
+        self.solver.pop(1);
+    }
+}

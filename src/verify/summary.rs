@@ -1,0 +1,187 @@
+//! What loop summaries record while a loop over sizes runs (its context, the partial
+//! reductions standing for float results, the carried lanes summarised), and the term
+//! and index searches the summaries share.
+//!
+//! Invariant: plain data and pure functions of terms and polynomials; the proofs that
+//! use them live in `loops.rs`, `resolve.rs`, `argext.rs`, `welford.rs`, `extent.rs`.
+
+use super::lane::Val;
+use super::sym::{Cond, Poly};
+use crate::exec::domain::Binary;
+use crate::term::{TermId, Terms};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A loop over sizes being run: its iteration variable and the conditions that make
+/// `u` an iteration; stores inside carry them.
+#[derive(Clone, Debug)]
+pub struct LoopCtx {
+    pub var: String,
+    pub valid: Vec<Cond>,
+    /// Where this loop's body cases start in the path's conditions.
+    pub cond_from: usize,
+}
+
+/// `⨁` over the iterations of one or more loops: the value of a loop-carried float
+/// lane without its initial value.
+#[derive(Clone, Debug)]
+pub struct Partial {
+    pub combine: Binary,
+    pub parts: Vec<Part>,
+}
+
+/// The summands one body case contributes at iteration `vars`, under `cond`.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub vars: Vec<String>,
+    pub cond: Vec<Cond>,
+    pub summands: Vec<TermId>,
+}
+
+/// One case of a body run.
+pub(super) struct Case {
+    pub cond: Vec<Cond>,
+    pub outs: Vec<Rc<Val>>,
+}
+
+/// A carried integer lane the data picks (see `loops.rs`'s probe): its accumulator
+/// atom, its initial value as a real and that value's least bound.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Picked {
+    pub lane: (usize, usize),
+    pub acc: TermId,
+    pub init: TermId,
+    pub lo: i128,
+}
+
+/// A carried float lane `(k, j)` with its accumulator atom and initial value.
+#[derive(Clone, Copy)]
+pub(super) struct Carried {
+    pub lane: (usize, usize),
+    pub acc: TermId,
+    pub init: TermId,
+}
+
+/// A domain check outside loops: the items' loop variables, conditions and indices,
+/// the extent, and the store mask assumed (see [`Run::domain_is_extent`]).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(super) struct DomainKey {
+    pub(super) op: Binary,
+    pub(super) items: Vec<(Vec<String>, Vec<Cond>, Poly)>,
+    pub(super) extent: Poly,
+    pub(super) store_guard: Option<Cond>,
+}
+
+/// How many times `for t in range(lo, hi, step)` runs (never negative).
+pub(super) fn trip_count(lo: &Poly, hi: &Poly, step: i128) -> Poly {
+    hi.sub(lo)
+        .add(&Poly::constant(step - 1))
+        .floor_div(&Poly::constant(step))
+        .max_with(&Poly::default())
+}
+
+/// `i` as `a·v + b` for the one variable `v` of `vars` it mentions, `a` a nonzero
+/// constant and `b` free of `v`.
+pub(super) fn affine_in_one(i: &Poly, vars: &[String]) -> Option<(String, i128, Poly)> {
+    let [v] = vars else { return None };
+    let at = |x: i128| {
+        let mut m = BTreeMap::new();
+        m.insert(Arc::from(v.as_str()), x);
+        i.subst(&m)
+    };
+    let b = at(0);
+    let a = at(1).sub(&b).as_const()?;
+    (a != 0 && i.sub(&b) == Poly::sym(v).scale(a)).then_some((v.clone(), a, b))
+}
+
+pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
+    Reach::new(needle).contains(terms, t)
+}
+
+/// Which terms contain one `needle`, remembered across queries: the summands of a
+/// lane's update share their scores and running max, walked once rather than once per
+/// summand.
+pub(super) struct Reach {
+    needle: TermId,
+    /// Nodes known to contain the needle (`true`) or not (`false`).
+    known: rustc_hash::FxHashMap<TermId, bool>,
+}
+
+impl Reach {
+    pub(super) fn new(needle: TermId) -> Self {
+        Reach {
+            needle,
+            known: rustc_hash::FxHashMap::default(),
+        }
+    }
+
+    pub(super) fn contains(&mut self, terms: &Terms, t: TermId) -> bool {
+        // (node, children pushed)
+        let mut stack = vec![(t, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if self.known.contains_key(&x) {
+                continue;
+            }
+            if x == self.needle {
+                self.known.insert(x, true);
+                continue;
+            }
+            if expanded {
+                let mut hit = false;
+                terms.for_each_child(x, |c| hit |= self.known[&c]);
+                self.known.insert(x, hit);
+                continue;
+            }
+            stack.push((x, true));
+            terms.for_each_child(x, |c| {
+                if !self.known.contains_key(&c) {
+                    stack.push((c, false));
+                }
+            });
+        }
+        self.known[&t]
+    }
+}
+
+/// Whether any of `needles` occurs in `t` (one walk, shared subterms visited once).
+pub(super) fn contains_any(
+    terms: &Terms,
+    t: TermId,
+    needles: &rustc_hash::FxHashSet<TermId>,
+) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![t];
+    while let Some(x) = stack.pop() {
+        if needles.contains(&x) {
+            return true;
+        }
+        if seen.insert(x) {
+            terms.for_each_child(x, |c| stack.push(c));
+        }
+    }
+    false
+}
+
+/// The input atoms in `t` (in a fixed order), with their tensors and indices.
+pub(super) fn input_atoms_of(
+    terms: &Terms,
+    atoms: &super::at_index::AtomIndex,
+    t: TermId,
+) -> Vec<(String, Vec<Poly>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![t];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if let Some(a) = atoms.get(&x) {
+            out.push(a.clone());
+        }
+        let mut kids = terms.children(x);
+        kids.reverse();
+        stack.extend(kids);
+    }
+    out
+}
