@@ -526,10 +526,24 @@ impl Run<'_, '_, '_> {
                 _ => unsupported(format!("{name} of a non-float")),
             }),
             OpKind::IntToFloat { unsigned } => self.map1(arg(0)?, |r, l| match l {
-                Lane::Int(p) => match p.as_const().or_else(|| r.pinned(&p)) {
-                    Some(c) => Ok(Lane::Float(r.domain.constant(c as f64))),
-                    None => Ok(Lane::Float(super::at_index::real_of(r.domain.terms, &p))),
-                },
+                Lane::Int(p) => {
+                    let c = p.as_const().or_else(|| r.pinned(&p));
+                    // `uitofp` reads the bits unsigned: a negative x is 2^w + x on the GPU
+                    // (and in the bounded run), never the real x.
+                    let nonneg = || match c {
+                        Some(c) => c >= 0,
+                        None => r.holds(&Cond::cmp(Rel::Le, &Poly::constant(0), &p)),
+                    };
+                    if unsigned && !nonneg() {
+                        return unsupported(format!(
+                            "{name} of an integer that may be negative (the GPU reads it as 2^w + x)"
+                        ));
+                    }
+                    Ok(Lane::Float(match c {
+                        Some(c) => r.domain.constant(c as f64),
+                        None => super::at_index::real_of(r.domain.terms, &p),
+                    }))
+                }
                 Lane::Bool(c) => {
                     let b = r.decide(&c)?;
                     Ok(Lane::Float(r.domain.constant(if b { 1.0 } else { 0.0 })))
