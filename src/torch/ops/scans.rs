@@ -5,7 +5,7 @@
 use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
 use super::args::Args;
-use super::reductions::one_dim;
+use super::args::one_dim;
 use super::R;
 
 /// The ops whose arms are in this file.

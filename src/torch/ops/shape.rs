@@ -6,7 +6,7 @@ use super::super::value::{Cx, Value};
 use super::super::FloatType;
 use super::args::Args;
 use super::elementwise::{is_bool, to_float};
-use super::reductions::{one_dim, reduce_dims};
+use super::args::{one_dim, reduce_dims};
 use super::{narrowing, R};
 use crate::term::{CmpOp, TermId};
 use num_traits::Zero;
