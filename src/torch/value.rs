@@ -6,8 +6,8 @@
 //! Everything else a value can be is the same in every domain, so the interpreter
 //! (`eval`) and the argument binding (`ops::args`) are written once.
 
+use super::float::FloatType;
 use super::tensor::Tensor;
-use super::FloatType;
 use crate::term::{TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;

@@ -90,6 +90,10 @@ impl<D: Domain> Args<D> {
             .position(|n| n.trim_start_matches('*') == name)
             .unwrap_or_else(|| unreachable!("op {} has no parameter {name}", self.op))
     }
+    /// Whether the op has parameter `name`.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n.trim_start_matches('*') == name)
+    }
     /// The argument, `None` if absent or `None`.
     pub(crate) fn get(&self, name: &str) -> Option<&Val<D>> {
         match &self.vals[self.idx(name)] {
@@ -169,10 +173,7 @@ impl<D: Domain> Args<D> {
             .collect()
     }
     /// The same call with every argument carried into domain `E` by `f`.
-    pub(crate) fn try_map<E: Domain>(
-        self,
-        mut f: impl FnMut(Val<D>) -> R<Val<E>>,
-    ) -> R<Args<E>> {
+    pub(crate) fn try_map<E: Domain>(self, mut f: impl FnMut(Val<D>) -> R<Val<E>>) -> R<Args<E>> {
         let vals = self
             .vals
             .into_iter()

@@ -1,8 +1,10 @@
 //! Python's operators on values (`+ - * / // % ** @`, comparisons, `&`, `|`): ints stay
-//! exact ints, anything else is the elementwise op (or `matmul`) of the library.
+//! exact ints, anything else is the elementwise op (or `matmul`) of the library; and
+//! unary `-` and `~` of a tensor.
 
+use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
-use super::elementwise::{elementwise2, power};
+use super::elementwise::{elementwise2, is_bool, power};
 use super::linalg::matmul;
 
 type R<T> = Result<T, String>;
@@ -84,3 +86,13 @@ pub(crate) fn arith(cx: &mut Cx, op: &'static str, a: &Value, b: &Value) -> R<Va
     Ok(Value::Tensor(r))
 }
 
+/// Unary `-` (refused on bool tensors, as PyTorch does) or `~` of a tensor.
+pub(crate) fn unary(cx: &mut Cx, op: &str, t: &Tensor) -> R<Value> {
+    Ok(Value::Tensor(match op {
+        "-" if is_bool(cx.terms, t) => {
+            return Err("negating a bool tensor is not supported by PyTorch (use `~`)".into())
+        }
+        "-" => t.map(cx.terms, |t, e| t.neg(e)),
+        _ => t.map(cx.terms, |t, e| t.not(e)),
+    }))
+}

@@ -4,11 +4,12 @@
 use super::super::tensor::{broadcast_shapes, zip, Tensor};
 use super::super::value::{Cx, Value};
 use super::args::{one_dim, Args};
-use super::R;
 use crate::term::{CmpOp, Func, TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, ToPrimitive};
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[

@@ -18,6 +18,7 @@ mod activations;
 mod args;
 mod arith;
 mod conv;
+mod dtype;
 mod elementwise;
 mod gather;
 mod linalg;
@@ -29,56 +30,18 @@ mod scans;
 mod shape;
 mod table;
 
-pub(crate) use arith::arith;
 pub(crate) use args::{bind, one_dim_of, reduce_dims_of, Args};
-pub(crate) use elementwise::is_bool;
+pub(crate) use arith::{arith, unary};
 pub(crate) use gather::advanced_index;
 pub(crate) use table::{
     all_sizes, canonical, math_function, params, unsupported_reason, AllSizes, SUPPORTED,
 };
 
+use super::float::FloatType;
 use super::value::{Cx, Domain, Val, Value};
-use super::FloatType;
+use dtype::check_dtypes;
 
 type R<T> = Result<T, String>;
-
-/// Checks that no dtype among the arguments narrows `float` (the kernel's float type): a
-/// widening conversion is exact, a narrowing one rounds, which specs cannot express.
-fn check_dtypes<D: Domain>(
-    op: &str,
-    float: FloatType,
-    pos: &[Val<D>],
-    kw: &[(String, Val<D>)],
-) -> R<()> {
-    for v in pos.iter().chain(kw.iter().map(|(_, v)| v)) {
-        match v {
-            Val::Dtype(d) => narrowing(op, float, *d)?,
-            // Integer and bool results only where the values are exact: creation ops and
-            // conversions, which check their values themselves (`shape::int_cast`).
-            Val::IntDtype(d) if !shape::TAKES_INT_DTYPE.contains(&op) => {
-                return Err(format!(
-                    "{op}: dtype=torch.{d} is not supported here (only creation ops and \
-                     `.to` take an integer or bool dtype)"
-                ))
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-fn narrowing(op: &str, float: FloatType, to: FloatType) -> R<()> {
-    if to.holds_all_of(float) {
-        return Ok(());
-    }
-    Err(format!(
-        "{op}: converting to {} rounds the kernel's {} values, which a spec cannot express \
-         (lift reads spec tensors exactly); leave the conversion out or check the kernel \
-         at that type",
-        to.name(),
-        float.name()
-    ))
-}
 
 // ---- dispatch --------------------------------------------------------------------------
 
@@ -106,17 +69,16 @@ pub(crate) fn call(
     apply(cx, &a)
 }
 
-/// The instance definition of a bound call: the unary table, else the arms of the file
-/// that defines the op.
-pub(crate) fn apply(cx: &mut Cx, a: &Args) -> R<Value> {
-    let op = a.op;
+/// The arms of the file that defines op `op` at an instance.
+type Arms = fn(&mut Cx, &Args) -> R<Value>;
+
+/// Where op `op` (canonical) is defined at an instance: the unary table, else the arms
+/// of one op file. `None` for a name the op library does not define.
+pub(crate) fn definition(op: &str) -> Option<Definition> {
     if let Some(f) = elementwise::unary(op) {
-        let x = a.tensor(cx, a.names[0])?;
-        return Ok(Value::Tensor(x.map(cx.terms, f)));
+        return Some(Definition::Unary(f));
     }
-    // The dispatch table: each file's ops and its arms.
-    type Arms = fn(&mut Cx, &Args) -> R<Value>;
-    let table: &[(&[&str], Arms)] = &[
+    let files: &[(&[&str], Arms)] = &[
         (activations::OPS, activations::call),
         (elementwise::OPS, elementwise::call),
         (reductions::OPS, reductions::call),
@@ -129,8 +91,25 @@ pub(crate) fn apply(cx: &mut Cx, a: &Args) -> R<Value> {
         (conv::OPS, conv::call),
         (gather::OPS, gather::call),
     ];
-    match table.iter().find(|(ops, _)| ops.contains(&op)) {
-        Some((_, arms)) => arms(cx, a),
-        None => Err(format!("{op}: not implemented")),
+    let (_, arms) = files.iter().find(|(ops, _)| ops.contains(&op))?;
+    Some(Definition::Arms(*arms))
+}
+
+/// An op's instance definition.
+pub(crate) enum Definition {
+    /// A function of one element (`exp`, `sigmoid`).
+    Unary(fn(&mut crate::term::Terms, crate::term::TermId) -> crate::term::TermId),
+    Arms(Arms),
+}
+
+/// The instance definition of a bound call.
+pub(crate) fn apply(cx: &mut Cx, a: &Args) -> R<Value> {
+    match definition(a.op) {
+        Some(Definition::Unary(f)) => {
+            let x = a.tensor(cx, a.names[0])?;
+            Ok(Value::Tensor(x.map(cx.terms, f)))
+        }
+        Some(Definition::Arms(arms)) => arms(cx, a),
+        None => Err(format!("{}: not implemented", a.op)),
     }
 }

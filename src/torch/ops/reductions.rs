@@ -5,8 +5,9 @@ use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
 use super::args::{one_dim, reduce_dims, Args};
 use super::elementwise::{binary, elementwise2, is_bool};
-use super::R;
 use crate::term::Func;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[

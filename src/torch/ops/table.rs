@@ -383,16 +383,16 @@ pub(crate) enum AllSizes {
 pub(crate) fn all_sizes(op: &str) -> AllSizes {
     use AllSizes::*;
     match op {
-        "abs" | "neg" | "exp" | "exp2" | "expm1" | "log" | "log2" | "log1p" | "sqrt"
-        | "rsqrt" | "reciprocal" | "square" | "pow" | "sin" | "cos" | "tanh" | "erf"
-        | "sigmoid" | "relu" | "relu6" | "leaky_relu" | "gelu" | "silu" | "softplus" | "elu"
-        | "hardtanh" | "selu" | "hardsigmoid" | "hardswish" | "mish" | "softsign"
-        | "logsigmoid" | "clamp" | "where" | "maximum" | "minimum" | "fmax" | "fmin" | "add"
-        | "sub" | "mul" | "div" | "gt" | "lt" | "ge" | "le" | "eq" | "ne" => Elementwise,
+        "abs" | "neg" | "exp" | "exp2" | "expm1" | "log" | "log2" | "log1p" | "sqrt" | "rsqrt"
+        | "reciprocal" | "square" | "pow" | "sin" | "cos" | "tanh" | "erf" | "sigmoid" | "relu"
+        | "relu6" | "leaky_relu" | "gelu" | "silu" | "softplus" | "elu" | "hardtanh" | "selu"
+        | "hardsigmoid" | "hardswish" | "mish" | "softsign" | "logsigmoid" | "clamp" | "where"
+        | "maximum" | "minimum" | "fmax" | "fmin" | "add" | "sub" | "mul" | "div" | "gt" | "lt"
+        | "ge" | "le" | "eq" | "ne" => Elementwise,
         "masked_fill" | "contiguous" | "sum" | "mean" | "amax" | "amin" | "prod" | "argmax"
-        | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "log_softmax"
-        | "var" | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul" | "mm" | "t"
-        | "unsqueeze" | "cat" | "reshape" | "zeros" | "ones" => Formula,
+        | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "log_softmax" | "var"
+        | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul" | "mm" | "t" | "unsqueeze"
+        | "cat" | "reshape" | "zeros" | "ones" => Formula,
         "floor" | "ceil" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
             "rounding and integer division are not among the formula ops the all-sizes \
              prover reads",
@@ -407,10 +407,14 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         "cross_entropy" | "nll_loss" | "gather" | "embedding" => {
             Refused("indexes by integer tensors, which formulas over sizes do not read")
         }
-        "mse_loss" | "l1_loss" | "smooth_l1_loss" | "huber_loss" | "kl_div"
-        | "hinge_embedding_loss" | "triplet_margin_loss" | "cosine_similarity" => {
-            Refused("no formula over sizes is written for the losses yet")
-        }
+        "mse_loss"
+        | "l1_loss"
+        | "smooth_l1_loss"
+        | "huber_loss"
+        | "kl_div"
+        | "hinge_embedding_loss"
+        | "triplet_margin_loss"
+        | "cosine_similarity" => Refused("no formula over sizes is written for the losses yet"),
         "rms_norm" | "normalize" | "norm" | "vector_norm" => {
             Refused("no formula over sizes is written for these norms yet")
         }
@@ -418,8 +422,9 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
             Refused("windows over an axis are not read for every size")
         }
         "bmm" => Refused("only 2-D matrix products are read for every size"),
-        "transpose" | "flip" | "diag" | "permute" | "flatten" | "squeeze" | "expand"
-        | "stack" => Refused("no formula over sizes is written for this layout op yet"),
+        "transpose" | "flip" | "diag" | "permute" | "flatten" | "squeeze" | "expand" | "stack" => {
+            Refused("no formula over sizes is written for this layout op yet")
+        }
         "float" | "double" | "half" | "bfloat16" | "to" | "bool" | "long" | "int" => {
             Refused("conversions are not read for every size")
         }

@@ -1,0 +1,76 @@
+//! The one op table serves both readings: every name the instance reading accepts has an
+//! instance definition and an all-sizes reading (or a named refusal), and each
+//! shape-changing op the table marks `Formula` has its arm here.
+
+use super::super::ops::{self, all_sizes, bind, canonical, AllSizes, SUPPORTED};
+use super::super::value::Cx;
+use super::reading::SymEnv;
+use super::shape_ops;
+use crate::formula::Size;
+use crate::term::Terms;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[test]
+fn every_op_of_the_table_is_defined_at_an_instance_and_read_or_refused_for_all_sizes() {
+    let (tensors, scalars, values, sizes) = (
+        BTreeMap::new(),
+        BTreeSet::new(),
+        BTreeMap::new(),
+        BTreeSet::new(),
+    );
+    let env = SymEnv {
+        tensors: &tensors,
+        scalars: &scalars,
+        values: &values,
+        sizes: &sizes,
+        float: Default::default(),
+    };
+    let mut terms = Terms::new();
+    let mut cx = Cx {
+        terms: &mut terms,
+        float: env.float,
+    };
+    for name in SUPPORTED {
+        let op = canonical(name).unwrap_or_else(|| panic!("`{name}` has no canonical op"));
+        assert!(
+            ops::definition(op).is_some(),
+            "`{op}` has no instance definition"
+        );
+        match all_sizes(op) {
+            AllSizes::Elementwise => {}
+            AllSizes::Formula => {
+                // Called with no arguments, the arm asks for one: it exists.
+                let a = bind(op, Vec::new(), Vec::new()).expect("binds");
+                let e = shape_ops::call(&mut cx, a).expect_err("no arguments");
+                assert!(
+                    !e.contains("has no formula over sizes"),
+                    "`{op}` is marked Formula but has no arm: {e}"
+                );
+            }
+            AllSizes::Refused(why) => assert!(
+                !why.is_empty() && why != "not in the op table",
+                "`{op}` is refused without a reason"
+            ),
+        }
+    }
+}
+
+#[test]
+fn a_refused_op_names_the_tables_reason() {
+    let prog = super::super::program::parse("y = torch.flip(x, 0)").unwrap();
+    let tensors = BTreeMap::from([("x".to_string(), vec![Size::Size("N".into())])]);
+    let sizes = BTreeSet::from(["N".to_string()]);
+    let (scalars, values) = (BTreeSet::new(), BTreeMap::new());
+    let env = SymEnv {
+        tensors: &tensors,
+        scalars: &scalars,
+        values: &values,
+        sizes: &sizes,
+        float: Default::default(),
+    };
+    let e = prog.formulas(&mut Terms::new(), &env).unwrap_err();
+    let AllSizes::Refused(why) = all_sizes("flip") else {
+        panic!("flip is refused")
+    };
+    assert!(e.message.contains(why), "{e}");
+}
