@@ -1,6 +1,7 @@
 //! PyTorch specs: the expression language of `lift check --spec '...'` and its op library.
 //!
-//! Architecture invariant: this module depends only on `term`. It turns a spec text such
+//! Architecture invariant: the instance reading depends only on `term` (the all-sizes
+//! reading, `sizes`, also on `formula` and `launch`). It turns a spec text such
 //! as `y = torch.softmax(x, dim=-1)` into one term per output element, over the same
 //! input names the kernels' symbolic execution uses (`x[i,j]` is
 //! `terms.input("x", &[i, j])`, a symbolic scalar is `terms.param("eps")`). Parsing and
@@ -23,6 +24,18 @@
 //!   `torch.e`, `torch.inf`, `torch.nan`), and `math`'s functions of one number
 //!   (`math.sqrt(2)`, `math.log(3.0)`, `math.exp`, `math.fabs`, ...), which are the op of
 //!   the same name on that number; a tensor argument is an error (use `torch.f`).
+//!
+//! One evaluator: `eval` is the only interpreter of the language, generic over a
+//! `Reading` (what a tensor and an int are, what an op computes): `instance` reads a spec
+//! at one launch's shapes (terms), `sizes` at every size (formulas over size
+//! expressions). Both bind calls with the one `ops::bind_call` and look ops up in the one
+//! op table (`ops/table.rs`, which also says how each op is read for every size or why
+//! it is not); an elementwise op is read for every size by running its instance
+//! definition on placeholders, so only shape-changing ops are written twice (a formula
+//! beside the instance definition), and `check` compares the two readings at the
+//! instance before it trusts the formulas. Modules: `lex`, `parse` (text to statements),
+//! `program` (`parse`, `SpecProgram`), `value` (values, generic over the domain),
+//! `eval`, `instance`, `sizes/`, `ops/` (the op library), `tensor`, `float`, `error`.
 //!
 //! Semantics: tensors are real (elements are terms); integers are exact; a decimal literal
 //! is rounded to [`Env::float`] (exactly, from its decimal value) before it becomes a
