@@ -71,7 +71,10 @@ fn a_refused_op_is_refused_by_name() {
     };
     let e = prog.formulas(&mut Terms::new(), &env).unwrap_err();
     assert!(matches!(all_sizes("flip"), AllSizes::Refused(_)));
-    assert_eq!(e.to_string(), "col 15: `flip` is not read for all sizes yet");
+    assert_eq!(
+        e.to_string(),
+        "col 15: `flip` is not read for all sizes yet"
+    );
 }
 
 /// The all-sizes reading once normalised dims itself and reduced a 0-d tensor over
