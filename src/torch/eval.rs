@@ -1,14 +1,22 @@
-//! Instantiation: evaluates the statements of a spec over an [`Env`], name by name.
+//! The interpreter of the spec language, written once for both readings of a spec:
+//! statements, names, attributes, calls (bound to an op's parameters by `ops::bind_call`)
+//! and indexing. What a tensor or an int *is*, and what an op computes on it, is asked of
+//! a [`Reading`]: `instance::Reading` (terms at one launch's shapes) or
+//! `sizes::Reading` (formulas over symbolic sizes). The interpreter never inspects a
+//! tensor itself, so Python's rules (lookup order, `math`/`torch` constants, method
+//! calls, `...` expansion, tuple destructuring) cannot differ between the readings.
 
-use super::ops::{self, arith, canonical, unsupported_reason};
+use super::error::SpecError;
+use super::float::FloatType;
+use super::ops::{self, canonical, unsupported_reason};
 use super::parse::{Expr, ExprKind, Stmt, Sub};
-use super::tensor::Tensor;
-use super::value::{Cx, Value};
-use super::{Env, FloatType, SpecError, SpecOutput};
-use crate::term::Terms;
+use super::value::{Domain, Val};
 use std::collections::HashMap;
 
 type R<T> = Result<T, SpecError>;
+type Tensor<S> = <<S as Reading>::D as Domain>::Tensor;
+type Int<S> = <<S as Reading>::D as Domain>::Int;
+type V<S> = Val<<S as Reading>::D>;
 
 pub(super) fn at<T>(col: usize, r: Result<T, String>) -> R<T> {
     r.map_err(|message| SpecError { col, message })
@@ -18,24 +26,72 @@ pub(super) fn err<T>(col: usize, message: String) -> R<T> {
     Err(SpecError { col, message })
 }
 
-struct Interp<'a, 't> {
-    cx: Cx<'t>,
-    env: &'a Env<'a>,
-    vars: HashMap<String, Value>,
+/// One index of basic indexing, `...` expanded: an int, a slice `a:b:c` (bounds as
+/// given), or a new axis (`None`).
+pub(crate) enum Ix<I> {
+    Int(I),
+    Slice(Option<I>, Option<I>, Option<I>),
+    NewAxis,
 }
 
-pub(crate) fn run(
+/// What a domain gives the interpreter: its names, its numbers, and what an op computes.
+/// Every method that can fail says why in a message; the interpreter adds the column.
+pub(crate) trait Reading {
+    type D: Domain;
+    /// What a spec output becomes (`SpecOutput`, `formula::Output`).
+    type Out;
+    /// An input tensor, symbolic scalar, fixed scalar or size of the environment.
+    fn env_name(&mut self, name: &str) -> Result<Option<V<Self>>, String>;
+    /// The environment's names for the unknown-name message: (kind, names).
+    fn env_names(&self) -> Vec<(&'static str, Vec<String>)>;
+    /// A decimal literal (`1e-5`), rounded to the float type.
+    fn decimal(&mut self, text: &str) -> Result<Tensor<Self>, String>;
+    /// A constant of `math`/`torch` (`pi`, `inf`, `nan`), rounded to the float type.
+    fn constant(&mut self, c: f64) -> Result<Tensor<Self>, String>;
+    /// `float(text)` of a string, as Python reads it.
+    fn float_of_str(&mut self, text: &str) -> Result<Tensor<Self>, String>;
+    /// An int (or bool) as a 0-d real tensor.
+    fn real_of_int(&mut self, i: &Int<Self>) -> Result<Tensor<Self>, String>;
+    /// `-i` of an int.
+    fn neg_int(&mut self, i: Int<Self>) -> Result<Int<Self>, String>;
+    /// Unary `-` or `~` of a tensor.
+    fn unary(&mut self, op: &'static str, t: Tensor<Self>) -> Result<V<Self>, String>;
+    /// A binary operator (`+ - * / // % ** @`, comparisons, `& |`) on two values.
+    fn binary(&mut self, op: &'static str, x: V<Self>, y: V<Self>) -> Result<V<Self>, String>;
+    /// Op `op` (canonical) called with these arguments.
+    fn call(
+        &mut self,
+        op: &'static str,
+        pos: Vec<V<Self>>,
+        kw: Vec<(String, V<Self>)>,
+    ) -> Result<V<Self>, String>;
+    /// A tensor's attribute (`.T`, `.mT`, `.shape`, `.ndim`); `None` for a method name.
+    fn tensor_attr(&mut self, t: &Tensor<Self>, name: &str) -> Result<Option<V<Self>>, String>;
+    /// Basic indexing with every index given (`...` expanded, trailing full slices added).
+    fn index(&mut self, t: Tensor<Self>, ixs: Vec<Ix<Int<Self>>>) -> Result<Tensor<Self>, String>;
+    /// Indexing by integer tensors (and ints).
+    fn advanced_index(
+        &mut self,
+        t: Tensor<Self>,
+        idx: Vec<V<Self>>,
+    ) -> Result<Tensor<Self>, String>;
+    /// Output `name`'s value as an output (`None`: not an output here, e.g. a size).
+    fn output(&mut self, name: &str, v: V<Self>) -> Result<Option<Self::Out>, String>;
+}
+
+struct Interp<'s, S: Reading> {
+    s: &'s mut S,
+    vars: HashMap<String, V<S>>,
+}
+
+/// Evaluates the statements in order and returns the outputs' values.
+pub(crate) fn run<S: Reading>(
+    reading: &mut S,
     stmts: &[Stmt],
     outputs: &[String],
-    terms: &mut Terms,
-    env: &Env,
-) -> R<Vec<SpecOutput>> {
+) -> R<Vec<S::Out>> {
     let mut it = Interp {
-        cx: Cx {
-            terms,
-            float: env.float,
-        },
-        env,
+        s: reading,
         vars: HashMap::new(),
     };
     let mut cols: HashMap<&str, usize> = HashMap::new();
@@ -43,14 +99,14 @@ pub(crate) fn run(
         let v = it.expr(&s.value)?;
         if s.destructure {
             let items = match v {
-                Value::Tuple(items) => items,
-                Value::MaxResult(t) => {
+                Val::Tuple(items) => items,
+                Val::MaxResult(t) => {
                     return err(
                         s.value.col,
                         format!(
                             "cannot destructure max/min over a dim: only `.values` is supported \
                              (indices are integers), got values of shape {}",
-                            t.shape_str()
+                            S::D::shape_str(&t)
                         ),
                     )
                 }
@@ -88,71 +144,44 @@ pub(crate) fn run(
     let mut out = Vec::new();
     for name in outputs {
         let col = cols.get(name.as_str()).copied().unwrap_or(1);
-        let t = match &it.vars[name] {
-            Value::Tensor(t) => t.clone(),
-            Value::MaxResult(t) => {
-                return err(
-                    col,
-                    format!(
-                        "output `{name}` is the (values, indices) pair of max/min over a dim; \
-                         write `.values` (shape {})",
-                        t.shape_str()
-                    ),
-                )
-            }
-            v @ (Value::Int(_) | Value::Bool(_)) => at(col, it.cx.tensor(v))?,
-            v => {
-                return err(
-                    col,
-                    format!(
-                        "output `{name}` must be a tensor, got {} (start the name with `_` \
-                         to make it a temporary)",
-                        v.describe()
-                    ),
-                )
-            }
-        };
-        out.push(SpecOutput {
-            name: name.clone(),
-            shape: t.shape,
-            elems: t.elems,
-        });
+        let v = it.vars[name].clone();
+        if let Val::MaxResult(t) = &v {
+            return err(
+                col,
+                format!(
+                    "output `{name}` is the (values, indices) pair of max/min over a dim; \
+                     write `.values` (shape {})",
+                    S::D::shape_str(t)
+                ),
+            );
+        }
+        if let Some(o) = at(col, it.s.output(name, v))? {
+            out.push(o);
+        }
     }
     Ok(out)
 }
 
-impl Interp<'_, '_> {
-    fn expr(&mut self, e: &Expr) -> R<Value> {
+impl<S: Reading> Interp<'_, S> {
+    fn expr(&mut self, e: &Expr) -> R<V<S>> {
         let col = e.col;
         match &e.kind {
             ExprKind::Name(n) => self.name(n, col),
-            ExprKind::Int(v) => Ok(Value::Int(*v)),
-            ExprKind::Float(s) => Ok(Value::Tensor(Tensor::scalar(at(col, self.cx.decimal(s))?))),
-            ExprKind::Str(s) => Ok(Value::Str(s.clone())),
-            ExprKind::Ellipsis => Ok(Value::Ellipsis),
+            ExprKind::Int(v) => Ok(Val::Int(S::D::int(*v))),
+            ExprKind::Float(s) => Ok(Val::Tensor(at(col, self.s.decimal(s))?)),
+            ExprKind::Str(s) => Ok(Val::Str(s.clone())),
+            ExprKind::Ellipsis => Ok(Val::Ellipsis),
             ExprKind::Tuple(items) | ExprKind::List(items) => {
                 let vs = items.iter().map(|i| self.expr(i)).collect::<R<Vec<_>>>()?;
-                Ok(Value::Tuple(vs))
+                Ok(Val::Tuple(vs))
             }
             ExprKind::Unary(op, x) => {
                 let v = self.expr(x)?;
                 match (*op, v) {
-                    ("+", v @ (Value::Int(_) | Value::Tensor(_))) => Ok(v),
-                    ("-", Value::Int(i)) => match i.checked_neg() {
-                        Some(n) => Ok(Value::Int(n)),
-                        None => err(col, format!("integer overflow in -{i}")),
-                    },
-                    ("-", Value::Tensor(t)) if ops::is_bool(self.cx.terms, &t) => err(
-                        col,
-                        "negating a bool tensor is not supported by PyTorch (use `~`)".into(),
-                    ),
-                    ("-", Value::Tensor(t)) => {
-                        Ok(Value::Tensor(t.map(self.cx.terms, |t, e| t.neg(e))))
-                    }
-                    ("~", Value::Bool(b)) => Ok(Value::Bool(!b)),
-                    ("~", Value::Tensor(t)) => {
-                        Ok(Value::Tensor(t.map(self.cx.terms, |t, e| t.not(e))))
-                    }
+                    ("+", v @ (Val::Int(_) | Val::Tensor(_))) => Ok(v),
+                    ("-", Val::Int(i)) => at(col, self.s.neg_int(i)).map(Val::Int),
+                    ("~", Val::Bool(b)) => Ok(Val::Bool(!b)),
+                    (op @ ("-" | "~"), Val::Tensor(t)) => at(col, self.s.unary(op, t)),
                     (op, v) => err(
                         col,
                         format!("unary `{op}` does not apply to {}", v.describe()),
@@ -162,10 +191,10 @@ impl Interp<'_, '_> {
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
-                if let ("&" | "|", Value::Bool(p), Value::Bool(q)) = (*op, &x, &y) {
-                    return Ok(Value::Bool(if *op == "&" { *p && *q } else { *p || *q }));
+                if let ("&" | "|", Val::Bool(p), Val::Bool(q)) = (*op, &x, &y) {
+                    return Ok(Val::Bool(if *op == "&" { *p && *q } else { *p || *q }));
                 }
-                at(col, arith(&mut self.cx, op, &x, &y))
+                at(col, self.s.binary(op, x, y))
             }
             ExprKind::Attr(x, name) => {
                 let v = self.expr(x)?;
@@ -183,12 +212,12 @@ impl Interp<'_, '_> {
                     }
                 }
                 match callee {
-                    Value::Func(op) => at(col, ops::call(&mut self.cx, op, pos, kw)),
-                    Value::Builtin(f) => self.builtin(f, pos, kw, col),
-                    Value::MathFunc(op) => {
-                        let scalar = |v: &Value| match v {
-                            Value::Int(_) | Value::Bool(_) => true,
-                            Value::Tensor(t) => t.ndim() == 0,
+                    Val::Func(op) => at(col, self.s.call(op, pos, kw)),
+                    Val::Builtin(f) => self.builtin(f, pos, kw, col),
+                    Val::MathFunc(op) => {
+                        let scalar = |v: &V<S>| match v {
+                            Val::Int(_) | Val::Bool(_) => true,
+                            Val::Tensor(t) => S::D::ndim(t) == 0,
                             _ => false,
                         };
                         if pos.len() != 1 || !kw.is_empty() || !scalar(&pos[0]) {
@@ -200,14 +229,14 @@ impl Interp<'_, '_> {
                                 ),
                             );
                         }
-                        at(col, ops::call(&mut self.cx, op, pos, kw))
+                        at(col, self.s.call(op, pos, kw))
                     }
-                    Value::Method(recv, name) => {
+                    Val::Method(recv, name) => {
                         let Some(op) = canonical(&name) else {
                             return err(col, unknown_op(&format!("method `.{name}`"), &name));
                         };
                         pos.insert(0, *recv);
-                        at(col, ops::call(&mut self.cx, op, pos, kw))
+                        at(col, self.s.call(op, pos, kw))
                     }
                     other => err(col, format!("{} is not callable", other.describe())),
                 }
@@ -224,10 +253,10 @@ impl Interp<'_, '_> {
     fn builtin(
         &mut self,
         f: &'static str,
-        pos: Vec<Value>,
-        kw: Vec<(String, Value)>,
+        pos: Vec<V<S>>,
+        kw: Vec<(String, V<S>)>,
         col: usize,
-    ) -> R<Value> {
+    ) -> R<V<S>> {
         let [x] = &pos[..] else {
             return err(col, format!("`{f}` takes exactly one argument"));
         };
@@ -235,26 +264,10 @@ impl Interp<'_, '_> {
             return err(col, format!("`{f}` takes no keyword arguments"));
         }
         let t = match x {
-            Value::Int(i) => self.cx.terms.int(*i),
-            Value::Bool(b) => self.cx.terms.int(i64::from(*b)),
-            Value::Tensor(t) if t.ndim() == 0 => return Ok(Value::Tensor(t.clone())),
-            Value::Str(s) => {
-                let text = s.trim().to_ascii_lowercase();
-                let (neg, body) = match text.strip_prefix('-') {
-                    Some(b) => (true, b),
-                    None => (false, text.strip_prefix('+').unwrap_or(&text)),
-                };
-                match body {
-                    "inf" | "infinity" => self.cx.terms.inf(neg),
-                    "nan" => self.cx.terms.nan(),
-                    _ => match self.cx.decimal(&text) {
-                        Ok(t) => t,
-                        Err(_) => {
-                            return err(col, format!("could not convert string to float: '{s}'"))
-                        }
-                    },
-                }
-            }
+            Val::Int(i) => self.s.real_of_int(i),
+            Val::Bool(b) => self.s.real_of_int(&S::D::int(i64::from(*b))),
+            Val::Tensor(t) if S::D::ndim(t) == 0 => return Ok(Val::Tensor(t.clone())),
+            Val::Str(s) => self.s.float_of_str(s),
             other => {
                 return err(
                     col,
@@ -265,76 +278,38 @@ impl Interp<'_, '_> {
                 )
             }
         };
-        Ok(Value::Tensor(Tensor::scalar(t)))
+        Ok(Val::Tensor(at(col, t)?))
     }
 
-    fn name(&mut self, n: &str, col: usize) -> R<Value> {
+    fn name(&mut self, n: &str, col: usize) -> R<V<S>> {
         if let Some(v) = self.vars.get(n) {
             return Ok(v.clone());
         }
-        if let Some(shape) = self.env.tensors.get(n) {
-            let len = shape.iter().product::<usize>();
-            let mut elems = Vec::with_capacity(len);
-            let mut idx = vec![0i64; shape.len()];
-            for _ in 0..len {
-                elems.push(self.cx.terms.input(n, &idx));
-                for d in (0..shape.len()).rev() {
-                    idx[d] += 1;
-                    if (idx[d] as usize) < shape[d] {
-                        break;
-                    }
-                    idx[d] = 0;
-                }
-            }
-            let t = Tensor::new(shape.clone(), elems);
-            self.vars.insert(n.to_string(), Value::Tensor(t.clone()));
-            return Ok(Value::Tensor(t));
-        }
-        if self.env.scalars.contains(n) {
-            return Ok(Value::Tensor(Tensor::scalar(self.cx.terms.param(n))));
-        }
-        if let Some(v) = self.env.values.get(n) {
-            return Ok(Value::Tensor(Tensor::scalar(self.cx.terms.float(*v))));
-        }
-        if let Some(v) = self.env.sizes.get(n) {
-            return Ok(Value::Int(*v));
+        if let Some(v) = at(col, self.s.env_name(n))? {
+            return Ok(v);
         }
         match n {
-            "torch" => Ok(Value::Module("torch")),
-            "F" | "functional" => Ok(Value::Module("torch.nn.functional")),
-            "nn" => Ok(Value::Module("torch.nn")),
-            "math" => Ok(Value::Module("math")),
-            "float" => Ok(Value::Builtin("float")),
-            "None" => Ok(Value::None),
-            "True" => Ok(Value::Bool(true)),
-            "False" => Ok(Value::Bool(false)),
+            "torch" => Ok(Val::Module("torch")),
+            "F" | "functional" => Ok(Val::Module("torch.nn.functional")),
+            "nn" => Ok(Val::Module("torch.nn")),
+            "math" => Ok(Val::Module("math")),
+            "float" => Ok(Val::Builtin("float")),
+            "None" => Ok(Val::None),
+            "True" => Ok(Val::Bool(true)),
+            "False" => Ok(Val::Bool(false)),
             _ => {
                 let mut known: Vec<String> = Vec::new();
-                let list = |kind: &str, names: Vec<&String>| {
-                    if names.is_empty() {
-                        None
-                    } else {
-                        let v: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-                        Some(format!("{kind} {}", v.join(", ")))
+                for (kind, names) in self.s.env_names() {
+                    if !names.is_empty() {
+                        known.push(format!("{kind} {}", names.join(", ")));
                     }
-                };
-                known.extend(list("tensors", self.env.tensors.keys().collect()));
-                known.extend(list(
-                    "scalars",
-                    self.env
-                        .scalars
-                        .iter()
-                        .chain(self.env.values.keys())
-                        .collect(),
-                ));
-                known.extend(list("sizes", self.env.sizes.keys().collect()));
-                let mut vars: Vec<&String> = self
-                    .vars
-                    .keys()
-                    .filter(|k| !self.env.tensors.contains_key(*k))
-                    .collect();
+                }
+                let mut vars: Vec<&String> = self.vars.keys().collect();
                 vars.sort();
-                known.extend(list("assigned", vars));
+                if !vars.is_empty() {
+                    let v: Vec<&str> = vars.iter().map(|s| s.as_str()).collect();
+                    known.push(format!("assigned {}", v.join(", ")));
+                }
                 let known = if known.is_empty() {
                     "nothing".to_string()
                 } else {
@@ -345,9 +320,9 @@ impl Interp<'_, '_> {
         }
     }
 
-    fn attr(&mut self, v: Value, name: &str, col: usize) -> R<Value> {
+    fn attr(&mut self, v: V<S>, name: &str, col: usize) -> R<V<S>> {
         match v {
-            Value::Module(m) => {
+            Val::Module(m) => {
                 let sub = match (m, name) {
                     ("torch", "nn") => Some("torch.nn"),
                     ("torch.nn", "functional") => Some("torch.nn.functional"),
@@ -356,7 +331,7 @@ impl Interp<'_, '_> {
                     _ => None,
                 };
                 if let Some(s) = sub {
-                    return Ok(Value::Module(s));
+                    return Ok(Val::Module(s));
                 }
                 // Constants of `math` and `torch` (rounded to the float type, like the
                 // irrational constants of the op library).
@@ -369,17 +344,12 @@ impl Interp<'_, '_> {
                     _ => None,
                 };
                 if let Some(c) = constant {
-                    let t = match c {
-                        c if c.is_nan() => self.cx.terms.nan(),
-                        c if c.is_infinite() => self.cx.terms.inf(false),
-                        c => self.cx.real(c),
-                    };
-                    return Ok(Value::Tensor(Tensor::scalar(t)));
+                    return Ok(Val::Tensor(at(col, self.s.constant(c))?));
                 }
                 if m == "math" {
                     // math's functions of one number, as the op of the same meaning.
                     return match ops::math_function(name) {
-                        Some(op) => Ok(Value::MathFunc(op)),
+                        Some(op) => Ok(Val::MathFunc(op)),
                         None => err(
                             col,
                             format!(
@@ -399,7 +369,7 @@ impl Interp<'_, '_> {
                         _ => None,
                     };
                     if let Some(d) = dtype {
-                        return Ok(Value::Dtype(d));
+                        return Ok(Val::Dtype(d));
                     }
                     let int_dtype = match name {
                         "bool" => Some("bool"),
@@ -411,36 +381,20 @@ impl Interp<'_, '_> {
                         _ => None,
                     };
                     if let Some(d) = int_dtype {
-                        return Ok(Value::IntDtype(d));
+                        return Ok(Val::IntDtype(d));
                     }
                 }
                 match canonical(name) {
-                    Some(op) => Ok(Value::Func(op)),
+                    Some(op) => Ok(Val::Func(op)),
                     None => err(col, unknown_op(&format!("function `{m}.{name}`"), name)),
                 }
             }
-            Value::Tensor(t) => match name {
-                "T" => {
-                    let perm: Vec<usize> = (0..t.ndim()).rev().collect();
-                    Ok(Value::Tensor(t.permute(&perm)))
-                }
-                "mT" => {
-                    if t.ndim() < 2 {
-                        return err(
-                            col,
-                            format!("`.mT` needs at least 2 dims, got shape {}", t.shape_str()),
-                        );
-                    }
-                    Ok(Value::Tensor(t.transpose(t.ndim() - 2, t.ndim() - 1)))
-                }
-                "shape" => Ok(Value::Tuple(
-                    t.shape.iter().map(|&s| Value::Int(s as i64)).collect(),
-                )),
-                "ndim" => Ok(Value::Int(t.ndim() as i64)),
-                _ => Ok(Value::Method(Box::new(Value::Tensor(t)), name.to_string())),
+            Val::Tensor(t) => match at(col, self.s.tensor_attr(&t, name))? {
+                Some(v) => Ok(v),
+                None => Ok(Val::Method(Box::new(Val::Tensor(t)), name.to_string())),
             },
-            Value::MaxResult(t) => match name {
-                "values" => Ok(Value::Tensor(t)),
+            Val::MaxResult(t) => match name {
+                "values" => Ok(Val::Tensor(t)),
                 "indices" => err(
                     col,
                     "`.indices` of max/min is not supported: indices are integers".into(),
@@ -459,14 +413,19 @@ impl Interp<'_, '_> {
         }
     }
 
-    fn index(&mut self, v: Value, subs: &[Sub], col: usize) -> R<Value> {
+    fn index(&mut self, v: V<S>, subs: &[Sub], col: usize) -> R<V<S>> {
         match v {
-            Value::Tuple(items) => {
+            Val::Tuple(items) => {
                 let [Sub::Expr(e)] = subs else {
                     return err(col, "a tuple can only be indexed by one int".into());
                 };
                 let i = match self.expr(e)? {
-                    Value::Int(i) => i,
+                    Val::Int(i) => match S::D::const_int(&i) {
+                        Some(i) => i,
+                        None => {
+                            return err(col, format!("tuple index `{i}` is not a constant int"))
+                        }
+                    },
                     other => {
                         return err(
                             col,
@@ -484,7 +443,7 @@ impl Interp<'_, '_> {
                 }
                 Ok(items[j as usize].clone())
             }
-            Value::MaxResult(t) => {
+            Val::MaxResult(t) => {
                 let [Sub::Expr(e)] = subs else {
                     return err(
                         col,
@@ -492,33 +451,28 @@ impl Interp<'_, '_> {
                     );
                 };
                 match self.expr(e)? {
-                    Value::Int(0) => Ok(Value::Tensor(t)),
+                    Val::Int(i) if S::D::const_int(&i) == Some(0) => Ok(Val::Tensor(t)),
                     _ => err(
                         col,
                         "only `[0]` (the values) of max/min over a dim is supported".into(),
                     ),
                 }
             }
-            Value::Tensor(t) => self.index_tensor(t, subs, col),
+            Val::Tensor(t) => self.index_tensor(t, subs, col),
             other => err(col, format!("{} cannot be indexed", other.describe())),
         }
     }
 
-    /// Basic indexing: ints, slices with positive steps, `...`, `None`.
-    fn index_tensor(&mut self, mut t: Tensor, subs: &[Sub], col: usize) -> R<Value> {
-        enum Ix {
-            Int(i64),
-            Slice(Option<i64>, Option<i64>, i64),
-            Ellipsis,
-            NewAxis,
-        }
-        let mut ixs = Vec::new();
-        let opt_int = |it: &mut Self, e: &Option<Expr>| -> R<Option<i64>> {
+    /// Basic indexing (ints, slices, `...`, `None`), or advanced indexing where an index
+    /// is a tensor. The checks Python makes before looking at the tensor's values are
+    /// made here; what an index selects is the reading's.
+    fn index_tensor(&mut self, t: Tensor<S>, subs: &[Sub], col: usize) -> R<V<S>> {
+        let opt_int = |it: &mut Self, e: &Option<Expr>| -> R<Option<Int<S>>> {
             match e {
                 None => Ok(None),
                 Some(e) => match it.expr(e)? {
-                    Value::Int(i) => Ok(Some(i)),
-                    Value::None => Ok(None),
+                    Val::Int(i) => Ok(Some(i)),
+                    Val::None => Ok(None),
                     other => err(
                         e.col,
                         format!("slice bounds must be ints, got {}", other.describe()),
@@ -535,40 +489,37 @@ impl Interp<'_, '_> {
                 Sub::Slice(..) => None,
             });
         }
-        if vals.iter().any(|v| matches!(v, Some(Value::Tensor(_)))) {
+        if vals.iter().any(|v| matches!(v, Some(Val::Tensor(_)))) {
             let mut idx = Vec::with_capacity(vals.len());
             for v in vals {
                 match v {
-                    Some(Value::Tensor(i)) => idx.push(i),
-                    Some(Value::Int(i)) => idx.push(Tensor::scalar(self.cx.terms.int(i))),
+                    Some(v @ (Val::Tensor(_) | Val::Int(_))) => idx.push(v),
                     _ => {
                         return err(
                             col,
-                            "indexing by tensors: every index must be an integer tensor or an                              int (slices, `...` and None beside them are not supported)"
+                            "indexing by tensors: every index must be an integer tensor or an \
+                             int (slices, `...` and None beside them are not supported)"
                                 .into(),
                         )
                     }
                 }
             }
-            return super::ops::advanced_index(&mut self.cx, &t, &idx)
-                .map(Value::Tensor)
-                .map_err(|m| SpecError { col, message: m });
+            return at(col, self.s.advanced_index(t, idx)).map(Val::Tensor);
         }
+        // Each index, `None` standing for `...`.
+        let mut ixs: Vec<Option<Ix<Int<S>>>> = Vec::new();
         for (s, v) in subs.iter().zip(vals) {
             ixs.push(match s {
                 Sub::Slice(a, b, c) => {
                     let a = opt_int(self, a)?;
                     let b = opt_int(self, b)?;
-                    let c = opt_int(self, c)?.unwrap_or(1);
-                    if c <= 0 {
-                        return err(col, format!("slice step must be positive, got {c}"));
-                    }
-                    Ix::Slice(a, b, c)
+                    let c = opt_int(self, c)?;
+                    Some(Ix::Slice(a, b, c))
                 }
-                Sub::Expr(e) => match v.unwrap_or(Value::None) {
-                    Value::Int(i) => Ix::Int(i),
-                    Value::Ellipsis => Ix::Ellipsis,
-                    Value::None => Ix::NewAxis,
+                Sub::Expr(e) => match v.unwrap_or(Val::None) {
+                    Val::Int(i) => Some(Ix::Int(i)),
+                    Val::Ellipsis => None,
+                    Val::None => Some(Ix::NewAxis),
                     other => {
                         return err(
                             e.col,
@@ -583,78 +534,41 @@ impl Interp<'_, '_> {
         }
         let used = ixs
             .iter()
-            .filter(|i| matches!(i, Ix::Int(_) | Ix::Slice(..)))
+            .filter(|i| matches!(i, Some(Ix::Int(_) | Ix::Slice(..))))
             .count();
-        if ixs.iter().filter(|i| matches!(i, Ix::Ellipsis)).count() > 1 {
+        if ixs.iter().filter(|i| i.is_none()).count() > 1 {
             return err(
                 col,
                 "an index can only have a single ellipsis (`...`)".into(),
             );
         }
-        if used > t.ndim() {
+        let ndim = S::D::ndim(&t);
+        if used > ndim {
             return err(
                 col,
                 format!(
                     "too many indices for a tensor of shape {}: {used}",
-                    t.shape_str()
+                    S::D::shape_str(&t)
                 ),
             );
         }
         // Expand `...` (or the implicit trailing one) into full slices.
+        let full_slices = || (0..ndim - used).map(|_| Ix::Slice(None, None, None));
         let mut full = Vec::new();
         let mut seen_ellipsis = false;
         for ix in ixs {
-            if let Ix::Ellipsis = ix {
-                seen_ellipsis = true;
-                for _ in 0..t.ndim() - used {
-                    full.push(Ix::Slice(None, None, 1));
+            match ix {
+                None => {
+                    seen_ellipsis = true;
+                    full.extend(full_slices());
                 }
-            } else {
-                full.push(ix);
+                Some(ix) => full.push(ix),
             }
         }
         if !seen_ellipsis {
-            for _ in 0..t.ndim() - used {
-                full.push(Ix::Slice(None, None, 1));
-            }
+            full.extend(full_slices());
         }
-        let mut dim = 0;
-        for ix in full {
-            match ix {
-                Ix::Int(i) => {
-                    let n = t.shape[dim] as i64;
-                    let j = if i < 0 { i + n } else { i };
-                    if j < 0 || j >= n {
-                        return err(
-                            col,
-                            format!("index {i} is out of bounds for dimension {dim} with size {n}"),
-                        );
-                    }
-                    t = t.select(dim, j as usize);
-                }
-                Ix::Slice(a, b, step) => {
-                    let n = t.shape[dim] as i64;
-                    let clampi = |v: i64| (if v < 0 { v + n } else { v }).clamp(0, n);
-                    let start = a.map_or(0, clampi);
-                    let stop = b.map_or(n, clampi);
-                    let len = if stop > start {
-                        (stop - start + step - 1) / step
-                    } else {
-                        0
-                    };
-                    t = t.slice(dim, start as usize, len as usize, step as usize);
-                    dim += 1;
-                }
-                Ix::NewAxis => {
-                    let mut shape = t.shape.clone();
-                    shape.insert(dim, 1);
-                    t = t.reshape(shape);
-                    dim += 1;
-                }
-                Ix::Ellipsis => {}
-            }
-        }
-        Ok(Value::Tensor(t))
+        at(col, self.s.index(t, full)).map(Val::Tensor)
     }
 }
 
@@ -665,6 +579,6 @@ fn unknown_op(what: &str, name: &str) -> String {
     }
     format!(
         "unknown {what}; supported ops: {}",
-        super::SpecProgram::supported_ops().join(", ")
+        ops::SUPPORTED.join(", ")
     )
 }

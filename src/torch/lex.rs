@@ -1,6 +1,6 @@
 //! Tokens of the spec language (a subset of Python's).
 
-use super::SpecError;
+use super::error::SpecError;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Tok {

@@ -2,8 +2,8 @@
 //! operator precedence (`|` < `^` < `&` below `+ -` < `* / // % @` < unary `- + ~` < `**`
 //! < calls, attributes, indexing; comparisons lowest).
 
+use super::error::SpecError;
 use super::lex::{Tok, Token};
-use super::SpecError;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Stmt {

@@ -81,9 +81,6 @@ impl Tensor {
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
-    pub fn dim(&self, dim: i64) -> Result<usize, String> {
-        norm_dim(dim, self.ndim())
-    }
     /// The shape as printed in messages: `[2, 3]`.
     pub fn shape_str(&self) -> String {
         fmt_shape(&self.shape)

@@ -1,24 +1,68 @@
-//! Values of the spec language: tensors of terms, Python ints, tuples, strings, and the
-//! callables (`torch.softmax`, the bound method `x.sum`) that name ops.
+//! Values of the spec language, generic over the domain a spec is read in: tensors,
+//! Python ints, tuples, strings, and the callables (`torch.softmax`, the bound method
+//! `x.sum`) that name ops. A [`Domain`] says what a tensor and an int are: at one
+//! instance ([`Instance`]) a tensor of terms and an exact `i64`; at every size
+//! (`sizes::EverySize`) a formula with a shape of size expressions and a size expression.
+//! Everything else a value can be is the same in every domain, so the interpreter
+//! (`eval`) and the argument binding (`ops::args`) are written once.
 
+use super::float::FloatType;
 use super::tensor::Tensor;
-use super::FloatType;
 use crate::term::{TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{ToPrimitive, Zero};
+use std::fmt;
+
+/// What a tensor and a Python int are in one reading of a spec.
+pub(crate) trait Domain: Clone + fmt::Debug + Sized {
+    /// A real (or bool) tensor; Python floats and symbolic scalars are 0-d tensors.
+    type Tensor: Clone + fmt::Debug;
+    /// A Python int (dims, sizes; a number when used in arithmetic).
+    type Int: Clone + fmt::Debug + fmt::Display;
+    fn ndim(t: &Self::Tensor) -> usize;
+    /// The shape as printed in messages: `[2, 3]`.
+    fn shape_str(t: &Self::Tensor) -> String;
+    fn int(v: i64) -> Self::Int;
+    /// The int's value where it is one constant (always at an instance).
+    fn const_int(i: &Self::Int) -> Option<i64>;
+}
+
+/// The instance domain: tensors of terms at one launch's shapes, exact ints.
+#[derive(Clone, Debug)]
+pub(crate) struct Instance;
+
+impl Domain for Instance {
+    type Tensor = Tensor;
+    type Int = i64;
+    fn ndim(t: &Tensor) -> usize {
+        t.ndim()
+    }
+    fn shape_str(t: &Tensor) -> String {
+        t.shape_str()
+    }
+    fn int(v: i64) -> i64 {
+        v
+    }
+    fn const_int(i: &i64) -> Option<i64> {
+        Some(*i)
+    }
+}
+
+/// A value of the instance reading (what the op library computes with).
+pub(crate) type Value = Val<Instance>;
 
 #[derive(Clone, Debug)]
-pub(crate) enum Value {
+pub(crate) enum Val<D: Domain> {
     /// A real tensor; Python floats and symbolic scalars are 0-d tensors.
-    Tensor(Tensor),
-    /// An exact Python int (dims, sizes; a number when used in arithmetic).
-    Int(i64),
+    Tensor(D::Tensor),
+    /// A Python int (dims, sizes; a number when used in arithmetic).
+    Int(D::Int),
     Bool(bool),
     None,
     Str(String),
     /// Tuples and lists.
-    Tuple(Vec<Value>),
+    Tuple(Vec<Val<D>>),
     Ellipsis,
     /// `torch`, `torch.nn.functional`, ...
     Module(&'static str),
@@ -27,7 +71,7 @@ pub(crate) enum Value {
     /// A function of Python's `math` (`math.sqrt`): the op of that name on one number.
     MathFunc(&'static str),
     /// `x.sum`, waiting for its arguments.
-    Method(Box<Value>, String),
+    Method(Box<Val<D>>, String),
     /// `torch.float32` and friends. Converting to a type that holds every value of the
     /// kernel's float type is the identity; a narrowing one rounds, which specs cannot
     /// express (an error).
@@ -39,29 +83,29 @@ pub(crate) enum Value {
     /// A Python builtin that specs use on numbers: `float('-inf')`.
     Builtin(&'static str),
     /// The named tuple `(values, indices)` of `max(x, dim)`; only `values` is supported.
-    MaxResult(Tensor),
+    MaxResult(D::Tensor),
 }
 
-impl Value {
+impl<D: Domain> Val<D> {
     /// For messages: "a tensor of shape [2, 3]", "an int", ...
     pub fn describe(&self) -> String {
         match self {
-            Value::Tensor(t) if t.ndim() == 0 => "a scalar".into(),
-            Value::Tensor(t) => format!("a tensor of shape {}", t.shape_str()),
-            Value::Int(v) => format!("the int {v}"),
-            Value::Bool(b) => format!("the bool {}", if *b { "True" } else { "False" }),
-            Value::None => "None".into(),
-            Value::Str(s) => format!("the string '{s}'"),
-            Value::Tuple(v) => format!("a tuple of {} elements", v.len()),
-            Value::Ellipsis => "`...`".into(),
-            Value::Module(m) => format!("the module `{m}`"),
-            Value::Func(f) => format!("the function `{f}`"),
-            Value::MathFunc(f) => format!("the function `math.{f}`"),
-            Value::Method(_, m) => format!("the method `.{m}`"),
-            Value::Dtype(_) => "a dtype".into(),
-            Value::IntDtype(d) => format!("the dtype torch.{d}"),
-            Value::Builtin(f) => format!("the builtin `{f}`"),
-            Value::MaxResult(_) => "the (values, indices) tuple of max/min over a dim".into(),
+            Val::Tensor(t) if D::ndim(t) == 0 => "a scalar".into(),
+            Val::Tensor(t) => format!("a tensor of shape {}", D::shape_str(t)),
+            Val::Int(v) => format!("the int {v}"),
+            Val::Bool(b) => format!("the bool {}", if *b { "True" } else { "False" }),
+            Val::None => "None".into(),
+            Val::Str(s) => format!("the string '{s}'"),
+            Val::Tuple(v) => format!("a tuple of {} elements", v.len()),
+            Val::Ellipsis => "`...`".into(),
+            Val::Module(m) => format!("the module `{m}`"),
+            Val::Func(f) => format!("the function `{f}`"),
+            Val::MathFunc(f) => format!("the function `math.{f}`"),
+            Val::Method(_, m) => format!("the method `.{m}`"),
+            Val::Dtype(_) => "a dtype".into(),
+            Val::IntDtype(d) => format!("the dtype torch.{d}"),
+            Val::Builtin(f) => format!("the builtin `{f}`"),
+            Val::MaxResult(_) => "the (values, indices) tuple of max/min over a dim".into(),
         }
     }
 }

@@ -6,8 +6,9 @@ use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
 use super::args::Args;
 use super::elementwise::clamp;
-use super::R;
 use crate::term::{CmpOp, Func, TermId, Terms};
+
+type R<T> = Result<T, String>;
 
 /// `x > 0 ? x : neg(x)`, elementwise (leaky_relu, elu: PyTorch tests `x > 0`, so NaN
 /// takes the negative branch, which propagates it).

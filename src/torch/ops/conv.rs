@@ -7,8 +7,9 @@ use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
 use super::args::Args;
 use super::pool::per_dim;
-use super::R;
 use crate::term::TermId;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &["conv1d", "conv2d"];

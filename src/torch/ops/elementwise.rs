@@ -1,16 +1,15 @@
-//! Elementwise ops: the unary table, Python arithmetic on values, broadcasting binary
+//! Elementwise ops: the unary table, broadcasting binary
 //! ops, comparisons, `where`, `clamp`, `pow`, `glu`.
 
 use super::super::tensor::{broadcast_shapes, zip, Tensor};
 use super::super::value::{Cx, Value};
-use super::args::Args;
-use super::linalg::matmul;
-use super::reductions::one_dim;
-use super::R;
+use super::args::{one_dim, Args};
 use crate::term::{CmpOp, Func, TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, ToPrimitive};
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
@@ -206,83 +205,6 @@ pub(crate) fn power(cx: &mut Cx, op: &str, base: &Value, exponent: &Value) -> R<
         x.map(cx.terms, |t, e| t.pow_real(e, k.clone()))
     };
     Ok(Value::Tensor(y))
-}
-
-/// Python arithmetic on values: ints stay exact ints; anything else is elementwise on
-/// tensors with broadcasting. `op` is one of `+ - * / // % ** @ < > <= >= == != & |`.
-pub(crate) fn arith(cx: &mut Cx, op: &'static str, a: &Value, b: &Value) -> R<Value> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        let (x, y) = (*x, *y);
-        let ov = || format!("integer overflow in {x} {op} {y}");
-        let int = |v: Option<i64>| v.map(Value::Int).ok_or_else(ov);
-        match op {
-            "+" => return int(x.checked_add(y)),
-            "-" => return int(x.checked_sub(y)),
-            "*" => return int(x.checked_mul(y)),
-            "//" | "%" if y == 0 => {
-                return Err(format!("integer division by zero in {x} {op} {y}"))
-            }
-            "//" => {
-                let q = x.checked_div(y).ok_or_else(ov)?;
-                let r = x.checked_rem(y).ok_or_else(ov)?;
-                return Ok(Value::Int(if r != 0 && ((r < 0) != (y < 0)) {
-                    q - 1
-                } else {
-                    q
-                }));
-            }
-            "%" => {
-                let r = x.checked_rem(y).ok_or_else(ov)?;
-                return Ok(Value::Int(if r != 0 && ((r < 0) != (y < 0)) {
-                    r + y
-                } else {
-                    r
-                }));
-            }
-            "**" => return power(cx, "**", a, b),
-            "<" => return Ok(Value::Bool(x < y)),
-            ">" => return Ok(Value::Bool(x > y)),
-            "<=" => return Ok(Value::Bool(x <= y)),
-            ">=" => return Ok(Value::Bool(x >= y)),
-            "==" => return Ok(Value::Bool(x == y)),
-            "!=" => return Ok(Value::Bool(x != y)),
-            _ => {}
-        }
-    }
-    if op == "**" {
-        return power(cx, "**", a, b);
-    }
-    let name = match op {
-        "+" => "add",
-        "-" => "sub",
-        "*" => "mul",
-        "/" => "div",
-        "@" => "matmul",
-        "<" => "lt",
-        ">" => "gt",
-        "<=" => "le",
-        ">=" => "ge",
-        "==" => "eq",
-        "!=" => "ne",
-        _ => op,
-    };
-    let x = cx.tensor(a).map_err(|_| {
-        format!(
-            "`{op}`: left operand must be a tensor or a number, got {}",
-            a.describe()
-        )
-    })?;
-    let y = cx.tensor(b).map_err(|_| {
-        format!(
-            "`{op}`: right operand must be a tensor or a number, got {}",
-            b.describe()
-        )
-    })?;
-    let r = match op {
-        "@" => matmul(cx, "matmul (@)", &x, &y)?,
-        _ => elementwise2(cx, name, &x, &y)?,
-    };
-    Ok(Value::Tensor(r))
 }
 
 /// A bool tensor converted to a float type: `select(c, 1, 0)` (no longer bool).

@@ -13,11 +13,12 @@
 //! it away.
 
 use super::args::Args;
-use super::R;
 use crate::term::{CmpOp, TermId, Terms};
 use crate::torch::tensor::{broadcast_shapes, Tensor};
 use crate::torch::value::{Cx, Value};
 use std::sync::Arc;
+
+type R<T> = Result<T, String>;
 
 /// How an op treats an index.
 #[derive(Clone, Copy)]

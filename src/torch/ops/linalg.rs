@@ -4,7 +4,8 @@ use super::super::tensor::{broadcast_shapes, numel, Tensor};
 use super::super::value::{Cx, Value};
 use super::args::Args;
 use super::elementwise::binary;
-use super::R;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &["matmul", "mm", "bmm", "linear"];

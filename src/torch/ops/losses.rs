@@ -4,13 +4,15 @@
 
 use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
+use super::args::one_dim;
 use super::args::Args;
 use super::elementwise::binary;
 use super::norms::{order, vector_norm};
-use super::reductions::{logsumexp, one_dim, sum};
-use super::R;
+use super::reductions::{logsumexp, sum};
 use crate::term::{CmpOp, Func, TermId, Terms};
 use num_traits::{Signed, Zero};
+
+type R<T> = Result<T, String>;
 
 /// `F.cross_entropy` over class indices: per row `i` with `target[i] != ignore_index`,
 /// `(1 - s) * (lse_i - x[i, target[i]]) + s * (lse_i - mean_c x[i, c])` (`s` the label

@@ -4,11 +4,13 @@
 use super::super::tensor::{fmt_shape, Tensor};
 use super::super::value::{Cx, Value};
 use super::args::Args;
+use super::args::{one_dim, reduce_dims};
 use super::elementwise::binary;
-use super::reductions::{amax, amin, mean, one_dim, reduce_dims, sum};
-use super::R;
+use super::reductions::{amax, amin, mean, sum};
 use crate::term::{CmpOp, Func, TermId};
 use num_traits::ToPrimitive;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &["normalize", "norm", "vector_norm", "layer_norm", "rms_norm"];

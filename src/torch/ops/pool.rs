@@ -7,8 +7,9 @@
 use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
 use super::args::Args;
-use super::R;
 use crate::term::TermId;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"];

@@ -3,10 +3,11 @@
 
 use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
-use super::args::Args;
+use super::args::{one_dim, reduce_dims, Args};
 use super::elementwise::{binary, elementwise2, is_bool};
-use super::R;
 use crate::term::Func;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
@@ -25,32 +26,6 @@ pub(super) const OPS: &[&str] = &[
     "argmax",
     "argmin",
 ];
-
-/// The dims to reduce: all for `None`, else the normalised, distinct dims.
-pub(super) fn reduce_dims(op: &str, x: &Tensor, dims: Option<Vec<i64>>) -> R<Vec<usize>> {
-    let Some(dims) = dims else {
-        return Ok((0..x.ndim()).collect());
-    };
-    let mut out = Vec::new();
-    for d in dims {
-        let n = x
-            .dim(d)
-            .map_err(|m| format!("{op}: {m} for input of shape {}", x.shape_str()))?;
-        if x.ndim() == 0 {
-            continue;
-        }
-        if out.contains(&n) {
-            return Err(format!("{op}: dim {d} appears more than once"));
-        }
-        out.push(n);
-    }
-    Ok(out)
-}
-
-pub(super) fn one_dim(op: &str, x: &Tensor, d: i64) -> R<usize> {
-    x.dim(d)
-        .map_err(|m| format!("{op}: {m} for input of shape {}", x.shape_str()))
-}
 
 pub(super) fn sum(cx: &mut Cx, x: &Tensor, dims: &[usize], keepdim: bool) -> Tensor {
     x.reduce(cx.terms, dims, keepdim, |t, ops| t.sum(ops))

@@ -4,9 +4,10 @@
 
 use super::super::tensor::Tensor;
 use super::super::value::{Cx, Value};
+use super::args::one_dim;
 use super::args::Args;
-use super::reductions::one_dim;
-use super::R;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &["cumsum", "cumprod"];

@@ -1,15 +1,17 @@
 //! Layout and creation: transpose, permute, reshape, expand, flatten, (un)squeeze,
 //! chunk/split, cat/stack, dtype conversions, size, zeros/ones/full and their `_like`.
 
+use super::super::float::FloatType;
 use super::super::tensor::{concat, fmt_shape, norm_dim, Tensor};
 use super::super::value::{Cx, Value};
-use super::super::FloatType;
 use super::args::Args;
+use super::args::{one_dim, reduce_dims};
+use super::dtype::narrowing;
 use super::elementwise::{is_bool, to_float};
-use super::reductions::{one_dim, reduce_dims};
-use super::{narrowing, R};
 use crate::term::{CmpOp, TermId};
 use num_traits::Zero;
+
+type R<T> = Result<T, String>;
 
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
@@ -192,18 +194,6 @@ fn triangle(cx: &mut Cx, op: &str, x: &Tensor, k: i64) -> R<Tensor> {
         }
     }))
 }
-
-/// The ops that take an integer or bool dtype (`torch.ones(n, n, dtype=torch.bool)`).
-pub(super) const TAKES_INT_DTYPE: &[&str] = &[
-    "zeros",
-    "ones",
-    "full",
-    "zeros_like",
-    "ones_like",
-    "full_like",
-    "arange",
-    "to",
-];
 
 /// The integer or bool dtype among a call's arguments, if any.
 fn int_dtype(a: &Args) -> Option<&'static str> {
