@@ -25,6 +25,7 @@ pub mod kernel;
 pub mod launch;
 pub mod npy;
 pub mod precision_search;
+pub mod prove;
 pub mod ptx;
 pub mod race;
 pub mod render;

@@ -18,10 +18,10 @@
 //! textbook. The search is bounded by counts of work ([`Options`]), never by time, so
 //! a lift gives the same result on every machine.
 
-use crate::decide::{self, Verdict};
 use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
 use crate::kernel::Kernel;
 use crate::launch::Instance;
+use crate::prove::{instance, prove_with, Instances};
 use crate::spec::Spec;
 use crate::term::{Node, TermId, Terms};
 use crate::triton_ir::ast::Loc;
@@ -415,30 +415,8 @@ fn sources(kernel: &Kernel, t: &crate::spec::SpecTensor) -> Vec<Loc> {
     out
 }
 
-/// Formulas instantiated at one lift's sizes (`None`: it does not instantiate there).
-/// The term store only grows, so an instance stays valid for the whole lift; synthesis,
-/// the proof and the cross-check share it (a 128³ matmul's 2M products are built once).
-type Instances = HashMap<Formula, Option<std::rc::Rc<Vec<TermId>>>>;
-
-/// `f`'s elements at the sizes of `env`, from `cache` when it was instantiated before.
-fn instance(
-    terms: &mut Terms,
-    env: &ShapeEnv,
-    f: &Formula,
-    cache: &mut Instances,
-) -> Result<std::rc::Rc<Vec<TermId>>, String> {
-    if let Some(e) = cache.get(f) {
-        return e
-            .clone()
-            .ok_or_else(|| "the formula does not instantiate".into());
-    }
-    let e = f.instantiate(terms, env).map(std::rc::Rc::new);
-    cache.insert(f.clone(), e.as_ref().ok().cloned());
-    e.map_err(|e| e.message)
-}
-
-/// Proves `f`, at the sizes of `env`, equal to `elems` (of shape `shape`) element by
-/// element.
+/// [`crate::prove::prove`] with the failure in words (the path tests and benchmarks
+/// call; deciding code matches on [`crate::prove::Failure`] instead).
 pub fn prove(
     terms: &mut Terms,
     env: &ShapeEnv,
@@ -446,37 +424,7 @@ pub fn prove(
     shape: &[usize],
     elems: &[TermId],
 ) -> Result<(), String> {
-    prove_with(terms, env, f, shape, elems, &mut Instances::new())
-}
-
-/// [`prove`] reusing the instances of `cache`.
-fn prove_with(
-    terms: &mut Terms,
-    env: &ShapeEnv,
-    f: &Formula,
-    shape: &[usize],
-    elems: &[TermId],
-    cache: &mut Instances,
-) -> Result<(), String> {
-    let fshape = f.shape(env).map_err(|e| e.message)?;
-    if fshape != shape {
-        return Err(format!("shape {fshape:?}, the output has {shape:?}"));
-    }
-    let cand = instance(terms, env, f, cache)?;
-    if cand.len() != elems.len() {
-        return Err("element count differs".into());
-    }
-    let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
-    let row = shape.last().copied().unwrap_or(1);
-    let verdicts = decide::decide_rows(terms, &pairs, &decide::Options::default(), row);
-    for (k, v) in verdicts.iter().enumerate() {
-        match v {
-            Verdict::Equal { .. } => {}
-            Verdict::NotEqual(_) => return Err(format!("refuted at element #{k}")),
-            Verdict::Unknown { reason } => return Err(format!("element #{k}: {reason}")),
-        }
-    }
-    Ok(())
+    crate::prove::prove(terms, env, f, shape, elems).map_err(|e| e.to_string())
 }
 
 fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {

@@ -490,8 +490,8 @@ fn run(
         if outside {
             continue;
         }
-        if let Some(reason) = replay(kernel, w, outputs) {
-            if reason.contains("` refuted") {
+        if let Some(Replayed { reason, refuted }) = replay(kernel, w, outputs) {
+            if refuted {
                 return Ok(Scope::Refuted {
                     sizes: w.clone(),
                     reason,
@@ -544,8 +544,8 @@ fn run(
             // Only a wrong value counts here: a fault or an unwritten element at a size
             // the kernel was never written for (a head dimension equal to its block)
             // is no refutation without a proof obligation that failed there.
-            if let Some(reason) = replay(kernel, &at, outputs) {
-                if reason.contains("` refuted") {
+            if let Some(Replayed { reason, refuted }) = replay(kernel, &at, outputs) {
+                if refuted {
                     return Ok(Scope::Refuted { sizes: at, reason });
                 }
             }
@@ -691,15 +691,23 @@ fn collect_widths(m: &crate::triton_ir::ast::Module, out: &mut Vec<i64>) {
     }
 }
 
+/// What a bounded replay found: what differs, and whether it is a wrong value (a
+/// formula refuted there) rather than a fault or an unwritten element.
+struct Replayed {
+    reason: String,
+    refuted: bool,
+}
+
 /// Runs the bounded check at `sizes`; `Some(what differs)` when it fails there.
-fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -> Option<String> {
+fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -> Option<Replayed> {
+    let found = |reason: String, refuted: bool| Some(Replayed { reason, refuted });
     let overrides: BTreeMap<String, i64> = sizes.iter().cloned().collect();
     let inst = kernel.instance(&overrides).ok()?;
     let mut terms = Terms::new();
     let spec = match kernel.spec(&inst, &mut terms) {
         Ok(s) => s,
         // A fault is a finding; a limit or an unsupported form there is not.
-        Err(e) if e.exit_code() == 1 => return Some(format!("the kernel fails there: {e}")),
+        Err(e) if e.exit_code() == 1 => return found(format!("the kernel fails there: {e}"), false),
         Err(_) => return None,
     };
     let env = crate::formula::ShapeEnv::from_launch(&kernel.launch, &overrides).ok()?;
@@ -707,11 +715,12 @@ fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -
         let t = spec.outputs.iter().find(|t| t.name == o.name)?;
         let Some(elems) = t.elems.iter().copied().collect::<Option<Vec<_>>>() else {
             let k = t.elems.iter().position(|e| e.is_none()).unwrap_or(0);
-            return Some(format!("element #{k} of `{}` is never written", o.name));
+            return found(format!("element #{k} of `{}` is never written", o.name), false);
         };
-        if let Err(e) = crate::synth::prove(&mut terms, &env, &o.formula, &t.shape, &elems) {
-            if e.starts_with("refuted") || e.starts_with("shape") {
-                return Some(format!("`{}` {e}", o.name));
+        if let Err(e) = crate::prove::prove(&mut terms, &env, &o.formula, &t.shape, &elems) {
+            if e.is_wrong_value() {
+                let refuted = matches!(e, crate::prove::Failure::Refuted { .. });
+                return found(format!("`{}` {e}", o.name), refuted);
             }
         }
     }

@@ -278,7 +278,7 @@ impl WrapClaim {
             if elems > REPLAY_ELEMS || programs > REPLAY_PROGRAMS {
                 continue;
             }
-            if let Some(reason) = super::replay(kernel, &at, outputs) {
+            if let Some(super::Replayed { reason, .. }) = super::replay(kernel, &at, outputs) {
                 return Some(Scope::Refuted {
                     sizes: at,
                     reason: format!(
