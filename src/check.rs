@@ -27,25 +27,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::time::Instant;
 
-/// The overall answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Verified,
-    Refuted,
-    Unknown,
-}
-
-impl Outcome {
-    /// docs/verdicts.md exit codes: 0 proved, 1 refuted, 3 unknown.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Outcome::Verified => 0,
-            Outcome::Refuted => 1,
-            Outcome::Unknown => 3,
-        }
-    }
-}
+/// The overall answer: the crate's one [`Verdict`](crate::verdict::Verdict).
+pub use crate::verdict::Verdict as Outcome;
 
 /// One output element that is not proved equal.
 #[derive(Clone, Debug)]
@@ -648,7 +631,7 @@ fn equiv_all_sizes(
     }
     let mut terms = Terms::new();
     let lifted = match crate::synth::lift(left, li, &mut terms) {
-        Ok(l) if l.exit_code() == 0 => l,
+        Ok(l) if l.verdict() == Outcome::Verified => l,
         _ => return unknown("the first kernel does not lift to a formula on this instance".into()),
     };
     let outputs: Vec<formula::Output> = lifted

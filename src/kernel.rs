@@ -31,6 +31,14 @@ pub struct Kernel {
     pub options: exec::Options,
 }
 
+/// How every execution of a kernel reads it: chosen on the command line and fixed when
+/// the kernel is loaded ([`Kernel::load_with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    pub precision: Precision,
+    pub options: exec::Options,
+}
+
 /// A parsed PTX kernel and how its launch names the parameters.
 pub struct PtxKernel {
     pub module: ptx::ast::Module,
@@ -181,6 +189,15 @@ impl Kernel {
     /// Read a kernel (`.ttir` or `.ptx`) and its launch (`launch`, else
     /// `<kernel>.launch.toml`, else `<stem>.launch.toml` in the same folder).
     pub fn load(path: &Path, launch: Option<&Path>) -> Result<Kernel, Error> {
+        Kernel::load_with(path, launch, Reading::default())
+    }
+
+    /// [`Kernel::load`] read as `reading` says.
+    pub fn load_with(
+        path: &Path,
+        launch: Option<&Path>,
+        reading: Reading,
+    ) -> Result<Kernel, Error> {
         let (module, ptx_module) = Kernel::parse_file(path)?;
         let launch_path = match launch {
             Some(p) => p.to_path_buf(),
@@ -194,7 +211,9 @@ impl Kernel {
         };
         let launch = Launch::from_file(&launch_path)?;
         let text = std::fs::read_to_string(&launch_path).unwrap_or_default();
-        Ok(Kernel::assemble(path, module, ptx_module, launch, &text))
+        Ok(Kernel::assemble(
+            path, module, ptx_module, launch, &text, reading,
+        ))
     }
 
     /// [`Kernel::load`], but where no launch is given or found beside the kernel, one
@@ -204,8 +223,17 @@ impl Kernel {
         path: &Path,
         launch: Option<&Path>,
     ) -> Result<(Kernel, Option<crate::infer_launch::Inferred>), Error> {
+        Kernel::load_or_infer_with(path, launch, Reading::default())
+    }
+
+    /// [`Kernel::load_or_infer`] read as `reading` says.
+    pub fn load_or_infer_with(
+        path: &Path,
+        launch: Option<&Path>,
+        reading: Reading,
+    ) -> Result<(Kernel, Option<crate::infer_launch::Inferred>), Error> {
         if launch.is_some() || Kernel::launch_beside(path).is_some() {
-            return Ok((Kernel::load(path, launch)?, None));
+            return Ok((Kernel::load_with(path, launch, reading)?, None));
         }
         let (module, ptx_module) = Kernel::parse_file(path)?;
         let file = path.display().to_string();
@@ -214,7 +242,7 @@ impl Kernel {
             None => crate::infer_launch::infer(&module, &file)?,
         };
         let launch = Launch::parse(&inferred.text, "<inferred launch>")?;
-        let k = Kernel::assemble(path, module, ptx_module, launch, &inferred.text);
+        let k = Kernel::assemble(path, module, ptx_module, launch, &inferred.text, reading);
         Ok((k, Some(inferred)))
     }
 
@@ -272,6 +300,7 @@ impl Kernel {
         ptx_module: Option<ptx::ast::Module>,
         launch: Launch,
         launch_text: &str,
+        reading: Reading,
     ) -> Kernel {
         let ptx = ptx_module.map(|module| PtxKernel {
             module,
@@ -282,8 +311,8 @@ impl Kernel {
             module,
             ptx,
             launch,
-            precision: Precision::Real,
-            options: exec::Options::default(),
+            precision: reading.precision,
+            options: reading.options,
         }
     }
 

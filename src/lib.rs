@@ -15,6 +15,7 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod check;
+pub mod commands;
 pub mod crosscheck;
 pub mod decide;
 pub mod error;
@@ -34,6 +35,7 @@ pub mod synth;
 pub mod term;
 pub mod torch;
 pub mod triton_ir;
+pub mod verdict;
 pub mod verify;
 
 pub use error::Error;

@@ -11,6 +11,7 @@ use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::ptx::BenignRace;
 use crate::term::Terms;
+use crate::verdict::Verdict;
 use std::time::Instant;
 
 /// The answer of `lift race`.
@@ -225,12 +226,17 @@ impl RaceReport {
         j
     }
 
+    /// Verified when safe, Refuted on a finding.
+    pub fn verdict(&self) -> Verdict {
+        match self.safety {
+            Safety::Safe => Verdict::Verified,
+            Safety::Unsafe { .. } => Verdict::Refuted,
+        }
+    }
+
     /// Exit code: 0 safe, 1 a finding.
     pub fn exit_code(&self) -> i32 {
-        match self.safety {
-            Safety::Safe => 0,
-            Safety::Unsafe { .. } => 1,
-        }
+        self.verdict().exit_code()
     }
 }
 

@@ -707,7 +707,9 @@ fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -
     let spec = match kernel.spec(&inst, &mut terms) {
         Ok(s) => s,
         // A fault is a finding; a limit or an unsupported form there is not.
-        Err(e) if e.exit_code() == 1 => return found(format!("the kernel fails there: {e}"), false),
+        Err(e) if e.exit_code() == 1 => {
+            return found(format!("the kernel fails there: {e}"), false)
+        }
         Err(_) => return None,
     };
     let env = crate::formula::ShapeEnv::from_launch(&kernel.launch, &overrides).ok()?;
@@ -715,7 +717,10 @@ fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -
         let t = spec.outputs.iter().find(|t| t.name == o.name)?;
         let Some(elems) = t.elems.iter().copied().collect::<Option<Vec<_>>>() else {
             let k = t.elems.iter().position(|e| e.is_none()).unwrap_or(0);
-            return found(format!("element #{k} of `{}` is never written", o.name), false);
+            return found(
+                format!("element #{k} of `{}` is never written", o.name),
+                false,
+            );
         };
         if let Err(e) = crate::prove::prove(&mut terms, &env, &o.formula, &t.shape, &elems) {
             if e.is_wrong_value() {
