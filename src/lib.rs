@@ -25,7 +25,6 @@ pub mod infer_launch;
 pub mod kernel;
 pub mod launch;
 pub mod npy;
-pub mod precision_search;
 pub mod prove;
 pub mod ptx;
 pub mod race;

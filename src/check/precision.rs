@@ -20,7 +20,7 @@
 //! Architecture invariant: deterministic (fixed sizes, fixed inputs, no clock); only
 //! runs kernels ([`Kernel::execute`]) and evaluates terms; proves nothing.
 
-use crate::check::spec_outputs;
+use super::reference::spec_outputs;
 use crate::crosscheck::PointInputs;
 use crate::error::Error;
 use crate::exec::domain::{Concrete, Precision};
