@@ -23,7 +23,7 @@ pub enum Error {
     Npy(#[from] NpyError),
     /// Execution failed: `file:line: op: message [program, source]`.
     #[error("{file}:{}: {err}", err.line)]
-    Exec { file: String, err: ExecError },
+    Exec { file: String, err: Box<ExecError> },
 }
 
 impl Error {

@@ -79,9 +79,9 @@ pub fn race_with(
     // exactly when the symbolic run would be (see `exec::addresses`). Anything else
     // (a finding, an error, a steered run) is decided by the symbolic run, whose
     // messages name the values.
-    let shadow = match kernel.ptx {
-        Some(_) => safe_without_values(kernel, inst),
-        None => None,
+    let shadow = match kernel.is_ptx() {
+        true => safe_without_values(kernel, inst),
+        false => None,
     };
     let (mut safety, benign) = match shadow {
         Some(benign) => (Safety::Safe, benign),

@@ -37,7 +37,7 @@ pub(super) fn of_spec(
         paths: 0,
         time: start.elapsed(),
     };
-    if kernel.ptx.is_some() {
+    if kernel.is_ptx() {
         // CTA-level and bounded: verify says so without reading the spec again.
         return verify::verify_with(kernel, inst, &[], limits);
     }
@@ -206,9 +206,9 @@ pub(super) fn of_kernels(
     if left.launch.sizes.keys().ne(right.launch.sizes.keys()) {
         return unknown("the two launches name different sizes".into());
     }
-    if left.ptx.is_some() || right.ptx.is_some() {
+    if left.is_ptx() || right.is_ptx() {
         // CTA-level and bounded: say so before lifting (a whole second execution).
-        let which = match (left.ptx.is_some(), right.ptx.is_some()) {
+        let which = match (left.is_ptx(), right.is_ptx()) {
             (true, true) => "both kernels are PTX",
             (true, false) => "the first kernel is PTX",
             _ => "the second kernel is PTX",
@@ -316,9 +316,7 @@ pub(super) fn of_kernels(
 /// Whether [`of_kernels`] lifts the first kernel: the launches name the same sizes
 /// and neither kernel is PTX.
 pub(super) fn lifts_first(left: &Kernel, right: &Kernel) -> bool {
-    left.launch.sizes.keys().eq(right.launch.sizes.keys())
-        && left.ptx.is_none()
-        && right.ptx.is_none()
+    left.launch.sizes.keys().eq(right.launch.sizes.keys()) && !left.is_ptx() && !right.is_ptx()
 }
 
 /// Whether `sizes` satisfy the size bounds and fixed sizes of a proof.

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// (whose pointers are untyped) the launch's dtype of its first float tensor.
 pub(super) fn float_type(kernel: &Kernel, inst: &Instance) -> torch::FloatType {
     use crate::triton_ir::ast::{FloatKind, Type};
-    let entry = kernel.module.entry();
+    let entry = kernel.triton().and_then(|m| m.entry());
     // The element type of the first float tensor parameter.
     let kind = entry
         .into_iter()
@@ -31,7 +31,7 @@ pub(super) fn float_type(kernel: &Kernel, inst: &Instance) -> torch::FloatType {
             _ => None,
         });
     let kind = kind.or_else(|| {
-        kernel.ptx.as_ref()?;
+        kernel.ptx()?;
         inst.tensors.iter().find_map(|t| match t.dtype {
             crate::launch::Dtype::F64 => Some(FloatKind::F64),
             crate::launch::Dtype::F16 => Some(FloatKind::F16),

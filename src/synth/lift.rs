@@ -271,16 +271,16 @@ fn sources(kernel: &Kernel, t: &crate::spec::SpecTensor) -> Vec<Loc> {
     let stores: BTreeSet<u32> = t.sources.iter().flatten().map(|s| s.line).collect();
     let mut out: Vec<Loc> = Vec::new();
     for line in stores {
-        let locs = if kernel.ptx.is_some() {
-            t.sources
+        let locs = match kernel.triton() {
+            Some(module) => crate::triton_ir::slice::store_sources(module, line),
+            None => t
+                .sources
                 .iter()
                 .flatten()
                 .filter(|s| s.line == line && s.loc.file.is_some())
                 .map(|s| s.loc.clone())
                 .take(1)
-                .collect()
-        } else {
-            crate::triton_ir::slice::store_sources(&kernel.module, line)
+                .collect(),
         };
         for l in locs {
             if !out.iter().any(|o| o.file == l.file && o.line == l.line) {

@@ -201,9 +201,9 @@ fn run(
     paths_seen: &mut usize,
     work: &Work,
 ) -> Result<Scope, String> {
-    if kernel.ptx.is_some() {
+    let Some(module) = kernel.triton() else {
         return Err("PTX proofs are CTA-level and bounded (Volta's model)".into());
-    }
+    };
     if kernel.precision != Default::default() {
         return Err("--precision ieee is proved on the instance only".into());
     }
@@ -260,7 +260,7 @@ fn run(
         .collect();
     // A launch cannot pass an integer outside its parameter's type (it is a usage
     // error there), so the sizes bound to one stay within it.
-    if let Some(func) = kernel.module.entry() {
+    if let Some(func) = module.entry() {
         for a in &func.args {
             if let (crate::triton_ir::ast::Type::Int(bits @ 2..=63), Some(ArgSym::Int(p))) =
                 (&a.ty, args.get(&a.name))
@@ -292,7 +292,7 @@ fn run(
 
     // Candidate constraints, weakest first, each admitted by the launch's instance.
     let mut widths: Vec<i64> = Vec::new();
-    collect_widths(&kernel.module, &mut widths);
+    collect_widths(module, &mut widths);
     widths.sort_unstable_by(|a, b| b.cmp(a));
     widths.dedup();
     let candidates = candidates(&widths, sizes, inst);
@@ -362,7 +362,7 @@ fn run(
         };
         let mut terms = Terms::new();
         let t0 = Instant::now();
-        let explored = paths::explore(&kernel.module, &setup, &smt, &mut terms, names.clone());
+        let explored = paths::explore(module, &setup, &smt, &mut terms, names.clone());
         if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
             let how = match &explored {
                 Ok(p) => format!("{} paths", p.len()),
