@@ -108,3 +108,42 @@ pub fn prove_with(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Kernel;
+    use std::collections::BTreeMap;
+
+    /// A lifted formula proves against its own elements; against elements in another
+    /// order it is refuted at an element, and against another shape it fails on the
+    /// shape: both wrong values, told apart by variant, not by text.
+    #[test]
+    fn failures_say_what_went_wrong_as_variants() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("triton_ir/softmax/kernel.ttir");
+        let kernel = Kernel::load(&path, None).unwrap();
+        let inst = kernel.instance(&BTreeMap::new()).unwrap();
+        let mut terms = Terms::new();
+        let lifted = crate::synth::lift(&kernel, &inst, &mut terms).unwrap();
+        let out = &lifted.outputs[0];
+        let f = out.formula.clone().unwrap();
+        let t = &lifted.spec.outputs[0];
+        let elems: Vec<TermId> = t.elems.iter().map(|e| e.unwrap()).collect();
+        let env = &lifted.env;
+        assert_eq!(prove(&mut terms, env, &f, &t.shape, &elems), Ok(()));
+        let mut shuffled = elems.clone();
+        shuffled.rotate_left(1);
+        let e = prove(&mut terms, env, &f, &t.shape, &shuffled).unwrap_err();
+        assert!(
+            matches!(e, Failure::Refuted { .. }) && e.is_wrong_value(),
+            "{e}"
+        );
+        let other: Vec<usize> = t.shape.iter().rev().map(|d| d + 1).collect();
+        let e = prove(&mut terms, env, &f, &other, &elems).unwrap_err();
+        assert!(
+            matches!(e, Failure::Shape { .. }) && e.is_wrong_value(),
+            "{e}"
+        );
+    }
+}
