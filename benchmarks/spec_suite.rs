@@ -88,7 +88,7 @@ fn ops_executed(dir: &Path, sizes: &BTreeMap<String, i64>) -> u64 {
         tensor_names,
         precision: Default::default(),
     };
-    lift::exec::execute(&k.module, &i, &mut d)
+    lift::exec::execute(k.triton().unwrap(), &i, &mut d)
         .unwrap()
         .ops_executed
 }

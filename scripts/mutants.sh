@@ -10,7 +10,7 @@
 #                      [--tests "decide_cases decide_mutants ..."]
 #                      [--in-diff FILE] [--in-place] [--list] [-- CARGO_MUTANTS_ARGS...]
 #
-# --area    which files (default core: src/term/, src/decide/, src/torch/, src/check.rs,
+# --area    which files (default core: src/term/, src/decide/, src/torch/, src/check/,
 #           and src/verify/, src/simplify/ once they exist)
 # --seed    the sample's seed (default 21); the sample is the first COUNT mutants of the
 #           area's list (`cargo mutants --list`) shuffled by Python's random.Random(SEED),
@@ -58,12 +58,12 @@ torch_tests="torch_spec torch_fixtures check check_float_types"
 files=()
 case "$area" in
     core)
-        files=(src/term/ src/decide/ src/torch/ src/check.rs src/verify/ src/simplify/)
+        files=(src/term/ src/decide/ src/torch/ src/check/ src/verify/ src/simplify/)
         default_tests="$decide_tests $torch_tests" ;;
     decide | term)
         files=(src/term/ src/decide/); default_tests="$decide_tests" ;;
     torch | check)
-        files=(src/torch/ src/check.rs); default_tests="$torch_tests" ;;
+        files=(src/torch/ src/check/); default_tests="$torch_tests" ;;
     *) echo "unknown area $area" >&2; exit 2 ;;
 esac
 tests=${tests:-$default_tests}

@@ -5,6 +5,7 @@ use crate::exec::{ErrorKind, ExecError};
 use crate::launch::LaunchError;
 use crate::npy::NpyError;
 use crate::triton_ir::ParseError;
+use crate::verdict::Verdict;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -22,14 +23,14 @@ pub enum Error {
     Npy(#[from] NpyError),
     /// Execution failed: `file:line: op: message [program, source]`.
     #[error("{file}:{}: {err}", err.line)]
-    Exec { file: String, err: ExecError },
+    Exec { file: String, err: Box<ExecError> },
 }
 
 impl Error {
-    /// Exit code: a kernel that faults (out of bounds, reads of unwritten or masked-off
-    /// values) is refuted (1); what lift cannot handle is unknown (3); the rest is an
-    /// input error (2).
-    pub fn exit_code(&self) -> i32 {
+    /// The verdict an error amounts to: a kernel that faults (out of bounds, reads of
+    /// unwritten or masked-off values, races) is refuted; what lift cannot handle is
+    /// unknown; the rest (usage, input) is no verdict.
+    pub fn verdict(&self) -> Option<Verdict> {
         match self {
             Error::Exec { err, .. } => match err.kind {
                 ErrorKind::OutOfBounds
@@ -38,11 +39,16 @@ impl Error {
                 | ErrorKind::WriteToInput
                 | ErrorKind::Race
                 | ErrorKind::Deadlock
-                | ErrorKind::Trap => 1,
-                ErrorKind::Unsupported | ErrorKind::Limit => 3,
-                ErrorKind::Launch | ErrorKind::Malformed => 2,
+                | ErrorKind::Trap => Some(Verdict::Refuted),
+                ErrorKind::Unsupported | ErrorKind::Limit => Some(Verdict::Unknown),
+                ErrorKind::Launch | ErrorKind::Malformed => None,
             },
-            _ => 2,
+            _ => None,
         }
+    }
+
+    /// Exit code: the verdict's (1 refuted, 3 unknown), else 2 (usage or input).
+    pub fn exit_code(&self) -> i32 {
+        self.verdict().map_or(2, Verdict::exit_code)
     }
 }

@@ -19,16 +19,36 @@ use std::sync::Arc;
 /// A parsed kernel and its launch description.
 pub struct Kernel {
     pub path: PathBuf,
-    /// The Triton IR module (empty for a PTX kernel).
-    pub module: Module,
-    /// The PTX module, for a `.ptx` kernel.
-    pub ptx: Option<PtxKernel>,
+    /// The kernel's code, in the language its file extension names.
+    pub code: Code,
     pub launch: Launch,
     /// How narrowing conversions are read: exact (the reals of docs/semantics.md, the default) or
     /// rounded (`--precision ieee`). Every execution of this kernel uses it.
     pub precision: Precision,
     /// Executor semantics chosen on the command line (`--masked-load zero`).
     pub options: exec::Options,
+}
+
+/// How every execution of a kernel reads it: chosen on the command line and fixed when
+/// the kernel is loaded ([`Kernel::load_with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    pub precision: Precision,
+    pub options: exec::Options,
+}
+
+/// A parsed kernel file, before its launch is known.
+enum Parsed {
+    Triton(Module),
+    Ptx(ptx::ast::Module),
+}
+
+/// A kernel's code: one of the two front ends' modules.
+pub enum Code {
+    /// Triton IR (`.ttir`).
+    Triton(Module),
+    /// PTX (`.ptx`).
+    Ptx(PtxKernel),
 }
 
 /// A parsed PTX kernel and how its launch names the parameters.
@@ -47,6 +67,27 @@ pub struct RunResult {
 }
 
 impl Kernel {
+    /// The Triton IR module, for a Triton kernel.
+    pub fn triton(&self) -> Option<&Module> {
+        match &self.code {
+            Code::Triton(m) => Some(m),
+            Code::Ptx(_) => None,
+        }
+    }
+
+    /// The PTX module and its parameter order, for a PTX kernel.
+    pub fn ptx(&self) -> Option<&PtxKernel> {
+        match &self.code {
+            Code::Ptx(p) => Some(p),
+            Code::Triton(_) => None,
+        }
+    }
+
+    /// Whether the kernel is PTX.
+    pub fn is_ptx(&self) -> bool {
+        matches!(self.code, Code::Ptx(_))
+    }
+
     /// The roundings below f32 that the real semantics (docs/semantics.md) reads as exact (f16/bf16
     /// casts and arithmetic, tf32 dots), each with its line: a verdict states them.
     /// Under `--precision ieee` only those the executors do not round (f8, tf32x3, PTX
@@ -54,8 +95,10 @@ impl Kernel {
     pub fn assumptions(&self) -> Vec<String> {
         let file = self.path.display();
         let mut out = self.narrowings();
-        if self.options.masked_load == exec::MaskedLoad::Zero && self.ptx.is_none() {
-            let lines: Vec<String> = triton_ir::masked_loads_without_other(&self.module)
+        if let (exec::MaskedLoad::Zero, Code::Triton(module)) =
+            (self.options.masked_load, &self.code)
+        {
+            let lines: Vec<String> = triton_ir::masked_loads_without_other(module)
                 .into_iter()
                 .map(|(line, loc)| match loc.file {
                     Some(_) => format!("{file}:{line} ({loc})"),
@@ -75,13 +118,13 @@ impl Kernel {
     fn narrowings(&self) -> Vec<String> {
         let file = self.path.display();
         let ieee = self.precision == Precision::Ieee;
-        let mut lines: Vec<String> = match &self.ptx {
-            Some(p) => ptx::narrowings(&p.module)
+        let mut lines: Vec<String> = match &self.code {
+            Code::Ptx(p) => ptx::narrowings(&p.module)
                 .into_iter()
                 .filter(|(_, _, modelled)| !(ieee && *modelled))
                 .map(|(what, line, _)| format!("{what} at {file}:{line}"))
                 .collect(),
-            None => triton_ir::narrowings(&self.module)
+            Code::Triton(module) => triton_ir::narrowings(module)
                 .into_iter()
                 .filter(|n| !(ieee && n.ieee_modelled))
                 .map(|n| {
@@ -104,10 +147,11 @@ impl Kernel {
     /// f16 `tt.reduce` or dot accumulator): the rounding that grows with a size, which
     /// `check` looks for by default (see `check::precision`).
     pub fn accumulates_below_f32(&self) -> bool {
-        self.ptx.is_none()
-            && triton_ir::narrowings(&self.module)
+        self.triton().is_some_and(|module| {
+            triton_ir::narrowings(module)
                 .iter()
                 .any(|n| n.kind == triton_ir::NarrowingKind::Accumulation && n.ieee_modelled)
+        })
     }
 
     /// What a verdict says of the precision when it is not the reals of docs/semantics.md.
@@ -118,7 +162,7 @@ impl Kernel {
 
     /// The kernel's IR: "ptx" or "ttir".
     pub fn ir(&self) -> &'static str {
-        if self.ptx.is_some() {
+        if self.is_ptx() {
             "ptx"
         } else {
             "ttir"
@@ -146,10 +190,9 @@ impl Kernel {
 
     /// The names `pick` takes from the launch's bindings, in parameter order, once each.
     fn bindings_in_order(&self, pick: impl Fn(&ArgBinding) -> Option<&String>) -> Vec<String> {
-        let params: Vec<String> = match &self.ptx {
-            Some(p) => p.arg_order.clone(),
-            None => self
-                .module
+        let params: Vec<String> = match &self.code {
+            Code::Ptx(p) => p.arg_order.clone(),
+            Code::Triton(module) => module
                 .entry()
                 .map(|f| f.args.iter().map(|a| a.name.clone()).collect())
                 .unwrap_or_default(),
@@ -166,9 +209,9 @@ impl Kernel {
     }
 
     pub fn name(&self) -> String {
-        let entry = match &self.ptx {
-            Some(p) => p.module.entries.first().map(|e| e.name.clone()),
-            None => self.module.entry().map(|f| f.name.clone()),
+        let entry = match &self.code {
+            Code::Ptx(p) => p.module.entries.first().map(|e| e.name.clone()),
+            Code::Triton(module) => module.entry().map(|f| f.name.clone()),
         };
         entry.unwrap_or_else(|| {
             self.path
@@ -181,7 +224,16 @@ impl Kernel {
     /// Read a kernel (`.ttir` or `.ptx`) and its launch (`launch`, else
     /// `<kernel>.launch.toml`, else `<stem>.launch.toml` in the same folder).
     pub fn load(path: &Path, launch: Option<&Path>) -> Result<Kernel, Error> {
-        let (module, ptx_module) = Kernel::parse_file(path)?;
+        Kernel::load_with(path, launch, Reading::default())
+    }
+
+    /// [`Kernel::load`] read as `reading` says.
+    pub fn load_with(
+        path: &Path,
+        launch: Option<&Path>,
+        reading: Reading,
+    ) -> Result<Kernel, Error> {
+        let parsed = Kernel::parse_file(path)?;
         let launch_path = match launch {
             Some(p) => p.to_path_buf(),
             None => Kernel::launch_beside(path).ok_or_else(|| {
@@ -194,7 +246,7 @@ impl Kernel {
         };
         let launch = Launch::from_file(&launch_path)?;
         let text = std::fs::read_to_string(&launch_path).unwrap_or_default();
-        Ok(Kernel::assemble(path, module, ptx_module, launch, &text))
+        Ok(Kernel::assemble(path, parsed, launch, &text, reading))
     }
 
     /// [`Kernel::load`], but where no launch is given or found beside the kernel, one
@@ -204,17 +256,26 @@ impl Kernel {
         path: &Path,
         launch: Option<&Path>,
     ) -> Result<(Kernel, Option<crate::infer_launch::Inferred>), Error> {
+        Kernel::load_or_infer_with(path, launch, Reading::default())
+    }
+
+    /// [`Kernel::load_or_infer`] read as `reading` says.
+    pub fn load_or_infer_with(
+        path: &Path,
+        launch: Option<&Path>,
+        reading: Reading,
+    ) -> Result<(Kernel, Option<crate::infer_launch::Inferred>), Error> {
         if launch.is_some() || Kernel::launch_beside(path).is_some() {
-            return Ok((Kernel::load(path, launch)?, None));
+            return Ok((Kernel::load_with(path, launch, reading)?, None));
         }
-        let (module, ptx_module) = Kernel::parse_file(path)?;
+        let parsed = Kernel::parse_file(path)?;
         let file = path.display().to_string();
-        let inferred = match &ptx_module {
-            Some(m) => crate::infer_launch::infer_ptx(m, &file)?,
-            None => crate::infer_launch::infer(&module, &file)?,
+        let inferred = match &parsed {
+            Parsed::Ptx(m) => crate::infer_launch::infer_ptx(m, &file)?,
+            Parsed::Triton(m) => crate::infer_launch::infer(m, &file)?,
         };
         let launch = Launch::parse(&inferred.text, "<inferred launch>")?;
-        let k = Kernel::assemble(path, module, ptx_module, launch, &inferred.text);
+        let k = Kernel::assemble(path, parsed, launch, &inferred.text, reading);
         Ok((k, Some(inferred)))
     }
 
@@ -232,7 +293,7 @@ impl Kernel {
     }
 
     /// Parse a kernel file with the front end its extension names.
-    fn parse_file(path: &Path) -> Result<(Module, Option<ptx::ast::Module>), Error> {
+    fn parse_file(path: &Path) -> Result<Parsed, Error> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
             path: shown.clone(),
@@ -244,7 +305,7 @@ impl Kernel {
                     file: shown.clone(),
                     err,
                 })?;
-                Ok((m, None))
+                Ok(Parsed::Triton(m))
             }
             Some("ptx") => {
                 let m = ptx::parse(&text).map_err(|e| Error::Parse {
@@ -258,7 +319,7 @@ impl Kernel {
                 if m.entries.is_empty() {
                     return Err(Error::Usage(format!("{shown}: the PTX file has no .entry")));
                 }
-                Ok((Module { funcs: Vec::new() }, Some(m)))
+                Ok(Parsed::Ptx(m))
             }
             _ => Err(Error::Usage(format!(
                 "{shown}: unknown kernel kind; expected Triton IR (.ttir) or PTX (.ptx)"
@@ -268,27 +329,37 @@ impl Kernel {
 
     fn assemble(
         path: &Path,
-        module: Module,
-        ptx_module: Option<ptx::ast::Module>,
+        parsed: Parsed,
         launch: Launch,
         launch_text: &str,
+        reading: Reading,
     ) -> Kernel {
-        let ptx = ptx_module.map(|module| PtxKernel {
-            module,
-            arg_order: ptx::launch_arg_order(launch_text),
-        });
+        let code = match parsed {
+            Parsed::Triton(m) => Code::Triton(m),
+            Parsed::Ptx(module) => Code::Ptx(PtxKernel {
+                module,
+                arg_order: ptx::launch_arg_order(launch_text),
+            }),
+        };
         Kernel {
             path: path.to_path_buf(),
-            module,
-            ptx,
+            code,
             launch,
-            precision: Precision::Real,
-            options: exec::Options::default(),
+            precision: reading.precision,
+            options: reading.options,
         }
     }
 
     fn file(&self) -> String {
         self.path.display().to_string()
+    }
+
+    /// An execution error of this kernel.
+    fn fault(&self, err: exec::ExecError) -> Error {
+        Error::Exec {
+            file: self.file(),
+            err: Box::new(err),
+        }
     }
 
     /// The launch's default sizes with `overrides` on top.
@@ -302,14 +373,11 @@ impl Kernel {
         inst: &Instance,
         domain: &mut D,
     ) -> Result<exec::Execution<D::V>, Error> {
-        let res = match &self.ptx {
-            Some(p) => ptx::execute(&p.module, inst, &p.arg_order, domain),
-            None => exec::execute_with(&self.module, inst, self.options, domain),
+        let res = match &self.code {
+            Code::Ptx(p) => ptx::execute(&p.module, inst, &p.arg_order, domain),
+            Code::Triton(module) => exec::execute_with(module, inst, self.options, domain),
         };
-        res.map_err(|err| Error::Exec {
-            file: self.file(),
-            err,
-        })
+        res.map_err(|err| self.fault(err))
     }
 
     /// The run `lift race` makes of a PTX kernel (`ptx::execute_for_races`: value types
@@ -319,16 +387,10 @@ impl Kernel {
         inst: &Instance,
         domain: &mut D,
     ) -> Result<(exec::Execution<D::V>, Vec<ptx::BenignRace>), Error> {
-        match &self.ptx {
-            Some(p) => {
-                ptx::execute_for_races(&p.module, inst, &p.arg_order, domain).map_err(|err| {
-                    Error::Exec {
-                        file: self.file(),
-                        err,
-                    }
-                })
-            }
-            None => Ok((self.execute(inst, domain)?, Vec::new())),
+        match &self.code {
+            Code::Ptx(p) => ptx::execute_for_races(&p.module, inst, &p.arg_order, domain)
+                .map_err(|err| self.fault(err)),
+            Code::Triton(_) => Ok((self.execute(inst, domain)?, Vec::new())),
         }
     }
 
@@ -351,7 +413,7 @@ impl Kernel {
         let mut domain = self.symbolic(inst, terms);
         let mut run = self.execute(inst, &mut domain)?;
         let mut notes = Vec::new();
-        if self.ptx.is_some() {
+        if self.is_ptx() {
             // Inlined libm expansions read as the functions they compute.
             let r = ptx::libm::recognise(terms, &mut run.outputs);
             for (o, flat, note) in r.unrecognised {

@@ -15,6 +15,7 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod check;
+pub mod commands;
 pub mod crosscheck;
 pub mod decide;
 pub mod error;
@@ -24,7 +25,7 @@ pub mod infer_launch;
 pub mod kernel;
 pub mod launch;
 pub mod npy;
-pub mod precision_search;
+pub mod prove;
 pub mod ptx;
 pub mod race;
 pub mod render;
@@ -33,6 +34,7 @@ pub mod synth;
 pub mod term;
 pub mod torch;
 pub mod triton_ir;
+pub mod verdict;
 pub mod verify;
 
 pub use error::Error;

@@ -11,6 +11,7 @@ use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::ptx::BenignRace;
 use crate::term::Terms;
+use crate::verdict::Verdict;
 use std::time::Instant;
 
 /// The answer of `lift race`.
@@ -78,9 +79,9 @@ pub fn race_with(
     // exactly when the symbolic run would be (see `exec::addresses`). Anything else
     // (a finding, an error, a steered run) is decided by the symbolic run, whose
     // messages name the values.
-    let shadow = match kernel.ptx {
-        Some(_) => safe_without_values(kernel, inst),
-        None => None,
+    let shadow = match kernel.is_ptx() {
+        true => safe_without_values(kernel, inst),
+        false => None,
     };
     let (mut safety, benign) = match shadow {
         Some(benign) => (Safety::Safe, benign),
@@ -225,12 +226,17 @@ impl RaceReport {
         j
     }
 
+    /// Verified when safe, Refuted on a finding.
+    pub fn verdict(&self) -> Verdict {
+        match self.safety {
+            Safety::Safe => Verdict::Verified,
+            Safety::Unsafe { .. } => Verdict::Refuted,
+        }
+    }
+
     /// Exit code: 0 safe, 1 a finding.
     pub fn exit_code(&self) -> i32 {
-        match self.safety {
-            Safety::Safe => 0,
-            Safety::Unsafe { .. } => 1,
-        }
+        self.verdict().exit_code()
     }
 }
 

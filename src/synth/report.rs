@@ -3,6 +3,7 @@
 use super::{Lift, Lifted};
 use crate::formula::{FormulaError, Output};
 use crate::term::Terms;
+use crate::verdict::Verdict;
 use std::path::Path;
 
 impl Lift {
@@ -23,7 +24,7 @@ impl Lift {
         inst: &crate::launch::Instance,
         limits: &crate::verify::Limits,
     ) {
-        if self.exit_code() != 0 {
+        if self.verdict() != Verdict::Verified {
             return;
         }
         let outputs: Vec<Output> = self
@@ -37,16 +38,22 @@ impl Lift {
     /// 0 when every output lifted (and no size refutes it), 1 when an output is NaN or
     /// infinite for every input or the formula fails at another size, 3 otherwise.
     pub fn exit_code(&self) -> i32 {
+        self.verdict().exit_code()
+    }
+
+    /// Refuted when an output is NaN or infinite for every input or the formula fails
+    /// at another size, Verified when every output lifted, Unknown otherwise.
+    pub fn verdict(&self) -> Verdict {
         let refuted = matches!(
             self.all_sizes.as_ref().map(|o| &o.scope),
             Some(crate::verify::Scope::Refuted { .. })
         );
         if self.outputs.iter().any(|o| o.undefined.is_some()) || refuted {
-            1
+            Verdict::Refuted
         } else if self.outputs.iter().all(|o| o.formula.is_some()) {
-            0
+            Verdict::Verified
         } else {
-            3
+            Verdict::Unknown
         }
     }
 
@@ -119,30 +126,34 @@ impl Lift {
             s += &self.sources_text(o);
         }
         use crate::verify::Scope;
-        let verdict = match (self.exit_code(), self.all_sizes.as_ref()) {
-            (0, Some(o)) if matches!(o.scope, Scope::AllSizes { .. }) => format!(
+        let verdict = match (self.verdict(), self.all_sizes.as_ref()) {
+            (Verdict::Verified, Some(o)) if matches!(o.scope, Scope::AllSizes { .. }) => format!(
                 "VERIFIED {} (proved on {} and, in {:.1} ms over {} paths, for every size)",
                 o.describe(),
                 self.sizes_text(),
                 o.time.as_secs_f64() * 1e3,
                 o.paths
             ),
-            (0, Some(o)) => format!(
+            (Verdict::Verified, Some(o)) => format!(
                 "VERIFIED on {} (every element proved) ({})",
                 self.sizes_text(),
                 o.describe()
             ),
-            (0, None) => format!("VERIFIED on {} (every element proved)", self.sizes_text()),
-            (1, Some(o)) if matches!(o.scope, Scope::Refuted { .. }) => format!(
+            (Verdict::Verified, None) => {
+                format!("VERIFIED on {} (every element proved)", self.sizes_text())
+            }
+            (Verdict::Refuted, Some(o)) if matches!(o.scope, Scope::Refuted { .. }) => format!(
                 "{} (VERIFIED on {} only; replay it with --size)",
                 o.describe(),
                 self.sizes_text()
             ),
-            (1, _) => format!(
+            (Verdict::Refuted, _) => format!(
                 "REFUTED on {}: an output is undefined (NaN or infinite) for every input",
                 self.sizes_text()
             ),
-            _ => format!("UNKNOWN on {}: not every output lifted", self.sizes_text()),
+            (Verdict::Unknown, _) => {
+                format!("UNKNOWN on {}: not every output lifted", self.sizes_text())
+            }
         };
         if let Some(p) = &self.precision {
             s += &format!("precision: {p}\n");

@@ -183,9 +183,9 @@ fn run(
     paths_seen: &mut usize,
     work: &Work,
 ) -> Result<Scope, String> {
-    if kernel.ptx.is_some() {
+    let Some(module) = kernel.triton() else {
         return Err("PTX proofs are CTA-level and bounded (Volta's model)".into());
-    }
+    };
     if kernel.precision != Default::default() {
         return Err("--precision ieee is proved on the instance only".into());
     }
@@ -242,7 +242,7 @@ fn run(
         .collect();
     // A launch cannot pass an integer outside its parameter's type (it is a usage
     // error there), so the sizes bound to one stay within it.
-    if let Some(func) = kernel.module.entry() {
+    if let Some(func) = module.entry() {
         for a in &func.args {
             if let (crate::triton_ir::ast::Type::Int(bits @ 2..=63), Some(ArgSym::Int(p))) =
                 (&a.ty, args.get(&a.name))
@@ -274,7 +274,7 @@ fn run(
 
     // Candidate constraints, weakest first, each admitted by the launch's instance.
     let mut widths: Vec<i64> = Vec::new();
-    collect_widths(&kernel.module, &mut widths);
+    collect_widths(module, &mut widths);
     widths.sort_unstable_by(|a, b| b.cmp(a));
     widths.dedup();
     let candidates = candidates(&widths, sizes, inst);
@@ -344,7 +344,7 @@ fn run(
         };
         let mut terms = Terms::new();
         let t0 = Instant::now();
-        let explored = paths::explore(&kernel.module, &setup, &smt, &mut terms, names.clone());
+        let explored = paths::explore(module, &setup, &smt, &mut terms, names.clone());
         if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
             let how = match &explored {
                 Ok(p) => format!("{} paths", p.len()),
@@ -385,7 +385,7 @@ fn run(
                 match attempt.prove(&paths, &mut terms) {
                     Ok(()) => {
                         let wraps = overflow::WrapClaim::of(&paths, inst);
-                        let replay_at = |at: &[(String, i64)]| replay(kernel, at, outputs);
+                        let replay_at = |at: &[(String, i64)]| replay(kernel, at, outputs).map(|r| r.reason);
                         if let Some(refuted) = wraps.refute_past(kernel, inst, cand, replay_at) {
                             return Ok(refuted);
                         }
@@ -473,8 +473,8 @@ fn run(
         if outside {
             continue;
         }
-        if let Some(reason) = replay(kernel, w, outputs) {
-            if reason.contains("` refuted") {
+        if let Some(Replayed { reason, refuted }) = replay(kernel, w, outputs) {
+            if refuted {
                 return Ok(Scope::Refuted {
                     sizes: w.clone(),
                     reason,
@@ -527,8 +527,8 @@ fn run(
             // Only a wrong value counts here: a fault or an unwritten element at a size
             // the kernel was never written for (a head dimension equal to its block)
             // is no refutation without a proof obligation that failed there.
-            if let Some(reason) = replay(kernel, &at, outputs) {
-                if reason.contains("` refuted") {
+            if let Some(Replayed { reason, refuted }) = replay(kernel, &at, outputs) {
+                if refuted {
                     return Ok(Scope::Refuted { sizes: at, reason });
                 }
             }
@@ -649,15 +649,25 @@ fn collect_widths(m: &crate::triton_ir::ast::Module, out: &mut Vec<i64>) {
     }
 }
 
+/// What a bounded replay found: what differs, and whether it is a wrong value (a
+/// formula refuted there) rather than a fault or an unwritten element.
+struct Replayed {
+    reason: String,
+    refuted: bool,
+}
+
 /// Runs the bounded check at `sizes`; `Some(what differs)` when it fails there.
-fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -> Option<String> {
+fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -> Option<Replayed> {
+    let found = |reason: String, refuted: bool| Some(Replayed { reason, refuted });
     let overrides: BTreeMap<String, i64> = sizes.iter().cloned().collect();
     let inst = kernel.instance(&overrides).ok()?;
     let mut terms = Terms::new();
     let spec = match kernel.spec(&inst, &mut terms) {
         Ok(s) => s,
         // A fault is a finding; a limit or an unsupported form there is not.
-        Err(e) if e.exit_code() == 1 => return Some(format!("the kernel fails there: {e}")),
+        Err(e) if e.exit_code() == 1 => {
+            return found(format!("the kernel fails there: {e}"), false)
+        }
         Err(_) => return None,
     };
     let env = crate::formula::ShapeEnv::from_launch(&kernel.launch, &overrides).ok()?;
@@ -665,11 +675,15 @@ fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -
         let t = spec.outputs.iter().find(|t| t.name == o.name)?;
         let Some(elems) = t.elems.iter().copied().collect::<Option<Vec<_>>>() else {
             let k = t.elems.iter().position(|e| e.is_none()).unwrap_or(0);
-            return Some(format!("element #{k} of `{}` is never written", o.name));
+            return found(
+                format!("element #{k} of `{}` is never written", o.name),
+                false,
+            );
         };
-        if let Err(e) = crate::synth::prove(&mut terms, &env, &o.formula, &t.shape, &elems) {
-            if e.starts_with("refuted") || e.starts_with("shape") {
-                return Some(format!("`{}` {e}", o.name));
+        if let Err(e) = crate::prove::prove(&mut terms, &env, &o.formula, &t.shape, &elems) {
+            if e.is_wrong_value() {
+                let refuted = matches!(e, crate::prove::Failure::Refuted { .. });
+                return found(format!("`{}` {e}", o.name), refuted);
             }
         }
     }

@@ -266,7 +266,7 @@ fn lift_equiv_json_reports_the_verdict() {
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["verdict"], "refuted");
-    assert!(v["counterexample"]["inputs"].as_array().unwrap().len() >= 1);
+    assert!(!v["counterexample"]["inputs"].as_array().unwrap().is_empty());
 }
 
 #[test]
@@ -1066,4 +1066,33 @@ fn renderings_follow_the_kernel_parameter_order() {
         ),
         "{text}"
     );
+}
+
+/// Errors before any command runs are usage errors (exit 2) said on stderr: a budget
+/// that is no positive number of seconds, no kernel at all; a kernel that faults also
+/// prints its greppable verdict word on stdout (exit 1).
+#[test]
+fn usage_errors_and_faults_end_with_their_exit_codes() {
+    let kernel = common::suite_dir().join("softmax").join("kernel.ttir");
+    for budget in ["0", "nan", "inf"] {
+        let out = lift()
+            .args(["--budget", budget])
+            .arg(&kernel)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("error: --budget must be a positive number of seconds"),
+            "{err}"
+        );
+    }
+    let out = lift().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: no kernel given"));
+    let trap = common::suite_dir().join("../ptx/trap/wrong_check.ptx");
+    let out = lift().arg("spec").arg(trap).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "TRAP\n");
 }

@@ -20,7 +20,7 @@
 //! Architecture invariant: deterministic (fixed sizes, fixed inputs, no clock); only
 //! runs kernels ([`Kernel::execute`]) and evaluates terms; proves nothing.
 
-use crate::check::spec_outputs;
+use super::reference::spec_outputs;
 use crate::crosscheck::PointInputs;
 use crate::error::Error;
 use crate::exec::domain::{Concrete, Precision};
@@ -94,7 +94,7 @@ pub fn search(
     spec_src: &str,
     scope: Scope,
 ) -> Result<Option<Found>, Error> {
-    if kernel.ptx.is_some() {
+    if kernel.is_ptx() {
         // The PTX executor rounds no f16 arithmetic and keeps no f32 range yet.
         return Ok(None);
     }
@@ -121,10 +121,7 @@ pub fn search(
     if scope.grow {
         for size in growth_order(kernel, inst) {
             let mut sizes = inst.sizes.clone();
-            loop {
-                let Some(n) = sizes.get(&size).and_then(|n| n.checked_mul(2)) else {
-                    break;
-                };
+            while let Some(n) = sizes.get(&size).and_then(|n| n.checked_mul(2)) {
                 sizes.insert(size.clone(), n.max(1));
                 // A size the launch rejects, or one past the cap, ends this size's growth.
                 let Ok(grown) = kernel.instance(&sizes) else {
@@ -191,7 +188,7 @@ impl Pattern {
     fn value(self, flat: usize) -> f64 {
         match self {
             Pattern::Constant(c) => c,
-            Pattern::Alternating(c) if flat % 2 == 0 => c,
+            Pattern::Alternating(c) if flat.is_multiple_of(2) => c,
             Pattern::Alternating(c) => -c,
             Pattern::Uniform => {
                 // splitmix64 of the index: the same values on every machine.
@@ -389,8 +386,8 @@ fn in_kind(x: f64, k: FloatKind) -> f64 {
 fn tensor_kinds(kernel: &Kernel) -> BTreeMap<String, FloatKind> {
     let mut out = BTreeMap::new();
     for arg in kernel
-        .module
-        .entry()
+        .triton()
+        .and_then(|m| m.entry())
         .into_iter()
         .flat_map(|f| f.args.iter())
     {

@@ -1,0 +1,149 @@
+//! The bounded proof of a formula: a [`Formula`] instantiated at one instance's sizes,
+//! proved equal to a kernel's element terms one element at a time.
+//!
+//! Architecture invariant: `Ok` only when every element of the formula's instance is
+//! `decide`-equal to the kernel's element at the same index; a failure says which
+//! element and why as a typed [`Failure`], never as text to be matched. It serves the
+//! lift search (`synth`), the all-sizes step's replays (`verify`) and `check`; it
+//! imports neither of them.
+
+use crate::decide::{self, Verdict};
+use crate::formula::{Formula, ShapeEnv};
+use crate::term::{TermId, Terms};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Formulas instantiated at one lift's sizes (`None`: it does not instantiate there).
+/// The term store only grows, so an instance stays valid for the whole lift; synthesis,
+/// the proof and the cross-check share it (a 128³ matmul's 2M products are built once).
+pub type Instances = HashMap<Formula, Option<Rc<Vec<TermId>>>>;
+
+/// Why a formula is not proved equal to a kernel's elements.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    /// The formula has another shape than the output (a wrong value everywhere).
+    #[error("shape {got:?}, the output has {want:?}")]
+    Shape { got: Vec<usize>, want: Vec<usize> },
+    /// `decide` found a point where element `element` differs (a wrong value).
+    #[error("refuted at element #{element}")]
+    Refuted { element: usize },
+    /// `decide` could not settle element `element`.
+    #[error("element #{element}: {reason}")]
+    Unknown { element: usize, reason: String },
+    /// The formula has no value at these sizes (its shape does not evaluate, or it
+    /// does not instantiate).
+    #[error("{0}")]
+    NoInstance(String),
+    /// The formula's instance has another number of elements than the output.
+    #[error("element count differs")]
+    Count,
+}
+
+impl Failure {
+    /// Whether the failure shows the formula gives a wrong value at these sizes (a
+    /// finding), rather than a proof that could not be finished.
+    pub fn is_wrong_value(&self) -> bool {
+        matches!(self, Failure::Refuted { .. } | Failure::Shape { .. })
+    }
+}
+
+/// `f`'s elements at the sizes of `env`, from `cache` when it was instantiated before.
+pub fn instance(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    cache: &mut Instances,
+) -> Result<Rc<Vec<TermId>>, String> {
+    if let Some(e) = cache.get(f) {
+        return e
+            .clone()
+            .ok_or_else(|| "the formula does not instantiate".into());
+    }
+    let e = f.instantiate(terms, env).map(Rc::new);
+    cache.insert(f.clone(), e.as_ref().ok().cloned());
+    e.map_err(|e| e.message)
+}
+
+/// Proves `f`, at the sizes of `env`, equal to `elems` (of shape `shape`) element by
+/// element.
+pub fn prove(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    shape: &[usize],
+    elems: &[TermId],
+) -> Result<(), Failure> {
+    prove_with(terms, env, f, shape, elems, &mut Instances::new())
+}
+
+/// [`prove`] reusing the instances of `cache`.
+pub fn prove_with(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    shape: &[usize],
+    elems: &[TermId],
+    cache: &mut Instances,
+) -> Result<(), Failure> {
+    let fshape = f.shape(env).map_err(|e| Failure::NoInstance(e.message))?;
+    if fshape != shape {
+        return Err(Failure::Shape {
+            got: fshape,
+            want: shape.to_vec(),
+        });
+    }
+    let cand = instance(terms, env, f, cache).map_err(Failure::NoInstance)?;
+    if cand.len() != elems.len() {
+        return Err(Failure::Count);
+    }
+    let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
+    let row = shape.last().copied().unwrap_or(1);
+    let verdicts = decide::decide_rows(terms, &pairs, &decide::Options::default(), row);
+    for (element, v) in verdicts.into_iter().enumerate() {
+        match v {
+            Verdict::Equal { .. } => {}
+            Verdict::NotEqual(_) => return Err(Failure::Refuted { element }),
+            Verdict::Unknown { reason } => return Err(Failure::Unknown { element, reason }),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Kernel;
+    use std::collections::BTreeMap;
+
+    /// A lifted formula proves against its own elements; against elements in another
+    /// order it is refuted at an element, and against another shape it fails on the
+    /// shape: both wrong values, told apart by variant, not by text.
+    #[test]
+    fn failures_say_what_went_wrong_as_variants() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("triton_ir/softmax/kernel.ttir");
+        let kernel = Kernel::load(&path, None).unwrap();
+        let inst = kernel.instance(&BTreeMap::new()).unwrap();
+        let mut terms = Terms::new();
+        let lifted = crate::synth::lift(&kernel, &inst, &mut terms).unwrap();
+        let out = &lifted.outputs[0];
+        let f = out.formula.clone().unwrap();
+        let t = &lifted.spec.outputs[0];
+        let elems: Vec<TermId> = t.elems.iter().map(|e| e.unwrap()).collect();
+        let env = &lifted.env;
+        assert_eq!(prove(&mut terms, env, &f, &t.shape, &elems), Ok(()));
+        let mut shuffled = elems.clone();
+        shuffled.rotate_left(1);
+        let e = prove(&mut terms, env, &f, &t.shape, &shuffled).unwrap_err();
+        assert!(
+            matches!(e, Failure::Refuted { .. }) && e.is_wrong_value(),
+            "{e}"
+        );
+        let other: Vec<usize> = t.shape.iter().rev().map(|d| d + 1).collect();
+        let e = prove(&mut terms, env, &f, &other, &elems).unwrap_err();
+        assert!(
+            matches!(e, Failure::Shape { .. }) && e.is_wrong_value(),
+            "{e}"
+        );
+    }
+}
