@@ -31,8 +31,8 @@
 //! pointer) is a `ParseError` at the call naming the cycle; an entry without calls
 //! comes out unchanged.
 
+use super::ast::type_bytes;
 use super::ast::*;
-use super::parser::type_bytes;
 use super::ParseError;
 use std::collections::{BTreeMap, HashMap};
 

@@ -17,8 +17,8 @@ pub mod libm;
 mod parser;
 mod scope;
 
+pub use ast::type_bytes;
 pub use exec::{execute, execute_for_races, launch_arg_order, BenignRace};
-pub use parser::type_bytes;
 
 /// A parse failure at `line:col` of the .ptx text.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
