@@ -3,7 +3,7 @@
 //! (children, names, size). Plain data: shapes are in `shape`, terms in `instantiate`,
 //! the text form in `render::text`.
 
-use super::Size;
+use crate::launch::Expr as Size;
 use crate::term::{CmpOp, Func};
 use num_bigint::BigInt;
 use num_rational::BigRational;

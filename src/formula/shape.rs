@@ -4,7 +4,7 @@
 //!
 //! Invariant: a shape error is a [`FormulaError`] naming the node; nothing panics.
 
-use super::Size;
+use crate::launch::Expr as Size;
 use crate::launch::{ArgBinding, ArgValue, Launch, LaunchError, Role};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -267,7 +267,7 @@ impl Formula {
                         "shapes {:?} and {:?} do not broadcast in {}",
                         sizes(&da),
                         sizes(&db),
-                        self.to_string()
+                        self
                     ),
                 })
             }
@@ -281,7 +281,7 @@ impl Formula {
                             sizes(&dc),
                             sizes(&da),
                             sizes(&db),
-                            self.to_string()
+                            self
                         ),
                     })
             }
@@ -296,15 +296,11 @@ impl Formula {
                     return err(format!(
                         "axis {axis} out of range for shape {:?} in {}",
                         sizes(&d),
-                        self.to_string()
+                        self
                     ));
                 }
                 if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) && d[*axis].size == 0 {
-                    return err(format!(
-                        "{} of an empty axis in {}",
-                        op.name(),
-                        self.to_string()
-                    ));
+                    return err(format!("{} of an empty axis in {}", op.name(), self));
                 }
                 if *keepdim {
                     d[*axis] = Dim {
@@ -323,7 +319,7 @@ impl Formula {
                         "shapes {:?} and {:?} do not multiply in {}",
                         sizes(&da),
                         sizes(&db),
-                        self.to_string()
+                        self
                     ),
                 })
             }
@@ -334,7 +330,7 @@ impl Formula {
                     return err(format!(
                         "transpose needs at least 2 axes, shape {:?} in {}",
                         sizes(&d),
-                        self.to_string()
+                        self
                     ));
                 }
                 d.swap(n - 2, n - 1);
@@ -348,7 +344,7 @@ impl Formula {
                     return err(format!(
                         "axis {axis} out of range for shape {:?} in {}",
                         sizes(&d),
-                        self.to_string()
+                        self
                     ));
                 }
                 Ok(d)
@@ -359,7 +355,7 @@ impl Formula {
                     return err(format!(
                         "tril/triu needs at least 2 axes, shape {:?} in {}",
                         sizes(&d),
-                        self.to_string()
+                        self
                     ));
                 }
                 Ok(d)
@@ -375,7 +371,7 @@ impl Formula {
                     return err(format!(
                         "axis {axis} out of range for shape {:?} in {}",
                         sizes(&d),
-                        self.to_string()
+                        self
                     ));
                 };
                 let s = env.eval(start)?;
@@ -386,8 +382,7 @@ impl Formula {
                 if s > e || e > dim.size {
                     return err(format!(
                         "slice {s}:{e} out of range for an axis of size {} in {}",
-                        dim.size,
-                        self.to_string()
+                        dim.size, self
                     ));
                 }
                 let name = match (s, end) {
@@ -404,7 +399,7 @@ impl Formula {
                     return err(format!(
                         "axis {axis} out of range to insert into shape {:?} in {}",
                         sizes(&d),
-                        self.to_string()
+                        self
                     ));
                 }
                 d.insert(
@@ -427,7 +422,7 @@ impl Formula {
                         count(&da),
                         sizes(&target),
                         count(&target),
-                        self.to_string()
+                        self
                     ));
                 }
                 Ok(target)
@@ -441,7 +436,7 @@ impl Formula {
                         "shape {:?} does not broadcast to {:?} in {}",
                         sizes(&da),
                         sizes(&target),
-                        self.to_string()
+                        self
                     )),
                 }
             }
@@ -461,7 +456,7 @@ impl Formula {
                 return err(format!(
                     "axis {axis} out of range for shape {:?} in {}",
                     sizes(&d),
-                    self.to_string()
+                    self
                 ));
             }
             match &mut out {
@@ -474,7 +469,7 @@ impl Formula {
                             "shapes {:?} and {:?} do not concatenate along axis {axis} in {}",
                             sizes(o),
                             sizes(&d),
-                            self.to_string()
+                            self
                         ));
                     }
                     o[axis] = Dim {

@@ -429,7 +429,7 @@ pub(super) fn fold_call(f: Func, c: &BigRational) -> Option<BigRational> {
         // rational between f64s would be rounded twice).
         Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32 => {
             let x = c.to_f64()?;
-            let r = crate::term::eval_func(f, x);
+            let r = super::eval::eval_func(f, x);
             (BigRational::from_float(x).as_ref() == Some(c) && r.is_finite())
                 .then(|| BigRational::from_float(r))
                 .flatten()
