@@ -33,7 +33,7 @@
 
 use super::ast::type_bytes;
 use super::ast::*;
-use super::ParseError;
+use super::error::ParseError;
 use std::collections::{BTreeMap, HashMap};
 
 /// Address of the first `.func`.

@@ -3,7 +3,7 @@
 
 use super::state::*;
 use crate::decide::poly::rat;
-use crate::decide::PreKind;
+use crate::decide::precondition::PreKind;
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use std::rc::Rc;
 

@@ -5,7 +5,7 @@
 use super::known::{match_known, Known};
 use super::state::*;
 use crate::decide::poly::{rat, AtomId, ExpId, Mono, Poly, Stop};
-use crate::decide::PreKind;
+use crate::decide::precondition::PreKind;
 use crate::term::{Func, TermId};
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};

@@ -4,7 +4,7 @@
 
 use super::dag::*;
 use crate::decide::poly::{rat, Algebra, AtomId, ExpId, Mono, Poly, Stop};
-use crate::decide::PreKind;
+use crate::decide::precondition::PreKind;
 use crate::term::{Func, Node, TermId, Terms};
 use num_rational::BigRational;
 use num_traits::{One, Signed};

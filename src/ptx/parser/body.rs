@@ -5,7 +5,7 @@
 use super::cursor::{BodyState, Parser};
 use super::lexer::Tok;
 use crate::ptx::ast::*;
-use crate::ptx::ParseError;
+use crate::ptx::error::ParseError;
 use crate::triton_ir::ast::Loc;
 use std::sync::Arc;
 

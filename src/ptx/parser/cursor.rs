@@ -3,8 +3,8 @@
 
 use super::lexer::{Tok, Token};
 use crate::ptx::ast::*;
+use crate::ptx::error::ParseError;
 use crate::ptx::scope::Scopes;
-use crate::ptx::ParseError;
 use crate::triton_ir::ast::Loc;
 
 pub(super) struct Parser {

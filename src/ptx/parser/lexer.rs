@@ -1,7 +1,7 @@
 //! PTX tokens: identifiers (with `%`, `$`, `.`), numbers, strings and punctuation,
 //! each with its line and column.
 
-use crate::ptx::ParseError;
+use crate::ptx::error::ParseError;
 
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {

@@ -15,7 +15,7 @@ mod lexer;
 mod module;
 
 use crate::ptx::ast::*;
-use crate::ptx::ParseError;
+use crate::ptx::error::ParseError;
 use crate::triton_ir::ast::Loc;
 use cursor::Parser;
 use lexer::lex;

@@ -5,7 +5,7 @@
 use super::cursor::{BodyState, Parser};
 use super::lexer::{Tok, Token};
 use crate::ptx::ast::*;
-use crate::ptx::ParseError;
+use crate::ptx::error::ParseError;
 use std::collections::BTreeMap;
 
 impl Parser {

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use super::cursor::{PResult, Parser, MAX_NEST};
 use crate::triton_ir::ast::{Attr, FloatKind, Scalar, Type};
+use crate::triton_ir::error::ParseError;
 use crate::triton_ir::floats::{self, FloatFormat};
 use crate::triton_ir::lexer::{Tok, Token};
-use crate::triton_ir::ParseError;
 
 impl Parser<'_> {
     /// `{key = value, key, "quoted.key" = value}`

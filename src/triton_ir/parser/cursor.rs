@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::triton_ir::ast::Loc;
+use crate::triton_ir::error::ParseError;
 use crate::triton_ir::lexer::{Tok, Token};
-use crate::triton_ir::ParseError;
 
 /// Deepest nesting of regions (ops inside `scf.for` inside `scf.if` ...).
 pub const MAX_REGION_DEPTH: u32 = 64;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::cursor::{LocExpr, PResult, Parser, MAX_NEST};
 use crate::triton_ir::ast::Loc;
+use crate::triton_ir::error::ParseError;
 use crate::triton_ir::lexer::{Tok, Token};
-use crate::triton_ir::ParseError;
 
 impl Parser<'_> {
     /// An optional trailing `loc(...)`, resolved.

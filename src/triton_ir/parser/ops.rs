@@ -5,8 +5,8 @@
 use super::cursor::{PResult, Parser};
 use super::types::TypeSpec;
 use crate::triton_ir::ast::{Arg, Attr, Block, Op, Region, Scalar, Successor, Type};
+use crate::triton_ir::error::ParseError;
 use crate::triton_ir::lexer::{Tok, Token};
-use crate::triton_ir::ParseError;
 
 /// `tensor<4x!tt.ptr<f32>>` -> `tensor<4xf32>`, `!tt.ptr<f32>` -> `f32`.
 fn pointee(t: &Type) -> Type {

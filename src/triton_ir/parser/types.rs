@@ -6,8 +6,8 @@
 
 use super::cursor::{PResult, Parser, MAX_NEST};
 use crate::triton_ir::ast::{FloatKind, Type};
+use crate::triton_ir::error::ParseError;
 use crate::triton_ir::lexer::Tok;
-use crate::triton_ir::ParseError;
 
 /// How the types after an op's `:` were written.
 #[derive(Debug)]

@@ -1,0 +1,10 @@
+//! The front end's one error type: where in the text parsing failed, and why.
+
+/// A parse failure at `line:col` of the .ptx text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{line}:{col}: {message}")]
+pub struct ParseError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
