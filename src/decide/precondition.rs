@@ -1,6 +1,8 @@
 //! Preconditions of an `Equal` verdict: an expression the proof assumed non-zero,
 //! positive or non-negative (a denominator, a `log` or `sqrt` argument). Plain data,
 //! shared by `canon`, which records them, and the verdicts that carry them.
+//!
+//! Invariant: plain data; printed as `expr != 0`, `expr > 0` or `expr >= 0`.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PreKind {

@@ -2,6 +2,8 @@
 //! [`Formula`] itself, a kernel's [`Output`], the constructors and the traversals
 //! (children, names, size). Plain data: shapes are in `shape`, terms in `instantiate`,
 //! the text form in `render::text`.
+//!
+//! Invariant: building a formula never fails or panics; shape errors surface in `shape`.
 
 use crate::launch::Expr as Size;
 use crate::term::{CmpOp, Func};

@@ -1,5 +1,7 @@
 //! Element types of launch tensors ([`Dtype`]): their names, bytes, and the range of an
 //! integer type.
+//!
+//! Invariant: plain data; no I/O.
 
 use std::fmt;
 

@@ -1,5 +1,8 @@
 //! Size expressions ([`Expr`]): integers over size names with `+ - * // %`, `cdiv`,
 //! `min`, `max`, Python's integer semantics; parsing, evaluation and printing.
+//!
+//! Invariant: evaluation never panics: overflow, division by zero and unknown sizes are
+//! errors.
 
 use std::collections::BTreeMap;
 use std::fmt;

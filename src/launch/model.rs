@@ -1,6 +1,9 @@
 //! The launch model: a parsed [`Launch`] (sizes still symbolic), its argument bindings
 //! and tensor declarations, and [`Launch::instantiate`], which fixes every size and
 //! gives a concrete [`Instance`].
+//!
+//! Invariant: `instantiate` gives a fully concrete `Instance` or a `LaunchError` naming
+//! the file; nothing here knows of kernels.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;

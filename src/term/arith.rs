@@ -1,5 +1,9 @@
 //! The arithmetic smart constructors: `sum`, `product`, powers, `sign` and function
 //! calls, with the exact constant folds and IEEE infinity/NaN rules the crate doc lists.
+//!
+//! Invariant: every fold is exact (rationals, never floats) and sound for finite real
+//! inputs; one that holds only for finite operands is applied only where no operand can
+//! be ±inf or NaN.
 
 use super::node::*;
 use super::store::*;

@@ -1,5 +1,8 @@
 //! The logic smart constructors: comparisons (folded on the extended reals, IEEE on
 //! NaN), `not`, `and`/`or`, and `select`.
+//!
+//! Invariant: every fold is sound for finite real inputs, and one whose result a NaN
+//! changes is applied only where no operand can be NaN.
 
 use super::node::*;
 use super::store::*;

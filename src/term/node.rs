@@ -1,6 +1,8 @@
 //! The term language: [`TermId`], the unary functions [`Func`], the comparisons
 //! [`CmpOp`] and the [`Node`]s of the DAG. Plain data; the store that interns them and
 //! its smart constructors are in `store`, `arith` and `logic`.
+//!
+//! Invariant: plain data; a `TermId` means something only in the `Terms` store that made it.
 
 use num_rational::BigRational;
 use std::sync::Arc;

@@ -1,5 +1,8 @@
 //! Arithmetic of canonical forms: normalising `N / D` (monic denominator, cancelled
 //! exponentials), `add`, `sub`, `mul`, `inv`, `pow`, and the sign facts it can read off.
+//!
+//! Invariant: every rewrite is an identity over the reals under the recorded
+//! preconditions (see `canon`).
 
 use super::state::*;
 use crate::decide::poly::{rat, AtomId, Mono, Poly, Stop};

@@ -1,6 +1,9 @@
 //! The case split over conditions: literals of comparisons and their keys, evaluating a
 //! condition in the current case, the case's equations and substitutions, and whether
 //! the case is infeasible.
+//!
+//! Invariant: a case is called infeasible only when no real point satisfies its
+//! literals (dropping a literal never makes a feasible case infeasible).
 
 use super::state::*;
 use crate::decide::poly::{rat, AtomId, Mono, Poly, Stop};

@@ -1,5 +1,8 @@
 //! Terms to canonical forms: the memo of converted terms, the terms a conversion still
 //! needs, each node's form, and what a converted pair contains (extrema, opaque ops).
+//!
+//! Invariant: every rewrite is an identity over the reals under the recorded
+//! preconditions (see `canon`).
 
 use super::state::*;
 use crate::decide::poly::rat;

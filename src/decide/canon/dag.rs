@@ -1,6 +1,8 @@
 //! The reachable sub-DAG of the terms a conversion reads ([`Dag`], children first), the
 //! nodes already converted ([`Reached`]), and whether two groups of roots share most
 //! of their sub-terms.
+//!
+//! Invariant: a `Dag`'s nodes are in ascending id order, children before parents.
 
 use crate::term::{Node, TermId, Terms};
 use rustc_hash::{FxHashMap, FxHashSet};

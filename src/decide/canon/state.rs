@@ -1,6 +1,9 @@
 //! The canonical forms ([`Rf`]: `N / D` over hash-consed [`Atom`]s), the condition keys
 //! of a case split, why a conversion stops ([`Halt`]), and the canonicaliser [`Canon`]:
 //! its atom and form tables, its preconditions, and printing.
+//!
+//! Invariant: every rewrite is an identity over the reals under the recorded
+//! preconditions (see `canon`).
 
 use super::dag::*;
 use crate::decide::poly::{rat, Algebra, AtomId, ExpId, Mono, Poly, Stop};

@@ -2,7 +2,7 @@
 //! word an atomic or a lock is keyed by ([`LocKey`]), and how a load at an address
 //! computed from data is refused when it cannot be split.
 //!
-//! Plain data shared by `memory`, `atomic` and `gather`; it depends on nothing.
+//! Invariant: plain data shared by `memory`, `atomic` and `gather`; it depends on nothing.
 
 /// Where an address points.
 pub(super) enum Place {

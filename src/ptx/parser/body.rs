@@ -1,6 +1,8 @@
 //! An entry's or function's body: register declarations, `.loc` lines, scoped blocks,
 //! and instructions with their operands (registers, immediates, addresses, vectors,
 //! special registers).
+//!
+//! Invariant: never panics; malformed text is a `ParseError` at its line and column.
 
 use super::cursor::{BodyState, Parser};
 use super::lexer::Tok;

@@ -1,5 +1,7 @@
 //! The parser's state ([`Parser`], and [`BodyState`] for one body) and its token
 //! cursor: peeking, eating and expecting tokens, and errors at the current token.
+//!
+//! Invariant: never panics; an error names the line and column of the current token.
 
 use super::lexer::{Tok, Token};
 use crate::ptx::ast::*;

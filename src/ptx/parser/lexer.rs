@@ -1,5 +1,7 @@
 //! PTX tokens: identifiers (with `%`, `$`, `.`), numbers, strings and punctuation,
 //! each with its line and column.
+//!
+//! Invariant: never panics; malformed text is a `ParseError` at its line and column.
 
 use crate::ptx::error::ParseError;
 

@@ -1,6 +1,8 @@
 //! Module level: directives (`.version`, `.target`, `.file`), global variables,
 //! `.entry` and `.func` headers with their parameters, and the check that every branch
 //! names a label its block sees.
+//!
+//! Invariant: never panics; malformed text is a `ParseError` at its line and column.
 
 use super::cursor::{BodyState, Parser};
 use super::lexer::{Tok, Token};

@@ -1,5 +1,8 @@
 //! Locations: a trailing `loc(...)` and the `#locN` aliases it may name, resolved to
 //! [`Loc`] with a depth cap and memoised.
+//!
+//! Invariant: location expressions and alias chains are depth-capped (`MAX_NEST`), so a
+//! cyclic alias is an error, never a loop.
 
 use std::sync::Arc;
 

@@ -1,6 +1,9 @@
 //! Triton's custom assembly forms of ops (`arith.constant`, `scf.for`/`if`/`while`,
 //! `tt.*` with keywords), and the typing of an op's operands and results from the
 //! types written after its `:`.
+//!
+//! Invariant: every custom form is normalised to the same `ast::Op` shape as the generic
+//! form; malformed input is a `ParseError`, never a panic.
 
 use super::cursor::{PResult, Parser};
 use super::types::TypeSpec;
