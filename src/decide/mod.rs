@@ -24,9 +24,11 @@ mod canon;
 mod constants;
 mod normalize;
 mod poly;
+mod precondition;
 mod refute;
 
 pub use normalize::{normalize, normalize_all};
+pub use precondition::{PreKind, Precondition};
 
 use crate::term::{Node, TermId, Terms};
 use canon::{Canon, Dag, Halt, Reached};
@@ -95,31 +97,6 @@ impl Verdict {
     }
     pub fn is_not_equal(&self) -> bool {
         matches!(self, Verdict::NotEqual(_))
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PreKind {
-    NonZero,
-    Positive,
-    NonNegative,
-}
-
-/// `expr != 0`, `expr > 0` or `expr >= 0`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Precondition {
-    pub kind: PreKind,
-    pub expr: String,
-}
-
-impl std::fmt::Display for Precondition {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let op = match self.kind {
-            PreKind::NonZero => "!= 0",
-            PreKind::Positive => "> 0",
-            PreKind::NonNegative => ">= 0",
-        };
-        write!(f, "{} {op}", self.expr)
     }
 }
 

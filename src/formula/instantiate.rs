@@ -1,7 +1,9 @@
 //! A formula at concrete sizes: a dense row-major tensor of terms per sub-formula.
 //! Callers type-check with `Formula::dims` first; shapes here are then consistent.
 
-use super::{BinaryOp, Formula, ReduceOp, ScanOp, ShapeEnv};
+use super::expr::{BinaryOp, Formula, ReduceOp, ScanOp};
+use super::shape::{FormulaError, ShapeEnv};
+use super::window::{Geometry, WindowOp};
 use crate::term::{TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -338,7 +340,7 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
                 .collect();
             // Type-checked by the caller (`Formula::dims`).
             let shape = f.shape(env).unwrap_or_default();
-            let elems = super::window::instantiate(terms, *op, geometry, &parts, &shape);
+            let elems = window_elems(terms, *op, geometry, &parts, &shape);
             Dense { shape, elems }
         }
         Formula::Slice {
@@ -412,4 +414,113 @@ fn slice(a: &Dense, axis: usize, start: usize, end: usize) -> Dense {
         })
         .collect();
     Dense { shape, elems }
+}
+
+impl Formula {
+    /// One term per element of the value, row-major, at the sizes of `env`. Input
+    /// elements are `terms.input(name, &[i, j])`, scalars `terms.param(name)`.
+    pub fn instantiate(
+        &self,
+        terms: &mut crate::term::Terms,
+        env: &ShapeEnv,
+    ) -> Result<Vec<crate::term::TermId>, FormulaError> {
+        self.dims(env)?;
+        Ok(run(self, terms, env).elems)
+    }
+}
+
+/// Every offset `j` (row-major) of a kernel of extents `kernel`.
+fn kernel_offsets(kernel: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = kernel.iter().product();
+    (0..n).map(|f| unravel(f, kernel)).collect()
+}
+
+/// Position `i·s - p + j·d` of window `i`, offset `j`, along windowed axis `a`, or
+/// `None` in the padding.
+fn position(g: &Geometry, a: usize, i: usize, j: usize, n: usize) -> Option<usize> {
+    let pos = (i * g.stride[a] + j * g.dilation[a]) as i64 - g.padding[a] as i64;
+    (0..n as i64).contains(&pos).then_some(pos as usize)
+}
+
+/// The elements of a window formula at concrete sizes (operands already instantiated,
+/// each a row-major tensor of `shape`); `out` is the formula's shape.
+fn window_elems(
+    terms: &mut Terms,
+    op: WindowOp,
+    g: &Geometry,
+    args: &[(Vec<usize>, Vec<TermId>)],
+    out: &[usize],
+) -> Vec<TermId> {
+    let nd = g.nd();
+    let (xs, x) = (&args[0].0, &args[0].1);
+    let xst = strides(xs);
+    let lead = xs.len() - nd;
+    let total: usize = out.iter().product();
+    let mut elems = Vec::with_capacity(total);
+    match op {
+        WindowOp::MaxPool | WindowOp::AvgPool => {
+            let offsets = kernel_offsets(&g.kernel);
+            let inv = BigRational::new(BigInt::from(1), BigInt::from(offsets.len().max(1)));
+            for flat in 0..total {
+                let idx = unravel(flat, out);
+                let base: usize = (0..lead).map(|k| idx[k] * xst[k]).sum();
+                let window: Vec<TermId> = offsets
+                    .iter()
+                    .filter_map(|j| {
+                        let mut at = base;
+                        for a in 0..nd {
+                            at +=
+                                position(g, a, idx[lead + a], j[a], xs[lead + a])? * xst[lead + a];
+                        }
+                        Some(x[at])
+                    })
+                    .collect();
+                elems.push(if op == WindowOp::MaxPool {
+                    // Padding is -inf: it never wins; an all-padding window is -inf.
+                    if window.is_empty() {
+                        terms.inf(true)
+                    } else {
+                        terms.maxn(&window)
+                    }
+                } else {
+                    let s = terms.sum(&window);
+                    let c = terms.constant(inv.clone());
+                    terms.mul(s, c)
+                });
+            }
+        }
+        WindowOp::Conv => {
+            let (ws, w) = (&args[1].0, &args[1].1);
+            let wst = strides(ws);
+            let offsets = kernel_offsets(&ws[2..]);
+            for flat in 0..total {
+                let idx = unravel(flat, out);
+                let (n, co) = (idx[0], idx[1]);
+                let mut summands = Vec::new();
+                if let Some((_, b)) = args.get(2) {
+                    summands.push(b[co]);
+                }
+                for ci in 0..xs[1] {
+                    for j in &offsets {
+                        let mut at = n * xst[0] + ci * xst[1];
+                        let mut inside = true;
+                        for a in 0..nd {
+                            match position(g, a, idx[2 + a], j[a], xs[2 + a]) {
+                                Some(p) => at += p * xst[2 + a],
+                                None => inside = false,
+                            }
+                        }
+                        if inside {
+                            let wat = co * wst[0]
+                                + ci * wst[1]
+                                + (0..nd).map(|a| j[a] * wst[2 + a]).sum::<usize>();
+                            summands.push(terms.mul(x[at], w[wat]));
+                        }
+                    }
+                }
+                elems.push(terms.sum(&summands));
+            }
+        }
+    }
+    elems
 }

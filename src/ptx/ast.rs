@@ -203,3 +203,15 @@ impl Instr {
         self.mods.iter().any(|x| x == m)
     }
 }
+
+/// Bytes of a scalar PTX type ("f32" → 4).
+pub fn type_bytes(ty: &str) -> Option<u64> {
+    Some(match ty {
+        "b8" | "u8" | "s8" | "pred" => 1,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" | "tf32" => 4,
+        "b64" | "u64" | "s64" | "f64" => 8,
+        "b128" => 16,
+        _ => return None,
+    })
+}

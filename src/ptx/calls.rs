@@ -31,9 +31,9 @@
 //! pointer) is a `ParseError` at the call naming the cycle; an entry without calls
 //! comes out unchanged.
 
+use super::ast::type_bytes;
 use super::ast::*;
-use super::parser::type_bytes;
-use super::ParseError;
+use super::error::ParseError;
 use std::collections::{BTreeMap, HashMap};
 
 /// Address of the first `.func`.

@@ -12,22 +12,15 @@
 
 pub mod ast;
 mod calls;
+mod error;
 mod exec;
 pub mod libm;
 mod parser;
 mod scope;
 
+pub use ast::type_bytes;
+pub use error::ParseError;
 pub use exec::{execute, execute_for_races, launch_arg_order, BenignRace};
-pub use parser::type_bytes;
-
-/// A parse failure at `line:col` of the .ptx text.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{line}:{col}: {message}")]
-pub struct ParseError {
-    pub line: u32,
-    pub col: u32,
-    pub message: String,
-}
 
 /// Parse a whole `.ptx` file.
 pub fn parse(src: &str) -> Result<ast::Module, ParseError> {

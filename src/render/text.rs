@@ -24,6 +24,14 @@ pub fn expr(f: &Formula) -> String {
     .expr(f)
 }
 
+/// A formula's text form is this module's [`expr`]: `format!("{f}")`, and the shape
+/// errors that name a node, print it so.
+impl std::fmt::Display for Formula {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&expr(self))
+    }
+}
+
 /// One formula, without heading, with the shapes of `env` (a vector broadcast down
 /// the rows then prints as NumPy's `v[:, None]`).
 pub fn expr_in(f: &Formula, env: &ShapeEnv) -> String {

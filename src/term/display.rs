@@ -17,11 +17,19 @@
 //! Shared sub-terms are printed in full at every use; the printer recurses once per
 //! level of nesting.
 
-use super::{CmpOp, Func, Node, TermId, Terms};
+use super::node::{CmpOp, Func, Node, TermId};
+use super::store::Terms;
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::fmt;
+
+impl Terms {
+    /// `id` printed with minimal parentheses (see the module doc).
+    pub fn display(&self, id: TermId) -> Display<'_> {
+        Display { terms: self, id }
+    }
+}
 
 const P_OR: u8 = 1;
 const P_AND: u8 = 2;

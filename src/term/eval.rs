@@ -1,7 +1,8 @@
 //! f64 evaluation of terms: memoised over the DAG and iterative (no recursion), so that
 //! terms thousands of levels deep evaluate without growing the call stack.
 
-use super::{Func, Node, TermId, Terms};
+use super::node::{Func, Node, TermId};
+use super::store::Terms;
 use num_traits::ToPrimitive;
 use rustc_hash::{FxHashMap, FxHashSet};
 

@@ -2,7 +2,9 @@
 //! ±inf and NaN rules masked lanes rely on) and IEEE maxNum/minNum (`fmax`/`fmin`: a NaN
 //! operand loses), folded to max/min only where no operand can be NaN.
 
-use super::*;
+use super::node::{CmpOp, Node, TermId};
+use super::store::Terms;
+use num_rational::BigRational;
 
 impl Terms {
     fn extremum(&mut self, terms: &[TermId], is_max: bool) -> TermId {

@@ -13,7 +13,8 @@
 //! such a leaf is only reachable at inputs where that side's result is discarded (the
 //! caller's obligation: the executors check the path, the spec selects it away).
 
-use super::{CmpOp, Node, TermId, Terms};
+use super::node::{CmpOp, Node, TermId};
+use super::store::Terms;
 use std::sync::Arc;
 
 /// Most index combinations one gather splits over.
@@ -22,24 +23,6 @@ pub const MAX_GATHER_CASES: usize = 1 << 16;
 /// Most values of a dtype's whole range split over where the launch declares none
 /// (`bool`, `int8`, `uint8`).
 pub const MAX_UNDECLARED_RANGE: i128 = 256;
-
-/// The declared value nearest to `v` (ties to the smaller; NaN the smallest).
-pub fn nearest_value(vals: &[i64], v: f64) -> f64 {
-    let (Some(&first), Some(&last)) = (vals.first(), vals.last()) else {
-        return v;
-    };
-    if v.is_nan() {
-        return first as f64;
-    }
-    let k = vals.partition_point(|&x| (x as f64) < v);
-    let pick = match (k.checked_sub(1).map(|i| vals[i]), vals.get(k)) {
-        (Some(a), Some(&b)) if v - a as f64 <= b as f64 - v => a,
-        (_, Some(&b)) => b,
-        (Some(a), None) => a,
-        (None, None) => last,
-    };
-    pick as f64
-}
 
 impl Terms {
     /// Declare that the elements of integer input `tensor` take only `values` (sorted or

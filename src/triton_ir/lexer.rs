@@ -5,7 +5,7 @@
 //! Shapes such as `4x8xf32` are lexed as ordinary tokens (`4`, `x8xf32`); the parser
 //! reads types from the source text itself, using the token spans.
 
-use super::ParseError;
+use super::error::ParseError;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {

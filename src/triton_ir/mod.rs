@@ -11,22 +11,15 @@
 //! an unsupported op by name.
 
 pub mod ast;
+mod error;
 pub mod floats;
 mod lexer;
 mod narrowing;
 mod parser;
 pub mod slice;
 
+pub use error::ParseError;
 pub use narrowing::{masked_loads_without_other, narrowings, Narrowing, NarrowingKind};
-
-/// A parse failure at `line:col` of the .ttir text.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{line}:{col}: {message}")]
-pub struct ParseError {
-    pub line: u32,
-    pub col: u32,
-    pub message: String,
-}
 
 /// Deepest region nesting `parse` accepts.
 pub const MAX_REGION_DEPTH: u32 = parser::MAX_REGION_DEPTH;

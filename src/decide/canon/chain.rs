@@ -11,7 +11,12 @@
 //! step-by-step conversion builds. A step whose factor is not a pure exponential, or
 //! whose addend is a quotient, is taken step by step ([`Canon::mul`], [`Canon::add`]).
 
-use super::*;
+use super::state::*;
+use crate::decide::poly::{rat, ExpId, Mono, Poly, Stop};
+use crate::term::{Node, TermId};
+use num_rational::BigRational;
+use num_traits::One;
+use rustc_hash::FxHashMap;
 
 /// Fewest steps a chain must have to be folded (a single step gains nothing).
 const MIN_STEPS: usize = 2;

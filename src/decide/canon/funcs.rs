@@ -2,7 +2,14 @@
 //! libm functions kept opaque, `abs` under a case, extrema. Each rewrite is an identity
 //! over the reals under the preconditions it records (see the parent module).
 
-use super::*;
+use super::known::{match_known, Known};
+use super::state::*;
+use crate::decide::poly::{rat, AtomId, ExpId, Mono, Poly, Stop};
+use crate::decide::precondition::PreKind;
+use crate::term::{Func, TermId};
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::rc::Rc;
 
 impl<'t> Canon<'t> {
     pub(super) fn known(&mut self, k: Known) -> Result<Rf, Stop> {
@@ -596,3 +603,33 @@ impl<'t> Canon<'t> {
             .collect())
     }
 }
+/// `Some(k)` when `c = base^k` for an integer `k ≠ 0`.
+fn int_log(c: &BigRational, base: i64) -> Option<i64> {
+    if !c.is_positive() || c.is_one() {
+        return None;
+    }
+    let b = num_bigint::BigInt::from(base);
+    let (mut n, neg) = if c.is_integer() {
+        (c.numer().clone(), false)
+    } else if c.numer().is_one() {
+        (c.denom().clone(), true)
+    } else {
+        return None;
+    };
+    let mut k = 0i64;
+    while n > num_bigint::BigInt::one() {
+        if (&n % &b) != num_bigint::BigInt::zero() {
+            return None;
+        }
+        n /= &b;
+        k += 1;
+    }
+    Some(if neg { -k } else { k })
+}
+
+trait Pipe: Sized {
+    fn pipe<R>(self, f: impl FnOnce(Self) -> R) -> R {
+        f(self)
+    }
+}
+impl<T> Pipe for T {}

@@ -27,16 +27,9 @@
 //!   thread until the lock word changes (no busy loop); a lock nobody can give back is
 //!   a `Deadlock`.
 
-use super::memory::Place;
+use super::place::Place;
 use super::*;
 use std::collections::HashSet;
-
-/// A memory word an atomic touches: a shared address or a tensor element (byte offset).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) enum LocKey {
-    Shared(u64),
-    Global(usize, u64),
-}
 
 /// One atomic of the current window (shared: since the last barrier; global: this
 /// CTA's epoch and every other CTA).

@@ -13,12 +13,9 @@
 //! tensors (`role = "in"`, never written) are gathered from, so no access here can
 //! race; stores at such addresses (scatters) are `Unsupported`.
 
-use super::memory::Place;
+use super::place::{Place, GATHER_UNSUPPORTED};
 use super::*;
 use crate::exec::domain::IndexCases;
-
-/// How an address that is not split over declared index values is refused.
-pub(super) const GATHER_UNSUPPORTED: &str = "a load at a data-dependent address";
 
 impl<D: Domain> Sim<'_, D> {
     /// `ld` of `dsts.len()` elements of `size` bytes at data-dependent address `s +

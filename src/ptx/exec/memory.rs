@@ -6,17 +6,8 @@
 //! tensor or variable is `OutOfBounds`, a read of memory nobody wrote is
 //! `NeverWritten` (never a silent zero).
 
-use super::gather::GATHER_UNSUPPORTED;
+use super::place::{Place, GATHER_UNSUPPORTED};
 use super::*;
-
-/// Where an address points.
-pub(super) enum Place {
-    Tensor(usize, u64),
-    Shared(usize, u64),
-    Local(u64),
-    /// An initialised module variable (`__cudart_i2opi_f`): variable, byte offset.
-    Init(usize, u64),
-}
 
 /// A parameter's value as `ld.param` of type `ty` (`size` bytes) leaves it: a signed
 /// type sign-extends to the destination's width (PTX `ld`); the bits of a 32-bit
@@ -580,7 +571,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                             s
                         }
                     };
-                    self.foreign_write(t, super::atomic::LocKey::Global(i, off))?;
+                    self.foreign_write(t, LocKey::Global(i, off))?;
                     if size != e || off % e != 0 {
                         self.store_bytes(i, off, size, v, ty, site)?;
                         continue;
@@ -601,7 +592,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     let logged = self.log_shared(t, pc, addr, size, true);
                     self.store_val = None;
                     logged?;
-                    self.foreign_write(t, super::atomic::LocKey::Shared(addr))?;
+                    self.foreign_write(t, LocKey::Shared(addr))?;
                     self.note(Cell::Shared(addr));
                     self.shared.insert(addr, (v, size));
                 }

@@ -26,8 +26,8 @@
 //! `sync` barriers and warp collectives; `memory` addresses, loads, stores, `cp.async`;
 //! `race` the access log and the race rule; `arith` arithmetic instruction semantics.
 
+use super::ast::type_bytes;
 use super::ast::*;
-use super::parser::type_bytes;
 use crate::exec::domain::{Binary, Domain, Precision, Truth};
 use crate::exec::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
 use crate::launch::{ArgValue, Instance, Role};
@@ -42,6 +42,7 @@ mod branch;
 mod gather;
 mod memory;
 mod params;
+mod place;
 mod race;
 mod sums;
 mod sync;
@@ -50,10 +51,11 @@ mod uses;
 mod values;
 
 pub(crate) use atomic::in_retry_loop;
-use atomic::{Hold, LocKey, Locks};
+use atomic::{Hold, Locks};
 use branch::{Cell, Journal};
 pub use params::launch_arg_order;
 use params::*;
+use place::LocKey;
 pub use race::BenignRace;
 use race::*;
 use sums::escaped;

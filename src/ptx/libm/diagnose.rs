@@ -5,26 +5,14 @@
 //! expansion shares most of them with its function's probe whatever its argument. A
 //! note never changes a verdict.
 
-use super::probes::probes;
+use super::probes::{fingerprint, probes};
 use super::reachable;
 use crate::exec::Output;
 use crate::term::{Node, TermId, Terms};
-use num_rational::BigRational;
-use num_traits::{Signed, ToPrimitive};
 use rustc_hash::FxHashSet;
 
 /// Notes for at most this many elements (a report shows the first few).
 const MAX_NOTES: usize = 8;
-
-/// The magnitudes of the constants under `root`, small integers left out.
-pub(super) fn fingerprint(terms: &Terms, root: TermId) -> FxHashSet<BigRational> {
-    reachable(terms, &[root])
-        .into_iter()
-        .filter_map(|t| terms.as_const(t))
-        .filter(|c| !(c.is_integer() && c.abs().to_i64().is_some_and(|v| v <= 256)))
-        .map(|c| c.abs())
-        .collect()
-}
 
 /// For the first elements that still read bit-level code: the probe whose constants
 /// they share most (at least half of the probe's), and the argument a prefiltered try

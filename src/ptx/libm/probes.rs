@@ -10,6 +10,7 @@ use crate::launch::{Instance, Launch};
 use crate::ptx::ast::Module;
 use crate::term::{eval_func, CmpOp, Func, Node, TermId, Terms};
 use num_rational::BigRational;
+use num_traits::{Signed, ToPrimitive};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -351,6 +352,16 @@ const SOURCES: [(&str, Meaning, &str, &str); 37] = [
     ),
 ];
 
+/// The magnitudes of the constants under `root`, small integers left out.
+pub(super) fn fingerprint(terms: &Terms, root: TermId) -> FxHashSet<BigRational> {
+    reachable(terms, &[root])
+        .into_iter()
+        .filter_map(|t| terms.as_const(t))
+        .filter(|c| !(c.is_integer() && c.abs().to_i64().is_some_and(|v| v <= 256)))
+        .map(|c| c.abs())
+        .collect()
+}
+
 /// The probes, parsed once per process.
 pub fn probes() -> &'static [Probe] {
     static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
@@ -380,7 +391,7 @@ pub fn probes() -> &'static [Probe] {
                 let mut terms = Terms::new();
                 let x = terms.input("x", &[0]);
                 if let Some(y) = p.apply(&mut terms, x) {
-                    p.constants = super::diagnose::fingerprint(&terms, y);
+                    p.constants = fingerprint(&terms, y);
                     for t in reachable(&terms, &[y]) {
                         if t != y && terms.children(t).contains(&x) {
                             p.uses.insert(parent_shape(&terms, t, x, false));
