@@ -6,6 +6,7 @@
 mod common;
 mod seed;
 
+mod architecture;
 mod check;
 mod check_all_sizes;
 mod check_float_types;
