@@ -4,7 +4,7 @@
 //! Architecture invariant: `Verified` only when every paired element is `Equal`; a
 //! refutation carries `decide`'s point, an unknown its reason.
 
-use super::{CheckOptions, Finding, Outcome, Report};
+use super::findings::{CheckOptions, Finding, Outcome, Report};
 use crate::decide::{self, Counterexample, Leaf, Verdict as ElemVerdict};
 use crate::error::Error;
 use crate::launch::Instance;

@@ -4,7 +4,7 @@
 //! Architecture invariant: printing only; every fact printed is the report's.
 
 use super::compare::leaf_name;
-use super::{Finding, Outcome, Report};
+use super::findings::{Finding, Outcome, Report};
 use crate::decide::{self, Leaf};
 use crate::launch::{ArgValue, Instance, Role};
 use crate::npy::Array;

@@ -7,7 +7,7 @@
 //! are exactly those the evaluation used.
 
 use super::canon::{known_value, Dag};
-use super::{
+use super::points::{
     leaf_hash, leaf_of, point_value, Counterexample, Leaf, SpecSide, BOUNDARY_POINT,
     BOUNDARY_POINTS,
 };

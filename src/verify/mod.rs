@@ -385,7 +385,8 @@ fn run(
                 match attempt.prove(&paths, &mut terms) {
                     Ok(()) => {
                         let wraps = overflow::WrapClaim::of(&paths, inst);
-                        let replay_at = |at: &[(String, i64)]| replay(kernel, at, outputs).map(|r| r.reason);
+                        let replay_at =
+                            |at: &[(String, i64)]| replay(kernel, at, outputs).map(|r| r.reason);
                         if let Some(refuted) = wraps.refute_past(kernel, inst, cand, replay_at) {
                             return Ok(refuted);
                         }

@@ -57,3 +57,17 @@ def head_sum_kernel(y_ptr, x_ptr, N, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + row * N + cols, mask=cols < N - 3, other=0.0)
     tl.store(y_ptr + row, tl.sum(x, axis=0))
+
+
+@triton.jit
+def unsigned_shift_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # Adds u - d, where d = n - 1000 and u is d read as uint32: zero where n >= 1000 (the
+    # launch's N = 1000), but 2**32 where n < 1000, as `arith.uitofp` reads the bits of
+    # a negative d unsigned. Read as the real d, it would be zero at every size.
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    d = n - 1000
+    u = d.to(tl.uint32, bitcast=True).to(tl.float32)
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x + (u - d.to(tl.float32)), mask=mask)

@@ -6,8 +6,9 @@
 //! B defines, through a `use` path or a `crate::`/`super::`/`self::` path in its code, or
 //! through a module it imported by name (`use super::ops;` then `ops::binary`). A path is
 //! resolved segment by segment through the module tree to the file that defines its item
-//! (a re-exported item to the file below that defines it). Unit tests (`#[cfg(test)]`
-//! blocks) and glob imports are left out.
+//! (a re-exported item to the file below that defines it). A module's `pub use` of its own
+//! children's items is its face, not an import (its code does not use them). Unit tests
+//! (`#[cfg(test)]` blocks) and glob imports are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -242,10 +243,18 @@ impl Graph {
     fn absolute(&self, here: &[String], path: &str) -> Option<Vec<String>> {
         let mut segs: Vec<&str> = path.split("::").map(str::trim).collect();
         let mut base: Vec<String> = match segs.first().copied()? {
-            "crate" | "lift" => vec![],
-            "self" => here.to_vec(),
-            "super" => here.to_vec(),
-            _ => return None,
+            "crate" => vec![],
+            "self" | "super" => here.to_vec(),
+            // A path relative to this module (`use child::Item`).
+            child => {
+                let mut m = here.to_vec();
+                m.push(child.to_string());
+                if !self.by_module.contains_key(&m) {
+                    return None;
+                }
+                segs.insert(0, "self");
+                here.to_vec()
+            }
         };
         let first = segs.remove(0);
         if first == "super" {
@@ -297,34 +306,53 @@ impl Graph {
             let mut paths: Vec<(String, String)> = Vec::new();
             // `use` trees.
             let mut rest = f.text.as_str();
+            let mut public = Vec::new();
+            // The code without its `use` statements, scanned for paths below.
+            let mut code = String::new();
             while let Some(at) = rest.find("use ") {
-                let before = rest[..at].chars().last();
+                let before = rest[..at].trim_end();
+                let is_pub = before.ends_with("pub")
+                    || before.ends_with(')')
+                        && before[before.rfind("pub(").unwrap_or(0)..].starts_with("pub(");
+                let ident_before = rest[..at].chars().last().is_some_and(is_ident);
+                code.push_str(&rest[..at]);
                 rest = &rest[at + 4..];
-                if before.is_some_and(is_ident) {
+                if ident_before {
+                    code.push_str("use ");
                     continue;
                 }
                 let end = rest.find(';').unwrap_or(rest.len());
+                let first = paths.len();
                 use_paths(
                     &rest[..end].split_whitespace().collect::<Vec<_>>().join(" "),
                     "",
                     &mut paths,
                 );
+                public.resize(first, false);
+                public.resize(paths.len(), is_pub);
                 rest = &rest[end..];
             }
+            code.push_str(rest);
             let mut aliases: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for (p, alias) in &paths {
+            for ((p, alias), is_pub) in paths.iter().zip(&public) {
                 if let Some(abs) = self.absolute(&f.module, p) {
                     if self.by_module.contains_key(&abs) {
                         aliases.insert(alias.clone(), abs.clone());
                     }
-                    if let Some(t) = self.resolve(&abs) {
+                    // A module's re-export of its own children's items is its face, not
+                    // an import: its code does not use them.
+                    let below = |t: usize| {
+                        let m = &self.files[t].module;
+                        m.len() > f.module.len() && m.starts_with(&f.module)
+                    };
+                    if let Some(t) = self.resolve(&abs).filter(|&t| !(*is_pub && below(t))) {
                         edges[i].insert(t);
                     }
                 }
             }
             // Paths in the code: `crate::a::B`, `super::c`, and `alias::item` through a
             // module imported by name.
-            let chars: Vec<char> = f.text.chars().collect();
+            let chars: Vec<char> = code.chars().collect();
             let mut j = 0;
             while j < chars.len() {
                 if !is_ident(chars[j]) || (j > 0 && (is_ident(chars[j - 1]) || chars[j - 1] == ':'))
@@ -344,7 +372,7 @@ impl Graph {
                     continue;
                 };
                 let abs = match head {
-                    "crate" | "super" | "self" | "lift" => self.absolute(&f.module, &path),
+                    "crate" | "super" | "self" => self.absolute(&f.module, &path),
                     _ => aliases.get(head).map(|m| {
                         let mut m = m.clone();
                         m.extend(tail.split("::").map(String::from));

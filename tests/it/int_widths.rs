@@ -178,3 +178,34 @@ fn a_slice_bound_negative_at_some_sizes_is_not_read_for_all_sizes() {
     assert!(v.contains("UNKNOWN") && v.contains("`(N - 3)`"), "{text}");
     assert_eq!(code, 0, "the instance (N = 8) is verified: {text}");
 }
+
+/// `arith.uitofp` reads its operand's bits unsigned: `d = n - 1000` is 0 at the launch's
+/// N = 1000 and -1 at N = 999, where the GPU converts 2^32 - 1, so the kernel adds
+/// `u - d` = 2^32 there (in f32: 4294967296). Read as the real d, `u - d` would be zero
+/// at every size: the all-sizes step must not claim `y = x` past N = 1000.
+#[test]
+fn an_unsigned_conversion_of_a_negative_integer_is_not_read_as_the_real() {
+    let (code, text) = check(
+        "unsigned_shift",
+        "y = x",
+        &["--scope", "instance", "--size", "N=999"],
+    );
+    assert_eq!(code, 1, "2^32 is added at N = 999: {text}");
+    let lifted = vec![kernel("unsigned_shift")];
+    let checked = ["check", &kernel("unsigned_shift"), "--spec", "y = x"].map(String::from);
+    for args in [lifted, checked.to_vec()] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, text) = lift(&args);
+        let v = verdict(&text);
+        assert!(!v.contains("VERIFIED for all"), "{text}");
+        // Refuted at a size below 1000 (where 2^32 is added), or not read for all sizes.
+        let below = v
+            .strip_prefix("REFUTED at N=")
+            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse::<i64>().ok())
+            .is_some_and(|n| n < 1000);
+        let unknown = v.contains("UNKNOWN") && v.contains("uitofp");
+        assert!(below || unknown, "{text}");
+        assert_eq!(code, if below { 1 } else { 0 }, "{text}");
+    }
+}
