@@ -6,7 +6,7 @@
 # in .cargo/mutants.toml, with the reason) or a missing test.
 #
 #   scripts/mutants.sh [--area core|decide|term|torch|check] [--seed N] [--count N]
-#                      [--offset K] [--files "src/decide/canon.rs ..."]
+#                      [--offset K] [--files "src/decide/canon/cases.rs ..."]
 #                      [--tests "decide_cases decide_mutants ..."]
 #                      [--in-diff FILE] [--in-place] [--list] [-- CARGO_MUTANTS_ARGS...]
 #
