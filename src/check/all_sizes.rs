@@ -6,17 +6,17 @@
 //! in lift, reported as UNKNOWN); two kernels are equal for every size only where both
 //! are proved equal to one formula.
 
-use super::reference::float_type;
+use super::reference::{float_type, scalar_args};
 use crate::decide;
 use crate::formula;
 use crate::kernel::Kernel;
-use crate::launch::{ArgBinding, ArgValue, Instance, Role};
+use crate::launch::{ArgBinding, Instance, Role};
 use crate::spec::Spec;
 use crate::term::{TermId, Terms};
 use crate::torch;
 use crate::verdict::Verdict;
 use crate::verify;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// The spec proved for every size: read as formulas over symbolic sizes
@@ -108,19 +108,7 @@ fn spec_formulas(
             }
         }
     }
-    let mut scalars = BTreeSet::new();
-    let mut values = BTreeMap::new();
-    for (param, v) in &inst.args {
-        match v {
-            ArgValue::Scalar(s) => {
-                scalars.insert(s.clone());
-            }
-            ArgValue::Value(x) => {
-                values.insert(param.clone(), *x);
-            }
-            _ => {}
-        }
-    }
+    let (scalars, values) = scalar_args(inst);
     let sizes = kernel.launch.sizes.keys().cloned().collect();
     let env = torch::SymEnv {
         tensors: &tensors,

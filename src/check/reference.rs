@@ -63,22 +63,11 @@ pub fn spec_terms(
     Ok((spec, expected))
 }
 
-/// The PyTorch spec's outputs on `inst` as terms over its inputs (decimal constants
-/// rounded to the kernel's float type).
-pub fn spec_outputs(
-    kernel: &Kernel,
-    inst: &Instance,
-    program: &torch::SpecProgram,
-    terms: &mut Terms,
-) -> Result<Vec<torch::SpecOutput>, Error> {
-    let mut tensors = BTreeMap::new();
+/// The launch's symbolic scalar arguments, and its scalars bound to values (by parameter),
+/// as a spec's environment names them.
+pub(super) fn scalar_args(inst: &Instance) -> (BTreeSet<String>, BTreeMap<String, f64>) {
     let mut scalars = BTreeSet::new();
     let mut values = BTreeMap::new();
-    for t in &inst.tensors {
-        if t.role != Role::Out {
-            tensors.insert(t.name.clone(), t.shape.clone());
-        }
-    }
     for (param, v) in &inst.args {
         match v {
             ArgValue::Scalar(s) => {
@@ -88,6 +77,24 @@ pub fn spec_outputs(
                 values.insert(param.clone(), *x);
             }
             _ => {}
+        }
+    }
+    (scalars, values)
+}
+
+/// The PyTorch spec's outputs on `inst` as terms over its inputs (decimal constants
+/// rounded to the kernel's float type).
+pub fn spec_outputs(
+    kernel: &Kernel,
+    inst: &Instance,
+    program: &torch::SpecProgram,
+    terms: &mut Terms,
+) -> Result<Vec<torch::SpecOutput>, Error> {
+    let mut tensors = BTreeMap::new();
+    let (scalars, values) = scalar_args(inst);
+    for t in &inst.tensors {
+        if t.role != Role::Out {
+            tensors.insert(t.name.clone(), t.shape.clone());
         }
     }
     let env = torch::Env {

@@ -41,7 +41,7 @@ use super::at_index::{real_of, reduction_atom, AtIndex, Template};
 use super::lane::{unsupported, Lane, R};
 use super::run::Run;
 use super::summary::{
-    affine_in_one, contains_any, input_atoms_of, Carried, Case, Part, Partial, Picked,
+    affine_in_one, bind_holes, contains_any, input_atoms_of, Carried, Case, Part, Partial, Picked,
 };
 use super::sym::{Cond, Poly, Rel};
 use crate::decide::{self, Verdict};
@@ -335,25 +335,7 @@ impl Run<'_, '_, '_> {
         let mut outer: Option<Vec<Poly>> = None;
         let mut index = Vec::with_capacity(items.len());
         for (part, e, _) in &items {
-            let mine = input_atoms_of(self.domain.terms, &self.atoms, *e);
-            let mut bound: HashMap<String, Poly> = HashMap::new();
-            for (tensor, fidx) in &shape_atoms {
-                let Some((_, kidx)) = mine
-                    .iter()
-                    .find(|(t, k)| t == tensor && k.len() == fidx.len())
-                else {
-                    continue;
-                };
-                for (f, k) in fidx.iter().zip(kidx) {
-                    let mut names = Vec::new();
-                    f.symbols(&mut names);
-                    if let [name] = &names[..] {
-                        if *f == Poly::sym(name) && name.starts_with('#') {
-                            bound.entry(name.to_string()).or_insert_with(|| k.clone());
-                        }
-                    }
-                }
-            }
+            let bound = bind_holes(self.domain.terms, &self.atoms, &shape_atoms, *e);
             let Some(i) = bound.get("#i").cloned() else {
                 return unsupported("a running argmax summand that reads no element of its row");
             };

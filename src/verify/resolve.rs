@@ -9,7 +9,7 @@
 use super::at_index::{reduction_atom, AtIndex, Template};
 use super::lane::{unsupported, Unsupported, R};
 use super::run::Run;
-use super::summary::{input_atoms_of, Part};
+use super::summary::{bind_holes, input_atoms_of, Part};
 use super::sym::{Cond, Poly};
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
@@ -367,25 +367,7 @@ impl Run<'_, '_, '_> {
         let mut outer: Option<Vec<Poly>> = None;
         let mut index: Vec<Option<Poly>> = Vec::with_capacity(items.len());
         for (part, s) in items {
-            let mine = input_atoms_of(self.domain.terms, &self.atoms, *s);
-            let mut bound: HashMap<String, Poly> = HashMap::new();
-            for (tensor, fidx) in &shape_atoms {
-                let Some((_, kidx)) = mine
-                    .iter()
-                    .find(|(t, k)| t == tensor && k.len() == fidx.len())
-                else {
-                    continue;
-                };
-                for (f, k) in fidx.iter().zip(kidx) {
-                    let mut names = Vec::new();
-                    f.symbols(&mut names);
-                    if let [name] = &names[..] {
-                        if *f == Poly::sym(name) && name.starts_with('#') {
-                            bound.entry(name.to_string()).or_insert_with(|| k.clone());
-                        }
-                    }
-                }
-            }
+            let bound = bind_holes(self.domain.terms, &self.atoms, &shape_atoms, *s);
             let bind = || -> Option<(Poly, Vec<Poly>)> {
                 let i = bound.get("#i").cloned()?;
                 let mut o = Vec::with_capacity(rank);

@@ -163,6 +163,38 @@ pub(super) fn contains_any(
     false
 }
 
+/// A template's index holes (`#i`, `#o0`, …) bound from `t`: for each input atom of the
+/// template (`shape_atoms`, indices written with holes), the atom of the same tensor and
+/// rank in `t` binds every hole that stands alone in an index position (the first
+/// binding wins).
+pub(super) fn bind_holes(
+    terms: &Terms,
+    atoms: &super::at_index::AtomIndex,
+    shape_atoms: &[(String, Vec<Poly>)],
+    t: TermId,
+) -> std::collections::HashMap<String, Poly> {
+    let mine = input_atoms_of(terms, atoms, t);
+    let mut bound = std::collections::HashMap::new();
+    for (tensor, fidx) in shape_atoms {
+        let Some((_, kidx)) = mine
+            .iter()
+            .find(|(t, k)| t == tensor && k.len() == fidx.len())
+        else {
+            continue;
+        };
+        for (f, k) in fidx.iter().zip(kidx) {
+            let mut names = Vec::new();
+            f.symbols(&mut names);
+            if let [name] = &names[..] {
+                if *f == Poly::sym(name) && name.starts_with('#') {
+                    bound.entry(name.to_string()).or_insert_with(|| k.clone());
+                }
+            }
+        }
+    }
+    bound
+}
+
 /// The input atoms in `t` (in a fixed order), with their tensors and indices.
 pub(super) fn input_atoms_of(
     terms: &Terms,

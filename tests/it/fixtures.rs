@@ -21,6 +21,7 @@
 //! bug sizes break, and its witness replays. Formulas are witnessed by their NumPy
 //! renderings on reference data (tests/it/synth_suite.rs).
 
+use crate::common;
 use lift::check::{self, CheckOptions, Outcome};
 use lift::term::Terms;
 use lift::verify::{self, Scope};
@@ -129,6 +130,8 @@ struct Lifted {
     all_sizes: Option<verify::Outcome>,
     /// The check's outcome against the spec, and its all-sizes outcome.
     check: Option<(Outcome, Option<verify::Outcome>)>,
+    /// The check report's verdict line (its last line of text).
+    check_line: String,
 }
 
 fn answers(kernel: &Path, spec: &str) -> (Answers, Option<Lifted>) {
@@ -149,6 +152,7 @@ fn answers(kernel: &Path, spec: &str) -> (Answers, Option<Lifted>) {
     };
     let mut lift_all_sizes = None;
     let mut check_outcome = None;
+    let mut check_line = String::new();
 
     let mut terms = Terms::new();
     match lift::synth::lift(&k, &inst, &mut terms) {
@@ -200,6 +204,7 @@ fn answers(kernel: &Path, spec: &str) -> (Answers, Option<Lifted>) {
                     .to_string(),
                 );
                 out.check_all_sizes = r.all_sizes.as_ref().map(|o| o.describe());
+                check_line = r.to_text().lines().last().unwrap_or("").to_string();
                 check_outcome = Some((r.outcome, r.all_sizes));
             }
             Err(e) => out.check = Some(format!("error: {e}")),
@@ -209,6 +214,7 @@ fn answers(kernel: &Path, spec: &str) -> (Answers, Option<Lifted>) {
         kernel: k,
         all_sizes: lift_all_sizes,
         check: check_outcome,
+        check_line,
     };
     (out, Some(lifted))
 }
@@ -262,6 +268,12 @@ fn author_rules(rel: &str, meta: &FixtureToml, answers: &Answers, lifted: Option
                 o.describe()
             )
         };
+        let lifted = lifted.expect("an outcome comes with its kernel");
+        assert!(
+            lifted.check_line.starts_with("VERIFIED for all"),
+            "{rel}: the report's verdict line says {}",
+            lifted.check_line
+        );
         if let Some(Scope::AllSizes {
             constraints: from_lift,
             ..
@@ -272,7 +284,6 @@ fn author_rules(rel: &str, meta: &FixtureToml, answers: &Answers, lifted: Option
                 "{rel}: lift and check need other constraints"
             );
         }
-        let lifted = lifted.expect("an outcome comes with its kernel");
         agrees_at_random_sizes(rel, meta, &lifted.kernel, bounds, fixed);
     }
     match scope {
@@ -286,20 +297,15 @@ fn author_rules(rel: &str, meta: &FixtureToml, answers: &Answers, lifted: Option
             }
         }
         Some(Scope::Unknown { reason }) => assert!(
-            has_loop(rel) || gap.is_some(),
+            common::has_loop(&Path::new(rel).join("kernel.ttir")) || gap.is_some(),
             "{rel}: loop-free but not proved for all sizes: {reason}"
         ),
         None => assert!(
-            has_loop(rel) || gap.is_some(),
+            common::has_loop(&Path::new(rel).join("kernel.ttir")) || gap.is_some(),
             "{rel}: loop-free but lifted to no formula for all sizes: {:?}",
             answers.lift
         ),
     }
-}
-
-fn has_loop(rel: &str) -> bool {
-    let text = read(&Path::new(rel).join("kernel.ttir"));
-    text.contains("scf.for") || text.contains("scf.while")
 }
 
 /// A size twin is right at its instances and wrong elsewhere: never proved for all sizes
@@ -369,7 +375,7 @@ fn size_twin_outcome(
             );
         }
         Scope::Unknown { reason } => assert!(
-            has_loop(rel) || by == "check",
+            common::has_loop(&Path::new(rel).join("kernel.ttir")) || by == "check",
             "{rel}: loop-free size twin not refuted by {by}: {reason}"
         ),
         Scope::Refuted { sizes, .. } => {

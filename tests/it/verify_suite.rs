@@ -12,11 +12,6 @@ use lift::verify::Scope;
 use lift::Kernel;
 use std::collections::BTreeMap;
 
-fn has_loop(f: &Fixture) -> bool {
-    let text = std::fs::read_to_string(f.kernel()).unwrap();
-    text.contains("scf.for") || text.contains("scf.while")
-}
-
 fn all_sizes(f: &Fixture) -> Option<(lift::verify::Outcome, Kernel)> {
     let k = Kernel::load(&f.kernel(), None).unwrap();
     let inst = k.instance(&BTreeMap::new()).unwrap();
@@ -102,7 +97,7 @@ fn loops_over_sizes_are_proved_and_their_twins_refuted() {
     };
     for n in LOOPS_PROVED {
         let f = find(n);
-        assert!(has_loop(f), "{n} has no loop");
+        assert!(common::has_loop(&f.kernel()), "{n} has no loop");
         let (o, _) = all_sizes(f).unwrap_or_else(|| panic!("{n} does not lift"));
         assert!(
             matches!(&o.scope, Scope::AllSizes { bounds, .. } if bounds.is_empty()),
@@ -112,7 +107,7 @@ fn loops_over_sizes_are_proved_and_their_twins_refuted() {
     }
     for n in LOOPS_REFUTED {
         let f = find(n);
-        assert!(has_loop(f), "{n} has no loop");
+        assert!(common::has_loop(&f.kernel()), "{n} has no loop");
         let (o, _) = all_sizes(f).unwrap_or_else(|| panic!("{n} does not lift"));
         let Scope::Refuted { sizes, .. } = &o.scope else {
             panic!("{n}: not refuted: {:?}", o.scope)

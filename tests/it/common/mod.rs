@@ -77,6 +77,14 @@ pub fn suite_dir() -> PathBuf {
 }
 
 /// Every fixture of the suite, sorted by folder name.
+/// Whether a kernel's IR has a loop (`scf.for`, `scf.while`): the all-sizes step proves
+/// every loop-free correct kernel, and loops only where a summary fits.
+pub fn has_loop(kernel: &Path) -> bool {
+    let text =
+        std::fs::read_to_string(kernel).unwrap_or_else(|e| panic!("{}: {e}", kernel.display()));
+    text.contains("scf.for") || text.contains("scf.while")
+}
+
 pub fn fixtures() -> Vec<Fixture> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(suite_dir()).expect("triton_ir/ exists") {
