@@ -39,7 +39,8 @@ impl Error {
                 | ErrorKind::WriteToInput
                 | ErrorKind::Race
                 | ErrorKind::Deadlock
-                | ErrorKind::Trap => Some(Verdict::Refuted),
+                | ErrorKind::Trap
+                | ErrorKind::Undefined => Some(Verdict::Refuted),
                 ErrorKind::Unsupported | ErrorKind::Limit => Some(Verdict::Unknown),
                 ErrorKind::Launch | ErrorKind::Malformed => None,
             },

@@ -56,6 +56,7 @@ pub fn verdict_word(kind: ErrorKind) -> &'static str {
         ErrorKind::MaskedOff => "MASKED-OFF VALUE USED",
         ErrorKind::WriteToInput => "WRITE TO INPUT",
         ErrorKind::Trap => "TRAP",
+        ErrorKind::Undefined => "UNDEFINED BEHAVIOUR",
         _ => "UNKNOWN",
     }
 }
@@ -132,7 +133,8 @@ fn symbolic_safety(kernel: &Kernel, inst: &Instance) -> Result<(Safety, Vec<Beni
             | ErrorKind::NeverWritten
             | ErrorKind::MaskedOff
             | ErrorKind::WriteToInput
-            | ErrorKind::Trap => (
+            | ErrorKind::Trap
+            | ErrorKind::Undefined => (
                 Safety::Unsafe {
                     kind: err.kind,
                     message: format!("{file}:{}: {err}", err.line),
@@ -259,6 +261,7 @@ fn json_word(kind: ErrorKind) -> &'static str {
         ErrorKind::MaskedOff => "masked_off_value_used",
         ErrorKind::WriteToInput => "write_to_input",
         ErrorKind::Trap => "trap",
+        ErrorKind::Undefined => "undefined_behaviour",
         _ => "unknown",
     }
 }

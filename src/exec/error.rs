@@ -33,6 +33,10 @@ pub enum ErrorKind {
     Deadlock,
     /// PTX: a reachable `trap` (the kernel aborts).
     Trap,
+    /// An operation whose result the GPU leaves undefined (integer division by zero, an
+    /// LLVM shift by the width or more): a fault of the kernel, like an out-of-bounds
+    /// access, not a limit of lift.
+    Undefined,
 }
 
 /// An execution error with the place it happened.

@@ -80,6 +80,9 @@ pub fn execute_with<D: Domain>(
                 tensor: *t,
                 offset: 0,
             },
+            // A bool (`i1`) flag: Triton passes `True` as 1; MLIR's signed reading of
+            // the same bit is -1, so both name true.
+            (Type::Int(1), ArgValue::Int(i)) if matches!(i, -1..=1) => Elem::Bool(*i != 0),
             (Type::Int(bits), ArgValue::Int(i))
                 if *bits < 64 && !(-(1i64 << (bits - 1))..(1i64 << (bits - 1))).contains(i) =>
             {

@@ -39,6 +39,8 @@ enum ArgToml {
         value: f64,
     },
     Int(IntOrExpr),
+    /// A bool flag (`HAS_BIAS = true`): 1 or 0, as Triton passes a Python bool.
+    Bool(bool),
     /// A PTX struct parameter passed by value (`.param .b8 p[24]`): each field bound by
     /// its byte offset, `{ fields = { 0 = { tensor = "x", ... }, 16 = "N" } }`.
     Fields {
@@ -142,6 +144,7 @@ impl Launch {
                 ArgToml::Scalar { scalar } => ArgBinding::Scalar(scalar),
                 ArgToml::Value { value } => ArgBinding::Value(value),
                 ArgToml::Int(e) => ArgBinding::Int(expr(&e, &format!("args.{name}"))?),
+                ArgToml::Bool(b) => ArgBinding::Int(Expr::Int(b as i64)),
                 ArgToml::Fields { .. } => {
                     return Err(err(format!(
                         "args.{name}: fields nest only one level (give every field of a nested struct by its byte offset in the outer one)"

@@ -67,6 +67,7 @@ KERNELS = {
     "row_sum_loop_i64": ("row_sum_loop_i64_kernel", "N", 128, ROWS % 300),
     "head_sum": ("head_sum_kernel", "N", 8, ROWS % 8),
     "unsigned_shift": ("unsigned_shift_kernel", "n", 4, ELEMENTWISE),
+    "div_by_zero": ("div_by_zero_kernel", "n", 4, ELEMENTWISE),
 }
 
 

@@ -71,3 +71,15 @@ def unsigned_shift_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
     u = d.to(tl.uint32, bitcast=True).to(tl.float32)
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(y_ptr + offs, x + (u - d.to(tl.float32)), mask=mask)
+
+
+@triton.jit
+def div_by_zero_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # Scales by the integer quotient 1 // (n - 1000): at the launch's N = 1000 the divisor
+    # is 0, a division whose result the GPU leaves undefined (a fault of the kernel).
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    k = 1 // (n - 1000)
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * k.to(tl.float32), mask=mask)

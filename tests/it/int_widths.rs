@@ -209,3 +209,26 @@ fn an_unsigned_conversion_of_a_negative_integer_is_not_read_as_the_real() {
         assert_eq!(code, if below { 1 } else { 0 }, "{text}");
     }
 }
+
+/// An integer division by zero (`1 // (n - 1000)` at N = 1000) is undefined on the GPU:
+/// a fault of the kernel, so `check`, `lift` and `run` exit 1 (a finding) and name the
+/// division, never 2 (which says the input or the usage was wrong).
+#[test]
+fn an_integer_division_by_zero_is_a_finding() {
+    let k = kernel("div_by_zero");
+    for args in [
+        vec!["check", k.as_str(), "--spec", "y = x"],
+        vec![k.as_str()],
+    ] {
+        let (code, text) = lift(&args);
+        assert_eq!(code, 1, "{args:?}: {text}");
+        assert!(text.contains("division by zero"), "{args:?}: {text}");
+    }
+    // At N = 1001 the divisor is 1 and the kernel is y = x.
+    let (code, text) = check(
+        "div_by_zero",
+        "y = x",
+        &["--scope", "instance", "--size", "N=1001"],
+    );
+    assert_eq!(code, 0, "{text}");
+}

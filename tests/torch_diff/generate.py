@@ -554,13 +554,25 @@ def run(c):
     return outs
 
 
-# ---- fmax / fmin (last, so the ids above stay) --------------------------------------
+# ---- fmax / fmin (after the cases above, so their ids stay) ---------------------------------
 # IEEE maxNum/minNum: the operand that is not NaN, NaN only when both are. lift reads
 # inputs as reals, where fmax is maximum; the NaNs of log and sqrt at negative x are where
-# they differ (NaN inputs also reach the NaN-dropping node there). Until a run
-# of this script with PyTorch installed, case 300's data was written from PyTorch's
-# documented semantics with NumPy's np.fmax/np.fmin (see fmax_without_torch.py).
+# they differ (NaN inputs also reach the NaN-dropping node there).
 case("z = torch.fmax(torch.log(x), y); w = torch.fmin(input=torch.sqrt(x), other=y)", x=BX, y=BY)
+
+# ---- celu, shrinks, threshold, softmin (after fmax, so the ids above stay) -----------------
+# Both sides of every threshold: ±lambd (0.5 by default, 1 given), the threshold 1, and 0.
+SH = np.array([-inf, -3.0, -1.0, -0.75, -0.5, -0.25, -0.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5,
+               50.0, inf, nan])
+case("y = F.celu(x); z = F.celu(x, alpha=0.5, inplace=False); w = torch.celu(x, 2.0)", x=X)
+case("y = F.softshrink(x); z = F.softshrink(x, lambd=1.0); w = F.hardshrink(x); "
+     "v = F.hardshrink(x, 1.0) + torch.hardshrink(x, lambd=0.25)", x=SH)
+case("y = F.tanhshrink(x)", x=X)
+case("y = F.threshold(x, 1.0, -2.0); z = F.threshold(x, threshold=0.0, value=0.5, inplace=False)",
+     x=SH)
+case("y = F.softmin(x, dim=-1); z = F.softmin(x, 0, dtype=torch.float64)", x=FROWS)
+case("y = F.softshrink(x, -1.0)", error="", x=SH)
+case("y = F.celu(x, alpha=0.0)", error="", x=X)
 
 
 def main():

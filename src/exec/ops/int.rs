@@ -42,7 +42,10 @@ pub(super) fn cast(v: i64, src: u32, dst: u32, zero_extend: bool) -> i64 {
 pub(super) fn arith(op: IntOp, bits: u32, x: i64, y: i64) -> R<i64> {
     let nonzero = |d: i128| {
         if d == 0 {
-            fail(ErrorKind::Malformed, "integer division by zero")
+            fail(
+                ErrorKind::Undefined,
+                "integer division by zero (undefined on the GPU)",
+            )
         } else {
             Ok(d)
         }
@@ -53,7 +56,7 @@ pub(super) fn arith(op: IntOp, bits: u32, x: i64, y: i64) -> R<i64> {
             Ok(y as u32)
         } else {
             fail(
-                ErrorKind::Unsupported,
+                ErrorKind::Undefined,
                 format!("a shift by {y} of a {bits}-bit integer (poison on the GPU)"),
             )
         }

@@ -735,7 +735,10 @@ impl<'a, D: Domain> Sim<'a, D> {
             "div" | "rem" => {
                 let (a, b) = (x(0)?, x(1)?);
                 if b == 0 {
-                    return fail(ErrorKind::Unsupported, "integer division by zero");
+                    return fail(
+                        ErrorKind::Undefined,
+                        "integer division by zero (an unspecified value on the GPU)",
+                    );
                 }
                 match (op, signed) {
                     ("div", true) => s(a).wrapping_div(s(b)) as u64,

@@ -7,6 +7,7 @@ use super::super::value::{Cx, Value};
 use super::args::Args;
 use super::elementwise::clamp;
 use crate::term::{CmpOp, Func, TermId, Terms};
+use num_traits::{Signed, Zero};
 
 type R<T> = Result<T, String>;
 
@@ -138,6 +139,50 @@ fn logsigmoid(t: &mut Terms, x: TermId) -> TermId {
     t.sub(m, l)
 }
 
+/// `F.softshrink`: `x > l ? x - l : (x < -l ? x + l : x * 0)`. PyTorch writes the
+/// middle branch as `x * 0` so that NaN (which fails both tests) stays NaN; terms are
+/// over the reals, where `x * 0` is 0, so the middle is `x >= -l ? 0 : x` (the same on
+/// every real, and NaN on NaN).
+fn softshrink(cx: &mut Cx, x: &Tensor, lambd: TermId) -> Tensor {
+    x.map(cx.terms, |t, e| {
+        let nl = t.neg(lambd);
+        let above = t.cmp(CmpOp::Gt, e, lambd);
+        let below = t.cmp(CmpOp::Lt, e, nl);
+        let (sub, add) = (t.sub(e, lambd), t.add(e, lambd));
+        let z = t.zero();
+        let not_nan = t.cmp(CmpOp::Ge, e, nl);
+        let mid = t.select(not_nan, z, e);
+        let inner = t.select(below, add, mid);
+        t.select(above, sub, inner)
+    })
+}
+
+/// `F.hardshrink`: `-l <= x <= l ? 0 : x` (NaN fails the test and stays NaN).
+fn hardshrink(cx: &mut Cx, x: &Tensor, lambd: TermId) -> Tensor {
+    x.map(cx.terms, |t, e| {
+        let nl = t.neg(lambd);
+        let lo = t.cmp(CmpOp::Ge, e, nl);
+        let hi = t.cmp(CmpOp::Le, e, lambd);
+        let z = t.zero();
+        let inside_hi = t.select(hi, z, e);
+        t.select(lo, inside_hi, e)
+    })
+}
+
+/// `F.threshold`: `x <= threshold ? value : x` (NaN fails the test and stays NaN).
+fn threshold(cx: &mut Cx, x: &Tensor, th: TermId, value: TermId) -> Tensor {
+    x.map(cx.terms, |t, e| {
+        let c = t.cmp(CmpOp::Le, e, th);
+        t.select(c, value, e)
+    })
+}
+
+/// `F.tanhshrink`: `x - tanh(x)`.
+fn tanhshrink(t: &mut Terms, x: TermId) -> TermId {
+    let th = t.call(Func::Tanh, x);
+    t.sub(x, th)
+}
+
 /// The ops whose arms are in this file.
 pub(super) const OPS: &[&str] = &[
     "relu6",
@@ -152,6 +197,11 @@ pub(super) const OPS: &[&str] = &[
     "mish",
     "softsign",
     "logsigmoid",
+    "celu",
+    "softshrink",
+    "hardshrink",
+    "tanhshrink",
+    "threshold",
 ];
 
 /// The arms of the activations with parameters.
@@ -173,6 +223,40 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             let x = a.tensor(cx, "input")?;
             let al = a.number(cx, "alpha", Some("1"))?;
             t(elu(cx, &x, al))
+        }
+        "celu" => {
+            // PyTorch's celu is its elu kernel with the input scaled by 1/alpha:
+            // `x > 0 ? x : alpha * (exp(x / alpha) - 1)`.
+            let x = a.tensor(cx, "input")?;
+            let al = a.number(cx, "alpha", Some("1"))?;
+            if cx.terms.as_const(al).is_some_and(|v| v.is_zero()) {
+                return Err("celu: argument `alpha` must not be 0 (PyTorch divides by it)".into());
+            }
+            Ok(Value::Tensor(where_positive(cx, &x, move |t, e| {
+                let s = t.div(e, al);
+                let ex = t.call(Func::Exp, s);
+                let m1 = t.int(-1);
+                let em1 = t.add(ex, m1);
+                t.mul(al, em1)
+            })))
+        }
+        "softshrink" | "hardshrink" => {
+            let x = a.tensor(cx, "input")?;
+            let l = a.number(cx, "lambd", Some("0.5"))?;
+            if op == "softshrink" && cx.terms.as_const(l).is_some_and(|v| v.is_negative()) {
+                return Err("softshrink: argument `lambd` must be at least 0".into());
+            }
+            t(if op == "softshrink" {
+                softshrink(cx, &x, l)
+            } else {
+                hardshrink(cx, &x, l)
+            })
+        }
+        "threshold" => {
+            let x = a.tensor(cx, "input")?;
+            let th = a.number(cx, "threshold", None)?;
+            let v = a.number(cx, "value", None)?;
+            t(threshold(cx, &x, th, v))
         }
         "gelu" => {
             let x = a.tensor(cx, "input")?;
@@ -206,7 +290,7 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
             let x = a.tensor(cx, "input")?;
             t(selu(cx, &x)?)
         }
-        "hardsigmoid" | "hardswish" | "mish" | "softsign" | "logsigmoid" => {
+        "hardsigmoid" | "hardswish" | "mish" | "softsign" | "logsigmoid" | "tanhshrink" => {
             let x = a.tensor(cx, "input")?;
             let f: fn(&mut Terms, TermId) -> TermId = match op {
                 "hardsigmoid" => relu6_shifted,
@@ -216,6 +300,7 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                 },
                 "mish" => mish,
                 "softsign" => softsign,
+                "tanhshrink" => tanhshrink,
                 _ => logsigmoid,
             };
             t(x.map(cx.terms, f))

@@ -22,6 +22,7 @@ pub(super) const OPS: &[&str] = &[
     "var",
     "std",
     "softmax",
+    "softmin",
     "log_softmax",
     "argmax",
     "argmin",
@@ -220,16 +221,20 @@ pub(super) fn call(cx: &mut Cx, a: &Args) -> R<Value> {
                 v
             })
         }
-        "softmax" | "log_softmax" => {
+        "softmax" | "softmin" | "log_softmax" => {
             let x = a.tensor(cx, "input")?;
             let d = a.req_int("dim")?;
             let d = one_dim(op, &x, d)?;
             if x.ndim() == 0 {
-                let one = Tensor::scalar(cx.int(if op == "softmax" { 1 } else { 0 }));
+                let one = Tensor::scalar(cx.int(if op == "log_softmax" { 0 } else { 1 }));
                 return t(one);
             }
             t(if op == "softmax" {
                 softmax(cx, &x, d)?
+            } else if op == "softmin" {
+                // PyTorch's softmin is softmax of the negated input.
+                let n = x.map(cx.terms, |t, e| t.neg(e));
+                softmax(cx, &n, d)?
             } else {
                 log_softmax(cx, &x, d)?
             })

@@ -44,6 +44,11 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "mish",
     "softsign",
     "logsigmoid",
+    "celu",
+    "softshrink",
+    "hardshrink",
+    "tanhshrink",
+    "threshold",
     "clamp",
     "clip",
     "glu",
@@ -85,6 +90,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "max",
     "min",
     "softmax",
+    "softmin",
     "log_softmax",
     "logsumexp",
     "cross_entropy",
@@ -205,7 +211,9 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "leaky_relu" => &["input", "negative_slope", "inplace"],
         "gelu" => &["input", "approximate"],
         "softplus" => &["input", "beta", "threshold"],
-        "elu" => &["input", "alpha", "inplace"],
+        "elu" | "celu" => &["input", "alpha", "inplace"],
+        "softshrink" | "hardshrink" => &["input", "lambd"],
+        "threshold" => &["input", "threshold", "value", "inplace"],
         "hardtanh" => &["input", "min_val", "max_val", "inplace"],
         "clamp" => &["input", "min", "max"],
         "glu" => &["input", "dim"],
@@ -219,7 +227,7 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "sum" | "mean" => &["input", "dim", "keepdim", "dtype"],
         "prod" | "amax" | "amin" | "max" | "min" | "logsumexp" => &["input", "dim", "keepdim"],
         "var" | "std" => &["input", "dim", "unbiased", "keepdim", "correction"],
-        "softmax" | "log_softmax" => &["input", "dim", "dtype"],
+        "softmax" | "softmin" | "log_softmax" => &["input", "dim", "dtype"],
         "gather" => &["input", "dim", "index", "sparse_grad"],
         "embedding" => &[
             "input",
@@ -386,13 +394,14 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         "abs" | "neg" | "exp" | "exp2" | "expm1" | "log" | "log2" | "log1p" | "sqrt" | "rsqrt"
         | "reciprocal" | "square" | "pow" | "sin" | "cos" | "tanh" | "erf" | "sigmoid" | "relu"
         | "relu6" | "leaky_relu" | "gelu" | "silu" | "softplus" | "elu" | "hardtanh" | "selu"
-        | "hardsigmoid" | "hardswish" | "mish" | "softsign" | "logsigmoid" | "clamp" | "where"
+        | "hardsigmoid" | "hardswish" | "mish" | "softsign" | "logsigmoid" | "celu"
+        | "softshrink" | "hardshrink" | "tanhshrink" | "threshold" | "clamp" | "where"
         | "maximum" | "minimum" | "fmax" | "fmin" | "add" | "sub" | "mul" | "div" | "gt" | "lt"
         | "ge" | "le" | "eq" | "ne" => Elementwise,
         "masked_fill" | "contiguous" | "sum" | "mean" | "amax" | "amin" | "prod" | "argmax"
-        | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "log_softmax" | "var"
-        | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul" | "mm" | "t" | "unsqueeze"
-        | "cat" | "reshape" | "zeros" | "ones" => Formula,
+        | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "softmin"
+        | "log_softmax" | "var" | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul"
+        | "mm" | "t" | "unsqueeze" | "cat" | "reshape" | "zeros" | "ones" => Formula,
         "floor" | "ceil" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
             "rounding and integer division are not among the formula ops the all-sizes \
              prover reads",

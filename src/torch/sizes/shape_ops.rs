@@ -190,13 +190,15 @@ pub(super) fn call(cx: &mut Cx, a: A) -> R<V> {
             let diagonal = a.int("diagonal")?.unwrap_or(0);
             SymTensor::new(x.f.tri(op == "triu", diagonal), x.shape)
         }
-        "softmax" | "log_softmax" => {
+        "softmax" | "softmin" | "log_softmax" => {
             let x = tensor(&a, "input")?;
             no_dtype(&a)?;
             no_0d(&a, &x)?;
             let d = a.int("dim")?.ok_or_else(|| a.missing("dim"))?;
             let d = one_dim(&a, &x, x.shape.len(), d)?;
-            SymTensor::new(softmax(op == "log_softmax", x.f, d), x.shape)
+            // softmin is softmax of the negated input, as PyTorch defines it.
+            let input = if op == "softmin" { -x.f } else { x.f };
+            SymTensor::new(softmax(op == "log_softmax", input, d), x.shape)
         }
         "var" | "std" => {
             let x = tensor(&a, "input")?;
