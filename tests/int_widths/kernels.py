@@ -71,3 +71,28 @@ def unsigned_shift_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
     u = d.to(tl.uint32, bitcast=True).to(tl.float32)
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(y_ptr + offs, x + (u - d.to(tl.float32)), mask=mask)
+
+
+@triton.jit
+def shl_pairs_i16_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # Sums each row of a [n, 2] x, addressing row i at `i << 1` in int16: past
+    # i = 16383 the shift wraps negative and the loads land before the start of x.
+    pid = tl.program_id(0)
+    offs = (pid * BLOCK + tl.arange(0, BLOCK)).to(tl.int16)
+    mask = offs < n
+    row = offs << 1
+    a = tl.load(x_ptr + row, mask=mask)
+    b = tl.load(x_ptr + row + 1, mask=mask)
+    tl.store(y_ptr + offs, a + b, mask=mask)
+
+
+@triton.jit
+def shl_pairs_i32_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # The control: the same rows addressed at `i << 1` in int32.
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    row = offs << 1
+    a = tl.load(x_ptr + row, mask=mask)
+    b = tl.load(x_ptr + row + 1, mask=mask)
+    tl.store(y_ptr + offs, a + b, mask=mask)
