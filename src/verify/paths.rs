@@ -240,7 +240,7 @@ impl Run<'_, '_, '_> {
                 let Some(callee) = callee(op) else {
                     return unsupported("tt.call without a callee");
                 };
-                let Some(f) = self.module.func(&callee) else {
+                let Some(f) = self.module.func(callee) else {
                     return unsupported(format!("call of unknown function @{callee}"));
                 };
                 let args = self.operands(op, env)?;
