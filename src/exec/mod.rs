@@ -12,6 +12,7 @@ pub mod domain;
 mod error;
 mod execution;
 pub mod extrema;
+pub(crate) mod ints;
 pub(crate) mod ops;
 pub mod precision;
 pub(crate) mod shape;

@@ -1,11 +1,114 @@
 //! Shape moves over lanes of any kind (the bounded run's elements, the all-sizes run's
-//! lanes): broadcast and transpose only move lanes, so both TTIR interpreters share
-//! them.
+//! lanes): the TTIR ops that only move lanes (`tt.splat`, `tt.broadcast`,
+//! `tt.expand_dims`/`tt.reshape`, `tt.trans`, `tt.join`) are read here once
+//! ([`lane_move`]) for both TTIR interpreters.
 //!
 //! Invariant: every result lane is a copy of one source lane, at the row-major position
 //! the move defines; nothing here computes a value.
 
+use super::error::ErrorKind;
+use super::table::OpKind;
 use super::value::strides;
+use crate::triton_ir::ast::{Attr, Op};
+
+/// A shaped run of lanes (a value of either interpreter, borrowed).
+pub(crate) type Lanes<'v, L> = (&'v [usize], &'v [L]);
+
+/// What a lane move gives: the result's shape and lanes, or why not.
+pub(crate) type Moved<L> = Result<(Vec<usize>, Vec<L>), (ErrorKind, String)>;
+
+/// Whether ops of `kind` only move lanes ([`lane_move`] reads them).
+pub(crate) fn is_lane_move(kind: OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Splat | OpKind::Broadcast | OpKind::Reshape | OpKind::Trans | OpKind::Join
+    )
+}
+
+/// The result of lane move `op` (of kind `kind`, see [`is_lane_move`]) on `args`.
+pub(crate) fn lane_move<L: Clone>(kind: OpKind, op: &Op, args: &[Lanes<L>]) -> Moved<L> {
+    let malformed = |m: String| Err((ErrorKind::Malformed, m));
+    let out_shape = || -> Vec<usize> {
+        op.result_types
+            .first()
+            .map(|t| t.shape().iter().map(|&d| d.max(0) as usize).collect())
+            .unwrap_or_default()
+    };
+    let arg = |i: usize| -> Result<Lanes<L>, (ErrorKind, String)> {
+        args.get(i).copied().ok_or_else(|| {
+            (
+                ErrorKind::Malformed,
+                format!("expects at least {} operands, has {}", i + 1, args.len()),
+            )
+        })
+    };
+    {
+        match kind {
+            OpKind::Splat => match arg(0)? {
+                (_, [one]) => {
+                    let shape = out_shape();
+                    let n = shape.iter().product();
+                    Ok((shape, vec![one.clone(); n]))
+                }
+                _ => malformed("splat of a non-scalar".into()),
+            },
+            OpKind::Broadcast => {
+                let (from, lanes) = arg(0)?;
+                let to = out_shape();
+                broadcast(from, lanes, &to)
+                    .map(|l| (to, l))
+                    .map_err(|m| (ErrorKind::Malformed, m))
+            }
+            OpKind::Reshape => {
+                if op.attrs.contains_key("allow_reorder") {
+                    return Err((
+                        ErrorKind::Unsupported,
+                        "reshape with allow_reorder has no fixed element order".into(),
+                    ));
+                }
+                let (from, lanes) = arg(0)?;
+                let shape = out_shape();
+                if shape.iter().product::<usize>() != lanes.len() {
+                    return malformed(format!("{from:?} cannot become {shape:?}"));
+                }
+                Ok((shape, lanes.to_vec()))
+            }
+            OpKind::Trans => {
+                let (from, lanes) = arg(0)?;
+                let order: Vec<usize> = match op.attr("order") {
+                    Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
+                    _ => (0..from.len()).rev().collect(),
+                };
+                transpose(from, lanes, &order).map_err(|m| (ErrorKind::Malformed, m))
+            }
+            OpKind::Join => {
+                let ((a_shape, a), (b_shape, b)) = (arg(0)?, arg(1)?);
+                if a_shape != b_shape {
+                    return malformed("join of tensors of different shapes".into());
+                }
+                let mut shape = a_shape.to_vec();
+                shape.push(2);
+                let lanes = a
+                    .iter()
+                    .zip(b)
+                    .flat_map(|(x, y)| [x.clone(), y.clone()])
+                    .collect();
+                Ok((shape, lanes))
+            }
+            _ => Err((
+                ErrorKind::Malformed,
+                format!("{} does not only move lanes", op.name),
+            )),
+        }
+    }
+}
+
+/// The integers `tt.make_range` lists (`start..end`).
+pub(crate) fn make_range(op: &Op) -> std::ops::Range<i64> {
+    let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
+    let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
+    start..end
+}
 
 /// `lanes` (shaped `from`) broadcast to `to`: equal rank, unit axes stretched.
 pub(crate) fn broadcast<L: Clone>(

@@ -7,7 +7,7 @@
 
 use super::domain::{Binary, Domain};
 use crate::term::{CmpOp, Func};
-use crate::triton_ir::ast::{Attr, Op, Type};
+use crate::triton_ir::ast::{Attr, Op, Scalar, Type};
 
 /// What a TTIR op means, read from its name once ([`op_kind`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -311,10 +311,76 @@ pub(crate) fn extern_unary(symbol: &str) -> Option<Func> {
         _ => return None,
     })
 }
+
+/// `v` wrapped to a `bits`-wide two's complement integer, read as signed.
+pub(crate) fn wrap(v: i128, bits: u32) -> i64 {
+    if bits >= 64 || bits == 0 {
+        return v as i64;
+    }
+    let sh = 128 - bits;
+    ((v << sh) >> sh) as i64
+}
+
 /// The width of an integer type (`index` is 64 bits, as on the GPU).
 pub(crate) fn int_width(ty: &Type) -> u32 {
     match ty.elem() {
         Type::Int(b) if (1..=64).contains(b) => *b,
         _ => 64,
     }
+}
+
+/// The function a `tt.call` names (the parser reads `@f` as the string `f`, with or
+/// without its `@`).
+pub(crate) fn callee(op: &Op) -> Option<&str> {
+    op.attr("callee")
+        .and_then(Attr::as_str)
+        .map(|s| s.trim_start_matches('@'))
+}
+
+/// Deepest nesting of regions and calls either interpreter runs: the parser's cap on
+/// region nesting (`MAX_REGION_DEPTH`), so only a chain of calls reaches it.
+pub(crate) const MAX_NESTING: u32 = 64;
+
+/// One element of an `arith.constant`, read in its type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Literal {
+    Bool(bool),
+    /// An integer of the constant's width, wrapped to it (its signed reading).
+    Int(i128),
+    Float(f64),
+}
+
+/// The shape and elements of `arith.constant` `op`: one element for a splat, else one
+/// per lane in row-major order.
+pub(crate) fn literal(op: &Op) -> Result<(Vec<usize>, Vec<Literal>), String> {
+    let ty = op.result_types.first().cloned().unwrap_or(Type::Int(32));
+    let shape: Vec<usize> = ty.shape().iter().map(|&d| d.max(0) as usize).collect();
+    let elem_ty = ty.elem();
+    let read = |s: &Scalar| match (s, elem_ty) {
+        (Scalar::Bool(b), _) => Literal::Bool(*b),
+        (Scalar::Int(i), Type::Int(1)) => Literal::Bool(*i & 1 == 1),
+        (Scalar::Int(i), Type::Float(_)) => Literal::Float(*i as f64),
+        (Scalar::Int(i), t) => Literal::Int(wrap(*i, int_width(t)) as i128),
+        (Scalar::Float(x), _) => Literal::Float(*x),
+    };
+    let values = match op.attr("value") {
+        Some(Attr::Scalar(s)) => vec![read(s)],
+        Some(Attr::Int(i)) => vec![read(&Scalar::Int(*i as i128))],
+        Some(Attr::Dense { values, .. })
+            if values.len() == 1 || values.len() == shape.iter().product::<usize>() =>
+        {
+            values.iter().map(read).collect()
+        }
+        other => return Err(format!("unreadable constant value {other:?}")),
+    };
+    Ok((shape, values))
+}
+
+/// The grid axis `tt.get_program_id` / `tt.get_num_programs` reads.
+pub(crate) fn axis(op: &Op) -> Result<usize, String> {
+    let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
+    if !(0..3).contains(&axis) {
+        return Err(format!("axis {axis}"));
+    }
+    Ok(axis as usize)
 }

@@ -1,7 +1,7 @@
 //! The values of the all-sizes run: a lane is an integer over the sizes ([`Poly`]), a
 //! condition on them ([`Cond`]), a real (a term), a pointer, or undefined; a value is a
-//! shaped vector of lanes. Also the run's error ([`Unsupported`]) and the shape moves
-//! that only rearrange lanes.
+//! shaped vector of lanes. Also the run's error ([`Unsupported`]) and the broadcast of
+//! operands (the shape ops themselves are read in `exec::shape`).
 //!
 //! Invariant: nothing here asks Z3 or reads a path; `small_witness` only reads the
 //! solver it is given.
@@ -104,17 +104,6 @@ pub(super) fn bcast(a: &Val, shape: &[usize]) -> R<Val> {
             shape: shape.to_vec(),
             lanes,
         }),
-        Err(m) => unsupported(m),
-    }
-}
-
-/// `a` with its axes permuted (`tt.trans`).
-pub(super) fn transpose(a: &Val, order: &[usize]) -> R<Val> {
-    if order.len() != a.shape.len() {
-        return unsupported("transpose order of the wrong rank");
-    }
-    match crate::exec::shape::transpose(&a.shape, &a.lanes, order) {
-        Ok((shape, lanes)) => Ok(Val { shape, lanes }),
         Err(m) => unsupported(m),
     }
 }

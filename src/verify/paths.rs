@@ -17,7 +17,7 @@
 //! symbolically is an [`Unsupported`] error, never a guess.
 
 use super::guards::MaskLane;
-use super::lane::{bcast, transpose, truth, unsupported, Env, Flow, Lane, Val, R};
+use super::lane::{bcast, truth, unsupported, Env, Flow, Lane, Val, R};
 use super::run::{PathSolver, Run};
 use super::summary::trip_count;
 
@@ -26,10 +26,12 @@ pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Binary, Domain, Symbolic};
 use crate::exec::table::{
-    combine_all, extern_unary, float_predicate, op_kind, simple_combine, IntOp, OpKind,
+    axis, callee, combine_all, extern_unary, float_predicate, literal, op_kind, simple_combine,
+    IntOp, Literal, OpKind, MAX_NESTING,
 };
-use crate::term::{TermId, Terms};
-use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Module, Op, Region, Scalar, Type};
+use crate::exec::{ints, shape};
+use crate::term::{Func, TermId, Terms};
+use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Module, Op, Region, Type};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -182,8 +184,8 @@ impl Run<'_, '_, '_> {
         args: Vec<Rc<Val>>,
         env: &mut Env,
     ) -> R<Flow> {
-        if self.depth > 64 {
-            return unsupported("call/region nesting deeper than 64");
+        if self.depth > MAX_NESTING as usize {
+            return unsupported(format!("call/region nesting deeper than {MAX_NESTING}"));
         }
         let Some(block) = region.blocks.first() else {
             return Ok(Flow::Yield(Vec::new()));
@@ -245,12 +247,10 @@ impl Run<'_, '_, '_> {
             Some(OpKind::For) => return self.scf_for(op, env),
             Some(OpKind::Reduce) => return self.reduce(op, env),
             Some(OpKind::Call) => {
-                let callee = match op.attr("callee") {
-                    Some(Attr::Str(s)) => s.trim_start_matches('@').to_string(),
-                    Some(Attr::Other(s)) => s.trim_start_matches('@').to_string(),
-                    _ => return unsupported("tt.call without a callee"),
+                let Some(callee) = callee(op) else {
+                    return unsupported("tt.call without a callee");
                 };
-                let Some(f) = self.module.func(&callee) else {
+                let Some(f) = self.module.func(callee) else {
                     return unsupported(format!("call of unknown function @{callee}"));
                 };
                 let args = self.operands(op, env)?;
@@ -274,27 +274,34 @@ impl Run<'_, '_, '_> {
                 None => unsupported(format!("{name}: missing operand {i}")),
             }
         };
-        let out_shape = || -> Vec<usize> {
-            op.result_types
-                .first()
-                .map(|t| t.shape().iter().map(|&d| d.max(0) as usize).collect())
-                .unwrap_or_default()
-        };
         let bits = op.result_types.first().map_or(64, super::overflow::width);
         let not_read = || unsupported(format!("op {name} is not read for all sizes yet"));
         let Some(kind) = op_kind(name) else {
             return not_read();
         };
+        if shape::is_lane_move(kind) {
+            let ins: Vec<_> = args.iter().map(|v| (&v.shape[..], &v.lanes[..])).collect();
+            return match shape::lane_move(kind, op, &ins) {
+                Ok((shape, lanes)) => Ok(Val { shape, lanes }),
+                Err((_, message)) => unsupported(format!("{name}: {message}")),
+            };
+        }
         let libdevice = match (kind, op.attr("symbol").and_then(Attr::as_str)) {
             (OpKind::Extern, Some(sym)) => extern_unary(sym),
             (OpKind::Unary(f), _) => Some(f),
             _ => None,
         };
         if let Some(f) = libdevice {
-            return self.map1(arg(0)?, |r, l| match l {
+            let v = self.map1(arg(0)?, |r, l| match l {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
+                // `math.absi`
+                Lane::Int(p) if f == Func::Abs => Ok(Lane::Int(ints::abs(r, bits, &p))),
                 _ => unsupported(format!("{name} of a non-float")),
-            });
+            })?;
+            if v.lanes.iter().any(|l| matches!(l, Lane::Int(_))) {
+                self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
+            }
+            return Ok(v);
         }
         match kind {
             OpKind::Binary(b) => self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
@@ -302,60 +309,14 @@ impl Run<'_, '_, '_> {
                 (Lane::Undef, _) | (_, Lane::Undef) => Ok(Lane::Undef),
                 _ => unsupported(format!("{name} of non-floats")),
             }),
-            OpKind::Int(io @ (IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Max | IntOp::Min)) => {
-                let v = self.map2(arg(0)?, arg(1)?, |_, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => Ok(Lane::Int(match io {
-                        IntOp::Add => a.add(&b),
-                        IntOp::Sub => a.sub(&b),
-                        IntOp::Mul => a.mul(&b),
-                        IntOp::Max => a.max_with(&b),
-                        _ => a.min_with(&b),
-                    })),
-                    _ => unsupported(format!("{name} of non-integers")),
-                })?;
-                if matches!(io, IntOp::Add | IntOp::Sub | IntOp::Mul) {
-                    self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
-                }
-                Ok(v)
-            }
-            OpKind::Int(
-                io @ (IntOp::DivS
-                | IntOp::DivU
-                | IntOp::FloorDiv
-                | IntOp::RemS
-                | IntOp::RemU
-                | IntOp::CeilDiv
-                | IntOp::CeilDivU),
-            ) => {
-                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => {
-                        // Truncating and floor division agree for a >= 0, b > 0.
-                        let zero = Poly::default();
-                        if !r.holds(&Cond::cmp(Rel::Le, &zero, &a))
-                            || !r.holds(&Cond::cmp(Rel::Lt, &zero, &b))
-                        {
-                            return unsupported(format!(
-                                "{name} of an operand that may be negative"
-                            ));
-                        }
-                        Ok(Lane::Int(match io {
-                            IntOp::RemS | IntOp::RemU => a.modulo(&b),
-                            IntOp::CeilDiv | IntOp::CeilDivU => {
-                                a.add(&b).sub(&Poly::constant(1)).floor_div(&b)
-                            }
-                            _ => a.floor_div(&b),
-                        }))
-                    }
-                    _ => unsupported(format!("{name} of non-integers")),
-                })
-            }
-            OpKind::Int(io @ (IntOp::And | IntOp::Or | IntOp::Xor)) => {
-                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Bool(a), Lane::Bool(b)) => Ok(Lane::Bool(match io {
-                        IntOp::And => Cond::and(a, b),
-                        IntOp::Or => Cond::or(a, b),
-                        _ => Cond::or(Cond::and(a.clone(), b.clone().not()), Cond::and(a.not(), b)),
-                    })),
+            OpKind::Int(io) => {
+                let v = self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+                    (Lane::Int(a), Lane::Int(b)) => ints::binary(r, io, bits, &a, &b)
+                        .map(Lane::Int)
+                        .map_err(named(name)),
+                    (Lane::Bool(a), Lane::Bool(b)) => ints::logic(r, io, &a, &b)
+                        .map(Lane::Bool)
+                        .map_err(named(name)),
                     (Lane::FBool(a), Lane::FBool(b)) => {
                         let t = match io {
                             IntOp::And => r.domain.and(a, b),
@@ -374,23 +335,25 @@ impl Run<'_, '_, '_> {
                             _ => return unsupported("xor of data-dependent conditions"),
                         })
                     }
-                    _ => unsupported(format!("{name} of non-booleans (bitwise integer ops)")),
-                })
+                    _ => unsupported(format!("{name} of non-integers")),
+                })?;
+                if ints::can_wrap(io) {
+                    self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
+                }
+                Ok(v)
             }
-            OpKind::IntCast { zero_extend, .. } => {
-                // Exact where the value fits the target (a narrowing is an obligation)
-                // and a zero extension reads a non-negative value.
+            OpKind::IntCast {
+                signed,
+                zero_extend,
+            } => {
+                // Exact where the value fits the target (a narrowing is an obligation).
                 let src = op.operand_types.first().map_or(64, super::overflow::width);
                 let v = self.map1(arg(0)?, |r, l| match l {
-                    Lane::Int(p) => {
-                        let nonneg = Cond::cmp(Rel::Le, &Poly::default(), &p);
-                        if zero_extend && bits > src && !r.holds(&nonneg) {
-                            return unsupported(format!(
-                                "{name} of a value that may be negative (zero extension)"
-                            ));
-                        }
-                        Ok(Lane::Int(p))
-                    }
+                    Lane::Int(p) if bits == 1 => Ok(Lane::Bool(ints::to_bool(r, &p))),
+                    Lane::Int(p) => ints::cast(r, src, bits, zero_extend, &p)
+                        .map(Lane::Int)
+                        .map_err(named(name)),
+                    Lane::Bool(c) if bits > 1 => ints::from_bool(r, &c, signed).map(Lane::Int),
                     l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l),
                     _ => unsupported(format!("{name} of a non-integer")),
                 })?;
@@ -401,21 +364,19 @@ impl Run<'_, '_, '_> {
             }
             OpKind::Constant => self.constant(op),
             OpKind::ProgramId | OpKind::NumPrograms => {
-                let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
-                if !(0..3).contains(&axis) {
-                    return unsupported(format!("axis {axis}"));
-                }
+                let axis = match axis(op) {
+                    Ok(a) => a,
+                    Err(m) => return unsupported(m),
+                };
                 let v = if kind == OpKind::ProgramId {
-                    self.setup.pids[axis as usize].clone()
+                    self.setup.pids[axis].clone()
                 } else {
-                    self.setup.grid[axis as usize].clone()
+                    self.setup.grid[axis].clone()
                 };
                 Ok(Val::scalar(Lane::Int(v)))
             }
             OpKind::MakeRange => {
-                let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
-                let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
-                let lanes: Vec<Lane> = (start..end)
+                let lanes: Vec<Lane> = shape::make_range(op)
                     .map(|i| Lane::Int(Poly::constant(i as i128)))
                     .collect();
                 Ok(Val {
@@ -445,30 +406,15 @@ impl Run<'_, '_, '_> {
             OpKind::CmpI => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 let pred = pred.to_string();
-                self.map2(arg(0)?, arg(1)?, |r, x, y| {
-                    let (a, b) = match (x, y) {
-                        (Lane::Int(a), Lane::Int(b)) => (a, b),
-                        _ => return unsupported("cmpi of non-integers"),
-                    };
-                    if pred.starts_with('u') {
-                        let zero = Poly::default();
-                        if !r.holds(&Cond::cmp(Rel::Le, &zero, &a))
-                            || !r.holds(&Cond::cmp(Rel::Le, &zero, &b))
-                        {
-                            return unsupported(
-                                "unsigned comparison of values that may be negative",
-                            );
-                        }
-                    }
-                    Ok(Lane::Bool(match pred.as_str() {
-                        "slt" | "ult" => Cond::cmp(Rel::Lt, &a, &b),
-                        "sle" | "ule" => Cond::cmp(Rel::Le, &a, &b),
-                        "sgt" | "ugt" => Cond::cmp(Rel::Lt, &b, &a),
-                        "sge" | "uge" => Cond::cmp(Rel::Le, &b, &a),
-                        "eq" => Cond::cmp(Rel::Eq, &a, &b),
-                        "ne" => Cond::cmp(Rel::Ne, &a, &b),
-                        p => return unsupported(format!("cmpi predicate {p}")),
-                    }))
+                let bits = op.operand_types.first().map_or(64, super::overflow::width);
+                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
+                    (Lane::Int(a), Lane::Int(b)) => ints::compare(r, &pred, bits, &a, &b)
+                        .map(Lane::Bool)
+                        .map_err(named(name)),
+                    (Lane::Bool(a), Lane::Bool(b)) => ints::compare_conds(r, &pred, &a, &b)
+                        .map(Lane::Bool)
+                        .map_err(named(name)),
+                    _ => unsupported("cmpi of non-integers"),
                 })
             }
             OpKind::CmpF => {
@@ -535,62 +481,34 @@ impl Run<'_, '_, '_> {
                 l @ (Lane::Float(_) | Lane::Undef) => Ok(l),
                 _ => unsupported(format!("{name} of a non-float")),
             }),
-            OpKind::IntToFloat { unsigned } => self.map1(arg(0)?, |r, l| match l {
-                Lane::Int(p) => {
-                    let c = p.as_const().or_else(|| r.pinned(&p));
-                    // `uitofp` reads the bits unsigned: a negative x is 2^w + x on the GPU
-                    // (and in the bounded run), never the real x.
-                    let nonneg = || match c {
-                        Some(c) => c >= 0,
-                        None => r.holds(&Cond::cmp(Rel::Le, &Poly::constant(0), &p)),
-                    };
-                    if unsigned && !nonneg() {
-                        return unsupported(format!(
-                            "{name} of an integer that may be negative (the GPU reads it as 2^w + x)"
-                        ));
+            OpKind::IntToFloat { unsigned } => {
+                let src = op.operand_types.first().map_or(64, super::overflow::width);
+                self.map1(arg(0)?, |r, l| match l {
+                    Lane::Int(p) => {
+                        let p = ints::as_converted(r, src, unsigned, &p).map_err(named(name))?;
+                        Ok(Lane::Float(match p.as_const().or_else(|| r.pinned(&p)) {
+                            Some(c) => r.domain.constant(c as f64),
+                            None => super::at_index::real_of(r.domain.terms, &p),
+                        }))
                     }
-                    Ok(Lane::Float(match c {
-                        Some(c) => r.domain.constant(c as f64),
-                        None => super::at_index::real_of(r.domain.terms, &p),
-                    }))
-                }
-                Lane::Bool(c) => {
-                    let b = r.decide(&c)?;
-                    Ok(Lane::Float(r.domain.constant(if b { 1.0 } else { 0.0 })))
-                }
-                Lane::DataInt(v, lo) if lo >= 0 || !unsigned => Ok(Lane::Float(v)),
-                _ => unsupported(format!("{name} of a non-integer")),
-            }),
-            OpKind::Splat => {
-                let a = arg(0)?;
-                if a.lanes.len() != 1 {
-                    return unsupported("splat of a non-scalar");
-                }
-                Ok(Val::splat(a.lanes[0].clone(), &out_shape()))
-            }
-            OpKind::Broadcast => bcast(arg(0)?, &out_shape()),
-            OpKind::Reshape => {
-                if op.attrs.contains_key("allow_reorder") {
-                    return unsupported("reshape with allow_reorder");
-                }
-                let a = arg(0)?;
-                let shape = out_shape();
-                if shape.iter().product::<usize>() != a.lanes.len() {
-                    return unsupported("reshape changes the element count");
-                }
-                Ok(Val {
-                    shape,
-                    lanes: a.lanes.clone(),
+                    Lane::Bool(c) => {
+                        let x = ints::from_bool(r, &c, !unsigned)?;
+                        let x = x.as_const().expect("from_bool is a constant");
+                        Ok(Lane::Float(r.domain.constant(x as f64)))
+                    }
+                    Lane::DataInt(v, lo) if lo >= 0 || !unsigned => Ok(Lane::Float(v)),
+                    _ => unsupported(format!("{name} of a non-integer")),
                 })
             }
-            OpKind::Trans => {
-                let a = arg(0)?;
-                let order: Vec<usize> = match op.attr("order") {
-                    Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
-                    _ => (0..a.shape.len()).rev().collect(),
-                };
-                transpose(a, &order)
-            }
+            OpKind::FloatToInt { unsigned } => self.map1(arg(0)?, |r, l| match l {
+                Lane::Float(t) => {
+                    let x = r.domain.as_number(t);
+                    ints::from_float(r, x, bits, unsigned)
+                        .map(Lane::Int)
+                        .map_err(named(name))
+                }
+                _ => unsupported(format!("{name} of a non-float")),
+            }),
             OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |_, p, o| match (p, o) {
                 (Lane::Ptr { tensor, off }, Lane::Int(d)) => Ok(Lane::Ptr {
                     tensor,
@@ -615,30 +533,22 @@ impl Run<'_, '_, '_> {
     }
 
     fn constant(&mut self, op: &Op) -> R<Val> {
-        let ty = op.result_types.first().cloned().unwrap_or(Type::Int(32));
-        let shape: Vec<usize> = ty.shape().iter().map(|&d| d.max(0) as usize).collect();
-        let elem_ty = ty.elem().clone();
-        let mut make = |s: &Scalar| -> Lane {
-            match (s, &elem_ty) {
-                (Scalar::Bool(b), _) => Lane::Bool(Cond::Const(*b)),
-                (Scalar::Int(i), Type::Int(1)) => Lane::Bool(Cond::Const(*i & 1 == 1)),
-                (Scalar::Int(i), Type::Float(_)) => Lane::Float(self.domain.constant(*i as f64)),
-                (Scalar::Int(i), _) => Lane::Int(Poly::constant(*i)),
-                (Scalar::Float(x), _) => Lane::Float(self.domain.constant(*x)),
-            }
+        let (shape, values) = match literal(op) {
+            Ok(c) => c,
+            Err(m) => return unsupported(m),
         };
-        match op.attr("value") {
-            Some(Attr::Scalar(s)) => Ok(Val::splat(make(s), &shape)),
-            Some(Attr::Int(i)) => Ok(Val::splat(make(&Scalar::Int(*i as i128)), &shape)),
-            Some(Attr::Dense { values, .. }) if values.len() == 1 => {
-                Ok(Val::splat(make(&values[0]), &shape))
-            }
-            Some(Attr::Dense { values, .. }) if values.len() == shape.iter().product::<usize>() => {
-                let lanes = values.iter().map(&mut make).collect();
-                Ok(Val { shape, lanes })
-            }
-            other => unsupported(format!("unreadable constant {other:?}")),
+        let mut lanes: Vec<Lane> = values
+            .iter()
+            .map(|l| match *l {
+                Literal::Bool(b) => Lane::Bool(Cond::Const(b)),
+                Literal::Int(i) => Lane::Int(Poly::constant(i)),
+                Literal::Float(x) => Lane::Float(self.domain.constant(x)),
+            })
+            .collect();
+        if lanes.len() == 1 {
+            return Ok(Val::splat(lanes.remove(0), &shape));
         }
+        Ok(Val { shape, lanes })
     }
 
     fn dot(&mut self, a: &Val, b: &Val, c: &Val) -> R<Val> {
@@ -864,5 +774,13 @@ impl Run<'_, '_, '_> {
             });
         }
         Ok(Val { shape, lanes })
+    }
+}
+
+/// An error of an op's meaning (`exec::ints`) as this run reports it: under the op's name.
+fn named(name: &str) -> impl Fn(Unsupported) -> Unsupported + '_ {
+    move |mut e| {
+        e.message = format!("{name}: {}", e.message);
+        e
     }
 }

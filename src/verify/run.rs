@@ -12,7 +12,8 @@ use super::summary::DomainKey;
 use super::summary::{LoopCtx, Partial};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Binary, Symbolic};
-use crate::term::TermId;
+use crate::exec::table::IntOp;
+use crate::term::{CmpOp, TermId};
 use crate::triton_ir::ast::Module;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -202,5 +203,80 @@ impl Run<'_, '_, '_> {
     pub(super) fn unassume_lane(&mut self) {
         self.assumed.clear();
         self.solver.pop(1);
+    }
+}
+
+/// The all-sizes run's integers (see `exec::ints`): polynomials over the sizes, exact
+/// (the ops that can wrap are obligations, `super::overflow`), and conditions over them
+/// that the path decides, forking where both sides are feasible.
+impl crate::exec::ints::Ints for Run<'_, '_, '_> {
+    type I = Poly;
+    type C = Cond;
+    type E = super::lane::Unsupported;
+    fn fail(&self, _kind: crate::exec::ErrorKind, message: String) -> Self::E {
+        super::lane::Unsupported {
+            message,
+            line: 0,
+            loc: Default::default(),
+            witness: None,
+        }
+    }
+    fn int(&mut self, n: i128) -> Poly {
+        Poly::constant(n)
+    }
+    fn as_const(&self, a: &Poly) -> Option<i128> {
+        a.as_const()
+    }
+    fn ring(&mut self, op: IntOp, _bits: u32, a: &Poly, b: &Poly) -> Poly {
+        match op {
+            IntOp::Add => a.add(b),
+            IntOp::Sub => a.sub(b),
+            IntOp::Mul => a.mul(b),
+            IntOp::Max => a.max_with(b),
+            _ => a.min_with(b),
+        }
+    }
+    fn floor_div(&mut self, a: &Poly, b: &Poly) -> Poly {
+        a.floor_div(b)
+    }
+    fn modulo(&mut self, a: &Poly, b: &Poly) -> Poly {
+        a.modulo(b)
+    }
+    fn narrow(&mut self, a: &Poly, _bits: u32) -> Poly {
+        a.clone()
+    }
+    fn nonneg(&mut self, a: &Poly) -> bool {
+        self.holds(&Cond::cmp(Rel::Le, &Poly::default(), a))
+    }
+    fn positive(&mut self, a: &Poly) -> bool {
+        self.holds(&Cond::cmp(Rel::Lt, &Poly::default(), a))
+    }
+    fn rel(&mut self, op: CmpOp, a: &Poly, b: &Poly) -> Cond {
+        match op {
+            CmpOp::Lt => Cond::cmp(Rel::Lt, a, b),
+            CmpOp::Le => Cond::cmp(Rel::Le, a, b),
+            CmpOp::Gt => Cond::cmp(Rel::Lt, b, a),
+            CmpOp::Ge => Cond::cmp(Rel::Le, b, a),
+            CmpOp::Eq => Cond::cmp(Rel::Eq, a, b),
+            CmpOp::Ne => Cond::cmp(Rel::Ne, a, b),
+        }
+    }
+    fn truth(&mut self, b: bool) -> Cond {
+        Cond::Const(b)
+    }
+    fn cond_const(&self, c: &Cond) -> Option<bool> {
+        c.as_const()
+    }
+    fn and(&mut self, a: &Cond, b: &Cond) -> Cond {
+        Cond::and(a.clone(), b.clone())
+    }
+    fn or(&mut self, a: &Cond, b: &Cond) -> Cond {
+        Cond::or(a.clone(), b.clone())
+    }
+    fn not(&mut self, a: &Cond) -> Cond {
+        a.clone().not()
+    }
+    fn decide(&mut self, c: &Cond) -> R<bool> {
+        Run::decide(self, c)
     }
 }

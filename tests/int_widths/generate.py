@@ -59,6 +59,15 @@ x_ptr = { tensor = "x", shape = ["M", "N"], role = "in" }
 N = "N"
 """
 
+PAIRS = """grid = ["cdiv(N, 4)"]
+sizes = { N = 1000 }
+
+[args]
+y_ptr = { tensor = "y", shape = ["N"], role = "out" }
+x_ptr = { tensor = "x", shape = ["N", 2], role = "in" }
+n = "N"
+"""
+
 # name: (jit function, integer parameter, BLOCK, launch)
 KERNELS = {
     "scale_i16": ("scale_i16_kernel", "n", 4, ELEMENTWISE),
@@ -67,6 +76,8 @@ KERNELS = {
     "row_sum_loop_i64": ("row_sum_loop_i64_kernel", "N", 128, ROWS % 300),
     "head_sum": ("head_sum_kernel", "N", 8, ROWS % 8),
     "unsigned_shift": ("unsigned_shift_kernel", "n", 4, ELEMENTWISE),
+    "shl_pairs_i16": ("shl_pairs_i16_kernel", "n", 4, PAIRS),
+    "shl_pairs_i32": ("shl_pairs_i32_kernel", "n", 4, PAIRS),
     "div_by_zero": ("div_by_zero_kernel", "n", 4, ELEMENTWISE),
 }
 

@@ -74,6 +74,31 @@ def unsigned_shift_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def shl_pairs_i16_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # Sums each row of a [n, 2] x, addressing row i at `i << 1` in int16: past
+    # i = 16383 the shift wraps negative and the loads land before the start of x.
+    pid = tl.program_id(0)
+    offs = (pid * BLOCK + tl.arange(0, BLOCK)).to(tl.int16)
+    mask = offs < n
+    row = offs << 1
+    a = tl.load(x_ptr + row, mask=mask)
+    b = tl.load(x_ptr + row + 1, mask=mask)
+    tl.store(y_ptr + offs, a + b, mask=mask)
+
+
+@triton.jit
+def shl_pairs_i32_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # The control: the same rows addressed at `i << 1` in int32.
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    row = offs << 1
+    a = tl.load(x_ptr + row, mask=mask)
+    b = tl.load(x_ptr + row + 1, mask=mask)
+    tl.store(y_ptr + offs, a + b, mask=mask)
+
+
+@triton.jit
 def div_by_zero_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
     # Scales by the integer quotient 1 // (n - 1000): at the launch's N = 1000 the divisor
     # is 0, a division whose result the GPU leaves undefined (a fault of the kernel).

@@ -113,6 +113,51 @@ fn a_narrowing_cast_twin_is_refuted_where_it_wraps() {
     assert_eq!(code, 0, "{text}");
 }
 
+/// The int16 shift twin: rows of a `[N, 2]` x addressed at `i << 1`, which wraps once
+/// `2·i` passes `i16::MAX`. Refuted there (the bounded run wraps the shift and loads
+/// before the start of x), never VERIFIED for all N.
+#[test]
+fn a_left_shift_twin_is_refuted_where_it_wraps() {
+    let bad = first_wrapping_elementwise_size(4, i16::MAX as i64 / 2);
+    let (code, text) = check("shl_pairs_i16", "y = x.sum(1)", &[]);
+    let v = verdict(&text);
+    assert!(!v.contains("VERIFIED for all"), "{text}");
+    assert_eq!(code, 1, "{text}");
+    assert!(v.starts_with(&format!("REFUTED at N={bad}")), "{text}");
+    assert!(v.contains(&format!("N <= {}", bad - 1)), "{text}");
+    let size = format!("N={bad}");
+    let (code, text) = check(
+        "shl_pairs_i16",
+        "y = x.sum(1)",
+        &["--scope", "instance", "--size", &size],
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("out of bounds"), "{text}");
+    let size = format!("N={}", bad - 1);
+    let (code, text) = check(
+        "shl_pairs_i16",
+        "y = x.sum(1)",
+        &["--scope", "instance", "--size", &size],
+    );
+    assert_eq!(code, 0, "{text}");
+}
+
+/// The control shifts in int32: proved for every N up to where `i << 1` would pass
+/// `i32::MAX`, and the claim says so.
+#[test]
+fn a_left_shift_in_i32_states_its_bound() {
+    let bound = first_wrapping_elementwise_size(4, i32::MAX as i64 / 2) - 1;
+    assert_eq!(bound, 1 << 30);
+    let (code, text) = check("shl_pairs_i32", "y = x.sum(1)", &[]);
+    assert_eq!(code, 0, "{text}");
+    let v = verdict(&text);
+    assert!(v.starts_with("VERIFIED for all N"), "{text}");
+    assert!(
+        v.contains(&format!("N <= {bound} (i32 index arithmetic")),
+        "{text}"
+    );
+}
+
 /// The control widens its offsets: nothing can wrap, no bound.
 #[test]
 fn a_widening_cast_needs_no_bound() {

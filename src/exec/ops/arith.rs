@@ -7,13 +7,17 @@
 
 use super::int;
 use super::interp::{fail, malformed, truth_elem, Fail, Interp, R};
-use super::lanes::{broadcast, map1, map2, map3, transpose};
+use super::lanes::{map1, map2, map3};
 use crate::exec::domain::{Binary, Domain, Precision, Truth};
 use crate::exec::error::ErrorKind;
-use crate::exec::table::{clamp_ops, extern_unary, float_predicate, op_kind, IntOp, OpKind};
+use crate::exec::ints::{self, Machine};
+use crate::exec::shape;
+use crate::exec::table::{
+    axis, clamp_ops, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
+};
 use crate::exec::value::{Elem, Value};
 use crate::term::Func;
-use crate::triton_ir::ast::{Attr, FloatKind, Op, Scalar, Type};
+use crate::triton_ir::ast::{Attr, FloatKind, Op, Type};
 use std::rc::Rc;
 
 impl<'a, D: Domain> Interp<'a, D> {
@@ -43,8 +47,24 @@ impl<'a, D: Domain> Interp<'a, D> {
         let Some(kind) = op_kind(name) else {
             return unsupported();
         };
+        if shape::is_lane_move(kind) {
+            let ins: Vec<_> = args.iter().map(|v| (&v.shape[..], &v.elems[..])).collect();
+            return match shape::lane_move(kind, op, &ins) {
+                Ok((shape, elems)) => Ok(Value { shape, elems }),
+                Err((kind, message)) => fail(kind, message),
+            };
+        }
         match kind {
-            OpKind::Unary(f) => map1(arg(0)?, |e| self.float_unary(e, f)),
+            OpKind::Unary(f) => {
+                let bits = op.result_types.first().map_or(64, int::width);
+                map1(arg(0)?, |e| match e {
+                    // `math.absi`
+                    Elem::Int(i) if f == Func::Abs => {
+                        Ok(Elem::Int(ints::abs(&mut Machine, bits, &(i as i128)) as i64))
+                    }
+                    e => self.float_unary(e, f),
+                })
+            }
             OpKind::Binary(b) => map2(arg(0)?, arg(1)?, |a, b2| self.float_binary(b, a, b2)),
             OpKind::Int(ib) => {
                 let bits = op.result_types.first().map_or(64, int::width);
@@ -52,21 +72,16 @@ impl<'a, D: Domain> Interp<'a, D> {
             }
             OpKind::Constant => self.constant(op),
             OpKind::ProgramId | OpKind::NumPrograms => {
-                let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0);
-                if !(0..3).contains(&axis) {
-                    return malformed(format!("axis {axis}"));
-                }
+                let axis = axis(op).or_else(malformed)?;
                 let v = if kind == OpKind::ProgramId {
-                    self.program[axis as usize]
+                    self.program[axis]
                 } else {
-                    self.inst.grid[axis as usize]
+                    self.inst.grid[axis]
                 };
                 Ok(Value::scalar(Elem::Int(v)))
             }
             OpKind::MakeRange => {
-                let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
-                let end = op.attr("end").and_then(Attr::as_int).unwrap_or(0);
-                let elems: Vec<_> = (start..end).map(Elem::Int).collect();
+                let elems: Vec<_> = shape::make_range(op).map(Elem::Int).collect();
                 Ok(Value {
                     shape: vec![elems.len()],
                     elems,
@@ -106,13 +121,16 @@ impl<'a, D: Domain> Interp<'a, D> {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 let bits = op.operand_types.first().map_or(64, int::width);
                 map2(arg(0)?, arg(1)?, |a, b| match (a, b) {
-                    (Elem::Int(x), Elem::Int(y)) => int::compare(pred, bits, x, y).map(Elem::Bool),
+                    (Elem::Int(x), Elem::Int(y)) => {
+                        ints::compare(&mut Machine, pred, bits, &(x as i128), &(y as i128))
+                            .map(Elem::Bool)
+                    }
                     (Elem::DataInt { .. }, Elem::Int(_) | Elem::DataInt { .. })
                     | (Elem::Int(_), Elem::DataInt { .. }) => self
                         .data_int_compare(pred, a, b)
                         .unwrap_or_else(|| malformed("integer comparison")),
                     (Elem::Bool(x), Elem::Bool(y)) => {
-                        int::compare(pred, 1, -(x as i64), -(y as i64)).map(Elem::Bool)
+                        ints::compare_conds(&mut Machine, pred, &x, &y).map(Elem::Bool)
                     }
                     (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
                     (a, b) => fail(
@@ -142,34 +160,31 @@ impl<'a, D: Domain> Interp<'a, D> {
                 })
             }
             OpKind::IntToFloat { unsigned } => map1(arg(0)?, |e| match e {
-                Elem::Int(i) if unsigned => {
+                Elem::Int(i) => {
                     let bits = op.operand_types.first().map_or(64, int::width);
-                    Ok(Elem::Float(
-                        self.domain.constant(int::unsigned(i, bits) as f64),
-                    ))
+                    let x = ints::as_converted(&mut Machine, bits, unsigned, &(i as i128))?;
+                    Ok(Elem::Float(self.domain.constant(x as f64)))
                 }
-                Elem::Int(i) => Ok(Elem::Float(self.domain.constant(i as f64))),
                 Elem::DataInt { v, lo, .. } => self.data_int_to_float(v, lo, unsigned),
-                Elem::Bool(b) => Ok(Elem::Float(self.domain.constant(b as u8 as f64))),
+                Elem::Bool(b) => {
+                    let x = ints::from_bool(&mut Machine, &b, !unsigned)?;
+                    Ok(Elem::Float(self.domain.constant(x as f64)))
+                }
                 Elem::Cond(c) => {
-                    let (one, zero) = (self.domain.constant(1.0), self.domain.constant(0.0));
+                    // `sitofp` reads a true i1 as -1 (MLIR's sign extension).
+                    let one = self.domain.constant(if unsigned { 1.0 } else { -1.0 });
+                    let zero = self.domain.constant(0.0);
                     Ok(Elem::Float(self.domain.select(c, one, zero)))
                 }
                 Elem::Undef(u) => Ok(Elem::Undef(u)),
                 other => malformed(format!("converts {}", other.kind())),
             }),
             OpKind::FloatToInt { unsigned } => map1(arg(0)?, |e| match e {
-                Elem::Float(v) => match self.domain.as_number(v) {
-                    Some(x) if x.is_finite() => Ok(Elem::Int(int::from_float(
-                        x,
-                        op.result_types.first().map_or(64, int::width),
-                        unsigned,
-                    ))),
-                    _ => fail(
-                        ErrorKind::Unsupported,
-                        "float to integer cast of a value that depends on the data",
-                    ),
-                },
+                Elem::Float(v) => {
+                    let bits = op.result_types.first().map_or(64, int::width);
+                    let x = self.domain.as_number(v);
+                    ints::from_float(&mut Machine, x, bits, unsigned).map(|i| Elem::Int(i as i64))
+                }
                 Elem::Undef(u) => Ok(Elem::Undef(u)),
                 other => malformed(format!("converts {}", other.kind())),
             }),
@@ -185,62 +200,24 @@ impl<'a, D: Domain> Interp<'a, D> {
                 let src = op.operand_types.first().map_or(64, int::width);
                 map1(arg(0)?, |e| match e {
                     Elem::DataInt { v, lo, hi } => self.data_int_cast(v, lo, hi, bits, unsigned),
-                    Elem::Int(i) if to_bool => Ok(Elem::Bool(i & 1 == 1)),
-                    Elem::Int(i) => Ok(Elem::Int(int::cast(i, src, bits.unwrap_or(64), unsigned))),
+                    Elem::Int(i) if to_bool => {
+                        Ok(Elem::Bool(ints::to_bool(&mut Machine, &(i as i128))))
+                    }
+                    Elem::Int(i) => {
+                        let dst = bits.unwrap_or(64);
+                        ints::cast(&mut Machine, src, dst, unsigned, &(i as i128))
+                            .map(|x| Elem::Int(x as i64))
+                    }
                     Elem::Bool(b) if to_bool => Ok(Elem::Bool(b)),
-                    Elem::Bool(b) => Ok(Elem::Int(if b && signed { -1 } else { b as i64 })),
+                    Elem::Bool(b) => {
+                        ints::from_bool(&mut Machine, &b, signed).map(|x| Elem::Int(x as i64))
+                    }
                     Elem::Undef(u) => Ok(Elem::Undef(u)),
                     other => fail(
                         ErrorKind::Unsupported,
                         format!("integer cast of {}", other.kind()),
                     ),
                 })
-            }
-            OpKind::Splat => {
-                let Some(e) = arg(0)?.single() else {
-                    return malformed("splat of a non-scalar");
-                };
-                Ok(Value::splat(e, &out_shape()))
-            }
-            OpKind::Broadcast => broadcast(arg(0)?, &out_shape()),
-            OpKind::Reshape => {
-                if op.attrs.contains_key("allow_reorder") {
-                    return fail(
-                        ErrorKind::Unsupported,
-                        "reshape with allow_reorder has no fixed element order",
-                    );
-                }
-                let a = arg(0)?;
-                let shape = out_shape();
-                if shape.iter().product::<usize>() != a.elems.len() {
-                    return malformed(format!("{:?} cannot become {:?}", a.shape, shape));
-                }
-                Ok(Value {
-                    shape,
-                    elems: a.elems.clone(),
-                })
-            }
-            OpKind::Trans => {
-                let order: Vec<usize> = match op.attr("order") {
-                    Some(Attr::Array(v)) => v.iter().map(|&i| i.max(0) as usize).collect(),
-                    _ => (0..arg(0)?.shape.len()).rev().collect(),
-                };
-                transpose(arg(0)?, &order)
-            }
-            OpKind::Join => {
-                let (a, b) = (arg(0)?, arg(1)?);
-                if a.shape != b.shape {
-                    return malformed("join of tensors of different shapes");
-                }
-                let mut shape = a.shape.clone();
-                shape.push(2);
-                let elems = a
-                    .elems
-                    .iter()
-                    .zip(&b.elems)
-                    .flat_map(|(x, y)| [*x, *y])
-                    .collect();
-                Ok(Value { shape, elems })
             }
             OpKind::AddPtr => map2(arg(0)?, arg(1)?, |p, o| match (p, o) {
                 (Elem::Ptr { tensor, offset }, Elem::Int(d)) => Ok(Elem::Ptr {
@@ -311,37 +288,25 @@ impl<'a, D: Domain> Interp<'a, D> {
     }
 
     pub(super) fn constant(&mut self, op: &Op) -> R<Value<D::V>> {
-        let ty = op.result_types.first().cloned().unwrap_or(Type::Int(32));
-        let shape: Vec<usize> = ty.shape().iter().map(|&d| d.max(0) as usize).collect();
-        let elem_ty = ty.elem().clone();
-        let mut make = |s: &Scalar| -> R<Elem<D::V>> {
-            Ok(match (s, &elem_ty) {
-                (Scalar::Bool(b), _) => Elem::Bool(*b),
-                (Scalar::Int(i), Type::Int(1)) => Elem::Bool(*i & 1 == 1),
-                (Scalar::Int(i), Type::Float(_)) => Elem::Float(self.domain.constant(*i as f64)),
-                (Scalar::Int(i), t) => Elem::Int(int::wrap(*i, int::width(t))),
-                (Scalar::Float(x), _) => Elem::Float(self.domain.constant(*x)),
+        let (shape, values) = literal(op).or_else(malformed)?;
+        let mut elems: Vec<Elem<D::V>> = values
+            .iter()
+            .map(|l| match *l {
+                Literal::Bool(b) => Elem::Bool(b),
+                Literal::Int(i) => Elem::Int(i as i64),
+                Literal::Float(x) => Elem::Float(self.domain.constant(x)),
             })
-        };
-        match op.attr("value") {
-            Some(Attr::Scalar(s)) => Ok(Value::splat(make(s)?, &shape)),
-            Some(Attr::Int(i)) => Ok(Value::splat(make(&Scalar::Int(*i as i128))?, &shape)),
-            Some(Attr::Dense { values, .. }) if values.len() == 1 => {
-                Ok(Value::splat(make(&values[0])?, &shape))
-            }
-            Some(Attr::Dense { values, .. }) if values.len() == shape.iter().product::<usize>() => {
-                let elems = values.iter().map(&mut make).collect::<R<Vec<_>>>()?;
-                Ok(Value { shape, elems })
-            }
-            other => malformed(format!("unreadable constant value {other:?}")),
+            .collect();
+        if elems.len() == 1 {
+            return Ok(Value::splat(elems.remove(0), &shape));
         }
+        Ok(Value { shape, elems })
     }
 
     pub(super) fn float_unary(&mut self, e: Elem<D::V>, f: Func) -> R<Elem<D::V>> {
         match e {
             Elem::Float(a) => Ok(Elem::Float(self.domain.func(f, a))),
             Elem::Undef(u) => Ok(Elem::Undef(u)),
-            Elem::Int(i) if f == Func::Abs => Ok(Elem::Int(i.abs())),
             other => malformed(format!("operand is {}", other.kind())),
         }
     }
@@ -367,17 +332,15 @@ impl<'a, D: Domain> Interp<'a, D> {
         b: Elem<D::V>,
     ) -> R<Elem<D::V>> {
         match (a, b) {
-            (Elem::Int(x), Elem::Int(y)) => int::arith(op, bits, x, y).map(Elem::Int),
+            (Elem::Int(x), Elem::Int(y)) => {
+                ints::binary(&mut Machine, op, bits, &(x as i128), &(y as i128))
+                    .map(|r| Elem::Int(r as i64))
+            }
             (Elem::DataInt { .. }, Elem::Int(_) | Elem::DataInt { .. })
             | (Elem::Int(_), Elem::DataInt { .. }) => self
                 .data_int_binary(op, bits, a, b)
                 .unwrap_or_else(|| malformed("integer op")),
-            (Elem::Bool(x), Elem::Bool(y)) => match op {
-                IntOp::And => Ok(Elem::Bool(x && y)),
-                IntOp::Or => Ok(Elem::Bool(x || y)),
-                IntOp::Xor => Ok(Elem::Bool(x != y)),
-                _ => int::arith(op, 1, -(x as i64), -(y as i64)).map(|v| Elem::Bool(v & 1 == 1)),
-            },
+            (Elem::Bool(x), Elem::Bool(y)) => ints::logic(&mut Machine, op, &x, &y).map(Elem::Bool),
             (Elem::Cond(c), Elem::Bool(k)) | (Elem::Bool(k), Elem::Cond(c)) => match (op, k) {
                 (IntOp::And, true) | (IntOp::Or, false) | (IntOp::Xor, false) => Ok(Elem::Cond(c)),
                 (IntOp::And, false) => Ok(Elem::Bool(false)),

@@ -10,9 +10,9 @@ use crate::exec::domain::Domain;
 use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::execution::MAX_OPS;
 use crate::exec::precision;
-use crate::exec::table::{op_kind, OpKind};
+use crate::exec::table::{callee, op_kind, OpKind, MAX_NESTING};
 use crate::exec::value::{Elem, Value};
-use crate::triton_ir::ast::{Attr, Block, Loc, Op, Region};
+use crate::triton_ir::ast::{Block, Loc, Op, Region};
 use std::rc::Rc;
 
 impl<'a, D: Domain> Interp<'a, D> {
@@ -34,10 +34,10 @@ impl<'a, D: Domain> Interp<'a, D> {
             loc: loc.clone(),
             program,
         };
-        if self.depth > 256 {
+        if self.depth > MAX_NESTING {
             return Err(here(
                 ErrorKind::Limit,
-                "call/region nesting deeper than 256".into(),
+                format!("call/region nesting deeper than {MAX_NESTING}"),
             ));
         }
         let Some(block) = region.blocks.first() else {
@@ -383,11 +383,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         op: &Op,
         env: &mut Env<D::V>,
     ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
-        let callee = op
-            .attr("callee")
-            .and_then(Attr::as_str)
-            .unwrap_or("")
-            .trim_start_matches('@');
+        let callee = callee(op).unwrap_or("");
         let module = self.module;
         let Some(func) = module.func(callee) else {
             return Err(self.at(

@@ -3,23 +3,15 @@
 //! signed reading (sign-extended), whatever the width; unsigned ops read it back as
 //! its low `w` bits.
 
+pub(crate) use super::interp::Fail;
 use super::interp::{fail, R};
 use crate::exec::error::ErrorKind;
 use crate::exec::table::IntOp;
 
-pub(crate) use crate::exec::table::int_width as width;
-
-/// `v` wrapped to a `bits`-wide two's complement integer, read as signed.
-pub(crate) fn wrap(v: i128, bits: u32) -> i64 {
-    if bits >= 64 || bits == 0 {
-        return v as i64;
-    }
-    let sh = 128 - bits;
-    ((v << sh) >> sh) as i64
-}
+pub(crate) use crate::exec::table::{int_width as width, wrap};
 
 /// The low `bits` bits of `v`, read as unsigned.
-pub(super) fn unsigned(v: i64, bits: u32) -> u64 {
+pub(crate) fn unsigned(v: i64, bits: u32) -> u64 {
     if bits >= 64 {
         v as u64
     } else {
@@ -29,7 +21,7 @@ pub(super) fn unsigned(v: i64, bits: u32) -> u64 {
 
 /// An integer cast from `src` to `dst` bits: truncation keeps the low bits; widening
 /// sign-extends (`extsi`, `index_cast`) or zero-extends (`extui`, `index_castui`).
-pub(super) fn cast(v: i64, src: u32, dst: u32, zero_extend: bool) -> i64 {
+pub(crate) fn cast(v: i64, src: u32, dst: u32, zero_extend: bool) -> i64 {
     let v = if zero_extend {
         unsigned(v, src) as i128
     } else {
@@ -39,7 +31,7 @@ pub(super) fn cast(v: i64, src: u32, dst: u32, zero_extend: bool) -> i64 {
 }
 
 /// `x op y` on `bits`-wide operands, wrapped to `bits` as the GPU wraps.
-pub(super) fn arith(op: IntOp, bits: u32, x: i64, y: i64) -> R<i64> {
+pub(crate) fn arith(op: IntOp, bits: u32, x: i64, y: i64) -> R<i64> {
     let nonzero = |d: i128| {
         if d == 0 {
             fail(
@@ -122,7 +114,7 @@ pub(super) fn arith(op: IntOp, bits: u32, x: i64, y: i64) -> R<i64> {
 }
 
 /// `cmpi` of two `bits`-wide integers (`u*` predicates read their low bits unsigned).
-pub(super) fn compare(pred: &str, bits: u32, x: i64, y: i64) -> R<bool> {
+pub(crate) fn compare(pred: &str, bits: u32, x: i64, y: i64) -> R<bool> {
     let (ux, uy) = (unsigned(x, bits), unsigned(y, bits));
     Ok(match pred {
         "eq" => x == y,
@@ -146,7 +138,7 @@ pub(super) fn compare(pred: &str, bits: u32, x: i64, y: i64) -> R<bool> {
 
 /// A float truncated toward zero into a `bits`-wide integer, saturating as PTX's
 /// `cvt.rzi` does (NaN gives 0).
-pub(super) fn from_float(x: f64, bits: u32, unsigned: bool) -> i64 {
+pub(crate) fn from_float(x: f64, bits: u32, unsigned: bool) -> i64 {
     if x.is_nan() {
         return 0;
     }

@@ -21,9 +21,9 @@ pub(super) type Vals<V> = Vec<Rc<Value<V>>>;
 
 /// An error before it is tied to an op.
 #[derive(Debug)]
-pub(super) struct Fail {
-    pub(super) kind: ErrorKind,
-    pub(super) message: String,
+pub(crate) struct Fail {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
 }
 
 pub(super) type R<T> = Result<T, Fail>;

@@ -1,4 +1,4 @@
-//! Lane-wise plumbing over values: elementwise maps, broadcasts, transposes.
+//! Lane-wise plumbing over values: elementwise maps (the shape moves are `exec::shape`).
 //!
 //! Invariant: these move lanes and never compute a value.
 
@@ -65,21 +65,4 @@ pub(super) fn map3<V: Copy>(
         shape: a.shape.clone(),
         elems,
     })
-}
-
-pub(super) fn broadcast<V: Copy>(a: &Value<V>, shape: &[usize]) -> R<Value<V>> {
-    match crate::exec::shape::broadcast(&a.shape, &a.elems, shape) {
-        Ok(elems) => Ok(Value {
-            shape: shape.to_vec(),
-            elems,
-        }),
-        Err(m) => malformed(m),
-    }
-}
-
-pub(super) fn transpose<V: Copy>(a: &Value<V>, order: &[usize]) -> R<Value<V>> {
-    match crate::exec::shape::transpose(&a.shape, &a.elems, order) {
-        Ok((shape, elems)) => Ok(Value { shape, elems }),
-        Err(m) => malformed(m),
-    }
 }
