@@ -514,7 +514,7 @@ fn bind<'a>(
     for (v, s) in sorts {
         let val = match s.as_str() {
             "i64" if !p.vars.contains_key(v) => Val::Int((rng.next() % 2) as i64),
-            "bool" => Val::Bool(rng.next() % 2 == 0),
+            "bool" => Val::Bool(rng.next().is_multiple_of(2)),
             "BigRat" => Val::Rat(rng.rational()),
             // a name: a scalar parameter of that name
             "String" => {

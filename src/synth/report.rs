@@ -264,12 +264,7 @@ impl Lift {
     pub fn reference(
         &self,
         suffix: &str,
-        render: &dyn Fn(
-            &[Output],
-            &crate::formula::ShapeEnv,
-            &str,
-            &crate::render::torch::Signature,
-        ) -> Result<String, FormulaError>,
+        render: &Reference<'_>,
     ) -> Option<Result<String, FormulaError>> {
         let (outs, doc) = self.formulas_in_param_order()?;
         let sig = crate::render::torch::Signature {
@@ -327,6 +322,15 @@ impl Lift {
         })
     }
 }
+
+/// A renderer of a kernel's reference function (outputs, shapes, name, signature).
+pub type Reference<'a> = dyn Fn(
+        &[Output],
+        &crate::formula::ShapeEnv,
+        &str,
+        &crate::render::torch::Signature,
+    ) -> Result<String, FormulaError>
+    + 'a;
 
 /// How many elements of a stalled output's point-wise spec the text report shows,
 /// and how many characters of each (`lift spec` prints them whole).
