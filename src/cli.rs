@@ -63,6 +63,10 @@ pub struct LiftArgs {
     /// `instance` stops at the launch's own sizes.
     #[arg(long, value_enum, default_value_t = ScopeArg::All)]
     pub scope: ScopeArg,
+    /// Print formulas as synthesised (element-wise: `exp(x - max(x, axis=1)) / ...`)
+    /// instead of their named form (`softmax(x, axis=1)`, proved equal).
+    #[arg(long)]
+    pub expand: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -29,6 +29,7 @@ pub mod prove;
 pub mod ptx;
 pub mod race;
 pub mod render;
+pub mod simplify;
 pub mod spec;
 pub mod synth;
 pub mod term;

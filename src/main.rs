@@ -48,12 +48,13 @@ fn dispatch(command: Command, limits: Limits) -> Result<Verdict, lift::Error> {
                 .kernel
                 .ok_or_else(|| lift::Error::Usage("no kernel given".into()))?;
             let launch = a.launch.options(a.precision.get());
-            commands::lift(
+            commands::lift_with(
                 &kernel,
                 &launch,
                 a.format,
                 a.scope == ScopeArg::All,
                 &limits,
+                a.expand,
             )
         }
         Command::Spec(a) => {

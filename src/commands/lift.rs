@@ -1,14 +1,20 @@
 //! `lift KERNEL`: lift every output to a formula proved on the launch instance, then
-//! (with `all_sizes`) for every size, and print it in the chosen format.
+//! (with `all_sizes`) for every size, and print it in the chosen format: text, JSON
+//! and PyTorch in its named form (`simplify`) unless `expand` is asked for.
 //!
 //! Architecture invariant: the formulas and the verdict come from `synth` and
-//! `verify`; this only runs them in order and renders.
+//! `verify`, the named forms from `simplify` (each proved equal to its formula); this
+//! only runs them in order and renders.
 
 use super::{output, LaunchOptions};
 use crate::error::Error;
+use crate::formula::Formula;
+use crate::simplify::{self, Named, Rules};
+use crate::synth::Lift;
 use crate::term::Terms;
 use crate::verdict::Verdict;
 use crate::verify::Limits;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// What `lift KERNEL` prints.
@@ -22,12 +28,26 @@ pub enum LiftFormat {
 }
 
 /// Lift `kernel`; with `all_sizes`, prove its formulas for every size within `limits`.
+/// Formulas print in their named form.
 pub fn lift(
     kernel: &Path,
     launch: &LaunchOptions,
     format: LiftFormat,
     all_sizes: bool,
     limits: &Limits,
+) -> Result<Verdict, Error> {
+    lift_with(kernel, launch, format, all_sizes, limits, false)
+}
+
+/// [`lift`]; with `expand`, text and PyTorch print the formulas as synthesised
+/// (element-wise, no named ops).
+pub fn lift_with(
+    kernel: &Path,
+    launch: &LaunchOptions,
+    format: LiftFormat,
+    all_sizes: bool,
+    limits: &Limits,
+    expand: bool,
 ) -> Result<Verdict, Error> {
     let k = launch.load(kernel)?;
     let inst = k.instance(&launch.sizes)?;
@@ -36,14 +56,33 @@ pub fn lift(
     if all_sizes {
         lifted.verify_all_sizes_with(&k, &inst, limits);
     }
+    let named = if expand
+        || !matches!(
+            format,
+            LiftFormat::Text | LiftFormat::Json | LiftFormat::Torch
+        ) {
+        HashMap::new()
+    } else {
+        named_forms(&lifted)
+    };
+    let env = &lifted.env;
     let rendered = match format {
-        LiftFormat::Text => Some(Ok(lifted.to_text(&terms))),
+        LiftFormat::Text => Some(Ok(lifted.to_text_with(&terms, &|f| match named.get(f) {
+            Some(n) => crate::render::named::text(n, env),
+            None => crate::render::text::expr_in(f, env),
+        }))),
         LiftFormat::Json => {
-            output::json(&lifted.to_json());
+            let mut doc = lifted.to_json();
+            add_named_json(&mut doc, &lifted, &named);
+            output::json(&doc);
             return Ok(lifted.verdict());
         }
         LiftFormat::Latex => lifted.to_latex(),
-        LiftFormat::Torch => lifted.to_torch(),
+        LiftFormat::Torch => lifted.reference("torch", &|outs, env, name, sig| {
+            crate::render::named::torch_kernel_function(outs, env, name, sig, &|f| {
+                named.get(f).cloned()
+            })
+        }),
         LiftFormat::Numpy => lifted.to_numpy(),
     };
     match rendered {
@@ -53,4 +92,48 @@ pub fn lift(
         None => eprint!("{}", lifted.to_text(&terms)),
     }
     Ok(lifted.verdict())
+}
+
+/// The proved named form of every lifted formula that has one. A rule file that does
+/// not load is said on stderr, and the formulas print as synthesised.
+fn named_forms(lifted: &Lift) -> HashMap<Formula, Named> {
+    let mut out = HashMap::new();
+    let rules = match Rules::load() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("note: named forms off: {e}");
+            return out;
+        }
+    };
+    for f in lifted.outputs.iter().filter_map(|o| o.formula.as_ref()) {
+        match simplify::simplify(f, &lifted.env, &rules) {
+            Ok(s) if s.proved => {
+                out.insert(f.clone(), s.named);
+            }
+            Ok(_) => {}
+            Err(e) => eprintln!("note: no named form: {e}"),
+        }
+    }
+    out
+}
+
+/// Adds to each output of a `lift.lift/1` document its named form, where proved:
+/// `"named"` (a `lift.formula/1` node tree with named-op nodes) and `"named_text"`.
+fn add_named_json(doc: &mut serde_json::Value, lifted: &Lift, named: &HashMap<Formula, Named>) {
+    let Some(outs) = doc["outputs"].as_array_mut() else {
+        return;
+    };
+    for (json, o) in outs.iter_mut().zip(&lifted.outputs) {
+        let n = o.formula.as_ref().and_then(|f| named.get(f));
+        json["named"] = n
+            .and_then(|n| crate::render::named::json(n, &lifted.env).ok())
+            .unwrap_or(serde_json::Value::Null);
+        json["named_text"] = n
+            .map(|n| crate::render::named::text(n, &lifted.env).into())
+            .unwrap_or(serde_json::Value::Null);
+        json["named_nodes"] = match (o.formula.as_ref(), n) {
+            (Some(f), Some(n)) => serde_json::json!({"formula": f.size(), "named": n.size()}),
+            _ => serde_json::Value::Null,
+        };
+    }
 }

@@ -16,7 +16,7 @@ mod run;
 mod spec;
 
 pub use check::{check, equiv, DecideOptions, EquivOptions};
-pub use lift::{lift, LiftFormat};
+pub use lift::{lift, lift_with, LiftFormat};
 pub use load::LaunchOptions;
 pub use race::race;
 pub use run::run;

@@ -1,10 +1,11 @@
 //! Renderers of lifted formulas: `text` (the default, one `y[M,N] = ...` line per
 //! output), `json` (schema `lift.formula/1`), `latex`, `torch` and `numpy` (runnable
-//! Python reference functions).
+//! Python reference functions); `named` prints a formula's named form (`simplify`).
 //!
 //! Architecture invariant: renderers depend only on `formula` and `term` (for constant
-//! formatting); they print the tree as it is (no rewriting: simplification is a
-//! separate stage), so every rendering means exactly the formula, with three documented
+//! formatting), and `named` on `simplify`'s named tree; they print the tree as it is
+//! (no rewriting: simplification is a separate stage), so every rendering means exactly
+//! the formula, with three documented
 //! exceptions made for readability: `text` and `latex` drop `keepdim` where a reduction
 //! is an operand of an element-wise operation (it broadcasts back along the reduced
 //! axis), `text` and `latex` print a `Broadcast` as its operand (the heading carries the
@@ -16,6 +17,7 @@
 mod infix;
 pub mod json;
 pub mod latex;
+pub mod named;
 pub mod numpy;
 pub mod text;
 pub mod torch;

@@ -1,7 +1,7 @@
 //! How a [`Lift`] is printed: text (formula lines and a verdict line) and JSON.
 
 use super::{Lift, Lifted};
-use crate::formula::{FormulaError, Output};
+use crate::formula::{Formula, FormulaError, Output};
 use crate::term::Terms;
 use crate::verdict::Verdict;
 use std::path::Path;
@@ -84,15 +84,17 @@ impl Lift {
     /// verdict line with the phase timings (or, for an output that stalled, why, and the
     /// first elements of its point-wise spec).
     pub fn to_text(&self, terms: &Terms) -> String {
+        self.to_text_with(terms, &|f| crate::render::text::expr_in(f, &self.env))
+    }
+
+    /// [`Lift::to_text`] with each formula printed by `formula` (`lift` prints its
+    /// named form so).
+    pub fn to_text_with(&self, terms: &Terms, formula: &dyn Fn(&Formula) -> String) -> String {
         let mut s = String::new();
         for (o, t) in self.outputs.iter().zip(&self.spec.outputs) {
             match &o.formula {
                 Some(f) => {
-                    s += &format!(
-                        "{} = {}\n",
-                        self.heading(o),
-                        crate::render::text::expr_in(f, &self.env)
-                    );
+                    s += &format!("{} = {}\n", self.heading(o), formula(f));
                 }
                 None => {
                     let label = if o.undefined.is_some() {
@@ -249,25 +251,20 @@ impl Lift {
     /// A runnable Python module defining `<kernel>_torch(...)` (PyTorch); `None` when
     /// some output stalled.
     pub fn to_torch(&self) -> Option<Result<String, FormulaError>> {
-        self.reference("torch", crate::render::torch::kernel_function)
+        self.reference("torch", &crate::render::torch::kernel_function)
     }
 
     /// A runnable Python module defining `<kernel>_numpy(...)` (NumPy); `None` when some
     /// output stalled.
     pub fn to_numpy(&self) -> Option<Result<String, FormulaError>> {
-        self.reference("numpy", crate::render::numpy::kernel_function)
+        self.reference("numpy", &crate::render::numpy::kernel_function)
     }
 
     /// The kernel's reference function `<kernel>_<suffix>` as `render` prints it.
-    fn reference(
+    pub fn reference(
         &self,
         suffix: &str,
-        render: fn(
-            &[Output],
-            &crate::formula::ShapeEnv,
-            &str,
-            &crate::render::torch::Signature,
-        ) -> Result<String, FormulaError>,
+        render: &Reference<'_>,
     ) -> Option<Result<String, FormulaError>> {
         let (outs, doc) = self.formulas_in_param_order()?;
         let sig = crate::render::torch::Signature {
@@ -325,6 +322,15 @@ impl Lift {
         })
     }
 }
+
+/// A renderer of a kernel's reference function (outputs, shapes, name, signature).
+pub type Reference<'a> = dyn Fn(
+        &[Output],
+        &crate::formula::ShapeEnv,
+        &str,
+        &crate::render::torch::Signature,
+    ) -> Result<String, FormulaError>
+    + 'a;
 
 /// How many elements of a stalled output's point-wise spec the text report shows,
 /// and how many characters of each (`lift spec` prints them whole).

@@ -27,6 +27,7 @@ mod infer_launch;
 mod int_widths;
 mod llm_set;
 mod matvec;
+mod named_forms;
 mod nan_rules;
 mod no_panic;
 mod precision;

@@ -1,0 +1,323 @@
+//! Renderings of a named form ([`Named`], from `simplify`): text
+//! (`y[M,N] = softmax(x, axis=1)`), PyTorch (`torch.softmax(x, dim=1)`) and JSON.
+//!
+//! How: a named op or recognised constant is printed on its own and stands in the
+//! formula as a placeholder leaf of its shape, so the arithmetic around it goes through
+//! the formula renderers unchanged (same precedence and parentheses); the placeholders
+//! are then replaced by their text. A recognised constant prints by name in text
+//! (`sqrt(2/pi)`, `1/sqrt(2)` parenthesised as a quotient) and as its exact literal in
+//! Python (it stands for that literal).
+//!
+//! Invariant: every rendering means exactly [`Named::expand`]; a torch call is used
+//! only where PyTorch's op is that definition (`layer_norm` over the last axis with
+//! 1-D weight and bias, else its expansion is printed).
+
+use super::infix::{Dialect, Infix};
+use crate::formula::{Formula, FormulaError, ShapeEnv};
+use crate::simplify::{Named, NamedOp};
+use serde_json::{json, Value};
+
+/// The text of `n` (as `render::text::expr_in` prints formulas).
+pub fn text(n: &Named, env: &ShapeEnv) -> String {
+    Printer {
+        dialect: Dialect::Text,
+        env,
+    }
+    .print(n)
+}
+
+/// `n` as a PyTorch expression (as `render::torch::expr` prints formulas).
+pub fn torch(n: &Named, env: &ShapeEnv) -> String {
+    Printer {
+        dialect: Dialect::Torch,
+        env,
+    }
+    .print(n)
+}
+
+struct Printer<'a> {
+    dialect: Dialect,
+    env: &'a ShapeEnv,
+}
+
+/// The placeholder leaf standing for the `k`-th printed call.
+fn placeholder(k: usize) -> String {
+    format!("\u{1}{k}\u{2}")
+}
+
+impl Printer<'_> {
+    fn print(&self, n: &Named) -> String {
+        let mut calls = Vec::new();
+        let mut env = self.env.clone();
+        let f = self.stand_in(n, &mut calls, &mut env);
+        let mut s = Infix {
+            dialect: self.dialect,
+            env: Some(&env),
+        }
+        .expr(&f);
+        // Later calls never contain earlier placeholders (each is printed whole).
+        for (k, c) in calls.iter().enumerate() {
+            s = s.replace(&placeholder(k), c);
+        }
+        s
+    }
+
+    /// `n` as a formula whose named nodes are placeholders (declared in `env` with
+    /// their shapes), their text pushed on `calls`.
+    fn stand_in(&self, n: &Named, calls: &mut Vec<String>, env: &mut ShapeEnv) -> Formula {
+        let mut go = |a: &Named| Box::new(self.stand_in(a, calls, env));
+        match n {
+            Named::Formula(f) => f.clone(),
+            Named::Constant { value, .. } if self.dialect != Dialect::Text => {
+                Formula::Const(value.clone())
+            }
+            Named::Constant { name, .. } => {
+                let (one_over, atom) = match name.strip_prefix("1/") {
+                    Some(rest) => (true, rest),
+                    None => (false, name.as_str()),
+                };
+                let p = placeholder(calls.len());
+                calls.push(atom.to_string());
+                *env = std::mem::take(env).scalar(&p);
+                if one_over {
+                    Formula::int(1) / Formula::scalar(&p)
+                } else {
+                    Formula::scalar(&p)
+                }
+            }
+            Named::Unary(op, a) => Formula::Unary(*op, go(a)),
+            Named::Binary(op, a, b) => {
+                let a = go(a);
+                Formula::Binary(*op, a, go(b))
+            }
+            Named::Powi(a, k) => Formula::Powi(go(a), *k),
+            Named::Reduce {
+                op,
+                axis,
+                keepdim,
+                arg,
+            } => Formula::Reduce {
+                op: *op,
+                axis: *axis,
+                keepdim: *keepdim,
+                arg: go(arg),
+            },
+            Named::MatMul(a, b) => {
+                let a = go(a);
+                Formula::MatMul(a, go(b))
+            }
+            Named::Transpose(a) => Formula::Transpose(go(a)),
+            Named::Call(op, args) => {
+                let Some(text) = self.call(op, args) else {
+                    // No PyTorch op is this definition here: print the definition.
+                    return self.stand_in(&expand_once(op, args), calls, env);
+                };
+                let shape = n.expand().shape(self.env).unwrap_or_default();
+                let p = placeholder(calls.len());
+                calls.push(text);
+                *env = std::mem::take(env).tensor(&p, &shape);
+                Formula::input(&p)
+            }
+        }
+    }
+
+    /// The call's text; `None` where the dialect has no op that is this definition.
+    fn call(&self, op: &NamedOp, args: &[Named]) -> Option<String> {
+        let a: Vec<String> = args.iter().map(|a| self.argument(a)).collect();
+        let text = self.dialect == Dialect::Text;
+        let x = &a[0];
+        Some(match (op, text) {
+            (NamedOp::Sigmoid | NamedOp::Silu | NamedOp::Relu | NamedOp::Gelu { .. }, true) => {
+                format!("{}({x})", op.name())
+            }
+            (NamedOp::GeluTanh { .. }, true) => format!("gelu({x}, approximate='tanh')"),
+            (
+                NamedOp::Softmax { axis }
+                | NamedOp::LogSoftmax { axis }
+                | NamedOp::LogSumExp { axis, .. }
+                | NamedOp::Var { axis, .. },
+                true,
+            ) => format!("{}({x}, axis={axis})", op.name()),
+            (NamedOp::LayerNorm { axis }, true) => {
+                format!("layer_norm({x}, {}, {}, {}, axis={axis})", a[1], a[2], a[3])
+            }
+            (NamedOp::RmsNorm { axis }, true) => {
+                format!("rms_norm({x}, {}, {}, axis={axis})", a[1], a[2])
+            }
+            (NamedOp::Sigmoid, false) => format!("torch.sigmoid({x})"),
+            (NamedOp::Silu, false) => format!("torch.nn.functional.silu({x})"),
+            (NamedOp::Relu, false) => format!("torch.relu({x})"),
+            (NamedOp::Gelu { .. }, false) => format!("torch.nn.functional.gelu({x})"),
+            (NamedOp::GeluTanh { .. }, false) => {
+                format!("torch.nn.functional.gelu({x}, approximate='tanh')")
+            }
+            (NamedOp::Softmax { axis }, false) => format!("torch.softmax({x}, dim={axis})"),
+            (NamedOp::LogSoftmax { axis }, false) => format!("torch.log_softmax({x}, dim={axis})"),
+            (NamedOp::LogSumExp { axis, keepdim }, false) => {
+                format!(
+                    "torch.logsumexp({x}, dim={axis}, keepdim={})",
+                    py_bool(*keepdim)
+                )
+            }
+            (NamedOp::Var { axis, keepdim }, false) => format!(
+                "torch.var({x}, dim={axis}, keepdim={}, correction=0)",
+                py_bool(*keepdim)
+            ),
+            (NamedOp::LayerNorm { axis }, false) => {
+                let n = self.last_axis_extent(&args[0], *axis)?;
+                self.vector_of(&args[1], n)?;
+                self.vector_of(&args[2], n)?;
+                format!(
+                    "torch.nn.functional.layer_norm({x}, ({n},), {}, {}, {})",
+                    a[1], a[2], a[3]
+                )
+            }
+            (NamedOp::RmsNorm { axis }, false) => {
+                let n = self.last_axis_extent(&args[0], *axis)?;
+                self.vector_of(&args[1], n)?;
+                format!(
+                    "torch.nn.functional.rms_norm({x}, ({n},), {}, {})",
+                    a[1], a[2]
+                )
+            }
+        })
+    }
+
+    /// A call's argument. In text a scaled matrix product reads as Python groups it,
+    /// `scale * q @ k.T` (`*` and `@` bind alike, left to right; equal as reals to
+    /// `scale * (q @ k.T)`), where the formula renderers parenthesize it.
+    fn argument(&self, a: &Named) -> String {
+        if let Named::Binary(crate::formula::BinaryOp::Mul, s, m) = a {
+            if let Named::MatMul(l, r) = &**m {
+                let atom = |n: &Named| {
+                    matches!(
+                        n,
+                        Named::Transpose(_) | Named::Call(..) | Named::Formula(Formula::Input(_))
+                    )
+                };
+                let number = matches!(&**s, Named::Formula(Formula::Scalar(_) | Formula::Const(_)));
+                if self.dialect == Dialect::Text && number && atom(l) && atom(r) {
+                    return format!("{} * {} @ {}", self.print(s), self.print(l), self.print(r));
+                }
+            }
+        }
+        self.print(a)
+    }
+
+    /// The extent of `axis` of `x` when it is `x`'s last axis.
+    fn last_axis_extent(&self, x: &Named, axis: usize) -> Option<usize> {
+        let shape = x.expand().shape(self.env).ok()?;
+        (axis + 1 == shape.len()).then(|| shape[axis])
+    }
+
+    /// `Some` when `w` is a vector of `n` elements (what PyTorch's weight must be).
+    fn vector_of(&self, w: &Named, n: usize) -> Option<()> {
+        (w.expand().shape(self.env).ok()? == vec![n]).then_some(())
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// The op's definition over its (still named) operands: its expansion with the
+/// operands put back in.
+fn expand_once(op: &NamedOp, args: &[Named]) -> Named {
+    let stand: Vec<Formula> = (0..args.len())
+        .map(|k| Formula::input(&format!("\u{3}{k}")))
+        .collect();
+    substitute(&Named::Formula(op.expand(&stand)), args)
+}
+
+/// `n` with the leaves `\u{3}k` replaced by `args[k]`.
+fn substitute(n: &Named, args: &[Named]) -> Named {
+    use crate::formula::Formula as F;
+    let Named::Formula(f) = n else {
+        return n.clone();
+    };
+    let b = |f: &F| Box::new(substitute(&Named::Formula(f.clone()), args));
+    match f {
+        F::Input(name) if name.starts_with('\u{3}') => name[1..]
+            .parse::<usize>()
+            .ok()
+            .and_then(|k| args.get(k).cloned())
+            .unwrap_or_else(|| n.clone()),
+        F::Unary(op, a) => Named::Unary(*op, b(a)),
+        F::Binary(op, x, y) => Named::Binary(*op, b(x), b(y)),
+        F::Powi(a, k) => Named::Powi(b(a), *k),
+        F::Reduce {
+            op,
+            axis,
+            keepdim,
+            arg,
+        } => Named::Reduce {
+            op: *op,
+            axis: *axis,
+            keepdim: *keepdim,
+            arg: b(arg),
+        },
+        _ => n.clone(),
+    }
+}
+
+/// `n` as a JSON node: a named op is `{"op": "softmax", "axis": 1, "args": [...]}`, a
+/// recognised constant `{"op": "constant", "name", "value", "f64"}`, the rest as
+/// `render::json` writes formulas; every node has its `"shape"`.
+pub fn json(n: &Named, env: &ShapeEnv) -> Result<Value, FormulaError> {
+    let shape = n.expand().shape(env)?;
+    let kids = |ks: &[&Named]| -> Result<Vec<Value>, FormulaError> {
+        ks.iter().map(|k| json(k, env)).collect()
+    };
+    let mut v = match n {
+        Named::Formula(f) => return super::json::expr(f, env),
+        Named::Constant { name, value } => {
+            use num_traits::ToPrimitive;
+            json!({"op": "constant", "name": name, "value": value.to_string(),
+                   "f64": value.to_f64()})
+        }
+        Named::Call(op, args) => {
+            let mut m = json!({"op": op.name(), "args": kids(&args.iter().collect::<Vec<_>>())?});
+            if let Some(axis) = op.axis() {
+                m["axis"] = json!(axis);
+            }
+            if let NamedOp::GeluTanh { .. } = op {
+                m["approximate"] = json!("tanh");
+            }
+            m
+        }
+        // Arithmetic over named operands: the formula node's fields, named children.
+        _ => {
+            let args: Vec<&Named> = match n {
+                Named::Unary(_, a) | Named::Powi(a, _) | Named::Transpose(a) => vec![a],
+                Named::Reduce { arg, .. } => vec![arg],
+                Named::Binary(_, a, b) | Named::MatMul(a, b) => vec![a, b],
+                _ => vec![],
+            };
+            let mut node = super::json::expr(&n.expand(), env)?;
+            node["args"] = Value::Array(kids(&args)?);
+            node
+        }
+    };
+    v["shape"] = json!(shape);
+    Ok(v)
+}
+
+/// [`super::torch::kernel_function`] with each output printed in its named form where
+/// `named` gives one (PyTorch's own ops where proved equal).
+pub fn torch_kernel_function(
+    outputs: &[crate::formula::Output],
+    env: &ShapeEnv,
+    name: &str,
+    sig: &super::torch::Signature,
+    named: &dyn Fn(&Formula) -> Option<Named>,
+) -> Result<String, FormulaError> {
+    let expr = |f: &Formula| match named(f) {
+        Some(n) => torch(&n, env),
+        None => super::torch::expr(f, env),
+    };
+    super::torch::python_function(outputs, env, name, "import torch\n", &expr, Some(sig))
+}
