@@ -6,9 +6,12 @@
 
 use super::{output, LaunchOptions};
 use crate::error::Error;
+use crate::kernel::Kernel;
+use crate::synth::Lift;
 use crate::term::Terms;
 use crate::verdict::Verdict;
 use crate::verify::Limits;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// What `lift KERNEL` prints.
@@ -30,12 +33,7 @@ pub fn lift(
     limits: &Limits,
 ) -> Result<Verdict, Error> {
     let k = launch.load(kernel)?;
-    let inst = k.instance(&launch.sizes)?;
-    let mut terms = Terms::new();
-    let mut lifted = crate::synth::lift(&k, &inst, &mut terms)?;
-    if all_sizes {
-        lifted.verify_all_sizes_with(&k, &inst, limits);
-    }
+    let (lifted, terms) = lift_loaded(&k, &launch.sizes, all_sizes, limits)?;
     let rendered = match format {
         LiftFormat::Text => Some(Ok(lifted.to_text(&terms))),
         LiftFormat::Json => {
@@ -53,4 +51,21 @@ pub fn lift(
         None => eprint!("{}", lifted.to_text(&terms)),
     }
     Ok(lifted.verdict())
+}
+
+/// `lift KERNEL` on a loaded kernel: the lift (proved for every size with
+/// `all_sizes`) and the terms its report prints from.
+pub(crate) fn lift_loaded(
+    k: &Kernel,
+    sizes: &BTreeMap<String, i64>,
+    all_sizes: bool,
+    limits: &Limits,
+) -> Result<(Lift, Terms), Error> {
+    let inst = k.instance(sizes)?;
+    let mut terms = Terms::new();
+    let mut lifted = crate::synth::lift(k, &inst, &mut terms)?;
+    if all_sizes {
+        lifted.verify_all_sizes_with(k, &inst, limits);
+    }
+    Ok((lifted, terms))
 }
