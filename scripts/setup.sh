@@ -4,7 +4,14 @@
 # formulas on the suite's reference inputs). Without NumPy those tests fail when `CI` is
 # set and print "skipped: ..." otherwise; so in CI this script fails rather than warns
 # when it cannot install NumPy.
+#
+# CUDA source (`lift check k.cu`) needs NVRTC, which lift loads at run time: this script
+# pip-installs NVIDIA's wheels (NVRTC 12.9, the version ptx/generate.py compiled the
+# fixtures with, and the CUDA runtime and CCCL headers) into .venv-nvrtc (Debian 12's pip
+# installs only into a venv; python3-venv comes from apt). About 30 s and 270 MB on a
+# fresh machine. tests/it/cuda_source.rs fails without it when `CI` is set.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 # Z3 (the `z3` crate links the system libz3; its bindgen needs libclang).
 need_apt=()
 [ -e /usr/include/z3.h ] || need_apt+=(libz3-dev)
@@ -39,4 +46,32 @@ if ! has_numpy; then
         exit 1
     fi
     echo "warning: no NumPy and no way to apt-get it; the NumPy rendering tests will print 'skipped: ...' (and fail under CI=true)" >&2
+fi
+
+# NVRTC for CUDA source, in .venv-nvrtc (tests/it/cuda_source.rs finds it there; a user
+# points lift at it with LIFT_PYTHON=.venv-nvrtc/bin/python or LIFT_NVRTC=<libnvrtc.so.12>).
+nvrtc_wheels=(nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-cccl-cu12==12.9.27)
+has_nvrtc() {
+    { [ -n "${LIFT_NVRTC:-}" ] && [ -e "$LIFT_NVRTC" ]; } ||
+        .venv-nvrtc/bin/python -c 'import nvidia.cuda_nvrtc, nvidia.cuda_runtime' 2>/dev/null
+}
+if ! has_nvrtc; then
+    if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+        sudo=""
+        if [ "$(id -u)" -ne 0 ]; then sudo="sudo -n"; fi
+        if command -v apt-get >/dev/null && $sudo true 2>/dev/null; then
+            $sudo apt-get update -qq || true
+            DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null || true
+        fi
+    fi
+    rm -rf .venv-nvrtc
+    python3 -m venv .venv-nvrtc >/dev/null 2>&1 &&
+        .venv-nvrtc/bin/pip install -q --disable-pip-version-check "${nvrtc_wheels[@]}" || true
+fi
+if ! has_nvrtc; then
+    if in_ci; then
+        echo "error: CI is set and NVRTC cannot be installed (python3 -m venv .venv-nvrtc, then pip install ${nvrtc_wheels[*]}); the CUDA source tests would fail" >&2
+        exit 1
+    fi
+    echo "warning: no NVRTC (pip install ${nvrtc_wheels[*]} into .venv-nvrtc); the CUDA source tests will print 'skipped: ...' (and fail under CI=true)" >&2
 fi

@@ -2,7 +2,7 @@
 //! how they become the options the library's `commands` take. No logic here.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lift::commands::{DecideOptions, Format, LaunchOptions, LiftFormat};
+use lift::commands::{CudaOptions, DecideOptions, Format, LaunchOptions, LiftFormat, Shard};
 use lift::exec::domain::Precision;
 use lift::kernel::Reading;
 use lift::verify::Limits;
@@ -145,6 +145,42 @@ pub enum Command {
     /// Each kernel uses its own launch file (parameter names may differ); tensors and
     /// sizes are matched by name, and --size applies to both.
     Equiv(EquivArgs),
+    /// Run many jobs (lift, check, equiv, race) from a manifest, in parallel, and print
+    /// one JSON record per job (schema lift.batch/1, docs/batch.md) in manifest order.
+    ///
+    /// The manifest is TOML (`[[job]]` tables) or JSON (a list of job objects), e.g.
+    ///   [[job]]
+    ///   kind = "check"
+    ///   kernel = "triton_ir/softmax/kernel.ttir"
+    ///   spec = "y = torch.softmax(x, dim=-1)"
+    /// Paths are relative to the manifest's folder. `--shard i/n` runs the jobs whose
+    /// index is i modulo n (a Slurm array, a Kubernetes indexed Job, a CI matrix);
+    /// `lift batch --merge A.jsonl B.jsonl ...` joins the shards' outputs in manifest
+    /// order and fails on a duplicate or missing job. A progress bar is drawn on stderr
+    /// when it is a terminal (never when stdout is a pipe).
+    ///
+    /// Exit code: 0 when every job was proved, 1 when any was not (each record has its
+    /// own verdict and exit code), 2 for a bad manifest, option or shard file.
+    Batch(BatchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct BatchArgs {
+    /// The manifest (.toml or .json); with --merge, the shards' output files.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Run only the jobs whose index is i modulo n.
+    #[arg(long, value_name = "i/n")]
+    pub shard: Option<Shard>,
+    /// Merge shards' outputs (the FILEs) into one run's, in manifest order.
+    #[arg(long, conflicts_with = "shard")]
+    pub merge: bool,
+    /// Jobs run at once (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Never draw the progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 #[derive(clap::Args)]
@@ -235,6 +271,15 @@ pub struct EquivArgs {
     pub sizes: Vec<(String, i64)>,
     #[command(flatten)]
     pub exec: ExecArgs,
+    /// CUDA source (.cu): the first kernel's __global__ function (see `lift check --help`).
+    #[arg(long = "kernel", id = "cuda_kernel", value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// CUDA source: the second kernel's __global__ function.
+    #[arg(long = "kernel2", value_name = "NAME")]
+    pub kernel2: Option<String>,
+    /// CUDA source: one more NVRTC option for both kernels (repeatable).
+    #[arg(long = "nvrtc-option", value_name = "OPT", allow_hyphen_values = true)]
+    pub nvrtc_options: Vec<String>,
     #[command(flatten)]
     pub decide: DecideArgs,
     #[command(flatten)]
@@ -280,6 +325,30 @@ pub struct LaunchArgs {
     pub sizes: Vec<(String, i64)>,
     #[command(flatten)]
     pub exec: ExecArgs,
+    #[command(flatten)]
+    pub cuda: CudaArgs,
+}
+
+#[derive(clap::Args)]
+pub struct CudaArgs {
+    /// CUDA source (.cu): the __global__ kernel to read (its C++ name), needed when the
+    /// file defines more than one. The file is compiled to PTX by NVRTC (pip's
+    /// nvidia-cuda-nvrtc-cu12, found through LIFT_NVRTC or python3) with
+    /// --gpu-architecture=compute_80 -lineinfo --std=c++17.
+    #[arg(long = "kernel", id = "cuda_kernel", value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// CUDA source: one more NVRTC option (repeatable), e.g. --nvrtc-option=-G.
+    #[arg(long = "nvrtc-option", value_name = "OPT", allow_hyphen_values = true)]
+    pub nvrtc_options: Vec<String>,
+}
+
+impl CudaArgs {
+    pub fn options(self) -> CudaOptions {
+        CudaOptions {
+            kernel: self.kernel,
+            nvrtc_options: self.nvrtc_options,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -320,6 +389,7 @@ impl LaunchArgs {
             write_launch: self.write_launch,
             sizes: self.sizes.into_iter().collect(),
             reading: self.exec.reading(precision),
+            cuda: self.cuda.options(),
         }
     }
 }

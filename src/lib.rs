@@ -25,6 +25,7 @@ pub mod infer_launch;
 pub mod kernel;
 pub mod launch;
 pub mod npy;
+pub mod nvrtc;
 pub mod prove;
 pub mod ptx;
 pub mod race;

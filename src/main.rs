@@ -5,7 +5,7 @@ mod cli;
 
 use clap::Parser;
 use cli::{Cli, Command, ScopeArg};
-use lift::commands::{self, EquivOptions};
+use lift::commands::{self, BatchOptions, CudaOptions, EquivOptions};
 use lift::exec::domain::Precision;
 use lift::verdict::Verdict;
 use lift::verify::Limits;
@@ -37,7 +37,29 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Command::Batch(a) = command {
+        return ExitCode::from(commands::exit_code_of(batch(a, limits)) as u8);
+    }
     ExitCode::from(commands::exit_code(dispatch(command, limits)) as u8)
+}
+
+/// `lift batch`: run a manifest's jobs, or merge shards' outputs.
+fn batch(a: cli::BatchArgs, limits: Limits) -> Result<i32, lift::Error> {
+    if a.merge {
+        return commands::batch::merge(&a.files);
+    }
+    let [manifest] = a.files.as_slice() else {
+        return Err(lift::Error::Usage(
+            "lift batch takes one manifest (or --merge with shard files)".into(),
+        ));
+    };
+    let opts = BatchOptions {
+        shard: a.shard.unwrap_or_default(),
+        threads: a.threads,
+        no_progress: a.no_progress,
+        limits,
+    };
+    commands::batch(manifest, &opts)
 }
 
 /// Call the command's function with its arguments as values.
@@ -75,12 +97,22 @@ fn dispatch(command: Command, limits: Limits) -> Result<Verdict, lift::Error> {
             let launch = a.launch.options(Precision::Real);
             commands::race(&a.kernel, &launch, a.format, a.strict_races)
         }
+        // `main` runs `lift batch` itself: it ends with its own exit code, not a verdict.
+        Command::Batch(_) => Err(lift::Error::Usage(
+            "lift batch: see lift batch --help".into(),
+        )),
         Command::Equiv(a) => {
+            let cuda = |kernel| CudaOptions {
+                kernel,
+                nvrtc_options: a.nvrtc_options.clone(),
+            };
             let launches = EquivOptions {
                 reading: a.exec.reading(a.precision.get()),
                 launch: a.launch,
                 launch2: a.launch2,
                 sizes: a.sizes.into_iter().collect(),
+                cuda: cuda(a.kernel),
+                cuda2: cuda(a.kernel2),
             };
             let decide = a.decide.options(a.scope, limits);
             commands::equiv(&a.left, &a.right, &launches, &decide, a.format)

@@ -4,7 +4,8 @@
 //! Architecture invariant: the verdict is the report's (`check::check`,
 //! `check::equiv`); this only loads, passes options and writes.
 
-use super::load::load;
+use super::cuda::CudaOptions;
+use super::load::{load_noting, Source};
 use super::{output, Format, LaunchOptions};
 use crate::check::{self, CheckOptions, Report};
 use crate::error::Error;
@@ -35,7 +36,7 @@ pub struct DecideOptions {
 
 impl DecideOptions {
     /// The library's options: the given arrays read, the case-split limit checked.
-    fn check_options(&self) -> Result<CheckOptions, Error> {
+    pub(crate) fn check_options(&self) -> Result<CheckOptions, Error> {
         let mut opts = CheckOptions {
             limits: self.limits.clone(),
             all_sizes: self.all_sizes,
@@ -65,10 +66,22 @@ pub fn check(
     format: Format,
 ) -> Result<Verdict, Error> {
     let k = launch.load(kernel)?;
-    let inst = k.instance(&launch.sizes)?;
-    let opts = decide.check_options()?;
-    let report = check::check(&k, &inst, spec, &opts)?;
+    let (report, inst, opts) = check_loaded(&k, spec, &launch.sizes, decide)?;
     finish(&report, &inst, &opts, decide, format)
+}
+
+/// `lift check` on a loaded kernel: its report, the instance it ran on and the options
+/// it was decided with (for the counterexample's files).
+pub(crate) fn check_loaded(
+    k: &Kernel,
+    spec: &str,
+    sizes: &BTreeMap<String, i64>,
+    decide: &DecideOptions,
+) -> Result<(Report, Instance, CheckOptions), Error> {
+    let inst = k.instance(sizes)?;
+    let opts = decide.check_options()?;
+    let report = check::check(k, &inst, spec, &opts)?;
+    Ok((report, inst, opts))
 }
 
 /// The kernels and launches `lift equiv` compares.
@@ -81,6 +94,9 @@ pub struct EquivOptions {
     /// `--size NAME=VALUE` for both.
     pub sizes: BTreeMap<String, i64>,
     pub reading: Reading,
+    /// How each side is compiled when it is CUDA source (`--kernel`, `--kernel2`).
+    pub cuda: CudaOptions,
+    pub cuda2: CudaOptions,
 }
 
 /// `lift equiv LEFT RIGHT`: the second kernel uses its own launch, else the first
@@ -92,7 +108,29 @@ pub fn equiv(
     decide: &DecideOptions,
     format: Format,
 ) -> Result<Verdict, Error> {
-    let a = load(left, launches.launch.as_deref(), launches.reading, false)?;
+    let mut notes = Vec::new();
+    let pair = load_pair(left, right, launches, &mut notes);
+    for n in notes {
+        eprintln!("{n}");
+    }
+    let (a, b) = pair?;
+    let (report, inst, opts) = equiv_loaded(&a, &b, &launches.sizes, decide)?;
+    finish(&report, &inst, &opts, decide, format)
+}
+
+/// The two kernels of `lift equiv`, the notes on their launches pushed onto `notes`.
+pub(crate) fn load_pair(
+    left: &Path,
+    right: &Path,
+    launches: &EquivOptions,
+    notes: &mut Vec<String>,
+) -> Result<(Kernel, Kernel), Error> {
+    let source = Source {
+        launch: launches.launch.as_deref(),
+        reading: launches.reading,
+        cuda: &launches.cuda,
+    };
+    let a = load_noting(left, &source, false, notes)?;
     let borrowed = launches.launch2.is_none() && Kernel::launch_beside(right).is_none();
     let launch_b = if borrowed {
         launches.launch.clone()
@@ -100,17 +138,33 @@ pub fn equiv(
         launches.launch2.clone()
     };
     if let (true, Some(l)) = (borrowed, &launch_b) {
-        eprintln!(
+        notes.push(format!(
             "note: {} has no launch file; using {} for it too",
             right.display(),
             l.display()
-        );
+        ));
     }
-    let b = load(right, launch_b.as_deref(), launches.reading, false)?;
+    let source = Source {
+        launch: launch_b.as_deref(),
+        reading: launches.reading,
+        cuda: &launches.cuda2,
+    };
+    let b = load_noting(right, &source, false, notes)?;
+    Ok((a, b))
+}
+
+/// `lift equiv` on two loaded kernels: the report, the first kernel's instance and the
+/// options it was decided with.
+pub(crate) fn equiv_loaded(
+    a: &Kernel,
+    b: &Kernel,
+    sizes: &BTreeMap<String, i64>,
+    decide: &DecideOptions,
+) -> Result<(Report, Instance, CheckOptions), Error> {
     let opts = decide.check_options()?;
-    let report = check::equiv(&a, &b, &launches.sizes, &opts)?;
+    let report = check::equiv(a, b, sizes, &opts)?;
     let inst = a.instance(&report.sizes)?;
-    finish(&report, &inst, &opts, decide, format)
+    Ok((report, inst, opts))
 }
 
 /// Print the report and write its counterexample's inputs where asked.

@@ -10,11 +10,12 @@ use super::{output, LaunchOptions};
 use crate::error::Error;
 use crate::formula::Formula;
 use crate::simplify::{self, Named, Rules};
+use crate::kernel::Kernel;
 use crate::synth::Lift;
 use crate::term::Terms;
 use crate::verdict::Verdict;
 use crate::verify::Limits;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// What `lift KERNEL` prints.
@@ -50,12 +51,7 @@ pub fn lift_with(
     expand: bool,
 ) -> Result<Verdict, Error> {
     let k = launch.load(kernel)?;
-    let inst = k.instance(&launch.sizes)?;
-    let mut terms = Terms::new();
-    let mut lifted = crate::synth::lift(&k, &inst, &mut terms)?;
-    if all_sizes {
-        lifted.verify_all_sizes_with(&k, &inst, limits);
-    }
+    let (lifted, terms) = lift_loaded(&k, &launch.sizes, all_sizes, limits)?;
     let named = if expand
         || !matches!(
             format,
@@ -136,4 +132,21 @@ fn add_named_json(doc: &mut serde_json::Value, lifted: &Lift, named: &HashMap<Fo
             _ => serde_json::Value::Null,
         };
     }
+}
+
+/// `lift KERNEL` on a loaded kernel: the lift (proved for every size with
+/// `all_sizes`) and the terms its report prints from.
+pub(crate) fn lift_loaded(
+    k: &Kernel,
+    sizes: &BTreeMap<String, i64>,
+    all_sizes: bool,
+    limits: &Limits,
+) -> Result<(Lift, Terms), Error> {
+    let inst = k.instance(sizes)?;
+    let mut terms = Terms::new();
+    let mut lifted = crate::synth::lift(k, &inst, &mut terms)?;
+    if all_sizes {
+        lifted.verify_all_sizes_with(k, &inst, limits);
+    }
+    Ok((lifted, terms))
 }

@@ -7,7 +7,9 @@
 //! comes from the stages; a command never decides a verdict from a message's text.
 //! `main.rs` parses arguments into these options and exits with [`exit_code`].
 
+pub mod batch;
 mod check;
+pub mod cuda;
 mod lift;
 mod load;
 mod output;
@@ -15,7 +17,9 @@ mod race;
 mod run;
 mod spec;
 
+pub use batch::{batch, BatchOptions, Shard};
 pub use check::{check, equiv, DecideOptions, EquivOptions};
+pub use cuda::CudaOptions;
 pub use lift::{lift, lift_with, LiftFormat};
 pub use load::LaunchOptions;
 pub use race::race;
@@ -43,6 +47,17 @@ pub fn exit_code(result: Result<Verdict, Error>) -> i32 {
             if let (Error::Exec { err, .. }, Some(Verdict::Refuted)) = (&e, e.verdict()) {
                 println!("{}", crate::race::verdict_word(err.kind));
             }
+            e.exit_code()
+        }
+    }
+}
+
+/// The exit code of a command that ends with its own code (`lift batch`), or its error's.
+pub fn exit_code_of(result: Result<i32, Error>) -> i32 {
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
             e.exit_code()
         }
     }

@@ -7,11 +7,13 @@ mod common;
 mod seed;
 
 mod architecture;
+mod batch;
 mod check;
 mod check_all_sizes;
 mod check_float_types;
 mod cli;
 mod corpus;
+mod cuda_source;
 mod decide_cases;
 mod decide_identities;
 mod decide_mutants;
