@@ -210,12 +210,13 @@ fn the_pipelines_compute_their_results() {
         let out = k.run(&inst, &inputs, &BTreeMap::new()).unwrap();
         out.outputs.into_iter().next().unwrap().1.data
     };
-    // ring: B = 2, K = 5, 64 columns; x[b, k, i] = 1000 b + 100 k + i.
+    // ring: B = 2, K = 5, 64 columns; x[b, k, i] = 1000 b + 100 k + i, so
+    // out[b, i] = 5000 b + 100 (0 + 1 + 2 + 3 + 4) + 5 i.
     let x: Vec<f64> = (0..2 * 5 * 64)
         .map(|j| f64::from(1000 * (j / 320) + 100 * ((j / 64) % 5) + j % 64))
         .collect();
     let want: Vec<f64> = (0..2 * 64)
-        .map(|j| f64::from(5 * 1000 * (j / 64) + 100 * (0 + 1 + 2 + 3 + 4) + 5 * (j % 64)))
+        .map(|j| f64::from(5 * 1000 * (j / 64) + 100 * 10 + 5 * (j % 64)))
         .collect();
     let got = run(
         "ring",

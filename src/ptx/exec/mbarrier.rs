@@ -343,7 +343,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             ));
         }
         let size = self.int_operand(t, ops.get(2), "a byte count")? as u64;
-        if size % 16 != 0 {
+        if !size.is_multiple_of(16) {
             return fail(
                 ErrorKind::Malformed,
                 format!("cp.async.bulk size {size} is not a multiple of 16"),
@@ -536,7 +536,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             _ => {
                 let (a, b) = (ts[0], ts[ts.len() - 1]);
                 let contiguous = b - a + 1 == ts.len();
-                if contiguous && a % 32 == 0 && ts.len() % 32 == 0 {
+                if contiguous && a.is_multiple_of(32) && ts.len().is_multiple_of(32) {
                     let warps = if ts.len() == 32 {
                         format!("warp {}", a / 32)
                     } else {
