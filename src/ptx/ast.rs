@@ -123,6 +123,8 @@ pub struct Entry {
     pub labels: BTreeMap<String, usize>,
     /// `.callprototype` labels: (returns, parameters).
     pub protos: BTreeMap<String, (Vec<FParam>, Vec<FParam>)>,
+    /// `.branchtargets` lists (`ts: .branchtargets L0, L1;`) for `brx.idx`.
+    pub branch_targets: BTreeMap<String, Vec<String>>,
 }
 
 /// Special registers.
@@ -135,6 +137,19 @@ pub enum Special {
     LaneId,
     WarpId,
     NWarpId,
+    /// `%cluster_ctarank`: this CTA's rank in its cluster (one-CTA clusters: 0).
+    ClusterCtaRank,
+    /// `%cluster_nctarank`: CTAs per cluster (1).
+    ClusterNCtaRank,
+    /// `%clusterid.{x,y,z}`: the cluster's index in the grid (one-CTA clusters: the CTA's).
+    ClusterId(u8),
+    /// `%nclusterid.{x,y,z}`.
+    NClusterId(u8),
+    /// `%cluster_ctaid.{x,y,z}` (0) and `%cluster_nctaid.{x,y,z}` (1).
+    ClusterCtaId(u8),
+    ClusterNCtaId(u8),
+    /// `%globaltimer` (and `%globaltimer_lo`/`_hi`): time does not pass in the simulator.
+    GlobalTimer,
 }
 
 /// One instruction operand.
@@ -161,6 +176,11 @@ pub enum Operand {
     },
     /// `{a, b, ...}`.
     Vector(Vec<Operand>),
+    /// `[tmap, {c0, c1, ...}]`: a TMA tensor map and the coordinates of a box.
+    Tensor {
+        map: Box<Operand>,
+        coords: Vec<Operand>,
+    },
     /// `%r|%p`: two destinations (shfl's value and predicate).
     Pair(Box<Operand>, Box<Operand>),
     /// `!%p` as an operand (negated predicate source).

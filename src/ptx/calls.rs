@@ -384,6 +384,12 @@ impl Cx<'_> {
                 self.rename_operand(b, frame, false, false);
             }
             Operand::Not(a) => self.rename_operand(a, frame, false, false),
+            Operand::Tensor { map, coords } => {
+                self.rename_operand(map, frame, false, false);
+                for x in coords {
+                    self.rename_operand(x, frame, false, false);
+                }
+            }
             _ => {}
         }
     }

@@ -138,6 +138,7 @@ fn has_plain_sym(o: &Operand) -> bool {
         Operand::Vector(xs) => xs.iter().any(has_plain_sym),
         Operand::Pair(a, b) => has_plain_sym(a) || has_plain_sym(b),
         Operand::Not(a) => has_plain_sym(a),
+        Operand::Tensor { map, coords } => has_plain_sym(map) || coords.iter().any(has_plain_sym),
         _ => false,
     }
 }
@@ -157,6 +158,10 @@ fn resolve(o: &mut Operand, names: &HashMap<String, String>, open: &mut bool) {
             resolve(b, names, open);
         }
         Operand::Not(a) => resolve(a, names, open),
+        Operand::Tensor { map, coords } => {
+            resolve(map, names, open);
+            coords.iter_mut().for_each(|x| resolve(x, names, open));
+        }
         _ => {}
     }
 }

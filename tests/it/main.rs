@@ -40,6 +40,7 @@ mod ptx_equiv;
 mod ptx_fuzz;
 mod ptx_libm;
 mod ptx_libm_matrix;
+mod ptx_mbarrier;
 mod ptx_misc;
 mod ptx_race_corpus;
 mod ptx_race_model;

@@ -562,7 +562,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             "prmt",
         ];
         if !KNOWN.contains(&ins.op.as_str()) {
-            return unsupported(format!("instruction {} is not supported", ins.mnemonic()));
+            return unsupported(format!("unsupported: {}", ins.mnemonic()));
         }
         if ins.op == "prmt" {
             if let Some(m) = ins.mods.iter().find(|m| m.as_str() != "b32") {
@@ -826,7 +826,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             "popc" => x(0)?.count_ones() as u64,
             "clz" => (mask_w(x(0)?, w).leading_zeros() - (64 - w)) as u64,
             "brev" => mask_w(x(0)?, w).reverse_bits() >> (64 - w),
-            _ => return unsupported(format!("instruction {}", ins.mnemonic())),
+            _ => return unsupported(format!("unsupported: {}", ins.mnemonic())),
         };
         let dw = match op {
             "popc" | "clz" => 32,
@@ -884,7 +884,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             "mov" => f(0)?,
             "copysign" => return unsupported("copysign"),
-            _ => return unsupported(format!("instruction {}", ins.mnemonic())),
+            _ => return unsupported(format!("unsupported: {}", ins.mnemonic())),
         };
         // Directed rounding (the 1.5 * 2^23 shifter idiom of expf) matters to the bit
         // tricks that follow; it is applied where the value is a number.

@@ -884,8 +884,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             Some(h) => {
                 let what = match h.state {
                     State::Done => "has returned".to_string(),
-                    State::Barrier(p, _) => format!("waits at bar.sync at line {}", self.line(p)),
+                    State::Barrier(p, ..) => format!("waits at bar.sync at line {}", self.line(p)),
                     State::Spin(p, _, _) => format!("spins at line {}", self.line(p)),
+                    State::MbarWait(p, _) | State::Stuck(p, _) => {
+                        format!("waits at line {}", self.line(p))
+                    }
                     State::WarpSync(p, _) | State::Collective(p, _) => {
                         format!(
                             "waits at a warp barrier or collective at line {}",

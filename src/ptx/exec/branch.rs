@@ -54,7 +54,23 @@ pub(super) fn post_dominators(entry: &Entry) -> Vec<usize> {
         match ins.op.as_str() {
             "ret" | "exit" if guarded => vec![exit, next],
             "ret" | "exit" => vec![exit],
-            "bra" | "brx" => {
+            "brx" => {
+                let mut to: Vec<usize> = match ins.operands.get(1) {
+                    Some(Operand::Sym(ts)) => {
+                        entry.branch_targets.get(ts).map_or(vec![exit], |ls| {
+                            ls.iter()
+                                .map(|l| entry.labels.get(l).copied().unwrap_or(exit))
+                                .collect()
+                        })
+                    }
+                    _ => vec![exit],
+                };
+                if guarded {
+                    to.push(next);
+                }
+                to
+            }
+            "bra" => {
                 let to = match ins.operands.first() {
                     Some(Operand::Sym(l)) => entry.labels.get(l).copied().unwrap_or(exit),
                     _ => exit,
@@ -126,7 +142,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         ins: &'a Instr,
         c: D::V,
     ) -> Result<Flow, Fail> {
-        if matches!(ins.op.as_str(), "bra" | "brx") {
+        if ins.op == "bra" {
             return self.if_convert(t, pc, ins, c);
         }
         self.check_speculable(ins, "under a data-dependent guard")?;

@@ -30,7 +30,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// read before the wait does not see it.
     pub(super) fn cp_async(&mut self, t: usize, pc: usize, ins: &Instr) -> Result<(), Fail> {
         if !ins.has("async") || ins.mods.iter().any(|m| m.starts_with("bulk")) {
-            return unsupported(format!("instruction {}", ins.mnemonic()));
+            return unsupported(format!("unsupported: {}", ins.mnemonic()));
         }
         if ins.has("commit_group") {
             let g = std::mem::take(&mut self.threads[t].async_open);
@@ -59,7 +59,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let shared = ins.has("shared") || ins.has("shared::cta");
         if !(ins.has("ca") || ins.has("cg")) || !shared || !ins.has("global") {
-            return unsupported(format!("instruction {}", ins.mnemonic()));
+            return unsupported(format!("unsupported: {}", ins.mnemonic()));
         }
         if ins.has("L2::cache_hint") || ins.operands.len() > 4 {
             return unsupported("cp.async with a cache policy");
@@ -278,6 +278,15 @@ impl<'a, D: Domain> Sim<'a, D> {
             b => {
                 let v = self.read(t, b, "u64")?;
                 match v {
+                    Val::Bits(a) if (PARAM_BASE..PARAM_BASE << 1).contains(&a) => {
+                        let at = a.wrapping_add(*offset as u64) - PARAM_BASE;
+                        let i = (at >> PARAM_SHIFT) as usize;
+                        let off = (at & ((1 << PARAM_SHIFT) - 1)) as i64;
+                        if off != 0 && self.entry.params.get(i).is_some_and(|p| p.array.is_none()) {
+                            return unsupported("offsets into a scalar parameter");
+                        }
+                        Ok(Addr::Param(i, off))
+                    }
                     Val::Bits(a) => Ok(Addr::At(a.wrapping_add(*offset as u64))),
                     Val::Sym(s) => Ok(Addr::Sym(s, *offset)),
                     _ => fail(ErrorKind::Malformed, "an address register holds no address"),

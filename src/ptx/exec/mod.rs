@@ -39,11 +39,14 @@ use std::collections::{BTreeMap, HashMap};
 mod arith;
 mod atomic;
 mod branch;
+mod clock;
 mod gather;
+mod mbarrier;
 mod memory;
 mod params;
 mod place;
 mod race;
+mod spin;
 mod sums;
 mod sync;
 mod typed;
@@ -53,6 +56,7 @@ mod values;
 pub(crate) use atomic::in_retry_loop;
 use atomic::{Hold, Locks};
 use branch::{Cell, Journal};
+use clock::VClock;
 pub use params::launch_arg_order;
 use params::*;
 use place::LocKey;
@@ -75,6 +79,9 @@ const SHARED_GAP: u64 = 1 << 20;
 const LOCAL_BASE: u64 = 0x4000_0000;
 const GVAR_BASE: u64 = 1 << 36;
 const TENSOR_SHIFT: u32 = 40;
+/// Kernel parameter `i`'s address (taken with `mov`): `PARAM_BASE + (i << PARAM_SHIFT)`.
+const PARAM_BASE: u64 = 1 << 34;
+const PARAM_SHIFT: u32 = 16;
 
 /// A register value: raw bits (integers, addresses, float bit patterns), a real of the
 /// domain, a decided predicate, an undecided predicate of the domain, or integer bits
@@ -118,8 +125,14 @@ const MAX_BRANCH_DEPTH: u32 = 64;
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum State {
     Ready,
-    /// Waiting at `bar.sync` (instruction index, barrier id).
-    Barrier(usize, i64),
+    /// Waiting at `bar.sync` (instruction index, barrier id, threads it waits for).
+    Barrier(usize, i64, usize),
+    /// Blocked at an mbarrier wait (instruction, barrier address) that spins until
+    /// the barrier changes (see `mbarrier`).
+    MbarWait(usize, u64),
+    /// Spinning at this loop head with nothing changed since the last iteration:
+    /// blocked until the CTA's effect count moves from this value (see `spin`).
+    Stuck(usize, u64),
     /// Waiting at `bar.warp.sync` with this lane mask.
     WarpSync(usize, u32),
     /// Waiting at a warp collective (`shfl.sync`, `vote.sync`) with this lane mask.
@@ -140,8 +153,8 @@ struct Thread<V> {
     local: HashMap<u64, Val<V>>,
     /// The carry flag (`add.cc`, `mad.lo.cc` → `addc`, `madc`).
     carry: Option<Val<V>>,
-    /// Vector clock over the lanes of this thread's warp.
-    vc: [u32; 32],
+    /// Vector clock over the threads of the CTA (see `clock`).
+    vc: VClock,
     /// `cp.async` shared writes in flight: the open group, then the committed groups
     /// (oldest first), each a list of (shared address, 32-bit word).
     async_open: Vec<(u64, Val<V>)>,
@@ -153,6 +166,17 @@ struct Thread<V> {
     retry: Option<(usize, Option<u64>, Option<u64>, u64)>,
     /// A hash of the instructions run so far, in order (see `race::trace`).
     trace: u64,
+    /// The clock of this thread's bulk-copy agent (see `mbarrier`).
+    bulk_vc: VClock,
+    /// Memory effects so far (stores, atomics, arrivals): a spinning wait blocks only
+    /// if none happened since its last failure.
+    effects: u64,
+    /// The last failed mbarrier wait (see `mbarrier`).
+    probe: Option<mbarrier::Probe<V>>,
+    /// Jumps since the thread last blocked, and its state at its last backward
+    /// jump once they are many (see `spin`).
+    run_len: u64,
+    snapshot: Option<spin::Snapshot<V>>,
 }
 
 struct Var {
@@ -381,6 +405,11 @@ fn run<D: Domain>(
         store_val: None,
         benign: BTreeMap::new(),
         untyped_stores: for_races,
+        mbars: BTreeMap::new(),
+        bulk_phase: HashMap::new(),
+        world: 0,
+        named: HashMap::new(),
+        synced: false,
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -458,6 +487,19 @@ struct Sim<'a, D: Domain> {
     /// A store lift cannot read in its tensor's type keeps an opaque value (`lift
     /// race`: only addresses matter) instead of stopping the run.
     untyped_stores: bool,
+    /// The CTA's mbarriers by shared address (see `mbarrier`).
+    mbars: BTreeMap<u64, mbarrier::MBar>,
+    /// The mbarrier and phase each bulk copy (copy agent, instruction) last completed
+    /// bytes on, named when its write races.
+    bulk_phase: HashMap<(usize, usize), (u64, u32)>,
+    /// Arrivals at named barriers by `bar.arrive` (barrier id → count, their clocks).
+    named: HashMap<i64, (usize, VClock)>,
+    /// Memory effects of every thread of the CTA so far (see `spin`).
+    world: u64,
+    /// The CTA orders threads by clocks beyond warps (mbarriers, bulk copies, barriers
+    /// for part of the CTA): a `bar.sync` of the whole CTA then joins every clock and
+    /// keeps the copy agents' writes in the log.
+    synced: bool,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -493,12 +535,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.shared_log.clear();
         self.sums.clear();
         self.locks.new_cta();
+        self.mbars.clear();
+        self.bulk_phase.clear();
+        self.named.clear();
+        self.synced = false;
         let n = self.block.iter().product::<i64>() as usize;
         self.uses.new_cta(n, self.entry.regs.len());
         self.threads = (0..n)
             .map(|i| {
-                let mut vc = [0u32; 32];
-                vc[i % 32] = 1;
+                let vc = VClock::start(i);
                 Thread {
                     tid: self.tid_of(i),
                     lane: i % 32,
@@ -514,6 +559,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                     holds: Vec::new(),
                     retry: None,
                     trace: 0,
+                    bulk_vc: VClock::default(),
+                    effects: 0,
+                    probe: None,
+                    run_len: 0,
+                    snapshot: None,
                 }
             })
             .collect();
@@ -523,7 +573,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                     self.step(t)?;
                 }
             }
-            if self.release_warps()? {
+            // A completed mbarrier phase wakes its waiters, maybe behind the loop above.
+            if self.release_warps()?
+                || self.threads.iter().any(|t| t.state == State::Ready)
+                || self.wake_stuck()
+            {
                 continue;
             }
             if self.wake_spinners() {
@@ -540,6 +594,12 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             if let Some(e) = self.spin_deadlock() {
                 return Err(self.pending.take().unwrap_or(e));
+            }
+            if self.release_named()? {
+                continue;
+            }
+            if self.blocked_for_good() {
+                return Err(self.pending.take().unwrap_or_else(|| self.mbar_deadlock()));
             }
             self.release_barrier()?;
         }
@@ -602,14 +662,32 @@ impl<'a, D: Domain> Sim<'a, D> {
             self.land_all(t, pc)
                 .map_err(|(k, m)| self.err_at(t, pc, k, m))?;
         }
+        let stuck = match flow {
+            Flow::Jump(to) => self.spin_check(t, pc, to),
+            _ => None,
+        };
         let th = &mut self.threads[t];
         match flow {
             Flow::Next => th.pc += 1,
-            Flow::Jump(to) => th.pc = to,
-            Flow::Block(s) => th.state = s,
+            Flow::Jump(to) => {
+                th.pc = to;
+                if let Some(s) = stuck {
+                    th.state = s;
+                }
+            }
+            Flow::Block(s) => {
+                th.state = s;
+                th.run_len = 0;
+            }
             Flow::Exit => th.state = State::Done,
         }
         Ok(())
+    }
+
+    /// Thread `t` makes a memory effect (a store, an atomic, an arrival, a copy).
+    fn effect(&mut self, t: usize) {
+        self.threads[t].effects += 1;
+        self.world += 1;
     }
     // ----- instructions -----
 
@@ -662,7 +740,30 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         match ins.op.as_str() {
             "ret" | "exit" => return Ok(Flow::Exit),
-            "bra" | "brx" => {
+            // `brx.idx i, ts`: the i-th label of the `.branchtargets` list `ts`.
+            "brx" => {
+                let (Some(i), Some(Operand::Sym(ts))) = (ops.first(), ops.get(1)) else {
+                    return fail(ErrorKind::Malformed, "expected an index and a .branchtargets list");
+                };
+                let Some(list) = self.entry.branch_targets.get(ts) else {
+                    return fail(ErrorKind::Malformed, format!("unknown .branchtargets list {ts}"));
+                };
+                let v = self.read(t, i, "u32")?;
+                let Val::Bits(i) = v else {
+                    return unsupported("brx.idx with a data-dependent index");
+                };
+                let Some(l) = list.get(i as usize) else {
+                    return fail(
+                        ErrorKind::Malformed,
+                        format!("brx.idx index {i} is past the {} targets of {ts} (undefined behaviour)", list.len()),
+                    );
+                };
+                return match self.entry.labels.get(l) {
+                    Some(&to) => Ok(Flow::Jump(to)),
+                    None => fail(ErrorKind::Malformed, format!("unknown label {l}")),
+                };
+            }
+            "bra" => {
                 let Some(Operand::Sym(l)) = ops.first() else {
                     return fail(ErrorKind::Malformed, "expected a label");
                 };
@@ -686,7 +787,24 @@ impl<'a, D: Domain> Sim<'a, D> {
                 })
             }
             "membar" | "fence" => self.fence(t, ins),
-            "atom" | "red" => return self.atom(t, pc, ins),
+            "mbarrier" => return self.mbarrier(t, pc, ins),
+            "cp" if ins.has("bulk") && !ins.has("commit_group") && !ins.mods.iter().any(|m| m.starts_with("wait_group")) => {
+                return self.bulk_copy(t, pc, ins).map(|_| Flow::Next)
+            }
+            "elect" | "setmaxnreg" => {
+                if !ins.has("sync") {
+                    return unsupported(format!("{} without .sync", ins.mnemonic()));
+                }
+                let mask = match ins.op.as_str() {
+                    "elect" => self.lane_mask(t, ops.last())?,
+                    _ => self.lane_mask(t, None)?,
+                };
+                return Ok(Flow::Block(State::Collective(pc, mask)));
+            }
+            "atom" | "red" => {
+                self.effect(t);
+                return self.atom(t, pc, ins);
+            }
             "prefetch" | "prefetchu" | "nanosleep" | "pmevent" => {}
             // A cache policy only steers the L2 cache: an opaque 64-bit handle that the
             // `L2::cache_hint` operand of a load or store passes along.
@@ -737,7 +855,10 @@ impl<'a, D: Domain> Sim<'a, D> {
                 let mask = self.lane_mask(t, None)?;
                 return Ok(Flow::Block(State::Collective(pc, mask)));
             }
-            "st" => return self.store(t, pc, ins).map(|_| Flow::Next),
+            "st" => {
+                self.effect(t);
+                return self.store(t, pc, ins).map(|_| Flow::Next);
+            }
             "setp" => self.setp(t, ins)?,
             "selp" => {
                 let a = self.read(t, opn(1)?, ty)?;

@@ -111,7 +111,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             cta: self.cta,
             thread: t,
             epoch: self.epoch,
-            clock: th.vc[th.lane],
+            clock: th.vc.get(t),
             write,
             instr: pc,
             addr,
@@ -205,12 +205,19 @@ impl<'a, D: Domain> Sim<'a, D> {
         if a.cta != self.cta {
             return false;
         }
+        let n = self.threads.len();
+        let vc = match t.checked_sub(n) {
+            Some(agent) => &self.threads[agent].bulk_vc,
+            None => &self.threads[t].vc,
+        };
+        // A bulk copy's write is ordered only by the mbarrier phase it completed.
+        if a.thread >= n {
+            return a.thread == t || vc.get(a.thread) >= a.clock;
+        }
         if a.thread == t || a.epoch < self.epoch {
             return true;
         }
-        let th = &self.threads[t];
-        let other = &self.threads[a.thread];
-        other.warp == th.warp && th.vc[other.lane] >= a.clock
+        vc.get(a.thread) >= a.clock
     }
 
     pub(super) fn check(
@@ -277,7 +284,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             // in the memory model that no output depends on.
             if self.same_store(a, r) {
                 let same = self.same_stored(a.value, r.value);
-                if self.threads[a.thread].warp == self.threads[t].warp {
+                if self.warp_of(a.thread).is_some() && self.warp_of(a.thread) == self.warp_of(t) {
                     if same {
                         continue;
                     }
@@ -349,9 +356,102 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
+    /// The warp of thread `t`; `None` for a copy agent (see `mbarrier`).
+    fn warp_of(&self, t: usize) -> Option<usize> {
+        self.threads.get(t).map(|th| th.warp)
+    }
+
+    /// How a shared address is named in reports: "shared `bar[0]` (byte 0)".
+    pub(super) fn shared_name(&self, addr: u64) -> String {
+        self.place_name(Place::Shared { addr, size: 8 })
+    }
+
+    /// Log the write of 4 bytes at shared `addr` by thread `t`'s bulk-copy agent
+    /// (instruction `pc`) with the agent's clock `vc`, checked against the log.
+    pub(super) fn log_agent_write(
+        &mut self,
+        t: usize,
+        pc: usize,
+        addr: u64,
+        vc: &VClock,
+    ) -> Result<(), Fail> {
+        if !self.races {
+            return Ok(());
+        }
+        let agent = self.threads.len() + t;
+        let mut r = self.rec(t, pc, addr, 4, true);
+        r.thread = agent;
+        r.clock = vc.get(agent);
+        r.value = None;
+        let key = addr & !3;
+        let log = self.shared_log.remove(&key).unwrap_or_default();
+        let res = self.check(&log, &r, agent, Place::Shared { addr, size: 4 });
+        let mut log = log;
+        if res.is_ok() {
+            self.prune(&mut log, &r, agent);
+            log.writes.push(r);
+        }
+        self.shared_log.insert(key, log);
+        res
+    }
+
+    /// Check an atomic access of thread `t` to the shared bytes `addr..addr + size`
+    /// against the log without logging it: an mbarrier operation, which races with
+    /// an `init`/`inval` it is not ordered with and never with another mbarrier
+    /// operation (a pipeline makes millions; logging them would grow the log forever).
+    pub(super) fn check_shared_atomic(
+        &mut self,
+        t: usize,
+        pc: usize,
+        addr: u64,
+        size: u64,
+    ) -> Result<(), Fail> {
+        if !self.races {
+            return Ok(());
+        }
+        self.atomic_now = true;
+        let r = self.rec(t, pc, addr, size, true);
+        self.atomic_now = false;
+        for k in (addr & !3..addr + size).step_by(4) {
+            if let Some(log) = self.shared_log.remove(&k) {
+                let res = self.check(&log, &r, t, Place::Shared { addr, size });
+                self.shared_log.insert(k, log);
+                res?;
+            }
+        }
+        Ok(())
+    }
+
+    /// In a CTA synchronised by clocks (mbarrier pipelines, which may run without any
+    /// `bar.sync` to clear the log): drop the records an unconditional plain write `r`
+    /// by `t` happens after. A later access that conflicts with one of them and is not
+    /// ordered after `r` conflicts with `r` too, so no race goes unreported (FastTrack's
+    /// rule), and a pipeline's log stays as long as one round instead of every round.
+    fn prune(&self, log: &mut Log<D::V>, r: &Rec<D::V>, t: usize) {
+        if !self.synced || !r.write || r.atomic || r.cond.is_some() {
+            return;
+        }
+        let dominated = |a: &Rec<D::V>| a.cond.is_none() && a.cta == r.cta && self.ordered(a, t);
+        log.reads.retain(|a| !dominated(a));
+        log.writes.retain(|a| !dominated(a));
+    }
+
     pub(super) fn describe<W>(&self, r: &Rec<W>) -> String {
         let ins = &self.entry.body[r.instr];
-        let tid = if r.cta == self.cta {
+        let n = self.threads.len();
+        let tid = if r.thread >= n {
+            let [x, y, z] = self.tid_of(r.thread - n);
+            let on =
+                self.bulk_phase
+                    .get(&(r.thread, r.instr))
+                    .map_or(String::new(), |&(bar, phase)| {
+                        format!(
+                            " (completing on mbarrier {} in phase {phase})",
+                            self.shared_name(bar)
+                        )
+                    });
+            format!("the bulk copy issued by thread ({x}, {y}, {z}){on}")
+        } else if r.cta == self.cta {
             let [x, y, z] = self.tid_of(r.thread);
             format!("thread ({x}, {y}, {z})")
         } else {
@@ -410,6 +510,8 @@ impl<'a, D: Domain> Sim<'a, D> {
         let what = self.place_name(what);
         let sync = if a.cta != b.cta {
             "in different CTAs"
+        } else if a.thread >= self.threads.len() || b.thread >= self.threads.len() {
+            "with no mbarrier wait for the copy's phase between them"
         } else if self.threads[a.thread].warp == self.threads[b.thread].warp {
             "with no bar.sync or bar.warp.sync between them"
         } else {
@@ -448,6 +550,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             let res = self.check(&log, &r, t, what);
             let mut log = log;
             if res.is_ok() {
+                self.prune(&mut log, &r, t);
                 if write {
                     log.writes.push(r.clone());
                 } else {

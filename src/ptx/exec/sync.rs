@@ -50,10 +50,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         if red && !["popc", "and", "or"].iter().any(|m| ins.has(m)) {
             return unsupported(format!("barrier reduction {}", ins.mnemonic()));
         }
-        if !(red || ins.has("sync") || ins.mods.is_empty() || ins.has("aligned"))
-            || ins.has("arrive")
-        {
-            return unsupported("only bar.sync / barrier.sync / bar.red / bar.warp.sync barriers");
+        let arrive = ins.has("arrive");
+        if !(red || arrive || ins.has("sync") || ins.mods.is_empty() || ins.has("aligned")) {
+            return unsupported(
+                "only bar.sync / bar.arrive / barrier.sync / bar.red / bar.warp.sync barriers",
+            );
         }
         let ops = if red {
             if ops.len() < 3 {
@@ -71,17 +72,47 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             None => 0,
         };
-        if let Some(o) = ops.get(1) {
-            let v = self.read(t, o, "u32")?;
-            let n = self.int(v, "u32")? as usize;
-            if n != self.threads.len() {
-                return unsupported(format!(
-                    "a barrier for {n} of the CTA's {} threads",
-                    self.threads.len()
-                ));
-            }
+        if !(0..16).contains(&id) {
+            return fail(
+                ErrorKind::Malformed,
+                format!("barrier id {id} (expected 0 to 15)"),
+            );
         }
-        Ok(Flow::Block(State::Barrier(pc, id)))
+        let n = self.threads.len();
+        let count = match ops.get(1) {
+            Some(o) => {
+                let v = self.read(t, o, "u32")?;
+                self.int(v, "u32")? as usize
+            }
+            None => n,
+        };
+        // A barrier for part of the CTA counts threads in whole warps.
+        if count == 0 || count > n.div_ceil(32) * 32 || (count != n && count % 32 != 0) {
+            return fail(
+                ErrorKind::Malformed,
+                format!("a barrier for {count} threads (a multiple of 32, at most the CTA's {n})"),
+            );
+        }
+        if red && count != n {
+            return unsupported(format!(
+                "{} for {count} of the CTA's {n} threads",
+                ins.mnemonic()
+            ));
+        }
+        if arrive {
+            if count == n {
+                return unsupported("bar.arrive on a barrier of the whole CTA");
+            }
+            // The arrival releases this thread's accesses to the waiters; it runs on.
+            self.synced = true;
+            let vc = self.threads[t].vc.clone();
+            self.threads[t].vc.tick(t);
+            let e = self.named.entry(id).or_default();
+            e.0 += 1;
+            e.1.join(&vc);
+            return Ok(Flow::Next);
+        }
+        Ok(Flow::Block(State::Barrier(pc, id, count)))
     }
 
     /// Release complete warp barriers and warp collectives; true if any was released.
@@ -114,16 +145,14 @@ impl<'a, D: Domain> Sim<'a, D> {
                         .map_err(|(k, m)| self.err_at(t, pc, k, m))?;
                 } else {
                     // Vector clocks: join over the group, then each lane ticks.
-                    let mut joined = [0u32; 32];
+                    let mut joined = VClock::default();
                     for &u in &group {
-                        for (j, c) in joined.iter_mut().zip(self.threads[u].vc.iter()) {
-                            *j = (*j).max(*c);
-                        }
+                        joined.join(&self.threads[u].vc);
                     }
                     for &u in &group {
                         let th = &mut self.threads[u];
-                        th.vc = joined;
-                        th.vc[th.lane] += 1;
+                        th.vc = joined.clone();
+                        th.vc.tick(u);
                     }
                 }
                 for &u in &group {
@@ -137,10 +166,70 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(any)
     }
 
+    /// Release the barriers for part of the CTA (`bar.sync id, count` with fewer
+    /// threads than the CTA's) that `count` threads reached, waiting or by
+    /// `bar.arrive`: the waiters join every participant's clock. True if any was.
+    pub(super) fn release_named(&mut self) -> Result<bool, ExecError> {
+        let n = self.threads.len();
+        let mut waiting: BTreeMap<i64, (usize, Vec<usize>)> = BTreeMap::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            if let State::Barrier(_, id, count) = th.state {
+                if count < n {
+                    let e = waiting.entry(id).or_insert((count, Vec::new()));
+                    if e.0 != count {
+                        return Err(self.deadlock(
+                            format!("threads wait at barrier {id} with different thread counts ({} and {count})", e.0),
+                            t,
+                            match th.state { State::Barrier(pc, ..) => pc, _ => 0 },
+                        ));
+                    }
+                    e.1.push(t);
+                }
+            }
+        }
+        let mut any = false;
+        for (id, (count, ts)) in waiting {
+            let (arrived, avc) = self.named.get(&id).cloned().unwrap_or_default();
+            if ts.len() + arrived < count {
+                continue;
+            }
+            if ts.len() + arrived > count {
+                let t = ts[0];
+                let pc = match self.threads[t].state {
+                    State::Barrier(pc, ..) => pc,
+                    _ => 0,
+                };
+                return Err(self.deadlock(
+                    format!(
+                        "{} threads reach barrier {id}, which is for {count} (undefined behaviour)",
+                        ts.len() + arrived
+                    ),
+                    t,
+                    pc,
+                ));
+            }
+            self.synced = true;
+            self.named.remove(&id);
+            let mut joined = avc;
+            for &u in &ts {
+                joined.join(&self.threads[u].vc);
+            }
+            for &u in &ts {
+                let th = &mut self.threads[u];
+                th.vc = joined.clone();
+                th.vc.tick(u);
+                th.state = State::Ready;
+                th.pc += 1;
+            }
+            any = true;
+        }
+        Ok(any)
+    }
+
     pub(super) fn release_barrier(&mut self) -> Result<(), ExecError> {
         let mut at: Option<(usize, usize, i64)> = None;
         for (t, th) in self.threads.iter().enumerate() {
-            if let State::Barrier(pc, id) = th.state {
+            if let State::Barrier(pc, id, _) = th.state {
                 match at {
                     None => at = Some((t, pc, id)),
                     Some((t0, pc0, id0)) if pc0 != pc || id0 != id => {
@@ -212,12 +301,35 @@ impl<'a, D: Domain> Sim<'a, D> {
                 .map_err(|(kind, m)| self.err_at(t0, pc0, kind, m))?;
         }
         self.epoch += 1;
-        for th in &mut self.threads {
+        // Clocks carry what the barrier orders to later mbarrier and partial-barrier
+        // synchronisation (the epoch alone orders only the accesses logged before it).
+        let joined = self.synced.then(|| {
+            let mut j = VClock::default();
+            for th in &self.threads {
+                j.join(&th.vc);
+            }
+            j
+        });
+        for (u, th) in self.threads.iter_mut().enumerate() {
             th.state = State::Ready;
             th.pc += 1;
+            if let Some(j) = &joined {
+                th.vc = j.clone();
+                th.vc.tick(u);
+            }
         }
-        // Accesses before the barrier are ordered before everything after it.
-        self.shared_log.clear();
+        // Accesses before the barrier are ordered before everything after it, except
+        // the writes of bulk copies, which only their mbarrier phase orders.
+        if self.synced {
+            let n = self.threads.len();
+            self.shared_log.retain(|_, log| {
+                log.reads.clear();
+                log.writes.retain(|w| w.thread >= n);
+                !log.writes.is_empty()
+            });
+        } else {
+            self.shared_log.clear();
+        }
         Ok(())
     }
 
@@ -267,7 +379,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 match th.state {
                     State::WarpSync(p, _) | State::Collective(p, _) if p == pc => {}
                     State::Done => return format!("lane {} has returned", th.lane),
-                    State::Barrier(p, _) => {
+                    State::Barrier(p, ..) => {
                         return format!(
                             "lane {} waits at bar.sync at line {}",
                             th.lane,
@@ -279,6 +391,16 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                     State::Spin(p, _, _) => {
                         return format!("lane {} spins on a lock at line {}", th.lane, self.line(p))
+                    }
+                    State::MbarWait(p, _) => {
+                        return format!(
+                            "lane {} waits at an mbarrier at line {}",
+                            th.lane,
+                            self.line(p)
+                        )
+                    }
+                    State::Stuck(p, _) => {
+                        return format!("lane {} spins at line {}", th.lane, self.line(p))
                     }
                     State::Ready => {}
                 }
@@ -411,6 +533,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             }
             "ldmatrix" => self.ldmatrix(group)?,
+            "elect" => self.elect(group)?,
+            "setmaxnreg" => self.setmaxnreg(group)?,
             other => return unsupported(format!("warp collective {other}")),
         }
         Ok(())

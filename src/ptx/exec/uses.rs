@@ -192,6 +192,10 @@ fn regs_of(op: &Operand, out: &mut Vec<u32>) {
             regs_of(b, out);
         }
         Operand::Mem { base, .. } | Operand::Not(base) => regs_of(base, out),
+        Operand::Tensor { map, coords } => {
+            regs_of(map, out);
+            coords.iter().for_each(|x| regs_of(x, out));
+        }
         _ => {}
     }
 }

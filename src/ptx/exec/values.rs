@@ -83,12 +83,24 @@ impl<'a, D: Domain> Sim<'a, D> {
             Special::LaneId => th.lane as i64,
             Special::WarpId => th.warp as i64,
             Special::NWarpId => (self.threads.len() as i64 + 31) / 32,
+            // Clusters of one CTA: the CTA is rank 0 of its own cluster.
+            Special::ClusterCtaRank | Special::ClusterCtaId(_) => 0,
+            Special::ClusterNCtaRank | Special::ClusterNCtaId(_) => 1,
+            Special::ClusterId(a) => self.cta[a as usize],
+            Special::NClusterId(a) => self.inst.grid[a as usize],
+            // Time does not pass: a kernel's timeout path is never taken (docs/semantics.md).
+            Special::GlobalTimer => 0,
         }) as u64
     }
 
     /// The address of a variable. A module `.global`/`.const` variable that the
     /// launch binds to a tensor (host-written contents) is that tensor.
     pub(super) fn sym_addr(&self, name: &str) -> Result<u64, Fail> {
+        // The address of a kernel parameter (`mov.u64 %rd, k_param_0;` then
+        // `cvta.param` or a generic load): a range of its own that `address` maps back.
+        if let Some(i) = self.entry.params.iter().position(|p| p.name == name) {
+            return Ok(PARAM_BASE + ((i as u64) << PARAM_SHIFT));
+        }
         let var = self.vars.iter().find(|v| v.name == name);
         if let (Some(v), Some(ArgValue::Tensor(t))) = (var, self.inst.args.get(name)) {
             if matches!(v.space, Space::Global | Space::Const) {

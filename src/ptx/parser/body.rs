@@ -30,6 +30,13 @@ pub(super) fn special(name: &str) -> Option<Special> {
         ("%laneid", None) => Special::LaneId,
         ("%warpid", None) => Special::WarpId,
         ("%nwarpid", None) => Special::NWarpId,
+        ("%cluster_ctarank", None) => Special::ClusterCtaRank,
+        ("%cluster_nctarank", None) => Special::ClusterNCtaRank,
+        ("%clusterid", Some(a)) => Special::ClusterId(a),
+        ("%nclusterid", Some(a)) => Special::NClusterId(a),
+        ("%cluster_ctaid", Some(a)) => Special::ClusterCtaId(a),
+        ("%cluster_nctaid", Some(a)) => Special::ClusterNCtaId(a),
+        ("%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi", None) => Special::GlobalTimer,
         _ => return None,
     })
 }
@@ -204,6 +211,16 @@ impl Parser {
                         self.pos += 3;
                         let proto = self.prototype()?;
                         entry.protos.insert(w, proto);
+                    } else if matches!(self.peek_at(2), Some(Tok::Ident(d)) if d == ".branchtargets")
+                        && self.peek_at(1) == Some(&Tok::Punct(':'))
+                    {
+                        self.pos += 3;
+                        let mut targets = vec![self.ident("a label")?];
+                        while self.eat_punct(',') {
+                            targets.push(self.ident("a label")?);
+                        }
+                        self.expect_punct(';')?;
+                        entry.branch_targets.insert(w, targets);
                     } else if self.peek_at(1) == Some(&Tok::Punct(':'))
                         && self.peek_at(2) != Some(&Tok::Punct(':'))
                     {
@@ -357,6 +374,17 @@ impl Parser {
             Some(Tok::Punct('[')) => {
                 self.pos += 1;
                 let base = self.simple_operand(st)?;
+                // `[tmap, {c0, c1}]`: a tensor map and box coordinates (TMA).
+                if self.eat_punct(',') {
+                    let Operand::Vector(coords) = self.simple_operand(st)? else {
+                        return self.err("'{' starting the coordinates of a tensor-map operand");
+                    };
+                    self.expect_punct(']')?;
+                    return Ok(Operand::Tensor {
+                        map: Box::new(base),
+                        coords,
+                    });
+                }
                 let mut offset = 0i64;
                 loop {
                     if self.eat_punct('+') {

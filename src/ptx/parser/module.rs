@@ -256,6 +256,7 @@ impl Parser {
             body: Vec::new(),
             labels: BTreeMap::new(),
             protos: BTreeMap::new(),
+            branch_targets: BTreeMap::new(),
         };
         loop {
             match self.peek() {
@@ -345,6 +346,7 @@ impl Parser {
                 body: Vec::new(),
                 labels: BTreeMap::new(),
                 protos: BTreeMap::new(),
+                branch_targets: BTreeMap::new(),
             };
             let mut st = BodyState::new();
             // `.reg` parameters are registers of the body.
