@@ -168,16 +168,21 @@ impl Printer<'_> {
                 self.vector_of(&args[1], n)?;
                 self.vector_of(&args[2], n)?;
                 format!(
-                    "torch.nn.functional.layer_norm({x}, ({n},), {}, {}, {})",
-                    a[1], a[2], a[3]
+                    "torch.nn.functional.layer_norm({x}, {}, {}, {}, {})",
+                    last_axis_shape(&x),
+                    a[1],
+                    a[2],
+                    a[3]
                 )
             }
             (NamedOp::RmsNorm { axis }, false) => {
                 let n = self.last_axis_extent(&args[0], *axis)?;
                 self.vector_of(&args[1], n)?;
                 format!(
-                    "torch.nn.functional.rms_norm({x}, ({n},), {}, {})",
-                    a[1], a[2]
+                    "torch.nn.functional.rms_norm({x}, {}, {}, {})",
+                    last_axis_shape(&x),
+                    a[1],
+                    a[2]
                 )
             }
         })
@@ -320,4 +325,14 @@ pub fn torch_kernel_function(
         None => super::torch::expr(f, env),
     };
     super::torch::python_function(outputs, env, name, "import torch\n", &expr, Some(sig))
+}
+
+/// The normalized shape of a norm over the last axis of `x`, read from `x` itself so the
+/// rendering holds at every size (`x.shape[-1:]`, not the instance's `(8,)`).
+fn last_axis_shape(x: &str) -> String {
+    if x.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        format!("{x}.shape[-1:]")
+    } else {
+        format!("({x}).shape[-1:]")
+    }
 }

@@ -305,7 +305,7 @@ fn torch_renderings_call_named_ops_and_parse() {
         ("relu", "torch.relu(x)"),
         (
             "layer_norm",
-            "torch.nn.functional.layer_norm(x, (8,), w, b, eps)",
+            "torch.nn.functional.layer_norm(x, x.shape[-1:], w, b, eps)",
         ),
         ("attention", "torch.softmax("),
     ] {
