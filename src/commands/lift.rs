@@ -9,8 +9,8 @@
 use super::{output, LaunchOptions};
 use crate::error::Error;
 use crate::formula::Formula;
-use crate::simplify::{self, Named, Rules};
 use crate::kernel::Kernel;
+use crate::simplify::{self, Named, Rules};
 use crate::synth::Lift;
 use crate::term::Terms;
 use crate::verdict::Verdict;
