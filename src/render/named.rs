@@ -169,7 +169,7 @@ impl Printer<'_> {
                 self.vector_of(&args[2], n)?;
                 format!(
                     "torch.nn.functional.layer_norm({x}, {}, {}, {}, {})",
-                    last_axis_shape(&x),
+                    last_axis_shape(x),
                     a[1],
                     a[2],
                     a[3]
@@ -180,7 +180,7 @@ impl Printer<'_> {
                 self.vector_of(&args[1], n)?;
                 format!(
                     "torch.nn.functional.rms_norm({x}, {}, {}, {})",
-                    last_axis_shape(&x),
+                    last_axis_shape(x),
                     a[1],
                     a[2]
                 )
