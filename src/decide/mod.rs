@@ -572,7 +572,7 @@ pub fn decide_rows(
 ) -> Vec<Verdict> {
     let by_row = row > MAX_SHARED_CHUNK
         && pairs.len() >= row
-        && pairs.len() % row == 0
+        && pairs.len().is_multiple_of(row)
         && chunk_size(terms, pairs) > CHUNK;
     if !by_row {
         return decide_all(terms, pairs, opts);

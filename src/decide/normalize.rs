@@ -148,17 +148,17 @@ fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exp: bool) -> (Vec<Option
     loop {
         let next = rebuild.used.borrow_mut().pop();
         if let Some(a) = next {
-            if !shared.atoms.contains_key(&a) {
-                let e = rebuild.atom_expr(a);
-                shared.atoms.insert(a, e);
-            }
+            shared
+                .atoms
+                .entry(a)
+                .or_insert_with(|| rebuild.atom_expr(a));
             continue;
         }
         let next = rebuild.used_exps.borrow_mut().pop();
         let Some(x) = next else { break };
-        if !shared.exps.contains_key(&x) {
+        if let std::collections::hash_map::Entry::Vacant(e) = shared.exps.entry(x) {
             let q = rebuild.poly(rebuild.canon.alg.exp_poly(x));
-            shared.exps.insert(x, Expr::Call(Func::Exp, Box::new(q)));
+            e.insert(Expr::Call(Func::Exp, Box::new(q)));
         }
     }
     (exprs, shared)

@@ -31,7 +31,11 @@ impl Synth<'_> {
             // of unlike elements is no rotate-half, and cutting every such pair costs
             // a build of each).
             if n < 2
-                || (by_form && (axis + 1 != shape.len() || n % 2 != 0 || n < 4 || self.in_form_cut))
+                || (by_form
+                    && (axis + 1 != shape.len()
+                        || !n.is_multiple_of(2)
+                        || n < 4
+                        || self.in_form_cut))
             {
                 continue;
             }

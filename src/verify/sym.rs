@@ -643,7 +643,7 @@ mod tests {
             assert_eq!(!reduced, q.to_string().contains("//"), "{e} // 4 = {q}");
             for v in -9..=9i128 {
                 let vals: BTreeMap<Arc<str>, i128> = [(Arc::from("N"), v)].into();
-                let x = k as i128 * v + r as i128;
+                let x = k * v + r;
                 assert_eq!(
                     q.subst(&vals).as_const(),
                     Some(x.div_euclid(4)),

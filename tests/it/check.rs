@@ -324,8 +324,7 @@ fn spec_temporaries_are_locals_and_named_in_the_report() {
     assert_eq!(r.outcome, Outcome::Refuted, "{}", r.to_text());
 
     let err = check::check(&k, &i, "yy = torch.softmax(x, dim=-1)", &opts)
-        .err()
-        .expect("no output assigned")
+        .expect_err("no output assigned")
         .to_string();
     assert!(
         err.contains("none of the kernel's outputs (y)") && err.contains("`yy`"),

@@ -245,7 +245,7 @@ fn agree(t: &Terms, a: TermId, b: TermId, seed: u64, n: usize) -> bool {
         let input = move |_: &str, idx: &[i64]| {
             let mut h = seed
                 ^ (p.wrapping_mul(0x9e37_79b9_7f4a_7c15))
-                ^ (idx[0] as u64 + 1) * 0xff51_afd7_ed55_8ccd;
+                ^ ((idx[0] as u64 + 1) * 0xff51_afd7_ed55_8ccd);
             h ^= h >> 33;
             h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
             h ^= h >> 29;

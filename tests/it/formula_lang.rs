@@ -593,7 +593,7 @@ fn divisors_come_out_of_matrix_products_only_for_matrices() {
     let b = g.instantiate(&mut t, &e).unwrap();
     assert_eq!(a.len(), 6);
     let pairs: Vec<_> = a.into_iter().zip(b).collect();
-    let verdicts = decide::decide_all(&mut t, &pairs, &decide::Options::default());
+    let verdicts = decide::decide_all(&t, &pairs, &decide::Options::default());
     assert!(verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })));
     // A vector on the right: `(a @ u) / r` would broadcast [M] against [M, 1].
     let f = softmax.clone().matmul(Formula::input("u"));

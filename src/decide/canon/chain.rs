@@ -131,7 +131,7 @@ impl Canon<'_> {
                 acc = match (acc, &unscale) {
                     (Acc::Scaled { shift, mut monos }, Some((unscale, k))) if r.d.is_one() => {
                         for (m, c) in &r.n.0 {
-                            let (m2, f) = self.alg.mono_mul(m, &unscale)?;
+                            let (m2, f) = self.alg.mono_mul(m, unscale)?;
                             *monos.entry(m2).or_insert_with(|| rat(0)) += c * f * k;
                         }
                         if monos.len() > self.alg.limit {

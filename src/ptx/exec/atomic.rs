@@ -208,10 +208,8 @@ pub(crate) fn in_retry_loop(entry: &Entry, pc: usize) -> bool {
                     continue;
                 }
             }
-            "ld" | "st" | "ldu" => {
-                if !(ins.has("local") || ins.has("param")) {
-                    return false;
-                }
+            "ld" | "st" | "ldu" if !(ins.has("local") || ins.has("param")) => {
+                return false;
             }
             "atom" | "red" | "cp" | "bar" | "barrier" | "membar" | "fence" | "ret" | "exit"
             | "trap" | "call" => return false,
