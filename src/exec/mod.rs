@@ -81,9 +81,15 @@ pub fn execute_with<D: Domain>(
                 tensor: *t,
                 offset: 0,
             },
-            // A bool (`i1`) flag: Triton passes `True` as 1; MLIR's signed reading of
-            // the same bit is -1, so both name true.
-            (Type::Int(1), ArgValue::Int(i)) if matches!(i, -1..=1) => Elem::Bool(*i != 0),
+            (Type::Int(1), ArgValue::Int(i)) => match table::flag_value(*i as i128) {
+                Some(b) => Elem::Bool(b),
+                None => {
+                    return Err(launch_err(format!(
+                        "kernel parameter `{}` (i1) is bound to {i}; a bool takes true, false, 0 or 1",
+                        arg.name
+                    )))
+                }
+            },
             (Type::Int(bits), ArgValue::Int(i))
                 if *bits < 64 && !(-(1i64 << (bits - 1))..(1i64 << (bits - 1))).contains(i) =>
             {

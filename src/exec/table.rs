@@ -384,3 +384,10 @@ pub(crate) fn axis(op: &Op) -> Result<usize, String> {
     }
     Ok(axis as usize)
 }
+
+/// The truth a launch's integer gives a bool (`i1`) kernel parameter: Triton passes
+/// `True` as 1 and MLIR's signed reading of the same bit is -1, so both are true, 0 is
+/// false, anything else is no bool. Both runs bind flags through this.
+pub(crate) fn flag_value(i: i128) -> Option<bool> {
+    matches!(i, -1..=1).then_some(i != 0)
+}

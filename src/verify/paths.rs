@@ -102,16 +102,17 @@ pub fn explore(
                     tensor: *t,
                     off: Poly::default(),
                 },
-                // A bool flag: 1 (Triton's `True`) or -1 (MLIR's signed reading) is true.
-                Some(ArgSym::Int(p)) if a.ty == Type::Int(1) => match p.as_const() {
-                    Some(c @ -1..=1) => Lane::Bool(Cond::Const(c != 0)),
-                    _ => {
-                        return unsupported(format!(
-                            "bool parameter `{}` is not bound to true, false, 0 or 1",
-                            a.name
-                        ))
+                Some(ArgSym::Int(p)) if a.ty == Type::Int(1) => {
+                    match p.as_const().and_then(crate::exec::table::flag_value) {
+                        Some(b) => Lane::Bool(Cond::Const(b)),
+                        None => {
+                            return unsupported(format!(
+                                "bool parameter `{}` is not bound to true, false, 0 or 1",
+                                a.name
+                            ))
+                        }
                     }
-                },
+                }
                 Some(ArgSym::Int(p)) => Lane::Int(p.clone()),
                 Some(ArgSym::Real(v)) => match &a.ty {
                     Type::Float(k) => {
