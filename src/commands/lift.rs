@@ -65,7 +65,9 @@ pub fn lift_with(
     let rendered = match format {
         LiftFormat::Text => Some(Ok(lifted.to_text_with(&terms, &|f| match named.get(f) {
             Some(n) => crate::render::named::text(n, env),
-            None => crate::render::text::expr_in(f, env),
+            // `--expand` writes every sub-formula out where it occurs.
+            None if expand => crate::render::text::expr_in(f, env),
+            None => crate::render::named::text(&Named::open(f), env),
         }))),
         LiftFormat::Json => {
             let mut doc = lifted.to_json();

@@ -1,6 +1,7 @@
 //! Renderers of lifted formulas: `text` (the default, one `y[M,N] = ...` line per
 //! output), `json` (schema `lift.formula/1`), `latex`, `torch` and `numpy` (runnable
-//! Python reference functions); `named` prints a formula's named form (`simplify`).
+//! Python reference functions); `named` prints a formula's named form (`simplify`),
+//! in text with a repeated sub-formula bound once (`share`: `... where s = ...`).
 //!
 //! Architecture invariant: renderers depend only on `formula` and `term` (for constant
 //! formatting), and `named` on `simplify`'s named tree; they print the tree as it is
@@ -19,6 +20,7 @@ pub mod json;
 pub mod latex;
 pub mod named;
 pub mod numpy;
+mod share;
 pub mod text;
 pub mod torch;
 

@@ -17,8 +17,22 @@ use crate::formula::{Formula, FormulaError, ShapeEnv};
 use crate::simplify::{Named, NamedOp};
 use serde_json::{json, Value};
 
-/// The text of `n` (as `render::text::expr_in` prints formulas).
+/// The text of `n` (as `render::text::expr_in` prints formulas), a sub-formula that
+/// repeats printed once and bound to a name (`... where s = softmax(x, axis=1)`,
+/// [`super::share`]).
 pub fn text(n: &Named, env: &ShapeEnv) -> String {
+    let s = super::share::share(n, env, &plain_text);
+    debug_assert_eq!(&s.inline(), n, "sharing changed the formula");
+    let mut out = plain_text(&s.body, &s.env);
+    for (k, (name, def)) in s.bindings.iter().enumerate() {
+        out += if k == 0 { " where " } else { ", " };
+        out += &format!("{name} = {}", plain_text(def, &s.env));
+    }
+    out
+}
+
+/// The text of `n` with every sub-formula written out where it occurs.
+pub(super) fn plain_text(n: &Named, env: &ShapeEnv) -> String {
     Printer {
         dialect: Dialect::Text,
         env,

@@ -179,6 +179,32 @@ impl Named {
         }
     }
 
+    /// `f` with its arithmetic (unary, binary, powers, reductions, matmul, transpose)
+    /// as named nodes, so renderers see its structure; other nodes stay whole.
+    /// `Named::open(f).expand() == *f`.
+    pub fn open(f: &Formula) -> Named {
+        let b = |g: &Formula| Box::new(Named::open(g));
+        match f {
+            Formula::Unary(op, a) => Named::Unary(*op, b(a)),
+            Formula::Binary(op, x, y) => Named::Binary(*op, b(x), b(y)),
+            Formula::Powi(a, k) => Named::Powi(b(a), *k),
+            Formula::Reduce {
+                op,
+                axis,
+                keepdim,
+                arg,
+            } => Named::Reduce {
+                op: *op,
+                axis: *axis,
+                keepdim: *keepdim,
+                arg: b(arg),
+            },
+            Formula::MatMul(x, y) => Named::MatMul(b(x), b(y)),
+            Formula::Transpose(a) => Named::Transpose(b(a)),
+            _ => Named::Formula(f.clone()),
+        }
+    }
+
     /// Number of nodes, a named op or constant counting one (the measure
     /// `benchmarks/RESULTS.md` reports beside [`Formula::size`]).
     pub fn size(&self) -> usize {

@@ -242,6 +242,11 @@ fn the_issues_named_forms() {
         line("layer_norm", "rstd"),
         "rstd[M] = rsqrt(var(x, axis=1) + eps)"
     );
+    // Entropy is -Σ p·log p with p = softmax(x): the repeated p is bound once.
+    assert_eq!(
+        line("entropy", "y"),
+        "y[M] = -sum(s * log(s), axis=1) where s = softmax(x, axis=1)"
+    );
     for op in ["attention", "attention_naive"] {
         assert_eq!(
             line(op, "o"),
