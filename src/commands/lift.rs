@@ -55,7 +55,7 @@ pub fn lift_with(
     let named = if expand
         || !matches!(
             format,
-            LiftFormat::Text | LiftFormat::Json | LiftFormat::Torch
+            LiftFormat::Text | LiftFormat::Json | LiftFormat::Torch | LiftFormat::Latex
         ) {
         HashMap::new()
     } else {
@@ -75,7 +75,11 @@ pub fn lift_with(
             output::json(&doc);
             return Ok(lifted.verdict());
         }
-        LiftFormat::Latex => lifted.to_latex(),
+        LiftFormat::Latex if expand => lifted.to_latex(),
+        LiftFormat::Latex => lifted.to_latex_with(&|f| match named.get(f) {
+            Some(n) => crate::render::named::latex(n, env),
+            None => crate::render::named::latex(&Named::open(f), env),
+        }),
         LiftFormat::Torch => lifted.reference("torch", &|outs, env, name, sig| {
             crate::render::named::torch_kernel_function(outs, env, name, sig, &|f| {
                 named.get(f).cloned()

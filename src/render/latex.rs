@@ -46,7 +46,7 @@ pub fn name(n: &str) -> String {
     format!("\\mathrm{{{}}}", n.replace('_', "\\_"))
 }
 
-fn index_letter(axis: usize) -> String {
+pub(super) fn index_letter(axis: usize) -> String {
     match axis {
         0 => "i".into(),
         1 => "j".into(),
@@ -335,6 +335,15 @@ pub fn expr(f: &Formula) -> String {
 /// One equation per output (`y = ...`), separated by `\\` and newlines; shapes as a
 /// trailing comment `% y[M,N]`.
 pub fn outputs(outputs: &[Output], env: &ShapeEnv) -> Result<String, FormulaError> {
+    outputs_with(outputs, env, &expr)
+}
+
+/// [`outputs`] with each formula printed by `expr` (its named form, `render::named`).
+pub fn outputs_with(
+    outputs: &[Output],
+    env: &ShapeEnv,
+    expr: &dyn Fn(&Formula) -> String,
+) -> Result<String, FormulaError> {
     let dims = check(outputs, env)?;
     let lines: Vec<String> = outputs
         .iter()

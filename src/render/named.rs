@@ -35,15 +35,43 @@ pub fn text(n: &Named, env: &ShapeEnv) -> String {
 pub(super) fn plain_text(n: &Named, env: &ShapeEnv) -> String {
     Printer {
         dialect: Dialect::Text,
+        latex: false,
         env,
     }
     .print(n)
+}
+
+/// `n` in LaTeX (as `render::latex::expr` prints formulas): named ops upright with the
+/// reduced axis's index letter (`\operatorname{softmax}_{j}\left(x\right)`), constants
+/// by their symbols (`\sqrt{2/\pi}`), a repeated sub-formula bound once
+/// (`\quad\text{where } s = ...`).
+pub fn latex(n: &Named, env: &ShapeEnv) -> String {
+    let s = super::share::share(n, env, &plain_text);
+    let print = |n: &Named| {
+        Printer {
+            dialect: Dialect::Text,
+            latex: true,
+            env: &s.env,
+        }
+        .print(n)
+    };
+    let mut out = print(&s.body);
+    for (k, (name, def)) in s.bindings.iter().enumerate() {
+        out += if k == 0 {
+            " \\quad\\text{where } "
+        } else {
+            ",\\ "
+        };
+        out += &format!("{} = {}", super::latex::name(name), print(def));
+    }
+    out
 }
 
 /// `n` as a PyTorch expression (as `render::torch::expr` prints formulas).
 pub fn torch(n: &Named, env: &ShapeEnv) -> String {
     Printer {
         dialect: Dialect::Torch,
+        latex: false,
         env,
     }
     .print(n)
@@ -51,6 +79,8 @@ pub fn torch(n: &Named, env: &ShapeEnv) -> String {
 
 struct Printer<'a> {
     dialect: Dialect,
+    /// LaTeX instead of the dialect's infix (names and calls as in text).
+    latex: bool,
     env: &'a ShapeEnv,
 }
 
@@ -64,14 +94,24 @@ impl Printer<'_> {
         let mut calls = Vec::new();
         let mut env = self.env.clone();
         let f = self.stand_in(n, &mut calls, &mut env);
-        let mut s = Infix {
-            dialect: self.dialect,
-            env: Some(&env),
-        }
-        .expr(&f);
+        let mut s = if self.latex {
+            super::latex::expr(&f)
+        } else {
+            Infix {
+                dialect: self.dialect,
+                env: Some(&env),
+            }
+            .expr(&f)
+        };
         // Later calls never contain earlier placeholders (each is printed whole).
         for (k, c) in calls.iter().enumerate() {
-            s = s.replace(&placeholder(k), c);
+            let p = placeholder(k);
+            let token = if self.latex {
+                super::latex::name(&p)
+            } else {
+                p
+            };
+            s = s.replace(&token, c);
         }
         s
     }
@@ -91,7 +131,11 @@ impl Printer<'_> {
                     None => (false, name.as_str()),
                 };
                 let p = placeholder(calls.len());
-                calls.push(atom.to_string());
+                calls.push(if self.latex {
+                    latex_constant(atom)
+                } else {
+                    atom.to_string()
+                });
                 *env = std::mem::take(env).scalar(&p);
                 if one_over {
                     Formula::int(1) / Formula::scalar(&p)
@@ -137,6 +181,19 @@ impl Printer<'_> {
 
     /// The call's text; `None` where the dialect has no op that is this definition.
     fn call(&self, op: &NamedOp, args: &[Named]) -> Option<String> {
+        if self.latex {
+            let a: Vec<String> = args.iter().map(|a| self.print(a)).collect();
+            let sub = op
+                .axis()
+                .map(|k| format!("_{{{}}}", super::latex::index_letter(k)))
+                .unwrap_or_default();
+            let name = match op {
+                NamedOp::Sigmoid => "\\sigma".to_string(),
+                NamedOp::GeluTanh { .. } => "\\operatorname{gelu}_{\\tanh}".to_string(),
+                _ => format!("\\operatorname{{{}}}", op.name().replace('_', "\\_")),
+            };
+            return Some(format!("{name}{sub}\\left({}\\right)", a.join(", ")));
+        }
         let a: Vec<String> = args.iter().map(|a| self.argument(a)).collect();
         let text = self.dialect == Dialect::Text;
         let x = &a[0];
@@ -232,6 +289,20 @@ impl Printer<'_> {
     /// `Some` when `w` is a vector of `n` elements (what PyTorch's weight must be).
     fn vector_of(&self, w: &Named, n: usize) -> Option<()> {
         (w.expand().shape(self.env).ok()? == vec![n]).then_some(())
+    }
+}
+
+/// A recognised constant's name (`rules/constants.egg`) as LaTeX.
+fn latex_constant(name: &str) -> String {
+    match name {
+        "pi" => "\\pi".into(),
+        "e" => "e".into(),
+        "log2(e)" => "\\log_2 e".into(),
+        "log(2)" => "\\ln 2".into(),
+        "sqrt(2)" => "\\sqrt{2}".into(),
+        "sqrt(2/pi)" => "\\sqrt{2/\\pi}".into(),
+        n if n.parse::<f64>().is_ok() => n.into(),
+        n => super::latex::name(n),
     }
 }
 
@@ -334,9 +405,17 @@ pub fn torch_kernel_function(
     sig: &super::torch::Signature,
     named: &dyn Fn(&Formula) -> Option<Named>,
 ) -> Result<String, FormulaError> {
-    let expr = |f: &Formula| match named(f) {
-        Some(n) => torch(&n, env),
-        None => super::torch::expr(f, env),
+    // A sub-formula used more than once is computed once, into a local (`share`).
+    let expr = |f: &Formula| {
+        let n = named(f).unwrap_or_else(|| Named::open(f));
+        let s = super::share::share(&n, env, &torch);
+        super::torch::PyExpr {
+            // Bound largest first, so a local may use one bound after it: assign those first.
+            locals: (s.bindings.iter().rev())
+                .map(|(name, def)| (name.clone(), torch(def, &s.env)))
+                .collect(),
+            value: torch(&s.body, &s.env),
+        }
     };
     super::torch::python_function(outputs, env, name, "import torch\n", &expr, Some(sig))
 }

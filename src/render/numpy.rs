@@ -53,5 +53,12 @@ fn module(
     sig: Option<&super::torch::Signature>,
 ) -> Result<String, FormulaError> {
     let imports = "import math\nimport numpy as np\n";
-    super::torch::python_function(outputs, env, name, imports, &|f| expr(f, env), sig)
+    super::torch::python_function(
+        outputs,
+        env,
+        name,
+        imports,
+        &|f| super::torch::plain(expr(f, env)),
+        sig,
+    )
 }

@@ -57,7 +57,14 @@ fn module(
     name: &str,
     sig: Option<&Signature>,
 ) -> Result<String, FormulaError> {
-    python_function(outputs, env, name, "import torch\n", &|f| expr(f, env), sig)
+    python_function(
+        outputs,
+        env,
+        name,
+        "import torch\n",
+        &|f| plain(expr(f, env)),
+        sig,
+    )
 }
 
 /// How a kernel's reference function is introduced.
@@ -92,12 +99,27 @@ fn size_from_inputs(n: &str, params: &[String], env: &ShapeEnv) -> Option<String
     scaled
 }
 
+/// A formula as Python: local variables it assigns first (`s = torch.softmax(x, dim=1)`,
+/// a sub-formula it uses more than once), then the expression.
+pub(super) struct PyExpr {
+    pub locals: Vec<(String, String)>,
+    pub value: String,
+}
+
+/// An expression with no locals.
+pub(super) fn plain(value: String) -> PyExpr {
+    PyExpr {
+        locals: Vec::new(),
+        value,
+    }
+}
+
 pub(super) fn python_function(
     outputs: &[Output],
     env: &ShapeEnv,
     name: &str,
     imports: &str,
-    expr: &dyn Fn(&Formula) -> String,
+    expr: &dyn Fn(&Formula) -> PyExpr,
     kernel: Option<&Signature>,
 ) -> Result<String, FormulaError> {
     check(outputs, env)?;
@@ -138,7 +160,11 @@ pub(super) fn python_function(
         } else {
             o.name.clone()
         };
-        s += &format!("    {var} = {}\n", expr(&o.formula));
+        let e = expr(&o.formula);
+        for (local, value) in &e.locals {
+            s += &format!("    {local} = {value}\n");
+        }
+        s += &format!("    {var} = {}\n", e.value);
         results.push(var);
     }
     s += &format!("    return {}\n", results.join(", "));

@@ -226,6 +226,18 @@ impl Lift {
         Some(crate::render::latex::outputs(&self.formulas()?, &self.env))
     }
 
+    /// [`Self::to_latex`] with each formula printed by `formula`.
+    pub fn to_latex_with(
+        &self,
+        formula: &dyn Fn(&Formula) -> String,
+    ) -> Option<Result<String, FormulaError>> {
+        Some(crate::render::latex::outputs_with(
+            &self.formulas()?,
+            &self.env,
+            formula,
+        ))
+    }
+
     /// The lifted formulas in the order of the kernel's output parameters (tensors the
     /// kernel does not name last), and the docstring saying what the function returns.
     fn formulas_in_param_order(&self) -> Option<(Vec<Output>, String)> {

@@ -313,6 +313,13 @@ fn torch_renderings_call_named_ops_and_parse() {
             "torch.nn.functional.layer_norm(x, x.shape[-1:], w, b, eps)",
         ),
         ("attention", "torch.softmax("),
+        // Used twice, computed once into a local.
+        ("entropy", "    s = torch.softmax(x, dim=1)\n"),
+        // `s` uses `t`: `t` is assigned first.
+        (
+            "attention_norescale",
+            "    t = 1.4426950216293335 * scale * (q @ k.T)\n    s = torch.exp2(t - ",
+        ),
     ] {
         let out = Command::cargo_bin("lift")
             .unwrap()
@@ -394,3 +401,38 @@ fn simplification_is_deterministic() {
 }
 
 use crate::common;
+
+#[test]
+fn latex_prints_named_ops_and_binds_repeats() {
+    let latex = |op: &str| {
+        let out = Command::cargo_bin("lift")
+            .unwrap()
+            .arg(kernel(op))
+            .args(["--scope", "instance", "--format", "latex"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let softmax = latex("softmax");
+    assert!(
+        softmax.starts_with("y = \\operatorname{softmax}_{j}\\left(x\\right)"),
+        "{softmax}"
+    );
+    let entropy = latex("entropy");
+    assert!(
+        entropy.contains("\\quad\\text{where } s = \\operatorname{softmax}_{j}\\left(x\\right)"),
+        "{entropy}"
+    );
+    // `--expand` keeps the synthesised formula written out.
+    let out = Command::cargo_bin("lift")
+        .unwrap()
+        .arg(kernel("softmax"))
+        .args(["--scope", "instance", "--format", "latex", "--expand"])
+        .output()
+        .unwrap();
+    let expanded = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        expanded.contains("\\exp") && !expanded.contains("softmax"),
+        "{expanded}"
+    );
+}
