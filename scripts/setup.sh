@@ -77,12 +77,12 @@ if ! has_nvrtc; then
 fi
 
 # The Python package (python/, `import lift`): built with maturin into .venv-python
-# beside Triton 3.9 (the compiler it calls, CPU only), NumPy and pytest, for
+# beside Triton 3.9 (the compiler it calls, CPU only), NumPy, pytest and Ray, for
 # tests/it/python_package.rs. maturin builds in this checkout's cargo target directory
 # (CARGO_TARGET_DIR, else target/), so `cargo test --release` reuses the lift library
 # it compiled. Rerun this script after changing src/ for the Python tests to see it.
-py_wheels=(maturin==1.16.0 pytest numpy triton==3.9.0)
-has_py_deps() { .venv-python/bin/python -c 'import maturin, pytest, numpy, triton' 2>/dev/null; }
+py_wheels=(maturin==1.16.0 pytest numpy triton==3.9.0 ray==2.60.0)
+has_py_deps() { .venv-python/bin/python -c 'import maturin, pytest, numpy, triton, ray' 2>/dev/null; }
 if ! has_py_deps; then
     rm -rf .venv-python
     python3 -m venv .venv-python >/dev/null 2>&1 &&

@@ -11,7 +11,8 @@ the arguments (lift/_call.py says how) and run the lift library in-process (the
 `lift._lift` extension); the verdicts are the CLI's on the same files, which stay in
 the cache (`Result.kernel_path`, `Result.launch_path`) so `lift check` reruns them.
 `verified` decorates a launcher: each new specialization is proved once, the verdict
-kept on disk. Importing needs neither torch nor a GPU.
+kept on disk. `batch` runs `lift batch` jobs here or as Ray tasks. Importing needs
+neither torch, Ray nor a GPU.
 """
 import functools
 import hashlib
@@ -21,10 +22,11 @@ import os
 import numpy as np
 
 from . import _lift
+from ._batch import batch
 from ._call import Call, LaunchError, TensorView, cache_dir, triton_arg
 from ._spec import SpecError, spec_text
 
-__all__ = ["check", "lift", "verified", "assert_equivalent", "interpret", "Result", "Formula",
+__all__ = ["check", "lift", "verified", "assert_equivalent", "interpret", "batch", "Result", "Formula",
            "Refuted", "Unknown", "LiftError", "LaunchError", "SpecError", "TensorView", "stats"]
 
 LiftError = _lift.LiftError

@@ -7,6 +7,9 @@
 //! Python verdict is the CLI's verdict on the same two files. Errors raise
 //! `lift._lift.LiftError(message, exit_code)` with lift's message and exit code.
 //!
+//! `batch_run` runs jobs of a `lift batch` manifest, one record each, for the
+//! package's executors (`lift.batch`, one Ray task per job).
+//!
 //! Invariant: no logic of its own beyond [`tensor_roles`] (which tensors the kernel
 //! writes, read off a concrete run); every verdict comes from `lift::check` and
 //! `lift::commands::lift_report`.
@@ -192,11 +195,30 @@ fn lift_kernel(py: Python<'_>, kernel: &str, launch: &str, all_sizes: bool) -> P
     .map_err(py_err)
 }
 
+/// How many jobs a `lift batch` manifest holds.
+#[pyfunction]
+fn batch_job_count(manifest: &str) -> PyResult<usize> {
+    lift::commands::batch::job_count(Path::new(manifest)).map_err(py_err)
+}
+
+/// The `lift.batch/1` records of a manifest's jobs `indices`, as a JSON list: the
+/// records `lift batch` prints for them (`seconds` aside).
+#[pyfunction]
+fn batch_run(py: Python<'_>, manifest: &str, indices: Vec<usize>) -> PyResult<String> {
+    py.allow_threads(|| {
+        lift::commands::batch::run_jobs(Path::new(manifest), &indices, &Limits::default())
+    })
+    .map(|records| serde_json::Value::from(records).to_string())
+    .map_err(py_err)
+}
+
 #[pymodule]
 fn _lift(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LiftError", m.py().get_type::<LiftError>())?;
     m.add_function(wrap_pyfunction!(tensor_roles, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(lift_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_job_count, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_run, m)?)?;
     Ok(())
 }
