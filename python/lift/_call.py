@@ -15,8 +15,8 @@ Launch rules (so the printed launch says what a verdict assumes):
     (a row stride of a 3-D tensor), else the literal;
   * a float argument is a symbolic scalar of its name where the spec names it (or
     there is no spec), else the call's value;
-  * one array passed for two parameters is one tensor (in place); other overlaps
-    are refused;
+  * one array passed for two parameters is one tensor, named after the first (in
+    place); other overlaps are refused;
   * each grid entry is a size, `cdiv(size, c)` for a constexpr `c` of the call, or the
     literal;
   * roles: a tensor the kernel writes is `out` (`inout` if it reads it first), read off
@@ -147,6 +147,15 @@ def compile_call(kernel, args, kwargs):
     return compiled.asm["ttir"], bound, signature
 
 
+def _like(original, array):
+    """`array` as the caller passed `original`: a NumPy array, or a torch tensor on the
+    original's device."""
+    if isinstance(original, np.ndarray):
+        return array
+    import torch
+    return torch.from_numpy(array).to(original.device)
+
+
 def _toml(v):
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -168,6 +177,7 @@ class Call:
         self.args = list(args)
         self.ttir, bound, signature = compile_call(kernel, args, kwargs)
         self.params = {}  # tensor name -> the caller's array
+        self.tensor_of = {}  # parameter -> tensor name
         self.scalars = {}
         self.sizes = {}  # size name -> value
         size_of = {}  # value -> size name
@@ -206,6 +216,7 @@ class Call:
                     if t in self.params:
                         raise LaunchError(f"argument {name}: tensor name {t} is taken by another argument")
                 self.params[t], ptrs[t] = arr, ptr
+                self.tensor_of[name] = t
                 entries.append((name, t, shape, str(arr.dtype)))
             elif isinstance(value, bool) or value is None:
                 raise LaunchError(f"argument {name}: {value!r} is neither a tensor, an int nor a float")
@@ -293,11 +304,10 @@ class Call:
         names = [p.name for p in self.kernel.params]
         out = []
         for name, a in zip(names, self.args):
-            t = tensor_name(name)
-            if is_array(a) and t in arrays:
-                out.append(np.ascontiguousarray(arrays[t]))
-            elif is_array(a):
-                out.append(np.zeros_like(as_numpy(a)))
+            t = self.tensor_of.get(name)
+            if is_array(a):
+                new = np.ascontiguousarray(arrays[t]) if t in arrays else np.zeros_like(as_numpy(a))
+                out.append(_like(a, new))
             elif name in scalars:
                 out.append(type(a)(scalars[name]))
             else:
