@@ -130,6 +130,12 @@ def test_string_spec_scalars_and_the_formula():
     assert 'alpha = { scalar = "alpha" }' in r.launch
     wrong = lift.check(axpy_kernel, out, x, y, 0.5, n, grid=grid, spec="out = alpha * x - y", BLOCK=4)
     assert wrong.verdict == "REFUTED", wrong.text
+    # A float the spec does not name is fixed to the call's value: right at 0.5 only.
+    fixed = lift.check(axpy_kernel, out, x, y, 0.5, n, grid=grid, spec="out = 0.5 * x + y", BLOCK=4)
+    assert fixed.verdict == "VERIFIED", fixed.text
+    assert "alpha = { value = 0.5 }" in fixed.launch
+    other = lift.check(axpy_kernel, out, x, y, 0.25, n, grid=grid, spec="out = 0.5 * x + y", BLOCK=4)
+    assert other.verdict == "REFUTED", other.text
     f = lift.lift(axpy_kernel, out, x, y, 0.5, n, grid=grid, BLOCK=4)
     assert f.verdict == "VERIFIED", f.text
     assert "alpha" in f.text and f.latex and "alpha" in f.latex
@@ -192,3 +198,14 @@ def test_assert_equivalent():
     lift.assert_equivalent(softmax_kernel, softmax_reference, *args, grid=(3,), BLOCK_N=8)
     with pytest.raises(AssertionError, match="REFUTED"):
         lift.assert_equivalent(softmax_abs_twin, softmax_reference, *args, grid=(3,), BLOCK_N=8)
+
+
+def test_calls_no_launch_describes_are_refused():
+    x = inputs(4, 6)
+    transposed = np.zeros((6, 4), np.float32).T
+    with pytest.raises(lift.LaunchError, match="contiguous"):
+        lift.check(softmax_kernel, transposed, x, 6, 6, 6, grid=(4,), spec=softmax_reference, BLOCK_N=8)
+    buf = np.zeros(48, np.float32)
+    with pytest.raises(lift.LaunchError, match="overlaps"):
+        lift.check(softmax_kernel, buf[:24].reshape(4, 6), buf[12:36].reshape(4, 6), 6, 6, 6,
+                   grid=(4,), spec=softmax_reference, BLOCK_N=8)
