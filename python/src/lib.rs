@@ -137,6 +137,7 @@ fn settle_roles(
 /// "counterexample": {"arrays": {name: [shape, data]}, "scalars"}}`.
 #[pyfunction]
 #[pyo3(signature = (kernel, launch, spec, all_sizes=true, inputs=Arrays::new(), scalars=BTreeMap::new(), max_case_splits=0))]
+#[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
 fn check(
     py: Python<'_>,
     kernel: &str,
