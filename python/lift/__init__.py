@@ -8,8 +8,8 @@
 `check`, `lift` and `assert_equivalent` compile the `@triton.jit` function for the
 call's specialization with the installed Triton (CPU only, sm_80), read the launch off
 the arguments (lift/_call.py says how) and run the lift library in-process (the
-`lift._lift` extension); the verdicts are the CLI's on the same files, which stay in
-the cache (`Result.kernel_path`, `Result.launch_path`) so `lift check` reruns them.
+`lift._lift` extension); the verdicts are the library's on the files it writes into
+its cache (`Result.kernel_path`, `Result.launch_path`), which `lift check` reruns.
 `verified` decorates a launcher: each new specialization is proved once, the verdict
 kept on disk. `batch` runs `lift batch` jobs here or as Ray tasks. Importing needs
 neither torch, Ray nor a GPU.
