@@ -75,3 +75,28 @@ if ! has_nvrtc; then
     fi
     echo "warning: no NVRTC (pip install ${nvrtc_wheels[*]} into .venv-nvrtc); the CUDA source tests will print 'skipped: ...' (and fail under CI=true)" >&2
 fi
+
+# The Python package (python/, `import lift`): built with maturin into .venv-python
+# beside Triton 3.9 (the compiler it calls, CPU only), NumPy, pytest and Ray, for
+# tests/it/python_package.rs. maturin builds in this checkout's cargo target directory
+# (CARGO_TARGET_DIR, else target/), so `cargo test --release` reuses the lift library
+# it compiled. Rerun this script after changing src/ for the Python tests to see it.
+py_wheels=(maturin==1.16.0 pytest numpy triton==3.9.0 ray==2.60.0)
+has_py_deps() { .venv-python/bin/python -c 'import maturin, pytest, numpy, triton, ray' 2>/dev/null; }
+if ! has_py_deps; then
+    rm -rf .venv-python
+    python3 -m venv .venv-python >/dev/null 2>&1 &&
+        .venv-python/bin/pip install -q --disable-pip-version-check "${py_wheels[@]}" || true
+fi
+if has_py_deps; then
+    VIRTUAL_ENV="$PWD/.venv-python" PATH="$PWD/.venv-python/bin:$PATH" \
+        .venv-python/bin/maturin develop --release --quiet -m python/Cargo.toml >/dev/null ||
+        { echo "error: building the Python package (maturin develop -m python/Cargo.toml) failed" >&2; exit 1; }
+fi
+if ! .venv-python/bin/python -c 'import lift._lift, triton, pytest' 2>/dev/null; then
+    if in_ci; then
+        echo "error: CI is set and the Python package cannot be built (python3 -m venv .venv-python, pip install ${py_wheels[*]}, maturin develop -m python/Cargo.toml); the Python tests would fail" >&2
+        exit 1
+    fi
+    echo "warning: no .venv-python with the lift package; the Python tests will print 'skipped: ...' (and fail under CI=true)" >&2
+fi

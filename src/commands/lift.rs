@@ -96,6 +96,42 @@ pub fn lift_with(
     Ok(lifted.verdict())
 }
 
+/// The `lift KERNEL` report of a loaded kernel in every format at once, for callers
+/// in-process (the Python package): the text the CLI prints, the JSON document (with
+/// named forms) and, where every output lifted, LaTeX and the NumPy reference.
+pub struct LiftReport {
+    pub verdict: Verdict,
+    pub text: String,
+    pub json: serde_json::Value,
+    pub latex: Option<String>,
+    pub numpy: Option<String>,
+}
+
+/// [`lift`] on a loaded kernel, rendered as [`LiftReport`] instead of printed.
+pub fn lift_report(
+    k: &Kernel,
+    sizes: &BTreeMap<String, i64>,
+    all_sizes: bool,
+    limits: &Limits,
+) -> Result<LiftReport, Error> {
+    let (lifted, terms) = lift_loaded(k, sizes, all_sizes, limits)?;
+    let named = named_forms(&lifted);
+    let env = &lifted.env;
+    let text = lifted.to_text_with(&terms, &|f| match named.get(f) {
+        Some(n) => crate::render::named::text(n, env),
+        None => crate::render::text::expr_in(f, env),
+    });
+    let mut json = lifted.to_json();
+    add_named_json(&mut json, &lifted, &named);
+    Ok(LiftReport {
+        verdict: lifted.verdict(),
+        text,
+        json,
+        latex: lifted.to_latex().and_then(Result::ok),
+        numpy: lifted.to_numpy().and_then(Result::ok),
+    })
+}
+
 /// The proved named form of every lifted formula that has one. A rule file that does
 /// not load is said on stderr, and the formulas print as synthesised.
 fn named_forms(lifted: &Lift) -> HashMap<Formula, Named> {

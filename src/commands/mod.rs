@@ -20,7 +20,7 @@ mod spec;
 pub use batch::{batch, BatchOptions, Shard};
 pub use check::{check, equiv, DecideOptions, EquivOptions};
 pub use cuda::CudaOptions;
-pub use lift::{lift, lift_with, LiftFormat};
+pub use lift::{lift, lift_report, lift_with, LiftFormat, LiftReport};
 pub use load::LaunchOptions;
 pub use race::race;
 pub use run::run;

@@ -51,6 +51,7 @@ mod ptx_suite;
 mod ptx_sync;
 mod ptx_tutorial_corpus;
 mod ptx_typed_memory;
+mod python_package;
 mod race_without_values;
 mod reshape;
 mod size_twins;

@@ -99,6 +99,33 @@ pub fn batch(manifest: &Path, opts: &BatchOptions) -> Result<i32, Error> {
     Ok(if all_proved { 0 } else { 1 })
 }
 
+/// How many jobs the manifest at `path` holds.
+pub fn job_count(manifest: &Path) -> Result<usize, Error> {
+    Ok(manifest::read(manifest)?.jobs.len())
+}
+
+/// The records of the manifest's jobs `indices`, in that order, each the one `lift
+/// batch` prints for it: for callers that spread the jobs themselves (the Python
+/// package's Ray executor runs one index per task).
+pub fn run_jobs(
+    manifest: &Path,
+    indices: &[usize],
+    limits: &Limits,
+) -> Result<Vec<serde_json::Value>, Error> {
+    let m = manifest::read(manifest)?;
+    let total = m.jobs.len();
+    if let Some(bad) = indices.iter().find(|&&i| i >= total) {
+        return Err(Error::Usage(format!(
+            "{}: no job {bad} (the manifest has {total})",
+            manifest.display()
+        )));
+    }
+    Ok(indices
+        .par_iter()
+        .map(|&i| job::run(&m.jobs[i], i, total, &m.hash, limits))
+        .collect())
+}
+
 /// Holds finished lines until every earlier one is printed.
 #[derive(Default)]
 struct Printer {
