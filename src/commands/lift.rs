@@ -8,7 +8,7 @@
 
 use super::{output, LaunchOptions};
 use crate::error::Error;
-use crate::formula::Formula;
+use crate::formula::{Formula, ShapeEnv};
 use crate::kernel::Kernel;
 use crate::simplify::{self, Named, Rules};
 use crate::synth::Lift;
@@ -63,12 +63,9 @@ pub fn lift_with(
     };
     let env = &lifted.env;
     let rendered = match format {
-        LiftFormat::Text => Some(Ok(lifted.to_text_with(&terms, &|f| match named.get(f) {
-            Some(n) => crate::render::named::text(n, env),
-            // `--expand` writes every sub-formula out where it occurs.
-            None if expand => crate::render::text::expr_in(f, env),
-            None => crate::render::named::text(&Named::open(f), env),
-        }))),
+        LiftFormat::Text => Some(Ok(
+            lifted.to_text_with(&terms, &|f| text_of(f, &named, env, expand))
+        )),
         LiftFormat::Json => {
             let mut doc = lifted.to_json();
             add_named_json(&mut doc, &lifted, &named);
@@ -76,10 +73,7 @@ pub fn lift_with(
             return Ok(lifted.verdict());
         }
         LiftFormat::Latex if expand => lifted.to_latex(),
-        LiftFormat::Latex => lifted.to_latex_with(&|f| match named.get(f) {
-            Some(n) => crate::render::named::latex(n, env),
-            None => crate::render::named::latex(&Named::open(f), env),
-        }),
+        LiftFormat::Latex => lifted.to_latex_with(&|f| latex_of(f, &named, env)),
         LiftFormat::Torch => lifted.reference("torch", &|outs, env, name, sig| {
             crate::render::named::torch_kernel_function(outs, env, name, sig, &|f| {
                 named.get(f).cloned()
@@ -117,19 +111,34 @@ pub fn lift_report(
     let (lifted, terms) = lift_loaded(k, sizes, all_sizes, limits)?;
     let named = named_forms(&lifted);
     let env = &lifted.env;
-    let text = lifted.to_text_with(&terms, &|f| match named.get(f) {
-        Some(n) => crate::render::named::text(n, env),
-        None => crate::render::text::expr_in(f, env),
-    });
+    let text = lifted.to_text_with(&terms, &|f| text_of(f, &named, env, false));
     let mut json = lifted.to_json();
     add_named_json(&mut json, &lifted, &named);
     Ok(LiftReport {
         verdict: lifted.verdict(),
         text,
         json,
-        latex: lifted.to_latex().and_then(Result::ok),
+        latex: (lifted.to_latex_with(&|f| latex_of(f, &named, env))).and_then(Result::ok),
         numpy: lifted.to_numpy().and_then(Result::ok),
     })
+}
+
+/// A formula's text: its named form where proved, a repeated sub-formula bound once
+/// (`where s = ...`); with `expand`, the formula as synthesised, written out.
+fn text_of(f: &Formula, named: &HashMap<Formula, Named>, env: &ShapeEnv, expand: bool) -> String {
+    match named.get(f) {
+        Some(n) => crate::render::named::text(n, env),
+        None if expand => crate::render::text::expr_in(f, env),
+        None => crate::render::named::text(&Named::open(f), env),
+    }
+}
+
+/// [`text_of`] in LaTeX (`--expand` prints `render::latex` directly).
+fn latex_of(f: &Formula, named: &HashMap<Formula, Named>, env: &ShapeEnv) -> String {
+    match named.get(f) {
+        Some(n) => crate::render::named::latex(n, env),
+        None => crate::render::named::latex(&Named::open(f), env),
+    }
 }
 
 /// The proved named form of every lifted formula that has one. A rule file that does
