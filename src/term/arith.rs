@@ -68,7 +68,7 @@ impl Terms {
         for &t in &flat {
             match self.node(t) {
                 Node::NaN => return self.nan(),
-                Node::Const(c) => constant += c,
+                Node::Const(c) => super::dyadic::add_assign(&mut constant, c),
                 Node::Inf { negative: true } => neg_inf = true,
                 Node::Inf { negative: false } => pos_inf = true,
                 _ => others.push(t),
@@ -109,7 +109,7 @@ impl Terms {
             let mut coeff = pairs[i].1.clone();
             let mut j = i + 1;
             while j < pairs.len() && pairs[j].0 == base {
-                coeff += &pairs[j].1;
+                super::dyadic::add_assign(&mut coeff, &pairs[j].1);
                 j += 1;
             }
             i = j;
@@ -185,7 +185,7 @@ impl Terms {
         for &t in &flat {
             match self.node(t) {
                 Node::NaN => return self.nan(),
-                Node::Const(c) => constant *= c,
+                Node::Const(c) => super::dyadic::mul_assign(&mut constant, c),
                 Node::Inf { negative: n } => {
                     infs += 1;
                     negative ^= *n;
@@ -237,7 +237,7 @@ impl Terms {
             // An unfoldable power of a constant stays a factor; a folded one joins the
             // constant.
             match self.node(f) {
-                Node::Const(c) => constant *= c,
+                Node::Const(c) => super::dyadic::mul_assign(&mut constant, c),
                 _ => ops.push(f),
             }
         }

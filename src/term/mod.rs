@@ -69,12 +69,14 @@
 
 mod arith;
 mod display;
+mod dyadic;
 mod eval;
 mod extrema;
 pub mod gather;
 mod logic;
 mod node;
 mod store;
+pub use dyadic::mul as rational_mul;
 
 pub use display::{format_const, Display};
 pub use eval::{erf, eval_func, round_float, Evaluator, FloatFormat, BF16, F16, TF32};

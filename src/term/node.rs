@@ -91,7 +91,7 @@ impl CmpOp {
 }
 
 /// One node of the DAG. Children are ids into the same store.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
     /// Element `index` (row-major multi-index) of the input tensor `tensor`.
     Input {
@@ -143,6 +143,39 @@ pub enum Node {
     /// `Unknown` for any term that still contains one. It only serves to recognise
     /// known code by identity (the libm expansions, see `ptx::libm`).
     Opaque(Arc<str>, Box<[TermId]>),
+}
+
+/// As derived, but a constant hashes its numerator and denominator
+/// (`super::dyadic::hash`): `BigRational`'s own hash expands a continued fraction, and
+/// every node interned is hashed.
+impl std::hash::Hash for Node {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Node::Input { tensor, index } => {
+                tensor.hash(state);
+                index.hash(state);
+            }
+            Node::Param(p) => p.hash(state),
+            Node::Const(c) => super::dyadic::hash(c, state),
+            Node::Inf { negative } => negative.hash(state),
+            Node::NaN => {}
+            Node::Add(ops)
+            | Node::Mul(ops)
+            | Node::Max(ops)
+            | Node::Min(ops)
+            | Node::MaxNum(ops)
+            | Node::MinNum(ops)
+            | Node::And(ops)
+            | Node::Or(ops) => ops.hash(state),
+            Node::Pow(a, k) => (a, k).hash(state),
+            Node::Call(f, a) => (f, a).hash(state),
+            Node::Cmp(op, a, b) => (op, a, b).hash(state),
+            Node::Not(a) => a.hash(state),
+            Node::Select(c, a, b) => (c, a, b).hash(state),
+            Node::Opaque(op, ops) => (op, ops).hash(state),
+        }
+    }
 }
 
 /// The hash-consing store: an arena of nodes plus an interner.

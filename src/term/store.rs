@@ -219,7 +219,7 @@ impl Terms {
             self.inf(value < 0.0)
         } else {
             // `from_float` is exact for every finite f64 (including subnormals and -0).
-            let r = BigRational::from_float(value).unwrap_or_else(|| rat(0));
+            let r = super::dyadic::from_f64(value).unwrap_or_else(|| rat(0));
             self.constant(r)
         }
     }

@@ -160,3 +160,21 @@ fn a_tampered_tanh_expansion_is_unknown() {
         Outcome::Unknown
     );
 }
+
+/// `src/ptx/libm/fingerprints.txt` (the probes' prefilter data, precomputed so that a
+/// PTX command does not run every probe five times at start-up) is what the probes
+/// measure now: a change to the executor or the term constructors must regenerate it
+/// (`LIFT_BLESS=1` rewrites it), or recognition would try other arguments than a
+/// fresh measurement does.
+#[test]
+fn stored_fingerprints_are_current() {
+    let now = lift::ptx::libm::measured_fingerprints();
+    if std::env::var_os("LIFT_BLESS").is_some() {
+        std::fs::write(root().join("src/ptx/libm/fingerprints.txt"), &now).unwrap();
+    } else {
+        assert!(
+            now == lift::ptx::libm::STORED_FINGERPRINTS,
+            "src/ptx/libm/fingerprints.txt is stale: rerun this test with LIFT_BLESS=1"
+        );
+    }
+}

@@ -109,7 +109,11 @@ pub(super) fn post_dominators(entry: &Entry) -> Vec<usize> {
             }
         }
     }
-    let count = |v: &Vec<u64>| v.iter().map(|w| w.count_ones()).sum::<u32>();
+    // How many post-dominators each instruction has (counted once, not per query).
+    let counts: Vec<u32> = pdom
+        .iter()
+        .map(|v| v.iter().map(|w| w.count_ones()).sum())
+        .collect();
     (0..n)
         .map(|i| {
             // Post-dominators form a chain: the nearest strict one has the most.
@@ -117,7 +121,7 @@ pub(super) fn post_dominators(entry: &Entry) -> Vec<usize> {
             let mut best_count = 0;
             for p in 0..=n {
                 if p != i && pdom[i][p / 64] >> (p % 64) & 1 == 1 {
-                    let c = count(&pdom[p]);
+                    let c = counts[p];
                     if c > best_count {
                         best = p;
                         best_count = c;

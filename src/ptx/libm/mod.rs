@@ -27,9 +27,11 @@
 //! shares most of a probe's constants gets a note naming that function (`diagnose`).
 
 mod diagnose;
+mod fingerprints;
 mod probes;
 
-pub use probes::{probes, Meaning, Probe};
+pub use fingerprints::STORED as STORED_FINGERPRINTS;
+pub use probes::{measured_fingerprints, probes, Meaning, Probe};
 
 use crate::exec::Output;
 use crate::term::{Func, Node, TermId, Terms};
@@ -93,6 +95,8 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recogniti
             }
         }
     }
+    // Each probe's term at a placeholder argument, built once in the kernel's store.
+    let mut at_x: FxHashMap<usize, Option<(TermId, TermId)>> = FxHashMap::default();
     for _round in 0..4 {
         let roots: Vec<TermId> = outputs
             .iter()
@@ -188,7 +192,7 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recogniti
         let mut flat: Vec<(bool, Vec<TermId>, TermId)> = Vec::new();
         for (a, i) in tries {
             let p = &probes()[i];
-            let Some(y) = p.apply(terms, a) else {
+            let Some(y) = at_argument(terms, &mut at_x, i, a) else {
                 continue;
             };
             if subst.contains_key(&y) {
@@ -233,6 +237,35 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recogniti
         replaced: total,
         unrecognised: diagnose::likely(terms, outputs, &missed),
     }
+}
+
+/// Probe `i`'s term at the argument `a`. The probe's code runs once per kernel, at a
+/// placeholder input `x`; each argument then substitutes `a` for `x` through the smart
+/// constructors (comparisons and `|·|` brought to [`canonical`] form, as the run
+/// does), a walk of the term instead of a run of the code per try. Substitution keeps
+/// the meaning (every constructor's rewrite holds for every finite real `x`, and `a`
+/// is finite), so the result is the probe's function at `a`, as a run at `a` is. It is
+/// also the same node as a run's, except where `a` is a sum: a run flattens `a + t`
+/// into one sum (and combines its summands with the code's), which a substituted
+/// `Add` node does not, so a sum argument runs the code at `a` itself, as does an `a`
+/// that may be non-finite.
+fn at_argument(
+    terms: &mut Terms,
+    at_x: &mut FxHashMap<usize, Option<(TermId, TermId)>>,
+    i: usize,
+    a: TermId,
+) -> Option<TermId> {
+    let p = &probes()[i];
+    if terms.may_be_nonfinite(a) || matches!(terms.node(a), Node::Add(_)) {
+        return p.apply(terms, a);
+    }
+    let (x, y) = (*at_x.entry(i).or_insert_with(|| {
+        let x = terms.input("\u{1}libm-argument", &[]);
+        p.apply(terms, x).map(|y| (x, y))
+    }))?;
+    let mut memo = FxHashMap::default();
+    memo.insert(x, a);
+    Some(rebuild(terms, y, &mut memo, &[], true))
 }
 
 /// What [`recognise`] did.
@@ -295,7 +328,7 @@ fn scaled_arguments(
                     continue;
                 }
                 let all = p.scales.iter().all(|ci| {
-                    let kc = terms.constant(&k * ci);
+                    let kc = terms.constant(crate::term::rational_mul(&k, ci));
                     let s = terms.product(&[kc, u]);
                     in_dag.contains(&s)
                 });

@@ -4,7 +4,7 @@
 //! ([`Probe::apply`]); tests/it/ptx_libm.rs validates each numerically (concrete run
 //! against [`Meaning::eval`]).
 
-use super::{canonical, parent_shape, reachable};
+use super::{canonical, fingerprints, parent_shape, reachable};
 use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
 use crate::launch::{Instance, Launch};
 use crate::ptx::ast::Module;
@@ -362,90 +362,124 @@ pub(super) fn fingerprint(terms: &Terms, root: TermId) -> FxHashSet<BigRational>
         .collect()
 }
 
-/// The probes, parsed once per process.
+/// The probes, parsed once per process; their fingerprints read from
+/// `fingerprints.txt` where it holds them for this source, measured otherwise.
 pub fn probes() -> &'static [Probe] {
     static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
     PROBES.get_or_init(|| {
+        let mut stored = fingerprints::read(fingerprints::STORED);
         SOURCES
             .iter()
             .map(|&(name, meaning, ptx, launch)| {
-                let module = crate::ptx::parse(ptx).expect("embedded libm probe parses");
-                let mut inst = Launch::parse(launch, name)
-                    .and_then(|l| l.instantiate(&BTreeMap::new()))
-                    .expect("embedded libm probe launch");
-                // One element, one thread: the element's code is all that matters.
-                inst.block = [1, 1, 1];
-                let mut p = Probe {
-                    name,
-                    meaning,
-                    module,
-                    inst,
-                    arg_order: crate::ptx::launch_arg_order(launch),
-                    uses: FxHashSet::default(),
-                    neg_uses: FxHashSet::default(),
-                    scaled_uses: Default::default(),
-                    form_uses: Default::default(),
-                    constants: FxHashSet::default(),
-                    scales: Vec::new(),
-                };
-                let mut terms = Terms::new();
-                let x = terms.input("x", &[0]);
-                if let Some(y) = p.apply(&mut terms, x) {
-                    p.constants = fingerprint(&terms, y);
-                    for t in reachable(&terms, &[y]) {
-                        if t != y && terms.children(t).contains(&x) {
-                            p.uses.insert(parent_shape(&terms, t, x, false));
-                        }
-                        if let Node::Mul(ops) = terms.node(t) {
-                            if let (2, Some(c)) = (ops.len(), terms.as_const(ops[0])) {
-                                if ops[1] == x && !p.scales.contains(c) {
-                                    p.scales.push(c.clone());
-                                }
-                            }
-                        }
+                let mut p = parse(name, meaning, ptx, launch);
+                match stored.remove(name) {
+                    Some(s) if s.source == fingerprints::source_hash(ptx, launch) => {
+                        p.uses = s.uses;
+                        p.neg_uses = s.neg_uses;
+                        p.scaled_uses = s.scaled_uses;
+                        p.form_uses = s.form_uses;
+                        p.constants = s.constants;
+                        p.scales = s.scales;
                     }
-                }
-                let minus_x = terms.neg(x);
-                if let Some(y) = p.apply(&mut terms, minus_x) {
-                    for t in reachable(&terms, &[y]) {
-                        if t != y && terms.children(t).contains(&x) {
-                            p.neg_uses.insert(parent_shape(&terms, t, x, false));
-                        }
-                    }
-                }
-                // The argument forms `x + 1/4`, `2x`, `-2x`: how the code uses a sum or
-                // a scaled argument, whose own uses the constructors may merge into it.
-                let quarter = terms.constant(BigRational::new(1.into(), 4.into()));
-                let (two, m_two) = (terms.int(2), terms.int(-2));
-                let forms = [
-                    terms.add(x, quarter),
-                    terms.mul(two, x),
-                    terms.mul(m_two, x),
-                ];
-                for (j, f) in forms.into_iter().enumerate() {
-                    let Some(y) = p.apply(&mut terms, f) else {
-                        continue;
-                    };
-                    let dag = reachable(&terms, &[y]);
-                    let of = |a: TermId| -> FxHashSet<String> {
-                        dag.iter()
-                            .filter(|&&t| t != y && terms.children(t).contains(&a))
-                            .map(|&t| parent_shape(&terms, t, a, true))
-                            .collect()
-                    };
-                    if dag.contains(&f) {
-                        p.form_uses[j] = Some(of(f));
-                    } else if j > 0 {
-                        // `k · x` is no node: `k` went into the code's `c · x` nodes.
-                        let mut uses = of(x);
-                        uses.remove("mul(#,c)");
-                        p.scaled_uses[j - 1] = Some(uses);
-                    }
+                    _ => measure(&mut p),
                 }
                 p
             })
             .collect()
     })
+}
+
+/// A probe with its code parsed and no fingerprint yet.
+fn parse(name: &'static str, meaning: Meaning, ptx: &str, launch: &str) -> Probe {
+    let module = crate::ptx::parse(ptx).expect("embedded libm probe parses");
+    let mut inst = Launch::parse(launch, name)
+        .and_then(|l| l.instantiate(&BTreeMap::new()))
+        .expect("embedded libm probe launch");
+    // One element, one thread: the element's code is all that matters.
+    inst.block = [1, 1, 1];
+    Probe {
+        name,
+        meaning,
+        module,
+        inst,
+        arg_order: crate::ptx::launch_arg_order(launch),
+        uses: FxHashSet::default(),
+        neg_uses: FxHashSet::default(),
+        scaled_uses: Default::default(),
+        form_uses: Default::default(),
+        constants: FxHashSet::default(),
+        scales: Vec::new(),
+    }
+}
+
+/// Measures `p`'s fingerprint by running its code at `x`, `-x`, `x + 1/4`, `2x`, `-2x`.
+fn measure(p: &mut Probe) {
+    let mut terms = Terms::new();
+    let x = terms.input("x", &[0]);
+    if let Some(y) = p.apply(&mut terms, x) {
+        p.constants = fingerprint(&terms, y);
+        for t in reachable(&terms, &[y]) {
+            if t != y && terms.children(t).contains(&x) {
+                p.uses.insert(parent_shape(&terms, t, x, false));
+            }
+            if let Node::Mul(ops) = terms.node(t) {
+                if let (2, Some(c)) = (ops.len(), terms.as_const(ops[0])) {
+                    if ops[1] == x && !p.scales.contains(c) {
+                        p.scales.push(c.clone());
+                    }
+                }
+            }
+        }
+    }
+    let minus_x = terms.neg(x);
+    if let Some(y) = p.apply(&mut terms, minus_x) {
+        for t in reachable(&terms, &[y]) {
+            if t != y && terms.children(t).contains(&x) {
+                p.neg_uses.insert(parent_shape(&terms, t, x, false));
+            }
+        }
+    }
+    // The argument forms `x + 1/4`, `2x`, `-2x`: how the code uses a sum or
+    // a scaled argument, whose own uses the constructors may merge into it.
+    let quarter = terms.constant(BigRational::new(1.into(), 4.into()));
+    let (two, m_two) = (terms.int(2), terms.int(-2));
+    let forms = [
+        terms.add(x, quarter),
+        terms.mul(two, x),
+        terms.mul(m_two, x),
+    ];
+    for (j, f) in forms.into_iter().enumerate() {
+        let Some(y) = p.apply(&mut terms, f) else {
+            continue;
+        };
+        let dag = reachable(&terms, &[y]);
+        let of = |a: TermId| -> FxHashSet<String> {
+            dag.iter()
+                .filter(|&&t| t != y && terms.children(t).contains(&a))
+                .map(|&t| parent_shape(&terms, t, a, true))
+                .collect()
+        };
+        if dag.contains(&f) {
+            p.form_uses[j] = Some(of(f));
+        } else if j > 0 {
+            // `k · x` is no node: `k` went into the code's `c · x` nodes.
+            let mut uses = of(x);
+            uses.remove("mul(#,c)");
+            p.scaled_uses[j - 1] = Some(uses);
+        }
+    }
+}
+
+/// Every probe measured afresh, as `fingerprints.txt` holds them (the test
+/// `ptx_libm::stored_fingerprints_are_current` compares the two).
+pub fn measured_fingerprints() -> String {
+    let mut out = String::new();
+    for &(name, meaning, ptx, launch) in SOURCES.iter() {
+        let mut p = parse(name, meaning, ptx, launch);
+        measure(&mut p);
+        fingerprints::write(&p, &fingerprints::source_hash(ptx, launch), &mut out);
+    }
+    out
 }
 
 /// The symbolic domain with the probe's input element bound to a given term.
