@@ -39,6 +39,17 @@ pub enum ErrorKind {
     Undefined,
 }
 
+/// The two accesses of a race ([`ErrorKind::Race`]), typed for callers that judge a
+/// race rather than print it (`infer_launch` rejects a launch whose threads write one
+/// output element twice).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clash {
+    /// Two plain stores to one element of a global tensor.
+    GlobalWrites,
+    /// Any other pair: a read and a write, an atomic, shared memory, an async copy.
+    Other,
+}
+
 /// An execution error with the place it happened.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExecError {
@@ -50,6 +61,8 @@ pub struct ExecError {
     pub loc: Loc,
     /// The program (x, y, z) that was running.
     pub program: [i64; 3],
+    /// For a race, what collided (`None` for every other error).
+    pub clash: Option<Clash>,
 }
 
 impl fmt::Display for ExecError {

@@ -36,6 +36,9 @@ pub struct Execution<V> {
     pub store_sites: Vec<StoreSite>,
     /// Non-fatal findings (e.g. an element written by two programs).
     pub warnings: Vec<String>,
+    /// The first element written by two programs (its warning, also in `warnings`):
+    /// the later write wins, so the launch gives each program too little of the work.
+    pub written_twice: Option<String>,
     /// Ops executed, over all programs (a measure of work).
     pub ops_executed: u64,
 }

@@ -18,8 +18,9 @@ pub mod precision;
 pub(crate) mod shape;
 pub(crate) mod table;
 pub mod value;
+pub(crate) mod values;
 
-pub use error::{ErrorKind, ExecError};
+pub use error::{Clash, ErrorKind, ExecError};
 pub use execution::{collect_outputs, Execution, MaskedLoad, Options, Output, StoreSite, MAX_OPS};
 
 use crate::launch::{ArgValue, Instance, Role};
@@ -52,6 +53,7 @@ pub fn execute_with<D: Domain>(
         line: 0,
         loc: Loc::default(),
         program: [0; 3],
+        clash: None,
     })?;
     let launch_err = |message: String| ExecError {
         kind: ErrorKind::Launch,
@@ -59,6 +61,7 @@ pub fn execute_with<D: Domain>(
         line: func.line,
         loc: func.loc.clone(),
         program: [0; 3],
+        clash: None,
     };
 
     // Bind kernel parameters to launch values. Struct fields (`p+<offset>` keys) are

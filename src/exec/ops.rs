@@ -2,12 +2,11 @@
 //!
 //! One interpreter, generic over the value [`Domain`](super::domain::Domain): the state
 //! and plumbing in `interp.rs`, control flow in `control.rs`, arithmetic, comparisons
-//! and casts in `arith.rs`, memory in `memory.rs`, `tt.dot` in `dot.rs`, reductions
+//! and casts in `arith.rs`, memory in `memory.rs`, reductions
 //! and scans in `reduce.rs`; the op names themselves are read in `exec::table`.
 
 mod arith;
 mod control;
-mod dot;
 mod fork;
 mod gather;
 pub(crate) mod int;

@@ -200,8 +200,8 @@ fn tensor_line(key: &str, name: &str, g: &TensorGuess, dtype: crate::launch::Dty
 enum Fault {
     /// An output read before any write: the tensor's name, if the message gives it.
     NeverWritten(Option<String>),
-    /// PTX: two threads' unordered accesses to one place.
-    Race(String),
+    /// PTX: two threads' unordered accesses to one place, and what they were.
+    Race(String, crate::exec::Clash),
     Other(String),
 }
 
@@ -323,7 +323,7 @@ fn settle_roles(
     let mut roles: BTreeMap<String, Role> = keys.iter().map(|k| (k.clone(), Role::Inout)).collect();
     let first = run(&roles).map_err(|f| match f {
         Fault::NeverWritten(_) => "an output is read before it is written".to_string(),
-        Fault::Race(m) => format!("the kernel races: {m}"),
+        Fault::Race(m, _) => format!("the kernel races: {m}"),
         Fault::Other(m) => m,
     })?;
     for (name, s) in &first {
@@ -357,7 +357,7 @@ fn settle_roles(
                 }
                 None => return Err("an output is read before it is written".into()),
             },
-            Err(Fault::Race(m)) => return Err(format!("the kernel races: {m}")),
+            Err(Fault::Race(m, _)) => return Err(format!("the kernel races: {m}")),
             Err(Fault::Other(m)) => return Err(m),
         }
     }

@@ -19,7 +19,7 @@
 //! `lift race`/`check` to report (a racy wrong twin must still get a launch).
 
 use super::*;
-use crate::exec::{ErrorKind, Execution};
+use crate::exec::{Clash, ErrorKind, Execution};
 use crate::launch::Dtype;
 use crate::ptx::ast::{Entry, Instr, Module, Operand, Space, Special};
 use crate::ptx::{launch_arg_order, type_bytes};
@@ -635,11 +635,14 @@ fn run(
                 quoted_tensor(&e.message).filter(|t| inst.tensors.iter().any(|x| &x.name == t));
             return Err(match e.kind {
                 ErrorKind::NeverWritten if tensor.is_some() => Fault::NeverWritten(tensor),
-                ErrorKind::Race => Fault::Race(format!("{file}:{}: {e}", e.line)),
+                ErrorKind::Race => Fault::Race(
+                    format!("{file}:{}: {e}", e.line),
+                    e.clash.unwrap_or(Clash::Other),
+                ),
                 // A values-only run reads unsynchronised memory as unwritten: a run
                 // that logs races says whether a race is the cause.
                 _ if !races => match run(module, file, text, sizes, Mode::Races) {
-                    Err(Fault::Race(m)) => Fault::Race(m),
+                    Err(Fault::Race(m, c)) => Fault::Race(m, c),
                     _ => Fault::Other(format!("{file}:{}: {e}", e.line)),
                 },
                 _ => Fault::Other(format!("{file}:{}: {e}", e.line)),
@@ -667,17 +670,16 @@ fn validate(
         .join(", ");
     let fault = |f: Fault| match f {
         Fault::NeverWritten(_) => format!("at {at}: an output is read before it is written"),
-        Fault::Race(m) => format!("at {at}: the kernel races: {m}"),
+        Fault::Race(m, _) => format!("at {at}: the kernel races: {m}"),
         Fault::Other(m) => format!("at {at}: {m}"),
     };
     let (_, run_) = run(module, file, text, sizes, Mode::Values).map_err(fault)?;
     every_element_written(&run_.outputs, &at)?;
-    if let Err(Fault::Race(m)) = run(module, file, text, sizes, Mode::Races) {
-        if double_write(&m) {
-            return Err(format!(
-                "at {at}: an output element is written by two threads: {m}"
-            ));
-        }
+    // Two plain writes to one global element: an output written twice.
+    if let Err(Fault::Race(m, Clash::GlobalWrites)) = run(module, file, text, sizes, Mode::Races) {
+        return Err(format!(
+            "at {at}: an output element is written by two threads: {m}"
+        ));
     }
     // A grid larger than the work the kernel sees (sizes bound to the wrong integers:
     // `m` rows launched as N) leaves its last CTA idle. A last CTA that cannot run
@@ -695,11 +697,4 @@ fn validate(
         }
     }
     Ok(())
-}
-
-/// A race report of two plain writes to one global element (the executor's wording:
-/// `data race on `y`[3]: thread ... writes ... and thread ... writes ...`).
-fn double_write(message: &str) -> bool {
-    let global = !message.contains("data race on shared");
-    global && message.matches(" writes ").count() >= 2
 }

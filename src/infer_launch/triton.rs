@@ -528,11 +528,7 @@ fn validate(module: &Module, launch: &Launch, sizes: &BTreeMap<String, i64>) -> 
     let inst = launch.instantiate(sizes).map_err(|e| e.message)?;
     let mut domain = Recording::new(&inst);
     let run = exec::execute(module, &inst, &mut domain).map_err(|e| format!("at {at}: {e}"))?;
-    if let Some(w) = run
-        .warnings
-        .iter()
-        .find(|w| w.contains("written by programs"))
-    {
+    if let Some(w) = &run.written_twice {
         return Err(format!("at {at}: {w}"));
     }
     every_element_written(&run.outputs, &at)

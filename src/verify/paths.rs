@@ -16,7 +16,6 @@
 //! program id) the base constraints allow. Anything this interpreter cannot read
 //! symbolically is an [`Unsupported`] error, never a guess.
 
-use super::guards::MaskLane;
 use super::lane::{bcast, truth, unsupported, Env, Flow, Lane, Val, R};
 use super::run::{PathSolver, Run};
 use super::summary::trip_count;
@@ -24,13 +23,13 @@ use super::summary::trip_count;
 pub use super::lane::{atom_name, small_witness, Unsupported};
 pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
-use crate::exec::domain::{Binary, Domain, Symbolic};
+use crate::exec::domain::{Domain, Symbolic};
 use crate::exec::table::{
-    axis, callee, combine_all, extern_unary, float_predicate, literal, op_kind, simple_combine,
-    IntOp, Literal, OpKind, MAX_NESTING,
+    axis, callee, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
+    MAX_NESTING,
 };
-use crate::exec::{ints, shape};
-use crate::term::{Func, TermId, Terms};
+use crate::exec::{ints, shape, values};
+use crate::term::{Func, Terms};
 use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Module, Op, Region, Type};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -305,10 +304,8 @@ impl Run<'_, '_, '_> {
             return Ok(v);
         }
         match kind {
-            OpKind::Binary(b) => self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                (Lane::Float(x), Lane::Float(y)) => Ok(Lane::Float(r.domain.binary(b, x, y))),
-                (Lane::Undef, _) | (_, Lane::Undef) => Ok(Lane::Undef),
-                _ => unsupported(format!("{name} of non-floats")),
+            OpKind::Binary(b) => self.map2(arg(0)?, arg(1)?, |r, x, y| {
+                values::float_binary(r, b, &x, &y).map_err(named(name))
             }),
             OpKind::Int(io) => {
                 let v = self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
@@ -389,21 +386,9 @@ impl Run<'_, '_, '_> {
                 Lane::Float(x) => Ok(Lane::Float(r.domain.neg(x))),
                 _ => unsupported("negf of a non-float"),
             }),
-            OpKind::Fma => {
-                let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
-                let ab = self.map2(a, b, |r, x, y| match (x, y) {
-                    (Lane::Float(x), Lane::Float(y)) => {
-                        Ok(Lane::Float(r.domain.binary(Binary::Mul, x, y)))
-                    }
-                    _ => unsupported("fma of non-floats"),
-                })?;
-                self.map2(&ab, c, |r, x, y| match (x, y) {
-                    (Lane::Float(x), Lane::Float(y)) => {
-                        Ok(Lane::Float(r.domain.binary(Binary::Add, x, y)))
-                    }
-                    _ => unsupported("fma of non-floats"),
-                })
-            }
+            OpKind::Fma => self.map3(arg(0)?, arg(1)?, arg(2)?, |r, a, b, c| {
+                values::fma(r, &a, &b, &c).map_err(named(name))
+            }),
             OpKind::CmpI => {
                 let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
                 let pred = pred.to_string();
@@ -432,55 +417,11 @@ impl Run<'_, '_, '_> {
                     _ => unsupported("cmpf of non-floats"),
                 })
             }
-            OpKind::Select => {
-                let (c, a, b) = (arg(0)?, arg(1)?, arg(2)?);
-                let shape = if a.shape.is_empty() {
-                    c.shape.clone()
-                } else {
-                    a.shape.clone()
-                };
-                let (c, a, b) = (bcast(c, &shape)?, bcast(a, &shape)?, bcast(b, &shape)?);
-                let mut lanes = Vec::with_capacity(a.lanes.len());
-                for i in 0..a.lanes.len() {
-                    let l = match &c.lanes[i] {
-                        Lane::Bool(k) => match self.mask_lane(k)? {
-                            MaskLane::On => a.lanes[i].clone(),
-                            MaskLane::Off => b.lanes[i].clone(),
-                            MaskLane::Guard(k) => match (&a.lanes[i], &b.lanes[i]) {
-                                (Lane::Float(x), Lane::Float(y)) => {
-                                    let g = self.guard(&k);
-                                    Lane::Float(self.domain.terms.select(g, *x, *y))
-                                }
-                                // Integers and pointers still fork.
-                                _ => {
-                                    if self.decide(&k)? {
-                                        a.lanes[i].clone()
-                                    } else {
-                                        b.lanes[i].clone()
-                                    }
-                                }
-                            },
-                        },
-                        Lane::FBool(k) => match (&a.lanes[i], &b.lanes[i]) {
-                            (Lane::Float(x), Lane::Float(y)) => {
-                                Lane::Float(self.domain.select(*k, *x, *y))
-                            }
-                            (x, y) => match (self.data_int(x), self.data_int(y)) {
-                                (Some((x, xlo)), Some((y, ylo))) => {
-                                    Lane::DataInt(self.domain.select(*k, x, y), xlo.min(ylo))
-                                }
-                                _ => return unsupported("data-dependent select of non-floats"),
-                            },
-                        },
-                        _ => return unsupported("select on a non-boolean"),
-                    };
-                    lanes.push(l);
-                }
-                Ok(Val { shape, lanes })
-            }
-            OpKind::FloatCast => self.map1(arg(0)?, |_, l| match l {
-                l @ (Lane::Float(_) | Lane::Undef) => Ok(l),
-                _ => unsupported(format!("{name} of a non-float")),
+            OpKind::Select => self.map3(arg(0)?, arg(1)?, arg(2)?, |r, c, a, b| {
+                values::select(r, &c, &a, &b)
+            }),
+            OpKind::FloatCast => self.map1(arg(0)?, |r, l| {
+                values::float_cast(r, op, &l).map_err(named(name))
             }),
             OpKind::IntToFloat { unsigned } => {
                 let src = op.operand_types.first().map_or(64, super::overflow::width);
@@ -510,12 +451,8 @@ impl Run<'_, '_, '_> {
                 }
                 _ => unsupported(format!("{name} of a non-float")),
             }),
-            OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |_, p, o| match (p, o) {
-                (Lane::Ptr { tensor, off }, Lane::Int(d)) => Ok(Lane::Ptr {
-                    tensor,
-                    off: off.add(&d),
-                }),
-                _ => unsupported("addptr of a non-pointer or non-integer"),
+            OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |r, p, o| {
+                values::add_ptr(r, &p, &o).map_err(named(name))
             }),
             OpKind::Load => self.load(op, args),
             OpKind::Store => {
@@ -523,12 +460,20 @@ impl Run<'_, '_, '_> {
                 Ok(Val::scalar(Lane::Int(Poly::default())))
             }
             OpKind::Dot => {
-                if matches!(op.attr("inputPrecision"), Some(Attr::Str(p)) if p == "tf32") {
-                    // Read as exact (Precision::Real), as the bounded run does.
-                }
-                self.dot(arg(0)?, arg(1)?, arg(2)?)
+                // tf32 inputs are read as exact (Precision::Real), as the bounded run
+                // reads them without `--precision ieee`.
+                let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
+                let (shape, lanes) = values::dot(
+                    self,
+                    (&a.shape, &a.lanes),
+                    (&b.shape, &b.lanes),
+                    (&c.shape, &c.lanes),
+                    false,
+                )
+                .map_err(named(name))?;
+                Ok(Val { shape, lanes })
             }
-            OpKind::Debug => Ok(Val::scalar(Lane::Int(Poly::default()))),
+            OpKind::Debug => Ok(Val::scalar(values::debug(self, op))),
             _ => not_read(),
         }
     }
@@ -550,39 +495,6 @@ impl Run<'_, '_, '_> {
             return Ok(Val::splat(lanes.remove(0), &shape));
         }
         Ok(Val { shape, lanes })
-    }
-
-    fn dot(&mut self, a: &Val, b: &Val, c: &Val) -> R<Val> {
-        if a.shape.len() != 2 || b.shape.len() != 2 || c.shape.len() != 2 {
-            return unsupported("a batched or non-2-D dot");
-        }
-        let (m, k, n) = (a.shape[0], a.shape[1], b.shape[1]);
-        if b.shape[0] != k || c.shape != [m, n] {
-            return unsupported("dot shapes do not match");
-        }
-        let mut lanes = Vec::with_capacity(m * n);
-        for i in 0..m {
-            for j in 0..n {
-                let mut vals = Vec::with_capacity(k + 1);
-                for q in 0..k {
-                    match (&a.lanes[i * k + q], &b.lanes[q * n + j]) {
-                        (Lane::Float(x), Lane::Float(y)) => {
-                            vals.push(self.domain.binary(Binary::Mul, *x, *y))
-                        }
-                        _ => return unsupported("dot of undefined or non-float lanes"),
-                    }
-                }
-                match &c.lanes[i * n + j] {
-                    Lane::Float(acc) => vals.push(*acc),
-                    _ => return unsupported("dot accumulator is not a float"),
-                }
-                lanes.push(Lane::Float(self.domain.sum(&vals)));
-            }
-        }
-        Ok(Val {
-            shape: vec![m, n],
-            lanes,
-        })
     }
 
     fn scf_if(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
@@ -660,83 +572,27 @@ impl Run<'_, '_, '_> {
         Ok(carried)
     }
 
+    /// `tt.reduce` (its meaning is `exec::values::reduce`): the combine region run on
+    /// scalars.
     fn reduce(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
         let inputs = self.operands(op, env)?;
         let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
-        let Some(first) = inputs.first() else {
-            return unsupported("reduce without operands");
-        };
-        let shape = first.shape.clone();
-        if axis >= shape.len() {
-            return unsupported("reduce axis out of range");
-        }
-        let out_shape: Vec<usize> = shape
+        let ins: Vec<_> = inputs
             .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != axis)
-            .map(|(_, &d)| d)
+            .map(|v| (&v.shape[..], &v.lanes[..]))
             .collect();
-        let inner: usize = shape[axis + 1..].iter().product();
-        let n = shape[axis];
-        let outer: usize = shape[..axis].iter().product();
-        let fast = simple_combine(op);
-        let mut outs: Vec<Vec<Lane>> = vec![Vec::new(); inputs.len()];
-        for o in 0..outer {
-            for i in 0..inner {
-                let lanes: Vec<usize> = (0..n).map(|k| (o * n + k) * inner + i).collect();
-                if lanes
-                    .iter()
-                    .any(|&l| inputs.iter().any(|v| v.lanes[l] == Lane::Undef))
-                {
-                    for out in outs.iter_mut() {
-                        out.push(Lane::Undef);
-                    }
-                    continue;
-                }
-                if let (Some(b), 1) = (fast, inputs.len()) {
-                    let vals: Option<Vec<TermId>> = lanes
-                        .iter()
-                        .map(|&l| match inputs[0].lanes[l] {
-                            Lane::Float(v) => Some(v),
-                            _ => None,
-                        })
-                        .collect();
-                    if let Some(vals) = vals {
-                        outs[0].push(Lane::Float(combine_all(&mut self.domain, b, &vals)));
-                        continue;
-                    }
-                }
-                let Some(region) = op.regions.first() else {
-                    return unsupported("reduce without a combine region");
-                };
-                let mut acc: Vec<Rc<Val>> = inputs
-                    .iter()
-                    .map(|v| Rc::new(Val::scalar(v.lanes[lanes[0]].clone())))
-                    .collect();
-                for &l in &lanes[1..] {
-                    let mut block_args = acc.clone();
-                    block_args.extend(
-                        inputs
-                            .iter()
-                            .map(|v| Rc::new(Val::scalar(v.lanes[l].clone()))),
-                    );
-                    acc = match self.run_region(region, block_args, env)? {
-                        Flow::Yield(v) | Flow::Return(v) => v,
-                    };
-                }
-                for (out, a) in outs.iter_mut().zip(&acc) {
-                    out.push(a.lanes[0].clone());
-                }
-            }
-        }
+        let outs = values::reduce(self, op, &ins, axis, named(&op.name), |r, args| {
+            let Some(region) = op.regions.first() else {
+                return unsupported("reduce without a combine region");
+            };
+            let args = args.into_iter().map(|l| Rc::new(Val::scalar(l))).collect();
+            Ok(match r.run_region(region, args, env)? {
+                Flow::Yield(v) | Flow::Return(v) => v.iter().map(|a| a.lanes[0].clone()).collect(),
+            })
+        })?;
         Ok(outs
             .into_iter()
-            .map(|lanes| {
-                Rc::new(Val {
-                    shape: out_shape.clone(),
-                    lanes,
-                })
-            })
+            .map(|(shape, lanes)| Rc::new(Val { shape, lanes }))
             .collect())
     }
 
@@ -753,6 +609,27 @@ impl Run<'_, '_, '_> {
             shape: a.shape.clone(),
             lanes,
         })
+    }
+
+    fn map3(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        c: &Val,
+        mut f: impl FnMut(&mut Self, Lane, Lane, Lane) -> R<Lane>,
+    ) -> R<Val> {
+        let shape = [a, b, c]
+            .iter()
+            .map(|v| &v.shape)
+            .find(|s| !s.is_empty())
+            .cloned()
+            .unwrap_or_default();
+        let (a, b, c) = (bcast(a, &shape)?, bcast(b, &shape)?, bcast(c, &shape)?);
+        let mut lanes = Vec::with_capacity(a.lanes.len());
+        for ((x, y), z) in a.lanes.into_iter().zip(b.lanes).zip(c.lanes) {
+            lanes.push(f(self, x, y, z)?);
+        }
+        Ok(Val { shape, lanes })
     }
 
     fn map2(

@@ -5,14 +5,16 @@
 //! Invariant: the path's condition only grows while a program runs; `decide` asserts
 //! the side taken, so later questions are asked under it.
 
-use super::lane::{unsupported, R};
+use super::lane::{unsupported, Lane, R};
+use super::mask::MaskLane;
 use super::mask::{conjuncts, Classes};
 use super::records::{Path, Setup};
 use super::summary::DomainKey;
 use super::summary::{LoopCtx, Partial};
 use super::sym::{Cond, Poly, Rel, Smt};
-use crate::exec::domain::{Binary, Symbolic};
+use crate::exec::domain::{Binary, Domain, Symbolic, Truth};
 use crate::exec::table::IntOp;
+use crate::exec::values::Kind;
 use crate::term::{CmpOp, TermId};
 use crate::triton_ir::ast::Module;
 use std::collections::{BTreeMap, HashMap};
@@ -278,5 +280,85 @@ impl crate::exec::ints::Ints for Run<'_, '_, '_> {
     }
     fn decide(&mut self, c: &Cond) -> R<bool> {
         Run::decide(self, c)
+    }
+}
+
+/// The all-sizes run's lanes (see `exec::values`): integers and pointer offsets are
+/// polynomials over the sizes, conditions on them are decided on the path or kept as
+/// guards, and the reals are terms.
+impl<'t> crate::exec::values::Values for Run<'_, '_, 't> {
+    type D = Symbolic<'t>;
+    type L = Lane;
+    type I = Poly;
+    type E = super::lane::Unsupported;
+    fn floats(&mut self) -> &mut Symbolic<'t> {
+        &mut self.domain
+    }
+    fn kind(&self, l: &Lane) -> Kind<TermId, Poly> {
+        match l {
+            Lane::Float(t) => Kind::Float(*t),
+            Lane::FBool(t) => Kind::DataCond(*t),
+            Lane::Bool(c) => match c.as_const() {
+                Some(b) => Kind::Known(b),
+                None => Kind::Other,
+            },
+            Lane::Int(p) => Kind::Int(p.clone()),
+            Lane::Ptr { tensor, off } => Kind::Ptr {
+                tensor: *tensor,
+                offset: off.clone(),
+            },
+            Lane::Undef => Kind::Undef,
+            Lane::DataInt(..) => Kind::Other,
+        }
+    }
+    fn float(&self, v: TermId) -> Lane {
+        Lane::Float(v)
+    }
+    fn truth(&self, t: Truth<TermId>) -> Lane {
+        super::lane::truth(t)
+    }
+    fn ptr(&self, tensor: usize, off: Poly) -> Lane {
+        Lane::Ptr { tensor, off }
+    }
+    fn add_offset(&mut self, a: &Poly, b: &Poly) -> Poly {
+        a.add(b)
+    }
+    fn unit(&self) -> Lane {
+        Lane::Int(Poly::default())
+    }
+    fn fail(&self, _kind: crate::exec::ErrorKind, message: String) -> Self::E {
+        crate::exec::ints::Ints::fail(self, _kind, message)
+    }
+    /// The all-sizes run proves values; what a debug op prints changes none.
+    fn warn(&mut self, _: String) {}
+    fn select_other(&mut self, c: &Lane, a: &Lane, b: &Lane) -> R<Lane> {
+        let Lane::Bool(k) = c else {
+            return unsupported("select on a non-boolean");
+        };
+        Ok(match self.mask_lane(k)? {
+            MaskLane::On => a.clone(),
+            MaskLane::Off => b.clone(),
+            MaskLane::Guard(k) => match (a, b) {
+                (Lane::Float(x), Lane::Float(y)) => {
+                    let g = self.guard(&k);
+                    Lane::Float(self.domain.terms.select(g, *x, *y))
+                }
+                // Integers and pointers still fork.
+                _ => {
+                    if self.decide(&k)? {
+                        a.clone()
+                    } else {
+                        b.clone()
+                    }
+                }
+            },
+        })
+    }
+    fn select_on_data(&mut self, c: TermId, a: &Lane, b: &Lane) -> Option<R<Lane>> {
+        let ((x, xlo), (y, ylo)) = (self.data_int(a)?, self.data_int(b)?);
+        Some(Ok(Lane::DataInt(self.domain.select(c, x, y), xlo.min(ylo))))
+    }
+    fn add_ptr_data(&mut self, _: &Lane, _: &Lane) -> Option<R<Lane>> {
+        None
     }
 }

@@ -16,8 +16,9 @@ use crate::exec::table::{
     axis, clamp_ops, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
 };
 use crate::exec::value::{Elem, Value};
+use crate::exec::values;
 use crate::term::Func;
-use crate::triton_ir::ast::{Attr, FloatKind, Op, Type};
+use crate::triton_ir::ast::{Attr, Op, Type};
 use std::rc::Rc;
 
 impl<'a, D: Domain> Interp<'a, D> {
@@ -93,8 +94,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                 other => malformed(format!("operand is {}", other.kind())),
             }),
             OpKind::Fma => map3(arg(0)?, arg(1)?, arg(2)?, |a, b, c| {
-                let ab = self.float_binary(Binary::Mul, a, b)?;
-                self.float_binary(Binary::Add, ab, c)
+                values::fma(self, &a, &b, &c)
             }),
             OpKind::ClampF => {
                 let (max, min) = clamp_ops(op);
@@ -146,19 +146,9 @@ impl<'a, D: Domain> Interp<'a, D> {
                 } else {
                     c.clone()
                 };
-                map3(&c, a, b, |c, a, b| self.select(c, a, b))
+                map3(&c, a, b, |c, a, b| values::select(self, &c, &a, &b))
             }
-            OpKind::FloatCast => {
-                let round = self.rounding(op);
-                map1(arg(0)?, |e| match e {
-                    Elem::Float(v) => Ok(Elem::Float(match round {
-                        Some(f) => self.domain.func(f, v),
-                        None => v,
-                    })),
-                    Elem::Undef(_) => Ok(e),
-                    other => malformed(format!("converts {}", other.kind())),
-                })
-            }
+            OpKind::FloatCast => map1(arg(0)?, |e| values::float_cast(self, op, &e)),
             OpKind::IntToFloat { unsigned } => map1(arg(0)?, |e| match e {
                 Elem::Int(i) => {
                     let bits = op.operand_types.first().map_or(64, int::width);
@@ -219,43 +209,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                     ),
                 })
             }
-            OpKind::AddPtr => map2(arg(0)?, arg(1)?, |p, o| match (p, o) {
-                (Elem::Ptr { tensor, offset }, Elem::Int(d)) => Ok(Elem::Ptr {
-                    tensor,
-                    offset: offset + d,
-                }),
-                (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
-                (Elem::Ptr { tensor, offset }, Elem::DataInt { v, .. }) => Ok(Elem::DataPtr {
-                    tensor,
-                    offset,
-                    idx: v,
-                }),
-                (
-                    Elem::DataPtr {
-                        tensor,
-                        offset,
-                        idx,
-                    },
-                    Elem::Int(d),
-                ) => Ok(Elem::DataPtr {
-                    tensor,
-                    offset: offset + d,
-                    idx,
-                }),
-                (
-                    Elem::DataPtr {
-                        tensor,
-                        offset,
-                        idx,
-                    },
-                    Elem::DataInt { v, .. },
-                ) => Ok(Elem::DataPtr {
-                    tensor,
-                    offset,
-                    idx: self.domain.binary(Binary::Add, idx, v),
-                }),
-                (p, o) => malformed(format!("adds {} to {}", o.kind(), p.kind())),
-            }),
+            OpKind::AddPtr => map2(arg(0)?, arg(1)?, |p, o| values::add_ptr(self, &p, &o)),
             OpKind::Load => self.load(op, args),
             OpKind::Store => {
                 self.store(op, args)?;
@@ -266,7 +220,15 @@ impl<'a, D: Domain> Interp<'a, D> {
                 // `ieee` unprinted; tf32x3 is about f32-accurate and stays exact.
                 let tf32 = self.domain.precision() == Precision::Ieee
                     && matches!(op.attr("inputPrecision"), Some(Attr::Str(p)) if p == "tf32");
-                self.dot(arg(0)?, arg(1)?, arg(2)?, tf32)
+                let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
+                let (shape, elems) = values::dot(
+                    self,
+                    (&a.shape, &a.elems),
+                    (&b.shape, &b.elems),
+                    (&c.shape, &c.elems),
+                    tf32,
+                )?;
+                Ok(Value { shape, elems })
             }
             OpKind::Extern => self.extern_call(op, args),
             OpKind::Poison => {
@@ -278,10 +240,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             // program order, every lane at once, so the threads it orders never
             // interleave here: a no-op.
             OpKind::Barrier => Ok(Value::scalar(Elem::Int(0))),
-            OpKind::Debug => {
-                self.warn_once(format!("{name} at line {} is ignored", op.line));
-                Ok(Value::scalar(Elem::Int(0)))
-            }
+            OpKind::Debug => Ok(Value::scalar(values::debug(self, op))),
             // Region ops and terminators are run by `control.rs`, never here.
             _ => unsupported(),
         }
@@ -304,11 +263,7 @@ impl<'a, D: Domain> Interp<'a, D> {
     }
 
     pub(super) fn float_unary(&mut self, e: Elem<D::V>, f: Func) -> R<Elem<D::V>> {
-        match e {
-            Elem::Float(a) => Ok(Elem::Float(self.domain.func(f, a))),
-            Elem::Undef(u) => Ok(Elem::Undef(u)),
-            other => malformed(format!("operand is {}", other.kind())),
-        }
+        values::float_unary(self, f, &e)
     }
 
     pub(super) fn float_binary(
@@ -317,11 +272,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         a: Elem<D::V>,
         b: Elem<D::V>,
     ) -> R<Elem<D::V>> {
-        match (a, b) {
-            (Elem::Float(x), Elem::Float(y)) => Ok(Elem::Float(self.domain.binary(op, x, y))),
-            (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
-            (a, b) => malformed(format!("operands are {} and {}", a.kind(), b.kind())),
-        }
+        values::float_binary(self, op, &a, &b)
     }
 
     pub(super) fn int_binary(
@@ -370,44 +321,6 @@ impl<'a, D: Domain> Interp<'a, D> {
             },
             (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
             (a, b) => malformed(format!("integer op on {} and {}", a.kind(), b.kind())),
-        }
-    }
-
-    pub(super) fn select(&mut self, c: Elem<D::V>, a: Elem<D::V>, b: Elem<D::V>) -> R<Elem<D::V>> {
-        match c {
-            Elem::Bool(true) => Ok(a),
-            Elem::Bool(false) => Ok(b),
-            Elem::Undef(u) => Ok(Elem::Undef(u)),
-            Elem::Cond(c) => match (a, b) {
-                (Elem::Float(x), Elem::Float(y)) => Ok(Elem::Float(self.domain.select(c, x, y))),
-                (Elem::Cond(x), Elem::Cond(y)) => Ok(Elem::Cond(self.domain.select(c, x, y))),
-                (Elem::Undef(u), _) | (_, Elem::Undef(u)) => Ok(Elem::Undef(u)),
-                (x, y) => match self.select_data_int(c, x, y) {
-                    Some(r) => r,
-                    None => fail(
-                    ErrorKind::Unsupported,
-                    format!(
-                            "data-dependent select between {} and {} (only reals and integers can depend on the data)",
-                            x.kind(),
-                            y.kind()
-                        ),
-                    ),
-                },
-            },
-            other => malformed(format!("condition is {}", other.kind())),
-        }
-    }
-
-    /// The rounding `--precision ieee` gives a float conversion `op`: to f16 or bf16
-    /// (f8 and widenings stay exact; the verdict lists f8 as an assumption).
-    pub(super) fn rounding(&self, op: &Op) -> Option<Func> {
-        if self.domain.precision() != Precision::Ieee {
-            return None;
-        }
-        match op.result_types.first()?.elem() {
-            Type::Float(FloatKind::F16) => Some(Func::RoundF16),
-            Type::Float(FloatKind::BF16) => Some(Func::RoundBf16),
-            _ => None,
         }
     }
 

@@ -33,6 +33,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             line,
             loc: loc.clone(),
             program,
+            clash: None,
         };
         if self.depth > MAX_NESTING {
             return Err(here(
@@ -63,6 +64,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             line,
             loc: loc.clone(),
             program,
+            clash: None,
         };
         let mut args = args;
         self.depth += 1;

@@ -220,7 +220,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                 elems.push(if p == q {
                     p
                 } else {
-                    self.select(Elem::Cond(c), p, q)?
+                    crate::exec::values::select(self, &Elem::Cond(c), &p, &q)?
                 });
             }
             out.push(Rc::new(Value {

@@ -5,10 +5,11 @@
 //! Invariant: an [`Interp`] only grows (memory written, sites and warnings appended);
 //! `finish` hands everything to the caller once all programs ran.
 
-use crate::exec::domain::{Domain, Truth};
+use crate::exec::domain::{Binary, Domain, Truth};
 use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::execution::{Execution, Options, StoreSite};
 use crate::exec::value::{Elem, Value};
+use crate::exec::values::Kind;
 use crate::launch::{Instance, Role};
 use crate::triton_ir::ast::{Block, Func as IrFunc, Loc, Module, Op};
 use rustc_hash::FxHashMap;
@@ -63,6 +64,7 @@ pub(crate) struct Interp<'a, D: Domain> {
     /// (ttir line, source) of loads whose masked-off lanes had no `other=`.
     pub(super) undef_loads: Vec<(u32, Loc)>,
     pub(super) warnings: Vec<String>,
+    pub(super) written_twice: Option<String>,
     pub(super) program: [i64; 3],
     pub(super) ops: u64,
     pub(super) depth: u32,
@@ -95,6 +97,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             undef_loads: Vec::new(),
             path: Vec::new(),
             warnings: Vec::new(),
+            written_twice: None,
             program: [0; 3],
             ops: 0,
             depth: 0,
@@ -134,6 +137,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                 line,
                 loc: loc.clone(),
                 program: self.program,
+                clash: None,
             });
         }
         // The parser may also list the parameters as the entry block's arguments (as
@@ -160,6 +164,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             outputs,
             store_sites: self.store_sites,
             warnings: self.warnings,
+            written_twice: self.written_twice,
             ops_executed: self.ops,
         }
     }
@@ -171,6 +176,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             line: op.line,
             loc: op.loc.clone(),
             program: self.program,
+            clash: None,
         }
     }
 
@@ -223,5 +229,89 @@ pub(super) fn truth_elem<V>(t: Truth<V>) -> Elem<V> {
     match t {
         Truth::Known(b) => Elem::Bool(b),
         Truth::Unknown(v) => Elem::Cond(v),
+    }
+}
+
+/// The bounded run's lanes (see `exec::values`): machine integers and pointers,
+/// decided conditions, and data-dependent integers and pointers the domain holds.
+impl<D: Domain> crate::exec::values::Values for Interp<'_, D> {
+    type D = D;
+    type L = Elem<D::V>;
+    type I = i64;
+    type E = Fail;
+    fn floats(&mut self) -> &mut D {
+        &mut *self.domain
+    }
+    fn kind(&self, l: &Elem<D::V>) -> Kind<D::V, i64> {
+        match *l {
+            Elem::Float(v) => Kind::Float(v),
+            Elem::Cond(v) => Kind::DataCond(v),
+            Elem::Bool(b) => Kind::Known(b),
+            Elem::Int(i) => Kind::Int(i),
+            Elem::Ptr { tensor, offset } => Kind::Ptr { tensor, offset },
+            Elem::Undef(_) => Kind::Undef,
+            Elem::DataInt { .. } | Elem::DataPtr { .. } => Kind::Other,
+        }
+    }
+    fn float(&self, v: D::V) -> Elem<D::V> {
+        Elem::Float(v)
+    }
+    fn truth(&self, t: Truth<D::V>) -> Elem<D::V> {
+        truth_elem(t)
+    }
+    fn ptr(&self, tensor: usize, offset: i64) -> Elem<D::V> {
+        Elem::Ptr { tensor, offset }
+    }
+    fn add_offset(&mut self, a: &i64, b: &i64) -> i64 {
+        a + b
+    }
+    fn unit(&self) -> Elem<D::V> {
+        Elem::Int(0)
+    }
+    fn fail(&self, kind: ErrorKind, message: String) -> Fail {
+        Fail { kind, message }
+    }
+    fn warn(&mut self, warning: String) {
+        self.warn_once(warning);
+    }
+    fn select_other(&mut self, c: &Elem<D::V>, _: &Elem<D::V>, _: &Elem<D::V>) -> R<Elem<D::V>> {
+        malformed(format!("condition is {}", c.kind()))
+    }
+    fn select_on_data(&mut self, c: D::V, a: &Elem<D::V>, b: &Elem<D::V>) -> Option<R<Elem<D::V>>> {
+        self.select_data_int(c, *a, *b)
+    }
+    fn add_ptr_data(&mut self, p: &Elem<D::V>, o: &Elem<D::V>) -> Option<R<Elem<D::V>>> {
+        Some(Ok(match (*p, *o) {
+            (Elem::Ptr { tensor, offset }, Elem::DataInt { v, .. }) => Elem::DataPtr {
+                tensor,
+                offset,
+                idx: v,
+            },
+            (
+                Elem::DataPtr {
+                    tensor,
+                    offset,
+                    idx,
+                },
+                Elem::Int(d),
+            ) => Elem::DataPtr {
+                tensor,
+                offset: offset + d,
+                idx,
+            },
+            (
+                Elem::DataPtr {
+                    tensor,
+                    offset,
+                    idx,
+                },
+                Elem::DataInt { v, .. },
+            ) => Elem::DataPtr {
+                tensor,
+                offset,
+                idx: self.domain.binary(Binary::Add, idx, v),
+            },
+            _ => return None,
+        }))
     }
 }

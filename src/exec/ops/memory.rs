@@ -173,13 +173,15 @@ impl<'a, D: Domain> Interp<'a, D> {
             };
             if let Some((_, _, prev)) = self.memory[tensor].written[flat] {
                 if prev != self.program {
-                    self.warn_once(format!(
+                    let w = format!(
                         "{}{:?} is written by programs {:?} and {:?}; the later write wins",
                         decl.name,
                         decl.unravel(flat),
                         prev,
                         self.program
-                    ));
+                    );
+                    self.written_twice.get_or_insert_with(|| w.clone());
+                    self.warn_once(w);
                 }
             }
             used_site = true;

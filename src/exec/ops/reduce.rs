@@ -5,16 +5,16 @@
 
 use super::interp::{Env, Fail, Flow, Interp};
 use super::masked;
-use crate::exec::domain::{Domain, Precision};
+use crate::exec::domain::Domain;
 use crate::exec::error::{ErrorKind, ExecError};
-use crate::exec::precision;
-use crate::exec::table::{combine_all, simple_combine};
 use crate::exec::value::{strides, unravel, Elem, Value};
-use crate::triton_ir::ast::{Attr, FloatKind, Op, Scalar, Type};
+use crate::exec::values;
+use crate::triton_ir::ast::{Attr, Op, Scalar};
 use std::rc::Rc;
 
 impl<'a, D: Domain> Interp<'a, D> {
-    /// `tt.reduce` over `axis`: folds the combine region left to right.
+    /// `tt.reduce` over `axis` (its meaning is `exec::values::reduce`): the combine
+    /// region run on scalars.
     pub(super) fn reduce(
         &mut self,
         op: &Op,
@@ -22,84 +22,43 @@ impl<'a, D: Domain> Interp<'a, D> {
     ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
         let inputs = self.operands(op, env)?;
         let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
-        let (shape, groups) = self.lanes_along(op, &inputs, axis)?;
-        let out_shape: Vec<usize> = shape
+        let ins: Vec<_> = inputs
             .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != axis)
-            .map(|(_, &d)| d)
+            .map(|v| (&v.shape[..], &v.elems[..]))
             .collect();
-        let fast = simple_combine(op);
-        // Under --precision ieee an f16/bf16 combine rounds after every step.
-        let in_type = match op.result_types.first().map(Type::elem) {
-            Some(Type::Float(k @ (FloatKind::F16 | FloatKind::BF16)))
-                if self.domain.precision() == Precision::Ieee =>
-            {
-                Some(*k)
-            }
-            _ => None,
+        let program = self.program;
+        let at = |f: Fail| ExecError {
+            kind: f.kind,
+            message: format!("{}: {}", op.name, f.message),
+            line: op.line,
+            loc: op.loc.clone(),
+            program,
+            clash: None,
         };
-        let mut outs: Vec<Vec<Elem<D::V>>> = vec![Vec::with_capacity(groups.len()); inputs.len()];
-        for lanes in &groups {
-            // A reduction over lanes of which any is undefined is undefined.
-            let undef = lanes
-                .iter()
-                .find_map(|&l| masked::first_undef(inputs.iter().map(|v| &v.elems[l])));
-            if let Some(u) = undef {
-                for o in outs.iter_mut() {
-                    o.push(Elem::Undef(u));
-                }
-                continue;
-            }
-            if let (Some(b), 1) = (fast, inputs.len()) {
-                let vals: Option<Vec<D::V>> = lanes
-                    .iter()
-                    .map(|&l| match inputs[0].elems[l] {
-                        Elem::Float(v) => Some(v),
-                        _ => None,
-                    })
-                    .collect();
-                if let Some(vals) = vals {
-                    let v = match in_type {
-                        Some(kind) => precision::combine_in_type(&mut *self.domain, b, kind, &vals),
-                        None => combine_all(&mut *self.domain, b, &vals),
-                    };
-                    outs[0].push(Elem::Float(v));
-                    continue;
-                }
-            }
-            let mut acc: Vec<Rc<Value<D::V>>> = inputs
-                .iter()
-                .map(|v| Rc::new(Value::scalar(v.elems[lanes[0]])))
+        let outs = values::reduce(self, op, &ins, axis, at, |me, args| {
+            let Some(region) = op.regions.first() else {
+                return Err(me.at(
+                    op,
+                    Fail {
+                        kind: ErrorKind::Malformed,
+                        message: "missing combine region".into(),
+                    },
+                ));
+            };
+            let args = args
+                .into_iter()
+                .map(|e| Rc::new(Value::scalar(e)))
                 .collect();
-            for &l in &lanes[1..] {
-                let mut block_args = acc.clone();
-                block_args.extend(inputs.iter().map(|v| Rc::new(Value::scalar(v.elems[l]))));
-                let Some(region) = op.regions.first() else {
-                    return Err(self.at(
-                        op,
-                        Fail {
-                            kind: ErrorKind::Malformed,
-                            message: "missing combine region".into(),
-                        },
-                    ));
-                };
-                acc = match self.run_region(region, block_args, env, op.line, &op.loc)? {
-                    Flow::Yield(v) | Flow::Return(v) => v,
-                };
-            }
-            for (o, a) in outs.iter_mut().zip(&acc) {
-                o.push(a.single().unwrap_or(Elem::Int(0)));
-            }
-        }
+            Ok(match me.run_region(region, args, env, op.line, &op.loc)? {
+                Flow::Yield(v) | Flow::Return(v) => v
+                    .iter()
+                    .map(|a| a.single().unwrap_or(Elem::Int(0)))
+                    .collect(),
+            })
+        })?;
         Ok(outs
             .into_iter()
-            .map(|elems| {
-                Rc::new(Value {
-                    shape: out_shape.clone(),
-                    elems,
-                })
-            })
+            .map(|(shape, elems)| Rc::new(Value { shape, elems }))
             .collect())
     }
 

@@ -66,7 +66,7 @@ pub(super) struct Locks<V> {
     /// Holds whose scope is `.cta` only.
     cta_scoped: HashSet<u64>,
     /// Pairs of accesses ordered only by a lock: (lock, the later hold, race message).
-    reliance: Vec<(LocKey, u64, String)>,
+    reliance: Vec<(LocKey, u64, String, Clash)>,
     next_hold: u64,
     /// Writes per word, to wake spinning threads.
     pub(super) versions: HashMap<LocKey, u64>,
@@ -256,7 +256,13 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
 
     /// Whether a lock both accesses held orders them; records the reliance.
-    pub(super) fn lock_orders(&mut self, a: &Rec<D::V>, r: &Rec<D::V>, msg: &str) -> bool {
+    pub(super) fn lock_orders(
+        &mut self,
+        a: &Rec<D::V>,
+        r: &Rec<D::V>,
+        msg: &str,
+        clash: Clash,
+    ) -> bool {
         for (ka, ha) in &a.locks {
             for (kb, hb) in &r.locks {
                 if ka != kb || ha == hb {
@@ -287,7 +293,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     );
                     continue;
                 }
-                self.locks.reliance.push((*kb, *hb, msg.to_string()));
+                self.locks.reliance.push((*kb, *hb, msg.to_string(), clash));
                 return true;
             }
         }
@@ -319,7 +325,8 @@ impl<'a, D: Domain> Sim<'a, D> {
             .any(|th| th.holds.iter().any(|h| h.key == key));
         if held {
             self.locks.broken.insert(key);
-            if let Some((_, _, m)) = self.locks.reliance.iter().find(|r| r.0 == key) {
+            if let Some((_, _, m, c)) = self.locks.reliance.iter().find(|r| r.0 == key) {
+                self.clash = Some(*c);
                 return fail(
                     ErrorKind::Race,
                     format!("{m}; the lock that seemed to order them is written while held, so it does not"),
@@ -792,7 +799,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 let released = matches!(sem, "release" | "acq_rel");
                 if h.dirty && !released {
                     self.locks.unfenced.insert(h.id);
-                    if let Some((_, _, m)) = self.locks.reliance.iter().find(|r| r.1 == h.id) {
+                    if let Some((_, _, m, c)) = self.locks.reliance.iter().find(|r| r.1 == h.id) {
+                        self.clash = Some(*c);
                         return fail(
                             ErrorKind::Race,
                             format!(

@@ -29,7 +29,7 @@
 use super::ast::type_bytes;
 use super::ast::*;
 use crate::exec::domain::{Binary, Domain, Precision, Truth};
-use crate::exec::{ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
+use crate::exec::{Clash, ErrorKind, ExecError, Execution, StoreSite, MAX_OPS};
 use crate::launch::{ArgValue, Instance, Role};
 use crate::term::{CmpOp, Func};
 use crate::triton_ir::ast::Loc;
@@ -252,6 +252,7 @@ fn run<D: Domain>(
         line: 0,
         loc: Loc::default(),
         program: [0; 3],
+        clash: None,
     };
     let entry = module
         .entry(None)
@@ -396,6 +397,7 @@ fn run<D: Domain>(
         at: None,
         atomic_now: false,
         locks: Locks::default(),
+        clash: None,
         unpacked: Vec::new(),
         abs_args: Vec::new(),
         sums: Default::default(),
@@ -466,6 +468,8 @@ struct Sim<'a, D: Domain> {
     atomic_now: bool,
     /// Atomics and spin locks (see `atomic`).
     locks: Locks<D::V>,
+    /// What collided in the race being reported (set with its `ErrorKind::Race`).
+    clash: Option<Clash>,
     /// Registers split by `mov.b64 {lo, hi}, x`: (whole, parts), so that packing the
     /// same parts again gives `x` back (see `values::pack`).
     unpacked: Vec<Unpacked<D::V>>,
@@ -516,6 +520,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             outputs,
             store_sites: self.store_sites,
             warnings: Vec::new(),
+            written_twice: None,
             ops_executed: self.ops,
         };
         (run, benign)
@@ -617,11 +622,14 @@ impl<'a, D: Domain> Sim<'a, D> {
             line: ins.map_or(0, |i| i.line),
             loc: ins.map_or_else(Loc::default, |i| i.loc.clone()),
             program: self.cta,
+            // A race's accesses, as the step that found it recorded them.
+            clash: (kind == ErrorKind::Race).then_some(self.clash.unwrap_or(Clash::Other)),
         }
     }
 
     fn step(&mut self, t: usize) -> Result<(), ExecError> {
         let pc = self.threads[t].pc;
+        self.clash = None;
         let Some(ins) = self.entry.body.get(pc) else {
             // Ran off the end: copies in flight land at the last instruction.
             let last = pc.min(self.entry.body.len().saturating_sub(1));

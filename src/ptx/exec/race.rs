@@ -248,7 +248,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             self.locks.note = None;
             if !a.locks.is_empty() && !r.locks.is_empty() {
                 let m = self.race_message(a, r, what);
-                if self.lock_orders(a, r, &m) {
+                if self.lock_orders(a, r, &m, clash(a, r, what)) {
                     continue;
                 }
             }
@@ -299,6 +299,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     if let Some(w) = witness {
                         m.push_str(&format!("; both stores happen for the inputs {w}"));
                     }
+                    self.clash = Some(clash(a, r, what));
                     return Err((ErrorKind::Race, m));
                 }
                 if same {
@@ -348,6 +349,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
                 continue;
             }
+            self.clash = Some(clash(a, r, what));
             return Err((ErrorKind::Race, m));
         }
         match undecided {
@@ -608,5 +610,15 @@ impl<'a, D: Domain> Sim<'a, D> {
             res?;
         }
         Ok(())
+    }
+}
+
+/// What two racing accesses are: two plain stores to a global element, or another pair.
+pub(super) fn clash<V>(a: &Rec<V>, b: &Rec<V>, what: Place) -> Clash {
+    let plain_write = |r: &Rec<V>| r.write && !r.atomic;
+    if plain_write(a) && plain_write(b) && matches!(what, Place::Global { .. }) {
+        Clash::GlobalWrites
+    } else {
+        Clash::Other
     }
 }
