@@ -4,7 +4,8 @@
 //! `*i64` and `*i8` pointers decide it.
 //! Each fixture gives a verdict per instance; every twin is right at its first instance
 //! (where the bug cannot show: one vocabulary chunk, D == BLOCK_D) or at most label
-//! and code values (label 0, negative int8 codes), and REFUTED where it shows. Independently of lift's terms, `lift run` of each
+//! and code values (label 0, negative int8 codes), and REFUTED (or OUT OF BOUNDS: a
+//! ragged last block of unmasked loads) where it shows. Independently of lift's terms, `lift run` of each
 //! kernel on the NumPy reference inputs (labels 0 and -100 included) reproduces the
 //! references exactly where the kernel is correct and differs where the twin is wrong.
 //! `nll_loss_rows` reads its masked label load with `--masked-load zero`: a masked-off
@@ -23,6 +24,7 @@ const FIXTURES: &[&str] = &[
     "nll_loss",
     "nll_loss_label0",
     "nll_loss_rows",
+    "nll_loss_rows_unmasked",
     "embedding",
     "embedding_block_stride",
     "dequant_rows",
@@ -35,6 +37,9 @@ struct Fixture {
     /// Options of every run (`--masked-load zero`).
     #[serde(default)]
     options: String,
+    /// The correct kernel is VERIFIED for every size, not only on the instance.
+    #[serde(default)]
+    all_sizes: bool,
     instance: Vec<Inst>,
 }
 
@@ -111,10 +116,15 @@ fn label_kernels_get_their_verdict_at_each_instance() {
                 "verified" => {
                     assert_eq!(o.status.code(), Some(0), "{what}:\n{t}");
                     assert!(t.contains("VERIFIED"), "{what}:\n{t}");
+                    assert_eq!(fx.all_sizes, t.contains("VERIFIED for all"), "{what}:\n{t}");
                 }
                 "refuted" => {
                     assert_eq!(o.status.code(), Some(1), "{what}:\n{t}");
                     assert!(t.contains("REFUTED"), "{what}:\n{t}");
+                }
+                "oob" => {
+                    assert_eq!(o.status.code(), Some(1), "{what}:\n{t}");
+                    assert!(t.contains("OUT OF BOUNDS"), "{what}:\n{t}");
                 }
                 v => panic!("{what}: {v}"),
             }
@@ -140,6 +150,12 @@ fn label_kernels_run_on_the_references_as_their_verdicts_say() {
                     .arg(format!("{k}={}", refs.join(format!("{k}.npy")).display()));
             }
             let o = cmd.output().unwrap();
+            if inst.expect == "oob" {
+                // The reference inputs reach the access outside the tensor too.
+                assert_eq!(o.status.code(), Some(1), "{what}:\n{}", text(&o));
+                assert!(text(&o).contains("OUT OF BOUNDS"), "{what}:\n{}", text(&o));
+                continue;
+            }
             assert_eq!(o.status.code(), Some(0), "{what}:\n{}", text(&o));
             let got = read_npys(out.path());
             let mut differs = false;

@@ -153,7 +153,8 @@ DEQ = {
     "reference": lambda ins, sz: {"y": ins["q"] * ins["s"][:, None]},
 }
 
-# `expect`: the verdict at each instance, in order (a twin is right at the first).
+# `expect`: the verdict at each instance, in order (a twin is right at the first);
+# "oob": an access outside a tensor (exit 1, OUT OF BOUNDS).
 FIXTURES = {
     "cross_entropy": dict(CE, kernel="cross_entropy_kernel", expect=["verified", "verified"]),
     "cross_entropy_one_chunk": dict(
@@ -173,7 +174,14 @@ FIXTURES = {
         constexprs={"BLOCK_M": 2}, grid=["cdiv(M, 2)"],
         args=NLL["args"][:4] + [("n_rows", "M"), ("ignore_index", -100)],
         options="--masked-load zero"),
-    "dequant_rows": dict(DEQ, kernel="dequant_rows_kernel", expect=["verified", "verified"]),
+    "nll_loss_rows_unmasked": dict(
+        NLL, kernel="nll_loss_rows_unmasked_kernel", expect=["verified", "oob"],
+        signature=dict(NLL["signature"], n_rows="i32", BLOCK_M="constexpr"),
+        constexprs={"BLOCK_M": 2}, grid=["cdiv(M, 2)"],
+        args=NLL["args"][:4] + [("n_rows", "M"), ("ignore_index", -100)],
+        bug="the label and logp loads are not masked: a ragged last block reads past t"),
+    "dequant_rows": dict(DEQ, kernel="dequant_rows_kernel", expect=["verified", "verified"],
+                         all_sizes=True),
     "dequant_rows_unsigned": dict(
         DEQ, kernel="dequant_rows_unsigned_kernel", expect=["refuted", "refuted"],
         bug="negative int8 codes read as unsigned bytes (-1 as 255)"),
@@ -225,6 +233,8 @@ def generate(name, fx):
     write(os.path.join(d, "kernel.launch.toml"), "".join(launch))
     meta = [HEADER, f"kernel = {toml_value(fx['kernel'])}\n",
             f"spec = {toml_value(fx['spec'])}\n"]
+    if fx.get("all_sizes"):
+        meta.append("all_sizes = true  # VERIFIED for every size, not only the instance\n")
     if "options" in fx:
         meta.append(f"options = {toml_value(fx['options'])}\n")
     if "bug" in fx:
