@@ -246,7 +246,7 @@ impl Kernel {
         };
         let launch = Launch::from_file(&launch_path)?;
         let text = std::fs::read_to_string(&launch_path).unwrap_or_default();
-        Ok(Kernel::assemble(path, parsed, launch, &text, reading))
+        Kernel::assemble(path, parsed, launch, &text, reading)
     }
 
     /// [`Kernel::load`], but where no launch is given or found beside the kernel, one
@@ -275,7 +275,7 @@ impl Kernel {
             Parsed::Triton(m) => crate::infer_launch::infer(m, &file)?,
         };
         let launch = Launch::parse(&inferred.text, "<inferred launch>")?;
-        let k = Kernel::assemble(path, parsed, launch, &inferred.text, reading);
+        let k = Kernel::assemble(path, parsed, launch, &inferred.text, reading)?;
         Ok((k, Some(inferred)))
     }
 
@@ -327,27 +327,35 @@ impl Kernel {
         }
     }
 
+    /// The kernel of `parsed` under `launch`. A Triton kernel's pointer types decide its
+    /// tensors' dtypes; a launch `dtype` they contradict is an input error.
     fn assemble(
         path: &Path,
         parsed: Parsed,
-        launch: Launch,
+        mut launch: Launch,
         launch_text: &str,
         reading: Reading,
-    ) -> Kernel {
+    ) -> Result<Kernel, Error> {
         let code = match parsed {
-            Parsed::Triton(m) => Code::Triton(m),
+            Parsed::Triton(m) => {
+                if let Some(func) = m.entry() {
+                    let at = format!("{}:{}", path.display(), func.line);
+                    launch.type_tensors(&crate::infer_launch::element_dtypes(func), &at)?;
+                }
+                Code::Triton(m)
+            }
             Parsed::Ptx(module) => Code::Ptx(PtxKernel {
                 module,
                 arg_order: ptx::launch_arg_order(launch_text),
             }),
         };
-        Kernel {
+        Ok(Kernel {
             path: path.to_path_buf(),
             code,
             launch,
             precision: reading.precision,
             options: reading.options,
-        }
+        })
     }
 
     fn file(&self) -> String {

@@ -21,7 +21,7 @@ pub(super) const SPEC: &str = "spec";
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn compare(
-    terms: &Terms,
+    terms: &mut Terms,
     left: &Spec,
     right: Side,
     right_name: &str,
@@ -109,8 +109,16 @@ pub(super) fn compare(
         },
         ..opts.decide.clone()
     };
-    let verdicts: Vec<ElemVerdict> =
+    let mut verdicts: Vec<ElemVerdict> =
         decide::decide_all_with_points(terms, &pairs, &decide_opts, &extra);
+    // Labels and indices with declared values: an open pair is split over them.
+    for (v, &(a, b)) in verdicts.iter_mut().zip(&pairs) {
+        if matches!(v, ElemVerdict::Unknown { .. }) {
+            if let Some(pre) = super::cases::equal_by_declared_values(terms, a, b, &decide_opts) {
+                *v = ElemVerdict::Equal { preconditions: pre };
+            }
+        }
+    }
 
     let mut preconditions = BTreeSet::new();
     let mut counterexample = findings_unwritten.first().cloned();

@@ -14,6 +14,7 @@
 //! rounding that leaves PyTorch's tolerance), `report` (text and JSON).
 
 mod all_sizes;
+mod cases;
 mod compare;
 mod findings;
 pub mod precision;
@@ -81,7 +82,7 @@ pub fn check(
         .iter()
         .map(|(name, (_, elems))| (name.clone(), elems.clone()))
         .collect();
-    let mut report = compare(&terms, &spec, right, SPEC, title, inst, opts, start)?;
+    let mut report = compare(&mut terms, &spec, right, SPEC, title, inst, opts, start)?;
     report.temporaries = temporaries.into_iter().map(|t| t.name).collect();
     report.assumptions = kernel.assumptions();
     report.assumptions.extend(spec.assumptions.iter().cloned());
@@ -264,7 +265,16 @@ pub fn equiv(
                 rmap.insert(t.name.clone(), (t.shape, t.elems));
             }
             let title = format!("{} against {}", left.path.display(), right.path.display());
-            let report = compare(&terms, &ls, rmap, "second kernel", title, &li, opts, start)?;
+            let report = compare(
+                &mut terms,
+                &ls,
+                rmap,
+                "second kernel",
+                title,
+                &li,
+                opts,
+                start,
+            )?;
             Ok((report, first))
         },
         || crosscheck::cross_check(left, &li, &claim, Some(&given_inputs(opts))),

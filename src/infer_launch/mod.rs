@@ -24,7 +24,7 @@ mod ptx;
 mod triton;
 
 pub use ptx::infer as infer_ptx;
-pub use triton::infer;
+pub use triton::{element_dtypes, infer};
 
 use crate::error::Error;
 use crate::exec::{domain::Binary, domain::Concrete, domain::Domain, domain::Truth};

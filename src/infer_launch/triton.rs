@@ -143,7 +143,14 @@ fn params(module: &Module) -> Vec<Param> {
 }
 
 fn dtype_of(t: &Type) -> Dtype {
-    match t {
+    element_dtype(t).unwrap_or(Dtype::F32)
+}
+
+/// The launch dtype of a pointer's element type as the IR states it (`i64` → int64,
+/// `i1` → bool); `None` for types no dtype names (f8, a pointer to pointers).
+pub fn element_dtype(t: &Type) -> Option<Dtype> {
+    Some(match t {
+        Type::Float(FloatKind::F32) => Dtype::F32,
         Type::Float(FloatKind::F16) => Dtype::F16,
         Type::Float(FloatKind::BF16) => Dtype::Bf16,
         Type::Float(FloatKind::F64) => Dtype::F64,
@@ -152,8 +159,20 @@ fn dtype_of(t: &Type) -> Dtype {
         Type::Int(16) => Dtype::I16,
         Type::Int(32) => Dtype::I32,
         Type::Int(64) => Dtype::I64,
-        _ => Dtype::F32,
-    }
+        _ => return None,
+    })
+}
+
+/// The element type of each pointer parameter of `func` that the IR states, by
+/// parameter name: what decides a Triton tensor's dtype ([`Launch::type_tensors`]).
+pub fn element_dtypes(func: &crate::triton_ir::ast::Func) -> BTreeMap<String, Dtype> {
+    func.args
+        .iter()
+        .filter_map(|a| match &a.ty {
+            Type::Ptr(elem) => Some((a.name.clone(), element_dtype(elem)?)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn visit<'m>(r: &'m Region, f: &mut dyn FnMut(&'m crate::triton_ir::ast::Op)) {

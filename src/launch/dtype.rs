@@ -99,6 +99,16 @@ impl Dtype {
         matches!(self, Dtype::F32 | Dtype::F16 | Dtype::Bf16 | Dtype::F64)
     }
 
+    /// Whether a launch that states `self` agrees with a kernel whose IR stores `ir`:
+    /// the same float type, or integers of the same width (the IR's `i8` holds
+    /// `int8`, `uint8` and `bool` alike; signedness is in the ops, not the pointer).
+    pub fn agrees_with(self, ir: Dtype) -> bool {
+        if self.is_float() || ir.is_float() {
+            return self == ir;
+        }
+        self.bytes() == ir.bytes()
+    }
+
     /// The integers an element of an integer dtype can hold (`None` for floats); a
     /// `bool` holds 0 and 1.
     pub fn int_range(self) -> Option<(i128, i128)> {

@@ -79,7 +79,10 @@ pub enum ArgBinding {
         tensor: String,
         shape: Vec<Expr>,
         role: Role,
-        dtype: Dtype,
+        /// The element type the launch states; `None`: not stated (the kernel's IR
+        /// decides where it types its pointers, see [`Launch::type_tensors`]; else
+        /// float32).
+        dtype: Option<Dtype>,
         /// The declared values of an integer tensor's elements (`values = …`).
         values: Option<Vec<ValueItem>>,
     },
@@ -254,6 +257,7 @@ impl Launch {
                     dtype,
                     values,
                 } => {
+                    let dtype = &dtype.unwrap_or_default();
                     let values = match values {
                         None => None,
                         Some(items) => Some(
@@ -310,6 +314,36 @@ impl Launch {
             tensors,
             args,
         })
+    }
+
+    /// Gives each tensor parameter the element type its kernel states (`typed`:
+    /// parameter name → dtype, read from the kernel's IR by the caller). A parameter
+    /// whose launch states no `dtype` takes the kernel's; one that states a dtype the
+    /// kernel contradicts (float32 for an `i64` pointer) is an error naming the
+    /// parameter, both types and `kernel_at` (the kernel file and line that types it).
+    pub fn type_tensors(
+        &mut self,
+        typed: &BTreeMap<String, Dtype>,
+        kernel_at: &str,
+    ) -> Result<(), LaunchError> {
+        for (name, binding) in self.args.iter_mut() {
+            let (ArgBinding::Tensor { dtype, .. }, Some(&ir)) = (binding, typed.get(name)) else {
+                continue;
+            };
+            match *dtype {
+                None => *dtype = Some(ir),
+                Some(stated) if stated.agrees_with(ir) => {}
+                Some(stated) => {
+                    return Err(LaunchError {
+                        file: self.file.clone(),
+                        message: format!(
+                            "args.{name} states dtype = \"{stated}\", but {kernel_at} declares `{name}` a pointer to {ir} elements (drop `dtype`: the kernel's IR decides it)"
+                        ),
+                    })
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Size names that appear as a whole extent of some tensor, with the tensor and

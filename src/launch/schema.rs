@@ -126,13 +126,13 @@ impl Launch {
                         .transpose()
                         .map_err(err)?,
                     dtype: match dtype {
-                        None => Dtype::F32,
-                        Some(d) => Dtype::parse(&d).ok_or_else(|| {
+                        None => None,
+                        Some(d) => Some(Dtype::parse(&d).ok_or_else(|| {
                             err(format!(
                                 "args.{name}: unknown dtype \"{d}\" (known: {})",
                                 Dtype::ALL.map(Dtype::name).join(", ")
                             ))
-                        })?,
+                        })?),
                     },
                     tensor,
                     shape: shape

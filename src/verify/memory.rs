@@ -167,13 +167,20 @@ impl Run<'_, '_, '_> {
             let Lane::Ptr { tensor, off } = p else {
                 return unsupported("load through a non-pointer");
             };
+            let t = &self.setup.tensors[*tensor];
+            // An integer element (a label, an index) is integer data at least its
+            // dtype's least value, as the bounded run reads it (`exec`'s `loaded`).
+            let int_low = (t.dtype != crate::launch::Dtype::Bool)
+                .then(|| t.dtype.int_range().map(|r| r.0))
+                .flatten();
             if self.probing {
-                lanes.push(Lane::Float(
-                    self.domain.terms.param(&format!("probe@{off}")),
-                ));
+                let probe = self.domain.terms.param(&format!("probe@{off}"));
+                lanes.push(match int_low {
+                    Some(lo) => Lane::DataInt(probe, lo),
+                    None => Lane::Float(probe),
+                });
                 continue;
             }
-            let t = &self.setup.tensors[*tensor];
             if t.role != Role::In {
                 return unsupported(format!(
                     "a load from `{}`, which the kernel writes (memory is not modelled for all sizes yet)",
@@ -206,9 +213,13 @@ impl Run<'_, '_, '_> {
                 vars: Vec::new(),
                 guard: guard.iter().cloned().collect(),
             });
-            lanes.push(match guard {
-                None => Lane::Float(atom),
-                Some(c) => match other_lane() {
+            lanes.push(match (guard, int_low) {
+                (None, Some(lo)) => Lane::DataInt(atom, lo),
+                (Some(_), Some(_)) => {
+                    return unsupported("a lazily masked load of an integer tensor")
+                }
+                (None, None) => Lane::Float(atom),
+                (Some(c), None) => match other_lane() {
                     Lane::Float(o) => {
                         let g = self.guard(&c);
                         Lane::Float(self.domain.terms.select(g, atom, o))

@@ -209,6 +209,7 @@ fn run(
             name: t.name.clone(),
             shape: shape.iter().map(size_poly).collect::<Result<_, _>>()?,
             role: t.role,
+            dtype: t.dtype,
         });
     }
     for (name, b) in &kernel.launch.args {

@@ -16,6 +16,9 @@ pub struct TensorSym {
     pub name: String,
     pub shape: Vec<Poly>,
     pub role: Role,
+    /// The element type (from the kernel's IR or the launch): integer tensors load
+    /// as integers.
+    pub dtype: crate::launch::Dtype,
 }
 
 impl TensorSym {

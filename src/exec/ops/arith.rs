@@ -155,7 +155,10 @@ impl<'a, D: Domain> Interp<'a, D> {
                     let x = ints::as_converted(&mut Machine, bits, unsigned, &(i as i128))?;
                     Ok(Elem::Float(self.domain.constant(x as f64)))
                 }
-                Elem::DataInt { v, lo, .. } => self.data_int_to_float(v, lo, unsigned),
+                Elem::DataInt { v, lo, .. } => {
+                    let bits = op.operand_types.first().map_or(64, int::width);
+                    self.data_int_to_float(v, lo, bits, unsigned)
+                }
                 Elem::Bool(b) => {
                     let x = ints::from_bool(&mut Machine, &b, !unsigned)?;
                     Ok(Elem::Float(self.domain.constant(x as f64)))

@@ -30,7 +30,12 @@ impl<D: Domain> Interp<'_, D> {
     /// caches this load's entry in the table of undefined loads.
     pub(super) fn masked_off_lane(&mut self, op: &Op, index: &mut Option<usize>) -> Elem<D::V> {
         match self.options.masked_load {
-            MaskedLoad::Zero => Elem::Float(self.domain.constant(0.0)),
+            // A zero of the load's element type: an integer load (a label) an integer.
+            MaskedLoad::Zero => match op.result_types.first().map(|t| t.elem()) {
+                Some(crate::triton_ir::ast::Type::Int(1)) => Elem::Bool(false),
+                Some(crate::triton_ir::ast::Type::Int(_)) => Elem::Int(0),
+                _ => Elem::Float(self.domain.constant(0.0)),
+            },
             MaskedLoad::Undefined => {
                 let u = *index.get_or_insert_with(|| {
                     self.undef_loads.push((op.line, op.loc.clone()));

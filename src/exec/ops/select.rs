@@ -12,7 +12,7 @@
 //! every comparison is decided, so no `DataInt` arises and `lift run` stays exact.
 
 use super::interp::{fail, truth_elem, Fail, Interp, R};
-use crate::exec::domain::{Binary, Domain};
+use crate::exec::domain::{Binary, Domain, Truth};
 use crate::exec::error::ErrorKind;
 use crate::exec::table::IntOp;
 use crate::exec::value::Elem;
@@ -151,14 +151,31 @@ impl<D: Domain> Interp<'_, D> {
         Some(Ok(truth_elem(self.domain.cmp(op, x, y))))
     }
 
-    /// `sitofp`/`uitofp` of a data-dependent integer: the real it is.
-    pub(super) fn data_int_to_float(&mut self, v: D::V, lo: i64, unsigned: bool) -> R<Elem<D::V>> {
-        if unsigned && lo < 0 {
+    /// `sitofp`/`uitofp` of a data-dependent `bits`-bit integer: the real it is, for
+    /// `uitofp` its bits read unsigned (`2^bits + v` where `v` is negative).
+    pub(super) fn data_int_to_float(
+        &mut self,
+        v: D::V,
+        lo: i64,
+        bits: u32,
+        unsigned: bool,
+    ) -> R<Elem<D::V>> {
+        if !unsigned || lo >= 0 {
+            return Ok(Elem::Float(v));
+        }
+        if bits > 32 {
             return Err(data_int_use(
                 "the operand of an unsigned conversion (it could be negative)",
             ));
         }
-        Ok(Elem::Float(v))
+        let zero = self.domain.constant(0.0);
+        let wrap = self.domain.constant(f64::from(1u32 << (bits - 1)) * 2.0);
+        let wrapped = self.domain.binary(Binary::Add, v, wrap);
+        Ok(Elem::Float(match self.domain.cmp(CmpOp::Lt, v, zero) {
+            Truth::Known(true) => wrapped,
+            Truth::Known(false) => v,
+            Truth::Unknown(c) => self.domain.select(c, wrapped, v),
+        }))
     }
 
     /// An integer cast (`extsi`, `extui`, `trunci`, `index_cast`) of a data-dependent

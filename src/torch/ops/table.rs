@@ -398,6 +398,9 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         | "softshrink" | "hardshrink" | "tanhshrink" | "threshold" | "clamp" | "where"
         | "maximum" | "minimum" | "fmax" | "fmin" | "add" | "sub" | "mul" | "div" | "gt" | "lt"
         | "ge" | "le" | "eq" | "ne" => Elementwise,
+        // To a float type: the value itself (a bool's 0 or 1), as at the instance; a
+        // narrowing dtype or a cast to an integer type is refused by the definition.
+        "float" | "double" | "to" => Elementwise,
         "masked_fill" | "contiguous" | "sum" | "mean" | "amax" | "amin" | "prod" | "argmax"
         | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "softmin"
         | "log_softmax" | "var" | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul"
@@ -434,7 +437,7 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         "transpose" | "flip" | "diag" | "permute" | "flatten" | "squeeze" | "expand" | "stack" => {
             Refused("no formula over sizes is written for this layout op yet")
         }
-        "float" | "double" | "half" | "bfloat16" | "to" | "bool" | "long" | "int" => {
+        "half" | "bfloat16" | "bool" | "long" | "int" => {
             Refused("conversions are not read for every size")
         }
         "size" | "dim" => Refused("read the shape as `x.shape[d]` or `x.ndim` instead"),
