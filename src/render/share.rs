@@ -176,8 +176,10 @@ mod tests {
     use crate::formula::ReduceOp;
     use crate::simplify::NamedOp;
 
+    /// The text of the formula a candidate means (its expansion): long enough for the
+    /// tests' candidates, and no import of `named`, which imports this module.
     fn print(n: &Named, env: &ShapeEnv) -> String {
-        crate::render::named::plain_text(n, env)
+        crate::render::text::expr_in(&n.expand(), env)
     }
 
     fn softmax(x: Named) -> Named {

@@ -11,7 +11,6 @@
 //! fingerprints only choose which arguments to try; recognition is still decided by
 //! the identity of terms.
 
-use super::probes::Probe;
 use num_rational::BigRational;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -36,11 +35,11 @@ fn sorted<'a>(set: impl IntoIterator<Item = &'a String>) -> Vec<&'a String> {
 
 /// One probe's lines: `name<TAB>field<TAB>value`. An optional set that is present
 /// has a line with an empty value (it may be empty itself).
-pub(super) fn write(p: &Probe, source: &str, out: &mut String) {
+pub(super) fn write(name: &str, p: &Stored, out: &mut String) {
     let mut line = |field: &str, value: &str| {
-        out.push_str(&format!("{}\t{field}\t{value}\n", p.name));
+        out.push_str(&format!("{name}\t{field}\t{value}\n"));
     };
-    line("source", source);
+    line("source", &p.source);
     for u in sorted(&p.uses) {
         line("uses", u);
     }
@@ -76,7 +75,8 @@ pub(super) fn write(p: &Probe, source: &str, out: &mut String) {
     }
 }
 
-/// What the file holds for one probe (its source hash first).
+/// What the file holds for one probe (its source hash first): the fingerprint fields
+/// of `probes::Probe`.
 #[derive(Default)]
 pub(super) struct Stored {
     pub source: String,
