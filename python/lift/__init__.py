@@ -27,12 +27,12 @@ from ._call import Call, LaunchError, TensorView, cache_dir, triton_arg
 from ._spec import SpecError, spec_text
 
 __all__ = ["check", "lift", "verified", "assert_equivalent", "interpret", "batch", "Result", "Formula",
-           "Refuted", "Unknown", "LiftError", "LaunchError", "SpecError", "TensorView", "stats"]
+           "Refuted", "Unknown", "Mismatch", "LiftError", "LaunchError", "SpecError", "TensorView", "stats"]
 
 LiftError = _lift.LiftError
 
 # Prover calls and verdict-cache hits in this process (tests assert cache hits on it).
-stats = {"prover_calls": 0, "cache_hits": 0}
+stats = {"prover_calls": 0, "cache_hits": 0, "sampled": 0}
 
 _WORDS = {0: "VERIFIED", 1: "REFUTED", 3: "UNKNOWN"}
 
@@ -133,6 +133,16 @@ class Unknown(AssertionError):
         self.result = result
 
 
+class Mismatch(AssertionError):
+    """A sampled call (`verified(sample=...)`, where lift said UNKNOWN) whose output is not
+    `allclose` to the reference's: `output` names it, `max_abs_diff` says by how much."""
+
+    def __init__(self, output, max_abs_diff):
+        super().__init__(f"lift: sampled check: output {output} differs from the reference "
+                         f"(max |difference| {max_abs_diff:g})")
+        self.output, self.max_abs_diff = output, max_abs_diff
+
+
 def _call(kernel, args, grid, constexprs):
     if grid is None:
         raise TypeError("grid= is required (the programs the call launches)")
@@ -205,20 +215,86 @@ def interpret(kernel, grid, *args, **constexprs):
         JITFunction.__call__ = saved
 
 
-def verified(spec, *, run="auto", on_unknown="warn"):
+def verified(spec, *, run="auto", on_unknown="warn", sample=0.0, reference=None,
+             rtol=1e-5, atol=1e-6, seed=None):
     """Decorate a launcher: every `kernel[grid](...)` it makes is proved against `spec`
     before it runs, once per specialization (IR, launch and spec hashed; verdicts kept
     in $LIFT_CACHE_DIR or ~/.cache/lift). A refutation raises `Refuted` with the
     counterexample; UNKNOWN warns (`on_unknown="raise"` raises `Unknown`, "ignore").
     `run`: "auto" runs NumPy calls in Triton's CPU interpreter and other calls as
-    launched; "interpret" always interprets; "none" proves only."""
+    launched; "interpret" always interprets; "none" proves only.
+
+    Only where the verdict is UNKNOWN, `sample` (a probability) checks that fraction of
+    the calls the way runtime checkers do: `reference` (default: `spec` where it is a
+    function) is run on a copy of the call's inputs (tensor parameters in the kernel's
+    order, scalars by name) and each output must be `allclose` to it (`rtol`, `atol`),
+    else `Mismatch`. A proved call is never sampled: the proof covers it."""
+    if not 0.0 <= sample <= 1.0:
+        raise ValueError(f"sample is a probability, not {sample!r}")
+    if reference is None and callable(spec):
+        reference = spec
+    rng = np.random.default_rng(seed)
+
     def decorate(launcher):
         @functools.wraps(launcher)
         def wrapper(*args, **kwargs):
-            with _Intercept(spec, run, on_unknown):
+            with _Intercept(spec, run, on_unknown, _Sampler(sample, reference, rtol, atol, rng)):
                 return launcher(*args, **kwargs)
         return wrapper
     return decorate
+
+
+class _Sampler:
+    """`verified`'s sampled checks of UNKNOWN calls."""
+
+    def __init__(self, p, reference, rtol, atol, rng):
+        self.p, self.reference, self.rtol, self.atol, self.rng = p, reference, rtol, atol, rng
+
+    def wants(self):
+        if self.p <= 0.0:
+            return False
+        if self.reference is None:
+            import warnings
+            warnings.warn("lift: sample= needs a runnable reference (reference=, or a function spec)")
+            return False
+        return self.rng.random() < self.p
+
+    def before(self, call, args, kwargs):
+        """This call's arrays by tensor name and floats by parameter name (the `Call` is
+        shared by every call of the specialization), inputs copied as the kernel will
+        read them (it may write in place)."""
+        from ._call import as_numpy
+        names = [p.name for p in call.kernel.params]
+        bound = dict(zip(names, args), **kwargs)
+        arrays = {call.tensor_of[n]: as_numpy(v.a if isinstance(v, TensorView) else v)
+                  for n, v in bound.items() if n in call.tensor_of}
+        floats = {n: float(bound[n]) for n in call.scalars if n in bound}
+        inputs = {t: np.array(arrays[t], copy=True) for t in call.inputs()}
+        return arrays, inputs, floats
+
+    def after(self, call, state):
+        import inspect
+        arrays, inputs, floats = state
+        tensors = iter(call.inputs())
+        args, kwargs = [], {}
+        for name in inspect.signature(self.reference).parameters:
+            if name in floats:
+                kwargs[name] = floats[name]
+            else:
+                t = next(tensors, None)
+                if t is None:
+                    break
+                args.append(inputs[t])
+        want = self.reference(*args, **kwargs)
+        outs = call.outputs()
+        want = list(want) if isinstance(want, (tuple, list)) else [want]
+        stats["sampled"] += 1
+        for name, w in zip(outs, want):
+            got = np.asarray(arrays[name], dtype=np.float64)
+            w = np.asarray(w, dtype=np.float64)
+            if got.shape != w.shape or not np.allclose(got, w, rtol=self.rtol, atol=self.atol, equal_nan=True):
+                diff = float(np.max(np.abs(got - w))) if got.shape == w.shape else float("inf")
+                raise Mismatch(name, diff)
 
 
 _calls = {}  # in-process memo: the specialization's key -> Call
@@ -240,9 +316,10 @@ class _Intercept:
     """Patches Triton's kernel launch (`JITFunction.run`, and the interpreter's) while a
     decorated launcher runs; each launch is proved (or found in the cache) first."""
 
-    def __init__(self, spec, run, on_unknown):
-        self.spec, self.run, self.on_unknown = spec, run, on_unknown
+    def __init__(self, spec, run, on_unknown, sampler):
+        self.spec, self.run, self.on_unknown, self.sampler = spec, run, on_unknown, sampler
         self.launching = False
+        self.sampled = None  # the call to check after its launch (UNKNOWN, sampled)
 
     def __enter__(self):
         from triton.runtime.interpreter import InterpretedFunction
@@ -256,11 +333,16 @@ class _Intercept:
                 if warmup or me.launching:
                     return _original(kernel, *args, grid=grid, warmup=warmup, **kwargs)
                 me.prove(kernel, args, grid, kwargs)
+                sampled, me.sampled = me.sampled, None
+                state = me.sampler.before(sampled, args, kwargs) if sampled is not None else None
                 me.launching = True
                 try:
-                    return me.launch(kernel, _original, args, grid, kwargs)
+                    out = me.launch(kernel, _original, args, grid, kwargs)
                 finally:
                     me.launching = False
+                if sampled is not None and me.run != "none":
+                    me.sampler.after(sampled, state)
+                return out
             cls.run = run
         return self
 
@@ -295,6 +377,8 @@ class _Intercept:
         if verdict == "REFUTED":
             raise Refuted(result)
         if verdict != "VERIFIED":
+            if self.sampler.wants():
+                self.sampled = call
             if self.on_unknown == "raise":
                 raise Unknown(result if result is not None else _Cached(verdict, text))
             if self.on_unknown == "warn":

@@ -209,3 +209,32 @@ def test_calls_no_launch_describes_are_refused():
     with pytest.raises(lift.LaunchError, match="overlaps"):
         lift.check(softmax_kernel, buf[:24].reshape(4, 6), buf[12:36].reshape(4, 6), 6, 6, 6,
                    grid=(4,), spec=softmax_reference, BLOCK_N=8)
+
+
+def test_an_unknown_verdict_falls_back_to_sampled_allclose(monkeypatch):
+    # A prover that cannot decide (as lift says UNKNOWN on kernels it cannot read): the
+    # decorator then checks the sampled calls against the runnable reference.
+    class Undecided:
+        verdict, text = "UNKNOWN", "UNKNOWN (a stand-in prover)"
+    monkeypatch.setattr(lift, "_prove", lambda call, spec: Undecided())
+
+    def launcher(kernel, sample):
+        @lift.verified(spec=softmax_reference, reference=numpy_softmax, sample=sample,
+                       on_unknown="ignore", seed=0)
+        def launch(x):
+            y, args = softmax_args(x)
+            kernel[(x.shape[0],)](*args, BLOCK_N=8)
+            return y
+        return launch
+
+    x = inputs() - 0.5  # rows with negative values: where the twin is wrong
+    assert (x < 0).any()
+    before = lift.stats["sampled"]
+    launcher(softmax_kernel, 1.0)(x)  # right: the sampled check passes
+    assert lift.stats["sampled"] == before + 1
+    with pytest.raises(lift.Mismatch) as caught:
+        launcher(softmax_abs_twin, 1.0)(x)
+    assert caught.value.output == "y" and caught.value.max_abs_diff > 1e-3
+    # sample=0: no check, the twin's wrong output is returned (and nothing is counted).
+    launcher(softmax_abs_twin, 0.0)(x)
+    assert lift.stats["sampled"] == before + 2
