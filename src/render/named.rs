@@ -314,44 +314,16 @@ fn py_bool(b: bool) -> &'static str {
     }
 }
 
-/// The op's definition over its (still named) operands: its expansion with the
-/// operands put back in.
+/// The op's definition over its (still named) operands: its expansion over stand-in
+/// leaves, opened into named arithmetic, each leaf replaced by its operand.
 fn expand_once(op: &NamedOp, args: &[Named]) -> Named {
     let stand: Vec<Formula> = (0..args.len())
         .map(|k| Formula::input(&format!("\u{3}{k}")))
         .collect();
-    substitute(&Named::Formula(op.expand(&stand)), args)
-}
-
-/// `n` with the leaves `\u{3}k` replaced by `args[k]`.
-fn substitute(n: &Named, args: &[Named]) -> Named {
-    use crate::formula::Formula as F;
-    let Named::Formula(f) = n else {
-        return n.clone();
-    };
-    let b = |f: &F| Box::new(substitute(&Named::Formula(f.clone()), args));
-    match f {
-        F::Input(name) if name.starts_with('\u{3}') => name[1..]
-            .parse::<usize>()
-            .ok()
-            .and_then(|k| args.get(k).cloned())
-            .unwrap_or_else(|| n.clone()),
-        F::Unary(op, a) => Named::Unary(*op, b(a)),
-        F::Binary(op, x, y) => Named::Binary(*op, b(x), b(y)),
-        F::Powi(a, k) => Named::Powi(b(a), *k),
-        F::Reduce {
-            op,
-            axis,
-            keepdim,
-            arg,
-        } => Named::Reduce {
-            op: *op,
-            axis: *axis,
-            keepdim: *keepdim,
-            arg: b(arg),
-        },
-        _ => n.clone(),
-    }
+    let opened = Named::open(&op.expand(&stand));
+    stand.into_iter().zip(args).fold(opened, |n, (leaf, arg)| {
+        super::share::replace(&n, &Named::Formula(leaf), arg)
+    })
 }
 
 /// `n` as a JSON node: a named op is `{"op": "softmax", "axis": 1, "args": [...]}`, a
@@ -427,5 +399,39 @@ fn last_axis_shape(x: &str) -> String {
         format!("{x}.shape[-1:]")
     } else {
         format!("({x}).shape[-1:]")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_named_op_pytorch_lacks_here_prints_its_definition_over_its_operands() {
+        // layer_norm over axis 0 of a [4, 8] tensor: F.layer_norm normalises the last
+        // axes only, so the torch rendering is the definition, with x, w, b, eps put in.
+        let env = ShapeEnv::new()
+            .tensor("x", &[4, 8])
+            .tensor("w", &[4, 1])
+            .tensor("b", &[4, 1])
+            .scalar("eps");
+        let leaf = |n: &str| Named::Formula(Formula::input(n));
+        let n = Named::Call(
+            NamedOp::LayerNorm { axis: 0 },
+            vec![
+                leaf("x"),
+                leaf("w"),
+                leaf("b"),
+                Named::Formula(Formula::scalar("eps")),
+            ],
+        );
+        let t = torch(&n, &env);
+        assert!(!t.contains("layer_norm") && !t.contains('\u{3}'), "{t}");
+        assert!(
+            t.contains("torch.rsqrt") && t.contains("eps") && t.contains("dim=0"),
+            "{t}"
+        );
+        let direct = super::super::torch::expr(&n.expand(), &env);
+        assert_eq!(t, direct, "the definition, printed as the formula it means");
     }
 }

@@ -128,7 +128,7 @@ fn children(n: &Named) -> Vec<&Named> {
 }
 
 /// `n` with every occurrence of `from` replaced by `to`.
-fn replace(n: &Named, from: &Named, to: &Named) -> Named {
+pub(super) fn replace(n: &Named, from: &Named, to: &Named) -> Named {
     if n == from {
         return to.clone();
     }
