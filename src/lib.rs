@@ -20,6 +20,7 @@ pub mod crosscheck;
 pub mod decide;
 pub mod error;
 pub mod exec;
+pub mod extension_source;
 pub mod formula;
 pub mod infer_launch;
 pub mod kernel;

@@ -10,8 +10,9 @@ call's specialization with the installed Triton (CPU only, sm_80), read the laun
 the arguments (lift/_call.py says how) and run the lift library in-process (the
 `lift._lift` extension); the verdicts are the library's on the files it writes into
 its cache (`Result.kernel_path`, `Result.launch_path`), which `lift check` reruns.
-`verified` decorates a launcher: each new specialization is proved once, the verdict
-kept on disk. `batch` runs `lift batch` jobs here or as Ray tasks. Importing needs
+`check_cuda` and `lift_cuda` do the same for a CUDA C++ kernel given as source (NVRTC
+from pip compiles it in-process). `verified` decorates a launcher: each new
+specialization is proved once, the verdict kept on disk. `batch` runs `lift batch` jobs here or as Ray tasks. Importing needs
 neither torch, Ray nor a GPU.
 """
 import functools
@@ -23,10 +24,11 @@ import numpy as np
 
 from . import _lift
 from ._batch import batch
+from ._cuda import CudaCall
 from ._call import Call, LaunchError, TensorView, cache_dir, triton_arg
 from ._spec import SpecError, spec_text
 
-__all__ = ["check", "lift", "verified", "assert_equivalent", "interpret", "batch", "Result", "Formula",
+__all__ = ["check", "lift", "check_cuda", "lift_cuda", "verified", "assert_equivalent", "interpret", "batch", "Result", "Formula",
            "Refuted", "Unknown", "Mismatch", "LiftError", "LaunchError", "SpecError", "TensorView", "stats"]
 
 LiftError = _lift.LiftError
@@ -155,12 +157,15 @@ def _prove(call, spec, all_sizes=True):
     stats["prover_calls"] += 1
     doc = json.loads(_lift.check(call.kernel_path, launch_path, text, all_sizes,
                                  {t: v for t, v in call.input_arrays().items() if t in call.inputs()},
-                                 call.scalars))
+                                 call.scalars, cuda_kernel=call.cuda_kernel,
+                                 nvrtc_options=list(call.nvrtc_options)))
     return Result(doc, call, text, launch, launch_path)
 
 
 def _lift_call(call, all_sizes=True):
-    return Formula(json.loads(_lift.lift(call.kernel_path, call.launch_path, all_sizes)))
+    return Formula(json.loads(_lift.lift(call.kernel_path, call.launch_path, all_sizes,
+                                         cuda_kernel=call.cuda_kernel,
+                                         nvrtc_options=list(call.nvrtc_options))))
 
 
 def check(kernel, *args, grid=None, spec, scope="all", **constexprs):
@@ -173,6 +178,20 @@ def check(kernel, *args, grid=None, spec, scope="all", **constexprs):
 def lift(kernel, *args, grid=None, scope="all", **constexprs):
     """The formula `kernel[grid](*args, **constexprs)` computes (text, LaTeX, NumPy)."""
     return _lift_call(_call(kernel, args, grid, constexprs), scope == "all")
+
+
+def check_cuda(src, name, *args, block, grid, spec, scope="all", nvrtc_options=()):
+    """Prove the CUDA kernel `name` of `src` (source text, e.g. a `load_inline` string,
+    or a `.cu` path), launched as `name<<<grid, block>>>(*args)`, against `spec`. NVRTC
+    from pip (`nvidia-cuda-nvrtc-cu12`) compiles it as `lift check k.cu --kernel NAME`
+    does; findings name `.cu` lines. PTX is proved on its instance: the call's sizes."""
+    return _prove(CudaCall(src, name, args, block, grid, nvrtc_options), spec, scope == "all")
+
+
+def lift_cuda(src, name, *args, block, grid, nvrtc_options=()):
+    """The formula the CUDA kernel `name` of `src` computes on this call (see
+    `check_cuda`)."""
+    return _lift_call(CudaCall(src, name, args, block, grid, nvrtc_options))
 
 
 def assert_equivalent(kernel, reference, *args, grid=None, **constexprs):

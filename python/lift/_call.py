@@ -168,33 +168,36 @@ def tensor_name(param):
     return param[:-4] if param.endswith("_ptr") and len(param) > 4 else param
 
 
-class Call:
-    """One kernel call read as lift reads it: `ttir` and `launch` texts, the input
-    arrays by tensor name, the scalars, and each tensor's role."""
+class Launch:
+    """A launch read off a kernel call's arguments: sizes, the `[args]` entries, the
+    grid, each tensor's role, and the files lift reads (`kernel_path`, `launch_path`).
+    `Call` (Triton) and `lift._cuda.CudaCall` (CUDA source) fill it the same way."""
 
-    def __init__(self, kernel, args, grid, kwargs):
-        self.kernel = kernel
-        self.args = list(args)
-        self.ttir, bound, signature = compile_call(kernel, args, kwargs)
+    # How the extension compiles `kernel_path` when it is CUDA source (name, options).
+    cuda_kernel = None
+    nvrtc_options = ()
+    block = None
+
+    def _read(self, params, grid, divisors):
+        """Read `params`, (launch key, parameter name, value) in argument order, and the
+        `grid` (ints); `divisors` are the constants a grid entry may be `cdiv` by."""
         self.params = {}  # tensor name -> the caller's array
         self.tensor_of = {}  # parameter -> tensor name
         self.scalars = {}
         self.sizes = {}  # size name -> value
         size_of = {}  # value -> size name
         # Sizes first, from every tensor, so an integer before a tensor still names one.
-        for name, value in bound.items():
-            if signature.get(name) != "constexpr" and is_array(value):
+        for _, _, value in params:
+            if is_array(value):
                 for extent in as_numpy(value.a if isinstance(value, TensorView) else value).shape:
                     if extent not in size_of:
                         if len(size_of) == len(SIZE_NAMES):
                             raise LaunchError("more distinct extents than size names")
                         size_of[extent] = SIZE_NAMES[len(size_of)]
                         self.sizes[size_of[extent]] = int(extent)
-        entries = []  # (param, tensor name or None, shape or int expression, dtype)
+        entries = []  # (launch key, parameter, tensor name or None, shape or int expression, dtype)
         ptrs = {}  # tensor name -> the address of its data
-        for name, value in bound.items():
-            if signature.get(name) == "constexpr":
-                continue
+        for key, name, value in params:
             if is_array(value):
                 arr = as_numpy(value.a if isinstance(value, TensorView) else value)
                 if arr.ndim > 0 and not arr.flags["C_CONTIGUOUS"]:
@@ -217,30 +220,34 @@ class Call:
                         raise LaunchError(f"argument {name}: tensor name {t} is taken by another argument")
                 self.params[t], ptrs[t] = arr, ptr
                 self.tensor_of[name] = t
-                entries.append((name, t, shape, str(arr.dtype)))
+                entries.append((key, name, t, shape, str(arr.dtype)))
             elif isinstance(value, bool) or value is None:
                 raise LaunchError(f"argument {name}: {value!r} is neither a tensor, an int nor a float")
             elif isinstance(value, (int, np.integer)):
-                entries.append((name, None, self._int_expr(int(value), size_of), None))
+                entries.append((key, name, None, self._int_expr(int(value), size_of), None))
             elif isinstance(value, (float, np.floating)):
                 self.scalars[name] = float(value)
-                entries.append((name, None, None, None))
+                entries.append((key, name, None, None, None))
             else:
                 raise LaunchError(f"argument {name}: {type(value).__name__} is neither a tensor, an int nor a float")
-        grid = grid(bound) if callable(grid) else grid
         grid = (grid,) if isinstance(grid, int) else tuple(grid)
-        consts = sorted({int(v) for k, v in bound.items()
-                         if signature.get(k) == "constexpr" and isinstance(v, int) and v > 1})
-        grid_exprs = [self._grid_expr(int(g), size_of, consts) for g in grid]
         self.entries = entries
-        self.grid_exprs = grid_exprs
-        probe = self.launch_text({t: "inout" for _, t, _, _ in entries if t})
-        self.key = hashlib.sha256((self.ttir + "\0" + probe).encode()).hexdigest()[:24]
+        self.grid_exprs = [self._grid_expr(int(g), size_of, sorted(set(divisors))) for g in grid]
+
+    def _settle(self, code, kernel_file, how=""):
+        """Key the call by `code` (the kernel's text), `how` it is compiled and its
+        launch, keep both in the cache (the kernel as `kernel_file` there, unless
+        `kernel_path` is already set), and settle each tensor's role by a run of the
+        kernel on the call's inputs."""
+        probe = self.launch_text({t: "inout" for _, _, t, _, _ in self.entries if t})
+        self.key = hashlib.sha256((code + "\0" + how + "\0" + probe).encode()).hexdigest()[:24]
         self.dir = os.path.join(cache_dir(), "calls", self.key)
         os.makedirs(self.dir, exist_ok=True)
-        self.kernel_path = self._write("kernel.ttir", self.ttir)
+        if getattr(self, "kernel_path", None) is None:
+            self.kernel_path = self._write(kernel_file, code)
         probe_path = self._write("probe.launch.toml", probe)
-        self.roles = _lift.tensor_roles(self.kernel_path, probe_path, self.input_arrays(), self.scalars)
+        self.roles = _lift.tensor_roles(self.kernel_path, probe_path, self.input_arrays(), self.scalars,
+                                        self.cuda_kernel, list(self.nvrtc_options))
         self.launch = self.launch_text(self.roles)
         self.launch_path = self._write("kernel.launch.toml", self.launch)
 
@@ -282,21 +289,54 @@ class Call:
         return self._write(f"kernel.{digest}.launch.toml", text), text
 
     def launch_text(self, roles, fixed=None):
-        lines = ["# Written by the lift Python package from a call's arguments (see lift/_call.py).",
-                 f"grid = {_toml(list(self.grid_exprs))}",
-                 "sizes = { " + ", ".join(f"{k} = {v}" for k, v in self.sizes.items()) + " }",
-                 "", "[args]"]
-        for name, t, shape, dtype in self.entries:
+        lines = ["# Written by the lift Python package from a call's arguments (see lift/_call.py)."]
+        if self.block is not None:
+            lines.append(f"block = {_toml(list(self.block))}")
+        lines += [f"grid = {_toml(list(self.grid_exprs))}",
+                  "sizes = { " + ", ".join(f"{k} = {v}" for k, v in self.sizes.items()) + " }",
+                  "", "[args]"]
+        for key, name, t, shape, dtype in self.entries:
             if t is not None:
-                lines.append(f'{name} = {{ tensor = "{t}", shape = {_toml(shape)}, '
+                lines.append(f'{key} = {{ tensor = "{t}", shape = {_toml(shape)}, '
                              f'role = "{roles[t]}", dtype = "{dtype}" }}')
             elif shape is None and fixed and name in fixed:
-                lines.append(f"{name} = {{ value = {float(fixed[name])!r} }}")
+                lines.append(f"{key} = {{ value = {float(fixed[name])!r} }}")
             elif shape is None:
-                lines.append(f'{name} = {{ scalar = "{name}" }}')
+                lines.append(f'{key} = {{ scalar = "{name}" }}')
             else:
-                lines.append(f"{name} = {_toml(shape)}")
+                lines.append(f"{key} = {_toml(shape)}")
         return "\n".join(lines) + "\n"
+
+    def input_arrays(self):
+        """The caller's arrays as lift takes them: name -> (shape, data as floats)."""
+        return {t: (list(a.shape), a.astype(np.float64).ravel().tolist()) for t, a in self.params.items()}
+
+    def tensors(self):
+        """Tensor names in argument order."""
+        return list(dict.fromkeys(t for _, _, t, _, _ in self.entries if t is not None))
+
+    def inputs(self):
+        return [t for t in self.tensors() if self.roles[t] != "out"]
+
+    def outputs(self):
+        return [t for t in self.tensors() if self.roles[t] != "in"]
+
+
+
+class Call(Launch):
+    """A `@triton.jit` call read as lift reads it: the TTIR Triton compiles for exactly
+    the call's specialization (`ttir`), and its launch."""
+
+    def __init__(self, kernel, args, grid, kwargs):
+        self.kernel = kernel
+        self.args = list(args)
+        self.ttir, bound, signature = compile_call(kernel, args, kwargs)
+        params = [(name, name, value) for name, value in bound.items() if signature.get(name) != "constexpr"]
+        grid = grid(bound) if callable(grid) else grid
+        consts = [int(v) for k, v in bound.items()
+                  if signature.get(k) == "constexpr" and isinstance(v, int) and v > 1]
+        self._read(params, grid, consts)
+        self._settle(self.ttir, "kernel.ttir")
 
     def replaced_args(self, arrays, scalars):
         """The call's positional arguments with the inputs `arrays` (by tensor name) and
@@ -313,18 +353,3 @@ class Call:
             else:
                 out.append(a)
         return out
-
-    def input_arrays(self):
-        """The caller's arrays as lift takes them: name -> (shape, data as floats)."""
-        return {t: (list(a.shape), a.astype(np.float64).ravel().tolist()) for t, a in self.params.items()}
-
-    def tensors(self):
-        """Tensor names in argument order."""
-        return list(dict.fromkeys(t for _, t, _, _ in self.entries if t is not None))
-
-    def inputs(self):
-        return [t for t in self.tensors() if self.roles[t] != "out"]
-
-    def outputs(self):
-        return [t for t in self.tensors() if self.roles[t] != "in"]
-

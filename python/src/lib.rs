@@ -1,7 +1,8 @@
 //! `lift._lift`: the lift library in-process, for the Python package in `python/lift/`.
 //!
 //! Each function takes a kernel file and its launch file (the package writes both into
-//! its cache: the TTIR Triton compiled for the call, and the launch read off the call's
+//! its cache: the TTIR Triton compiled for the call, or CUDA source with the name of its
+//! kernel, which NVRTC compiles as the CLI does; and the launch read off the call's
 //! arguments), runs one stage of the library with the GIL released, and returns the
 //! report as JSON text: the CLI's own `--format json` document plus its text, so a
 //! Python verdict is the CLI's verdict on the same two files. Errors raise
@@ -15,6 +16,7 @@
 //! `lift::commands::lift_report`.
 
 use lift::check::CheckOptions;
+use lift::commands::{CudaOptions, LaunchOptions};
 use lift::exec::domain::Concrete;
 use lift::exec::ErrorKind;
 use lift::launch::Role;
@@ -37,8 +39,22 @@ fn py_err(e: Error) -> PyErr {
     LiftError::new_err((e.to_string(), e.exit_code()))
 }
 
-fn load(kernel: &str, launch: &str) -> Result<Kernel, Error> {
-    Kernel::load(Path::new(kernel), Some(Path::new(launch)))
+/// How CUDA source is compiled (`lift check k.cu --kernel NAME --nvrtc-option OPT`);
+/// empty for a kernel file that is not CUDA source.
+type Cuda = (Option<String>, Vec<String>);
+
+/// The kernel at `kernel` under the launch at `launch`; CUDA source (`.cu`) is compiled
+/// by NVRTC first, exactly as the CLI compiles it.
+fn load(kernel: &str, launch: &str, (name, nvrtc_options): &Cuda) -> Result<Kernel, Error> {
+    let options = LaunchOptions {
+        launch: Some(launch.into()),
+        cuda: CudaOptions {
+            kernel: name.clone(),
+            nvrtc_options: nvrtc_options.clone(),
+        },
+        ..Default::default()
+    };
+    options.load(Path::new(kernel))
 }
 
 fn arrays(given: Arrays) -> BTreeMap<String, Array> {
@@ -53,25 +69,26 @@ fn arrays(given: Arrays) -> BTreeMap<String, Array> {
 /// read before it is written; else `in`. A run that faults otherwise stops the
 /// settling; the check that follows reports the fault.
 #[pyfunction]
-#[pyo3(signature = (kernel, launch, inputs, scalars))]
+#[pyo3(signature = (kernel, launch, inputs, scalars, cuda_kernel=None, nvrtc_options=Vec::new()))]
 fn tensor_roles(
     py: Python<'_>,
     kernel: &str,
     launch: &str,
     inputs: Arrays,
     scalars: BTreeMap<String, f64>,
+    cuda_kernel: Option<String>,
+    nvrtc_options: Vec<String>,
 ) -> PyResult<BTreeMap<String, String>> {
-    py.allow_threads(|| settle_roles(kernel, launch, inputs, scalars))
+    let cuda = (cuda_kernel, nvrtc_options);
+    py.allow_threads(|| settle_roles(load(kernel, launch, &cuda)?, inputs, scalars))
         .map_err(py_err)
 }
 
 fn settle_roles(
-    kernel: &str,
-    launch: &str,
+    k: Kernel,
     inputs: Arrays,
     scalars: BTreeMap<String, f64>,
 ) -> Result<BTreeMap<String, String>, Error> {
-    let k = load(kernel, launch)?;
     let mut inst = k.instance(&BTreeMap::new())?;
     let data: Vec<Vec<f64>> = inst
         .tensors
@@ -136,7 +153,7 @@ fn settle_roles(
 /// tried first as the refutation point. Returns `{"report", "text", "exit_code",
 /// "counterexample": {"arrays": {name: [shape, data]}, "scalars"}}`.
 #[pyfunction]
-#[pyo3(signature = (kernel, launch, spec, all_sizes=true, inputs=Arrays::new(), scalars=BTreeMap::new(), max_case_splits=0))]
+#[pyo3(signature = (kernel, launch, spec, all_sizes=true, inputs=Arrays::new(), scalars=BTreeMap::new(), max_case_splits=0, cuda_kernel=None, nvrtc_options=Vec::new()))]
 #[allow(clippy::too_many_arguments)] // one per keyword argument of the Python function
 fn check(
     py: Python<'_>,
@@ -147,9 +164,12 @@ fn check(
     inputs: Arrays,
     scalars: BTreeMap<String, f64>,
     max_case_splits: usize,
+    cuda_kernel: Option<String>,
+    nvrtc_options: Vec<String>,
 ) -> PyResult<String> {
+    let cuda = (cuda_kernel, nvrtc_options);
     py.allow_threads(|| -> Result<String, Error> {
-        let k = load(kernel, launch)?;
+        let k = load(kernel, launch, &cuda)?;
         let inst = k.instance(&BTreeMap::new())?;
         let mut opts = CheckOptions {
             inputs: arrays(inputs),
@@ -179,10 +199,18 @@ fn check(
 /// `lift KERNEL --launch LAUNCH` in every format: `{"report", "text", "latex",
 /// "numpy", "exit_code"}` (`latex`/`numpy` null where not every output lifted).
 #[pyfunction]
-#[pyo3(name = "lift", signature = (kernel, launch, all_sizes=true))]
-fn lift_kernel(py: Python<'_>, kernel: &str, launch: &str, all_sizes: bool) -> PyResult<String> {
+#[pyo3(name = "lift", signature = (kernel, launch, all_sizes=true, cuda_kernel=None, nvrtc_options=Vec::new()))]
+fn lift_kernel(
+    py: Python<'_>,
+    kernel: &str,
+    launch: &str,
+    all_sizes: bool,
+    cuda_kernel: Option<String>,
+    nvrtc_options: Vec<String>,
+) -> PyResult<String> {
+    let cuda = (cuda_kernel, nvrtc_options);
     py.allow_threads(|| -> Result<String, Error> {
-        let k = load(kernel, launch)?;
+        let k = load(kernel, launch, &cuda)?;
         let r = lift::commands::lift_report(&k, &BTreeMap::new(), all_sizes, &Limits::default())?;
         let doc = json!({
             "report": r.json,

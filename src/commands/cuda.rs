@@ -2,8 +2,12 @@
 //! the named kernel (`--kernel NAME`) is read by the PTX front end under the launch
 //! beside the `.cu` file (`k.launch.toml`), a given one, or an inferred one.
 //!
-//! Architecture invariant: a `.cu` kernel is exactly the PTX NVRTC gives for it with
-//! `ptx/generate.py`'s options, so every verdict on it is a verdict on that PTX; the
+//! A PyTorch extension's source (`#include <torch/extension.h>`, host wrappers, a
+//! `PYBIND11_MODULE`: what `load_inline` takes and language models write) is read as
+//! its device part ([`crate::extension_source`]).
+//!
+//! Architecture invariant: a `.cu` kernel is exactly the PTX NVRTC gives for it (for an
+//! extension's source, for its device part) with `ptx/generate.py`'s options, so every verdict on it is a verdict on that PTX; the
 //! PTX keeps `-lineinfo`, so findings name `.cu` lines. Only the chosen entry is kept.
 //! Messages name PTX lines under `<file>.cu.ptx` (the PTX is never written to disk).
 
@@ -55,6 +59,9 @@ pub(crate) fn load(
         path: shown.clone(),
         message: format!("cannot read CUDA source: {e}"),
     })?;
+    // A PyTorch extension's source (a `load_inline` string) is compiled without its host
+    // wrappers and torch headers, which NVRTC cannot read; lines stay where they were.
+    let source = crate::extension_source::device_part(&source).unwrap_or(source);
     let compiled =
         crate::nvrtc::compile(&source, &shown, cuda.kernel.as_deref(), &cuda.nvrtc_options)
             .map_err(|e| Error::Usage(format!("{shown}: {e}")))?;

@@ -26,7 +26,7 @@ fn root() -> PathBuf {
 }
 
 /// NVRTC's library, or `None` after [`common::missing`] (a failure in CI).
-fn nvrtc_library(test: &str) -> Option<PathBuf> {
+pub(crate) fn nvrtc_library(test: &str) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("LIFT_NVRTC").filter(|v| !v.is_empty()) {
         let p = PathBuf::from(p);
         return Some(if p.is_dir() {
@@ -272,6 +272,70 @@ fn a_cu_counterexample_names_the_cu_line() {
         stored.trim_start().starts_with("y[i] = "),
         "ptx/relu/ifelse.cu:{line} is `{stored}`"
     );
+}
+
+/// A KernelBench-style solution (a `load_inline` source: torch headers, a host wrapper
+/// launching with `<<<>>>`, a `PYBIND11_MODULE`) is checked as is: its kernel is proved,
+/// the twin that scales by 0.5 after the row's 200th element is refuted, and the
+/// counterexample names the twin's own `.cu` line of that store.
+#[test]
+fn a_pytorch_extension_source_is_checked_as_is() {
+    let Some(lib) = nvrtc_library("a_pytorch_extension_source_is_checked_as_is") else {
+        return;
+    };
+    let solution = |body: &str| {
+        format!(
+            "#include <torch/extension.h>\n#include <cuda_runtime.h>\n\n\
+             __global__ void scale_kernel(const float* __restrict__ x, float* __restrict__ y, int n) {{\n\
+             \x20   int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+             \x20   if (i < n) {{\n{body}\n    }}\n}}\n\n\
+             torch::Tensor scale_cuda(torch::Tensor x) {{\n\
+             \x20   auto y = torch::empty_like(x);\n\
+             \x20   int n = x.numel();\n\
+             \x20   scale_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);\n\
+             \x20   return y;\n}}\n\n\
+             PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {{ m.def(\"scale_cuda\", &scale_cuda); }}\n"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let launch = dir.path().join("launch.toml");
+    std::fs::write(
+        &launch,
+        "block = [256]\ngrid = [\"cdiv(N, 256)\"]\nsizes = { N = 300 }\n\n[args]\n\
+         param_0 = { tensor = \"x\", shape = [\"N\"] }\n\
+         param_1 = { tensor = \"y\", shape = [\"N\"], role = \"out\" }\nparam_2 = \"N\"\n",
+    )
+    .unwrap();
+    let right = dir.path().join("right.cu");
+    std::fs::write(&right, solution("        y[i] = 2.0f * x[i];")).unwrap();
+    let twin = dir.path().join("twin.cu");
+    std::fs::write(
+        &twin,
+        solution("        float s = 2.0f;\n        if (i >= 200) s = 0.5f;\n        y[i] = s * x[i];"),
+    )
+    .unwrap();
+    let run = |cu: &std::path::Path| {
+        let out = Command::cargo_bin("lift")
+            .unwrap()
+            .arg("check")
+            .arg(cu)
+            .args(["--kernel", "scale_kernel", "--spec", "y = 2 * x", "--launch"])
+            .arg(&launch)
+            .env("LIFT_NVRTC", &lib)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = run(&right);
+    assert_eq!(code, Some(0), "{text}");
+    let (code, text) = run(&twin);
+    assert_eq!(code, Some(1), "{text}");
+    // The store `y[i] = s * x[i];` is line 9 of the twin's source.
+    let source = std::fs::read_to_string(&twin).unwrap();
+    assert_eq!(source.lines().nth(8).map(str::trim), Some("y[i] = s * x[i];"));
+    assert!(text.contains("twin.cu:9"), "{text}");
 }
 
 /// Two kernels in one file: without --kernel the error lists them; a wrong name says so.

@@ -3,7 +3,8 @@
 //!
 //! `python/tests/test_lift.py` proves Triton kernels written there from their calls on
 //! NumPy arrays, on the CPU, and catches a wrong twin whose counterexample Triton's CPU
-//! interpreter confirms. Without the venv this test prints `skipped: ...`, and fails
+//! interpreter confirms; `test_cuda.py` does the same for CUDA source (NVRTC from the
+//! venv scripts/setup.sh installs, passed as `LIFT_NVRTC`). Without the venv this test prints `skipped: ...`, and fails
 //! when `CI` is set. The package is built by scripts/setup.sh, not here (a nested cargo
 //! would wait on this run's lock of the target directory): an extension older than
 //! `src/` is said on stderr, since the tests then run the library as last built.
@@ -70,6 +71,10 @@ fn python_package_pytest_suite() {
         return;
     };
     note_if_stale(&python);
+    // python/tests/test_cuda.py compiles CUDA source through the NVRTC setup.sh installs.
+    let Some(nvrtc) = crate::cuda_source::nvrtc_library("python_package_pytest_suite") else {
+        return;
+    };
     let cache = tempfile::tempdir().expect("temporary directory");
     let out = std::process::Command::new(&python)
         .args([
@@ -82,6 +87,7 @@ fn python_package_pytest_suite() {
         ])
         .current_dir(root())
         .env("LIFT_CACHE_DIR", cache.path())
+        .env("LIFT_NVRTC", &nvrtc)
         .env("TRITON_CACHE_DIR", cache.path().join("triton"))
         .env_remove("TRITON_INTERPRET")
         .output()
