@@ -334,7 +334,9 @@ pub struct CudaArgs {
     /// CUDA source (.cu): the __global__ kernel to read (its C++ name), needed when the
     /// file defines more than one. The file is compiled to PTX by NVRTC (pip's
     /// nvidia-cuda-nvrtc-cu12, found through LIFT_NVRTC or python3) with
-    /// --gpu-architecture=compute_80 -lineinfo --std=c++17.
+    /// --gpu-architecture=compute_80 -lineinfo --std=c++17. A PyTorch extension's source
+    /// (a load_inline string: torch headers, host wrappers, PYBIND11_MODULE) is read as
+    /// its device code, lines kept.
     #[arg(long = "kernel", id = "cuda_kernel", value_name = "NAME")]
     pub kernel: Option<String>,
     /// CUDA source: one more NVRTC option (repeatable), e.g. --nvrtc-option=-G.
