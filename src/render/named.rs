@@ -434,4 +434,37 @@ mod tests {
         let direct = super::super::torch::expr(&n.expand(), &env);
         assert_eq!(t, direct, "the definition, printed as the formula it means");
     }
+
+    #[test]
+    fn a_local_is_assigned_before_the_local_that_uses_it() {
+        // (s @ v) / sum(s, axis=1) where s = exp2(t - max(t, axis=1)), t = 3 * (q @ k.T):
+        // `s` is bound first (larger) and uses `t`, so `t` is assigned first.
+        use crate::formula::{BinaryOp, ReduceOp, UnaryOp};
+        let env = ShapeEnv::new()
+            .tensor("q", &[4, 2])
+            .tensor("k", &[4, 2])
+            .tensor("v", &[4, 2]);
+        let t = Formula::binary(
+            BinaryOp::Mul,
+            Formula::int(3),
+            Formula::input("q").matmul(Formula::input("k").t()),
+        );
+        let m = Formula::reduce(ReduceOp::Max, t.clone(), 1, true);
+        let s = Formula::unary(UnaryOp::Exp2, Formula::binary(BinaryOp::Sub, t, m));
+        let o = Formula::binary(
+            BinaryOp::Div,
+            s.clone().matmul(Formula::input("v")),
+            Formula::reduce(ReduceOp::Sum, s, 1, true),
+        );
+        let inputs = ["q".to_string(), "k".to_string(), "v".to_string()];
+        let sig = super::super::torch::Signature {
+            inputs: &inputs,
+            doc: "Returns `o`.",
+        };
+        let outputs = [crate::formula::Output::new("o", o)];
+        let src = torch_kernel_function(&outputs, &env, "attn", &sig, &|_| None).unwrap();
+        let at = |line: &str| src.find(line).unwrap_or_else(|| panic!("no `{line}` in\n{src}"));
+        assert!(at("    t = 3 * (q @ k.T)") < at("    s = torch.exp2(t - "), "{src}");
+        assert!(src.contains("o = (s @ v) / torch.sum(s, dim=1, keepdim=True)"), "{src}");
+    }
 }

@@ -186,18 +186,7 @@ pub fn tidy(f: Formula) -> Formula {
         F::Powi(a, k) => F::Powi(Box::new(tidy(*a)), k),
         // `exp2(log2(e) * a)` → `exp(a)`: how compilers write `exp` (the decider reads
         // the rounded `log2(e)` as the real one; the tidied formula is proved again).
-        F::Unary(UnaryOp::Exp2, a) => match tidy(*a) {
-            F::Binary(BinaryOp::Mul, c, a) => match over_log2_e(&c) {
-                Some(q) if q == 1.0 => F::unary(UnaryOp::Exp, *a),
-                Some(q) if q == -1.0 => F::unary(UnaryOp::Exp, F::unary(UnaryOp::Neg, *a)),
-                Some(q) => match num_rational::BigRational::from_float(q) {
-                    Some(q) => F::unary(UnaryOp::Exp, F::binary(BinaryOp::Mul, F::Const(q), *a)),
-                    None => F::unary(UnaryOp::Exp2, F::binary(BinaryOp::Mul, *c, *a)),
-                },
-                None => F::unary(UnaryOp::Exp2, F::binary(BinaryOp::Mul, *c, *a)),
-            },
-            a => F::unary(UnaryOp::Exp2, a),
-        },
+        F::Unary(UnaryOp::Exp2, a) => exp2_as_exp(tidy(*a)),
         F::Unary(op, a) => F::unary(op, tidy(*a)),
         F::Cmp(op, a, b) => F::cmp(op, tidy(*a), tidy(*b)),
         F::Select(c, a, b) => F::select(tidy(*c), tidy(*a), tidy(*b)),
@@ -232,6 +221,65 @@ pub fn tidy(f: Formula) -> Formula {
         F::Broadcast { arg, shape } => tidy(*arg).broadcast_to(shape),
         f => f,
     }
+}
+
+/// `exp2(a)` written as `exp`: `exp2(c·a)` is `exp(q·a)` where `c` is `q·log2(e)`; so is
+/// the max-shifted `exp2(c·a − max(c·a))` = `exp(q·a − max(q·a))` when `q > 0` (a
+/// positive factor passes through a max: `max(c·a) = c·max(a)`), the base-2 softmax
+/// numerator of attention kernels. Anything else stays `exp2(a)`.
+fn exp2_as_exp(a: Formula) -> Formula {
+    use Formula as F;
+    if let Some(x) = times_log2_e(&a).and_then(|(q, rest)| scaled(q, rest)) {
+        return F::unary(UnaryOp::Exp, x);
+    }
+    if let F::Binary(BinaryOp::Sub, x, m) = &a {
+        if let F::Reduce {
+            op: ReduceOp::Max,
+            axis,
+            keepdim,
+            arg,
+        } = m.as_ref()
+        {
+            let positive = times_log2_e(x).filter(|(q, _)| *q > 0.0);
+            if let (true, Some((q, rest))) = (arg == x, positive) {
+                if let Some(x) = scaled(q, rest) {
+                    let m = F::reduce(ReduceOp::Max, x.clone(), *axis, *keepdim);
+                    return F::unary(UnaryOp::Exp, F::binary(BinaryOp::Sub, x, m));
+                }
+            }
+        }
+    }
+    F::unary(UnaryOp::Exp2, a)
+}
+
+/// `(q, a)` where `f` is `c · a` (or `(c · s) · b`, then `a = s · b`) and the constant
+/// `c` is `q · log2(e)`.
+fn times_log2_e(f: &Formula) -> Option<(f64, Formula)> {
+    use Formula as F;
+    let F::Binary(BinaryOp::Mul, l, r) = f else {
+        return None;
+    };
+    if let Some(q) = over_log2_e(l) {
+        return Some((q, r.as_ref().clone()));
+    }
+    match l.as_ref() {
+        F::Binary(BinaryOp::Mul, c, s) => {
+            let q = over_log2_e(c)?;
+            Some((q, F::binary(BinaryOp::Mul, s.as_ref().clone(), r.as_ref().clone())))
+        }
+        _ => None,
+    }
+}
+
+/// `q · a`, with `1 · a` as `a` and `-1 · a` as `-a` (`None` for a `q` that is no
+/// finite number).
+fn scaled(q: f64, a: Formula) -> Option<Formula> {
+    use Formula as F;
+    Some(match q {
+        1.0 => a,
+        -1.0 => F::unary(UnaryOp::Neg, a),
+        q => F::binary(BinaryOp::Mul, F::Const(num_rational::BigRational::from_float(q)?), a),
+    })
 }
 
 /// `q` where the constant `f` is `q · log2(e)` up to rounding, with `q` an f32 (how a
@@ -275,4 +323,51 @@ fn conv_bias(f: &Formula, nd: usize) -> Option<Formula> {
         }
     }
     matches!(f, Formula::Input(_)).then(|| f.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_rational::BigRational;
+
+    /// The f32 nearest `c · log2(e)`, as a compiler folds it.
+    fn times_log2e(c: f64) -> Formula {
+        Formula::Const(BigRational::from_float((c * std::f64::consts::LOG2_E) as f32).unwrap())
+    }
+
+    fn shifted(x: Formula) -> Formula {
+        let m = Formula::reduce(ReduceOp::Max, x.clone(), 1, true);
+        Formula::unary(UnaryOp::Exp2, Formula::binary(BinaryOp::Sub, x, m))
+    }
+
+    #[test]
+    fn a_base_2_softmax_numerator_reads_as_exp() {
+        let qk = Formula::input("s");
+        let scale = Formula::scalar("scale");
+        // exp2(log2e·scale·s − max(log2e·scale·s)) = exp(scale·s − max(scale·s))
+        let c_scale = Formula::binary(BinaryOp::Mul, times_log2e(1.0), scale.clone());
+        let f = shifted(Formula::binary(BinaryOp::Mul, c_scale, qk.clone()));
+        let x = Formula::binary(BinaryOp::Mul, scale, qk.clone());
+        let m = Formula::reduce(ReduceOp::Max, x.clone(), 1, true);
+        let want = Formula::unary(UnaryOp::Exp, Formula::binary(BinaryOp::Sub, x, m));
+        assert_eq!(tidy(f), want);
+        // Twice log2(e): exp(2·s − max(2·s)).
+        let f = shifted(Formula::binary(BinaryOp::Mul, times_log2e(2.0), qk.clone()));
+        let x = Formula::binary(BinaryOp::Mul, Formula::int(2), qk);
+        let m = Formula::reduce(ReduceOp::Max, x.clone(), 1, true);
+        assert_eq!(tidy(f), Formula::unary(UnaryOp::Exp, Formula::binary(BinaryOp::Sub, x, m)));
+    }
+
+    #[test]
+    fn a_negative_factor_or_another_max_stays_base_2() {
+        let s = Formula::input("s");
+        // max(−c·s) is −c·min(s): no max-shifted exp of −s.
+        let neg = shifted(Formula::binary(BinaryOp::Mul, times_log2e(-1.0), s.clone()));
+        assert_eq!(tidy(neg.clone()), neg);
+        // The max of another tensor is no shift of this one.
+        let x = Formula::binary(BinaryOp::Mul, times_log2e(1.0), s);
+        let m = Formula::reduce(ReduceOp::Max, Formula::input("t"), 1, true);
+        let other = Formula::unary(UnaryOp::Exp2, Formula::binary(BinaryOp::Sub, x, m));
+        assert_eq!(tidy(other.clone()), other);
+    }
 }

@@ -315,11 +315,8 @@ fn torch_renderings_call_named_ops_and_parse() {
         ("attention", "torch.softmax("),
         // Used twice, computed once into a local.
         ("entropy", "    s = torch.softmax(x, dim=1)\n"),
-        // `s` uses `t`: `t` is assigned first.
-        (
-            "attention_norescale",
-            "    t = 1.4426950216293335 * scale * (q @ k.T)\n    s = torch.exp2(t - ",
-        ),
+        // A base-2 softmax (exp2 of log2(e)-scaled scores) is torch's softmax too.
+        ("attention_norescale", "o = torch.softmax(scale * (q @ k.T), dim=1) @ v"),
     ] {
         let out = Command::cargo_bin("lift")
             .unwrap()
