@@ -16,7 +16,7 @@
 //! program id) the base constraints allow. Anything this interpreter cannot read
 //! symbolically is an [`Unsupported`] error, never a guess.
 
-use super::lane::{bcast, truth, unsupported, Env, Flow, Lane, Val, R};
+use super::lane::{bcast, truth, unsupported, Env, Lane, Val, R};
 use super::run::{PathSolver, Run};
 use super::summary::trip_count;
 
@@ -25,12 +25,12 @@ pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Domain, Symbolic};
 use crate::exec::table::{
-    axis, callee, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
-    MAX_NESTING,
+    axis, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
 };
+use crate::exec::walk::{self, Control, Jump, Side, Trip};
 use crate::exec::{ints, shape, values};
 use crate::term::{Func, Terms};
-use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Module, Op, Region, Type};
+use crate::triton_ir::ast::{Attr, Loc, Module, Op, Region, Type};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -124,7 +124,7 @@ pub fn explore(
             };
             args.push(Rc::new(Val::scalar(lane)));
         }
-        if let Err(e) = run.run_func(func, args) {
+        if let Err(e) = walk::func(&mut run, func, args, func.line, &func.loc) {
             // An access already shown to leave its tensor at some sizes is the finding,
             // whatever stopped the run after it.
             if let Some(f) = run.path.failures.iter().find(|f| f.witness.is_some()) {
@@ -170,102 +170,154 @@ pub fn explore(
     }
 }
 
-impl Run<'_, '_, '_> {
-    fn run_func(&mut self, func: &IrFunc, args: Vec<Rc<Val>>) -> R<Vec<Rc<Val>>> {
-        let mut env = Env::new();
-        match self.run_region(&func.body, args, &mut env)? {
-            Flow::Return(v) | Flow::Yield(v) => Ok(v),
-        }
+/// The all-sizes run's hooks of the one walk (`exec::walk`): a branch or a trip
+/// condition is decided on the path (forking the program where both sides are
+/// feasible), a loop whose trips the path does not fix is one proved summary
+/// (`super::loops`), and memory is read and written symbolically (`super::memory`).
+impl<'a> Control<'a> for Run<'a, '_, '_> {
+    type T = Val;
+    type Count = Poly;
+    type Fork = std::convert::Infallible;
+    type X = Unsupported;
+
+    fn module(&self) -> &'a Module {
+        self.module
+    }
+    fn tensor(&self, shape: Vec<usize>, lanes: Vec<Lane>) -> Val {
+        Val { shape, lanes }
+    }
+    fn lanes(t: &Val) -> (&[usize], &[Lane]) {
+        (&t.shape, &t.lanes)
+    }
+    fn nesting(&mut self) -> &mut u32 {
+        &mut self.depth
+    }
+    fn at(&self, op: &Op, e: Unsupported) -> Unsupported {
+        within(op, named(&op.name)(e))
+    }
+    fn within(&self, op: &Op, e: Unsupported) -> Unsupported {
+        within(op, e)
+    }
+    /// A region's error is tied to the op whose region it is (`within`).
+    fn at_line(&self, _: u32, _: &Loc, e: Unsupported) -> Unsupported {
+        e
+    }
+    fn follows_branches(&self) -> bool {
+        false
+    }
+    fn refuses(&self, op: &Op, kind: Option<OpKind>) -> Option<Unsupported> {
+        use OpKind::*;
+        let not_read = matches!(
+            kind,
+            Some(While | Scan | Br | CondBr | ScanReturn | Condition)
+        );
+        not_read.then(|| within(op, not_read_yet(&op.name)))
     }
 
-    pub(super) fn run_region(
+    fn value(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
+        self.simple(op, args)
+    }
+    fn load(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
+        Run::load(self, op, args)
+    }
+    fn store(&mut self, op: &Op, args: &[Rc<Val>]) -> R<()> {
+        Run::store(self, op, args)
+    }
+
+    fn if_side(&mut self, _: &Op, cond: Option<&Val>) -> R<Side<Self::Fork>> {
+        match cond.map(|v| &v.lanes[..]) {
+            Some([Lane::Bool(c)]) => Ok(Side::Taken(self.decide(&c.clone())?)),
+            _ => unsupported("scf.if on a data-dependent or non-scalar condition"),
+        }
+    }
+    fn fork_if(&mut self, _: &Op, c: Self::Fork, _: &mut Env) -> R<Vec<Rc<Val>>> {
+        match c {}
+    }
+    fn cond_br(
         &mut self,
-        region: &Region,
-        args: Vec<Rc<Val>>,
-        env: &mut Env,
-    ) -> R<Flow> {
-        if self.depth > MAX_NESTING as usize {
-            return unsupported(format!("call/region nesting deeper than {MAX_NESTING}"));
-        }
-        let Some(block) = region.blocks.first() else {
-            return Ok(Flow::Yield(Vec::new()));
+        _: &Region,
+        op: &Op,
+        _: Option<&Val>,
+        _: &mut Env,
+        _: u32,
+        _: &Loc,
+    ) -> R<Jump<Val>> {
+        Err(not_read_yet(&op.name))
+    }
+
+    fn loop_bounds(&mut self, _: &Op, args: &[Rc<Val>]) -> R<(Poly, Poly, Poly)> {
+        let int = |i: usize| match args.get(i).map(|v| &v.lanes[..]) {
+            Some([Lane::Int(p)]) => Ok(p.clone()),
+            _ => unsupported("scf.for bound is not an integer"),
         };
-        if region.blocks.len() > 1 {
-            return unsupported("unstructured control flow (several blocks)");
+        let (lo, hi, step) = (int(0)?, int(1)?, int(2)?);
+        if !step.as_const().is_some_and(|s| s > 0) {
+            return unsupported("scf.for with a size-dependent step");
         }
-        self.depth += 1;
-        let r = self.run_block(block, args, env);
-        self.depth -= 1;
-        r
+        Ok((lo, hi, step))
     }
-
-    fn run_block(&mut self, block: &Block, args: Vec<Rc<Val>>, env: &mut Env) -> R<Flow> {
-        if block.args.len() != args.len() {
-            return unsupported("block argument count mismatch");
-        }
-        for (a, v) in block.args.iter().zip(args) {
-            env.insert(a.name.clone(), v);
-        }
-        for op in &block.ops {
-            let at = |mut e: Unsupported| {
-                if e.line == 0 {
-                    e.line = op.line;
-                    e.loc = op.loc.clone();
-                }
-                e
-            };
-            match op_kind(&op.name) {
-                Some(OpKind::Yield | OpKind::ReduceReturn) => {
-                    return Ok(Flow::Yield(self.operands(op, env).map_err(at)?))
-                }
-                Some(OpKind::Return) => {
-                    return Ok(Flow::Return(self.operands(op, env).map_err(at)?))
-                }
-                _ => {}
-            }
-            let results = self.op(op, env).map_err(at)?;
-            for (name, v) in op.results.iter().zip(results) {
-                env.insert(name.clone(), v);
+    /// A trip count the path fixes is unrolled (at most 4096 trips); any other loop is
+    /// every trip at once (see `super::loops`).
+    fn trip(&mut self, op: &Op, iv: &Poly, hi: &Poly, step: &Poly, trips: u32) -> R<Trip> {
+        let step = step.as_const().expect("checked by loop_bounds");
+        if trips == 0 {
+            let count = trip_count(iv, hi, step);
+            if count.as_const().is_none() && self.pinned(&count).is_none() {
+                self.counter_fits(iv, hi, step, op);
+                return Ok(Trip::Summarise);
             }
         }
-        Ok(Flow::Yield(Vec::new()))
-    }
-
-    fn operands(&self, op: &Op, env: &Env) -> R<Vec<Rc<Val>>> {
-        op.operands
-            .iter()
-            .map(|n| match env.get(n) {
-                Some(v) => Ok(v.clone()),
-                None => unsupported(format!("use of undefined value {n}")),
-            })
-            .collect()
-    }
-
-    fn op(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        match op_kind(&op.name) {
-            Some(OpKind::If) => return self.scf_if(op, env),
-            Some(OpKind::For) => return self.scf_for(op, env),
-            Some(OpKind::Reduce) => return self.reduce(op, env),
-            Some(OpKind::Call) => {
-                let Some(callee) = callee(op) else {
-                    return unsupported("tt.call without a callee");
-                };
-                let Some(f) = self.module.func(callee) else {
-                    return unsupported(format!("call of unknown function @{callee}"));
-                };
-                let args = self.operands(op, env)?;
-                self.depth += 1;
-                let r = self.run_func(f, args);
-                self.depth -= 1;
-                return r;
+        let go = Cond::cmp(Rel::Lt, iv, hi);
+        if go.as_const().is_none() && !self.holds(&go) && !self.holds(&go.clone().not()) {
+            if trips > 0 {
+                return unsupported(
+                    "a loop whose first trips are fixed and the rest depend on the sizes",
+                );
             }
-            _ => {}
+            self.counter_fits(iv, hi, step, op);
+            return Ok(Trip::Summarise);
         }
-        let args = self.operands(op, env)?;
-        let v = self.simple(op, &args)?;
-        Ok(vec![Rc::new(v)])
+        if !self.decide(&go)? {
+            return Ok(Trip::Done);
+        }
+        if trips + 1 > 4096 {
+            return unsupported("a loop of more than 4096 trips");
+        }
+        Ok(Trip::Run)
+    }
+    fn next_count(&mut self, op: &Op, iv: &Poly, step: &Poly) -> R<Poly> {
+        let bits = op.operand_types.first().map_or(64, super::overflow::width);
+        let next = iv.add(step);
+        let v = Val::scalar(Lane::Int(next.clone()));
+        self.fits_width(&v, bits, &format!("i{bits} loop counter"), op)?;
+        Ok(next)
+    }
+    fn counter(&self, iv: &Poly) -> Val {
+        Val::scalar(Lane::Int(iv.clone()))
+    }
+    fn loop_summary(
+        &mut self,
+        op: &Op,
+        body: &Region,
+        iv: Poly,
+        hi: Poly,
+        step: Poly,
+        carried: Vec<Rc<Val>>,
+        env: &mut Env,
+    ) -> R<Vec<Rc<Val>>> {
+        let step = step.as_const().expect("checked by loop_bounds");
+        self.loop_over_sizes(op, body, iv, hi, step, carried, env)
     }
 
+    fn scf_while(&mut self, op: &Op, _: &mut Env) -> R<Vec<Rc<Val>>> {
+        Err(not_read_yet(&op.name))
+    }
+    fn scan(&mut self, op: &Op, _: &mut Env) -> R<Vec<Rc<Val>>> {
+        Err(not_read_yet(&op.name))
+    }
+}
+
+impl Run<'_, '_, '_> {
     fn simple(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
         let name = op.name.as_str();
         let arg = |i: usize| -> R<&Val> {
@@ -275,7 +327,7 @@ impl Run<'_, '_, '_> {
             }
         };
         let bits = op.result_types.first().map_or(64, super::overflow::width);
-        let not_read = || unsupported(format!("op {name} is not read for all sizes yet"));
+        let not_read = || Err(not_read_yet(name));
         let Some(kind) = op_kind(name) else {
             return not_read();
         };
@@ -454,11 +506,6 @@ impl Run<'_, '_, '_> {
             OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |r, p, o| {
                 values::add_ptr(r, &p, &o).map_err(named(name))
             }),
-            OpKind::Load => self.load(op, args),
-            OpKind::Store => {
-                self.store(op, args)?;
-                Ok(Val::scalar(Lane::Int(Poly::default())))
-            }
             OpKind::Dot => {
                 // tf32 inputs are read as exact (Precision::Real), as the bounded run
                 // reads them without `--precision ieee`.
@@ -495,105 +542,6 @@ impl Run<'_, '_, '_> {
             return Ok(Val::splat(lanes.remove(0), &shape));
         }
         Ok(Val { shape, lanes })
-    }
-
-    fn scf_if(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        let args = self.operands(op, env)?;
-        let c = match args.first().map(|v| &v.lanes[..]) {
-            Some([Lane::Bool(c)]) => c.clone(),
-            _ => return unsupported("scf.if on a data-dependent or non-scalar condition"),
-        };
-        let taken = self.decide(&c)?;
-        let region = if taken {
-            op.regions.first()
-        } else {
-            op.regions.get(1)
-        };
-        match region {
-            Some(r) => match self.run_region(r, Vec::new(), env)? {
-                Flow::Yield(v) => Ok(v),
-                Flow::Return(_) => unsupported("return inside scf.if"),
-            },
-            None => Ok(Vec::new()),
-        }
-    }
-
-    fn scf_for(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        let args = self.operands(op, env)?;
-        let int = |v: &Rc<Val>| match &v.lanes[..] {
-            [Lane::Int(p)] => Ok(p.clone()),
-            _ => unsupported("scf.for bound is not an integer"),
-        };
-        let (lo, hi, step) = (int(&args[0])?, int(&args[1])?, int(&args[2])?);
-        let Some(step_c) = step.as_const().filter(|s| *s > 0) else {
-            return unsupported("scf.for with a size-dependent step");
-        };
-        let mut carried: Vec<Rc<Val>> = args[3..].to_vec();
-        let Some(body) = op.regions.first() else {
-            return unsupported("scf.for without a body");
-        };
-        // A trip count the path does not fix: every trip at once (see `super::loops`).
-        let count = trip_count(&lo, &hi, step_c);
-        if count.as_const().is_none() && self.pinned(&count).is_none() {
-            self.counter_fits(&lo, &hi, step_c, op);
-            return self.loop_over_sizes(body, lo, hi, step_c, carried, env);
-        }
-        let bits = op.operand_types.first().map_or(64, super::overflow::width);
-        let mut iv = lo;
-        let mut trips = 0;
-        loop {
-            let go = Cond::cmp(Rel::Lt, &iv, &hi);
-            if go.as_const().is_none() && !self.holds(&go) && !self.holds(&go.clone().not()) {
-                if trips > 0 {
-                    return unsupported(
-                        "a loop whose first trips are fixed and the rest depend on the sizes",
-                    );
-                }
-                self.counter_fits(&iv, &hi, step_c, op);
-                return self.loop_over_sizes(body, iv, hi, step_c, carried, env);
-            }
-            if !self.decide(&go)? {
-                break;
-            }
-            trips += 1;
-            if trips > 4096 {
-                return unsupported("a loop of more than 4096 trips");
-            }
-            let mut block_args = vec![Rc::new(Val::scalar(Lane::Int(iv.clone())))];
-            block_args.extend(carried.iter().cloned());
-            carried = match self.run_region(body, block_args, env)? {
-                Flow::Yield(v) => v,
-                Flow::Return(_) => return unsupported("return inside scf.for"),
-            };
-            iv = iv.add(&Poly::constant(step_c));
-            let next = Val::scalar(Lane::Int(iv.clone()));
-            self.fits_width(&next, bits, &format!("i{bits} loop counter"), op)?;
-        }
-        Ok(carried)
-    }
-
-    /// `tt.reduce` (its meaning is `exec::values::reduce`): the combine region run on
-    /// scalars.
-    fn reduce(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        let inputs = self.operands(op, env)?;
-        let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
-        let ins: Vec<_> = inputs
-            .iter()
-            .map(|v| (&v.shape[..], &v.lanes[..]))
-            .collect();
-        let outs = values::reduce(self, op, &ins, axis, named(&op.name), |r, args| {
-            let Some(region) = op.regions.first() else {
-                return unsupported("reduce without a combine region");
-            };
-            let args = args.into_iter().map(|l| Rc::new(Val::scalar(l))).collect();
-            Ok(match r.run_region(region, args, env)? {
-                Flow::Yield(v) | Flow::Return(v) => v.iter().map(|a| a.lanes[0].clone()).collect(),
-            })
-        })?;
-        Ok(outs
-            .into_iter()
-            .map(|(shape, lanes)| Rc::new(Val { shape, lanes }))
-            .collect())
     }
 
     fn map1(&mut self, a: &Val, mut f: impl FnMut(&mut Self, Lane) -> R<Lane>) -> R<Val> {
@@ -661,4 +609,22 @@ fn named(name: &str) -> impl Fn(Unsupported) -> Unsupported + '_ {
         e.message = format!("{name}: {}", e.message);
         e
     }
+}
+
+fn not_read_yet(name: &str) -> Unsupported {
+    Unsupported {
+        message: format!("op {name} is not read for all sizes yet"),
+        line: 0,
+        loc: Loc::default(),
+        witness: None,
+    }
+}
+
+/// `e` tied to `op` unless an op inside it is already named.
+fn within(op: &Op, mut e: Unsupported) -> Unsupported {
+    if e.line == 0 {
+        e.line = op.line;
+        e.loc = op.loc.clone();
+    }
+    e
 }
