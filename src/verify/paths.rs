@@ -1,4 +1,6 @@
-//! One Triton program run with symbolic sizes and program ids, once per path.
+//! One Triton program run with symbolic sizes and program ids, once per path, through
+//! the one TTIR interpreter (`exec::walk`): this file is the all-sizes run's
+//! [`Control`] hooks and [`explore`], which re-runs the program per path.
 //!
 //! Lanes stay concrete (a block's width is a constexpr folded into the IR), integers are
 //! [`Poly`]s over the sizes and `pid_x/y/z`, and reals are terms, built through the same
@@ -24,12 +26,10 @@ pub use super::lane::{atom_name, small_witness, Unsupported};
 pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Domain, Symbolic};
-use crate::exec::table::{
-    axis, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
-};
+use crate::exec::ints;
+use crate::exec::table::{extern_unary, IntOp, OpKind};
 use crate::exec::walk::{self, Control, Jump, Side, Trip};
-use crate::exec::{ints, shape, values};
-use crate::term::{Func, Terms};
+use crate::term::Terms;
 use crate::triton_ir::ast::{Attr, Loc, Module, Op, Region, Type};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -193,7 +193,7 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
         &mut self.depth
     }
     fn at(&self, op: &Op, e: Unsupported) -> Unsupported {
-        within(op, named(&op.name)(e))
+        within(op, e)
     }
     fn within(&self, op: &Op, e: Unsupported) -> Unsupported {
         within(op, e)
@@ -205,17 +205,196 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     fn follows_branches(&self) -> bool {
         false
     }
+    /// The ops this run does not read: loops other than `scf.for`, scans, branches
+    /// between blocks, clamps, poison, barriers, and libdevice calls of several operands.
     fn refuses(&self, op: &Op, kind: Option<OpKind>) -> Option<Unsupported> {
         use OpKind::*;
-        let not_read = matches!(
-            kind,
-            Some(While | Scan | Br | CondBr | ScanReturn | Condition)
-        );
-        not_read.then(|| within(op, not_read_yet(&op.name)))
+        let reads = match kind {
+            Some(Extern) => (op.attr("symbol").and_then(Attr::as_str))
+                .and_then(extern_unary)
+                .is_some(),
+            None
+            | Some(
+                While | Scan | ScanReturn | Condition | Br | CondBr | ClampF | Poison | Barrier,
+            ) => false,
+            Some(_) => true,
+        };
+        (!reads).then(|| within(op, not_read_yet(&op.name)))
     }
 
-    fn value(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
-        self.simple(op, args)
+    /// Lanes masked off stay so (the op never sees them).
+    fn map1<F>(&mut self, a: &Val, mut f: F) -> R<Val>
+    where
+        F: FnMut(&mut Self, &Lane) -> R<Lane>,
+    {
+        let mut lanes = Vec::with_capacity(a.lanes.len());
+        for l in &a.lanes {
+            lanes.push(if *l == Lane::Undef {
+                Lane::Undef
+            } else {
+                f(self, l)?
+            });
+        }
+        Ok(Val {
+            shape: a.shape.clone(),
+            lanes,
+        })
+    }
+    /// Operands broadcast to the first one's shape (a scalar to the other's).
+    fn map2<F>(&mut self, a: &Val, b: &Val, mut f: F) -> R<Val>
+    where
+        F: FnMut(&mut Self, &Lane, &Lane) -> R<Lane>,
+    {
+        let shape = if a.shape.is_empty() {
+            b.shape.clone()
+        } else {
+            a.shape.clone()
+        };
+        let (a, b) = (bcast(a, &shape)?, bcast(b, &shape)?);
+        let mut lanes = Vec::with_capacity(a.lanes.len());
+        for (x, y) in a.lanes.iter().zip(&b.lanes) {
+            lanes.push(match (x, y) {
+                (Lane::Undef, _) | (_, Lane::Undef) => Lane::Undef,
+                _ => f(self, x, y)?,
+            });
+        }
+        Ok(Val { shape, lanes })
+    }
+    fn map3<F>(&mut self, a: &Val, b: &Val, c: &Val, mut f: F) -> R<Val>
+    where
+        F: FnMut(&mut Self, &Lane, &Lane, &Lane) -> R<Lane>,
+    {
+        let shape = [a, b, c]
+            .iter()
+            .map(|v| &v.shape)
+            .find(|s| !s.is_empty())
+            .cloned()
+            .unwrap_or_default();
+        let (a, b, c) = (bcast(a, &shape)?, bcast(b, &shape)?, bcast(c, &shape)?);
+        let mut lanes = Vec::with_capacity(a.lanes.len());
+        for ((x, y), z) in a.lanes.iter().zip(&b.lanes).zip(&c.lanes) {
+            lanes.push(f(self, x, y, z)?);
+        }
+        Ok(Val { shape, lanes })
+    }
+    fn meaning(&self, op: &Op, e: Unsupported) -> Unsupported {
+        named(&op.name)(e)
+    }
+    fn fits(&mut self, op: &Op, v: &Val, bits: u32, what: &str) -> R<()> {
+        self.fits_width(v, bits, what, op)
+    }
+
+    fn int_lane(&mut self, n: i128) -> Lane {
+        Lane::Int(Poly::constant(n))
+    }
+    fn int_const(&self, l: &Lane) -> Option<i64> {
+        match l {
+            Lane::Int(p) => p.as_const().and_then(|c| i64::try_from(c).ok()),
+            _ => None,
+        }
+    }
+    fn program_id(&self, axis: usize) -> Lane {
+        Lane::Int(self.setup.pids[axis].clone())
+    }
+    fn num_programs(&self, axis: usize) -> Lane {
+        Lane::Int(self.setup.grid[axis].clone())
+    }
+    fn int_abs(&mut self, bits: u32, a: &Lane) -> R<Lane> {
+        match a {
+            Lane::Int(p) => Ok(Lane::Int(ints::abs(self, bits, p))),
+            _ => unsupported("math.absi of a non-integer"),
+        }
+    }
+    fn int_op(&mut self, op: &Op, io: IntOp, bits: u32, x: &Lane, y: &Lane) -> R<Lane> {
+        let name = op.name.as_str();
+        match (x, y) {
+            (Lane::Int(a), Lane::Int(b)) => ints::binary(self, io, bits, a, b)
+                .map(Lane::Int)
+                .map_err(named(name)),
+            (Lane::Bool(a), Lane::Bool(b)) => ints::logic(self, io, a, b)
+                .map(Lane::Bool)
+                .map_err(named(name)),
+            (Lane::FBool(a), Lane::FBool(b)) => {
+                let t = match io {
+                    IntOp::And => self.domain.and(*a, *b),
+                    IntOp::Or => self.domain.or(*a, *b),
+                    _ => return unsupported("xor of data-dependent conditions"),
+                };
+                Ok(truth(t))
+            }
+            (Lane::Bool(c), Lane::FBool(f)) | (Lane::FBool(f), Lane::Bool(c)) => {
+                // Decide the integer side on this path.
+                let b = self.decide(c)?;
+                Ok(match (io, b) {
+                    (IntOp::And, true) | (IntOp::Or, false) => Lane::FBool(*f),
+                    (IntOp::And, false) => Lane::Bool(Cond::Const(false)),
+                    (IntOp::Or, true) => Lane::Bool(Cond::Const(true)),
+                    _ => return unsupported("xor of data-dependent conditions"),
+                })
+            }
+            _ => unsupported(format!("{name} of non-integers")),
+        }
+    }
+    fn int_compare(&mut self, op: &Op, pred: &str, bits: u32, x: &Lane, y: &Lane) -> R<Lane> {
+        match (x, y) {
+            (Lane::Int(a), Lane::Int(b)) => ints::compare(self, pred, bits, a, b)
+                .map(Lane::Bool)
+                .map_err(named(&op.name)),
+            (Lane::Bool(a), Lane::Bool(b)) => ints::compare_conds(self, pred, a, b)
+                .map(Lane::Bool)
+                .map_err(named(&op.name)),
+            _ => unsupported("cmpi of non-integers"),
+        }
+    }
+    /// Exact where the value fits the target (the walk makes a narrowing an obligation).
+    fn int_cast(&mut self, op: &Op, signed: bool, zero_extend: bool, l: &Lane) -> R<Lane> {
+        let name = op.name.as_str();
+        let bits = op.result_types.first().map_or(64, super::overflow::width);
+        let src = op.operand_types.first().map_or(64, super::overflow::width);
+        match l {
+            Lane::Int(p) if bits == 1 => Ok(Lane::Bool(ints::to_bool(self, p))),
+            Lane::Int(p) => ints::cast(self, src, bits, zero_extend, p)
+                .map(Lane::Int)
+                .map_err(named(name)),
+            Lane::Bool(c) if bits > 1 => ints::from_bool(self, c, signed).map(Lane::Int),
+            l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l.clone()),
+            _ => unsupported(format!("{name} of a non-integer")),
+        }
+    }
+    fn int_to_float(&mut self, op: &Op, src: u32, unsigned: bool, l: &Lane) -> R<Lane> {
+        let name = op.name.as_str();
+        match l {
+            Lane::Int(p) => {
+                let p = ints::as_converted(self, src, unsigned, p).map_err(named(name))?;
+                Ok(Lane::Float(
+                    match p.as_const().or_else(|| self.pinned(&p)) {
+                        Some(c) => self.domain.constant(c as f64),
+                        None => super::at_index::real_of(self.domain.terms, &p),
+                    },
+                ))
+            }
+            Lane::Bool(c) => {
+                let x = ints::from_bool(self, c, !unsigned)?;
+                let x = x.as_const().expect("from_bool is a constant");
+                Ok(Lane::Float(self.domain.constant(x as f64)))
+            }
+            Lane::DataInt(v, lo) if *lo >= 0 || !unsigned => Ok(Lane::Float(*v)),
+            _ => unsupported(format!("{name} of a non-integer")),
+        }
+    }
+    fn float_to_int(&mut self, op: &Op, bits: u32, unsigned: bool, l: &Lane) -> R<Lane> {
+        match l {
+            Lane::Float(t) => {
+                let x = self.domain.as_number(*t);
+                ints::from_float(self, x, bits, unsigned)
+                    .map(Lane::Int)
+                    .map_err(named(&op.name))
+            }
+            _ => unsupported(format!("{} of a non-float", op.name)),
+        }
+    }
+    fn poison(&mut self, op: &Op) -> R<Val> {
+        Err(not_read_yet(&op.name))
     }
     fn load(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
         Run::load(self, op, args)
@@ -251,7 +430,7 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
             _ => unsupported("scf.for bound is not an integer"),
         };
         let (lo, hi, step) = (int(0)?, int(1)?, int(2)?);
-        if !step.as_const().is_some_and(|s| s > 0) {
+        if step.as_const().is_none_or(|s| s <= 0) {
             return unsupported("scf.for with a size-dependent step");
         }
         Ok((lo, hi, step))
@@ -314,292 +493,6 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     }
     fn scan(&mut self, op: &Op, _: &mut Env) -> R<Vec<Rc<Val>>> {
         Err(not_read_yet(&op.name))
-    }
-}
-
-impl Run<'_, '_, '_> {
-    fn simple(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
-        let name = op.name.as_str();
-        let arg = |i: usize| -> R<&Val> {
-            match args.get(i) {
-                Some(v) => Ok(v),
-                None => unsupported(format!("{name}: missing operand {i}")),
-            }
-        };
-        let bits = op.result_types.first().map_or(64, super::overflow::width);
-        let not_read = || Err(not_read_yet(name));
-        let Some(kind) = op_kind(name) else {
-            return not_read();
-        };
-        if shape::is_lane_move(kind) {
-            let ins: Vec<_> = args.iter().map(|v| (&v.shape[..], &v.lanes[..])).collect();
-            return match shape::lane_move(kind, op, &ins) {
-                Ok((shape, lanes)) => Ok(Val { shape, lanes }),
-                Err((_, message)) => unsupported(format!("{name}: {message}")),
-            };
-        }
-        let libdevice = match (kind, op.attr("symbol").and_then(Attr::as_str)) {
-            (OpKind::Extern, Some(sym)) => extern_unary(sym),
-            (OpKind::Unary(f), _) => Some(f),
-            _ => None,
-        };
-        if let Some(f) = libdevice {
-            let v = self.map1(arg(0)?, |r, l| match l {
-                Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
-                // `math.absi`
-                Lane::Int(p) if f == Func::Abs => Ok(Lane::Int(ints::abs(r, bits, &p))),
-                _ => unsupported(format!("{name} of a non-float")),
-            })?;
-            if v.lanes.iter().any(|l| matches!(l, Lane::Int(_))) {
-                self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
-            }
-            return Ok(v);
-        }
-        match kind {
-            OpKind::Binary(b) => self.map2(arg(0)?, arg(1)?, |r, x, y| {
-                values::float_binary(r, b, &x, &y).map_err(named(name))
-            }),
-            OpKind::Int(io) => {
-                let v = self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => ints::binary(r, io, bits, &a, &b)
-                        .map(Lane::Int)
-                        .map_err(named(name)),
-                    (Lane::Bool(a), Lane::Bool(b)) => ints::logic(r, io, &a, &b)
-                        .map(Lane::Bool)
-                        .map_err(named(name)),
-                    (Lane::FBool(a), Lane::FBool(b)) => {
-                        let t = match io {
-                            IntOp::And => r.domain.and(a, b),
-                            IntOp::Or => r.domain.or(a, b),
-                            _ => return unsupported("xor of data-dependent conditions"),
-                        };
-                        Ok(truth(t))
-                    }
-                    (Lane::Bool(c), Lane::FBool(f)) | (Lane::FBool(f), Lane::Bool(c)) => {
-                        // Decide the integer side on this path.
-                        let b = r.decide(&c)?;
-                        Ok(match (io, b) {
-                            (IntOp::And, true) | (IntOp::Or, false) => Lane::FBool(f),
-                            (IntOp::And, false) => Lane::Bool(Cond::Const(false)),
-                            (IntOp::Or, true) => Lane::Bool(Cond::Const(true)),
-                            _ => return unsupported("xor of data-dependent conditions"),
-                        })
-                    }
-                    _ => unsupported(format!("{name} of non-integers")),
-                })?;
-                if ints::can_wrap(io) {
-                    self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
-                }
-                Ok(v)
-            }
-            OpKind::IntCast {
-                signed,
-                zero_extend,
-            } => {
-                // Exact where the value fits the target (a narrowing is an obligation).
-                let src = op.operand_types.first().map_or(64, super::overflow::width);
-                let v = self.map1(arg(0)?, |r, l| match l {
-                    Lane::Int(p) if bits == 1 => Ok(Lane::Bool(ints::to_bool(r, &p))),
-                    Lane::Int(p) => ints::cast(r, src, bits, zero_extend, &p)
-                        .map(Lane::Int)
-                        .map_err(named(name)),
-                    Lane::Bool(c) if bits > 1 => ints::from_bool(r, &c, signed).map(Lane::Int),
-                    l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l),
-                    _ => unsupported(format!("{name} of a non-integer")),
-                })?;
-                if bits < src {
-                    self.fits_width(&v, bits, &format!("cast to i{bits}"), op)?;
-                }
-                Ok(v)
-            }
-            OpKind::Constant => self.constant(op),
-            OpKind::ProgramId | OpKind::NumPrograms => {
-                let axis = match axis(op) {
-                    Ok(a) => a,
-                    Err(m) => return unsupported(m),
-                };
-                let v = if kind == OpKind::ProgramId {
-                    self.setup.pids[axis].clone()
-                } else {
-                    self.setup.grid[axis].clone()
-                };
-                Ok(Val::scalar(Lane::Int(v)))
-            }
-            OpKind::MakeRange => {
-                let lanes: Vec<Lane> = shape::make_range(op)
-                    .map(|i| Lane::Int(Poly::constant(i as i128)))
-                    .collect();
-                Ok(Val {
-                    shape: vec![lanes.len()],
-                    lanes,
-                })
-            }
-            OpKind::NegF => self.map1(arg(0)?, |r, l| match l {
-                Lane::Float(x) => Ok(Lane::Float(r.domain.neg(x))),
-                _ => unsupported("negf of a non-float"),
-            }),
-            OpKind::Fma => self.map3(arg(0)?, arg(1)?, arg(2)?, |r, a, b, c| {
-                values::fma(r, &a, &b, &c).map_err(named(name))
-            }),
-            OpKind::CmpI => {
-                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
-                let pred = pred.to_string();
-                let bits = op.operand_types.first().map_or(64, super::overflow::width);
-                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => ints::compare(r, &pred, bits, &a, &b)
-                        .map(Lane::Bool)
-                        .map_err(named(name)),
-                    (Lane::Bool(a), Lane::Bool(b)) => ints::compare_conds(r, &pred, &a, &b)
-                        .map(Lane::Bool)
-                        .map_err(named(name)),
-                    _ => unsupported("cmpi of non-integers"),
-                })
-            }
-            OpKind::CmpF => {
-                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
-                if float_predicate(pred).is_none() {
-                    return unsupported(format!("cmpf predicate {pred}"));
-                }
-                // IEEE's ordered and unordered predicates, as the bounded run reads them.
-                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Float(a), Lane::Float(b)) => match r.domain.cmpf(pred, a, b) {
-                        Some(t) => Ok(truth(t)),
-                        None => unsupported(format!("cmpf predicate {pred}")),
-                    },
-                    _ => unsupported("cmpf of non-floats"),
-                })
-            }
-            OpKind::Select => self.map3(arg(0)?, arg(1)?, arg(2)?, |r, c, a, b| {
-                values::select(r, &c, &a, &b)
-            }),
-            OpKind::FloatCast => self.map1(arg(0)?, |r, l| {
-                values::float_cast(r, op, &l).map_err(named(name))
-            }),
-            OpKind::IntToFloat { unsigned } => {
-                let src = op.operand_types.first().map_or(64, super::overflow::width);
-                self.map1(arg(0)?, |r, l| match l {
-                    Lane::Int(p) => {
-                        let p = ints::as_converted(r, src, unsigned, &p).map_err(named(name))?;
-                        Ok(Lane::Float(match p.as_const().or_else(|| r.pinned(&p)) {
-                            Some(c) => r.domain.constant(c as f64),
-                            None => super::at_index::real_of(r.domain.terms, &p),
-                        }))
-                    }
-                    Lane::Bool(c) => {
-                        let x = ints::from_bool(r, &c, !unsigned)?;
-                        let x = x.as_const().expect("from_bool is a constant");
-                        Ok(Lane::Float(r.domain.constant(x as f64)))
-                    }
-                    Lane::DataInt(v, lo) if lo >= 0 || !unsigned => Ok(Lane::Float(v)),
-                    _ => unsupported(format!("{name} of a non-integer")),
-                })
-            }
-            OpKind::FloatToInt { unsigned } => self.map1(arg(0)?, |r, l| match l {
-                Lane::Float(t) => {
-                    let x = r.domain.as_number(t);
-                    ints::from_float(r, x, bits, unsigned)
-                        .map(Lane::Int)
-                        .map_err(named(name))
-                }
-                _ => unsupported(format!("{name} of a non-float")),
-            }),
-            OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |r, p, o| {
-                values::add_ptr(r, &p, &o).map_err(named(name))
-            }),
-            OpKind::Dot => {
-                // tf32 inputs are read as exact (Precision::Real), as the bounded run
-                // reads them without `--precision ieee`.
-                let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
-                let (shape, lanes) = values::dot(
-                    self,
-                    (&a.shape, &a.lanes),
-                    (&b.shape, &b.lanes),
-                    (&c.shape, &c.lanes),
-                    false,
-                )
-                .map_err(named(name))?;
-                Ok(Val { shape, lanes })
-            }
-            OpKind::Debug => Ok(Val::scalar(values::debug(self, op))),
-            _ => not_read(),
-        }
-    }
-
-    fn constant(&mut self, op: &Op) -> R<Val> {
-        let (shape, values) = match literal(op) {
-            Ok(c) => c,
-            Err(m) => return unsupported(m),
-        };
-        let mut lanes: Vec<Lane> = values
-            .iter()
-            .map(|l| match *l {
-                Literal::Bool(b) => Lane::Bool(Cond::Const(b)),
-                Literal::Int(i) => Lane::Int(Poly::constant(i)),
-                Literal::Float(x) => Lane::Float(self.domain.constant(x)),
-            })
-            .collect();
-        if lanes.len() == 1 {
-            return Ok(Val::splat(lanes.remove(0), &shape));
-        }
-        Ok(Val { shape, lanes })
-    }
-
-    fn map1(&mut self, a: &Val, mut f: impl FnMut(&mut Self, Lane) -> R<Lane>) -> R<Val> {
-        let mut lanes = Vec::with_capacity(a.lanes.len());
-        for l in &a.lanes {
-            lanes.push(if *l == Lane::Undef {
-                Lane::Undef
-            } else {
-                f(self, l.clone())?
-            });
-        }
-        Ok(Val {
-            shape: a.shape.clone(),
-            lanes,
-        })
-    }
-
-    fn map3(
-        &mut self,
-        a: &Val,
-        b: &Val,
-        c: &Val,
-        mut f: impl FnMut(&mut Self, Lane, Lane, Lane) -> R<Lane>,
-    ) -> R<Val> {
-        let shape = [a, b, c]
-            .iter()
-            .map(|v| &v.shape)
-            .find(|s| !s.is_empty())
-            .cloned()
-            .unwrap_or_default();
-        let (a, b, c) = (bcast(a, &shape)?, bcast(b, &shape)?, bcast(c, &shape)?);
-        let mut lanes = Vec::with_capacity(a.lanes.len());
-        for ((x, y), z) in a.lanes.into_iter().zip(b.lanes).zip(c.lanes) {
-            lanes.push(f(self, x, y, z)?);
-        }
-        Ok(Val { shape, lanes })
-    }
-
-    fn map2(
-        &mut self,
-        a: &Val,
-        b: &Val,
-        mut f: impl FnMut(&mut Self, Lane, Lane) -> R<Lane>,
-    ) -> R<Val> {
-        let shape = if a.shape.is_empty() {
-            b.shape.clone()
-        } else {
-            a.shape.clone()
-        };
-        let (a, b) = (bcast(a, &shape)?, bcast(b, &shape)?);
-        let mut lanes = Vec::with_capacity(a.lanes.len());
-        for (x, y) in a.lanes.into_iter().zip(b.lanes) {
-            lanes.push(match (&x, &y) {
-                (Lane::Undef, _) | (_, Lane::Undef) => Lane::Undef,
-                _ => f(self, x, y)?,
-            });
-        }
-        Ok(Val { shape, lanes })
     }
 }
 

@@ -5,12 +5,15 @@
 //!
 //! Invariant: anything else is an error naming the op.
 
-use super::interp::{Env, Fail, Flow, Interp, Vals};
+use super::interp::{malformed, Env, Fail, Flow, Interp, Vals, R};
+use super::lanes::{broadcast_scalar, same_shape};
 use super::{int, select};
 use crate::exec::domain::Domain;
 use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::execution::MAX_OPS;
+use crate::exec::ints::{self, Machine};
 use crate::exec::precision;
+use crate::exec::table::IntOp;
 use crate::exec::value::{Elem, Value};
 use crate::exec::walk::{self, Control, Jump, Side, Trip};
 use crate::triton_ir::ast::{Loc, Module, Op, Region};
@@ -60,13 +63,111 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
         true
     }
 
-    fn value(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> Result<Value<D::V>, ExecError> {
-        let out = self.simple(op, args).map_err(|f| Interp::at(self, op, f))?;
-        Ok(self.in_type(op, out))
+    fn map1<F>(&mut self, a: &Value<D::V>, mut f: F) -> R<Value<D::V>>
+    where
+        F: FnMut(&mut Self, &Elem<D::V>) -> R<Elem<D::V>>,
+    {
+        let elems = a.elems.iter().map(|x| f(self, x)).collect::<R<Vec<_>>>()?;
+        Ok(Value {
+            shape: a.shape.clone(),
+            elems,
+        })
+    }
+    fn map2<F>(&mut self, a: &Value<D::V>, b: &Value<D::V>, mut f: F) -> R<Value<D::V>>
+    where
+        F: FnMut(&mut Self, &Elem<D::V>, &Elem<D::V>) -> R<Elem<D::V>>,
+    {
+        same_shape(a, b)?;
+        let elems = (a.elems.iter().zip(&b.elems))
+            .map(|(x, y)| f(self, x, y))
+            .collect::<R<Vec<_>>>()?;
+        Ok(Value {
+            shape: a.shape.clone(),
+            elems,
+        })
+    }
+    fn map3<F>(
+        &mut self,
+        a: &Value<D::V>,
+        b: &Value<D::V>,
+        c: &Value<D::V>,
+        mut f: F,
+    ) -> R<Value<D::V>>
+    where
+        F: FnMut(&mut Self, &Elem<D::V>, &Elem<D::V>, &Elem<D::V>) -> R<Elem<D::V>>,
+    {
+        // A scalar condition of a select on tensors.
+        let a = broadcast_scalar(a, &b.shape);
+        same_shape(&a, b)?;
+        same_shape(&a, c)?;
+        let elems = (0..a.elems.len())
+            .map(|i| f(self, &a.elems[i], &b.elems[i], &c.elems[i]))
+            .collect::<R<Vec<_>>>()?;
+        Ok(Value {
+            shape: a.shape.clone(),
+            elems,
+        })
+    }
+    fn in_type(&mut self, op: &Op, v: Value<D::V>) -> Value<D::V> {
+        self.round_to_type(op, v)
+    }
+
+    fn int_lane(&mut self, n: i128) -> Elem<D::V> {
+        Elem::Int(n as i64)
+    }
+    fn int_const(&self, l: &Elem<D::V>) -> Option<i64> {
+        match *l {
+            Elem::Int(k) => Some(k),
+            _ => None,
+        }
+    }
+    fn program_id(&self, axis: usize) -> Elem<D::V> {
+        Elem::Int(self.program[axis])
+    }
+    fn num_programs(&self, axis: usize) -> Elem<D::V> {
+        Elem::Int(self.inst.grid[axis])
+    }
+    fn int_abs(&mut self, bits: u32, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        match *a {
+            Elem::Int(i) => Ok(Elem::Int(ints::abs(&mut Machine, bits, &(i as i128)) as i64)),
+            other => malformed(format!("operand is {}", other.kind())),
+        }
+    }
+    fn int_op(
+        &mut self,
+        _: &Op,
+        io: IntOp,
+        bits: u32,
+        a: &Elem<D::V>,
+        b: &Elem<D::V>,
+    ) -> R<Elem<D::V>> {
+        self.int_binary(io, bits, *a, *b)
+    }
+    fn int_compare(
+        &mut self,
+        _: &Op,
+        pred: &str,
+        bits: u32,
+        a: &Elem<D::V>,
+        b: &Elem<D::V>,
+    ) -> R<Elem<D::V>> {
+        self.int_compare_lane(pred, bits, *a, *b)
+    }
+    fn int_cast(&mut self, op: &Op, signed: bool, zext: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        self.int_cast_lane(op, signed, zext, *a)
+    }
+    fn int_to_float(&mut self, _: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        self.int_to_float_lane(bits, unsigned, *a)
+    }
+    fn float_to_int(&mut self, _: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        self.float_to_int_lane(bits, unsigned, *a)
+    }
+    fn poison(&mut self, op: &Op) -> R<Value<D::V>> {
+        Ok(self.poison_value(op))
     }
     fn load(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> Result<Value<D::V>, ExecError> {
         let out = Interp::load(self, op, args).map_err(|f| Interp::at(self, op, f))?;
-        Ok(self.in_type(op, out))
+        Ok(self.round_to_type(op, out))
     }
     fn store(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> Result<(), ExecError> {
         Interp::store(self, op, args).map_err(|f| Interp::at(self, op, f))
@@ -193,7 +294,7 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
 
 impl<'a, D: Domain> Interp<'a, D> {
     /// `out` rounded to the result type of `op` under `--precision ieee`.
-    fn in_type(&mut self, op: &Op, out: Value<D::V>) -> Value<D::V> {
+    fn round_to_type(&mut self, op: &Op, out: Value<D::V>) -> Value<D::V> {
         match precision::result_kind(&*self.domain, op) {
             Some(kind) => precision::value_in_type(&mut *self.domain, kind, out),
             None => out,

@@ -1,24 +1,29 @@
-//! The one walk of a TTIR function, shared by the bounded run (`exec::ops::Interp`) and
-//! the all-sizes run (`verify::run::Run`): regions and their blocks, terminators,
-//! `cf.br`/`cf.cond_br`, `scf.if`, `scf.for`, `tt.reduce`, `tt.call`, and the dispatch of
-//! every other op to the run. [`Control`] is what the walk needs of a run: the few hooks
-//! where the two runs genuinely differ. Memory (`tt.load`/`tt.store`: the bounded run
-//! reads and writes concrete buffers, the all-sizes run symbolic tensors under guards),
-//! which side of a branch runs (the bounded run picks one or forks and merges; the
-//! all-sizes run decides the condition on its path, forking the whole program where both
-//! sides are feasible), what a loop trip is (the bounded run counts; the all-sizes run
-//! unrolls a trip count the path fixes and replaces any other loop by a proved summary),
-//! and the value ops (each run's lanes, meanings from `exec::values` and `exec::ints`).
+//! The one TTIR interpreter's walk of a function, shared by the bounded run
+//! (`exec::ops::Interp`) and the all-sizes run (`verify::run::Run`): regions and their
+//! blocks, terminators, `cf.br`/`cf.cond_br`, `scf.if`, `scf.for`, `tt.reduce`, `tt.call`
+//! (the callee run inline), `tt.load`/`tt.store`, and every value op (`value.rs`).
+//! [`Control`] is what the walk needs of a run: the hooks where the two runs genuinely
+//! differ. Memory (the bounded run reads and writes concrete buffers, the all-sizes run
+//! symbolic tensors under guards); which side of a branch runs (the bounded run picks
+//! one, or forks on the data and merges; the all-sizes run decides the condition on its
+//! path, forking the whole program where both sides are feasible); a loop trip (the
+//! bounded run counts; the all-sizes run unrolls a trip count the path fixes and
+//! replaces any other loop by a proved summary); lanes and integers (machine integers,
+//! or polynomials over the sizes with width obligations).
 //!
-//! Invariant: an op kind is dispatched here and nowhere else; a run's hooks see one op
-//! of the kind they are named for, and the walk binds every result they return.
+//! Invariant: every op kind is routed here and nowhere else (`exec::shape` only tells
+//! the lane moves apart, `exec::precision` which ops compute a float); a run's hooks
+//! see one op of the kind they are named for, and the walk binds every result they
+//! return.
 
 use crate::exec::error::ErrorKind;
-use crate::exec::table::{callee, op_kind, OpKind, MAX_NESTING};
+use crate::exec::table::{callee, op_kind, IntOp, OpKind, MAX_NESTING};
 use crate::exec::values::{self, Values};
 use crate::triton_ir::ast::{Attr, Block, Func, Loc, Module, Op, Region};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
+
+mod value;
 
 /// The values in scope, by SSA name.
 pub(crate) type Env<T> = FxHashMap<String, Rc<T>>;
@@ -55,6 +60,9 @@ pub(crate) enum Trip {
     /// The run cannot count the trips: the whole loop is `Control::loop_summary`.
     Summarise,
 }
+
+/// The lower bound, upper bound and step of an `scf.for`.
+pub(crate) type Bounds<N> = (N, N, N);
 
 /// What one run needs to be walked. `E` (from [`Values`]) is an error before it is tied
 /// to an op; `X` is the walk's error.
@@ -94,8 +102,80 @@ pub(crate) trait Control<'m>: Values {
         None
     }
 
-    /// Every op without regions but `tt.load`/`tt.store`: one result from `args`.
-    fn value(&mut self, op: &Op, args: &[Rc<Self::T>]) -> Result<Self::T, Self::X>;
+    /// `f` on every lane of `a`.
+    fn map1<F>(&mut self, a: &Self::T, f: F) -> Result<Self::T, Self::E>
+    where
+        F: FnMut(&mut Self, &Self::L) -> Result<Self::L, Self::E>;
+    /// `f` on the lanes of `a` and `b` pairwise (shapes as the run reads them).
+    fn map2<F>(&mut self, a: &Self::T, b: &Self::T, f: F) -> Result<Self::T, Self::E>
+    where
+        F: FnMut(&mut Self, &Self::L, &Self::L) -> Result<Self::L, Self::E>;
+    fn map3<F>(&mut self, a: &Self::T, b: &Self::T, c: &Self::T, f: F) -> Result<Self::T, Self::E>
+    where
+        F: FnMut(&mut Self, &Self::L, &Self::L, &Self::L) -> Result<Self::L, Self::E>;
+    /// An error of an op's meaning (`exec::values`, `exec::shape`) as the run reports it
+    /// (the all-sizes run names the op; the bounded run names it in `at`).
+    fn meaning(&self, _op: &Op, e: Self::E) -> Self::E {
+        e
+    }
+    /// The value of op `op` in its result type (the bounded run's `--precision ieee`).
+    fn in_type(&mut self, _op: &Op, v: Self::T) -> Self::T {
+        v
+    }
+    /// Obligation: the integer lanes of `v`, which the run keeps exact, fit `bits`
+    /// (`what` names the operation).
+    fn fits(&mut self, _op: &Op, _v: &Self::T, _bits: u32, _what: &str) -> Result<(), Self::E> {
+        Ok(())
+    }
+
+    /// An integer lane, a program id, a grid size.
+    fn int_lane(&mut self, n: i128) -> Self::L;
+    fn int_const(&self, l: &Self::L) -> Option<i64>;
+    fn program_id(&self, axis: usize) -> Self::L;
+    fn num_programs(&self, axis: usize) -> Self::L;
+    /// The integer ops: `math.absi`, `arith.addi` ... (`exec::ints`), `arith.cmpi` on
+    /// operands of `bits`, integer casts, and conversions between integers of `bits`
+    /// and floats.
+    fn int_abs(&mut self, bits: u32, a: &Self::L) -> Result<Self::L, Self::E>;
+    fn int_op(
+        &mut self,
+        op: &Op,
+        io: IntOp,
+        bits: u32,
+        a: &Self::L,
+        b: &Self::L,
+    ) -> Result<Self::L, Self::E>;
+    fn int_compare(
+        &mut self,
+        op: &Op,
+        pred: &str,
+        bits: u32,
+        a: &Self::L,
+        b: &Self::L,
+    ) -> Result<Self::L, Self::E>;
+    fn int_cast(
+        &mut self,
+        op: &Op,
+        signed: bool,
+        zero_extend: bool,
+        a: &Self::L,
+    ) -> Result<Self::L, Self::E>;
+    fn int_to_float(
+        &mut self,
+        op: &Op,
+        bits: u32,
+        unsigned: bool,
+        a: &Self::L,
+    ) -> Result<Self::L, Self::E>;
+    fn float_to_int(
+        &mut self,
+        op: &Op,
+        bits: u32,
+        unsigned: bool,
+        a: &Self::L,
+    ) -> Result<Self::L, Self::E>;
+    /// `ub.poison`: a value the program never defines.
+    fn poison(&mut self, op: &Op) -> Result<Self::T, Self::E>;
     fn load(&mut self, op: &Op, args: &[Rc<Self::T>]) -> Result<Self::T, Self::X>;
     fn store(&mut self, op: &Op, args: &[Rc<Self::T>]) -> Result<(), Self::X>;
 
@@ -124,7 +204,7 @@ pub(crate) trait Control<'m>: Values {
         &mut self,
         op: &Op,
         args: &[Rc<Self::T>],
-    ) -> Result<(Self::Count, Self::Count, Self::Count), Self::X>;
+    ) -> Result<Bounds<Self::Count>, Self::X>;
     /// Whether the trip at counter `iv` runs, `trips` trips having run.
     fn trip(
         &mut self,
@@ -369,7 +449,10 @@ fn run_op<'m, C: Control<'m>>(
             let unit = c.unit();
             c.tensor(Vec::new(), vec![unit])
         }
-        _ => c.value(op, &args)?,
+        _ => {
+            let v = value::value_op(c, op, kind, &args).map_err(|e| c.at(op, e))?;
+            c.in_type(op, v)
+        }
     };
     Ok(vec![Rc::new(out)])
 }
@@ -491,7 +574,7 @@ fn reduce<'m, C: Control<'m>>(
             .into_iter()
             .map(|(shape, lanes)| Rc::new(c.tensor(shape, lanes)))
             .collect()),
-        Err(ReduceError::Op(e)) => Err(c.at(op, e)),
+        Err(ReduceError::Op(e)) => Err(c.at(op, c.meaning(op, e))),
         Err(ReduceError::Walk(x)) => Err(x),
     }
 }
