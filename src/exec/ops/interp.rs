@@ -19,21 +19,8 @@ pub(super) type Env<V> = crate::exec::walk::Env<Value<V>>;
 /// Operand or result values.
 pub(super) type Vals<V> = Vec<Rc<Value<V>>>;
 
-/// An error before it is tied to an op.
-#[derive(Debug)]
-pub(crate) struct Fail {
-    pub(crate) kind: ErrorKind,
-    pub(crate) message: String,
-}
-
-pub(super) type R<T> = Result<T, Fail>;
-
-pub(super) fn fail<T>(kind: ErrorKind, message: impl Into<String>) -> R<T> {
-    Err(Fail {
-        kind,
-        message: message.into(),
-    })
-}
+pub(crate) use crate::exec::error::Fail;
+pub(super) use crate::exec::error::{fail, R};
 
 pub(super) fn malformed<T>(message: impl Into<String>) -> R<T> {
     fail(ErrorKind::Malformed, message)
