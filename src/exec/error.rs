@@ -1,10 +1,27 @@
-//! How a bounded run fails: an [`ErrorKind`] for tests and exit codes, and an
-//! [`ExecError`] that names the op's .ttir line, its Python source line and the program.
+//! How a bounded run fails: an [`ErrorKind`] for tests and exit codes, a [`Fail`] before
+//! it is tied to an op, and an [`ExecError`] that names the op's .ttir line, its Python
+//! source line and the program.
 //!
 //! Invariant: plain data; every executor (TTIR and PTX) reports through these.
 
 use crate::triton_ir::ast::Loc;
 use std::fmt;
+
+/// An error of a bounded run before it is tied to an op (`ExecError` names the op).
+#[derive(Debug)]
+pub(crate) struct Fail {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
+}
+
+pub(crate) type R<T> = Result<T, Fail>;
+
+pub(crate) fn fail<T>(kind: ErrorKind, message: impl Into<String>) -> R<T> {
+    Err(Fail {
+        kind,
+        message: message.into(),
+    })
+}
 
 /// What went wrong, for tests and exit codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,6 +19,7 @@ pub(crate) mod shape;
 pub(crate) mod table;
 pub mod value;
 pub(crate) mod values;
+pub(crate) mod walk;
 
 pub use error::{Clash, ErrorKind, ExecError};
 pub use execution::{collect_outputs, Execution, MaskedLoad, Options, Output, StoreSite, MAX_OPS};

@@ -1,9 +1,9 @@
-//! The semantics of each TTIR op (`tt`, `arith`, `math`, `scf`, `cf`).
-//!
-//! One interpreter, generic over the value [`Domain`](super::domain::Domain): the state
-//! and plumbing in `interp.rs`, control flow in `control.rs`, arithmetic, comparisons
-//! and casts in `arith.rs`, memory in `memory.rs`, reductions
-//! and scans in `reduce.rs`; the op names themselves are read in `exec::table`.
+//! The bounded run of a TTIR module ([`Interp`]): concrete sizes, machine integers, over
+//! any value [`Domain`](super::domain::Domain). Ops are dispatched by the one walk
+//! (`exec::walk`); this module is the bounded run's hooks of it: the state and plumbing in
+//! `interp.rs`, branches, loop trips, lane maps and `scf.while` in `control.rs`, integer
+//! ops on machine integers in `arith.rs` (`int.rs`), memory in `memory.rs`, scans in
+//! `reduce.rs`, forks on the data in `fork.rs`.
 
 mod arith;
 mod control;

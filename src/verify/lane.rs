@@ -10,8 +10,6 @@ use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::Truth;
 use crate::term::TermId;
 use crate::triton_ir::ast::Loc;
-use std::collections::HashMap;
-use std::rc::Rc;
 use z3::SatResult;
 
 /// Why the symbolic run stopped: a construct it cannot read for all sizes.
@@ -77,12 +75,9 @@ impl Val {
     }
 }
 
-pub(super) type Env = HashMap<String, Rc<Val>>;
+pub(super) type Env = crate::exec::walk::Env<Val>;
 
-pub(super) enum Flow {
-    Yield(Vec<Rc<Val>>),
-    Return(Vec<Rc<Val>>),
-}
+pub(super) type Flow = crate::exec::walk::Flow<Val>;
 
 pub(super) fn truth(t: Truth<TermId>) -> Lane {
     match t {

@@ -32,8 +32,9 @@ use super::summary::{
 use super::sym::{Cond, Poly, Rel};
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
+use crate::exec::walk;
 use crate::term::{Node, TermId, Terms};
-use crate::triton_ir::ast::Region;
+use crate::triton_ir::ast::{Op, Region};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -53,6 +54,7 @@ impl Run<'_, '_, '_> {
     /// describes; the outer path's choices and knowledge are restored afterwards.
     fn body_cases(
         &mut self,
+        op: &Op,
         body: &Region,
         args: &[Rc<Val>],
         var: &str,
@@ -79,7 +81,7 @@ impl Run<'_, '_, '_> {
             self.pos = 0;
             self.memo = outer_memo.clone();
             self.solver.push();
-            let r = self.run_region(body, args.to_vec(), env);
+            let r = walk::region(self, body, args.to_vec(), env, op.line, &op.loc);
             self.solver.pop(1);
             let cond = self.path.cond.split_off(from);
             trail = std::mem::take(&mut self.trail);
@@ -120,8 +122,10 @@ impl Run<'_, '_, '_> {
     }
 
     /// `scf.for` from `lo` to `hi` (not fixed by the path) by `step`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn loop_over_sizes(
         &mut self,
+        op: &Op,
         body: &Region,
         lo: Poly,
         hi: Poly,
@@ -179,7 +183,7 @@ impl Run<'_, '_, '_> {
         }
         let was_probing = self.probing;
         self.probing = true;
-        let cases = self.body_cases(body, &probe, &var, &valid, env);
+        let cases = self.body_cases(op, body, &probe, &var, &valid, env);
         self.probing = was_probing;
         let cases = cases?;
         let mut delta: Vec<Vec<Option<Poly>>> = syms.iter().map(|k| vec![None; k.len()]).collect();
@@ -282,7 +286,7 @@ impl Run<'_, '_, '_> {
                 lanes,
             }));
         }
-        let cases = self.body_cases(body, &args, &var, &valid, env)?;
+        let cases = self.body_cases(op, body, &args, &var, &valid, env)?;
 
         // 3. After the loop: integers moved by the trip count, floats summarised.
         let trips = trip_count(&lo, &hi, step);

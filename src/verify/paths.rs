@@ -1,4 +1,6 @@
-//! One Triton program run with symbolic sizes and program ids, once per path.
+//! One Triton program run with symbolic sizes and program ids, once per path, through
+//! the one TTIR interpreter (`exec::walk`): this file is the all-sizes run's
+//! [`Control`] hooks and [`explore`], which re-runs the program per path.
 //!
 //! Lanes stay concrete (a block's width is a constexpr folded into the IR), integers are
 //! [`Poly`]s over the sizes and `pid_x/y/z`, and reals are terms, built through the same
@@ -16,7 +18,7 @@
 //! program id) the base constraints allow. Anything this interpreter cannot read
 //! symbolically is an [`Unsupported`] error, never a guess.
 
-use super::lane::{bcast, truth, unsupported, Env, Flow, Lane, Val, R};
+use super::lane::{bcast, truth, unsupported, Env, Lane, Val, R};
 use super::run::{PathSolver, Run};
 use super::summary::trip_count;
 
@@ -24,13 +26,11 @@ pub use super::lane::{atom_name, small_witness, Unsupported};
 pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Domain, Symbolic};
-use crate::exec::table::{
-    axis, callee, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
-    MAX_NESTING,
-};
-use crate::exec::{ints, shape, values};
-use crate::term::{Func, Terms};
-use crate::triton_ir::ast::{Attr, Block, Func as IrFunc, Module, Op, Region, Type};
+use crate::exec::ints;
+use crate::exec::table::{extern_unary, IntOp, OpKind};
+use crate::exec::walk::{self, Control, Jump, Side, Trip};
+use crate::term::Terms;
+use crate::triton_ir::ast::{Attr, Loc, Module, Op, Region, Type};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -124,7 +124,7 @@ pub fn explore(
             };
             args.push(Rc::new(Val::scalar(lane)));
         }
-        if let Err(e) = run.run_func(func, args) {
+        if let Err(e) = walk::func(&mut run, func, args, func.line, &func.loc) {
             // An access already shown to leave its tensor at some sizes is the finding,
             // whatever stopped the run after it.
             if let Some(f) = run.path.failures.iter().find(|f| f.witness.is_some()) {
@@ -170,439 +170,69 @@ pub fn explore(
     }
 }
 
-impl Run<'_, '_, '_> {
-    fn run_func(&mut self, func: &IrFunc, args: Vec<Rc<Val>>) -> R<Vec<Rc<Val>>> {
-        let mut env = Env::new();
-        match self.run_region(&func.body, args, &mut env)? {
-            Flow::Return(v) | Flow::Yield(v) => Ok(v),
-        }
+/// The all-sizes run's hooks of the one walk (`exec::walk`): a branch or a trip
+/// condition is decided on the path (forking the program where both sides are
+/// feasible), a loop whose trips the path does not fix is one proved summary
+/// (`super::loops`), and memory is read and written symbolically (`super::memory`).
+impl<'a> Control<'a> for Run<'a, '_, '_> {
+    type T = Val;
+    type Count = Poly;
+    type Fork = std::convert::Infallible;
+    type X = Unsupported;
+
+    fn module(&self) -> &'a Module {
+        self.module
+    }
+    fn tensor(&self, shape: Vec<usize>, lanes: Vec<Lane>) -> Val {
+        Val { shape, lanes }
+    }
+    fn lanes(t: &Val) -> (&[usize], &[Lane]) {
+        (&t.shape, &t.lanes)
+    }
+    fn nesting(&mut self) -> &mut u32 {
+        &mut self.depth
+    }
+    fn at(&self, op: &Op, e: Unsupported) -> Unsupported {
+        within(op, e)
+    }
+    fn within(&self, op: &Op, e: Unsupported) -> Unsupported {
+        within(op, e)
+    }
+    /// A region's error is tied to the op whose region it is (`within`).
+    fn at_line(&self, _: u32, _: &Loc, e: Unsupported) -> Unsupported {
+        e
+    }
+    fn follows_branches(&self) -> bool {
+        false
+    }
+    /// The ops this run does not read: loops other than `scf.for`, scans, branches
+    /// between blocks, clamps, poison, barriers, and libdevice calls of several operands.
+    fn refuses(&self, op: &Op, kind: Option<OpKind>) -> Option<Unsupported> {
+        use OpKind::*;
+        let reads = match kind {
+            Some(Extern) => (op.attr("symbol").and_then(Attr::as_str))
+                .and_then(extern_unary)
+                .is_some(),
+            None
+            | Some(
+                While | Scan | ScanReturn | Condition | Br | CondBr | ClampF | Poison | Barrier,
+            ) => false,
+            Some(_) => true,
+        };
+        (!reads).then(|| within(op, not_read_yet(&op.name)))
     }
 
-    pub(super) fn run_region(
-        &mut self,
-        region: &Region,
-        args: Vec<Rc<Val>>,
-        env: &mut Env,
-    ) -> R<Flow> {
-        if self.depth > MAX_NESTING as usize {
-            return unsupported(format!("call/region nesting deeper than {MAX_NESTING}"));
-        }
-        let Some(block) = region.blocks.first() else {
-            return Ok(Flow::Yield(Vec::new()));
-        };
-        if region.blocks.len() > 1 {
-            return unsupported("unstructured control flow (several blocks)");
-        }
-        self.depth += 1;
-        let r = self.run_block(block, args, env);
-        self.depth -= 1;
-        r
-    }
-
-    fn run_block(&mut self, block: &Block, args: Vec<Rc<Val>>, env: &mut Env) -> R<Flow> {
-        if block.args.len() != args.len() {
-            return unsupported("block argument count mismatch");
-        }
-        for (a, v) in block.args.iter().zip(args) {
-            env.insert(a.name.clone(), v);
-        }
-        for op in &block.ops {
-            let at = |mut e: Unsupported| {
-                if e.line == 0 {
-                    e.line = op.line;
-                    e.loc = op.loc.clone();
-                }
-                e
-            };
-            match op_kind(&op.name) {
-                Some(OpKind::Yield | OpKind::ReduceReturn) => {
-                    return Ok(Flow::Yield(self.operands(op, env).map_err(at)?))
-                }
-                Some(OpKind::Return) => {
-                    return Ok(Flow::Return(self.operands(op, env).map_err(at)?))
-                }
-                _ => {}
-            }
-            let results = self.op(op, env).map_err(at)?;
-            for (name, v) in op.results.iter().zip(results) {
-                env.insert(name.clone(), v);
-            }
-        }
-        Ok(Flow::Yield(Vec::new()))
-    }
-
-    fn operands(&self, op: &Op, env: &Env) -> R<Vec<Rc<Val>>> {
-        op.operands
-            .iter()
-            .map(|n| match env.get(n) {
-                Some(v) => Ok(v.clone()),
-                None => unsupported(format!("use of undefined value {n}")),
-            })
-            .collect()
-    }
-
-    fn op(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        match op_kind(&op.name) {
-            Some(OpKind::If) => return self.scf_if(op, env),
-            Some(OpKind::For) => return self.scf_for(op, env),
-            Some(OpKind::Reduce) => return self.reduce(op, env),
-            Some(OpKind::Call) => {
-                let Some(callee) = callee(op) else {
-                    return unsupported("tt.call without a callee");
-                };
-                let Some(f) = self.module.func(callee) else {
-                    return unsupported(format!("call of unknown function @{callee}"));
-                };
-                let args = self.operands(op, env)?;
-                self.depth += 1;
-                let r = self.run_func(f, args);
-                self.depth -= 1;
-                return r;
-            }
-            _ => {}
-        }
-        let args = self.operands(op, env)?;
-        let v = self.simple(op, &args)?;
-        Ok(vec![Rc::new(v)])
-    }
-
-    fn simple(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
-        let name = op.name.as_str();
-        let arg = |i: usize| -> R<&Val> {
-            match args.get(i) {
-                Some(v) => Ok(v),
-                None => unsupported(format!("{name}: missing operand {i}")),
-            }
-        };
-        let bits = op.result_types.first().map_or(64, super::overflow::width);
-        let not_read = || unsupported(format!("op {name} is not read for all sizes yet"));
-        let Some(kind) = op_kind(name) else {
-            return not_read();
-        };
-        if shape::is_lane_move(kind) {
-            let ins: Vec<_> = args.iter().map(|v| (&v.shape[..], &v.lanes[..])).collect();
-            return match shape::lane_move(kind, op, &ins) {
-                Ok((shape, lanes)) => Ok(Val { shape, lanes }),
-                Err((_, message)) => unsupported(format!("{name}: {message}")),
-            };
-        }
-        let libdevice = match (kind, op.attr("symbol").and_then(Attr::as_str)) {
-            (OpKind::Extern, Some(sym)) => extern_unary(sym),
-            (OpKind::Unary(f), _) => Some(f),
-            _ => None,
-        };
-        if let Some(f) = libdevice {
-            let v = self.map1(arg(0)?, |r, l| match l {
-                Lane::Float(x) => Ok(Lane::Float(r.domain.func(f, x))),
-                // `math.absi`
-                Lane::Int(p) if f == Func::Abs => Ok(Lane::Int(ints::abs(r, bits, &p))),
-                _ => unsupported(format!("{name} of a non-float")),
-            })?;
-            if v.lanes.iter().any(|l| matches!(l, Lane::Int(_))) {
-                self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
-            }
-            return Ok(v);
-        }
-        match kind {
-            OpKind::Binary(b) => self.map2(arg(0)?, arg(1)?, |r, x, y| {
-                values::float_binary(r, b, &x, &y).map_err(named(name))
-            }),
-            OpKind::Int(io) => {
-                let v = self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => ints::binary(r, io, bits, &a, &b)
-                        .map(Lane::Int)
-                        .map_err(named(name)),
-                    (Lane::Bool(a), Lane::Bool(b)) => ints::logic(r, io, &a, &b)
-                        .map(Lane::Bool)
-                        .map_err(named(name)),
-                    (Lane::FBool(a), Lane::FBool(b)) => {
-                        let t = match io {
-                            IntOp::And => r.domain.and(a, b),
-                            IntOp::Or => r.domain.or(a, b),
-                            _ => return unsupported("xor of data-dependent conditions"),
-                        };
-                        Ok(truth(t))
-                    }
-                    (Lane::Bool(c), Lane::FBool(f)) | (Lane::FBool(f), Lane::Bool(c)) => {
-                        // Decide the integer side on this path.
-                        let b = r.decide(&c)?;
-                        Ok(match (io, b) {
-                            (IntOp::And, true) | (IntOp::Or, false) => Lane::FBool(f),
-                            (IntOp::And, false) => Lane::Bool(Cond::Const(false)),
-                            (IntOp::Or, true) => Lane::Bool(Cond::Const(true)),
-                            _ => return unsupported("xor of data-dependent conditions"),
-                        })
-                    }
-                    _ => unsupported(format!("{name} of non-integers")),
-                })?;
-                if ints::can_wrap(io) {
-                    self.fits_width(&v, bits, &format!("i{bits} index arithmetic"), op)?;
-                }
-                Ok(v)
-            }
-            OpKind::IntCast {
-                signed,
-                zero_extend,
-            } => {
-                // Exact where the value fits the target (a narrowing is an obligation).
-                let src = op.operand_types.first().map_or(64, super::overflow::width);
-                let v = self.map1(arg(0)?, |r, l| match l {
-                    Lane::Int(p) if bits == 1 => Ok(Lane::Bool(ints::to_bool(r, &p))),
-                    Lane::Int(p) => ints::cast(r, src, bits, zero_extend, &p)
-                        .map(Lane::Int)
-                        .map_err(named(name)),
-                    Lane::Bool(c) if bits > 1 => ints::from_bool(r, &c, signed).map(Lane::Int),
-                    l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l),
-                    _ => unsupported(format!("{name} of a non-integer")),
-                })?;
-                if bits < src {
-                    self.fits_width(&v, bits, &format!("cast to i{bits}"), op)?;
-                }
-                Ok(v)
-            }
-            OpKind::Constant => self.constant(op),
-            OpKind::ProgramId | OpKind::NumPrograms => {
-                let axis = match axis(op) {
-                    Ok(a) => a,
-                    Err(m) => return unsupported(m),
-                };
-                let v = if kind == OpKind::ProgramId {
-                    self.setup.pids[axis].clone()
-                } else {
-                    self.setup.grid[axis].clone()
-                };
-                Ok(Val::scalar(Lane::Int(v)))
-            }
-            OpKind::MakeRange => {
-                let lanes: Vec<Lane> = shape::make_range(op)
-                    .map(|i| Lane::Int(Poly::constant(i as i128)))
-                    .collect();
-                Ok(Val {
-                    shape: vec![lanes.len()],
-                    lanes,
-                })
-            }
-            OpKind::NegF => self.map1(arg(0)?, |r, l| match l {
-                Lane::Float(x) => Ok(Lane::Float(r.domain.neg(x))),
-                _ => unsupported("negf of a non-float"),
-            }),
-            OpKind::Fma => self.map3(arg(0)?, arg(1)?, arg(2)?, |r, a, b, c| {
-                values::fma(r, &a, &b, &c).map_err(named(name))
-            }),
-            OpKind::CmpI => {
-                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
-                let pred = pred.to_string();
-                let bits = op.operand_types.first().map_or(64, super::overflow::width);
-                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Int(a), Lane::Int(b)) => ints::compare(r, &pred, bits, &a, &b)
-                        .map(Lane::Bool)
-                        .map_err(named(name)),
-                    (Lane::Bool(a), Lane::Bool(b)) => ints::compare_conds(r, &pred, &a, &b)
-                        .map(Lane::Bool)
-                        .map_err(named(name)),
-                    _ => unsupported("cmpi of non-integers"),
-                })
-            }
-            OpKind::CmpF => {
-                let pred = op.attr("predicate").and_then(Attr::as_str).unwrap_or("");
-                if float_predicate(pred).is_none() {
-                    return unsupported(format!("cmpf predicate {pred}"));
-                }
-                // IEEE's ordered and unordered predicates, as the bounded run reads them.
-                self.map2(arg(0)?, arg(1)?, |r, x, y| match (x, y) {
-                    (Lane::Float(a), Lane::Float(b)) => match r.domain.cmpf(pred, a, b) {
-                        Some(t) => Ok(truth(t)),
-                        None => unsupported(format!("cmpf predicate {pred}")),
-                    },
-                    _ => unsupported("cmpf of non-floats"),
-                })
-            }
-            OpKind::Select => self.map3(arg(0)?, arg(1)?, arg(2)?, |r, c, a, b| {
-                values::select(r, &c, &a, &b)
-            }),
-            OpKind::FloatCast => self.map1(arg(0)?, |r, l| {
-                values::float_cast(r, op, &l).map_err(named(name))
-            }),
-            OpKind::IntToFloat { unsigned } => {
-                let src = op.operand_types.first().map_or(64, super::overflow::width);
-                self.map1(arg(0)?, |r, l| match l {
-                    Lane::Int(p) => {
-                        let p = ints::as_converted(r, src, unsigned, &p).map_err(named(name))?;
-                        Ok(Lane::Float(match p.as_const().or_else(|| r.pinned(&p)) {
-                            Some(c) => r.domain.constant(c as f64),
-                            None => super::at_index::real_of(r.domain.terms, &p),
-                        }))
-                    }
-                    Lane::Bool(c) => {
-                        let x = ints::from_bool(r, &c, !unsigned)?;
-                        let x = x.as_const().expect("from_bool is a constant");
-                        Ok(Lane::Float(r.domain.constant(x as f64)))
-                    }
-                    Lane::DataInt(v, lo) if lo >= 0 || !unsigned => Ok(Lane::Float(v)),
-                    _ => unsupported(format!("{name} of a non-integer")),
-                })
-            }
-            OpKind::FloatToInt { unsigned } => self.map1(arg(0)?, |r, l| match l {
-                Lane::Float(t) => {
-                    let x = r.domain.as_number(t);
-                    ints::from_float(r, x, bits, unsigned)
-                        .map(Lane::Int)
-                        .map_err(named(name))
-                }
-                _ => unsupported(format!("{name} of a non-float")),
-            }),
-            OpKind::AddPtr => self.map2(arg(0)?, arg(1)?, |r, p, o| {
-                values::add_ptr(r, &p, &o).map_err(named(name))
-            }),
-            OpKind::Load => self.load(op, args),
-            OpKind::Store => {
-                self.store(op, args)?;
-                Ok(Val::scalar(Lane::Int(Poly::default())))
-            }
-            OpKind::Dot => {
-                // tf32 inputs are read as exact (Precision::Real), as the bounded run
-                // reads them without `--precision ieee`.
-                let (a, b, c) = (arg(0)?, arg(1)?, arg(2)?);
-                let (shape, lanes) = values::dot(
-                    self,
-                    (&a.shape, &a.lanes),
-                    (&b.shape, &b.lanes),
-                    (&c.shape, &c.lanes),
-                    false,
-                )
-                .map_err(named(name))?;
-                Ok(Val { shape, lanes })
-            }
-            OpKind::Debug => Ok(Val::scalar(values::debug(self, op))),
-            _ => not_read(),
-        }
-    }
-
-    fn constant(&mut self, op: &Op) -> R<Val> {
-        let (shape, values) = match literal(op) {
-            Ok(c) => c,
-            Err(m) => return unsupported(m),
-        };
-        let mut lanes: Vec<Lane> = values
-            .iter()
-            .map(|l| match *l {
-                Literal::Bool(b) => Lane::Bool(Cond::Const(b)),
-                Literal::Int(i) => Lane::Int(Poly::constant(i)),
-                Literal::Float(x) => Lane::Float(self.domain.constant(x)),
-            })
-            .collect();
-        if lanes.len() == 1 {
-            return Ok(Val::splat(lanes.remove(0), &shape));
-        }
-        Ok(Val { shape, lanes })
-    }
-
-    fn scf_if(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        let args = self.operands(op, env)?;
-        let c = match args.first().map(|v| &v.lanes[..]) {
-            Some([Lane::Bool(c)]) => c.clone(),
-            _ => return unsupported("scf.if on a data-dependent or non-scalar condition"),
-        };
-        let taken = self.decide(&c)?;
-        let region = if taken {
-            op.regions.first()
-        } else {
-            op.regions.get(1)
-        };
-        match region {
-            Some(r) => match self.run_region(r, Vec::new(), env)? {
-                Flow::Yield(v) => Ok(v),
-                Flow::Return(_) => unsupported("return inside scf.if"),
-            },
-            None => Ok(Vec::new()),
-        }
-    }
-
-    fn scf_for(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        let args = self.operands(op, env)?;
-        let int = |v: &Rc<Val>| match &v.lanes[..] {
-            [Lane::Int(p)] => Ok(p.clone()),
-            _ => unsupported("scf.for bound is not an integer"),
-        };
-        let (lo, hi, step) = (int(&args[0])?, int(&args[1])?, int(&args[2])?);
-        let Some(step_c) = step.as_const().filter(|s| *s > 0) else {
-            return unsupported("scf.for with a size-dependent step");
-        };
-        let mut carried: Vec<Rc<Val>> = args[3..].to_vec();
-        let Some(body) = op.regions.first() else {
-            return unsupported("scf.for without a body");
-        };
-        // A trip count the path does not fix: every trip at once (see `super::loops`).
-        let count = trip_count(&lo, &hi, step_c);
-        if count.as_const().is_none() && self.pinned(&count).is_none() {
-            self.counter_fits(&lo, &hi, step_c, op);
-            return self.loop_over_sizes(body, lo, hi, step_c, carried, env);
-        }
-        let bits = op.operand_types.first().map_or(64, super::overflow::width);
-        let mut iv = lo;
-        let mut trips = 0;
-        loop {
-            let go = Cond::cmp(Rel::Lt, &iv, &hi);
-            if go.as_const().is_none() && !self.holds(&go) && !self.holds(&go.clone().not()) {
-                if trips > 0 {
-                    return unsupported(
-                        "a loop whose first trips are fixed and the rest depend on the sizes",
-                    );
-                }
-                self.counter_fits(&iv, &hi, step_c, op);
-                return self.loop_over_sizes(body, iv, hi, step_c, carried, env);
-            }
-            if !self.decide(&go)? {
-                break;
-            }
-            trips += 1;
-            if trips > 4096 {
-                return unsupported("a loop of more than 4096 trips");
-            }
-            let mut block_args = vec![Rc::new(Val::scalar(Lane::Int(iv.clone())))];
-            block_args.extend(carried.iter().cloned());
-            carried = match self.run_region(body, block_args, env)? {
-                Flow::Yield(v) => v,
-                Flow::Return(_) => return unsupported("return inside scf.for"),
-            };
-            iv = iv.add(&Poly::constant(step_c));
-            let next = Val::scalar(Lane::Int(iv.clone()));
-            self.fits_width(&next, bits, &format!("i{bits} loop counter"), op)?;
-        }
-        Ok(carried)
-    }
-
-    /// `tt.reduce` (its meaning is `exec::values::reduce`): the combine region run on
-    /// scalars.
-    fn reduce(&mut self, op: &Op, env: &mut Env) -> R<Vec<Rc<Val>>> {
-        let inputs = self.operands(op, env)?;
-        let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
-        let ins: Vec<_> = inputs
-            .iter()
-            .map(|v| (&v.shape[..], &v.lanes[..]))
-            .collect();
-        let outs = values::reduce(self, op, &ins, axis, named(&op.name), |r, args| {
-            let Some(region) = op.regions.first() else {
-                return unsupported("reduce without a combine region");
-            };
-            let args = args.into_iter().map(|l| Rc::new(Val::scalar(l))).collect();
-            Ok(match r.run_region(region, args, env)? {
-                Flow::Yield(v) | Flow::Return(v) => v.iter().map(|a| a.lanes[0].clone()).collect(),
-            })
-        })?;
-        Ok(outs
-            .into_iter()
-            .map(|(shape, lanes)| Rc::new(Val { shape, lanes }))
-            .collect())
-    }
-
-    fn map1(&mut self, a: &Val, mut f: impl FnMut(&mut Self, Lane) -> R<Lane>) -> R<Val> {
+    /// Lanes masked off stay so (the op never sees them).
+    fn map1<F>(&mut self, a: &Val, mut f: F) -> R<Val>
+    where
+        F: FnMut(&mut Self, &Lane) -> R<Lane>,
+    {
         let mut lanes = Vec::with_capacity(a.lanes.len());
         for l in &a.lanes {
             lanes.push(if *l == Lane::Undef {
                 Lane::Undef
             } else {
-                f(self, l.clone())?
+                f(self, l)?
             });
         }
         Ok(Val {
@@ -610,14 +240,30 @@ impl Run<'_, '_, '_> {
             lanes,
         })
     }
-
-    fn map3(
-        &mut self,
-        a: &Val,
-        b: &Val,
-        c: &Val,
-        mut f: impl FnMut(&mut Self, Lane, Lane, Lane) -> R<Lane>,
-    ) -> R<Val> {
+    /// Operands broadcast to the first one's shape (a scalar to the other's).
+    fn map2<F>(&mut self, a: &Val, b: &Val, mut f: F) -> R<Val>
+    where
+        F: FnMut(&mut Self, &Lane, &Lane) -> R<Lane>,
+    {
+        let shape = if a.shape.is_empty() {
+            b.shape.clone()
+        } else {
+            a.shape.clone()
+        };
+        let (a, b) = (bcast(a, &shape)?, bcast(b, &shape)?);
+        let mut lanes = Vec::with_capacity(a.lanes.len());
+        for (x, y) in a.lanes.iter().zip(&b.lanes) {
+            lanes.push(match (x, y) {
+                (Lane::Undef, _) | (_, Lane::Undef) => Lane::Undef,
+                _ => f(self, x, y)?,
+            });
+        }
+        Ok(Val { shape, lanes })
+    }
+    fn map3<F>(&mut self, a: &Val, b: &Val, c: &Val, mut f: F) -> R<Val>
+    where
+        F: FnMut(&mut Self, &Lane, &Lane, &Lane) -> R<Lane>,
+    {
         let shape = [a, b, c]
             .iter()
             .map(|v| &v.shape)
@@ -626,32 +272,227 @@ impl Run<'_, '_, '_> {
             .unwrap_or_default();
         let (a, b, c) = (bcast(a, &shape)?, bcast(b, &shape)?, bcast(c, &shape)?);
         let mut lanes = Vec::with_capacity(a.lanes.len());
-        for ((x, y), z) in a.lanes.into_iter().zip(b.lanes).zip(c.lanes) {
+        for ((x, y), z) in a.lanes.iter().zip(&b.lanes).zip(&c.lanes) {
             lanes.push(f(self, x, y, z)?);
         }
         Ok(Val { shape, lanes })
     }
+    fn meaning(&self, op: &Op, e: Unsupported) -> Unsupported {
+        named(&op.name)(e)
+    }
+    fn fits(&mut self, op: &Op, v: &Val, bits: u32, what: &str) -> R<()> {
+        self.fits_width(v, bits, what, op)
+    }
 
-    fn map2(
-        &mut self,
-        a: &Val,
-        b: &Val,
-        mut f: impl FnMut(&mut Self, Lane, Lane) -> R<Lane>,
-    ) -> R<Val> {
-        let shape = if a.shape.is_empty() {
-            b.shape.clone()
-        } else {
-            a.shape.clone()
-        };
-        let (a, b) = (bcast(a, &shape)?, bcast(b, &shape)?);
-        let mut lanes = Vec::with_capacity(a.lanes.len());
-        for (x, y) in a.lanes.into_iter().zip(b.lanes) {
-            lanes.push(match (&x, &y) {
-                (Lane::Undef, _) | (_, Lane::Undef) => Lane::Undef,
-                _ => f(self, x, y)?,
-            });
+    fn int_lane(&mut self, n: i128) -> Lane {
+        Lane::Int(Poly::constant(n))
+    }
+    fn int_const(&self, l: &Lane) -> Option<i64> {
+        match l {
+            Lane::Int(p) => p.as_const().and_then(|c| i64::try_from(c).ok()),
+            _ => None,
         }
-        Ok(Val { shape, lanes })
+    }
+    fn program_id(&self, axis: usize) -> Lane {
+        Lane::Int(self.setup.pids[axis].clone())
+    }
+    fn num_programs(&self, axis: usize) -> Lane {
+        Lane::Int(self.setup.grid[axis].clone())
+    }
+    fn int_abs(&mut self, bits: u32, a: &Lane) -> R<Lane> {
+        match a {
+            Lane::Int(p) => Ok(Lane::Int(ints::abs(self, bits, p))),
+            _ => unsupported("math.absi of a non-integer"),
+        }
+    }
+    fn int_op(&mut self, op: &Op, io: IntOp, bits: u32, x: &Lane, y: &Lane) -> R<Lane> {
+        let name = op.name.as_str();
+        match (x, y) {
+            (Lane::Int(a), Lane::Int(b)) => ints::binary(self, io, bits, a, b)
+                .map(Lane::Int)
+                .map_err(named(name)),
+            (Lane::Bool(a), Lane::Bool(b)) => ints::logic(self, io, a, b)
+                .map(Lane::Bool)
+                .map_err(named(name)),
+            (Lane::FBool(a), Lane::FBool(b)) => {
+                let t = match io {
+                    IntOp::And => self.domain.and(*a, *b),
+                    IntOp::Or => self.domain.or(*a, *b),
+                    _ => return unsupported("xor of data-dependent conditions"),
+                };
+                Ok(truth(t))
+            }
+            (Lane::Bool(c), Lane::FBool(f)) | (Lane::FBool(f), Lane::Bool(c)) => {
+                // Decide the integer side on this path.
+                let b = self.decide(c)?;
+                Ok(match (io, b) {
+                    (IntOp::And, true) | (IntOp::Or, false) => Lane::FBool(*f),
+                    (IntOp::And, false) => Lane::Bool(Cond::Const(false)),
+                    (IntOp::Or, true) => Lane::Bool(Cond::Const(true)),
+                    _ => return unsupported("xor of data-dependent conditions"),
+                })
+            }
+            _ => unsupported(format!("{name} of non-integers")),
+        }
+    }
+    fn int_compare(&mut self, op: &Op, pred: &str, bits: u32, x: &Lane, y: &Lane) -> R<Lane> {
+        match (x, y) {
+            (Lane::Int(a), Lane::Int(b)) => ints::compare(self, pred, bits, a, b)
+                .map(Lane::Bool)
+                .map_err(named(&op.name)),
+            (Lane::Bool(a), Lane::Bool(b)) => ints::compare_conds(self, pred, a, b)
+                .map(Lane::Bool)
+                .map_err(named(&op.name)),
+            _ => unsupported("cmpi of non-integers"),
+        }
+    }
+    /// Exact where the value fits the target (the walk makes a narrowing an obligation).
+    fn int_cast(&mut self, op: &Op, signed: bool, zero_extend: bool, l: &Lane) -> R<Lane> {
+        let name = op.name.as_str();
+        let bits = op.result_types.first().map_or(64, super::overflow::width);
+        let src = op.operand_types.first().map_or(64, super::overflow::width);
+        match l {
+            Lane::Int(p) if bits == 1 => Ok(Lane::Bool(ints::to_bool(self, p))),
+            Lane::Int(p) => ints::cast(self, src, bits, zero_extend, p)
+                .map(Lane::Int)
+                .map_err(named(name)),
+            Lane::Bool(c) if bits > 1 => ints::from_bool(self, c, signed).map(Lane::Int),
+            l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l.clone()),
+            _ => unsupported(format!("{name} of a non-integer")),
+        }
+    }
+    fn int_to_float(&mut self, op: &Op, src: u32, unsigned: bool, l: &Lane) -> R<Lane> {
+        let name = op.name.as_str();
+        match l {
+            Lane::Int(p) => {
+                let p = ints::as_converted(self, src, unsigned, p).map_err(named(name))?;
+                Ok(Lane::Float(
+                    match p.as_const().or_else(|| self.pinned(&p)) {
+                        Some(c) => self.domain.constant(c as f64),
+                        None => super::at_index::real_of(self.domain.terms, &p),
+                    },
+                ))
+            }
+            Lane::Bool(c) => {
+                let x = ints::from_bool(self, c, !unsigned)?;
+                let x = x.as_const().expect("from_bool is a constant");
+                Ok(Lane::Float(self.domain.constant(x as f64)))
+            }
+            Lane::DataInt(v, lo) if *lo >= 0 || !unsigned => Ok(Lane::Float(*v)),
+            _ => unsupported(format!("{name} of a non-integer")),
+        }
+    }
+    fn float_to_int(&mut self, op: &Op, bits: u32, unsigned: bool, l: &Lane) -> R<Lane> {
+        match l {
+            Lane::Float(t) => {
+                let x = self.domain.as_number(*t);
+                ints::from_float(self, x, bits, unsigned)
+                    .map(Lane::Int)
+                    .map_err(named(&op.name))
+            }
+            _ => unsupported(format!("{} of a non-float", op.name)),
+        }
+    }
+    fn poison(&mut self, op: &Op) -> R<Val> {
+        Err(not_read_yet(&op.name))
+    }
+    fn load(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
+        Run::load(self, op, args)
+    }
+    fn store(&mut self, op: &Op, args: &[Rc<Val>]) -> R<()> {
+        Run::store(self, op, args)
+    }
+
+    fn if_side(&mut self, _: &Op, cond: Option<&Val>) -> R<Side<Self::Fork>> {
+        match cond.map(|v| &v.lanes[..]) {
+            Some([Lane::Bool(c)]) => Ok(Side::Taken(self.decide(&c.clone())?)),
+            _ => unsupported("scf.if on a data-dependent or non-scalar condition"),
+        }
+    }
+    fn fork_if(&mut self, _: &Op, c: Self::Fork, _: &mut Env) -> R<Vec<Rc<Val>>> {
+        match c {}
+    }
+    fn cond_br(
+        &mut self,
+        _: &Region,
+        op: &Op,
+        _: Option<&Val>,
+        _: &mut Env,
+        _: u32,
+        _: &Loc,
+    ) -> R<Jump<Val>> {
+        Err(not_read_yet(&op.name))
+    }
+
+    fn loop_bounds(&mut self, _: &Op, args: &[Rc<Val>]) -> R<(Poly, Poly, Poly)> {
+        let int = |i: usize| match args.get(i).map(|v| &v.lanes[..]) {
+            Some([Lane::Int(p)]) => Ok(p.clone()),
+            _ => unsupported("scf.for bound is not an integer"),
+        };
+        let (lo, hi, step) = (int(0)?, int(1)?, int(2)?);
+        if step.as_const().is_none_or(|s| s <= 0) {
+            return unsupported("scf.for with a size-dependent step");
+        }
+        Ok((lo, hi, step))
+    }
+    /// A trip count the path fixes is unrolled (at most 4096 trips); any other loop is
+    /// every trip at once (see `super::loops`).
+    fn trip(&mut self, op: &Op, iv: &Poly, hi: &Poly, step: &Poly, trips: u32) -> R<Trip> {
+        let step = step.as_const().expect("checked by loop_bounds");
+        if trips == 0 {
+            let count = trip_count(iv, hi, step);
+            if count.as_const().is_none() && self.pinned(&count).is_none() {
+                self.counter_fits(iv, hi, step, op);
+                return Ok(Trip::Summarise);
+            }
+        }
+        let go = Cond::cmp(Rel::Lt, iv, hi);
+        if go.as_const().is_none() && !self.holds(&go) && !self.holds(&go.clone().not()) {
+            if trips > 0 {
+                return unsupported(
+                    "a loop whose first trips are fixed and the rest depend on the sizes",
+                );
+            }
+            self.counter_fits(iv, hi, step, op);
+            return Ok(Trip::Summarise);
+        }
+        if !self.decide(&go)? {
+            return Ok(Trip::Done);
+        }
+        if trips + 1 > 4096 {
+            return unsupported("a loop of more than 4096 trips");
+        }
+        Ok(Trip::Run)
+    }
+    fn next_count(&mut self, op: &Op, iv: &Poly, step: &Poly) -> R<Poly> {
+        let bits = op.operand_types.first().map_or(64, super::overflow::width);
+        let next = iv.add(step);
+        let v = Val::scalar(Lane::Int(next.clone()));
+        self.fits_width(&v, bits, &format!("i{bits} loop counter"), op)?;
+        Ok(next)
+    }
+    fn counter(&self, iv: &Poly) -> Val {
+        Val::scalar(Lane::Int(iv.clone()))
+    }
+    fn loop_summary(
+        &mut self,
+        op: &Op,
+        body: &Region,
+        iv: Poly,
+        hi: Poly,
+        step: Poly,
+        carried: Vec<Rc<Val>>,
+        env: &mut Env,
+    ) -> R<Vec<Rc<Val>>> {
+        let step = step.as_const().expect("checked by loop_bounds");
+        self.loop_over_sizes(op, body, iv, hi, step, carried, env)
+    }
+
+    fn scf_while(&mut self, op: &Op, _: &mut Env) -> R<Vec<Rc<Val>>> {
+        Err(not_read_yet(&op.name))
+    }
+    fn scan(&mut self, op: &Op, _: &mut Env) -> R<Vec<Rc<Val>>> {
+        Err(not_read_yet(&op.name))
     }
 }
 
@@ -661,4 +502,22 @@ fn named(name: &str) -> impl Fn(Unsupported) -> Unsupported + '_ {
         e.message = format!("{name}: {}", e.message);
         e
     }
+}
+
+fn not_read_yet(name: &str) -> Unsupported {
+    Unsupported {
+        message: format!("op {name} is not read for all sizes yet"),
+        line: 0,
+        loc: Loc::default(),
+        witness: None,
+    }
+}
+
+/// `e` tied to `op` unless an op inside it is already named.
+fn within(op: &Op, mut e: Unsupported) -> Unsupported {
+    if e.line == 0 {
+        e.line = op.line;
+        e.loc = op.loc.clone();
+    }
+    e
 }

@@ -68,7 +68,7 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) pos: usize,
     pub(super) memo: HashMap<Cond, bool>,
     pub(super) path: Path,
-    pub(super) depth: usize,
+    pub(super) depth: u32,
     /// Every input element atom made so far, with its index.
     pub(super) atoms: super::at_index::AtomIndex,
     /// The loop results not yet matched to a reduction (atoms standing for them).

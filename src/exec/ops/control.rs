@@ -1,224 +1,229 @@
-//! Control flow: regions and blocks (`cf.br`/`cf.cond_br` between them), `scf.for`,
-//! `scf.if`, `scf.while`, `tt.call`, and the per-op dispatch that binds results.
+//! The bounded run's hooks of the one walk (`exec::walk::Control`): every branch on an
+//! index is taken concretely, a branch on the data forks (`fork.rs`) and merges, a loop
+//! runs trip by trip with its counter wrapping in its width, and `scf.while` and
+//! `tt.scan` (which the all-sizes run does not read) are run here.
 //!
-//! Invariant: a branch on an index is taken concretely; a branch on the data forks
-//! (`fork.rs`) and merges; anything else is an error naming the op.
+//! Invariant: anything else is an error naming the op.
 
-use super::interp::{bind_block_args, lookup, Env, Fail, Flow, Interp, Vals, R};
+use super::interp::{malformed, Env, Fail, Flow, Interp, Vals, R};
+use super::lanes::{broadcast_scalar, same_shape};
 use super::{int, select};
 use crate::exec::domain::Domain;
 use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::execution::MAX_OPS;
+use crate::exec::ints::{self, Machine};
 use crate::exec::precision;
-use crate::exec::table::{callee, op_kind, OpKind, MAX_NESTING};
+use crate::exec::table::IntOp;
 use crate::exec::value::{Elem, Value};
-use crate::triton_ir::ast::{Block, Loc, Op, Region};
+use crate::exec::walk::{self, Control, Jump, Side, Trip};
+use crate::triton_ir::ast::{Loc, Module, Op, Region};
 use std::rc::Rc;
 
-impl<'a, D: Domain> Interp<'a, D> {
-    /// Run a region from its entry block with `args` bound to the entry block's
-    /// arguments; follows `cf.br`/`cf.cond_br` between its blocks.
-    pub(super) fn run_region(
-        &mut self,
-        region: &Region,
-        args: Vec<Rc<Value<D::V>>>,
-        env: &mut Env<D::V>,
-        line: u32,
-        loc: &Loc,
-    ) -> Result<Flow<D::V>, ExecError> {
-        let program = self.program;
-        let here = |kind, message: String| ExecError {
-            kind,
-            message,
+impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
+    type T = Value<D::V>;
+    type Count = i64;
+    type Fork = D::V;
+    type X = ExecError;
+
+    fn module(&self) -> &'a Module {
+        self.module
+    }
+    fn tensor(&self, shape: Vec<usize>, elems: Vec<Elem<D::V>>) -> Value<D::V> {
+        Value { shape, elems }
+    }
+    fn lanes(t: &Value<D::V>) -> (&[usize], &[Elem<D::V>]) {
+        (&t.shape, &t.elems)
+    }
+    fn nesting(&mut self) -> &mut u32 {
+        &mut self.depth
+    }
+    fn at(&self, op: &Op, f: Fail) -> ExecError {
+        Interp::at(self, op, f)
+    }
+    fn at_line(&self, line: u32, loc: &Loc, f: Fail) -> ExecError {
+        ExecError {
+            kind: f.kind,
+            message: f.message,
             line,
             loc: loc.clone(),
-            program,
+            program: self.program,
             clash: None,
-        };
-        if self.depth > MAX_NESTING {
-            return Err(here(
-                ErrorKind::Limit,
-                format!("call/region nesting deeper than {MAX_NESTING}"),
-            ));
         }
-        let Some(block) = region.blocks.first() else {
-            return Ok(Flow::Yield(Vec::new()));
-        };
-        self.run_from(region, block, args, env, line, loc)
     }
-
-    /// Run `region` from `block` (bound to `args`) to its end.
-    pub(super) fn run_from<'r>(
-        &mut self,
-        region: &'r Region,
-        mut block: &'r Block,
-        args: Vec<Rc<Value<D::V>>>,
-        env: &mut Env<D::V>,
-        line: u32,
-        loc: &Loc,
-    ) -> Result<Flow<D::V>, ExecError> {
-        let program = self.program;
-        let here = |kind, message: String| ExecError {
-            kind,
-            message,
-            line,
-            loc: loc.clone(),
-            program,
-            clash: None,
-        };
-        let mut args = args;
-        self.depth += 1;
-        let result = loop {
-            bind_block_args(block, args, env).map_err(|m| here(ErrorKind::Malformed, m))?;
-            let mut next: Option<(&Block, Vals<D::V>)> = None;
-            let mut ended = None;
-            for op in &block.ops {
-                self.ops += 1;
-                if self.ops > MAX_OPS {
-                    return Err(self.at(
-                        op,
-                        Fail {
-                            kind: ErrorKind::Limit,
-                            message: format!("more than {MAX_OPS} ops executed; use smaller sizes"),
-                        },
-                    ));
-                }
-                let kind = op_kind(&op.name);
-                match kind {
-                    Some(
-                        OpKind::Yield
-                        | OpKind::ReduceReturn
-                        | OpKind::ScanReturn
-                        | OpKind::Condition,
-                    ) => {
-                        ended = Some(Flow::Yield(self.operands(op, env)?));
-                        break;
-                    }
-                    Some(OpKind::Return) => {
-                        ended = Some(Flow::Return(self.operands(op, env)?));
-                        break;
-                    }
-                    Some(OpKind::Br | OpKind::CondBr) => {
-                        let target = if kind == Some(OpKind::Br) {
-                            0
-                        } else {
-                            let c = self.operands(op, env)?;
-                            match c.first().and_then(|v| v.single()) {
-                                Some(Elem::Bool(true)) => 0,
-                                Some(Elem::Bool(false)) => 1,
-                                Some(Elem::Undef(u)) => {
-                                    return Err(self.at(op, self.undefined_use(u, "a branch condition")))
-                                }
-                                Some(Elem::Cond(c)) => {
-                                    // both successors run to the region's end, merged by `c`
-                                    ended = Some(self.fork_branch(region, op, c, env, line, loc)?);
-                                    break;
-                                }
-                                _ => {
-                                    return Err(self.at(op, Fail {
-                                        kind: ErrorKind::Unsupported,
-                                        message: "branch on a value that depends on the data; only index-dependent branches are supported".into(),
-                                    }))
-                                }
-                            }
-                        };
-                        let succ = op.successors.get(target).ok_or_else(|| {
-                            self.at(
-                                op,
-                                Fail {
-                                    kind: ErrorKind::Malformed,
-                                    message: "missing branch target".into(),
-                                },
-                            )
-                        })?;
-                        let dest = region
-                            .blocks
-                            .iter()
-                            .find(|b| b.label.as_deref() == Some(succ.label.as_str()))
-                            .ok_or_else(|| {
-                                self.at(
-                                    op,
-                                    Fail {
-                                        kind: ErrorKind::Malformed,
-                                        message: format!("no block ^{}", succ.label),
-                                    },
-                                )
-                            })?;
-                        let vals = succ
-                            .args
-                            .iter()
-                            .map(|n| lookup(env, n))
-                            .collect::<R<Vec<_>>>()
-                            .map_err(|f| self.at(op, f))?;
-                        next = Some((dest, vals));
-                        break;
-                    }
-                    _ => self.op(op, env)?,
-                }
-            }
-            if let Some(flow) = ended {
-                break flow;
-            }
-            match next {
-                Some((b, a)) => {
-                    block = b;
-                    args = a;
-                }
-                None => break Flow::Yield(Vec::new()),
-            }
-        };
-        self.depth -= 1;
-        Ok(result)
-    }
-
-    /// Execute one non-terminator op, binding its results in `env`.
-    pub(super) fn op(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<(), ExecError> {
-        let results = match op_kind(&op.name) {
-            Some(OpKind::For) => self.scf_for(op, env)?,
-            Some(OpKind::If) => self.scf_if(op, env)?,
-            Some(OpKind::While) => self.scf_while(op, env)?,
-            Some(OpKind::Reduce) => self.reduce(op, env)?,
-            Some(OpKind::Scan) => self.scan(op, env)?,
-            Some(OpKind::Call) => self.call(op, env)?,
-            _ => {
-                let args = self.operands(op, env)?;
-                let mut out = self.simple(op, &args).map_err(|f| self.at(op, f))?;
-                if let Some(kind) = precision::result_kind(&*self.domain, op) {
-                    out = precision::value_in_type(&mut *self.domain, kind, out);
-                }
-                vec![Rc::new(out)]
-            }
-        };
-        if results.len() < op.results.len() {
-            return Err(self.at(
-                op,
-                Fail {
-                    kind: ErrorKind::Malformed,
-                    message: format!(
-                        "produced {} values for {} results",
-                        results.len(),
-                        op.results.len()
-                    ),
-                },
-            ));
-        }
-        for (name, v) in op.results.iter().zip(results) {
-            env.insert(name.clone(), v);
+    fn count(&mut self, op: &Op) -> Result<(), ExecError> {
+        self.ops += 1;
+        if self.ops > MAX_OPS {
+            let message = format!("more than {MAX_OPS} ops executed; use smaller sizes");
+            let kind = ErrorKind::Limit;
+            return Err(Interp::at(self, op, Fail { kind, message }));
         }
         Ok(())
     }
+    fn follows_branches(&self) -> bool {
+        true
+    }
 
-    pub(super) fn scf_for(
+    fn map1<F>(&mut self, a: &Value<D::V>, mut f: F) -> R<Value<D::V>>
+    where
+        F: FnMut(&mut Self, &Elem<D::V>) -> R<Elem<D::V>>,
+    {
+        let elems = a.elems.iter().map(|x| f(self, x)).collect::<R<Vec<_>>>()?;
+        Ok(Value {
+            shape: a.shape.clone(),
+            elems,
+        })
+    }
+    fn map2<F>(&mut self, a: &Value<D::V>, b: &Value<D::V>, mut f: F) -> R<Value<D::V>>
+    where
+        F: FnMut(&mut Self, &Elem<D::V>, &Elem<D::V>) -> R<Elem<D::V>>,
+    {
+        same_shape(a, b)?;
+        let elems = (a.elems.iter().zip(&b.elems))
+            .map(|(x, y)| f(self, x, y))
+            .collect::<R<Vec<_>>>()?;
+        Ok(Value {
+            shape: a.shape.clone(),
+            elems,
+        })
+    }
+    fn map3<F>(
+        &mut self,
+        a: &Value<D::V>,
+        b: &Value<D::V>,
+        c: &Value<D::V>,
+        mut f: F,
+    ) -> R<Value<D::V>>
+    where
+        F: FnMut(&mut Self, &Elem<D::V>, &Elem<D::V>, &Elem<D::V>) -> R<Elem<D::V>>,
+    {
+        // A scalar condition of a select on tensors.
+        let a = broadcast_scalar(a, &b.shape);
+        same_shape(&a, b)?;
+        same_shape(&a, c)?;
+        let elems = (0..a.elems.len())
+            .map(|i| f(self, &a.elems[i], &b.elems[i], &c.elems[i]))
+            .collect::<R<Vec<_>>>()?;
+        Ok(Value {
+            shape: a.shape.clone(),
+            elems,
+        })
+    }
+    fn in_type(&mut self, op: &Op, v: Value<D::V>) -> Value<D::V> {
+        self.round_to_type(op, v)
+    }
+
+    fn int_lane(&mut self, n: i128) -> Elem<D::V> {
+        Elem::Int(n as i64)
+    }
+    fn int_const(&self, l: &Elem<D::V>) -> Option<i64> {
+        match *l {
+            Elem::Int(k) => Some(k),
+            _ => None,
+        }
+    }
+    fn program_id(&self, axis: usize) -> Elem<D::V> {
+        Elem::Int(self.program[axis])
+    }
+    fn num_programs(&self, axis: usize) -> Elem<D::V> {
+        Elem::Int(self.inst.grid[axis])
+    }
+    fn int_abs(&mut self, bits: u32, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        match *a {
+            Elem::Int(i) => Ok(Elem::Int(ints::abs(&mut Machine, bits, &(i as i128)) as i64)),
+            other => malformed(format!("operand is {}", other.kind())),
+        }
+    }
+    fn int_op(
+        &mut self,
+        _: &Op,
+        io: IntOp,
+        bits: u32,
+        a: &Elem<D::V>,
+        b: &Elem<D::V>,
+    ) -> R<Elem<D::V>> {
+        self.int_binary(io, bits, *a, *b)
+    }
+    fn int_compare(
+        &mut self,
+        _: &Op,
+        pred: &str,
+        bits: u32,
+        a: &Elem<D::V>,
+        b: &Elem<D::V>,
+    ) -> R<Elem<D::V>> {
+        self.int_compare_lane(pred, bits, *a, *b)
+    }
+    fn int_cast(&mut self, op: &Op, signed: bool, zext: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        self.int_cast_lane(op, signed, zext, *a)
+    }
+    fn int_to_float(&mut self, _: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        self.int_to_float_lane(bits, unsigned, *a)
+    }
+    fn float_to_int(&mut self, _: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        self.float_to_int_lane(bits, unsigned, *a)
+    }
+    fn poison(&mut self, op: &Op) -> R<Value<D::V>> {
+        Ok(self.poison_value(op))
+    }
+    fn load(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> Result<Value<D::V>, ExecError> {
+        let out = Interp::load(self, op, args).map_err(|f| Interp::at(self, op, f))?;
+        Ok(self.round_to_type(op, out))
+    }
+    fn store(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> Result<(), ExecError> {
+        Interp::store(self, op, args).map_err(|f| Interp::at(self, op, f))
+    }
+
+    fn if_side(&mut self, op: &Op, cond: Option<&Value<D::V>>) -> Result<Side<D::V>, ExecError> {
+        match cond.and_then(|v| v.single()) {
+            Some(Elem::Bool(b)) => Ok(Side::Taken(b)),
+            Some(Elem::Undef(u)) => Err(Interp::at(self, op, self.undefined_use(u, "an `if` condition"))),
+            Some(Elem::Cond(c)) => Ok(Side::Fork(c)),
+            _ => Err(Interp::at(self, op, Fail {
+                kind: ErrorKind::Unsupported,
+                message: "`if` on a value that depends on the data; only index-dependent branches are supported".into(),
+            })),
+        }
+    }
+    fn fork_if(&mut self, op: &Op, c: D::V, env: &mut Env<D::V>) -> Result<Vals<D::V>, ExecError> {
+        self.scf_if_forked(op, c, env)
+    }
+    fn cond_br(
+        &mut self,
+        region: &Region,
+        op: &Op,
+        cond: Option<&Value<D::V>>,
+        env: &mut Env<D::V>,
+        line: u32,
+        loc: &Loc,
+    ) -> Result<Jump<Value<D::V>>, ExecError> {
+        match cond.and_then(|v| v.single()) {
+            Some(Elem::Bool(true)) => Ok(Jump::To(0)),
+            Some(Elem::Bool(false)) => Ok(Jump::To(1)),
+            Some(Elem::Undef(u)) => Err(Interp::at(self, op, self.undefined_use(u, "a branch condition"))),
+            // both successors run to the region's end, merged by `c`
+            Some(Elem::Cond(c)) => Ok(Jump::Ended(self.fork_branch(region, op, c, env, line, loc)?)),
+            _ => Err(Interp::at(self, op, Fail {
+                kind: ErrorKind::Unsupported,
+                message: "branch on a value that depends on the data; only index-dependent branches are supported".into(),
+            })),
+        }
+    }
+
+    fn loop_bounds(
         &mut self,
         op: &Op,
-        env: &mut Env<D::V>,
-    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
-        let args = self.operands(op, env)?;
+        args: &[Rc<Value<D::V>>],
+    ) -> Result<(i64, i64, i64), ExecError> {
         let int = |i: usize| match args.get(i).and_then(|v| v.single()) {
             Some(Elem::Int(v)) => Ok(v),
-            Some(Elem::Undef(u)) => Err(self.at(op, self.undefined_use(u, "a loop bound"))),
-            Some(Elem::DataInt { .. }) => Err(self.at(op, select::data_int_use("a loop bound"))),
-            _ => Err(self.at(
+            Some(Elem::Undef(u)) => {
+                Err(Interp::at(self, op, self.undefined_use(u, "a loop bound")))
+            }
+            Some(Elem::DataInt { .. }) => {
+                Err(Interp::at(self, op, select::data_int_use("a loop bound")))
+            }
+            _ => Err(Interp::at(
+                self,
                 op,
                 Fail {
                     kind: ErrorKind::Malformed,
@@ -228,7 +233,8 @@ impl<'a, D: Domain> Interp<'a, D> {
         };
         let (lb, ub, step) = (int(0)?, int(1)?, int(2)?);
         if step <= 0 {
-            return Err(self.at(
+            return Err(Interp::at(
+                self,
                 op,
                 Fail {
                     kind: ErrorKind::Malformed,
@@ -236,82 +242,62 @@ impl<'a, D: Domain> Interp<'a, D> {
                 },
             ));
         }
-        let Some(body) = op.regions.first() else {
-            return Err(self.at(
-                op,
-                Fail {
-                    kind: ErrorKind::Malformed,
-                    message: "missing body".into(),
-                },
-            ));
-        };
-        let mut carried: Vec<Rc<Value<D::V>>> = args[3..].to_vec();
-        let mut iv = lb;
-        while iv < ub {
-            let mut block_args = Vec::with_capacity(carried.len() + 1);
-            block_args.push(Rc::new(Value::scalar(Elem::Int(iv))));
-            block_args.extend(carried.iter().cloned());
-            match self.run_region(body, block_args, env, op.line, &op.loc)? {
-                Flow::Yield(v) => carried = v,
-                Flow::Return(_) => {
-                    return Err(self.at(
-                        op,
-                        Fail {
-                            kind: ErrorKind::Unsupported,
-                            message: "return inside a loop".into(),
-                        },
-                    ))
-                }
-            }
-            // The counter wraps in its width as on the GPU (a loop near 2^31 then runs
-            // on from a negative counter, and its accesses show it).
-            let bits = op.operand_types.first().map_or(64, int::width);
-            let next = int::wrap(iv as i128 + step as i128, bits);
-            if next < iv {
-                self.warn_once(format!(
-                    "the loop counter of scf.for at line {} wraps from {iv} to {next} (i{bits})",
-                    op.line
-                ));
-            }
-            iv = next;
-        }
-        Ok(carried)
+        Ok((lb, ub, step))
     }
-
-    pub(super) fn scf_if(
+    fn trip(&mut self, _: &Op, iv: &i64, ub: &i64, _: &i64, _: u32) -> Result<Trip, ExecError> {
+        Ok(if iv < ub { Trip::Run } else { Trip::Done })
+    }
+    fn next_count(&mut self, op: &Op, iv: &i64, step: &i64) -> Result<i64, ExecError> {
+        // The counter wraps in its width as on the GPU (a loop near 2^31 then runs
+        // on from a negative counter, and its accesses show it).
+        let bits = op.operand_types.first().map_or(64, int::width);
+        let next = int::wrap(*iv as i128 + *step as i128, bits);
+        if next < *iv {
+            self.warn_once(format!(
+                "the loop counter of scf.for at line {} wraps from {iv} to {next} (i{bits})",
+                op.line
+            ));
+        }
+        Ok(next)
+    }
+    fn counter(&self, iv: &i64) -> Value<D::V> {
+        Value::scalar(Elem::Int(*iv))
+    }
+    fn loop_summary(
         &mut self,
         op: &Op,
-        env: &mut Env<D::V>,
-    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
-        let args = self.operands(op, env)?;
-        let cond = match args.first().and_then(|v| v.single()) {
-            Some(Elem::Bool(b)) => b,
-            Some(Elem::Undef(u)) => return Err(self.at(op, self.undefined_use(u, "an `if` condition"))),
-            Some(Elem::Cond(c)) => return self.scf_if_forked(op, c, env),
-            _ => {
-                return Err(self.at(op, Fail {
-                    kind: ErrorKind::Unsupported,
-                    message: "`if` on a value that depends on the data; only index-dependent branches are supported".into(),
-                }))
-            }
-        };
-        let region = if cond {
-            op.regions.first()
-        } else {
-            op.regions.get(1)
-        };
-        match region {
-            Some(r) => match self.run_region(r, Vec::new(), env, op.line, &op.loc)? {
-                Flow::Yield(v) => Ok(v),
-                Flow::Return(_) => Err(self.at(
-                    op,
-                    Fail {
-                        kind: ErrorKind::Unsupported,
-                        message: "return inside an if".into(),
-                    },
-                )),
+        _: &Region,
+        _: i64,
+        _: i64,
+        _: i64,
+        _: Vals<D::V>,
+        _: &mut Env<D::V>,
+    ) -> Result<Vals<D::V>, ExecError> {
+        let message = "the bounded run counts every trip".into();
+        Err(Interp::at(
+            self,
+            op,
+            Fail {
+                kind: ErrorKind::Malformed,
+                message,
             },
-            None => Ok(Vec::new()),
+        ))
+    }
+
+    fn scf_while(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vals<D::V>, ExecError> {
+        Interp::scf_while(self, op, env)
+    }
+    fn scan(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vals<D::V>, ExecError> {
+        Interp::scan(self, op, env)
+    }
+}
+
+impl<'a, D: Domain> Interp<'a, D> {
+    /// `out` rounded to the result type of `op` under `--precision ieee`.
+    fn round_to_type(&mut self, op: &Op, out: Value<D::V>) -> Value<D::V> {
+        match precision::result_kind(&*self.domain, op) {
+            Some(kind) => precision::value_in_type(&mut *self.domain, kind, out),
+            None => out,
         }
     }
 
@@ -331,7 +317,8 @@ impl<'a, D: Domain> Interp<'a, D> {
             ));
         };
         loop {
-            let Flow::Yield(cond_args) = self.run_region(before, carried, env, op.line, &op.loc)?
+            let Flow::Yield(cond_args) =
+                walk::region(self, before, carried, env, op.line, &op.loc)?
             else {
                 return Err(self.at(
                     op,
@@ -366,7 +353,8 @@ impl<'a, D: Domain> Interp<'a, D> {
                     ))
                 }
             }
-            let Flow::Yield(next) = self.run_region(after, rest.to_vec(), env, op.line, &op.loc)?
+            let Flow::Yield(next) =
+                walk::region(self, after, rest.to_vec(), env, op.line, &op.loc)?
             else {
                 return Err(self.at(
                     op,
@@ -378,25 +366,5 @@ impl<'a, D: Domain> Interp<'a, D> {
             };
             carried = next;
         }
-    }
-
-    pub(super) fn call(
-        &mut self,
-        op: &Op,
-        env: &mut Env<D::V>,
-    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
-        let callee = callee(op).unwrap_or("");
-        let module = self.module;
-        let Some(func) = module.func(callee) else {
-            return Err(self.at(
-                op,
-                Fail {
-                    kind: ErrorKind::Malformed,
-                    message: format!("no function @{callee}"),
-                },
-            ));
-        };
-        let args = self.operands(op, env)?;
-        self.run_func(func, args, op.line, &op.loc)
     }
 }

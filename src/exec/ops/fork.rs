@@ -72,7 +72,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             self.memory = before.clone();
             let mut side_env = env.clone();
             self.path.push((c, k == 0));
-            let flow = self.run_from(region, dest, args, &mut side_env, line, loc);
+            let flow = crate::exec::walk::from(self, region, dest, args, &mut side_env, line, loc);
             self.path.pop();
             let flow = flow?;
             sides.push((flow, std::mem::take(&mut self.memory)));
@@ -118,7 +118,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             let ran = op
                 .regions
                 .get(k)
-                .map(|r| self.run_region(r, Vec::new(), env, op.line, &op.loc));
+                .map(|r| crate::exec::walk::region(self, r, Vec::new(), env, op.line, &op.loc));
             self.path.pop();
             let yielded = match ran {
                 Some(ran) => match ran? {

@@ -3,9 +3,9 @@
 //! signed reading (sign-extended), whatever the width; unsigned ops read it back as
 //! its low `w` bits.
 
-pub(crate) use super::interp::Fail;
-use super::interp::{fail, R};
 use crate::exec::error::ErrorKind;
+pub(crate) use crate::exec::error::Fail;
+use crate::exec::error::{fail, R};
 use crate::exec::table::IntOp;
 
 pub(crate) use crate::exec::table::{int_width as width, wrap};

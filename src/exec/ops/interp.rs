@@ -11,42 +11,23 @@ use crate::exec::execution::{Execution, Options, StoreSite};
 use crate::exec::value::{Elem, Value};
 use crate::exec::values::Kind;
 use crate::launch::{Instance, Role};
-use crate::triton_ir::ast::{Block, Func as IrFunc, Loc, Module, Op};
-use rustc_hash::FxHashMap;
+use crate::triton_ir::ast::{Func as IrFunc, Loc, Module, Op};
 use std::rc::Rc;
 
-pub(super) type Env<V> = FxHashMap<String, Rc<Value<V>>>;
+pub(super) type Env<V> = crate::exec::walk::Env<Value<V>>;
 
 /// Operand or result values.
 pub(super) type Vals<V> = Vec<Rc<Value<V>>>;
 
-/// An error before it is tied to an op.
-#[derive(Debug)]
-pub(crate) struct Fail {
-    pub(crate) kind: ErrorKind,
-    pub(crate) message: String,
-}
-
-pub(super) type R<T> = Result<T, Fail>;
-
-pub(super) fn fail<T>(kind: ErrorKind, message: impl Into<String>) -> R<T> {
-    Err(Fail {
-        kind,
-        message: message.into(),
-    })
-}
+pub(crate) use crate::exec::error::Fail;
+pub(super) use crate::exec::error::{fail, R};
 
 pub(super) fn malformed<T>(message: impl Into<String>) -> R<T> {
     fail(ErrorKind::Malformed, message)
 }
 
 /// How a region ended.
-pub(super) enum Flow<V> {
-    /// `scf.yield`, `tt.reduce.return`, `scf.condition`, or falling off the end.
-    Yield(Vec<Rc<Value<V>>>),
-    /// `tt.return`.
-    Return(Vec<Rc<Value<V>>>),
-}
+pub(super) type Flow<V> = crate::exec::walk::Flow<Value<V>>;
 
 /// Memory of one tensor: what has been written, and by whom.
 #[derive(Clone)]
@@ -112,44 +93,8 @@ impl<'a, D: Domain> Interp<'a, D> {
     ) -> Result<(), ExecError> {
         self.program = program;
         let args = args.into_iter().map(Rc::new).collect();
-        self.run_func(func, args, func.line, &func.loc)?;
+        crate::exec::walk::func(self, func, args, func.line, &func.loc)?;
         Ok(())
-    }
-
-    /// Run a function body in a fresh environment with its parameters bound.
-    pub(super) fn run_func(
-        &mut self,
-        func: &IrFunc,
-        args: Vec<Rc<Value<D::V>>>,
-        line: u32,
-        loc: &Loc,
-    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
-        let mut env = Env::default();
-        if args.len() != func.args.len() {
-            return Err(ExecError {
-                kind: ErrorKind::Malformed,
-                message: format!(
-                    "@{} takes {} arguments, given {}",
-                    func.name,
-                    func.args.len(),
-                    args.len()
-                ),
-                line,
-                loc: loc.clone(),
-                program: self.program,
-                clash: None,
-            });
-        }
-        // The parser may also list the parameters as the entry block's arguments (as
-        // MLIR does); bind them either way.
-        let entry_takes_args = func.body.blocks.first().is_some_and(|b| !b.args.is_empty());
-        for (a, v) in func.args.iter().zip(&args) {
-            env.insert(a.name.clone(), v.clone());
-        }
-        let block_args = if entry_takes_args { args } else { Vec::new() };
-        match self.run_region(&func.body, block_args, &mut env, line, loc)? {
-            Flow::Return(v) | Flow::Yield(v) => Ok(v),
-        }
     }
 
     pub(crate) fn finish(mut self) -> Execution<D::V> {
@@ -204,25 +149,6 @@ pub(super) fn lookup<V>(env: &Env<V>, name: &str) -> R<Rc<Value<V>>> {
         kind: ErrorKind::Malformed,
         message: format!("use of undefined value %{name}"),
     })
-}
-
-pub(super) fn bind_block_args<V>(
-    block: &Block,
-    args: Vec<Rc<Value<V>>>,
-    env: &mut Env<V>,
-) -> Result<(), String> {
-    if block.args.len() != args.len() {
-        return Err(format!(
-            "block {} takes {} arguments, given {}",
-            block.label.as_deref().unwrap_or("(entry)"),
-            block.args.len(),
-            args.len()
-        ));
-    }
-    for (a, v) in block.args.iter().zip(args) {
-        env.insert(a.name.clone(), v);
-    }
-    Ok(())
 }
 
 pub(super) fn truth_elem<V>(t: Truth<V>) -> Elem<V> {

@@ -1,4 +1,5 @@
-//! `tt.reduce` and `tt.scan`: a combine region folded along an axis.
+//! `tt.scan` (`tt.reduce` is `exec::walk::reduce`): a combine region folded along an
+//! axis, every prefix kept.
 //!
 //! Invariant: a reduction or prefix over lanes of which one is undefined is
 //! undefined; a combine that is one float op is summed at once (`table::combine_all`).
@@ -8,60 +9,10 @@ use super::masked;
 use crate::exec::domain::Domain;
 use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::value::{strides, unravel, Elem, Value};
-use crate::exec::values;
 use crate::triton_ir::ast::{Attr, Op, Scalar};
 use std::rc::Rc;
 
 impl<'a, D: Domain> Interp<'a, D> {
-    /// `tt.reduce` over `axis` (its meaning is `exec::values::reduce`): the combine
-    /// region run on scalars.
-    pub(super) fn reduce(
-        &mut self,
-        op: &Op,
-        env: &mut Env<D::V>,
-    ) -> Result<Vec<Rc<Value<D::V>>>, ExecError> {
-        let inputs = self.operands(op, env)?;
-        let axis = op.attr("axis").and_then(Attr::as_int).unwrap_or(0).max(0) as usize;
-        let ins: Vec<_> = inputs
-            .iter()
-            .map(|v| (&v.shape[..], &v.elems[..]))
-            .collect();
-        let program = self.program;
-        let at = |f: Fail| ExecError {
-            kind: f.kind,
-            message: format!("{}: {}", op.name, f.message),
-            line: op.line,
-            loc: op.loc.clone(),
-            program,
-            clash: None,
-        };
-        let outs = values::reduce(self, op, &ins, axis, at, |me, args| {
-            let Some(region) = op.regions.first() else {
-                return Err(me.at(
-                    op,
-                    Fail {
-                        kind: ErrorKind::Malformed,
-                        message: "missing combine region".into(),
-                    },
-                ));
-            };
-            let args = args
-                .into_iter()
-                .map(|e| Rc::new(Value::scalar(e)))
-                .collect();
-            Ok(match me.run_region(region, args, env, op.line, &op.loc)? {
-                Flow::Yield(v) | Flow::Return(v) => v
-                    .iter()
-                    .map(|a| a.single().unwrap_or(Elem::Int(0)))
-                    .collect(),
-            })
-        })?;
-        Ok(outs
-            .into_iter()
-            .map(|(shape, elems)| Rc::new(Value { shape, elems }))
-            .collect())
-    }
-
     /// `tt.scan`: inclusive prefix combine along `axis` (reversed if `reverse`).
     pub(super) fn scan(
         &mut self,
@@ -112,7 +63,9 @@ impl<'a, D: Domain> Interp<'a, D> {
             for &l in &lanes[1..] {
                 let mut block_args = acc.clone();
                 block_args.extend(inputs.iter().map(|v| Rc::new(Value::scalar(v.elems[l]))));
-                acc = match self.run_region(region, block_args, env, op.line, &op.loc)? {
+                acc = match crate::exec::walk::region(
+                    self, region, block_args, env, op.line, &op.loc,
+                )? {
                     Flow::Yield(v) | Flow::Return(v) => v,
                 };
                 for (o, a) in outs.iter_mut().zip(&acc) {
