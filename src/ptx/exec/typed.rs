@@ -334,6 +334,13 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             return Ok(Val::Bits(bits));
         }
+        // Two whole 16-bit float elements read as a word: packed halves (`mma`).
+        if !is_float_ty(ty) {
+            let dtype = self.inst.tensors[i].dtype;
+            if let Some(v) = self.packed_elements(dtype, &bytes)? {
+                return Ok(v);
+            }
+        }
         // Consecutive bytes of one data-dependent element: a piece of it.
         if let Some(Byte::Of(src, dtype, pos)) = bytes.first().copied() {
             let whole = bytes.iter().enumerate().all(|(k, b)| {
