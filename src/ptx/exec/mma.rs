@@ -120,12 +120,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                 return self.pack_halves([lo, hi]).map(Some);
             }
         }
-        if size == 2 && self.shared.get(&addr).is_none() && addr % 4 == 2 {
+        if size == 2 && !self.shared.contains_key(&addr) && addr % 4 == 2 {
             if let Some(w) = at(self, addr - 2, 4) {
                 return Ok(Some(self.halves(w)?[1]));
             }
         }
-        if size == 2 && addr % 4 == 0 {
+        if size == 2 && addr.is_multiple_of(4) {
             if let Some(w) = at(self, addr, 4) {
                 return Ok(Some(self.halves(w)?[0]));
             }
@@ -190,6 +190,39 @@ impl<'a, D: Domain> Sim<'a, D> {
             };
         }
         self.pack_halves(halves).map(Some)
+    }
+
+    /// The bytes of a word of packed halves stored into a tensor of 16-bit floats
+    /// (`cvt.rn.f16x2.f32` results stored with `st.global.b32`): each half is one
+    /// element, its value a real as a whole-element store would store it. `None` for
+    /// anything else.
+    pub(super) fn packed_bytes(
+        &self,
+        v: Val<D::V>,
+        size: u64,
+        dtype: crate::launch::Dtype,
+    ) -> Option<Vec<typed::Byte<D::V>>> {
+        use crate::launch::Dtype;
+        use typed::Byte;
+        if size != 4 || !matches!(dtype, Dtype::F16 | Dtype::Bf16) || !matches!(v, Val::Sym(_)) {
+            return None;
+        }
+        let (_, parts) = self
+            .unpacked
+            .iter()
+            .rev()
+            .find(|(w, ps)| *w == v && ps.len() == 2)?;
+        let mut out = Vec::with_capacity(4);
+        for p in parts {
+            match *p {
+                // The element is the half's value, number or not, exactly as a
+                // whole-element store of it would leave it.
+                Val::Float(x) => out.extend([Byte::Of(x, dtype, 0), Byte::Of(x, dtype, 1)]),
+                Val::Bits(b) => out.extend([Byte::Num(b as u8), Byte::Num((b >> 8) as u8)]),
+                _ => return None,
+            }
+        }
+        Some(out)
     }
 
     /// `ldmatrix ... .trans`: lane `l` gets, in register `i`, the elements

@@ -435,7 +435,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 "{what} under a data-dependent condition (byte-wise stores are merged only whole)"
             ));
         }
-        let Some(new) = self.val_bytes(v, size, ty) else {
+        let new = self.val_bytes(v, size, ty);
+        let Some(new) = new.or_else(|| self.packed_bytes(v, size, dtype)) else {
             return unsupported(format!(
                 "{what}: the value depends on the data and is no copy of an element's bytes \
                  (lift stores such values only as whole elements)"
