@@ -11,7 +11,8 @@ metadata: KERNEL, SIGNATURE, CONSTEXPRS, GRID, ARGS (the launch's [args], by Pyt
 parameter name, in signature order), INSTANCES, EXPECT ("equivalent" | "refuted" |
 "race"), EQUIV (the variant it is compared with by `lift equiv`; itself for the
 reference, with REFERENCE = True), ABOUT, and optionally BUG / RACE (what is wrong),
-CHECKS ([(spec, verdict)] for `lift check`), RACE_VERDICT ("SAFE" or "RACE", what
+CHECKS ([(spec, verdict)] for `lift check`), ATTRS (parameter -> tt.divisibility, as
+Triton's launcher specialises aligned pointers and sizes), RACE_VERDICT ("SAFE" or "RACE", what
 `lift race` says) and OPTIONS (triton.compile options, e.g. {"num_warps": 4}). The script writes
 
     <variant>.ptx           c.asm["ptx"] from triton.compile (target sm_80)
@@ -94,7 +95,12 @@ def load(variant):
 def build(variant):
     m = load(variant)
     fn = m[m["KERNEL"]]
-    src = ASTSource(fn=fn, signature=dict(m["SIGNATURE"]), constexprs=dict(m.get("CONSTEXPRS", {})))
+    # ATTRS (optional): parameter name -> divisibility, as Triton's launcher specialises
+    # a pointer aligned to 16 bytes or an integer that is a multiple of 16.
+    names = list(m["SIGNATURE"])
+    attrs = {(names.index(p),): [["tt.divisibility", d]] for p, d in m.get("ATTRS", {}).items()}
+    src = ASTSource(fn=fn, signature=dict(m["SIGNATURE"]), constexprs=dict(m.get("CONSTEXPRS", {})),
+                    attrs=attrs or None)
     c = triton.compile(src, target=GPUTarget("cuda", 80, 32), options=dict(m.get("OPTIONS", {})))
     ptx = c.asm["ptx"]
     for bad in (ROOT, "site-packages"):

@@ -43,6 +43,7 @@ mod ptx_libm;
 mod ptx_libm_matrix;
 mod ptx_mbarrier;
 mod ptx_misc;
+mod ptx_mma;
 mod ptx_race_corpus;
 mod ptx_race_model;
 mod ptx_scale_kernels;

@@ -452,6 +452,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             Place::Shared(vi, off) => {
                 self.own_copy_in_flight(t, addr, size, "reads")?;
                 self.log_shared(t, pc, addr, size, false)?;
+                if let Some(v) = self.shared_halves(addr, size)? {
+                    return Ok(v);
+                }
                 match self.shared.get(&addr) {
                     Some((v, s)) if *s == size => Ok(*v),
                     Some(_) => unsupported("shared access with a size different from its store"),

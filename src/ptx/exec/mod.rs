@@ -18,7 +18,8 @@
 //! since it may land any time in between, so another thread's access in between
 //! races with it; the issuing thread's own access in between is reported as a race
 //! too (it may see either value). Copies never waited for land at the thread's exit,
-//! unordered with every later access of other threads. `ldmatrix` is a warp collective reading 32-bit words.
+//! unordered with every later access of other threads. `ldmatrix` and `mma.sync` are warp
+//! collectives (`mma`: packed halves, `ldmatrix .trans`, the tensor-core product).
 //!
 //! Layout (one concern per file): `mod.rs` the thread and CTA state and the scheduler
 //! loop (`step`, `exec`, `exec_body` dispatch); `params` launch binding; `values`
@@ -43,6 +44,7 @@ mod clock;
 mod gather;
 mod mbarrier;
 mod memory;
+mod mma;
 mod params;
 mod place;
 mod race;
@@ -855,9 +857,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             "ld" | "ldu" => return self.load(t, pc, ins).map(|_| Flow::Next),
             "cp" => return self.cp_async(t, pc, ins).map(|_| Flow::Next),
-            "ldmatrix" => {
+            "ldmatrix" | "mma" => {
                 if !ins.has("sync") || !ins.has("aligned") {
-                    return unsupported("ldmatrix without .sync.aligned");
+                    return unsupported(format!("{} without .sync.aligned", ins.op));
                 }
                 // Warp-collective over the whole warp: no mask operand.
                 let mask = self.lane_mask(t, None)?;
@@ -895,6 +897,10 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                 };
                 self.write(t, opn(0)?, v)?;
+            }
+            "cvt" if ins.mods.iter().any(|m| m == "f16x2" || m == "bf16x2") => {
+                let dty = if ins.has("f16x2") { "f16x2" } else { "bf16x2" };
+                self.cvt_x2(t, ins, dty)?
             }
             "cvt" => self.cvt(t, ins)?,
             _ => {

@@ -1,6 +1,6 @@
 //! Synchronisation: CTA barriers (`bar.sync`), warp barriers (`bar.warp.sync`) with
 //! vector clocks over the lanes of a warp, warp collectives (`shfl`, `vote`, `match`,
-//! `redux`, `ldmatrix`) and deadlock reports.
+//! `redux`, `ldmatrix`; `mma.sync` is in `mma`) and deadlock reports.
 //!
 //! Invariant: a group is released only when every lane of its mask waits at the same
 //! instruction with the same mask; a barrier that can never complete is a `Deadlock`
@@ -533,6 +533,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             }
             "ldmatrix" => self.ldmatrix(group)?,
+            "mma" => self.mma(group)?,
             "elect" => self.elect(group)?,
             "setmaxnreg" => self.setmaxnreg(group)?,
             other => return unsupported(format!("warp collective {other}")),
@@ -543,15 +544,14 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// `ldmatrix.sync.aligned.m8n8.xN.shared.b16` for the lanes of `group`: lanes
     /// 8i..8i+7 give the row addresses of matrix i (8 rows of 16 bytes); register i
     /// of lane l gets the 32-bit word at byte 4*(l%4) of row l/4 of matrix i. A word
-    /// holds two b16 halves, so reading whole words moves f32 values intact.
+    /// holds two b16 halves, so reading whole words moves f32 values intact. With
+    /// `.trans` each register holds a column pair instead (`mma::ldmatrix_trans_word`).
     pub(super) fn ldmatrix(&mut self, group: &[usize]) -> Result<(), Fail> {
         let State::Collective(pc0, _) = self.threads[group[0]].state else {
             return Ok(());
         };
         let first = &self.entry.body[pc0];
-        if first.has("trans") {
-            return unsupported("ldmatrix .trans (it splits 32-bit words into b16 halves)");
-        }
+        let trans = first.has("trans");
         if !first.has("m8n8") || !first.has("b16") {
             return unsupported(format!("{} (only .m8n8 .b16)", first.mnemonic()));
         }
@@ -616,14 +616,28 @@ impl<'a, D: Domain> Sim<'a, D> {
                         format!("ldmatrix row address {row:#x} (lane {row_lane}) is not 16-byte aligned"),
                     );
                 }
-                let v = self.load_one(
-                    u,
-                    pc,
-                    row + 4 * (lane as u64 % 4),
-                    4,
-                    Some(Space::Shared),
-                    "b32",
-                )?;
+                let v = if trans {
+                    let row_of = |r: usize| match rows.get(&(8 * i + r)) {
+                        Some(&a) if a % 16 == 0 => Ok(a),
+                        _ => fail(
+                            ErrorKind::Malformed,
+                            format!(
+                                "ldmatrix needs a 16-byte aligned row address from lane {}",
+                                8 * i + r
+                            ),
+                        ),
+                    };
+                    self.ldmatrix_trans_word(u, pc, row_of)?
+                } else {
+                    self.load_one(
+                        u,
+                        pc,
+                        row + 4 * (lane as u64 % 4),
+                        4,
+                        Some(Space::Shared),
+                        "b32",
+                    )?
+                };
                 self.write(u, d, v)?;
             }
         }

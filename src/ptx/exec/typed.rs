@@ -334,6 +334,13 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             return Ok(Val::Bits(bits));
         }
+        // Two whole 16-bit float elements read as a word: packed halves (`mma`).
+        if !is_float_ty(ty) {
+            let dtype = self.inst.tensors[i].dtype;
+            if let Some(v) = self.packed_elements(dtype, &bytes)? {
+                return Ok(v);
+            }
+        }
         // Consecutive bytes of one data-dependent element: a piece of it.
         if let Some(Byte::Of(src, dtype, pos)) = bytes.first().copied() {
             let whole = bytes.iter().enumerate().all(|(k, b)| {
@@ -428,7 +435,8 @@ impl<'a, D: Domain> Sim<'a, D> {
                 "{what} under a data-dependent condition (byte-wise stores are merged only whole)"
             ));
         }
-        let Some(new) = self.val_bytes(v, size, ty) else {
+        let new = self.val_bytes(v, size, ty);
+        let Some(new) = new.or_else(|| self.packed_bytes(v, size, dtype)) else {
             return unsupported(format!(
                 "{what}: the value depends on the data and is no copy of an element's bytes \
                  (lift stores such values only as whole elements)"

@@ -325,7 +325,16 @@ impl<'a, D: Domain> Sim<'a, D> {
         let pw = w / n;
         let whole = self.read(t, src, ty)?;
         let mut vals = Vec::with_capacity(parts.len());
-        if self.is_symbolic(whole) {
+        let known = self
+            .unpacked
+            .iter()
+            .rev()
+            .find(|(w, ps)| *w == whole && ps.len() == n as usize)
+            .map(|(_, ps)| ps.clone());
+        if let (true, Some(ps)) = (self.is_symbolic(whole), known) {
+            // A word lift built from its parts (`mma::pack_halves`, an earlier pack).
+            vals = ps;
+        } else if self.is_symbolic(whole) {
             let s = self.sym_arg(whole, ty)?;
             for k in 0..n {
                 vals.push(Val::Sym(self.opaque(&format!("part{k}of{n}"), &[s])?));
@@ -375,6 +384,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let v = if let Some((whole, _)) = self.unpacked.iter().find(|(_, ps)| *ps == vals) {
             *whole
+        } else if n == 2 && pw == 16 && vals.iter().any(|v| matches!(v, Val::Float(_))) {
+            // Two halves of f16x2/bf16x2 data, remembered so `mma` can read them.
+            self.pack_halves([vals[0], vals[1]])?
         } else if vals.iter().any(|v| self.is_symbolic(*v)) {
             self.sym_op(&format!("pack{n}"), &vals, &pty)?
         } else {
