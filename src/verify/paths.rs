@@ -25,8 +25,8 @@ pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Domain, Symbolic};
 use crate::exec::table::{
-    axis, callee, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
-    MAX_NESTING,
+    axis, callee, extern_round_to_int, extern_unary, float_predicate, literal, op_kind, IntOp,
+    Literal, OpKind, MAX_NESTING,
 };
 use crate::exec::{ints, shape, values};
 use crate::term::{Func, Terms};
@@ -246,6 +246,18 @@ impl Run<'_, '_, '_> {
             Some(OpKind::If) => return self.scf_if(op, env),
             Some(OpKind::For) => return self.scf_for(op, env),
             Some(OpKind::Reduce) => return self.reduce(op, env),
+            Some(OpKind::Split) => {
+                let v = self.operands(op, env)?;
+                let v = v.first().map(|v| (&v.shape[..], &v.lanes[..]));
+                match shape::split(v.map_or(&[][..], |v| v.0), v.map_or(&[][..], |v| v.1)) {
+                    Ok(h) => {
+                        return Ok(h
+                            .map(|(shape, lanes)| Rc::new(Val { shape, lanes }))
+                            .to_vec())
+                    }
+                    Err(m) => return unsupported(m),
+                }
+            }
             Some(OpKind::Call) => {
                 let Some(callee) = callee(op) else {
                     return unsupported("tt.call without a callee");
@@ -420,6 +432,19 @@ impl Run<'_, '_, '_> {
             OpKind::Select => self.map3(arg(0)?, arg(1)?, arg(2)?, |r, c, a, b| {
                 values::select(r, &c, &a, &b)
             }),
+            OpKind::Bitcast => self.map1(arg(0)?, |r, l| {
+                values::bitcast(r, op, &l).map_err(named(name))
+            }),
+            OpKind::Extern
+                if op
+                    .attr("symbol")
+                    .and_then(Attr::as_str)
+                    .is_some_and(extern_round_to_int) =>
+            {
+                self.map1(arg(0)?, |r, l| {
+                    values::round_to_int(r, &l).map_err(named(name))
+                })
+            }
             OpKind::FloatCast => self.map1(arg(0)?, |r, l| {
                 values::float_cast(r, op, &l).map_err(named(name))
             }),
@@ -443,6 +468,11 @@ impl Run<'_, '_, '_> {
                 })
             }
             OpKind::FloatToInt { unsigned } => self.map1(arg(0)?, |r, l| match l {
+                Lane::Float(t)
+                    if r.domain.as_number(t).is_none() && r.domain.int_range(t).is_some() =>
+                {
+                    values::data_float_to_int(r, t, bits, unsigned, name).map_err(named(name))
+                }
                 Lane::Float(t) => {
                     let x = r.domain.as_number(t);
                     ints::from_float(r, x, bits, unsigned)

@@ -13,7 +13,8 @@ use crate::exec::error::ErrorKind;
 use crate::exec::ints::{self, Machine};
 use crate::exec::shape;
 use crate::exec::table::{
-    axis, clamp_ops, extern_unary, float_predicate, literal, op_kind, IntOp, Literal, OpKind,
+    axis, clamp_ops, extern_round_to_int, extern_unary, float_predicate, literal, op_kind, IntOp,
+    Literal, OpKind,
 };
 use crate::exec::value::{Elem, Value};
 use crate::exec::values;
@@ -149,6 +150,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                 map3(&c, a, b, |c, a, b| values::select(self, &c, &a, &b))
             }
             OpKind::FloatCast => map1(arg(0)?, |e| values::float_cast(self, op, &e)),
+            OpKind::Bitcast => map1(arg(0)?, |e| values::bitcast(self, op, &e)),
             OpKind::IntToFloat { unsigned } => map1(arg(0)?, |e| match e {
                 Elem::Int(i) => {
                     let bits = op.operand_types.first().map_or(64, int::width);
@@ -173,6 +175,13 @@ impl<'a, D: Domain> Interp<'a, D> {
                 other => malformed(format!("converts {}", other.kind())),
             }),
             OpKind::FloatToInt { unsigned } => map1(arg(0)?, |e| match e {
+                // An integer-valued float of the data (`fptosi(floor(x))`).
+                Elem::Float(v)
+                    if self.domain.as_number(v).is_none() && self.domain.int_range(v).is_some() =>
+                {
+                    let bits = op.result_types.first().map_or(64, int::width);
+                    values::data_float_to_int(self, v, bits, unsigned, &op.name)
+                }
                 Elem::Float(v) => {
                     let bits = op.result_types.first().map_or(64, int::width);
                     let x = self.domain.as_number(v);
@@ -330,6 +339,13 @@ impl<'a, D: Domain> Interp<'a, D> {
     pub(super) fn extern_call(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> R<Value<D::V>> {
         let symbol = op.attr("symbol").and_then(Attr::as_str).unwrap_or("");
         let base = symbol.strip_prefix("__nv_").unwrap_or(symbol);
+        if extern_round_to_int(symbol) {
+            let a = args.first().ok_or_else(|| Fail {
+                kind: ErrorKind::Malformed,
+                message: format!("{symbol} needs one operand"),
+            })?;
+            return map1(a, |e| values::round_to_int(self, &e));
+        }
         if let Some(f) = extern_unary(symbol) {
             let a = args.first().ok_or_else(|| Fail {
                 kind: ErrorKind::Malformed,

@@ -9,9 +9,9 @@ use super::{int, select};
 use crate::exec::domain::Domain;
 use crate::exec::error::{ErrorKind, ExecError};
 use crate::exec::execution::MAX_OPS;
-use crate::exec::precision;
 use crate::exec::table::{callee, op_kind, OpKind, MAX_NESTING};
 use crate::exec::value::{Elem, Value};
+use crate::exec::{precision, shape};
 use crate::triton_ir::ast::{Block, Loc, Op, Region};
 use std::rc::Rc;
 
@@ -180,6 +180,23 @@ impl<'a, D: Domain> Interp<'a, D> {
             Some(OpKind::Reduce) => self.reduce(op, env)?,
             Some(OpKind::Scan) => self.scan(op, env)?,
             Some(OpKind::Call) => self.call(op, env)?,
+            Some(OpKind::Split) => {
+                let v = self.operands(op, env)?;
+                let v = v.first().map(|v| (&v.shape[..], &v.elems[..]));
+                let halves = shape::split(v.map_or(&[][..], |v| v.0), v.map_or(&[][..], |v| v.1));
+                let halves = halves.map_err(|message| {
+                    self.at(
+                        op,
+                        Fail {
+                            kind: ErrorKind::Malformed,
+                            message,
+                        },
+                    )
+                })?;
+                halves
+                    .map(|(shape, elems)| Rc::new(Value { shape, elems }))
+                    .to_vec()
+            }
             _ => {
                 let args = self.operands(op, env)?;
                 let mut out = self.simple(op, &args).map_err(|f| self.at(op, f))?;
