@@ -403,169 +403,6 @@ pub(crate) fn reduce<R: Values, X>(
         .collect())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::exec::domain::Concrete;
-
-    /// Lanes over the concrete domain: a float, a decided condition, or masked off.
-    #[derive(Clone, Debug, PartialEq)]
-    enum L {
-        F(f64),
-        B(bool),
-        Undef,
-    }
-
-    struct Run(Concrete);
-
-    impl Values for Run {
-        type D = Concrete;
-        type L = L;
-        type I = i64;
-        type E = String;
-        fn floats(&mut self) -> &mut Concrete {
-            &mut self.0
-        }
-        fn kind(&self, l: &L) -> Kind<f64, i64> {
-            match l {
-                L::F(x) => Kind::Float(*x),
-                L::B(b) => Kind::Known(*b),
-                L::Undef => Kind::Undef,
-            }
-        }
-        fn float(&self, v: f64) -> L {
-            L::F(v)
-        }
-        fn truth(&self, t: Truth<f64>) -> L {
-            match t {
-                Truth::Known(b) => L::B(b),
-                Truth::Unknown(_) => unreachable!("the concrete domain decides"),
-            }
-        }
-        fn ptr(&self, _: usize, _: i64) -> L {
-            unreachable!()
-        }
-        fn add_offset(&mut self, a: &i64, b: &i64) -> i64 {
-            a + b
-        }
-        fn unit(&self) -> L {
-            L::B(false)
-        }
-        fn fail(&self, _: ErrorKind, message: String) -> String {
-            message
-        }
-        fn warn(&mut self, _: String) {}
-        fn select_other(&mut self, _: &L, _: &L, _: &L) -> Result<L, String> {
-            Err("no other conditions".into())
-        }
-        fn select_on_data(&mut self, _: f64, _: &L, _: &L) -> Option<Result<L, String>> {
-            None
-        }
-        fn add_ptr_data(&mut self, _: &L, _: &L) -> Option<Result<L, String>> {
-            None
-        }
-    }
-
-    fn run() -> Run {
-        Run(Concrete {
-            data: Vec::new(),
-            scalars: Default::default(),
-            precision: Precision::Real,
-            values_only: false,
-        })
-    }
-
-    fn floats(xs: &[f64]) -> Vec<L> {
-        xs.iter().map(|&x| L::F(x)).collect()
-    }
-
-    #[test]
-    fn dot_is_c_plus_a_times_b_in_every_batch() {
-        let r = &mut run();
-        // [[1,2],[3,4]] @ [[5,6],[7,8]] = [[19,22],[43,50]]; plus 1 each. A second
-        // batch: the identity times [[5,6],[7,8]] plus 0.
-        let a = floats(&[1., 2., 3., 4., 1., 0., 0., 1.]);
-        let b = floats(&[5., 6., 7., 8., 5., 6., 7., 8.]);
-        let c = floats(&[1., 1., 1., 1., 0., 0., 0., 0.]);
-        let s = [2, 2, 2];
-        let (shape, out) = dot(r, (&s, &a), (&s, &b), (&s, &c), false).unwrap();
-        assert_eq!(shape, vec![2, 2, 2]);
-        assert_eq!(out, floats(&[20., 23., 44., 51., 5., 6., 7., 8.]));
-        // A masked-off operand masks off exactly the lanes it reaches: a[0][1] feeds
-        // row 0 of the first batch only.
-        let mut a2 = a.clone();
-        a2[1] = L::Undef;
-        let (_, out) = dot(r, (&s, &a2), (&s, &b), (&s, &c), false).unwrap();
-        assert_eq!(&out[..4], &[L::Undef, L::Undef, L::F(44.), L::F(51.)]);
-        // Shapes that do not chain are refused, not read.
-        let bad = [2, 3, 2];
-        assert!(dot(r, (&s, &a), (&bad, &floats(&[0.; 12])), (&s, &c), false).is_err());
-    }
-
-    #[test]
-    fn select_fma_and_casts_of_lanes() {
-        let r = &mut run();
-        let (x, y) = (L::F(2.), L::F(-3.));
-        assert_eq!(select(r, &L::B(true), &x, &y), Ok(x.clone()));
-        assert_eq!(select(r, &L::B(false), &x, &y), Ok(y.clone()));
-        assert_eq!(select(r, &L::Undef, &x, &y), Ok(L::Undef));
-        // A float is no condition.
-        assert!(select(r, &L::F(1.), &x, &y).is_err());
-        // 2 * -3 + 10
-        assert_eq!(fma(r, &x, &y, &L::F(10.)), Ok(L::F(4.)));
-        assert_eq!(fma(r, &x, &L::Undef, &L::F(10.)), Ok(L::Undef));
-        assert!(float_binary(r, Binary::Add, &x, &L::B(true)).is_err());
-    }
-
-    #[test]
-    fn reduce_folds_each_row_and_masks_off_a_row_with_an_undefined_lane() {
-        let r = &mut run();
-        // No combine region: `simple_combine` finds none, so the fold runs `combine`
-        // (here a product, to tell it from a sum).
-        let op = Op {
-            name: "tt.reduce".into(),
-            results: Vec::new(),
-            operands: Vec::new(),
-            attrs: Default::default(),
-            regions: Vec::new(),
-            successors: Vec::new(),
-            result_types: Vec::new(),
-            operand_types: Vec::new(),
-            line: 1,
-            loc: Default::default(),
-        };
-        let lanes = vec![L::F(1.), L::F(2.), L::F(3.), L::F(4.), L::Undef, L::F(6.)];
-        let shape = [2, 3];
-        let out = reduce(
-            r,
-            &op,
-            &[(&shape, &lanes)],
-            1,
-            |e| e,
-            |_, args| match (&args[0], &args[1]) {
-                (L::F(a), L::F(b)) => Ok(vec![L::F(a * b)]),
-                _ => Err("not floats".to_string()),
-            },
-        )
-        .unwrap();
-        assert_eq!(out, vec![(vec![2], vec![L::F(6.), L::Undef])]);
-        // Along axis 0: columns [1,4], [2,undef], [3,6].
-        let out = reduce(
-            r,
-            &op,
-            &[(&shape, &lanes)],
-            0,
-            |e| e,
-            |_, args| match (&args[0], &args[1]) {
-                (L::F(a), L::F(b)) => Ok(vec![L::F(a * b)]),
-                _ => Err("not floats".to_string()),
-            },
-        )
-        .unwrap();
-        assert_eq!(out, vec![(vec![3], vec![L::F(4.), L::Undef, L::F(18.)])]);
-    }
-}
-
 /// libdevice `llrint`/`llrintf`/`lrint` (`cvt.rni.s64`): the nearest integer, a tie to
 /// the even one, as an `i64`. As PTX converts, a value beyond the range saturates and a
 /// NaN is 0. A float the run knows is converted here; one that depends on the data is
@@ -690,7 +527,158 @@ pub(crate) fn bitcast<R: Values>(r: &mut R, op: &Op, a: &R::L) -> Result<R::L, R
 
 #[cfg(test)]
 mod tests {
-    use super::llrint;
+    use super::*;
+    use crate::exec::domain::Concrete;
+
+    /// Lanes over the concrete domain: a float, a decided condition, or masked off.
+    #[derive(Clone, Debug, PartialEq)]
+    enum L {
+        F(f64),
+        B(bool),
+        I(i64),
+        /// An integer chosen by the data: its real and range.
+        D(f64, i64, i64),
+        Undef,
+    }
+
+    struct Run(Concrete);
+
+    impl Values for Run {
+        type D = Concrete;
+        type L = L;
+        type I = i64;
+        type E = String;
+        fn floats(&mut self) -> &mut Concrete {
+            &mut self.0
+        }
+        fn kind(&self, l: &L) -> Kind<f64, i64> {
+            match l {
+                L::F(x) => Kind::Float(*x),
+                L::B(b) => Kind::Known(*b),
+                L::I(i) => Kind::Int(*i),
+                L::D(..) => Kind::Other,
+                L::Undef => Kind::Undef,
+            }
+        }
+        fn float(&self, v: f64) -> L {
+            L::F(v)
+        }
+        fn truth(&self, t: Truth<f64>) -> L {
+            match t {
+                Truth::Known(b) => L::B(b),
+                Truth::Unknown(_) => unreachable!("the concrete domain decides"),
+            }
+        }
+        fn ptr(&self, _: usize, _: i64) -> L {
+            unreachable!()
+        }
+        fn add_offset(&mut self, a: &i64, b: &i64) -> i64 {
+            a + b
+        }
+        fn unit(&self) -> L {
+            L::B(false)
+        }
+        fn fail(&self, _: ErrorKind, message: String) -> String {
+            message
+        }
+        fn warn(&mut self, _: String) {}
+        fn select_other(&mut self, _: &L, _: &L, _: &L) -> Result<L, String> {
+            Err("no other conditions".into())
+        }
+        fn select_on_data(&mut self, _: f64, _: &L, _: &L) -> Option<Result<L, String>> {
+            None
+        }
+        fn add_ptr_data(&mut self, _: &L, _: &L) -> Option<Result<L, String>> {
+            None
+        }
+        fn int(&mut self, n: i128) -> L {
+            L::I(n as i64)
+        }
+        fn int_value(&self, i: &i64) -> Option<i128> {
+            Some(*i as i128)
+        }
+        fn data_int(&mut self, v: f64, lo: i64, hi: i64) -> Option<L> {
+            Some(L::D(v, lo, hi))
+        }
+    }
+
+    fn run() -> Run {
+        Run(Concrete {
+            data: Vec::new(),
+            scalars: Default::default(),
+            precision: Precision::Real,
+            values_only: false,
+        })
+    }
+
+    fn floats(xs: &[f64]) -> Vec<L> {
+        xs.iter().map(|&x| L::F(x)).collect()
+    }
+
+    #[test]
+    fn dot_is_c_plus_a_times_b_in_every_batch() {
+        let r = &mut run();
+        // [[1,2],[3,4]] @ [[5,6],[7,8]] = [[19,22],[43,50]]; plus 1 each. A second
+        // batch: the identity times [[5,6],[7,8]] plus 0.
+        let a = floats(&[1., 2., 3., 4., 1., 0., 0., 1.]);
+        let b = floats(&[5., 6., 7., 8., 5., 6., 7., 8.]);
+        let c = floats(&[1., 1., 1., 1., 0., 0., 0., 0.]);
+        let s = [2, 2, 2];
+        let (shape, out) = dot(r, (&s, &a), (&s, &b), (&s, &c), false).unwrap();
+        assert_eq!(shape, vec![2, 2, 2]);
+        assert_eq!(out, floats(&[20., 23., 44., 51., 5., 6., 7., 8.]));
+        // A masked-off operand masks off exactly the lanes it reaches: a[0][1] feeds
+        // row 0 of the first batch only.
+        let mut a2 = a.clone();
+        a2[1] = L::Undef;
+        let (_, out) = dot(r, (&s, &a2), (&s, &b), (&s, &c), false).unwrap();
+        assert_eq!(&out[..4], &[L::Undef, L::Undef, L::F(44.), L::F(51.)]);
+        // Shapes that do not chain are refused, not read.
+        let bad = [2, 3, 2];
+        assert!(dot(r, (&s, &a), (&bad, &floats(&[0.; 12])), (&s, &c), false).is_err());
+    }
+
+    fn op(name: &str, from: Type, to: Type) -> Op {
+        Op {
+            name: name.into(),
+            results: vec!["r".into()],
+            operands: vec!["a".into()],
+            attrs: Default::default(),
+            regions: Vec::new(),
+            successors: Vec::new(),
+            result_types: vec![to],
+            operand_types: vec![from],
+            line: 1,
+            loc: Default::default(),
+        }
+    }
+
+    #[test]
+    fn bitcast_reinterprets_bits() {
+        let r = &mut run();
+        let f32_to_i32 = op("tt.bitcast", Type::Float(FloatKind::F32), Type::Int(32));
+        let i32_to_f32 = op("tt.bitcast", Type::Int(32), Type::Float(FloatKind::F32));
+        let f64_to_i64 = op("tt.bitcast", Type::Float(FloatKind::F64), Type::Int(64));
+        // IEEE-754 single: 1.0 = 0x3F800000 = 1065353216, -2.0 = 0xC0000000 (i32
+        // -1073741824), 0.1f = 0x3DCCCCCD = 1036831949; double 1.0 = 0x3FF0 << 48.
+        assert_eq!(bitcast(r, &f32_to_i32, &L::F(1.0)), Ok(L::I(1065353216)));
+        assert_eq!(bitcast(r, &f32_to_i32, &L::F(-2.0)), Ok(L::I(-1073741824)));
+        assert_eq!(
+            bitcast(r, &f32_to_i32, &L::F(0.1f32 as f64)),
+            Ok(L::I(1036831949))
+        );
+        assert_eq!(bitcast(r, &f64_to_i64, &L::F(1.0)), Ok(L::I(0x3FF0 << 48)));
+        assert_eq!(bitcast(r, &i32_to_f32, &L::I(1065353216)), Ok(L::F(1.0)));
+        assert_eq!(bitcast(r, &i32_to_f32, &L::I(-1073741824)), Ok(L::F(-2.0)));
+        // Between integers of one width the lane (its signed reading) is kept.
+        let i32_to_i32 = op("tt.bitcast", Type::Int(32), Type::Int(32));
+        assert_eq!(bitcast(r, &i32_to_i32, &L::I(-5)), Ok(L::I(-5)));
+        assert_eq!(bitcast(r, &f32_to_i32, &L::Undef), Ok(L::Undef));
+        // A pointer's element type or a width change is not read.
+        let ptr = Type::Ptr(Box::new(Type::Float(FloatKind::F32)));
+        let ptr_i = Type::Ptr(Box::new(Type::Int(32)));
+        assert!(bitcast(r, &op("tt.bitcast", ptr, ptr_i), &L::I(0)).is_err());
+    }
 
     #[test]
     fn llrint_rounds_half_to_even_and_saturates() {
@@ -713,5 +701,72 @@ mod tests {
         for (x, want) in cases {
             assert_eq!(llrint(x), want, "llrint({x})");
         }
+        let r = &mut run();
+        assert_eq!(round_to_int(r, &L::F(-2.5)), Ok(L::I(-2)));
+        assert_eq!(round_to_int(r, &L::Undef), Ok(L::Undef));
+        assert!(round_to_int(r, &L::I(3)).is_err());
+    }
+
+    #[test]
+    fn select_fma_and_casts_of_lanes() {
+        let r = &mut run();
+        let (x, y) = (L::F(2.), L::F(-3.));
+        assert_eq!(select(r, &L::B(true), &x, &y), Ok(x.clone()));
+        assert_eq!(select(r, &L::B(false), &x, &y), Ok(y.clone()));
+        assert_eq!(select(r, &L::Undef, &x, &y), Ok(L::Undef));
+        // A float is no condition.
+        assert!(select(r, &L::F(1.), &x, &y).is_err());
+        // 2 * -3 + 10
+        assert_eq!(fma(r, &x, &y, &L::F(10.)), Ok(L::F(4.)));
+        assert_eq!(fma(r, &x, &L::Undef, &L::F(10.)), Ok(L::Undef));
+        assert!(float_binary(r, Binary::Add, &x, &L::B(true)).is_err());
+    }
+
+    #[test]
+    fn reduce_folds_each_row_and_masks_off_a_row_with_an_undefined_lane() {
+        let r = &mut run();
+        // No combine region: `simple_combine` finds none, so the fold runs `combine`
+        // (here a product, to tell it from a sum).
+        let op = Op {
+            name: "tt.reduce".into(),
+            results: Vec::new(),
+            operands: Vec::new(),
+            attrs: Default::default(),
+            regions: Vec::new(),
+            successors: Vec::new(),
+            result_types: Vec::new(),
+            operand_types: Vec::new(),
+            line: 1,
+            loc: Default::default(),
+        };
+        let lanes = vec![L::F(1.), L::F(2.), L::F(3.), L::F(4.), L::Undef, L::F(6.)];
+        let shape = [2, 3];
+        let out = reduce(
+            r,
+            &op,
+            &[(&shape, &lanes)],
+            1,
+            |e| e,
+            |_, args| match (&args[0], &args[1]) {
+                (L::F(a), L::F(b)) => Ok(vec![L::F(a * b)]),
+                _ => Err("not floats".to_string()),
+            },
+        )
+        .unwrap();
+        assert_eq!(out, vec![(vec![2], vec![L::F(6.), L::Undef])]);
+        // Along axis 0: columns [1,4], [2,undef], [3,6].
+        let out = reduce(
+            r,
+            &op,
+            &[(&shape, &lanes)],
+            0,
+            |e| e,
+            |_, args| match (&args[0], &args[1]) {
+                (L::F(a), L::F(b)) => Ok(vec![L::F(a * b)]),
+                _ => Err("not floats".to_string()),
+            },
+        )
+        .unwrap();
+        assert_eq!(out, vec![(vec![3], vec![L::F(4.), L::Undef, L::F(18.)])]);
     }
 }
