@@ -103,13 +103,13 @@ pub(crate) fn lane_move<L: Clone>(kind: OpKind, op: &Op, args: &[Lanes<L>]) -> M
     }
 }
 
+/// One result of [`split`]: its shape and lanes.
+pub(crate) type Half<L> = (Vec<usize>, Vec<L>);
+
 /// `tt.split`: a tensor whose last axis is 2 as its two halves (`[..., 0]` and
 /// `[..., 1]`), the inverse of `tt.join`. Its two results are why it is not a
 /// [`lane_move`].
-pub(crate) fn split<L: Clone>(
-    from: &[usize],
-    lanes: &[L],
-) -> Result<[(Vec<usize>, Vec<L>); 2], String> {
+pub(crate) fn split<L: Clone>(from: &[usize], lanes: &[L]) -> Result<[Half<L>; 2], String> {
     if from.last() != Some(&2) || lanes.len() != from.iter().product::<usize>() {
         return Err(format!(
             "tt.split of a tensor shaped {from:?} (its last axis must be 2)"
