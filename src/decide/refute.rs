@@ -161,7 +161,7 @@ fn eval_node(
                     Func::Log | Func::Log2 => ae / av.abs() * 1.5 + v.abs() * EPS,
                     Func::Sqrt | Func::Rsqrt => v.abs() * (ae / av.abs() * 0.5 + EPS),
                     Func::Erf => ae * 1.2 + v.abs() * EPS,
-                    Func::Floor | Func::Ceil => 0.0,
+                    Func::Floor | Func::Ceil | Func::Rint => 0.0,
                     _ => ae + v.abs() * EPS,
                 };
                 (v, err)

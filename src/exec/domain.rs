@@ -183,6 +183,12 @@ pub trait Domain {
     /// Declare that the elements of integer input number `tensor` take only `values`
     /// (the launch's `values`): a gather splits over them.
     fn declare_int_values(&mut self, _tensor: usize, _values: &[i64]) {}
+    /// Real bounds `lo <= a <= hi` on every input (and `a` never NaN), where the domain
+    /// can tell: a number, or (symbolic) a `tl.clamp` to constants.
+    fn real_bounds(&self, a: Self::V) -> Option<(f64, f64)> {
+        let x = self.as_number(a).filter(|x| !x.is_nan())?;
+        Some((x, x))
+    }
     /// The cases of an address offset `a` that depends on integer input data: the
     /// integer elements it reads with their declared values, and per combination of
     /// those values the offset's integer value (see `term/gather.rs`). An error naming
@@ -320,6 +326,9 @@ impl Domain for Symbolic<'_> {
     }
     fn int_range(&self, a: TermId) -> Option<(i128, i128)> {
         self.terms.int_range(a)
+    }
+    fn real_bounds(&self, a: TermId) -> Option<(f64, f64)> {
+        self.terms.real_bounds(a)
     }
     fn declare_int_values(&mut self, tensor: usize, values: &[i64]) {
         let name = self.tensor_names[tensor].clone();
@@ -486,6 +495,7 @@ impl Domain for Concrete {
             Func::Abs => a.abs(),
             Func::Floor => a.floor(),
             Func::Ceil => a.ceil(),
+            Func::Rint => a.round_ties_even(),
             // The same function the refuter evaluates, so counterexamples replay.
             Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32 => crate::term::eval_func(f, a),
         }

@@ -182,6 +182,17 @@ pub(crate) fn binary<D: Ints>(
             | IntOp::CeilDiv
             | IntOp::CeilDivU
     );
+    if op == IntOp::MulHiU {
+        // Philox (`tl.rand`, `tl.randint`) multiplies by constants and keeps the high
+        // half: no polynomial over the sizes says that, and the formula language has
+        // no name for the random stream it feeds.
+        return Err(d.fail(
+            ErrorKind::Unsupported,
+            "tt.mulhiui (the Philox multiply of tl.rand/tl.randint) of integers that depend on the sizes: \
+             the random stream has no formula over the sizes, so it is read on the launch instance only"
+                .into(),
+        ));
+    }
     if !division {
         return Err(d.fail(
             ErrorKind::Unsupported,

@@ -38,7 +38,7 @@ pub(crate) fn computes_float(name: &str) -> bool {
             b,
             Binary::Max | Binary::Min | Binary::MaxNum | Binary::MinNum
         ),
-        Some(OpKind::Unary(f)) => !matches!(f, Func::Abs | Func::Floor | Func::Ceil),
+        Some(OpKind::Unary(f)) => !matches!(f, Func::Abs | Func::Floor | Func::Ceil | Func::Rint),
         Some(OpKind::Fma | OpKind::Dot | OpKind::Extern | OpKind::IntToFloat { .. }) => true,
         _ => false,
     }

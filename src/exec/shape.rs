@@ -103,6 +103,23 @@ pub(crate) fn lane_move<L: Clone>(kind: OpKind, op: &Op, args: &[Lanes<L>]) -> M
     }
 }
 
+/// One result of [`split`]: its shape and lanes.
+pub(crate) type Half<L> = (Vec<usize>, Vec<L>);
+
+/// `tt.split`: a tensor whose last axis is 2 as its two halves (`[..., 0]` and
+/// `[..., 1]`), the inverse of `tt.join`. Its two results are why it is not a
+/// [`lane_move`].
+pub(crate) fn split<L: Clone>(from: &[usize], lanes: &[L]) -> Result<[Half<L>; 2], String> {
+    if from.last() != Some(&2) || lanes.len() != from.iter().product::<usize>() {
+        return Err(format!(
+            "tt.split of a tensor shaped {from:?} (its last axis must be 2)"
+        ));
+    }
+    let shape = from[..from.len() - 1].to_vec();
+    let half = |k: usize| lanes.iter().skip(k).step_by(2).cloned().collect();
+    Ok([(shape.clone(), half(0)), (shape, half(1))])
+}
+
 /// The integers `tt.make_range` lists (`start..end`).
 pub(crate) fn make_range(op: &Op) -> std::ops::Range<i64> {
     let start = op.attr("start").and_then(Attr::as_int).unwrap_or(0);
@@ -181,6 +198,21 @@ mod tests {
         assert_eq!(broadcast(&[1, 2], &lanes, &[2, 2]).unwrap(), [1, 2, 1, 2]);
         assert!(broadcast(&[2], &lanes, &[2, 2]).is_err());
         assert!(broadcast(&[2, 1], &lanes, &[3, 1]).is_err());
+    }
+
+    #[test]
+    fn split_undoes_join() {
+        // [[0, 1], [2, 3], [4, 5]]: the even lanes and the odd lanes.
+        let lanes = [0, 1, 2, 3, 4, 5];
+        let [(s0, a), (s1, b)] = split(&[3, 2], &lanes).unwrap();
+        assert_eq!((s0, a), (vec![3], vec![0, 2, 4]));
+        assert_eq!((s1, b), (vec![3], vec![1, 3, 5]));
+        // [2, 2, 2]: the halves along the last axis only.
+        let lanes: Vec<i32> = (0..8).collect();
+        let [(_, a), (_, b)] = split(&[2, 2, 2], &lanes).unwrap();
+        assert_eq!((a, b), (vec![0, 2, 4, 6], vec![1, 3, 5, 7]));
+        assert!(split(&[2, 3], &lanes[..6]).is_err());
+        assert!(split(&[], &lanes[..1]).is_err());
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub(crate) enum OpKind {
     Reshape,
     Trans,
     Join,
+    /// `tt.split`: a tensor whose last axis is 2 into its two halves (two results).
+    Split,
+    /// `tt.bitcast`: the same bits read in another type of the same width.
+    Bitcast,
     AddPtr,
     Load,
     Store,
@@ -117,6 +121,8 @@ pub(crate) fn op_kind(name: &str) -> Option<OpKind> {
         "tt.expand_dims" | "tt.reshape" => OpKind::Reshape,
         "tt.trans" => OpKind::Trans,
         "tt.join" => OpKind::Join,
+        "tt.split" => OpKind::Split,
+        "tt.bitcast" => OpKind::Bitcast,
         "tt.addptr" => OpKind::AddPtr,
         "tt.load" => OpKind::Load,
         "tt.store" => OpKind::Store,
@@ -209,6 +215,9 @@ pub(crate) enum IntOp {
     MaxU,
     MinU,
     CeilDivU,
+    /// `tt.mulhiui`: the high half of the double-width unsigned product (Philox's
+    /// multiply in `tl.rand`).
+    MulHiU,
 }
 
 pub(crate) fn int_binary(name: &str) -> Option<IntOp> {
@@ -233,6 +242,7 @@ pub(crate) fn int_binary(name: &str) -> Option<IntOp> {
         "arith.minsi" => IntOp::Min,
         "arith.maxui" => IntOp::MaxU,
         "arith.minui" => IntOp::MinU,
+        "tt.mulhiui" => IntOp::MulHiU,
         _ => return None,
     })
 }
@@ -308,8 +318,16 @@ pub(crate) fn extern_unary(symbol: &str) -> Option<Func> {
         "fabs" | "fabsf" => Func::Abs,
         "floor" | "floorf" => Func::Floor,
         "ceil" | "ceilf" => Func::Ceil,
+        "rint" | "rintf" | "nearbyint" | "nearbyintf" => Func::Rint,
         _ => return None,
     })
+}
+
+/// Whether libdevice `symbol` rounds a float to the nearest `i64`, ties to even
+/// (`llrintf`, `lrint`, ...: `cvt.rni.s64`), read by `exec::values::round_to_int`.
+pub(crate) fn extern_round_to_int(symbol: &str) -> bool {
+    let base = symbol.strip_prefix("__nv_").unwrap_or(symbol);
+    matches!(base, "llrint" | "llrintf" | "lrint" | "lrintf")
 }
 
 /// `v` wrapped to a `bits`-wide two's complement integer, read as signed.

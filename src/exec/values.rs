@@ -79,6 +79,13 @@ pub(crate) trait Values {
     /// `addptr` where the pointer or the offset depends on the data; `None` when the run
     /// cannot hold such a pointer.
     fn add_ptr_data(&mut self, p: &Self::L, o: &Self::L) -> Option<Result<Self::L, Self::E>>;
+    /// An integer lane of value `n` (a signed reading in its width).
+    fn int(&mut self, n: i128) -> Self::L;
+    /// The value of integer `i` where the run knows it as one number.
+    fn int_value(&self, i: &Self::I) -> Option<i128>;
+    /// An integer chosen by the data: the real `v`, an integer in `lo..=hi` on every
+    /// input; `None` when the run cannot hold one.
+    fn data_int(&mut self, v: <Self::D as Domain>::V, lo: i64, hi: i64) -> Option<Self::L>;
 }
 
 /// Lanes of one value: its shape and its lanes, row-major.
@@ -396,6 +403,128 @@ pub(crate) fn reduce<R: Values, X>(
         .collect())
 }
 
+/// libdevice `llrint`/`llrintf`/`lrint` (`cvt.rni.s64`): the nearest integer, a tie to
+/// the even one, as an `i64`. As PTX converts, a value beyond the range saturates and a
+/// NaN is 0. A float the run knows is converted here; one that depends on the data is
+/// the integer `rint(x)` chosen by the data ([`data_float_to_int`]).
+pub(crate) fn round_to_int<R: Values>(r: &mut R, a: &R::L) -> Result<R::L, R::E> {
+    match r.kind(a) {
+        Kind::Float(x) => {
+            if let Some(v) = r.floats().as_number(x) {
+                return Ok(r.int(llrint(v) as i128));
+            }
+            let v = r.floats().func(Func::Rint, x);
+            data_float_to_int(r, v, 64, false, "llrint")
+        }
+        Kind::Undef => Ok(a.clone()),
+        k => malformed(r, format!("llrint of {}", kind_name(&k))),
+    }
+}
+
+/// A float `v` that depends on the data converted to a `bits`-wide integer (`llrint`'s
+/// `rint(x)`, `fptosi` of a `floor`): kept as the integer chosen by the data only where
+/// the domain shows `v` an integer on every input in a range the width holds
+/// (`Domain::int_range`: a rounding of a float clamped to constants), so the real `v`
+/// is what the GPU computes; a conversion that could saturate, truncate a fraction or
+/// meet a NaN is refused.
+pub(crate) fn data_float_to_int<R: Values>(
+    r: &mut R,
+    v: <R::D as Domain>::V,
+    bits: u32,
+    unsigned: bool,
+    what: &str,
+) -> Result<R::L, R::E> {
+    let b = bits.clamp(2, 64);
+    let (min, max) = if unsigned {
+        (0, (1i128 << b) - 1)
+    } else {
+        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+    };
+    let range = r.floats().int_range(v);
+    let Some((lo, hi)) = range.filter(|&(lo, hi)| lo >= min && hi <= max && hi <= i64::MAX as i128)
+    else {
+        return Err(r.fail(
+            ErrorKind::Unsupported,
+            format!(
+                "{what} of a float that depends on the data, not shown to be an integer inside i{bits} \
+                 (round it and clamp it to constants first): out of range the GPU saturates, and a NaN is 0"
+            ),
+        ));
+    };
+    match r.data_int(v, lo as i64, hi as i64) {
+        Some(l) => Ok(l),
+        None => Err(r.fail(
+            ErrorKind::Unsupported,
+            format!("{what} of a float that depends on the data (an integer chosen by the data)"),
+        )),
+    }
+}
+
+/// `cvt.rni.s64` of one number: half to even, saturating, NaN to 0.
+pub(crate) fn llrint(x: f64) -> i64 {
+    if x.is_nan() {
+        return 0;
+    }
+    // `as` saturates at the i64 range, as the GPU does.
+    x.round_ties_even() as i64
+}
+
+/// `tt.bitcast` of one lane: the same bits read in the result type. An integer keeps
+/// its lane (a lane holds the signed reading of its width, and a bitcast between
+/// integers keeps the width); a float's bits are read only where the run knows the
+/// float as a number, and an integer's as a float only where it knows the integer: the
+/// bits of a float that depends on the data have no real to stand for them.
+pub(crate) fn bitcast<R: Values>(r: &mut R, op: &Op, a: &R::L) -> Result<R::L, R::E> {
+    let from = op.operand_types.first().map(|t| t.elem().clone());
+    let to = op.result_types.first().map(|t| t.elem().clone());
+    if let Kind::Undef = r.kind(a) {
+        return Ok(a.clone());
+    }
+    let unsupported = |r: &R, what: String| Err(r.fail(ErrorKind::Unsupported, what));
+    match (from, to) {
+        (Some(Type::Int(x)), Some(Type::Int(y))) if x == y => Ok(a.clone()),
+        (Some(Type::Float(f)), Some(Type::Int(w))) => match (r.kind(a), f, w) {
+            (Kind::Float(v), FloatKind::F32 | FloatKind::F64, 32 | 64) => {
+                match r.floats().as_number(v) {
+                    Some(x) if w == 32 && f == FloatKind::F32 => {
+                        Ok(r.int((x as f32).to_bits() as i32 as i128))
+                    }
+                    Some(x) if w == 64 && f == FloatKind::F64 => Ok(r.int(x.to_bits() as i64 as i128)),
+                    Some(_) => malformed(r, format!("bitcast of {f:?} to i{w}")),
+                    None => unsupported(
+                        r,
+                        "bitcast of a float that depends on the data to an integer: its bits have no real to stand for them".into(),
+                    ),
+                }
+            }
+            (k, _, _) => unsupported(r, format!("bitcast of {} from {f:?} to i{w}", kind_name(&k))),
+        },
+        (Some(Type::Int(w)), Some(Type::Float(f))) => match r.kind(a) {
+            Kind::Int(i) => match (r.int_value(&i), f, w) {
+                (Some(n), FloatKind::F32, 32) => {
+                    let v = r.floats().constant(f32::from_bits(n as i32 as u32) as f64);
+                    Ok(r.float(v))
+                }
+                (Some(n), FloatKind::F64, 64) => {
+                    let v = r.floats().constant(f64::from_bits(n as i64 as u64));
+                    Ok(r.float(v))
+                }
+                (Some(_), _, _) => malformed(r, format!("bitcast of i{w} to {f:?}")),
+                (None, _, _) => unsupported(
+                    r,
+                    "bitcast to a float of an integer that depends on the sizes: its bits have no real to stand for them".into(),
+                ),
+            },
+            k => unsupported(r, format!("bitcast of {} from i{w} to {f:?}", kind_name(&k))),
+        },
+        (Some(Type::Float(x)), Some(Type::Float(y))) if x == y => Ok(a.clone()),
+        (from, to) => unsupported(
+            r,
+            format!("bitcast from {from:?} to {to:?} (a pointer's element type or a width change)"),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +535,9 @@ mod tests {
     enum L {
         F(f64),
         B(bool),
+        I(i64),
+        /// An integer chosen by the data: its real and range.
+        D(f64, i64, i64),
         Undef,
     }
 
@@ -423,6 +555,8 @@ mod tests {
             match l {
                 L::F(x) => Kind::Float(*x),
                 L::B(b) => Kind::Known(*b),
+                L::I(i) => Kind::Int(*i),
+                L::D(..) => Kind::Other,
                 L::Undef => Kind::Undef,
             }
         }
@@ -456,6 +590,15 @@ mod tests {
         }
         fn add_ptr_data(&mut self, _: &L, _: &L) -> Option<Result<L, String>> {
             None
+        }
+        fn int(&mut self, n: i128) -> L {
+            L::I(n as i64)
+        }
+        fn int_value(&self, i: &i64) -> Option<i128> {
+            Some(*i as i128)
+        }
+        fn data_int(&mut self, v: f64, lo: i64, hi: i64) -> Option<L> {
+            Some(L::D(v, lo, hi))
         }
     }
 
@@ -493,6 +636,75 @@ mod tests {
         // Shapes that do not chain are refused, not read.
         let bad = [2, 3, 2];
         assert!(dot(r, (&s, &a), (&bad, &floats(&[0.; 12])), (&s, &c), false).is_err());
+    }
+
+    fn op(name: &str, from: Type, to: Type) -> Op {
+        Op {
+            name: name.into(),
+            results: vec!["r".into()],
+            operands: vec!["a".into()],
+            attrs: Default::default(),
+            regions: Vec::new(),
+            successors: Vec::new(),
+            result_types: vec![to],
+            operand_types: vec![from],
+            line: 1,
+            loc: Default::default(),
+        }
+    }
+
+    #[test]
+    fn bitcast_reinterprets_bits() {
+        let r = &mut run();
+        let f32_to_i32 = op("tt.bitcast", Type::Float(FloatKind::F32), Type::Int(32));
+        let i32_to_f32 = op("tt.bitcast", Type::Int(32), Type::Float(FloatKind::F32));
+        let f64_to_i64 = op("tt.bitcast", Type::Float(FloatKind::F64), Type::Int(64));
+        // IEEE-754 single: 1.0 = 0x3F800000 = 1065353216, -2.0 = 0xC0000000 (i32
+        // -1073741824), 0.1f = 0x3DCCCCCD = 1036831949; double 1.0 = 0x3FF0 << 48.
+        assert_eq!(bitcast(r, &f32_to_i32, &L::F(1.0)), Ok(L::I(1065353216)));
+        assert_eq!(bitcast(r, &f32_to_i32, &L::F(-2.0)), Ok(L::I(-1073741824)));
+        assert_eq!(
+            bitcast(r, &f32_to_i32, &L::F(0.1f32 as f64)),
+            Ok(L::I(1036831949))
+        );
+        assert_eq!(bitcast(r, &f64_to_i64, &L::F(1.0)), Ok(L::I(0x3FF0 << 48)));
+        assert_eq!(bitcast(r, &i32_to_f32, &L::I(1065353216)), Ok(L::F(1.0)));
+        assert_eq!(bitcast(r, &i32_to_f32, &L::I(-1073741824)), Ok(L::F(-2.0)));
+        // Between integers of one width the lane (its signed reading) is kept.
+        let i32_to_i32 = op("tt.bitcast", Type::Int(32), Type::Int(32));
+        assert_eq!(bitcast(r, &i32_to_i32, &L::I(-5)), Ok(L::I(-5)));
+        assert_eq!(bitcast(r, &f32_to_i32, &L::Undef), Ok(L::Undef));
+        // A pointer's element type or a width change is not read.
+        let ptr = Type::Ptr(Box::new(Type::Float(FloatKind::F32)));
+        let ptr_i = Type::Ptr(Box::new(Type::Int(32)));
+        assert!(bitcast(r, &op("tt.bitcast", ptr, ptr_i), &L::I(0)).is_err());
+    }
+
+    #[test]
+    fn llrint_rounds_half_to_even_and_saturates() {
+        // cvt.rni.s64: the nearest integer, ties to the even one (2.5 -> 2, 3.5 -> 4,
+        // -2.5 -> -2, -0.5 -> -0 = 0), beyond i64 saturated, NaN 0.
+        let cases = [
+            (2.5, 2),
+            (3.5, 4),
+            (-2.5, -2),
+            (-1.5, -2),
+            (-0.5, 0),
+            (0.5, 0),
+            (1.4999999, 1),
+            (-127.5, -128),
+            (126.6, 127),
+            (1e30, i64::MAX),
+            (-1e30, i64::MIN),
+            (f64::NAN, 0),
+        ];
+        for (x, want) in cases {
+            assert_eq!(llrint(x), want, "llrint({x})");
+        }
+        let r = &mut run();
+        assert_eq!(round_to_int(r, &L::F(-2.5)), Ok(L::I(-2)));
+        assert_eq!(round_to_int(r, &L::Undef), Ok(L::Undef));
+        assert!(round_to_int(r, &L::I(3)).is_err());
     }
 
     #[test]

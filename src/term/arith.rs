@@ -8,6 +8,7 @@
 use super::node::*;
 use super::store::*;
 use num_bigint::BigInt;
+use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
@@ -357,7 +358,7 @@ impl Terms {
                 (Func::Tanh | Func::Erf, n) => self.int(if n { -1 } else { 1 }),
                 (Func::Sin | Func::Cos, _) => self.nan(),
                 (Func::Abs, _) => self.inf(false),
-                (Func::Floor | Func::Ceil, _) => a,
+                (Func::Floor | Func::Ceil | Func::Rint, _) => a,
                 (Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32, _) => a,
             };
         }
@@ -386,7 +387,7 @@ impl Terms {
                 return self.nan();
             }
         }
-        if matches!(f, Func::Abs | Func::Floor | Func::Ceil) || f.is_rounding() {
+        if matches!(f, Func::Abs | Func::Floor | Func::Ceil | Func::Rint) || f.is_rounding() {
             if let Node::Call(g, _) = self.node(a) {
                 if *g == f {
                     return a;
@@ -429,6 +430,17 @@ pub(super) fn fold_call(f: Func, c: &BigRational) -> Option<BigRational> {
         Func::Abs => Some(c.abs()),
         Func::Floor => Some(c.floor()),
         Func::Ceil => Some(c.ceil()),
+        Func::Rint => {
+            // Nearest integer, a tie (a fraction of exactly 1/2) to the even one.
+            let fl = c.floor();
+            let up = fl.clone() + rat(1);
+            Some(match (c - &fl).cmp(&(rat(1) / rat(2))) {
+                std::cmp::Ordering::Less => fl,
+                std::cmp::Ordering::Greater => up,
+                std::cmp::Ordering::Equal if fl.to_integer().is_even() => fl,
+                std::cmp::Ordering::Equal => up,
+            })
+        }
         // Only a constant that is an f64 exactly: rounding its f64 once is exact (a
         // rational between f64s would be rounded twice).
         Func::RoundF16 | Func::RoundBf16 | Func::RoundTf32 => {

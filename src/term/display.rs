@@ -118,6 +118,7 @@ fn func_name(f: Func) -> &'static str {
         Func::Abs => "abs",
         Func::Floor => "floor",
         Func::Ceil => "ceil",
+        Func::Rint => "rint",
         Func::RoundF16 => "round_f16",
         Func::RoundBf16 => "round_bf16",
         Func::RoundTf32 => "round_tf32",

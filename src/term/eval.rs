@@ -155,6 +155,7 @@ pub fn eval_func(f: Func, x: f64) -> f64 {
         Func::Abs => x.abs(),
         Func::Floor => x.floor(),
         Func::Ceil => x.ceil(),
+        Func::Rint => x.round_ties_even(),
         Func::RoundF16 => round_float(x, F16),
         Func::RoundBf16 => round_float(x, BF16),
         Func::RoundTf32 => round_float(x, TF32),

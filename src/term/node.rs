@@ -28,6 +28,9 @@ pub enum Func {
     Abs,
     Floor,
     Ceil,
+    /// Round to the nearest integer, ties to even (`torch.round`, libdevice `rint` and
+    /// `llrint`, PTX `cvt.rni`).
+    Rint,
     /// Round to the nearest f16, ties to even (overflow to ±inf): `--precision ieee`'s
     /// `arith.truncf` to f16. Opaque to `decide` (never proved equal to its argument).
     RoundF16,

@@ -115,6 +115,7 @@ impl Terms {
                         | Func::Abs
                         | Func::Floor
                         | Func::Ceil
+                        | Func::Rint
                 ) =>
             {
                 false
@@ -415,6 +416,87 @@ impl Terms {
     pub fn int_range(&self, id: TermId) -> Option<(i128, i128)> {
         self.int_range_depth(id, 0)
     }
+    /// Real bounds `lo <= id <= hi` on every input, with `id` never NaN, where they show:
+    /// constants, maxima and minima with a bounded operand (`tl.clamp` to constants),
+    /// sums of bounded terms, and `floor`/`ceil`/`rint` of them. `None` when either
+    /// bound is unknown.
+    pub fn real_bounds(&self, id: TermId) -> Option<(f64, f64)> {
+        match self.half_bounds(id, 0) {
+            (Some(lo), Some(hi)) => Some((lo, hi)),
+            _ => None,
+        }
+    }
+    /// The lower and upper bound of `id` each where known; a known bound means `id` is
+    /// never NaN. Bounds are f64s of exact rationals rounded outward by at most an ulp,
+    /// enough for the integer ranges they give ([`Terms::int_range`]).
+    fn half_bounds(&self, id: TermId, depth: u32) -> (Option<f64>, Option<f64>) {
+        if depth > 64 {
+            return (None, None);
+        }
+        let both = |b: (Option<f64>, Option<f64>)| b.0.zip(b.1);
+        match self.node(id) {
+            Node::Const(c) => {
+                let x = c.to_f64().filter(|x| x.is_finite());
+                (x, x)
+            }
+            // maxNum drops NaN operands, so it is at least every operand that is a number;
+            // a NaN-propagating max is read only where no operand may be NaN. At most the
+            // largest upper bound when every operand has one.
+            Node::MaxNum(ops) | Node::MinNum(ops) | Node::Max(ops) | Node::Min(ops) => {
+                let n = self.node(id);
+                let is_max = matches!(n, Node::MaxNum(_) | Node::Max(_));
+                if matches!(n, Node::Max(_) | Node::Min(_)) && !self.nan_free(id) {
+                    return (None, None);
+                }
+                let bs: Vec<_> = ops
+                    .iter()
+                    .map(|&o| self.half_bounds(o, depth + 1))
+                    .collect();
+                let pick = |a: f64, b: f64| if is_max { a.max(b) } else { a.min(b) };
+                let near = bs
+                    .iter()
+                    .filter_map(|b| if is_max { b.0 } else { b.1 })
+                    .reduce(pick);
+                let far = bs
+                    .iter()
+                    .map(|b| if is_max { b.1 } else { b.0 })
+                    .collect::<Option<Vec<f64>>>()
+                    .and_then(|v| v.into_iter().reduce(pick));
+                if is_max {
+                    (near, far)
+                } else {
+                    (far, near)
+                }
+            }
+            Node::Add(xs) => {
+                let bs: Option<Vec<(f64, f64)>> = xs
+                    .iter()
+                    .map(|&x| both(self.half_bounds(x, depth + 1)))
+                    .collect();
+                match bs {
+                    // Widened by a relative 2^-40 each way: the f64 sum rounds.
+                    Some(bs) => {
+                        let lo: f64 = bs.iter().map(|b| b.0).sum();
+                        let hi: f64 = bs.iter().map(|b| b.1).sum();
+                        let pad = (lo.abs().max(hi.abs()) + 1.0) * 2f64.powi(-40);
+                        (Some(lo - pad), Some(hi + pad))
+                    }
+                    None => (None, None),
+                }
+            }
+            // Monotone roundings to integers map the bounds.
+            Node::Call(f @ (Func::Floor | Func::Ceil | Func::Rint), a) => {
+                match both(self.half_bounds(*a, depth + 1)) {
+                    Some((lo, hi)) => (
+                        Some(super::eval::eval_func(*f, lo)),
+                        Some(super::eval::eval_func(*f, hi)),
+                    ),
+                    None => (None, None),
+                }
+            }
+            _ => (None, None),
+        }
+    }
     pub(super) fn int_range_depth(&self, id: TermId, depth: u32) -> Option<(i128, i128)> {
         const LIMIT: i128 = 1 << 100;
         if depth > 64 {
@@ -427,6 +509,14 @@ impl Terms {
                 (n, n)
             }
             Node::Input { tensor, .. } => self.int_input(tensor)?,
+            // An integer rounding of a bounded real: the integers between its bounds.
+            Node::Call(Func::Floor | Func::Ceil | Func::Rint, _) => {
+                let (lo, hi) = self.real_bounds(id)?;
+                if lo.abs() >= 2f64.powi(100) || hi.abs() >= 2f64.powi(100) {
+                    return None;
+                }
+                (lo.ceil() as i128, hi.floor() as i128)
+            }
             Node::Select(_, a, b) => {
                 let (x, y) = (
                     self.int_range_depth(*a, depth + 1)?,

@@ -27,7 +27,7 @@ pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Domain, Symbolic};
 use crate::exec::ints;
-use crate::exec::table::{extern_unary, IntOp, OpKind};
+use crate::exec::table::{extern_round_to_int, extern_unary, IntOp, OpKind};
 use crate::exec::walk::{self, Control, Jump, Side, Trip};
 use crate::term::Terms;
 use crate::triton_ir::ast::{Attr, Loc, Module, Op, Region, Type};
@@ -211,8 +211,7 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
         use OpKind::*;
         let reads = match kind {
             Some(Extern) => (op.attr("symbol").and_then(Attr::as_str))
-                .and_then(extern_unary)
-                .is_some(),
+                .is_some_and(|s| extern_unary(s).is_some() || extern_round_to_int(s)),
             None
             | Some(
                 While | Scan | ScanReturn | Condition | Br | CondBr | ClampF | Poison | Barrier,
@@ -384,6 +383,13 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     }
     fn float_to_int(&mut self, op: &Op, bits: u32, unsigned: bool, l: &Lane) -> R<Lane> {
         match l {
+            // An integer-valued float of the data (`fptosi(floor(x))`).
+            Lane::Float(t)
+                if self.domain.as_number(*t).is_none() && self.domain.int_range(*t).is_some() =>
+            {
+                crate::exec::values::data_float_to_int(self, *t, bits, unsigned, &op.name)
+                    .map_err(named(&op.name))
+            }
             Lane::Float(t) => {
                 let x = self.domain.as_number(*t);
                 ints::from_float(self, x, bits, unsigned)

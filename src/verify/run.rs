@@ -361,4 +361,13 @@ impl<'t> crate::exec::values::Values for Run<'_, '_, 't> {
     fn add_ptr_data(&mut self, _: &Lane, _: &Lane) -> Option<R<Lane>> {
         None
     }
+    fn int(&mut self, n: i128) -> Lane {
+        Lane::Int(Poly::constant(n))
+    }
+    fn int_value(&self, i: &Poly) -> Option<i128> {
+        i.as_const()
+    }
+    fn data_int(&mut self, v: TermId, lo: i64, _hi: i64) -> Option<Lane> {
+        Some(Lane::DataInt(v, lo as i128))
+    }
 }

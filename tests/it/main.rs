@@ -55,6 +55,7 @@ mod ptx_tutorial_corpus;
 mod ptx_typed_memory;
 mod python_package;
 mod race_without_values;
+mod real_ops;
 mod reshape;
 mod size_twins;
 mod suite;

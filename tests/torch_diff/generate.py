@@ -574,6 +574,10 @@ case("y = F.softmin(x, dim=-1); z = F.softmin(x, 0, dtype=torch.float64)", x=FRO
 case("y = F.softshrink(x, -1.0)", error="", x=SH)
 case("y = F.celu(x, alpha=0.0)", error="", x=X)
 
+# ---- round, half to even (after the cases above, so their ids stay) -----------------
+case("y = torch.round(x); z = x.round()", x=X)
+case("y = torch.round(x)", x=np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49, 1000.5, -3.7]))
+
 
 def main():
     warnings.filterwarnings("ignore")  # var() with correction >= N warns, as intended

@@ -393,6 +393,7 @@ impl<'t> Canon<'t> {
             | Func::Erf
             | Func::Floor
             | Func::Ceil
+            | Func::Rint
             | Func::RoundF16
             | Func::RoundBf16
             | Func::RoundTf32 => self.opaque(f, a),

@@ -159,8 +159,16 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
     fn int_to_float(&mut self, _: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
         self.int_to_float_lane(bits, unsigned, *a)
     }
-    fn float_to_int(&mut self, _: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
-        self.float_to_int_lane(bits, unsigned, *a)
+    fn float_to_int(&mut self, op: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+        match *a {
+            // An integer-valued float of the data (`fptosi(floor(x))`).
+            Elem::Float(v)
+                if self.domain.as_number(v).is_none() && self.domain.int_range(v).is_some() =>
+            {
+                crate::exec::values::data_float_to_int(self, v, bits, unsigned, &op.name)
+            }
+            a => self.float_to_int_lane(bits, unsigned, a),
+        }
     }
     fn poison(&mut self, op: &Op) -> R<Value<D::V>> {
         Ok(self.poison_value(op))

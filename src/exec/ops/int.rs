@@ -109,6 +109,12 @@ pub(crate) fn arith(op: IntOp, bits: u32, x: i64, y: i64) -> R<i64> {
                 sy
             }
         }
+        // Both halves read unsigned, the product in twice the width (at most 128 bits
+        // for 64-bit operands: `u128`), its high half kept.
+        IntOp::MulHiU => {
+            let (ux, uy) = (unsigned(x, bits) as u128, unsigned(y, bits) as u128);
+            (ux.wrapping_mul(uy) >> bits.min(64)) as i128
+        }
     };
     Ok(wrap(r, bits))
 }
@@ -184,5 +190,29 @@ mod tests {
         assert!(!compare("slt", 32, 5, -1).unwrap());
         assert_eq!(from_float(1e10, 32, false), i32::MAX as i64);
         assert_eq!(from_float(-3.7, 32, false), -3);
+    }
+
+    #[test]
+    fn mulhiui_is_the_high_half_of_the_unsigned_product() {
+        // Philox's round constant times 0x12345678 = 0x0EF4_B9B8_0969_6BA8 (by hand:
+        // 3528531795 * 305419896 = 1077679720658102184), high half 250917816.
+        assert_eq!(
+            arith(IntOp::MulHiU, 32, 0xD2511F53u32 as i32 as i64, 0x12345678).ok(),
+            Some(250917816)
+        );
+        // (2^32 - 1)^2 = 2^64 - 2^33 + 1: high half 2^32 - 2, read as i32 -2.
+        assert_eq!(arith(IntOp::MulHiU, 32, -1, -1).ok(), Some(-2));
+        // 2^31 * 2^31 = 2^62: high half 2^30 (both operands unsigned, not -2^31).
+        assert_eq!(
+            arith(IntOp::MulHiU, 32, i32::MIN as i64, i32::MIN as i64).ok(),
+            Some(1 << 30)
+        );
+        assert_eq!(arith(IntOp::MulHiU, 32, -1, 2).ok(), Some(1));
+        // 64 bits: (2^64 - 1)^2 >> 64 = 2^64 - 2, read as i64 -2.
+        assert_eq!(arith(IntOp::MulHiU, 64, -1, -1).ok(), Some(-2));
+        assert_eq!(
+            arith(IntOp::MulHiU, 16, 0x8000u16 as i16 as i64, 4).ok(),
+            Some(2)
+        );
     }
 }

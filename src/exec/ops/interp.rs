@@ -240,4 +240,17 @@ impl<D: Domain> crate::exec::values::Values for Interp<'_, D> {
             _ => return None,
         }))
     }
+    fn int(&mut self, n: i128) -> Elem<D::V> {
+        Elem::Int(n as i64)
+    }
+    fn int_value(&self, i: &i64) -> Option<i128> {
+        Some(*i as i128)
+    }
+    fn data_int(&mut self, v: D::V, lo: i64, hi: i64) -> Option<Elem<D::V>> {
+        Some(if lo == hi {
+            Elem::Int(lo)
+        } else {
+            Elem::DataInt { v, lo, hi }
+        })
+    }
 }

@@ -17,6 +17,7 @@
 //! return.
 
 use crate::exec::error::ErrorKind;
+use crate::exec::shape;
 use crate::exec::table::{callee, op_kind, IntOp, OpKind, MAX_NESTING};
 use crate::exec::values::{self, Values};
 use crate::triton_ir::ast::{Attr, Block, Func, Loc, Module, Op, Region};
@@ -443,6 +444,15 @@ fn run_op<'m, C: Control<'m>>(
     }
     let args = operands(c, op, env)?;
     let out = match kind {
+        // `tt.split`: the two halves along a last axis of 2, the op's two results.
+        Some(OpKind::Split) => {
+            let (shape, lanes) = args.first().map_or((&[][..], &[][..]), |v| C::lanes(v));
+            let halves = shape::split(shape, lanes)
+                .map_err(|m| c.at(op, c.fail(ErrorKind::Malformed, m)))?;
+            return Ok(halves
+                .map(|(shape, lanes)| Rc::new(c.tensor(shape, lanes)))
+                .to_vec());
+        }
         Some(OpKind::Load) => c.load(op, &args)?,
         Some(OpKind::Store) => {
             c.store(op, &args)?;

@@ -15,7 +15,8 @@ use crate::exec::error::ErrorKind;
 use crate::exec::ints;
 use crate::exec::shape;
 use crate::exec::table::{
-    axis, clamp_ops, extern_unary, float_predicate, int_width, literal, Literal, OpKind,
+    axis, clamp_ops, extern_round_to_int, extern_unary, float_predicate, int_width, literal,
+    Literal, OpKind,
 };
 use crate::exec::values::{self, Kind};
 use crate::term::Func;
@@ -50,6 +51,17 @@ pub(super) fn value_op<'m, C: Control<'m>>(
             Ok((shape, lanes)) => Ok(c.tensor(shape, lanes)),
             Err((k, message)) => Err(c.meaning(op, c.fail(k, message))),
         };
+    }
+    // `llrint` and its kin: a float rounded half to even into an integer.
+    if kind == OpKind::Extern
+        && op
+            .attr("symbol")
+            .and_then(Attr::as_str)
+            .is_some_and(extern_round_to_int)
+    {
+        return c.map1(arg(c, 0)?, |c, l| {
+            values::round_to_int(c, l).map_err(|e| c.meaning(op, e))
+        });
     }
     let libdevice = match (kind, op.attr("symbol").and_then(Attr::as_str)) {
         (OpKind::Extern, Some(sym)) => extern_unary(sym),
@@ -165,6 +177,9 @@ pub(super) fn value_op<'m, C: Control<'m>>(
         }
         OpKind::FloatCast => c.map1(arg(c, 0)?, |c, l| {
             values::float_cast(c, op, l).map_err(|e| c.meaning(op, e))
+        }),
+        OpKind::Bitcast => c.map1(arg(c, 0)?, |c, l| {
+            values::bitcast(c, op, l).map_err(|e| c.meaning(op, e))
         }),
         OpKind::IntToFloat { unsigned } => {
             c.map1(arg(c, 0)?, |c, l| c.int_to_float(op, src, unsigned, l))

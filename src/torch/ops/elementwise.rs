@@ -66,6 +66,8 @@ pub(super) fn unary(op: &str) -> Option<fn(&mut Terms, TermId) -> TermId> {
         "erf" => Some(|t, x| t.call(Func::Erf, x)),
         "floor" => Some(|t, x| t.call(Func::Floor, x)),
         "ceil" => Some(|t, x| t.call(Func::Ceil, x)),
+        // Half to even, as PyTorch rounds (`round(2.5) = 2`).
+        "round" => Some(|t, x| t.call(Func::Rint, x)),
         // sign(0) = 0, and PyTorch's sign(NaN) is 0 too (both comparisons are false).
         "sign" => Some(|t, x| t.sign(x)),
         "sigmoid" => Some(sigmoid),

@@ -27,6 +27,7 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "erf",
     "floor",
     "ceil",
+    "round",
     "sign",
     "sigmoid",
     "expit",
@@ -405,7 +406,7 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "softmin"
         | "log_softmax" | "var" | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul"
         | "mm" | "t" | "unsqueeze" | "cat" | "reshape" | "zeros" | "ones" => Formula,
-        "floor" | "ceil" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
+        "floor" | "ceil" | "round" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
             "rounding and integer division are not among the formula ops the all-sizes \
              prover reads",
         ),

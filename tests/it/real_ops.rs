@@ -1,0 +1,234 @@
+//! Ops of real kernels (issue 42) on Triton 3.9 fixtures (`triton_ir/real_ops/`, built by
+//! its `generate.py` from `kernels.py`): interleaved rotary embeddings (`tt.split` of the
+//! row's pairs, `tt.join` of the rotated halves), seeded dropout (`tl.rand`: Philox's
+//! `tt.mulhiui`), int8 row-wise quantisation (libdevice `llrintf`, half to even).
+//!
+//! - Rotary and quantisation get their `expect`ed verdicts at each instance against
+//!   PyTorch specs; their twins (the rotation by -angle, `floor(x + 1/2)` for `rint`) are
+//!   REFUTED. Rotary is VERIFIED for all M (its spec views the pairs as `[M, 4, 2]`);
+//!   quantisation on the instance only (`torch.round` has no formula over sizes).
+//! - Dropout has no spec: the spec language cannot name Triton's random stream. `lift
+//!   run` of the kernel at the launch's seed reproduces a NumPy Philox4x32-10 written in
+//!   the generator (checked there against Random123's known answers) bit for bit, so the
+//!   IR's Philox through `tt.mulhiui` is Philox; the 1/p twin differs from it. `lift
+//!   spec` shows the kept elements as `x / (1 - p)` for every `x`, the dropped as 0, at
+//!   the reference's mask; `lift` says UNKNOWN (no formula names the stream), never
+//!   VERIFIED.
+//! - Independently of lift's terms, `lift run` of each kernel on the NumPy references
+//!   reproduces them exactly where the kernel is correct and differs where it is not.
+
+use assert_cmd::Command;
+use lift::npy::{self, Array};
+use lift::term::{Func, Terms};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const FIXTURES: &[&str] = &[
+    "rotary_interleaved",
+    "rotary_interleaved_swap",
+    "dropout",
+    "dropout_scale",
+    "quant_rows",
+    "quant_rows_floor",
+];
+
+#[derive(Deserialize)]
+struct Fixture {
+    spec: Option<String>,
+    /// The correct kernel is VERIFIED for every size, not only on the instance.
+    #[serde(default)]
+    all_sizes: bool,
+    instance: Vec<Inst>,
+}
+
+#[derive(Deserialize)]
+struct Inst {
+    name: String,
+    sizes: BTreeMap<String, i64>,
+    expect: String,
+}
+
+fn dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("triton_ir/real_ops")
+        .join(name)
+}
+
+fn fixture(name: &str) -> Fixture {
+    toml::from_str(&std::fs::read_to_string(dir(name).join("fixture.toml")).unwrap()).unwrap()
+}
+
+fn lift() -> Command {
+    Command::cargo_bin("lift").unwrap()
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
+    let mut m = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "npy") {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            m.insert(name, npy::read(&p).unwrap());
+        }
+    }
+    m
+}
+
+#[test]
+fn real_op_kernels_use_the_ops() {
+    let uses = [
+        ("rotary_interleaved", "tt.split"),
+        ("rotary_interleaved", "tt.join"),
+        ("dropout", "tt.mulhiui"),
+        ("quant_rows", "__nv_llrintf"),
+    ];
+    for (name, op) in uses {
+        let ttir = std::fs::read_to_string(dir(name).join("kernel.ttir")).unwrap();
+        assert!(ttir.contains(op), "{name}: no {op}");
+    }
+}
+
+#[test]
+fn real_op_kernels_get_their_verdict_at_each_instance() {
+    for name in FIXTURES {
+        let fx = fixture(name);
+        let Some(spec) = fx.spec else { continue };
+        let kernel = dir(name).join("kernel.ttir");
+        for inst in &fx.instance {
+            let what = format!("{name}/{}", inst.name);
+            let mut cmd = lift();
+            cmd.arg("check").arg(&kernel).args(["--spec", &spec]);
+            for (s, v) in &inst.sizes {
+                cmd.args(["--size", &format!("{s}={v}")]);
+            }
+            let o = cmd.output().unwrap();
+            let t = text(&o);
+            match inst.expect.as_str() {
+                "verified" => {
+                    assert_eq!(o.status.code(), Some(0), "{what}:\n{t}");
+                    assert!(t.contains("VERIFIED"), "{what}:\n{t}");
+                    assert_eq!(fx.all_sizes, t.contains("VERIFIED for all"), "{what}:\n{t}");
+                }
+                "refuted" => {
+                    assert_eq!(o.status.code(), Some(1), "{what}:\n{t}");
+                    assert!(t.contains("REFUTED"), "{what}:\n{t}");
+                }
+                v => panic!("{what}: {v}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn real_op_kernels_run_on_the_references_as_their_verdicts_say() {
+    for name in FIXTURES {
+        let fx = fixture(name);
+        let kernel = dir(name).join("kernel.ttir");
+        for inst in &fx.instance {
+            let what = format!("{name}/{}", inst.name);
+            let refs = dir(name).join("ref").join(&inst.name);
+            let out = tempfile::tempdir().unwrap();
+            let mut cmd = lift();
+            cmd.arg("run").arg(&kernel).arg("--out").arg(out.path());
+            for (s, v) in &inst.sizes {
+                cmd.args(["--size", &format!("{s}={v}")]);
+            }
+            let ins = read_npys(&refs);
+            for k in ins.keys() {
+                cmd.arg("--input")
+                    .arg(format!("{k}={}", refs.join(format!("{k}.npy")).display()));
+            }
+            let o = cmd.output().unwrap();
+            assert_eq!(o.status.code(), Some(0), "{what}:\n{}", text(&o));
+            let got = read_npys(out.path());
+            let mut differs = false;
+            for (k, want) in read_npys(&refs.join("expected")) {
+                let g = &got[&k];
+                assert_eq!(g.shape, want.shape, "{what}: {k}");
+                differs |= g
+                    .data
+                    .iter()
+                    .zip(&want.data)
+                    .any(|(a, b)| (a - b).abs() > 1e-6 * b.abs().max(1.0));
+            }
+            let wrong = matches!(inst.expect.as_str(), "refuted" | "differs");
+            assert_eq!(differs, wrong, "{what}: {got:?}");
+        }
+    }
+}
+
+/// On the instance, seeded dropout is proved for every `x`: `lift spec` gives each
+/// element as `x[i] / (1 - p)` (p = 1/4: `4 * x[i] / 3`) or `0`, kept exactly where the
+/// NumPy Philox of the generator keeps it (read back from the reference: a kept
+/// element is nonzero), so the IR's `tt.mulhiui` rounds are Philox's. The 1/p twin
+/// gives `4 * x[i]` there. `lift` finds no formula for the random mask and says
+/// UNKNOWN, never VERIFIED: the formula language has no name for the stream.
+#[test]
+fn dropout_keeps_the_philox_mask_for_every_x_on_the_instance() {
+    for (name, kept) in [
+        ("dropout", "4 * x[{i}] / 3"),
+        ("dropout_scale", "4 * x[{i}]"),
+    ] {
+        let fx = fixture(name);
+        for inst in &fx.instance {
+            let what = format!("{name}/{}", inst.name);
+            let refs = dir(name).join("ref").join(&inst.name);
+            let want = npy::read(&refs.join("expected/out.npy")).unwrap();
+            let mut cmd = lift();
+            cmd.arg("spec").arg(dir(name).join("kernel.ttir"));
+            for (s, v) in &inst.sizes {
+                cmd.args(["--size", &format!("{s}={v}")]);
+            }
+            let o = cmd.output().unwrap();
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(0), "{what}:\n{t}");
+            let (mut n_kept, mut n_dropped) = (0, 0);
+            for (i, w) in want.data.iter().enumerate() {
+                let rhs = if *w != 0.0 {
+                    n_kept += 1;
+                    kept.replace("{i}", &i.to_string())
+                } else {
+                    n_dropped += 1;
+                    "0".to_string()
+                };
+                let line = format!("  out[{i}] = {rhs}\n");
+                assert!(t.contains(&line), "{what}: no `{}`:\n{t}", line.trim());
+            }
+            assert!(n_kept > 0 && n_dropped > 0, "{what}: a mask of one value");
+        }
+        let o = lift().arg(dir(name).join("kernel.ttir")).output().unwrap();
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(3), "{name}:\n{t}");
+        assert!(!t.contains("VERIFIED"), "{name}:\n{t}");
+    }
+}
+
+/// `rint` folds constants half to even (`torch.round`, `llrint`), by hand: 5/2 -> 2,
+/// 7/2 -> 4, -5/2 -> -2, -3/2 -> -2, 13/10 -> 1, -17/10 -> -2.
+#[test]
+fn rint_of_a_constant_is_the_nearest_integer_ties_to_even() {
+    let mut t = Terms::new();
+    for (n, d, want) in [
+        (5, 2, 2),
+        (7, 2, 4),
+        (-5, 2, -2),
+        (-3, 2, -2),
+        (13, 10, 1),
+        (-17, 10, -2),
+    ] {
+        let (a, b) = (t.int(n), t.int(d));
+        let c = t.div(a, b);
+        let r = t.call(Func::Rint, c);
+        let w = t.int(want);
+        assert_eq!(r, w, "rint({n}/{d})");
+    }
+}

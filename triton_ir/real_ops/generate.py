@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Rebuild lift's fixtures of real kernels' ops (issue 42: `tt.split`/`tt.join`, the
+Philox of `tl.rand` (`tt.mulhiui`), libdevice `llrint`).
+
+Usage (from anywhere): `.venv-gen/bin/python triton_ir/real_ops/generate.py [NAME ...]`
+
+Compiles each kernel of `kernels.py` as the suite's are (`triton_ir/generate.py`):
+Triton 3.9, `GPUTarget("cuda", 80, 32)`, `TRITON_DEFAULT_FP_FUSION=0`, a fresh cache,
+the source compiled under its repository-relative name. Writes per fixture
+`triton_ir/real_ops/<name>/`: `kernel.ttir`, `kernel.ptx`, `kernel.launch.toml`,
+`fixture.toml` (spec, expected verdict per instance), and `ref/<inst>/` float32 inputs
+with `expected/` float64 outputs of a NumPy reference written here independently of
+lift: the rotation of pairs, Philox4x32-10 as Triton's `tl.rand` defines it
+(`triton/language/random.py`), NumPy's `rint` (half to even). The quantiser's inputs
+include exact ties (x / s = k + 1/2, positive and negative), where rint and
+floor(x + 1/2) differ. These fixtures live one level down so the suite's walkers
+(`tests/common`) do not take them; `tests/it/real_ops.rs` walks them.
+"""
+import os
+import sys
+import tempfile
+import types
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+os.environ["TRITON_DEFAULT_FP_FUSION"] = "0"
+os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="lift-triton-cache-")
+os.chdir(ROOT)
+
+import numpy as np  # noqa: E402
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+SITE = os.path.dirname(os.path.dirname(os.path.abspath(triton.__file__))) + os.sep
+
+
+def normalise_triton_library_paths():
+    """Make Triton's own JIT functions report `triton/language/...` (as the suite does)."""
+    import gc
+    import triton.language  # noqa: F401
+    from triton.runtime.jit import JITFunction
+    for obj in gc.get_objects():
+        if isinstance(obj, JITFunction) and obj.file_name.startswith(SITE):
+            obj.file_name = obj.file_name[len(SITE):]
+
+
+normalise_triton_library_paths()
+
+REL = "triton_ir/real_ops/kernels.py"
+with open(REL) as f:
+    _src = f.read()
+K = types.ModuleType("lift_real_ops_kernels")
+K.__file__ = REL
+sys.modules[K.__name__] = K
+exec(compile(_src, REL, "exec"), K.__dict__)
+
+
+
+def _rotary(ins, sz):
+    x, c, s = ins["x"], ins["cos"], ins["sin"]
+    x0, x1 = x[:, 0::2], x[:, 1::2]
+    out = np.empty_like(x)
+    out[:, 0::2] = x0 * c - x1 * s
+    out[:, 1::2] = x0 * s + x1 * c
+    return {"out": out}
+
+
+M32 = 0xFFFFFFFF
+
+
+def philox_rand(seed, offsets):
+    """`tl.rand(seed, offsets)` of Triton 3.9 (`random.py`): Philox4x32 with 10 rounds
+    of counter (offset, 0, 0, 0) and key (seed lo, seed hi), the first word read as an
+    int32, folded to non-negative (`x < 0 ? -x - 1 : x`) and scaled by 4.6566127342e-10
+    in float32."""
+    out = []
+    for off in offsets:
+        c0, c1, c2, c3 = int(off) & M32, 0, 0, 0
+        k0, k1 = seed & M32, (seed >> 32) & M32
+        for _ in range(10):
+            p0, p1 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+            c0, c1, c2, c3 = ((p1 >> 32) ^ c1 ^ k0) & M32, p1 & M32, \
+                ((p0 >> 32) ^ c3 ^ k1) & M32, p0 & M32
+            k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
+        x = c0 - (1 << 32) if c0 >= 1 << 31 else c0
+        x = -x - 1 if x < 0 else x
+        out.append(np.float32(x) * np.float32(4.6566127342e-10))
+    return np.array(out, dtype=np.float32)
+
+
+def _philox_kat():
+    """Random123's known answers for Philox4x32-10 (counter, key -> first word), so the
+    reference above is Philox before it is compared with anything lift computes."""
+    def first_word(c, k):
+        c0, c1, c2, c3 = c
+        k0, k1 = k
+        for _ in range(10):
+            p0, p1 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+            c0, c1, c2, c3 = ((p1 >> 32) ^ c1 ^ k0) & M32, p1 & M32, \
+                ((p0 >> 32) ^ c3 ^ k1) & M32, p0 & M32
+            k0, k1 = (k0 + 0x9E3779B9) & M32, (k1 + 0xBB67AE85) & M32
+        return c0
+    assert first_word((0, 0, 0, 0), (0, 0)) == 0x6627E8D5
+    assert first_word((M32,) * 4, (M32, M32)) == 0x408F276D
+    assert first_word((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
+                      (0xA4093822, 0x299F31D0)) == 0xD16CFE09
+
+
+_philox_kat()
+SEED, P = 1234, 0.25
+
+
+def _dropout(scale):
+    def ref(ins, sz):
+        r = philox_rand(SEED, range(sz["N"]))
+        return {"out": np.where(r > np.float32(P), ins["x"] * scale, 0.0)}
+    return ref
+
+
+def _quant(ins, sz):
+    return {"q": np.rint(np.clip(ins["x"] / ins["s"][:, None], -127, 127))}
+
+
+ROT = {
+    "signature": {"out_ptr": "*fp32", "x_ptr": "*fp32", "cos_ptr": "*fp32", "sin_ptr": "*fp32",
+                  "HALF": "constexpr"},
+    "constexprs": {"HALF": 4},
+    "grid": ["M"],
+    "args": [
+        ("out_ptr", {"tensor": "out", "shape": ["M", 8], "role": "out"}),
+        ("x_ptr", {"tensor": "x", "shape": ["M", 8]}),
+        ("cos_ptr", {"tensor": "cos", "shape": ["M", 4]}),
+        ("sin_ptr", {"tensor": "sin", "shape": ["M", 4]}),
+    ],
+    "instances": [{"name": "m3", "sizes": {"M": 3}}, {"name": "m5", "sizes": {"M": 5}}],
+    # the pairs as a [M, 4, 2] view and slices of it: read for every size (a slice
+    # step `0::2` and integer indexing are read on the instance only)
+    "spec": "xr = x.reshape(x.shape[0], 4, 2); c = cos[:, :, None]; s = sin[:, :, None]; "
+            "a = xr[:, :, 0:1]; b = xr[:, :, 1:2]; "
+            "out = torch.cat([a * c - b * s, a * s + b * c], dim=-1).reshape(x.shape)",
+    "all_sizes": True,
+    "reference": _rotary,
+}
+
+DROP = {
+    "signature": {"out_ptr": "*fp32", "x_ptr": "*fp32", "n": "i32", "p": "fp32", "seed": "i32",
+                  "BLOCK": "constexpr"},
+    "constexprs": {"BLOCK": 4},
+    "grid": ["cdiv(N, 4)"],
+    "args": [
+        ("out_ptr", {"tensor": "out", "shape": ["N"], "role": "out"}),
+        ("x_ptr", {"tensor": "x", "shape": ["N"]}),
+        ("n", "N"),
+        ("p", {"value": P}),
+        ("seed", SEED),
+    ],
+    "instances": [{"name": "n10", "sizes": {"N": 10}}, {"name": "n16", "sizes": {"N": 16}}],
+    "spec": None,
+    "reference": _dropout(1 / (1 - P)),
+}
+
+QUANT = {
+    "signature": {"q_ptr": "*i8", "x_ptr": "*fp32", "scale_ptr": "*fp32", "N": "i32",
+                  "BLOCK_N": "constexpr"},
+    "constexprs": {"BLOCK_N": 4},
+    "grid": ["M"],
+    "args": [
+        ("q_ptr", {"tensor": "q", "shape": ["M", "N"], "role": "out"}),
+        ("x_ptr", {"tensor": "x", "shape": ["M", "N"]}),
+        ("scale_ptr", {"tensor": "s", "shape": ["M"]}),
+        ("N", "N"),
+    ],
+    "instances": [{"name": "m3n6", "sizes": {"M": 3, "N": 6}},
+                  {"name": "m2n9", "sizes": {"M": 2, "N": 9}}],
+    "spec": "q = torch.round(torch.clamp(x / s[:, None], -127, 127))",
+    "reference": _quant,
+    "ties": True,
+}
+
+# `expect`: the verdict at each instance, in order.
+FIXTURES = {
+    "rotary_interleaved": dict(ROT, kernel="rotary_interleaved_kernel",
+                               expect=["verified", "verified"]),
+    "rotary_interleaved_swap": dict(
+        ROT, all_sizes=False, kernel="rotary_interleaved_swap_kernel", expect=["refuted", "refuted"],
+        bug="rotates each pair by -angle (the sine's sign on the wrong term)"),
+    "dropout": dict(DROP, kernel="dropout_kernel", expect=["runs", "runs"]),
+    "dropout_scale": dict(
+        DROP, kernel="dropout_scale_kernel", expect=["differs", "differs"],
+        reference=_dropout(1 / (1 - P)),
+        bug="kept values scaled by 1/p, not 1/(1-p)"),
+    "quant_rows": dict(QUANT, kernel="quant_rows_kernel", expect=["verified", "verified"]),
+    "quant_rows_floor": dict(
+        QUANT, kernel="quant_rows_floor_kernel", expect=["refuted", "refuted"],
+        bug="floor(x/s + 1/2) for rint: ties round up, not to even"),
+}
+
+
+def toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(v)
+
+
+HEADER = "# Generated by triton_ir/real_ops/generate.py; edit kernels.py or generate.py and regenerate.\n"
+
+
+def write(path, text):
+    with open(path, "w", newline="\n") as f:
+        f.write(text)
+
+
+def shape_of(shape, sizes):
+    return tuple(sizes[s] if isinstance(s, str) else s for s in shape)
+
+
+def generate(name, fx):
+    d = os.path.join(HERE, name)
+    os.makedirs(d, exist_ok=True)
+    src = ASTSource(fn=getattr(K, fx["kernel"]), signature=dict(fx["signature"]),
+                    constexprs=dict(fx["constexprs"]))
+    c = triton.compile(src, target=GPUTarget("cuda", 80, 32))
+    ttir = c.asm["ttir"]
+    assert ROOT not in ttir and "site-packages" not in ttir
+    write(os.path.join(d, "kernel.ttir"), ttir)
+    ptx = c.asm["ptx"]
+    assert ROOT not in ptx and "site-packages" not in ptx
+    write(os.path.join(d, "kernel.ptx"), ptx)
+    launch = [HEADER, f"grid = {toml_value(fx['grid'])}\n",
+              f"sizes = {toml_value(fx['instances'][0]['sizes'])}\n", "\n[args]\n"]
+    for k, v in fx["args"]:
+        launch.append(f"{k} = {toml_value(v)}\n")
+    write(os.path.join(d, "kernel.launch.toml"), "".join(launch))
+    meta = [HEADER, f"kernel = {toml_value(fx['kernel'])}\n"]
+    if fx["spec"] is not None:
+        meta.append(f"spec = {toml_value(fx['spec'])}\n")
+    if fx.get("all_sizes"):
+        meta.append("all_sizes = true  # VERIFIED for every size, not only the instance\n")
+    if "options" in fx:
+        meta.append(f"options = {toml_value(fx['options'])}\n")
+    if "bug" in fx:
+        meta.append(f"bug = {toml_value(fx['bug'])}\n")
+    for inst, expect in zip(fx["instances"], fx["expect"]):
+        meta.append(f"\n[[instance]]\nname = {toml_value(inst['name'])}\n"
+                    f"sizes = {toml_value(inst['sizes'])}\nexpect = {toml_value(expect)}\n")
+    write(os.path.join(d, "fixture.toml"), "".join(meta))
+    for inst in fx["instances"]:
+        sz = inst["sizes"]
+        rd = os.path.join(d, "ref", inst["name"])
+        os.makedirs(os.path.join(rd, "expected"), exist_ok=True)
+        rng = np.random.default_rng(zlib.crc32(f"real_ops/{fx['kernel']}/{inst['name']}".encode()))
+        ins = {}
+        for _, a in fx["args"]:
+            if not (isinstance(a, dict) and "tensor" in a) or a.get("role") == "out":
+                continue
+            shp = shape_of(a["shape"], sz)
+            ins[a["tensor"]] = rng.uniform(-2.0, 2.0, size=shp).astype(np.float32)
+        if fx.get("ties"):
+            # power-of-two scales and exact ties k + 1/2 (positive, negative, even and
+            # odd k) beside random values, so rint and floor(x + 1/2) differ
+            s = 2.0 ** rng.integers(-2, 3, size=ins["s"].shape)
+            ins["s"] = s.astype(np.float32)
+            q = rng.uniform(-130, 130, size=ins["x"].shape)
+            ties = np.array([2.5, -1.5, 0.5, -2.5, 3.5, -0.5])
+            q.flat[:len(ties)] = ties[:q.size]
+            ins["x"] = (q * s[:, None]).astype(np.float32)
+        for t, arr in ins.items():
+            np.save(os.path.join(rd, f"{t}.npy"), arr)
+        ins64 = {k: v.astype(np.float64) for k, v in ins.items()}
+        for t, arr in fx["reference"](ins64, sz).items():
+            np.save(os.path.join(rd, "expected", f"{t}.npy"),
+                    np.ascontiguousarray(np.asarray(arr, dtype=np.float64)))
+    print(f"generated triton_ir/real_ops/{name}")
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or FIXTURES:
+        generate(name, FIXTURES[name])

@@ -1,0 +1,93 @@
+"""Triton kernels of real models that use the ops issue 42 names (`tt.split`/`tt.join`,
+`tt.bitcast`, `arith.mulhiui` through `tl.rand`'s Philox, libdevice `llrint`), in the
+style of the libraries: interleaved rotary embeddings (GPT-J / Llama-style pairs, as in
+flash-attn's `apply_rotary(interleaved=True)`), seeded dropout (Triton's tutorial 04 and
+the libraries' `tl.rand(seed, offsets)` dropout), int8 row-wise quantisation
+(bitsandbytes / vLLM-style absmax quantisers rounding with `llrint`).
+
+Compiled by generate.py beside this file; see its docstring. Every correct kernel has a
+wrong twin whose bug the verifier must refute.
+"""
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+
+@triton.jit
+def rotary_interleaved_kernel(out_ptr, x_ptr, cos_ptr, sin_ptr, HALF: tl.constexpr):
+    # one program per row; the row's pairs (x[2i], x[2i+1]) rotated by angle i
+    row = tl.program_id(0)
+    offs = tl.arange(0, 2 * HALF)
+    x = tl.load(x_ptr + row * 2 * HALF + offs)
+    x0, x1 = tl.split(tl.reshape(x, (HALF, 2)))
+    c = tl.load(cos_ptr + row * HALF + tl.arange(0, HALF))
+    s = tl.load(sin_ptr + row * HALF + tl.arange(0, HALF))
+    o = tl.join(x0 * c - x1 * s, x0 * s + x1 * c)
+    tl.store(out_ptr + row * 2 * HALF + offs, tl.reshape(o, (2 * HALF,)))
+
+
+@triton.jit
+def rotary_interleaved_swap_kernel(out_ptr, x_ptr, cos_ptr, sin_ptr, HALF: tl.constexpr):
+    # twin: the rotation's sign on the wrong term (rotates by -angle)
+    row = tl.program_id(0)
+    offs = tl.arange(0, 2 * HALF)
+    x = tl.load(x_ptr + row * 2 * HALF + offs)
+    x0, x1 = tl.split(tl.reshape(x, (HALF, 2)))
+    c = tl.load(cos_ptr + row * HALF + tl.arange(0, HALF))
+    s = tl.load(sin_ptr + row * HALF + tl.arange(0, HALF))
+    o = tl.join(x0 * c + x1 * s, x1 * c - x0 * s)
+    tl.store(out_ptr + row * 2 * HALF + offs, tl.reshape(o, (2 * HALF,)))
+
+
+@triton.jit
+def dropout_kernel(out_ptr, x_ptr, n, p, seed, BLOCK: tl.constexpr):
+    # seeded dropout (Triton tutorial 04): keep x / (1 - p) where rand(seed, i) > p
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    r = tl.rand(seed, offs)
+    keep = r > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def dropout_scale_kernel(out_ptr, x_ptr, n, p, seed, BLOCK: tl.constexpr):
+    # twin: kept values scaled by 1 / p, right only at p = 0.5
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    r = tl.rand(seed, offs)
+    keep = r > p
+    tl.store(out_ptr + offs, tl.where(keep, x / p, 0.0), mask=mask)
+
+
+@triton.jit
+def quant_rows_kernel(q_ptr, x_ptr, scale_ptr, N, BLOCK_N: tl.constexpr):
+    # int8 row-wise quantisation with a given per-row scale: q = rint(x / scale),
+    # clamped to [-127, 127], rounded half to even like torch.round
+    row = tl.program_id(0)
+    s = tl.load(scale_ptr + row)
+    for i in range(0, N, BLOCK_N):
+        cols = i + tl.arange(0, BLOCK_N)
+        mask = cols < N
+        x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
+        y = tl.clamp(x / s, -127.0, 127.0)
+        q = libdevice.llrint(y)
+        tl.store(q_ptr + row * N + cols, q.to(tl.int8), mask=mask)
+
+
+@triton.jit
+def quant_rows_floor_kernel(q_ptr, x_ptr, scale_ptr, N, BLOCK_N: tl.constexpr):
+    # twin: floor(x / scale + 0.5) for rint: differs at ties to even (2.5 -> 3, not 2)
+    # and at negative ties (-0.5 -> 0 is right, -1.5 -> -1 not -2)
+    row = tl.program_id(0)
+    s = tl.load(scale_ptr + row)
+    for i in range(0, N, BLOCK_N):
+        cols = i + tl.arange(0, BLOCK_N)
+        mask = cols < N
+        x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
+        y = tl.clamp(x / s, -127.0, 127.0)
+        q = libdevice.floor(y + 0.5)
+        tl.store(q_ptr + row * N + cols, q.to(tl.int8), mask=mask)
