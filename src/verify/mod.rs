@@ -371,7 +371,7 @@ fn run(
                     witness: u.witness,
                 }
             }
-            Ok(paths) => {
+            Ok(mut paths) => {
                 *paths_seen = (*paths_seen).max(paths.len());
                 let attempt = Attempt {
                     smt: &smt,
@@ -385,6 +385,8 @@ fn run(
                 };
                 match attempt.prove(&paths, &mut terms) {
                     Ok(()) => {
+                        // Integer obligations last: an attempt that fails never asks them.
+                        overflow::discharge(&smt, &base, sizes, &mut paths);
                         let wraps = overflow::WrapClaim::of(&paths, inst);
                         let replay_at =
                             |at: &[(String, i64)]| replay(kernel, at, outputs).map(|r| r.reason);

@@ -5,7 +5,10 @@
 //! obligation: an add, sub or mul in its width, a narrowing cast (`trunci`, a narrowing
 //! `index_cast`), and the counter increment `iv + step` of every `scf.for` (the last
 //! one too, which exits the loop; past `2^31 - 1` an i32 counter wraps negative and the
-//! loop never ends). An obligation Z3 proves on the path costs nothing. Otherwise the
+//! loop never ends). The walk only keeps each obligation with the facts its path held
+//! there ([`Pending`]); they are asked ([`discharge`]) once the attempt has proved
+//! everything else, so an attempt that ends UNKNOWN or fails pays nothing for them.
+//! An obligation Z3 proves under its facts costs nothing. Otherwise the
 //! path records, per size, the largest bound `S <= c` under which Z3 proves it, and the
 //! claim prints the tightest one the launch's instance satisfies (`N <= 2147483644 (i32
 //! loop counter at kernel.py:14)`); with none, the claim names what it assumed (`i32
@@ -13,17 +16,19 @@
 //! replayed by the bounded checker, whose integers wrap: a failure there refutes.
 //!
 //! Invariant: for every size satisfying the printed constraints, no recorded obligation
-//! fails on any path; a bound is kept only where Z3 proved the obligation under it.
+//! fails on any path; a bound is kept only where Z3 proved the obligation under it,
+//! given no more than what the path's solver held where the obligation was met.
 
 use super::lane::{Lane, Val, R};
-use super::records::Wrap;
+use super::records::{Path, Pending, Wrap};
 use super::run::Run;
 use super::scope::{Bound, Scope};
-use super::sym::{Cond, Poly, Rel};
+use super::sym::{Cond, Poly, Rel, Smt};
 use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::triton_ir::ast::{Loc, Op};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The width of an integer type, as the bounded run reads it (`index` is 64 bits; `i1`
 /// is 1, below the 2 bits an obligation needs, so it makes none).
@@ -57,7 +62,7 @@ impl Run<'_, '_, '_> {
         for (base, (lo, hi)) in groups {
             for c in if lo == hi { vec![lo] } else { vec![lo, hi] } {
                 let ok = fits(&base.add(&Poly::constant(c)), bits);
-                self.obligation(&ok, what, &op.loc);
+                self.obligation(&ok, what, &op.loc, &[]);
             }
         }
         Ok(())
@@ -74,37 +79,100 @@ impl Run<'_, '_, '_> {
         // Any iteration: `t = lo + step·w`, `0 <= w`, `t < hi`.
         let w = Poly::sym("iter#");
         let t = lo.add(&w.scale(step));
-        self.solver.push();
-        self.solver
-            .assert(&self.smt.cond(&Cond::cmp(Rel::Le, &Poly::default(), &w)));
-        self.solver
-            .assert(&self.smt.cond(&Cond::cmp(Rel::Lt, &t, hi)));
+        let iteration = [
+            Cond::cmp(Rel::Le, &Poly::default(), &w),
+            Cond::cmp(Rel::Lt, &t, hi),
+        ];
         let next = t.add(&Poly::constant(step));
         self.obligation(
             &fits(&next, bits),
             &format!("i{bits} loop counter"),
             &op.loc,
+            &iteration,
         );
-        self.solver.pop(1);
     }
 
-    /// Records `ok` as an obligation at `loc` unless it holds on the path; a bound
-    /// recorded earlier at the same place is kept where `ok` holds under it too, and
-    /// tightened where it does not.
-    fn obligation(&mut self, ok: &Cond, what: &str, loc: &Loc) {
+    /// Keeps `ok` to be asked at `loc` under what the path's solver holds now (and
+    /// `also`), once the attempt's other obligations hold ([`discharge`]).
+    fn obligation(&mut self, ok: &Cond, what: &str, loc: &Loc, also: &[Cond]) {
         if ok.as_const() == Some(true) {
             return;
         }
-        let seen = self
+        // The solver holds the base, the path's choices (a choice the path did not
+        // record is implied by the others), the iterations of the loops being run and
+        // the mask of the lane at hand.
+        let facts: Vec<Cond> = self
             .path
-            .wraps
+            .cond
             .iter()
-            .position(|w| w.what == what && &w.loc == loc);
+            .chain(self.loops.iter().flat_map(|l| &l.valid))
+            .chain(&self.assumed)
+            .chain(also)
+            .cloned()
+            .collect();
+        let facts = match self.path.pending.last() {
+            Some(p) if *p.facts == facts[..] => p.facts.clone(),
+            _ => Arc::from(facts),
+        };
+        self.path.pending.push(Pending {
+            facts,
+            ok: ok.clone(),
+            what: what.to_string(),
+            loc: loc.clone(),
+        });
+    }
+}
+
+/// Asks every path's pending obligations, in the order the walk met them, each under
+/// the facts it was met under, and records what wraps (`Path::wraps`). Called once
+/// the attempt has proved everything else: an attempt that fails asks none.
+pub(super) fn discharge(smt: &Smt, base: &[Cond], sizes: &[String], paths: &mut [Path]) {
+    let solver = z3::Solver::new(smt.ctx);
+    for c in base {
+        solver.assert(&smt.cond(c));
+    }
+    let ask = Asker {
+        smt,
+        solver: &solver,
+    };
+    for path in paths {
+        let mut open: Option<Arc<[Cond]>> = None;
+        for p in std::mem::take(&mut path.pending) {
+            if !open.as_ref().is_some_and(|f| Arc::ptr_eq(f, &p.facts)) {
+                if open.is_some() {
+                    solver.pop(1);
+                }
+                solver.push();
+                for c in p.facts.iter() {
+                    solver.assert(&smt.cond(c));
+                }
+                open = Some(p.facts.clone());
+            }
+            ask.record(&mut path.wraps, sizes, &p.ok, &p.what, &p.loc);
+        }
+        if open.is_some() {
+            solver.pop(1);
+        }
+    }
+}
+
+/// Questions about one obligation, asked of a solver that holds its facts.
+struct Asker<'a, 'ctx> {
+    smt: &'a Smt<'ctx>,
+    solver: &'a z3::Solver<'ctx>,
+}
+
+impl Asker<'_, '_> {
+    /// Records `ok` as an obligation at `loc` in `wraps` unless it holds; a bound
+    /// recorded earlier at the same place is kept where `ok` holds under it too, and
+    /// tightened where it does not.
+    fn record(&self, wraps: &mut Vec<Wrap>, sizes: &[String], ok: &Cond, what: &str, loc: &Loc) {
+        let seen = wraps.iter().position(|w| w.what == what && &w.loc == loc);
         if let Some(k) = seen {
-            if self.path.wraps[k].bounds.is_empty() || self.holds(ok) {
+            if wraps[k].bounds.is_empty() || self.holds(ok) {
                 return;
             }
-            let old = std::mem::take(&mut self.path.wraps[k].bounds);
+            let old = std::mem::take(&mut wraps[k].bounds);
             // Mostly the bound found at the first lane holds for the next (one query).
             let kept = old
                 .into_iter()
@@ -117,38 +185,40 @@ impl Run<'_, '_, '_> {
                     Some((s, c))
                 })
                 .collect();
-            self.path.wraps[k].bounds = kept;
+            wraps[k].bounds = kept;
             return;
         }
         if self.holds(ok) {
             return;
         }
-        let sizes = self.setup.sizes.to_vec();
         let bounds = sizes
-            .into_iter()
-            .filter_map(|s| Some((s.clone(), self.largest_bound(ok, &s, i64::MAX as i128)?)))
+            .iter()
+            .filter_map(|s| Some((s.clone(), self.largest_bound(ok, s, i64::MAX as i128)?)))
             .collect();
-        self.path.wraps.push(Wrap {
+        wraps.push(Wrap {
             what: what.to_string(),
             loc: loc.clone(),
             bounds,
         });
     }
 
-    /// Whether `ok` is proved on the path under `size <= c`.
+    fn holds(&self, ok: &Cond) -> bool {
+        self.smt.holds(self.solver, ok)
+    }
+
+    /// Whether `ok` is proved under `size <= c`.
     fn under(&self, ok: &Cond, size: &str, c: i128) -> bool {
         self.solver.push();
         let b = Cond::cmp(Rel::Le, &Poly::sym(size), &Poly::constant(c));
         self.solver.assert(&self.smt.cond(&b));
-        let r = self.smt.holds(&self.solver, ok);
+        let r = self.smt.holds(self.solver, ok);
         self.solver.pop(1);
         r
     }
 
-    /// The largest `c` in `[1, hi]` with `ok` proved on the path under `size <= c`:
-    /// doubling from 1, then bisecting (the proved side only ever moves to a proved
-    /// value). Small bounds (a product of two sizes, where queries are costly) take few
-    /// queries.
+    /// The largest `c` in `[1, hi]` with `ok` proved under `size <= c`: doubling from
+    /// 1, then bisecting (the proved side only ever moves to a proved value). Small
+    /// bounds (a product of two sizes, where queries are costly) take few queries.
     fn largest_bound(&self, ok: &Cond, size: &str, mut hi: i128) -> Option<i128> {
         let under = |c: i128| self.under(ok, size, c);
         if !under(1) {
@@ -194,7 +264,7 @@ pub(super) struct WrapClaim {
 impl WrapClaim {
     /// Per path and place, the bound the launch's instance admits with the largest
     /// value; per size, the least of those.
-    pub(super) fn of(paths: &[super::records::Path], inst: &Instance) -> WrapClaim {
+    pub(super) fn of(paths: &[Path], inst: &Instance) -> WrapClaim {
         let mut claim = WrapClaim::default();
         for w in paths.iter().flat_map(|p| &p.wraps) {
             let line = w.loc.to_string();

@@ -1,6 +1,6 @@
 //! What the all-sizes run is given (the launch read over symbolic sizes: [`Setup`],
 //! [`TensorSym`], [`ArgSym`]) and what it records per path ([`Path`]: conditions,
-//! accesses, failures, integer wraps).
+//! accesses, failures, integer obligations and wraps).
 //!
 //! Invariant: plain data; a record holds for every size satisfying its path's condition.
 
@@ -63,8 +63,11 @@ pub struct Path {
     pub loads: Vec<Access>,
     pub stores: Vec<Access>,
     /// Integer results that leave their width for some sizes, with the size bounds
-    /// under which they do not (the proof holds where none does).
+    /// under which they do not (the proof holds where none does). Filled from
+    /// `pending` once the rest of the attempt is proved (`super::overflow::discharge`).
     pub wraps: Vec<Wrap>,
+    /// The integer obligations the walk met, in order, not yet asked.
+    pub pending: Vec<Pending>,
     pub failures: Vec<Failure>,
 }
 
@@ -98,6 +101,20 @@ pub enum ArgSym {
     Int(Poly),
     Real(f64),
     Scalar(String),
+}
+
+/// An integer obligation met on a path, kept to be asked once the attempt's other
+/// obligations hold (an attempt that fails never pays for it).
+#[derive(Clone, Debug)]
+pub struct Pending {
+    /// What the path's solver held beyond the base constraints when it was met: the
+    /// path's choices, the loops' iterations, the lane's mask. Shared (`Arc::ptr_eq`)
+    /// by consecutive obligations met under the same facts.
+    pub facts: std::sync::Arc<[Cond]>,
+    /// Holds where the result fits its width.
+    pub ok: Cond,
+    pub what: String,
+    pub loc: Loc,
 }
 
 /// An integer result that may leave its width on a path.
