@@ -486,11 +486,13 @@ impl Terms {
             }
             // Monotone roundings to integers map the bounds.
             Node::Call(f @ (Func::Floor | Func::Ceil | Func::Rint), a) => {
+                let round = match f {
+                    Func::Floor => f64::floor,
+                    Func::Ceil => f64::ceil,
+                    _ => f64::round_ties_even,
+                };
                 match both(self.half_bounds(*a, depth + 1)) {
-                    Some((lo, hi)) => (
-                        Some(super::eval::eval_func(*f, lo)),
-                        Some(super::eval::eval_func(*f, hi)),
-                    ),
+                    Some((lo, hi)) => (Some(round(lo)), Some(round(hi))),
                     None => (None, None),
                 }
             }
