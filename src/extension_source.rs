@@ -177,7 +177,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("relu_cuda", &relu_cuda); }
         assert_eq!(lines.len(), original.len(), "newlines kept");
         // Lines 1 (torch include), 10–15 (host wrapper) and 17 (module) are blank.
         for n in [1, 10, 11, 12, 13, 14, 15, 17] {
-            assert!(lines[n - 1].trim().is_empty(), "line {n}: {:?}", lines[n - 1]);
+            assert!(
+                lines[n - 1].trim().is_empty(),
+                "line {n}: {:?}",
+                lines[n - 1]
+            );
         }
         // The CUDA include, the comment and the kernel are kept verbatim.
         for n in [2, 4, 5, 6, 7, 8] {
@@ -187,9 +191,15 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("relu_cuda", &relu_cuda); }
 
     #[test]
     fn a_plain_cuda_source_is_left_alone() {
-        assert_eq!(device_part("__global__ void k(float* x) { x[0] = 1.f; }\n"), None);
+        assert_eq!(
+            device_part("__global__ void k(float* x) { x[0] = 1.f; }\n"),
+            None
+        );
         // A torch header named only in a comment does not make it an extension.
-        assert_eq!(device_part("// #include <torch/extension.h>\n__global__ void k() {}\n"), None);
+        assert_eq!(
+            device_part("// #include <torch/extension.h>\n__global__ void k() {}\n"),
+            None
+        );
     }
 
     #[test]

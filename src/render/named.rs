@@ -463,8 +463,17 @@ mod tests {
         };
         let outputs = [crate::formula::Output::new("o", o)];
         let src = torch_kernel_function(&outputs, &env, "attn", &sig, &|_| None).unwrap();
-        let at = |line: &str| src.find(line).unwrap_or_else(|| panic!("no `{line}` in\n{src}"));
-        assert!(at("    t = 3 * (q @ k.T)") < at("    s = torch.exp2(t - "), "{src}");
-        assert!(src.contains("o = (s @ v) / torch.sum(s, dim=1, keepdim=True)"), "{src}");
+        let at = |line: &str| {
+            src.find(line)
+                .unwrap_or_else(|| panic!("no `{line}` in\n{src}"))
+        };
+        assert!(
+            at("    t = 3 * (q @ k.T)") < at("    s = torch.exp2(t - "),
+            "{src}"
+        );
+        assert!(
+            src.contains("o = (s @ v) / torch.sum(s, dim=1, keepdim=True)"),
+            "{src}"
+        );
     }
 }

@@ -265,7 +265,10 @@ fn times_log2_e(f: &Formula) -> Option<(f64, Formula)> {
     match l.as_ref() {
         F::Binary(BinaryOp::Mul, c, s) => {
             let q = over_log2_e(c)?;
-            Some((q, F::binary(BinaryOp::Mul, s.as_ref().clone(), r.as_ref().clone())))
+            Some((
+                q,
+                F::binary(BinaryOp::Mul, s.as_ref().clone(), r.as_ref().clone()),
+            ))
         }
         _ => None,
     }
@@ -278,7 +281,11 @@ fn scaled(q: f64, a: Formula) -> Option<Formula> {
     Some(match q {
         1.0 => a,
         -1.0 => F::unary(UnaryOp::Neg, a),
-        q => F::binary(BinaryOp::Mul, F::Const(num_rational::BigRational::from_float(q)?), a),
+        q => F::binary(
+            BinaryOp::Mul,
+            F::Const(num_rational::BigRational::from_float(q)?),
+            a,
+        ),
     })
 }
 
@@ -355,7 +362,10 @@ mod tests {
         let f = shifted(Formula::binary(BinaryOp::Mul, times_log2e(2.0), qk.clone()));
         let x = Formula::binary(BinaryOp::Mul, Formula::int(2), qk);
         let m = Formula::reduce(ReduceOp::Max, x.clone(), 1, true);
-        assert_eq!(tidy(f), Formula::unary(UnaryOp::Exp, Formula::binary(BinaryOp::Sub, x, m)));
+        assert_eq!(
+            tidy(f),
+            Formula::unary(UnaryOp::Exp, Formula::binary(BinaryOp::Sub, x, m))
+        );
     }
 
     #[test]

@@ -311,7 +311,9 @@ fn a_pytorch_extension_source_is_checked_as_is() {
     let twin = dir.path().join("twin.cu");
     std::fs::write(
         &twin,
-        solution("        float s = 2.0f;\n        if (i >= 200) s = 0.5f;\n        y[i] = s * x[i];"),
+        solution(
+            "        float s = 2.0f;\n        if (i >= 200) s = 0.5f;\n        y[i] = s * x[i];",
+        ),
     )
     .unwrap();
     let run = |cu: &std::path::Path| {
@@ -319,7 +321,13 @@ fn a_pytorch_extension_source_is_checked_as_is() {
             .unwrap()
             .arg("check")
             .arg(cu)
-            .args(["--kernel", "scale_kernel", "--spec", "y = 2 * x", "--launch"])
+            .args([
+                "--kernel",
+                "scale_kernel",
+                "--spec",
+                "y = 2 * x",
+                "--launch",
+            ])
             .arg(&launch)
             .env("LIFT_NVRTC", &lib)
             .output()
@@ -334,7 +342,10 @@ fn a_pytorch_extension_source_is_checked_as_is() {
     assert_eq!(code, Some(1), "{text}");
     // The store `y[i] = s * x[i];` is line 9 of the twin's source.
     let source = std::fs::read_to_string(&twin).unwrap();
-    assert_eq!(source.lines().nth(8).map(str::trim), Some("y[i] = s * x[i];"));
+    assert_eq!(
+        source.lines().nth(8).map(str::trim),
+        Some("y[i] = s * x[i];")
+    );
     assert!(text.contains("twin.cu:9"), "{text}");
 }
 

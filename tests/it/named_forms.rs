@@ -316,7 +316,10 @@ fn torch_renderings_call_named_ops_and_parse() {
         // Used twice, computed once into a local.
         ("entropy", "    s = torch.softmax(x, dim=1)\n"),
         // A base-2 softmax (exp2 of log2(e)-scaled scores) is torch's softmax too.
-        ("attention_norescale", "o = torch.softmax(scale * (q @ k.T), dim=1) @ v"),
+        (
+            "attention_norescale",
+            "o = torch.softmax(scale * (q @ k.T), dim=1) @ v",
+        ),
     ] {
         let out = Command::cargo_bin("lift")
             .unwrap()

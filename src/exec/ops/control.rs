@@ -159,7 +159,13 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
     fn int_to_float(&mut self, _: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
         self.int_to_float_lane(bits, unsigned, *a)
     }
-    fn float_to_int(&mut self, op: &Op, bits: u32, unsigned: bool, a: &Elem<D::V>) -> R<Elem<D::V>> {
+    fn float_to_int(
+        &mut self,
+        op: &Op,
+        bits: u32,
+        unsigned: bool,
+        a: &Elem<D::V>,
+    ) -> R<Elem<D::V>> {
         match *a {
             // An integer-valued float of the data (`fptosi(floor(x))`).
             Elem::Float(v)
