@@ -18,7 +18,6 @@
 use lift::check::CheckOptions;
 use lift::commands::{CudaOptions, LaunchOptions};
 use lift::exec::domain::Concrete;
-use lift::exec::ErrorKind;
 use lift::launch::Role;
 use lift::npy::Array;
 use lift::verify::Limits;
@@ -121,13 +120,12 @@ fn settle_roles(
             inst.tensors[o.tensor].role = Role::Out;
         }
     }
-    // An output read before it is written stops the run naming it: make it `inout`.
+    // An output read before it is written stops the run naming it
+    // (`ExecError::unwritten`): make it `inout`.
     for _ in 0..inst.tensors.len() {
         match run(&inst) {
-            Err(Error::Exec { err, .. }) if err.kind == ErrorKind::NeverWritten => {
-                let named = err.message.split("output `").nth(1);
-                let name = named.and_then(|s| s.split('`').next()).unwrap_or("");
-                match inst.tensors.iter_mut().find(|t| t.name == name) {
+            Err(Error::Exec { err, .. }) => {
+                match err.unwritten.and_then(|i| inst.tensors.get_mut(i)) {
                     Some(t) if t.role == Role::Out => t.role = Role::Inout,
                     _ => break,
                 }

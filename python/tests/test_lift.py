@@ -56,6 +56,14 @@ def axpy_kernel(out_ptr, x_ptr, y_ptr, alpha, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, alpha * x + y, mask=mask)
 
 
+@triton.jit
+def accumulate_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, y + tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
 def softmax_reference(x):
     """The PyTorch the kernels are meant to compute (read as a spec, never run here)."""
     return torch.softmax(x, dim=-1)  # noqa: F821  (torch is not needed: lift reads the source)
@@ -238,3 +246,13 @@ def test_an_unknown_verdict_falls_back_to_sampled_allclose(monkeypatch):
     # sample=0: no check, the twin's wrong output is returned (and nothing is counted).
     launcher(softmax_abs_twin, 0.0)(x)
     assert lift.stats["sampled"] == before + 2
+
+
+def test_an_output_read_before_it_is_written_is_inout():
+    # accumulate_kernel adds x into y in place: y is read first, so its role is inout.
+    x = np.linspace(-1, 1, 10, dtype=np.float32)
+    y = np.ones(10, dtype=np.float32)
+    r = lift.check(accumulate_kernel, y, x, 10, grid=(3,), spec="y = y + x", BLOCK=4)
+    assert 'y_ptr = { tensor = "y", shape = ["M"], role = "inout"' in r.launch, r.launch
+    assert 'x_ptr = { tensor = "x", shape = ["M"], role = "in"' in r.launch, r.launch
+    assert r.verdict == "VERIFIED", r.text

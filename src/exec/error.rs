@@ -80,6 +80,10 @@ pub struct ExecError {
     pub program: [i64; 3],
     /// For a race, what collided (`None` for every other error).
     pub clash: Option<Clash>,
+    /// For a read of an output element never written ([`ErrorKind::NeverWritten`]), the
+    /// tensor read (its index in the launch instance): a caller that settles roles makes
+    /// it `inout` without reading the message.
+    pub unwritten: Option<usize>,
 }
 
 impl fmt::Display for ExecError {

@@ -55,6 +55,7 @@ pub fn execute_with<D: Domain>(
         loc: Loc::default(),
         program: [0; 3],
         clash: None,
+        unwritten: None,
     })?;
     let launch_err = |message: String| ExecError {
         kind: ErrorKind::Launch,
@@ -63,6 +64,7 @@ pub fn execute_with<D: Domain>(
         loc: func.loc.clone(),
         program: [0; 3],
         clash: None,
+        unwritten: None,
     };
 
     // Bind kernel parameters to launch values. Struct fields (`p+<offset>` keys) are

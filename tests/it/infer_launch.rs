@@ -403,3 +403,28 @@ fn a_ptx_kernel_inference_cannot_fit_is_a_clear_error() {
         assert!(!stderr.contains("panicked"), "{kernel}: {stderr}");
     }
 }
+
+/// A read of an output element never written names its tensor in the error itself
+/// (`ExecError::unwritten`), so settling roles (the Python package makes that tensor
+/// `inout`) reads no message text. `err_unwritten` reads `y` before writing it.
+#[test]
+fn a_read_of_an_unwritten_output_names_its_tensor() {
+    let k = lift::Kernel::load(Path::new("triton_ir/err_unwritten/kernel.ttir"), None).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let y = inst.tensors.iter().position(|t| t.name == "y").unwrap();
+    let mut d = lift::exec::addresses::AddressOnly::default();
+    match k.execute(&inst, &mut d) {
+        Err(lift::Error::Exec { err, .. }) => {
+            assert_eq!(err.kind, lift::exec::ErrorKind::NeverWritten, "{err}");
+            assert_eq!(err.unwritten, Some(y), "{err}");
+        }
+        other => panic!("expected a read of never-written y, got {other:?}"),
+    }
+    // Any other error names no tensor: an out-of-bounds load.
+    let k = lift::Kernel::load(Path::new("triton_ir/err_oob/kernel.ttir"), None).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    match k.execute(&inst, &mut lift::exec::addresses::AddressOnly::default()) {
+        Err(lift::Error::Exec { err, .. }) => assert_eq!(err.unwritten, None, "{err}"),
+        other => panic!("expected an out-of-bounds load, got {other:?}"),
+    }
+}

@@ -48,6 +48,7 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
             loc: loc.clone(),
             program: self.program,
             clash: None,
+            unwritten: None,
         }
     }
     fn count(&mut self, op: &Op) -> Result<(), ExecError> {

@@ -44,6 +44,9 @@ pub(crate) struct Interp<'a, D: Domain> {
     pub(super) store_sites: Vec<StoreSite>,
     /// (ttir line, source) of loads whose masked-off lanes had no `other=`.
     pub(super) undef_loads: Vec<(u32, Loc)>,
+    /// The output tensor of the last read of an element never written (for
+    /// `ExecError::unwritten`).
+    pub(super) unwritten: Option<usize>,
     pub(super) warnings: Vec<String>,
     pub(super) written_twice: Option<String>,
     pub(super) program: [i64; 3],
@@ -76,6 +79,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             memory,
             store_sites: Vec::new(),
             undef_loads: Vec::new(),
+            unwritten: None,
             path: Vec::new(),
             warnings: Vec::new(),
             written_twice: None,
@@ -122,6 +126,9 @@ impl<'a, D: Domain> Interp<'a, D> {
             loc: op.loc.clone(),
             program: self.program,
             clash: None,
+            unwritten: (f.kind == ErrorKind::NeverWritten)
+                .then_some(self.unwritten)
+                .flatten(),
         }
     }
 

@@ -103,8 +103,11 @@ impl<'a, D: Domain> Interp<'a, D> {
                 Role::In => self.domain.input(tensor, &decl.unravel(flat), flat),
                 Role::Out | Role::Inout => match self.memory[tensor].written[flat] {
                     Some((v, _, _)) => v,
-                    None if decl.role == Role::Inout => self.domain.input(tensor, &decl.unravel(flat), flat),
+                    None if decl.role == Role::Inout => {
+                        self.domain.input(tensor, &decl.unravel(flat), flat)
+                    }
                     None => {
+                        self.unwritten = Some(tensor);
                         return fail(
                             ErrorKind::NeverWritten,
                             format!(
@@ -113,7 +116,7 @@ impl<'a, D: Domain> Interp<'a, D> {
                                 decl.unravel(flat),
                                 decl.name
                             ),
-                        )
+                        );
                     }
                 },
             };

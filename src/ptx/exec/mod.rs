@@ -255,6 +255,7 @@ fn run<D: Domain>(
         loc: Loc::default(),
         program: [0; 3],
         clash: None,
+        unwritten: None,
     };
     let entry = module
         .entry(None)
@@ -626,6 +627,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             program: self.cta,
             // A race's accesses, as the step that found it recorded them.
             clash: (kind == ErrorKind::Race).then_some(self.clash.unwrap_or(Clash::Other)),
+            unwritten: None,
         }
     }
 
