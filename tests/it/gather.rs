@@ -10,6 +10,7 @@
 //! that label replayed through `lift run` faults too. Undeclared ranges, specs that
 //! PyTorch would reject on a declared value, and bad `values` are clear errors.
 
+use crate::common::read_npys;
 use assert_cmd::Command;
 use lift::npy::{self, Array};
 use serde::Deserialize;
@@ -95,18 +96,6 @@ fn triton_fixtures() -> Vec<(PathBuf, TritonFixture)> {
             (dir.join("kernel.ttir"), fx)
         })
         .collect()
-}
-
-fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
-    let mut m = BTreeMap::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "npy") {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            m.insert(name, npy::read(&p).unwrap());
-        }
-    }
-    m
 }
 
 /// The reference instance folder of a kernel and instance.

@@ -12,8 +12,9 @@
 //! int64 label is the integer 0 (it was a float 0, which the label comparison refused).
 //! A launch whose `dtype` contradicts the IR is an input error naming both files.
 
+use crate::common::output_text as text;
+use crate::common::read_npys;
 use assert_cmd::Command;
-use lift::npy::{self, Array};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,26 +63,6 @@ fn fixture(name: &str) -> Fixture {
 
 fn lift() -> Command {
     Command::cargo_bin("lift").unwrap()
-}
-
-fn text(o: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
-    let mut m = BTreeMap::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "npy") {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            m.insert(name, npy::read(&p).unwrap());
-        }
-    }
-    m
 }
 
 #[test]

@@ -11,11 +11,11 @@
 //!   two key tiles (N = 64) on.
 
 use crate::common;
+use crate::common::read_npys;
 
 use common::first_mismatch;
 use lift::check::{self, CheckOptions, Outcome};
 use lift::exec::ErrorKind;
-use lift::npy::{self, Array};
 use lift::race::{self, Safety};
 use lift::{Error, Kernel};
 use std::collections::BTreeMap;
@@ -59,18 +59,6 @@ fn race_of(family: &str, variant: &str, at: &[(&str, i64)]) -> (Option<ErrorKind
         Safety::Safe => (None, String::new()),
         Safety::Unsafe { kind, message } => (Some(kind), message),
     }
-}
-
-fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
-    let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "npy") {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            out.insert(name, npy::read(&p).unwrap());
-        }
-    }
-    out
 }
 
 /// Every correct variant, run concretely on the family's first reference instance

@@ -6,10 +6,11 @@
 #![allow(clippy::result_large_err)]
 
 use crate::common;
+use crate::common::read_npys;
 
 use common::first_mismatch;
 use lift::exec::ErrorKind;
-use lift::npy::{self, Array};
+use lift::npy::Array;
 use lift::term::Terms;
 use lift::{Error, Kernel};
 use serde::Deserialize;
@@ -90,18 +91,6 @@ fn cases() -> Vec<Case> {
         }
     }
     assert!(out.len() >= 17, "only {} PTX fixtures", out.len());
-    out
-}
-
-fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
-    let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "npy") {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            out.insert(name, npy::read(&p).unwrap());
-        }
-    }
     out
 }
 

@@ -14,6 +14,7 @@
 //! word and RACE for two writing one byte; `.npy` outputs keep their dtype; bad dtypes
 //! and inputs are clear errors.
 
+use crate::common::read_npys;
 use assert_cmd::Command;
 use lift::npy::{self, Array};
 use lift::term::Terms;
@@ -82,19 +83,6 @@ fn fixtures() -> Vec<(String, PathBuf, Fixture)> {
 
 fn lift() -> Command {
     Command::cargo_bin("lift").unwrap()
-}
-
-fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "npy"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().to_string();
-            (name, npy::read(&p).unwrap())
-        })
-        .collect()
 }
 
 /// The index of the first maximum (minimum) of each row, as NumPy's argmax/argmin.

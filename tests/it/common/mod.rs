@@ -495,3 +495,25 @@ pub fn check_and_replay(
     );
     inputs
 }
+
+/// The `.npy` arrays of `dir`, by file stem (a fixture's inputs or expected outputs).
+pub fn read_npys(dir: &Path) -> BTreeMap<String, Array> {
+    let mut m = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "npy") {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            m.insert(name, npy::read(&p).unwrap());
+        }
+    }
+    m
+}
+
+/// A finished command's stdout then stderr, as text.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
