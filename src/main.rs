@@ -12,6 +12,12 @@ use lift::verify::Limits;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so a print to a closed pipe (`lift … | head`) would panic.
+    // SAFETY: restoring a signal's default disposition before any thread starts.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let level = match cli.verbose {
         0 => "warn",

@@ -3,8 +3,9 @@
 //! and PyTorch in its named form (`simplify`) unless `expand` is asked for.
 //!
 //! Architecture invariant: the formulas and the verdict come from `synth` and
-//! `verify`, the named forms from `simplify` (each proved equal to its formula); this
-//! only runs them in order and renders.
+//! `verify`, the named forms from `simplify` (each proved equal to its formula on the
+//! instance); this runs them in order, chooses which form the all-sizes claim is of
+//! (what is printed, see `verify_all_sizes`), and renders.
 
 use super::{output, LaunchOptions};
 use crate::error::Error;
@@ -14,7 +15,7 @@ use crate::simplify::{self, Named, Rules};
 use crate::synth::Lift;
 use crate::term::Terms;
 use crate::verdict::Verdict;
-use crate::verify::Limits;
+use crate::verify::{Limits, Scope};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -51,16 +52,12 @@ pub fn lift_with(
     expand: bool,
 ) -> Result<Verdict, Error> {
     let k = launch.load(kernel)?;
-    let (lifted, terms) = lift_loaded(&k, &launch.sizes, all_sizes, limits)?;
-    let named = if expand
-        || !matches!(
+    let with_named = !expand
+        && matches!(
             format,
             LiftFormat::Text | LiftFormat::Json | LiftFormat::Torch | LiftFormat::Latex
-        ) {
-        HashMap::new()
-    } else {
-        named_forms(&lifted)
-    };
+        );
+    let (lifted, terms, named) = lift_loaded(&k, &launch.sizes, all_sizes, limits, with_named)?;
     let env = &lifted.env;
     let rendered = match format {
         LiftFormat::Text => Some(Ok(
@@ -108,8 +105,7 @@ pub fn lift_report(
     all_sizes: bool,
     limits: &Limits,
 ) -> Result<LiftReport, Error> {
-    let (lifted, terms) = lift_loaded(k, sizes, all_sizes, limits)?;
-    let named = named_forms(&lifted);
+    let (lifted, terms, named) = lift_loaded(k, sizes, all_sizes, limits, true)?;
     let env = &lifted.env;
     let text = lifted.to_text_with(&terms, &|f| text_of(f, &named, env, false));
     let mut json = lifted.to_json();
@@ -192,12 +188,77 @@ pub(crate) fn lift_loaded(
     sizes: &BTreeMap<String, i64>,
     all_sizes: bool,
     limits: &Limits,
-) -> Result<(Lift, Terms), Error> {
+    with_named: bool,
+) -> Result<(Lift, Terms, HashMap<Formula, Named>), Error> {
     let inst = k.instance(sizes)?;
     let mut terms = Terms::new();
     let mut lifted = crate::synth::lift(k, &inst, &mut terms)?;
+    let mut named = if with_named {
+        named_forms(&lifted)
+    } else {
+        HashMap::new()
+    };
     if all_sizes {
-        lifted.verify_all_sizes_with(k, &inst, limits);
+        verify_all_sizes(&mut lifted, &mut named, k, &inst, limits);
     }
-    Ok((lifted, terms))
+    Ok((lifted, terms, named))
+}
+
+/// Proves for every size what will be printed: each named form (written out) where
+/// there is one, else the formula as synthesised. A named form is equal to its formula
+/// on the instance only (its rules are sampled, not proved), so where the named forms
+/// do not prove for every size, the formulas are tried as synthesised: when they prove
+/// (or the named forms are refuted at sizes where they differ from the formulas), the
+/// formulas are what is printed.
+fn verify_all_sizes(
+    lifted: &mut Lift,
+    named: &mut HashMap<Formula, Named>,
+    k: &Kernel,
+    inst: &crate::launch::Instance,
+    limits: &Limits,
+) {
+    if named.is_empty() {
+        lifted.verify_all_sizes_with(k, inst, limits);
+        return;
+    }
+    // Divisors out of matrix products, as `check` reads a spec: the form a kernel that
+    // divides once at the end accumulates (flash attention's `softmax(s) @ v`).
+    let env = lifted.env.clone();
+    lifted.verify_all_sizes_as(k, inst, limits, &|f| match named.get(f) {
+        Some(n) => n.expand().divisors_out_of_matmuls(&env),
+        None => f.clone(),
+    });
+    let named_refuted = match lifted.all_sizes.as_ref().map(|o| &o.scope) {
+        None | Some(Scope::AllSizes { .. }) => return,
+        // The kernel differs from the named forms at `sizes`; where they equal the
+        // formulas there, it differs from the formulas too.
+        Some(Scope::Refuted { sizes, .. }) if equal_at(named, k, sizes) => return,
+        Some(Scope::Refuted { .. }) => true,
+        Some(Scope::Unknown { .. }) => false,
+    };
+    if let Some(o) = &lifted.all_sizes {
+        tracing::info!("the named forms, written out: {}", o.describe());
+    }
+    lifted.all_sizes = None;
+    lifted.verify_all_sizes_with(k, inst, limits);
+    let formulas_proved = matches!(
+        lifted.all_sizes.as_ref().map(|o| &o.scope),
+        Some(Scope::AllSizes { .. })
+    );
+    if formulas_proved || named_refuted {
+        named.clear();
+    }
+}
+
+/// Whether every named form equals its formula at `sizes` (decided on that instance).
+fn equal_at(named: &HashMap<Formula, Named>, k: &Kernel, sizes: &[(String, i64)]) -> bool {
+    let Ok(inst) = k.instance(&sizes.iter().cloned().collect()) else {
+        return false;
+    };
+    let Ok(env) = ShapeEnv::from_launch(&k.launch, &inst.sizes) else {
+        return false;
+    };
+    named
+        .iter()
+        .all(|(f, n)| simplify::prove(f, &n.expand(), &env))
 }

@@ -27,6 +27,7 @@ mod points;
 mod poly;
 mod precondition;
 mod refute;
+mod symmetry;
 
 pub use normalize::{normalize, normalize_all};
 pub use points::{point_value, Counterexample, Leaf, SpecSide};
@@ -102,7 +103,7 @@ pub fn decide_with_points(
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
 ) -> Verdict {
-    decide_shared(terms, a, b, opts, extra, &mut Shared::default())
+    decide_shared(terms, a, b, opts, extra, &mut Shared::default(), false)
 }
 
 /// What the pairs of one chunk share (see [`decide_all_with_points`]).
@@ -199,6 +200,7 @@ fn decide_shared<'t>(
     opts: &Options,
     extra: &dyn Fn(&Leaf) -> Option<f64>,
     shared: &mut Shared<'t>,
+    refute_only: bool,
 ) -> Verdict {
     if a == b {
         if terms.is_nan(a) {
@@ -260,6 +262,13 @@ fn decide_shared<'t>(
                 .into(),
         };
     }
+    if refute_only {
+        // A renaming of a pair the prover proved with no precondition (see
+        // `symmetry`): the proof carries over; the points above were this pair's own.
+        return Verdict::Equal {
+            preconditions: Vec::new(),
+        };
+    }
     // 2. Congruence: where the sides are one context around a differing pair of
     // sub-terms, equal sub-terms make them equal (the same function of equal values).
     // The pair's verdict is kept for the chunk: every element of a row divides by the
@@ -269,7 +278,7 @@ fn decide_shared<'t>(
         let sub = match shared.sub_pairs.get(&(p, q)) {
             Some(v) => v.clone(),
             None => {
-                let v = decide_shared(terms, p, q, opts, extra, shared);
+                let v = decide_shared(terms, p, q, opts, extra, shared, false);
                 shared.sub_pairs.insert((p, q), v.clone());
                 v
             }
@@ -555,7 +564,7 @@ fn chunk_size(terms: &Terms, pairs: &[(TermId, TermId)]) -> usize {
 
 /// Decides many pairs in parallel; the verdicts are in the order of `pairs`.
 pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> Vec<Verdict> {
-    decide_all_with_points(terms, pairs, opts, &|_| None)
+    decide_up_to_renaming(terms, pairs, opts, chunk_size(terms, pairs))
 }
 
 /// [`decide_all`] for the elements of a tensor in row-major order, rows of `row`
@@ -574,10 +583,59 @@ pub fn decide_rows(
         && pairs.len() >= row
         && pairs.len().is_multiple_of(row)
         && chunk_size(terms, pairs) > CHUNK;
-    if !by_row {
-        return decide_all(terms, pairs, opts);
+    let size = if by_row {
+        row
+    } else {
+        chunk_size(terms, pairs)
+    };
+    decide_up_to_renaming(terms, pairs, opts, size)
+}
+
+/// How [`decide_chunks`] treats one pair.
+enum Plan {
+    Decide,
+    /// A renaming of a pair proved equal with no precondition: its own refuter points
+    /// only (see [`decide_up_to_renaming`]).
+    RefuteOnly,
+    Done(Verdict),
+}
+
+/// [`decide_chunks`] of `size` with no caller's point, the prover run once per class of
+/// pairs equal up to a one-to-one renaming of input elements (`symmetry`): the first
+/// pair of each class is decided; the others of a class whose first pair proved equal
+/// with no precondition try their own refuter points and are otherwise equal (what
+/// their own prover would find); the rest are decided as ever.
+fn decide_up_to_renaming(
+    terms: &Terms,
+    pairs: &[(TermId, TermId)],
+    opts: &Options,
+    size: usize,
+) -> Vec<Verdict> {
+    let start = std::time::Instant::now();
+    let class = symmetry::classes(terms, pairs);
+    let firsts: Vec<usize> = (0..pairs.len()).filter(|&i| class[i] == i).collect();
+    tracing::debug!("decide: classes in {:?}", start.elapsed());
+    if firsts.len() == pairs.len() {
+        return decide_chunks(terms, pairs, opts, &|_| None, size, &|_| Plan::Decide);
     }
-    decide_chunks(terms, pairs, opts, &|_| None, row)
+    tracing::debug!(
+        "decide: {} pairs in {} classes up to renaming",
+        pairs.len(),
+        firsts.len()
+    );
+    let first_pairs: Vec<_> = firsts.iter().map(|&i| pairs[i]).collect();
+    let first_size = chunk_size(terms, &first_pairs);
+    let decided = decide_chunks(terms, &first_pairs, opts, &|_| None, first_size, &|_| {
+        Plan::Decide
+    });
+    let mut verdict_of: FxHashMap<usize, Verdict> = FxHashMap::default();
+    verdict_of.extend(firsts.into_iter().zip(decided));
+    let plan = |i: usize| match &verdict_of[&class[i]] {
+        v if class[i] == i => Plan::Done(v.clone()),
+        Verdict::Equal { preconditions } if preconditions.is_empty() => Plan::RefuteOnly,
+        _ => Plan::Decide,
+    };
+    decide_chunks(terms, pairs, opts, &|_| None, size, &plan)
 }
 
 /// As [`decide_with_points`] for many pairs, in parallel; the verdicts are in the order
@@ -593,7 +651,9 @@ pub fn decide_all_with_points(
     opts: &Options,
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
 ) -> Vec<Verdict> {
-    decide_chunks(terms, pairs, opts, extra, chunk_size(terms, pairs))
+    decide_chunks(terms, pairs, opts, extra, chunk_size(terms, pairs), &|_| {
+        Plan::Decide
+    })
 }
 
 /// The pairs in chunks of `size`, each chunk deciding in sequence with one shared `Canon`.
@@ -603,14 +663,24 @@ fn decide_chunks(
     opts: &Options,
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
     size: usize,
+    plan: &(dyn Fn(usize) -> Plan + Sync),
 ) -> Vec<Verdict> {
     let chunks: Vec<Vec<Verdict>> = pairs
         .par_chunks(size)
-        .map(|chunk| {
+        .enumerate()
+        .map(|(c, chunk)| {
             let mut shared = Shared::default();
             chunk
                 .iter()
-                .map(|&(a, b)| decide_shared(terms, a, b, opts, extra, &mut shared))
+                .enumerate()
+                .map(|(j, &(a, b))| {
+                    let refute_only = match plan(c * size + j) {
+                        Plan::Done(v) => return v,
+                        Plan::RefuteOnly => true,
+                        Plan::Decide => false,
+                    };
+                    decide_shared(terms, a, b, opts, extra, &mut shared, refute_only)
+                })
                 .collect()
         })
         .collect();

@@ -96,6 +96,7 @@ pub fn prove(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
         return false;
     }
     let pairs: Vec<_> = xa.into_iter().zip(xb).filter(|(x, y)| x != y).collect();
+    tracing::debug!("simplify: {} elements, {} terms", pairs.len(), terms.len());
     let opts = crate::decide::Options::default();
     crate::decide::decide_all(&terms, &pairs, &opts)
         .iter()
@@ -105,10 +106,17 @@ pub fn prove(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
 /// `f`'s named form under `rules`, proved on `env`'s instance; the formula itself
 /// where nothing simpler proves.
 pub fn simplify(f: &Formula, env: &ShapeEnv, rules: &Rules) -> Result<Simplified, SimplifyError> {
+    let start = std::time::Instant::now();
     let named = rewrite(f, env, rules)?;
+    let rewritten = start.elapsed();
     let nodes_before = f.size();
     let proved = named.has_names() || named.size() < nodes_before;
     let proved = proved && prove(f, &named.expand(), env);
+    // Timing for `-vv` only: it never decides anything.
+    tracing::debug!(
+        "simplify: rules {rewritten:?}, proof {:?}",
+        start.elapsed() - rewritten
+    );
     let named = if proved {
         named
     } else {

@@ -24,13 +24,25 @@ impl Lift {
         inst: &crate::launch::Instance,
         limits: &crate::verify::Limits,
     ) {
+        self.verify_all_sizes_as(kernel, inst, limits, &Formula::clone)
+    }
+
+    /// [`Lift::verify_all_sizes_with`] of `shown(f)` for each lifted formula `f` (its
+    /// named form written out, equal to `f` on the instance), in place of `f`.
+    pub fn verify_all_sizes_as(
+        &mut self,
+        kernel: &crate::kernel::Kernel,
+        inst: &crate::launch::Instance,
+        limits: &crate::verify::Limits,
+        shown: &dyn Fn(&Formula) -> Formula,
+    ) {
         if self.verdict() != Verdict::Verified {
             return;
         }
         let outputs: Vec<Output> = self
             .outputs
             .iter()
-            .filter_map(|o| o.formula.as_ref().map(|f| Output::new(&o.name, f.clone())))
+            .filter_map(|o| o.formula.as_ref().map(|f| Output::new(&o.name, shown(f))))
             .collect();
         self.all_sizes = Some(crate::verify::verify_with(kernel, inst, &outputs, limits));
     }

@@ -1101,3 +1101,26 @@ fn usage_errors_and_faults_end_with_their_exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "TRAP\n");
 }
+
+/// `lift KERNEL | true`: the reader is gone before lift prints anything; lift stops
+/// quietly (SIGPIPE, as any Unix tool) instead of panicking on its first print.
+#[cfg(unix)]
+#[test]
+fn a_reader_that_closes_the_pipe_early_gets_no_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command as Std, Stdio};
+    let bin = assert_cmd::cargo::cargo_bin("lift");
+    let mut child = Std::new(bin)
+        .args(["triton_ir/layer_norm/kernel.ttir", "--format", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The read end closes here, long before the proof (tens of ms) is printed.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{stderr}");
+}

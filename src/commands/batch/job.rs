@@ -147,7 +147,8 @@ fn execute(job: &Job, limits: &Limits, notes: &mut Vec<String>) -> Result<Found,
         Kind::Lift => {
             let k = launch.load_noting(kernel, notes)?;
             let all = job.scope == Scope::All;
-            let (lifted, _) = crate::commands::lift::lift_loaded(&k, &job.sizes, all, limits)?;
+            let (lifted, _, _) =
+                crate::commands::lift::lift_loaded(&k, &job.sizes, all, limits, true)?;
             Ok(lift_found(&lifted))
         }
         Kind::Check => {

@@ -1,0 +1,177 @@
+//! Pairs equal up to a renaming of input elements. The elements of one output are
+//! usually one computation over shifted inputs: `o[i,j]`'s pair of terms is `o[0,0]`'s
+//! with `q[0,·]` read as `q[i,·]` and `v[·,0]` as `v[·,j]`. Whether two terms are equal
+//! as functions of their inputs does not change under a one-to-one renaming of the
+//! inputs, so the prover need only run on one pair of each class ([`classes`]).
+//!
+//! Invariant: two pairs share a class only when their DAGs are the same graph, node
+//! for node, with every leaf that is not an input element (a constant, a parameter,
+//! an infinity) the same term, and input elements renamed one-to-one within each
+//! tensor (a tensor's declared integer range goes with its name). The classes depend
+//! on the pairs alone; the work is bounded by a node count, never by a clock.
+
+use crate::term::{Node, TermId, Terms};
+use rustc_hash::FxHashMap;
+
+/// Most nodes one pair's shape may have; a larger pair is a class of its own.
+const MAX_PAIR_NODES: usize = 20_000;
+/// Most nodes walked over all pairs; pairs past it are classes of their own (a long
+/// row's elements each reach the whole row, so the walks would be quadratic).
+const MAX_TOTAL_NODES: usize = 2_000_000;
+
+/// For each pair, the index of the first pair of its class (itself when it is first).
+pub(super) fn classes(terms: &Terms, pairs: &[(TermId, TermId)]) -> Vec<usize> {
+    let mut first: FxHashMap<Vec<u64>, usize> = FxHashMap::default();
+    let mut walk = Walk {
+        number: vec![(0, 0); terms.len()],
+        names: FxHashMap::default(),
+        budget: MAX_TOTAL_NODES,
+    };
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(a, b))| {
+            // Stamp 0 is "never numbered"; pair i numbers with stamp i + 1.
+            let Some(shape) = walk.shape(terms, a, b, i as u32 + 1) else {
+                return i;
+            };
+            *first.entry(shape).or_insert(i)
+        })
+        .collect()
+}
+
+/// What one call of [`classes`] keeps across pairs.
+struct Walk {
+    /// Per term: the stamp of the pair that numbered it, and its number there.
+    number: Vec<(u32, u32)>,
+    /// Tensor names and opaque opcodes, as small numbers.
+    names: FxHashMap<std::sync::Arc<str>, u64>,
+    budget: usize,
+}
+
+impl Walk {
+    /// A pair's DAG as tokens: nodes numbered in the order a depth-first walk from `a`,
+    /// then `b`, first finishes them, each node's operator and its children by number,
+    /// input elements by the order in which the walk first meets them, and every other
+    /// leaf by its id (the same constant is the same id). `None` past the bounds.
+    fn shape(&mut self, terms: &Terms, a: TermId, b: TermId, stamp: u32) -> Option<Vec<u64>> {
+        let mut tokens = Vec::new();
+        let (mut nodes, mut inputs) = (0u32, 0u64);
+        for root in [a, b] {
+            let mut stack = vec![(root, false)];
+            while let Some((t, expanded)) = stack.pop() {
+                if self.number[t.0 as usize].0 == stamp {
+                    continue;
+                }
+                if !expanded {
+                    stack.push((t, true));
+                    terms.for_each_child(t, |c| {
+                        if self.number[c.0 as usize].0 != stamp {
+                            stack.push((c, false));
+                        }
+                    });
+                    continue;
+                }
+                if nodes as usize >= MAX_PAIR_NODES || self.budget == 0 {
+                    return None;
+                }
+                self.budget -= 1;
+                self.token(terms, t, stamp, &mut inputs, &mut tokens);
+                self.number[t.0 as usize] = (stamp, nodes);
+                nodes += 1;
+            }
+            tokens.push(u64::from(self.number[root.0 as usize].1));
+        }
+        Some(tokens)
+    }
+
+    /// Appends node `t`'s tokens: a tag, its payload, then its children by number.
+    fn token(
+        &mut self,
+        terms: &Terms,
+        t: TermId,
+        stamp: u32,
+        inputs: &mut u64,
+        out: &mut Vec<u64>,
+    ) {
+        let mut name = |n: &std::sync::Arc<str>| {
+            let next = self.names.len() as u64;
+            *self.names.entry(n.clone()).or_insert(next)
+        };
+        let (tag, payload) = match terms.node(t) {
+            Node::Input { tensor, .. } => {
+                *inputs += 1;
+                (0, [name(tensor), *inputs])
+            }
+            Node::Param(_) | Node::Const(_) | Node::Inf { .. } | Node::NaN => {
+                (1, [u64::from(t.0), 0])
+            }
+            Node::Add(_) => (2, [0, 0]),
+            Node::Mul(_) => (3, [0, 0]),
+            Node::Max(_) => (4, [0, 0]),
+            Node::Min(_) => (5, [0, 0]),
+            Node::MaxNum(_) => (6, [0, 0]),
+            Node::MinNum(_) => (7, [0, 0]),
+            Node::And(_) => (8, [0, 0]),
+            Node::Or(_) => (9, [0, 0]),
+            Node::Pow(_, k) => (10, [*k as i64 as u64, 0]),
+            Node::Call(f, _) => (11, [*f as u64, 0]),
+            Node::Cmp(op, _, _) => (12, [*op as u64, 0]),
+            Node::Not(_) => (13, [0, 0]),
+            Node::Select(..) => (14, [0, 0]),
+            Node::Opaque(op, _) => (15, [name(op), 0]),
+        };
+        out.extend([tag, payload[0], payload[1]]);
+        let start = out.len();
+        out.push(0);
+        terms.for_each_child(t, |c| {
+            // Every child is numbered: the walk finishes children first.
+            out.push(u64::from(self.number[c.0 as usize].1));
+        });
+        debug_assert!(terms
+            .children(t)
+            .iter()
+            .all(|c| self.number[c.0 as usize].0 == stamp));
+        out[start] = (out.len() - start - 1) as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(t: &mut Terms, name: &str, i: i64) -> TermId {
+        t.input(name, &[i])
+    }
+
+    #[test]
+    fn shifted_elements_share_a_class_and_a_different_graph_does_not() {
+        let mut t = Terms::new();
+        // p_i = x[i] * y[i] + 2 against q_i = y[i] * x[i] + 2, for i = 0, 1; and
+        // r = x[0] * x[0] + 2, where one input stands for both.
+        let mut pairs = Vec::new();
+        for i in 0..2 {
+            let (x, y) = (input(&mut t, "x", i), input(&mut t, "y", i));
+            let two = t.int(2);
+            let xy = t.product(&[x, y]);
+            let p = t.sum(&[xy, two]);
+            let e = t.call(crate::term::Func::Exp, xy);
+            pairs.push((p, e));
+        }
+        let x0 = input(&mut t, "x", 0);
+        let sq = t.product(&[x0, x0]);
+        let two = t.int(2);
+        let r = t.sum(&[sq, two]);
+        let e = t.call(crate::term::Func::Exp, sq);
+        pairs.push((r, e));
+        // A constant is not renamed: x[1] + 3 is not x[0] + 2.
+        let three = t.int(3);
+        let x1 = input(&mut t, "x", 1);
+        let s3 = t.sum(&[x1, three]);
+        let s2 = t.sum(&[x0, two]);
+        pairs.push((s2, x0));
+        pairs.push((s3, x1));
+        let c = classes(&t, &pairs);
+        assert_eq!(c, vec![0, 0, 2, 3, 4]);
+    }
+}
