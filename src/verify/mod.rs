@@ -36,6 +36,7 @@ mod lane;
 pub mod loops;
 mod mask;
 mod memory;
+mod nearby;
 mod overflow;
 pub mod paths;
 mod records;
@@ -493,50 +494,9 @@ fn run(
     if let Some(f) = fault {
         return Ok(f);
     }
-    // No witness replays: the bounded checker tries sizes near the instance (each size
-    // in turn at 1, 2, 3 and around each block width), where tail and stride bugs live.
-    let mut tried = 0;
-    let mut nearby_left = work.limits.nearby_work;
-    for s in sizes {
-        let mut values: Vec<i64> = vec![1, 2, 3];
-        for w in &widths {
-            values.extend([w - 1, w + 1, 2 * w + 1]);
-        }
-        values.sort_unstable();
-        values.dedup();
-        for v in values {
-            let outside = unsettled.iter().any(|b| b.excludes(s, v));
-            if !(1..=64).contains(&v) || outside || inst.sizes.get(s) == Some(&v) {
-                continue;
-            }
-            let mut at: Vec<(String, i64)> =
-                inst.sizes.iter().map(|(k, x)| (k.clone(), *x)).collect();
-            for (k, x) in at.iter_mut() {
-                if k == s {
-                    *x = v;
-                }
-            }
-            let cost: u64 = at.iter().map(|(_, x)| (*x).max(1) as u64).product();
-            if cost > nearby_left {
-                continue;
-            }
-            nearby_left -= cost;
-            tried += 1;
-            if tried > work.limits.nearby_replays || work.clock() {
-                break;
-            }
-            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-                eprintln!("nearby replay at {at:?}");
-            }
-            // Only a wrong value counts here: a fault or an unwritten element at a size
-            // the kernel was never written for (a head dimension equal to its block)
-            // is no refutation without a proof obligation that failed there.
-            if let Some(Replayed { reason, refuted }) = replay(kernel, &at, outputs) {
-                if refuted {
-                    return Ok(Scope::Refuted { sizes: at, reason });
-                }
-            }
-        }
+    // No witness replays: the bounded checker tries sizes near the instance.
+    if let Some(refuted) = nearby::search(kernel, inst, sizes, &widths, &unsettled, outputs, work) {
+        return Ok(refuted);
     }
     // The weakest attempt that did not settle says most (`with D == 16: ...` when the
     // weaker ones failed with sizes); else the unconstrained one.
@@ -662,11 +622,30 @@ struct Replayed {
 
 /// Runs the bounded check at `sizes`; `Some(what differs)` when it fails there.
 fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -> Option<Replayed> {
+    replay_counted(kernel, sizes, outputs).0
+}
+
+/// [`replay`], with the terms it made (its work, as a count).
+fn replay_counted(
+    kernel: &Kernel,
+    sizes: &[(String, i64)],
+    outputs: &[FormulaOutput],
+) -> (Option<Replayed>, usize) {
+    let mut terms = Terms::new();
+    let found = replay_in(kernel, sizes, outputs, &mut terms);
+    (found, terms.len())
+}
+
+fn replay_in(
+    kernel: &Kernel,
+    sizes: &[(String, i64)],
+    outputs: &[FormulaOutput],
+    terms: &mut Terms,
+) -> Option<Replayed> {
     let found = |reason: String, refuted: bool| Some(Replayed { reason, refuted });
     let overrides: BTreeMap<String, i64> = sizes.iter().cloned().collect();
     let inst = kernel.instance(&overrides).ok()?;
-    let mut terms = Terms::new();
-    let spec = match kernel.spec(&inst, &mut terms) {
+    let spec = match kernel.spec(&inst, terms) {
         Ok(s) => s,
         // A fault is a finding; a limit or an unsupported form there is not.
         Err(e) if e.exit_code() == 1 => {
@@ -684,7 +663,7 @@ fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -
                 false,
             );
         };
-        if let Err(e) = crate::prove::prove(&mut terms, &env, &o.formula, &t.shape, &elems) {
+        if let Err(e) = crate::prove::prove(terms, &env, &o.formula, &t.shape, &elems) {
             if e.is_wrong_value() {
                 let refuted = matches!(e, crate::prove::Failure::Refuted { .. });
                 return found(format!("`{}` {e}", o.name), refuted);

@@ -48,6 +48,7 @@ pub fn explore(
     };
     let mut trail: Vec<bool> = Vec::new();
     let mut paths = Vec::new();
+    let z3_start = setup.work.spent().1;
     // One solver for every path (asserting the base costs milliseconds), each path in
     // its own scope, unwound to the base before the next.
     let mut solver = Some(PathSolver::new(smt.ctx));
@@ -152,6 +153,13 @@ pub fn explore(
         {
             let after = format!("after {} mask/branch cases", paths.len());
             return unsupported(setup.work.reason(&after));
+        }
+        if !setup.lazy_masks && setup.work.fork_spent(z3_start) {
+            return unsupported(format!(
+                "forking on mask lanes spent its {} Z3 resource units after {} cases",
+                setup.work.limits.fork_z3_work,
+                paths.len()
+            ));
         }
         if paths.len() > setup.max_paths {
             return unsupported(format!(

@@ -4,7 +4,9 @@
 //! Two counters bound the step: Z3's own resource count (`rlimit`, summed over every
 //! query of the step, each query also bounded on its own) and the prover's steps (one
 //! per mask/branch case, loop-body case and term matched against a reduction). Both
-//! count the same on every machine. The one wall-clock limit is the last-resort
+//! count the same on every machine (as do the narrower limits inside them: the units
+//! one forking attempt may spend, the terms the nearby replays may make). The one
+//! wall-clock limit is the last-resort
 //! [`Limits::timeout`]: when it fires, the step's verdict is UNKNOWN and says it
 //! depends on the machine (never a proof, never a refutation).
 
@@ -21,16 +23,29 @@ pub struct Limits {
     pub z3_work: u64,
     /// Prover steps the whole step may take.
     pub steps: u64,
+    /// Z3 resource units one attempt that forks on every undecided mask lane may
+    /// spend; past them the step stops as if its whole budget were spent (forking
+    /// multiplies the cases, and an attempt that needs this many will not settle in
+    /// the budget: attention forking on its key columns).
+    pub fork_z3_work: u64,
     /// Replays of sizes near the instance once no proof was found.
     pub nearby_replays: usize,
     /// Their cost: the product of a replay's sizes (about the work of running and
     /// deciding the kernel there), summed over the replays; a replay that would pass it
     /// is skipped.
     pub nearby_work: u64,
+    /// The terms those replays may make in all (their bounded runs' specs and proofs);
+    /// a replay expected to pass what is left is skipped (see `super::nearby`).
+    pub nearby_terms: u64,
     /// Last resort: wall-clock time after which the step stops with an UNKNOWN that
     /// names the machine dependence. `None`: no wall-clock limit.
     pub timeout: Option<Duration>,
 }
+
+/// The nearby replays' terms: the suite's kernels make at most 50k in all (attention
+/// at 16 by 32), FlashAttention's causal kernel 190k at a batch of 2 (then about 6 µs a
+/// term on a 2020s core).
+const NEARBY_TERMS: u64 = 300_000;
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -42,8 +57,11 @@ impl Default for Limits {
             // about 6 s of Z3.
             z3_work: 10_000_000,
             steps: 1_000_000,
+            // The suite's forking attempts that settle spend at most 0.7M units.
+            fork_z3_work: 2_000_000,
             nearby_replays: 24,
             nearby_work: 65_536,
+            nearby_terms: NEARBY_TERMS,
             timeout: None,
         }
     }
@@ -57,8 +75,10 @@ impl Limits {
             query_rlimit: (self.query_rlimit as f64 * f).clamp(1.0, u32::MAX as f64) as u32,
             z3_work: (self.z3_work as f64 * f).max(1.0) as u64,
             steps: (self.steps as f64 * f).max(1.0) as u64,
+            fork_z3_work: (self.fork_z3_work as f64 * f).max(1.0) as u64,
             nearby_replays: self.nearby_replays,
             nearby_work: (self.nearby_work as f64 * f).max(1.0) as u64,
+            nearby_terms: (self.nearby_terms as f64 * f).max(1.0) as u64,
             timeout: self.timeout,
         }
     }
@@ -141,6 +161,16 @@ impl Work {
         self.timed_out()
     }
 
+    /// Whether a forking attempt begun when `spent().1` was `start` has spent past
+    /// [`Limits::fork_z3_work`]; if so the step stops as if every limit were spent.
+    pub fn fork_spent(&self, start: u64) -> bool {
+        let over = self.z3.get().saturating_sub(start) > self.limits.fork_z3_work;
+        if over {
+            self.stop(Stop::Work);
+        }
+        over
+    }
+
     fn stop(&self, s: Stop) {
         // A timeout overrides: whatever stopped first, the machine was involved.
         if self.stopped.get() != Some(Stop::Timeout) {
@@ -193,6 +223,21 @@ mod tests {
         });
         assert_eq!(w.step(3), Ok(()));
         assert_eq!(w.step(1), Err(Stop::Work));
+        assert_eq!(w.check(), Err(Stop::Work));
+        assert!(!w.timed_out());
+    }
+
+    #[test]
+    fn a_forking_attempt_past_its_units_stops_the_step() {
+        let w = Work::new(&Limits {
+            fork_z3_work: 10,
+            ..Limits::default()
+        });
+        w.z3.set(15);
+        assert!(!w.fork_spent(5), "10 units spent, 10 allowed");
+        assert_eq!(w.check(), Ok(()));
+        w.z3.set(16);
+        assert!(w.fork_spent(5));
         assert_eq!(w.check(), Err(Stop::Work));
         assert!(!w.timed_out());
     }
