@@ -194,8 +194,6 @@ impl<'a, D: Domain> Sim<'a, D> {
                         self.write(t, d, Val::Bits(token))?;
                     }
                 }
-                let vc = self.threads[t].vc.clone();
-                self.threads[t].vc.tick(t);
                 let b = self.mbar(addr)?;
                 if kind == "arrive_drop" {
                     b.expected = b.expected.saturating_sub(count as u32);
@@ -211,8 +209,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                     );
                 }
                 b.pending -= count as u32;
-                b.arrived.join(&vc);
                 b.version += 1;
+                // The arrival releases the thread's accesses so far, not its next ones.
+                if let Some(b) = self.mbars.get_mut(&addr) {
+                    b.arrived.join(&self.threads[t].vc);
+                }
+                self.threads[t].vc.tick(t);
                 self.try_complete(addr);
             }
             "try_wait" | "test_wait" => return self.mbar_wait(t, pc, ins),
