@@ -534,6 +534,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             Place::Local(a) => {
                 self.threads[t].local.insert(a, new);
+                self.threads[t].changes += 1;
             }
             Place::Init(..) => {}
         }

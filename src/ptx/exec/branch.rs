@@ -193,6 +193,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         th.regs = p.regs;
         th.local = p.local;
         th.carry = p.carry;
+        th.changes += 1;
     }
 
     /// Runs the two paths of `@c bra L` up to the branch's immediate post-dominator
@@ -555,6 +556,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         th.regs = regs;
         th.local = local;
         th.carry = carry;
+        th.changes += 1;
         Ok(())
     }
 

@@ -51,13 +51,20 @@ pub(super) struct MBar {
     last_expect: Option<(usize, i64)>,
 }
 
+/// A thread's registers and local memory, as a failed wait saw them.
+type Registers<V> = (Vec<Option<Val<V>>>, HashMap<u64, Val<V>>);
+
 /// A failed wait, remembered to see whether the thread comes back unchanged.
 pub(super) struct Probe<V> {
     pc: usize,
     version: u64,
     effects: u64,
-    regs: Vec<Option<Val<V>>>,
-    local: HashMap<u64, Val<V>>,
+    /// The thread's register and local-memory change count (`Thread::changes`): the
+    /// same count means the same registers, without copying them.
+    changes: u64,
+    /// A copy of the registers and local memory, taken only when the thread came back
+    /// with the count moved (a register changed and may have changed back).
+    copy: Option<Registers<V>>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -187,8 +194,6 @@ impl<'a, D: Domain> Sim<'a, D> {
                         self.write(t, d, Val::Bits(token))?;
                     }
                 }
-                let vc = self.threads[t].vc.clone();
-                self.threads[t].vc.tick(t);
                 let b = self.mbar(addr)?;
                 if kind == "arrive_drop" {
                     b.expected = b.expected.saturating_sub(count as u32);
@@ -204,8 +209,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                     );
                 }
                 b.pending -= count as u32;
-                b.arrived.join(&vc);
                 b.version += 1;
+                // The arrival releases the thread's accesses so far, not its next ones.
+                if let Some(b) = self.mbars.get_mut(&addr) {
+                    b.arrived.join(&self.threads[t].vc);
+                }
+                self.threads[t].vc.tick(t);
                 self.try_complete(addr);
             }
             "try_wait" | "test_wait" => return self.mbar_wait(t, pc, ins),
@@ -281,26 +290,33 @@ impl<'a, D: Domain> Sim<'a, D> {
             return Ok(Flow::Next);
         }
         let th = &self.threads[t];
-        let again = th.probe.as_ref().is_some_and(|p| {
-            p.pc == pc
-                && p.version == version
-                && p.effects == th.effects
-                && p.regs == th.regs
-                && p.local == th.local
+        let here = th
+            .probe
+            .as_ref()
+            .filter(|p| p.pc == pc && p.version == version && p.effects == th.effects);
+        let again = here.is_some_and(|p| {
+            p.changes == th.changes
+                || p.copy
+                    .as_ref()
+                    .is_some_and(|(regs, local)| *regs == th.regs && *local == th.local)
         });
         if again {
             // Nothing changed since the last failed wait: the loop would spin forever.
             return Ok(Flow::Block(State::MbarWait(pc, addr)));
         }
+        // Back here with registers changed: compare them whole next time.
+        let whole = here.is_some();
+        self.write(t, d, Val::Pred(false))?;
+        let th = &mut self.threads[t];
+        let copy = whole.then(|| (th.regs.clone(), th.local.clone()));
         let probe = Probe {
             pc,
             version,
             effects: th.effects,
-            regs: th.regs.clone(),
-            local: th.local.clone(),
+            changes: th.changes,
+            copy,
         };
-        self.threads[t].probe = Some(probe);
-        self.write(t, d, Val::Pred(false))?;
+        th.probe = Some(probe);
         Ok(Flow::Next)
     }
 

@@ -610,6 +610,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
                 Place::Local(a) => {
                     self.threads[t].local.insert(a, v);
+                    self.threads[t].changes += 1;
                 }
                 Place::Init(vi, _) => {
                     return unsupported(format!(

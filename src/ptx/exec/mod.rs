@@ -173,6 +173,9 @@ struct Thread<V> {
     /// Memory effects so far (stores, atomics, arrivals): a spinning wait blocks only
     /// if none happened since its last failure.
     effects: u64,
+    /// Changes of its registers and local memory so far (a write of the value already
+    /// there is none): a failed wait with the same count has the same registers.
+    changes: u64,
     /// The last failed mbarrier wait (see `mbarrier`).
     probe: Option<mbarrier::Probe<V>>,
     /// Jumps since the thread last blocked, and its state at its last backward
@@ -381,13 +384,13 @@ fn run<D: Domain>(
         cta: [0; 3],
         threads: Vec::new(),
         epoch: 0,
-        shared: HashMap::new(),
+        shared: FxHashMap::default(),
         shared_log: FxHashMap::default(),
         global: inst.tensors.iter().map(|t| vec![None; t.numel()]).collect(),
         global_log: FxHashMap::default(),
         partial: HashMap::new(),
         pieces: Vec::new(),
-        inputs: HashMap::new(),
+        inputs: Vec::new(),
         sites: HashMap::new(),
         store_sites: Vec::new(),
         ops: 0,
@@ -435,7 +438,7 @@ struct Sim<'a, D: Domain> {
     threads: Vec<Thread<D::V>>,
     /// Barrier epoch of the current CTA (bar.sync releases so far).
     epoch: u32,
-    shared: HashMap<u64, (Val<D::V>, u64)>,
+    shared: FxHashMap<u64, (Val<D::V>, u64)>,
     shared_log: FxHashMap<u64, Log<D::V>>,
     /// Written elements of each tensor: value and store site.
     global: Vec<Written<D::V>>,
@@ -444,7 +447,9 @@ struct Sim<'a, D: Domain> {
     partial: typed::Partial<D::V>,
     /// Pieces of data-dependent elements read byte-wise (see `typed`).
     pieces: Vec<typed::Piece<D::V>>,
-    inputs: HashMap<(usize, u64), D::V>,
+    /// Input elements read so far, by tensor and flat index (a cache of
+    /// `Domain::input`, sized at a tensor's first read).
+    inputs: Vec<Vec<Option<D::V>>>,
     sites: HashMap<usize, usize>,
     store_sites: Vec<StoreSite>,
     ops: u64,
@@ -569,6 +574,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     trace: 0,
                     bulk_vc: VClock::default(),
                     effects: 0,
+                    changes: 0,
                     probe: None,
                     run_len: 0,
                     snapshot: None,

@@ -164,12 +164,20 @@ impl<'a, D: Domain> Sim<'a, D> {
         if td.role == Role::Out {
             return None;
         }
-        if let Some(v) = self.inputs.get(&(i, flat as u64)) {
-            return Some(*v);
+        if self.inputs.len() <= i {
+            self.inputs.resize_with(i + 1, Vec::new);
+        }
+        if self.inputs[i].is_empty() {
+            self.inputs[i] = vec![None; td.numel()];
+        }
+        if let Some(v) = self.inputs[i].get(flat).copied().flatten() {
+            return Some(v);
         }
         let index = td.unravel(flat);
         let v = self.domain.input(i, &index, flat);
-        self.inputs.insert((i, flat as u64), v);
+        if let Some(e) = self.inputs[i].get_mut(flat) {
+            *e = Some(v);
+        }
         Some(v)
     }
 

@@ -152,8 +152,12 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn write(&mut self, t: usize, op: &Operand, v: Val<D::V>) -> Result<(), Fail> {
         match op {
             Operand::Reg(s) => {
-                if let Some(slot) = self.threads[t].regs.get_mut(*s as usize) {
-                    *slot = Some(v);
+                let th = &mut self.threads[t];
+                if let Some(slot) = th.regs.get_mut(*s as usize) {
+                    if *slot != Some(v) {
+                        *slot = Some(v);
+                        th.changes += 1;
+                    }
                 }
                 Ok(())
             }
