@@ -5,7 +5,7 @@
 //!   `python3 ptx/triton/generate.py`, assembled by the wheel's ptxas for sm_90a): the fp16
 //!   `tl.dot` of `matmul_f16` with a 3-stage `cp.async` ring and `wgmma.mma_async
 //!   .m64n64k16` in the 64-, 32- and 128-byte swizzles (K steps of 32, 16, 64), and a twin
-//!   reading B at row k // 2.
+//!   reading B at row k // 2; `matmul_bf16_sm90`, the K-step-16 kernel over bfloat16.
 //! - `ptx/wgmma/` (NVRTC 12.9 at compute_90a, `python3 ptx/wgmma/generate.py`): an
 //!   inline-PTX `wgmma.mma_async.m64n16k16` GEMM with tiles in the 32-byte swizzle, and
 //!   twins made by textual edits of its source: no `wgmma.wait_group`, the wait after
@@ -215,4 +215,19 @@ fn triton_sm90_gemms_against_the_naive_and_the_sm80_kernels() {
     assert!(text.contains("REFUTED"), "{text}");
     let (code, text) = lift(&["equiv", "--size", "K=32", bug, NAIVE]);
     assert_eq!(code, Some(0), "{text}");
+}
+
+#[test]
+fn triton_sm90_bf16_gemm_meets_its_spec_and_not_a_wrong_one() {
+    let ptx = "ptx/triton/matmul_bf16_sm90.ptx";
+    let (code, text) = lift(&["check", ptx, "--spec", "C = A.float() @ B.float()"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("f32 accumulation of `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` read as exact"),
+        "{text}"
+    );
+    // B transposed (square at this launch): another product.
+    let (code, text) = lift(&["check", ptx, "--spec", "C = A.float() @ B.float().T"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("REFUTED"), "{text}");
 }

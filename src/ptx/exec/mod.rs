@@ -658,8 +658,6 @@ impl<'a, D: Domain> Sim<'a, D> {
             ));
         }
         self.at = None;
-        self.wgmma_touch(t, ins)
-            .map_err(|(k, m)| self.err_at(t, pc, k, m))?;
         let flow = match self.exec(t, pc, ins) {
             Ok(f) => f,
             Err((kind, m)) => {
@@ -748,6 +746,8 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// An instruction without its guard.
     fn exec_body(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+        // Also on the paths of data-dependent branches, which run through here.
+        self.wgmma_touch(t, ins)?;
         let ty = ins.mods.last().map_or("", |s| s.as_str());
         let ops = &ins.operands;
         let opn = |i: usize| -> Result<&Operand, Fail> {
