@@ -52,12 +52,12 @@ pub fn narrowings(module: &ast::Module) -> Vec<(String, u32, bool)> {
                             && matches!(i.mods[n - 1].as_str(), "f32" | "f64");
                         (format!("{dst} rounding (`cvt`) read as exact"), modelled)
                     }),
-                "mma" | "wmma" if i.mods.iter().any(|m| m == "tf32") => {
+                "mma" | "wmma" | "wgmma" if i.mods.iter().any(|m| m == "tf32") => {
                     Some(("tf32 products (`mma`) read as exact f32".to_string(), false))
                 }
                 // The products of halves are exact in f32; the tensor core's sum is not
                 // IEEE's (its order and rounding are the hardware's), in any precision.
-                "mma" | "wmma" if i.mods.iter().any(|m| m == "f16" || m == "bf16") => Some((
+                "mma" | "wmma" | "wgmma" if i.mods.iter().any(|m| m == "f16" || m == "bf16") => Some((
                     format!(
                         "f32 accumulation of `{}` read as exact (each product of two halves is \
                          exact in f32; the tensor core's summation order and rounding are not modelled)",

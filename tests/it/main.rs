@@ -53,6 +53,7 @@ mod ptx_suite;
 mod ptx_sync;
 mod ptx_tutorial_corpus;
 mod ptx_typed_memory;
+mod ptx_wgmma;
 mod python_package;
 mod race_without_values;
 mod real_ops;

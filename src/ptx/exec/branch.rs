@@ -169,7 +169,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn check_speculable(&self, ins: &Instr, what: &str) -> Result<(), Fail> {
         match ins.op.as_str() {
             "ret" | "exit" | "bar" | "barrier" | "shfl" | "vote" | "match" | "redux" | "atom"
-            | "red" | "cp" | "ldmatrix" => unsupported(format!(
+            | "red" | "cp" | "ldmatrix" | "wgmma" => unsupported(format!(
                 "`{}` {what} (line {}): only thread-private code and plain loads and \
                  stores are if-converted",
                 ins.mnemonic(),

@@ -22,7 +22,7 @@ use super::*;
 
 /// The fragment position of element `h` (0 = low half) of A register `j` of the lane
 /// with `g = lane / 4`, `t = lane % 4`: (row, column) of the 16 x K tile of A.
-fn a_at(g: usize, t: usize, j: usize, h: usize) -> (usize, usize) {
+pub(super) fn a_at(g: usize, t: usize, j: usize, h: usize) -> (usize, usize) {
     (g + 8 * (j % 2), 2 * t + h + 8 * (j / 2))
 }
 
@@ -32,7 +32,7 @@ fn b_at(g: usize, t: usize, j: usize, h: usize) -> (usize, usize) {
 }
 
 /// (row, column) of C/D register `j` (one f32 each) of the lane (g, t): C is 16 x 8.
-fn c_at(g: usize, t: usize, j: usize) -> (usize, usize) {
+pub(super) fn c_at(g: usize, t: usize, j: usize) -> (usize, usize) {
     (g + 8 * (j / 2), 2 * t + j % 2)
 }
 
@@ -89,7 +89,7 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// The value of a half of type `ty` (`f16` or `bf16`): a float register's value, or
     /// the number its 16 bits encode.
-    fn half_value(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
+    pub(super) fn half_value(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
         match v {
             Val::Bits(b) => {
                 let dtype = if ty == "bf16" {

@@ -19,7 +19,9 @@
 //! races with it; the issuing thread's own access in between is reported as a race
 //! too (it may see either value). Copies never waited for land at the thread's exit,
 //! unordered with every later access of other threads. `ldmatrix` and `mma.sync` are warp
-//! collectives (`mma`: packed halves, `ldmatrix .trans`, the tensor-core product).
+//! collectives (`mma`: packed halves, `ldmatrix .trans`, the tensor-core product);
+//! `wgmma.mma_async` runs per warp of its warpgroup and stays in flight until its
+//! `wgmma.wait_group` (`wgmma`).
 //!
 //! Layout (one concern per file): `mod.rs` the thread and CTA state and the scheduler
 //! loop (`step`, `exec`, `exec_body` dispatch); `params` launch binding; `values`
@@ -54,6 +56,7 @@ mod sync;
 mod typed;
 mod uses;
 mod values;
+mod wgmma;
 
 pub(crate) use atomic::in_retry_loop;
 use atomic::{Hold, Locks};
@@ -182,6 +185,8 @@ struct Thread<V> {
     /// jump once they are many (see `spin`).
     run_len: u64,
     snapshot: Option<spin::Snapshot<V>>,
+    /// `wgmma.mma_async` operations in flight (see `wgmma`).
+    wgmma: wgmma::InFlight<V>,
 }
 
 struct Var {
@@ -578,6 +583,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     probe: None,
                     run_len: 0,
                     snapshot: None,
+                    wgmma: Default::default(),
                 }
             })
             .collect();
@@ -746,6 +752,8 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// An instruction without its guard.
     fn exec_body(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
+        // Also on the paths of data-dependent branches, which run through here.
+        self.wgmma_touch(t, ins)?;
         let ty = ins.mods.last().map_or("", |s| s.as_str());
         let ops = &ins.operands;
         let opn = |i: usize| -> Result<&Operand, Fail> {
@@ -865,6 +873,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             "ld" | "ldu" => return self.load(t, pc, ins).map(|_| Flow::Next),
             "cp" => return self.cp_async(t, pc, ins).map(|_| Flow::Next),
+            "wgmma" => return self.wgmma(t, pc, ins),
             "ldmatrix" | "mma" => {
                 if !ins.has("sync") || !ins.has("aligned") {
                     return unsupported(format!("{} without .sync.aligned", ins.op));
