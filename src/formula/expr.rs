@@ -186,6 +186,29 @@ pub fn cmp_symbol(op: CmpOp) -> &'static str {
     }
 }
 
+/// How a [`Formula::Take`] places the index tensor's axes (both read an integer
+/// tensor's values as positions along one axis of the data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TakeKind {
+    /// `take(x, t, axis=a)`, `x[i, t[i]]`: the index has the data's shape without axis
+    /// `a`, and so has the result (`torch.gather(x, a, t.unsqueeze(a)).squeeze(a)`,
+    /// NLL's and cross-entropy's class pick).
+    Along,
+    /// `w[idx]` (`index_select(w, idx, axis=a)`): the result is the data's shape with
+    /// axis `a` replaced by the index's axes (`np.take(w, idx, axis=a)`, an embedding).
+    Index,
+}
+
+impl TakeKind {
+    /// The name in the JSON schema (`"along"`, `"index"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TakeKind::Along => "along",
+            TakeKind::Index => "index",
+        }
+    }
+}
+
 /// A tensor formula (see the module documentation for the grammar).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Formula {
@@ -254,6 +277,16 @@ pub enum Formula {
     Reshape {
         arg: Box<Formula>,
         shape: Vec<Size>,
+    },
+    /// A gather: `data` read along `axis` at the positions `index` holds (an integer
+    /// tensor's values, e.g. labels). A position outside `0..extent` reads `0`: the
+    /// formula is total where PyTorch would raise, so a `where` can discard the value
+    /// (an `ignore_index` row).
+    Take {
+        kind: TakeKind,
+        axis: usize,
+        data: Box<Formula>,
+        index: Box<Formula>,
     },
     /// Pooling or convolution over the trailing axes (`window.rs`): `args` is `[x]`
     /// for a pool, `[x, w]` or `[x, w, b]` for a convolution.
@@ -399,6 +432,16 @@ impl Formula {
             end,
         }
     }
+    /// `data` gathered along `axis` at the positions `index` holds (see
+    /// [`Formula::Take`]).
+    pub fn take(kind: TakeKind, data: Formula, index: Formula, axis: usize) -> Formula {
+        Formula::Take {
+            kind,
+            axis,
+            data: Box::new(data),
+            index: Box::new(index),
+        }
+    }
     /// Pooling or convolution (see [`window`]).
     pub fn window(op: WindowOp, args: Vec<Formula>, geometry: Geometry) -> Formula {
         Formula::Window { op, args, geometry }
@@ -510,6 +553,17 @@ impl Formula {
                 args: args.into_iter().map(&mut *f).collect(),
                 geometry,
             },
+            Formula::Take {
+                kind,
+                axis,
+                data,
+                index,
+            } => Formula::Take {
+                kind,
+                axis,
+                data: g(data),
+                index: g(index),
+            },
         }
     }
 
@@ -525,7 +579,12 @@ impl Formula {
             | Formula::Scan { arg: a, .. }
             | Formula::Tri { arg: a, .. }
             | Formula::Transpose(a) => vec![a],
-            Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) | Formula::MatMul(a, b) => {
+            Formula::Binary(_, a, b)
+            | Formula::Cmp(_, a, b)
+            | Formula::MatMul(a, b)
+            | Formula::Take {
+                data: a, index: b, ..
+            } => {
                 vec![a, b]
             }
             Formula::Select(c, a, b) => vec![c, a, b],

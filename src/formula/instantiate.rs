@@ -1,7 +1,7 @@
 //! A formula at concrete sizes: a dense row-major tensor of terms per sub-formula.
 //! Callers type-check with `Formula::dims` first; shapes here are then consistent.
 
-use super::expr::{BinaryOp, Formula, ReduceOp, ScanOp};
+use super::expr::{BinaryOp, Formula, ReduceOp, ScanOp, TakeKind};
 use super::shape::{FormulaError, ShapeEnv};
 use super::window::{Geometry, WindowOp};
 use crate::term::{TermId, Terms};
@@ -252,8 +252,8 @@ fn matmul(terms: &mut Terms, a: &Dense, b: &Dense) -> Dense {
 }
 
 /// The dense value of `f`; `f` must type-check in `env`.
-pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
-    match f {
+pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dense, FormulaError> {
+    Ok(match f {
         Formula::Input(name) => {
             let shape = env.tensors[name].clone();
             let count: usize = shape.iter().product();
@@ -269,18 +269,18 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
         Formula::Const(c) => Dense::scalar(terms.constant(c.clone())),
         Formula::Inf { negative } => Dense::scalar(terms.inf(*negative)),
         Formula::Unary(op, a) => {
-            let a = run(a, terms, env);
+            let a = run(a, terms, env)?;
             match op.func() {
                 None => a.map(terms, |t, e| t.neg(e)),
                 Some(func) => a.map(terms, |t, e| t.call(func, e)),
             }
         }
         Formula::Powi(a, k) => {
-            let a = run(a, terms, env);
+            let a = run(a, terms, env)?;
             a.map(terms, |t, e| t.powi(e, *k))
         }
         Formula::Binary(op, a, b) => {
-            let (a, b) = (run(a, terms, env), run(b, terms, env));
+            let (a, b) = (run(a, terms, env)?, run(b, terms, env)?);
             zip(terms, &[&a, &b], |t, o| match op {
                 BinaryOp::Add => t.add(o[0], o[1]),
                 BinaryOp::Sub => t.sub(o[0], o[1]),
@@ -293,11 +293,15 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             })
         }
         Formula::Cmp(op, a, b) => {
-            let (a, b) = (run(a, terms, env), run(b, terms, env));
+            let (a, b) = (run(a, terms, env)?, run(b, terms, env)?);
             zip(terms, &[&a, &b], |t, o| t.cmp(*op, o[0], o[1]))
         }
         Formula::Select(c, a, b) => {
-            let (c, a, b) = (run(c, terms, env), run(a, terms, env), run(b, terms, env));
+            let (c, a, b) = (
+                run(c, terms, env)?,
+                run(a, terms, env)?,
+                run(b, terms, env)?,
+            );
             zip(terms, &[&c, &a, &b], |t, o| t.select(o[0], o[1], o[2]))
         }
         Formula::Reduce {
@@ -306,16 +310,16 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             keepdim,
             arg,
         } => {
-            let a = run(arg, terms, env);
+            let a = run(arg, terms, env)?;
             reduce(terms, &a, *op, *axis, *keepdim)
         }
         Formula::MatMul(a, b) => {
-            let (a, b) = (run(a, terms, env), run(b, terms, env));
+            let (a, b) = (run(a, terms, env)?, run(b, terms, env)?);
             matmul(terms, &a, &b)
         }
-        Formula::Transpose(a) => transpose(&run(a, terms, env)),
+        Formula::Transpose(a) => transpose(&run(a, terms, env)?),
         Formula::Scan { op, axis, arg } => {
-            let a = run(arg, terms, env);
+            let a = run(arg, terms, env)?;
             scan(terms, &a, *op, *axis)
         }
         Formula::Tri {
@@ -323,21 +327,22 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             upper,
             diagonal,
         } => {
-            let a = run(arg, terms, env);
+            let a = run(arg, terms, env)?;
             tri(terms, &a, *upper, *diagonal)
         }
         Formula::Cat { axis, args } => {
-            let parts: Vec<Dense> = args.iter().map(|a| run(a, terms, env)).collect();
+            let parts = args
+                .iter()
+                .map(|a| run(a, terms, env))
+                .collect::<Result<Vec<Dense>, _>>()?;
             cat(&parts, *axis)
         }
         Formula::Window { op, args, geometry } => {
-            let parts: Vec<(Vec<usize>, Vec<TermId>)> = args
-                .iter()
-                .map(|a| {
-                    let d = run(a, terms, env);
-                    (d.shape, d.elems)
-                })
-                .collect();
+            let mut parts: Vec<(Vec<usize>, Vec<TermId>)> = Vec::with_capacity(args.len());
+            for a in args {
+                let d = run(a, terms, env)?;
+                parts.push((d.shape, d.elems));
+            }
             // Type-checked by the caller (`Formula::dims`).
             let shape = f.shape(env).unwrap_or_default();
             let elems = window_elems(terms, *op, geometry, &parts, &shape);
@@ -349,7 +354,7 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
             start,
             end,
         } => {
-            let a = run(arg, terms, env);
+            let a = run(arg, terms, env)?;
             let s = env.eval(start).unwrap_or(0);
             let e = match end {
                 Some(e) => env.eval(e).unwrap_or(a.shape[*axis]),
@@ -359,18 +364,27 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
         }
         Formula::Unsqueeze { arg, axis } => {
             // The same elements in the same row-major order.
-            let mut a = run(arg, terms, env);
+            let mut a = run(arg, terms, env)?;
             a.shape.insert((*axis).min(a.shape.len()), 1);
             a
         }
         Formula::Reshape { arg, shape } => {
             // The same elements in the same row-major order.
-            let mut a = run(arg, terms, env);
+            let mut a = run(arg, terms, env)?;
             a.shape = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();
             a
         }
+        Formula::Take {
+            kind,
+            axis,
+            data,
+            index,
+        } => {
+            let (x, i) = (run(data, terms, env)?, run(index, terms, env)?);
+            take(terms, *kind, *axis, &x, &i)?
+        }
         Formula::Broadcast { arg, shape } => {
-            let a = run(arg, terms, env);
+            let a = run(arg, terms, env)?;
             let shape: Vec<usize> = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();
             let n: usize = shape.iter().product();
             let elems = (0..n)
@@ -378,7 +392,88 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Dense {
                 .collect();
             Dense { shape, elems }
         }
+    })
+}
+
+/// A gather ([`Formula::Take`]; shapes checked by `Formula::dims`): each element is the
+/// gather tree of `term/gather.rs` over its index term's declared values, the same term
+/// a kernel's data-dependent load and a spec's `gather` build, so where they read the
+/// same cells the terms are equal. A value outside `0..extent` has no cell (`0`).
+fn take(
+    terms: &mut Terms,
+    kind: TakeKind,
+    axis: usize,
+    x: &Dense,
+    index: &Dense,
+) -> Result<Dense, FormulaError> {
+    let extent = x.shape[axis];
+    let shape = match kind {
+        TakeKind::Along => index.shape.clone(),
+        TakeKind::Index => [&x.shape[..axis], &index.shape[..], &x.shape[axis + 1..]].concat(),
+    };
+    let xst = strides(&x.shape);
+    let count: usize = shape.iter().product();
+    let mut elems = Vec::with_capacity(count);
+    for flat in 0..count {
+        let out = unravel(flat, &shape);
+        // The index element this output reads, and the data position around it.
+        let (at, mut pos) = match kind {
+            TakeKind::Along => {
+                let mut pos = out.clone();
+                pos.insert(axis, 0);
+                (out.clone(), pos)
+            }
+            TakeKind::Index => {
+                let k = index.shape.len();
+                let at = out[axis..axis + k].to_vec();
+                let pos = [&out[..axis], &[0][..], &out[axis + k..]].concat();
+                (at, pos)
+            }
+        };
+        let it = index.elems[at
+            .iter()
+            .zip(strides(&index.shape))
+            .map(|(i, s)| i * s)
+            .sum::<usize>()];
+        let mut cell = |v: i64| -> Option<TermId> {
+            let v = usize::try_from(v).ok().filter(|&v| v < extent)?;
+            pos[axis] = v;
+            Some(x.elems[pos.iter().zip(&xst).map(|(i, s)| i * s).sum::<usize>()])
+        };
+        let leaves = match terms.as_const(it) {
+            Some(c) => {
+                let v = const_index(c).ok_or_else(|| FormulaError {
+                    message: format!("take: the index {c} is not an integer"),
+                })?;
+                let e = cell(v).unwrap_or_else(|| terms.zero());
+                elems.push(e);
+                continue;
+            }
+            None => terms.index_leaves(it).map_err(|e| FormulaError {
+                message: format!("take: {e}"),
+            })?,
+        };
+        let ids: Vec<TermId> = leaves.iter().map(|l| l.0).collect();
+        let mut cells = Vec::new();
+        for vals in Terms::index_cases(&leaves) {
+            let fixed = terms.fix_leaves(it, &ids, &vals);
+            let v = terms
+                .as_const(fixed)
+                .and_then(const_index)
+                .ok_or_else(|| FormulaError {
+                    message: "take: an index is not an integer".into(),
+                })?;
+            cells.push(cell(v));
+        }
+        elems.push(terms.gather(&leaves, &cells));
     }
+    Ok(Dense { shape, elems })
+}
+
+/// An integral constant as an `i64`.
+fn const_index(c: &BigRational) -> Option<i64> {
+    use num_traits::ToPrimitive;
+    c.is_integer().then(|| c.to_integer().to_i64()).flatten()
 }
 
 /// The operands side by side along `axis` (shapes agree elsewhere).
@@ -425,7 +520,7 @@ impl Formula {
         env: &ShapeEnv,
     ) -> Result<Vec<crate::term::TermId>, FormulaError> {
         self.dims(env)?;
-        Ok(run(self, terms, env).elems)
+        Ok(run(self, terms, env)?.elems)
     }
 }
 

@@ -33,6 +33,8 @@
 //!                                   constant output, `y[N] = 0`)
 //!     | Reshape(f, [size, ...])     `f`'s elements, row-major, in a shape of size
 //!                                   expressions with the same count (`x.view(-1, 4)`)
+//!     | Take(kind, axis, f, index)  a gather at an integer tensor's values: `Along`,
+//!                                   `x[i, t[i]]`; `Index`, `w[idx]` (0 outside the axis)
 //!     | Window(op, [f, ...], geometry)  max/avg pooling and convolution over the
 //!                                   trailing axes, PyTorch's geometry (`window.rs`)
 //! ```
@@ -55,7 +57,8 @@ pub mod window;
 /// A size expression of a launch (`N`, `2 * H`, `N1 + N2`), as in shapes and bounds.
 pub use crate::launch::Expr as Size;
 pub use expr::{
-    cmp_name, cmp_symbol, size_names, BinaryOp, Formula, Output, ReduceOp, ScanOp, UnaryOp,
+    cmp_name, cmp_symbol, size_names, BinaryOp, Formula, Output, ReduceOp, ScanOp, TakeKind,
+    UnaryOp,
 };
 pub use shape::{broadcast, matmul_dims, Dim, FormulaError, ShapeEnv};
 pub use window::{Geometry, WindowOp};

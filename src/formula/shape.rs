@@ -24,6 +24,10 @@ pub struct ShapeEnv {
     pub sizes: BTreeMap<String, i64>,
     /// tensor (inputs and outputs) → its shape as size expressions.
     pub dim_exprs: BTreeMap<String, Vec<Size>>,
+    /// Integer input tensor → the values the launch declares for its elements (labels,
+    /// `values = ["0..N", -100]`): what a gather's index splits over
+    /// ([`ShapeEnv::declare_int_values`]).
+    pub int_values: BTreeMap<String, Vec<i64>>,
 }
 
 impl ShapeEnv {
@@ -60,6 +64,14 @@ impl ShapeEnv {
         self
     }
 
+    /// Declares in `terms` the values of every integer input of [`ShapeEnv::int_values`],
+    /// as the kernel's execution does, so a gather instantiates to the kernel's tree.
+    pub fn declare_int_values(&self, terms: &mut crate::term::Terms) {
+        for (name, values) in &self.int_values {
+            terms.declare_int_values(name, values);
+        }
+    }
+
     /// The value of a size expression, as an extent or index (non-negative).
     pub fn eval(&self, e: &Size) -> Result<usize, FormulaError> {
         let v = e
@@ -81,6 +93,9 @@ impl ShapeEnv {
         for t in &inst.tensors {
             if t.role != Role::Out {
                 env.tensors.insert(t.name.clone(), t.shape.clone());
+                if let (Some(_), Some(v)) = (t.dtype.int_range(), &t.values) {
+                    env.int_values.insert(t.name.clone(), v.clone());
+                }
             }
         }
         for v in inst.args.values() {
@@ -224,6 +239,43 @@ impl Formula {
 
     // ---- shapes --------------------------------------------------------------------
 
+    /// The shape of a gather ([`Formula::Take`]): `Along`, the index's, which must be
+    /// the data's without `axis`; `Index`, the data's with `axis` replaced by the
+    /// index's axes.
+    fn take_dims(
+        &self,
+        kind: TakeKind,
+        axis: usize,
+        data: &Formula,
+        index: &Formula,
+        env: &ShapeEnv,
+    ) -> Result<Vec<Dim>, FormulaError> {
+        let (dd, di) = (data.dims(env)?, index.dims(env)?);
+        if axis >= dd.len() {
+            return err(format!(
+                "axis {axis} out of range for shape {:?} in {}",
+                sizes(&dd),
+                self
+            ));
+        }
+        match kind {
+            TakeKind::Along => {
+                let mut rest = dd.clone();
+                rest.remove(axis);
+                if sizes(&rest) != sizes(&di) {
+                    return err(format!(
+                        "an index of shape {:?} does not take along axis {axis} of shape {:?} in {}",
+                        sizes(&di),
+                        sizes(&dd),
+                        self
+                    ));
+                }
+                Ok(di)
+            }
+            TakeKind::Index => Ok([&dd[..axis], &di[..], &dd[axis + 1..]].concat()),
+        }
+    }
+
     /// The shape of the formula's value (row-major), or why it does not type-check.
     pub fn shape(&self, env: &ShapeEnv) -> Result<Vec<usize>, FormulaError> {
         self.dims(env).map(|d| sizes(&d))
@@ -338,6 +390,12 @@ impl Formula {
             }
             Formula::Cat { axis, args } => self.cat_dims(*axis, args, env),
             Formula::Window { op, args, geometry } => window_dims(self, *op, args, geometry, env),
+            Formula::Take {
+                kind,
+                axis,
+                data,
+                index,
+            } => self.take_dims(*kind, *axis, data, index, env),
             Formula::Scan { axis, arg, .. } => {
                 let d = arg.dims(env)?;
                 if *axis >= d.len() {

@@ -3,7 +3,7 @@
 //! only in function names, constants and reductions.
 
 use crate::formula::{
-    cmp_symbol, BinaryOp, Formula, Geometry, ReduceOp, ShapeEnv, Size, UnaryOp, WindowOp,
+    cmp_symbol, BinaryOp, Formula, Geometry, ReduceOp, ShapeEnv, Size, TakeKind, UnaryOp, WindowOp,
 };
 use crate::term::format_const;
 use num_rational::BigRational;
@@ -387,6 +387,54 @@ impl Infix<'_> {
                 }
             }
             Formula::Window { op, args, geometry } => (self.window(*op, args, geometry), P_ATOM),
+            Formula::Take {
+                kind,
+                axis,
+                data,
+                index,
+            } => (self.take(*kind, *axis, data, index), P_ATOM),
+        }
+    }
+
+    /// A gather. Text: `take(x, t, axis=1)` (`x[i, t[i]]`) and `w[idx]` (`w[:, idx]`
+    /// along axis 1). NumPy and PyTorch read a position outside the axis as the
+    /// formula does, as 0 (where PyTorch's own ops raise): the data gets a zero slice
+    /// appended along the axis and such a position reads it; positions are cast to
+    /// integers (references pass every tensor as float64).
+    fn take(&self, kind: TakeKind, axis: usize, data: &Formula, index: &Formula) -> String {
+        let x = self.at(data, P_ATOM, false);
+        let i = self.at(index, 0, false);
+        let colons = ":, ".repeat(axis);
+        let (padded, safe) = match self.dialect {
+            Dialect::Text => {
+                return match kind {
+                    TakeKind::Along => format!("take({x}, {i}, axis={axis})"),
+                    TakeKind::Index => format!("{x}[{colons}{i}]"),
+                }
+            }
+            Dialect::Numpy => (
+                format!(
+                    "np.concatenate([{x}, np.zeros_like(np.take({x}, [0], axis={axis}))], axis={axis})"
+                ),
+                format!(
+                    "np.where(({i} >= 0) & ({i} < np.shape({x})[{axis}]), {i}, np.shape({x})[{axis}]).astype(np.int64)"
+                ),
+            ),
+            Dialect::Torch => (
+                format!("torch.cat([{x}, torch.zeros_like({x}.narrow({axis}, 0, 1))], dim={axis})"),
+                format!(
+                    "torch.where(({i} >= 0) & ({i} < {x}.shape[{axis}]), {i}, {x}.shape[{axis}]).long()"
+                ),
+            ),
+        };
+        match (kind, self.dialect) {
+            (TakeKind::Index, _) => format!("{padded}[{colons}{safe}]"),
+            (TakeKind::Along, Dialect::Torch) => {
+                format!("torch.gather({padded}, {axis}, {safe}.unsqueeze({axis})).squeeze({axis})")
+            }
+            (TakeKind::Along, _) => format!(
+                "np.take_along_axis({padded}, np.expand_dims({safe}, {axis}), axis={axis}).squeeze({axis})"
+            ),
         }
     }
 

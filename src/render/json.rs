@@ -15,7 +15,9 @@
 //! ne`, `where` (args: condition, then, else), reductions `sum max min mean` (+ `"axis"`,
 //! `"keepdim"`), `matmul`, `transpose` (swaps the last two axes), `cat` (+ `"axis"`),
 //! `slice` (+ `"axis"`, `"start"`, `"end"`: size expressions as text, `end` `null` for
-//! the end of the axis), `broadcast` and `reshape` (+ `"to"`: the shape as size
+//! the end of the axis), `take` (args: data, index; + `"axis"`, `"kind"`: `"along"`,
+//! `x[i, t[i]]`, or `"index"`, `w[idx]`; a position outside the axis reads 0),
+//! `broadcast` and `reshape` (+ `"to"`: the shape as size
 //! expressions; a reshape keeps the row-major order of the elements). Leaves
 //! have no `args`.
 //! `dims` entries are size names or `null`. Object keys are sorted.
@@ -111,6 +113,11 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
         Formula::Unsqueeze { axis, .. } => {
             m.insert("axis".into(), json!(axis));
             "unsqueeze"
+        }
+        Formula::Take { kind, axis, .. } => {
+            m.insert("axis".into(), json!(axis));
+            m.insert("kind".into(), json!(kind.name()));
+            "take"
         }
         Formula::Broadcast { shape: to, .. } => {
             let to: Vec<String> = to.iter().map(super::infix::size_text).collect();

@@ -101,6 +101,7 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::Cat { .. } | Formula::Slice { .. } | Formula::Unsqueeze { .. } => P_ATOM,
         Formula::Reshape { .. } => P_ATOM,
         Formula::Scan { .. } | Formula::Tri { .. } | Formula::Window { .. } => P_ATOM,
+        Formula::Take { .. } => P_ATOM,
         Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
 }
@@ -264,6 +265,28 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
                 ),
                 P_ATOM,
             )
+        }
+        // A gather: `take_{j}(x, t)` reads `x` along axis `j` at `t`'s positions;
+        // `w_{[idx]}` reads whole slices (an embedding's rows).
+        Formula::Take {
+            kind,
+            axis,
+            data,
+            index,
+        } => {
+            let (x, i) = (at(data, 0, false), at(index, 0, false));
+            let s = match kind {
+                crate::formula::TakeKind::Along => format!(
+                    "\\operatorname{{take}}_{{{}}}\\left({x}, {i}\\right)",
+                    index_letter(*axis)
+                ),
+                crate::formula::TakeKind::Index => {
+                    let mut idx = vec![":".to_string(); *axis];
+                    idx.push(i);
+                    format!("{}_{{[{}]}}", at(data, P_ATOM, false), idx.join(",\\, "))
+                }
+            };
+            (s, P_ATOM)
         }
         Formula::Cat { axis, args } => {
             let parts: Vec<String> = args.iter().map(|a| at(a, 0, false)).collect();

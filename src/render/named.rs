@@ -165,6 +165,13 @@ impl Printer<'_> {
                 Formula::MatMul(a, go(b))
             }
             Named::Transpose(a) => Formula::Transpose(go(a)),
+            Named::Node(shell, args) => {
+                let mut kids = args.iter().map(|a| self.stand_in(a, calls, env));
+                let zero = Formula::int(0);
+                (**shell)
+                    .clone()
+                    .map_children(&mut |_| kids.next().unwrap_or_else(|| zero.clone()))
+            }
             Named::Call(op, args) => {
                 let Some(text) = self.call(op, args) else {
                     // No PyTorch op is this definition here: print the definition.
@@ -214,6 +221,27 @@ impl Printer<'_> {
             }
             (NamedOp::RmsNorm { axis }, true) => {
                 format!("rms_norm({x}, {}, {}, axis={axis})", a[1], a[2])
+            }
+            (NamedOp::CrossEntropy { ignore_index } | NamedOp::NllLoss { ignore_index }, true) => {
+                format!(
+                    "{}({x}, {}, ignore_index={})",
+                    op.name(),
+                    a[1],
+                    integer(ignore_index)?
+                )
+            }
+            // PyTorch's losses read the labels as int64 (references pass float64).
+            (NamedOp::CrossEntropy { ignore_index } | NamedOp::NllLoss { ignore_index }, false) => {
+                let t = if a[1].chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    format!("{}.long()", a[1])
+                } else {
+                    format!("({}).long()", a[1])
+                };
+                format!(
+                    "torch.nn.functional.{}({x}, {t}, ignore_index={}, reduction='none')",
+                    op.name(),
+                    integer(ignore_index)?
+                )
             }
             (NamedOp::Sigmoid, false) => format!("torch.sigmoid({x})"),
             (NamedOp::Silu, false) => format!("torch.nn.functional.silu({x})"),
@@ -306,6 +334,11 @@ fn latex_constant(name: &str) -> String {
     }
 }
 
+/// An integral constant as Python writes it (`-100`); `None` for a fraction.
+fn integer(q: &num_rational::BigRational) -> Option<String> {
+    q.is_integer().then(|| q.to_integer().to_string())
+}
+
 fn py_bool(b: bool) -> &'static str {
     if b {
         "True"
@@ -349,6 +382,9 @@ pub fn json(n: &Named, env: &ShapeEnv) -> Result<Value, FormulaError> {
             if let NamedOp::GeluTanh { .. } = op {
                 m["approximate"] = json!("tanh");
             }
+            if let NamedOp::CrossEntropy { ignore_index } | NamedOp::NllLoss { ignore_index } = op {
+                m["ignore_index"] = json!(ignore_index.to_string());
+            }
             m
         }
         // Arithmetic over named operands: the formula node's fields, named children.
@@ -357,6 +393,7 @@ pub fn json(n: &Named, env: &ShapeEnv) -> Result<Value, FormulaError> {
                 Named::Unary(_, a) | Named::Powi(a, _) | Named::Transpose(a) => vec![a],
                 Named::Reduce { arg, .. } => vec![arg],
                 Named::Binary(_, a, b) | Named::MatMul(a, b) => vec![a, b],
+                Named::Node(_, args) => args.iter().collect(),
                 _ => vec![],
             };
             let mut node = super::json::expr(&n.expand(), env)?;

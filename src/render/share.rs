@@ -123,7 +123,7 @@ fn children(n: &Named) -> Vec<&Named> {
         Named::Unary(_, a) | Named::Powi(a, _) | Named::Transpose(a) => vec![a],
         Named::Reduce { arg, .. } => vec![arg],
         Named::Binary(_, a, b) | Named::MatMul(a, b) => vec![a, b],
-        Named::Call(_, args) => args.iter().collect(),
+        Named::Call(_, args) | Named::Node(_, args) => args.iter().collect(),
     }
 }
 
@@ -153,6 +153,10 @@ pub(super) fn replace(n: &Named, from: &Named, to: &Named) -> Named {
         Named::MatMul(a, b) => Named::MatMul(r(a), r(b)),
         Named::Call(op, args) => Named::Call(
             op.clone(),
+            args.iter().map(|a| replace(a, from, to)).collect(),
+        ),
+        Named::Node(shell, args) => Named::Node(
+            shell.clone(),
             args.iter().map(|a| replace(a, from, to)).collect(),
         ),
     }

@@ -4,10 +4,13 @@
 //!
 //! Invariant: the round trip keeps the meaning: a node outside the datatype (a slice,
 //! a `where`, a pooling, ...) travels as `(Leaf k)` and comes back as the very
-//! sub-formula `k`; constants travel as exact rationals.
+//! sub-formula `k`; constants travel as exact rationals. A `where` and its comparison
+//! enter the datatype only around a gather (`take` along an axis), the idioms
+//! `rules/named.egg` folds (cross-entropy, NLL); elsewhere they stay leaves, as before.
 
 use super::named::{Named, NamedOp};
-use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
+use crate::formula::{cmp_name, BinaryOp, Formula, ReduceOp, ShapeEnv, TakeKind, UnaryOp};
+use crate::term::CmpOp;
 use egglog::ast::Literal;
 use egglog::{Term, TermDag, TermId};
 use num_bigint::BigInt;
@@ -78,6 +81,8 @@ fn plain(name: &str) -> bool {
 
 struct Encoder<'a> {
     env: &'a ShapeEnv,
+    /// Encoding the operands of a `where` around a gather (its comparison enters too).
+    around_take: bool,
     program: String,
     ids: HashMap<Formula, String>,
     leaves: Vec<Formula>,
@@ -89,8 +94,26 @@ impl Encoder<'_> {
         if let Some(n) = self.ids.get(f) {
             return n.clone();
         }
+        let outer = self.around_take;
+        if matches!(f, Formula::Select(..)) {
+            self.around_take = reads_take(f);
+        }
+        let body = self.body(f);
+        self.around_take = outer;
+        let name = format!("$t{}", self.ids.len());
+        self.program += &format!("(let {name} {body})\n");
+        if let Ok(shape) = f.shape(self.env) {
+            self.program += &format!("(rank {name} {})\n", shape.len());
+        }
+        self.ids.insert(f.clone(), name.clone());
+        name
+    }
+
+    /// The constructor application writing `f` (its operands named first).
+    fn body(&mut self, f: &Formula) -> String {
+        let around_take = self.around_take;
         let mut arg = |e: &Formula| self.name(e);
-        let body = match f {
+        match f {
             Formula::Input(n) if plain(n) => format!("(In \"{n}\")"),
             Formula::Scalar(n) if plain(n) => format!("(Sc \"{n}\")"),
             Formula::Const(q) => format!("(Num {})", rational(q)),
@@ -115,25 +138,47 @@ impl Encoder<'_> {
                 format!("(MatMul {a} {b})")
             }
             Formula::Transpose(a) => format!("(T {})", arg(a)),
+            Formula::Take {
+                kind: TakeKind::Along,
+                axis,
+                data,
+                index,
+            } => {
+                let (x, t) = (arg(data), arg(index));
+                format!("(Take {x} {t} {axis})")
+            }
+            Formula::Select(c, a, b) if reads_take(f) => {
+                let (c, a, b) = (arg(c), arg(a), arg(b));
+                format!("(Where {c} {a} {b})")
+            }
+            Formula::Cmp(op, a, b) if around_take => {
+                let (a, b) = (arg(a), arg(b));
+                format!("(Cmp \"{}\" {a} {b})", cmp_name(*op))
+            }
             _ => {
                 self.leaves.push(f.clone());
                 format!("(Leaf {})", self.leaves.len() - 1)
             }
-        };
-        let name = format!("$t{}", self.ids.len());
-        self.program += &format!("(let {name} {body})\n");
-        if let Ok(shape) = f.shape(self.env) {
-            self.program += &format!("(rank {name} {})\n", shape.len());
         }
-        self.ids.insert(f.clone(), name.clone());
-        name
     }
+}
+
+/// Whether a `take` along an axis occurs in `f`.
+fn reads_take(f: &Formula) -> bool {
+    matches!(
+        f,
+        Formula::Take {
+            kind: TakeKind::Along,
+            ..
+        }
+    ) || f.children().into_iter().any(reads_take)
 }
 
 /// `f` as egglog bindings over `env`'s shapes.
 pub fn encode(f: &Formula, env: &ShapeEnv) -> Encoded {
     let mut e = Encoder {
         env,
+        around_take: false,
         program: String::new(),
         ids: HashMap::new(),
         leaves: Vec::new(),
@@ -259,6 +304,43 @@ pub fn decode(dag: &TermDag, id: TermId, leaves: &[Formula]) -> Result<Named, De
                 keepdim: flag(2)?,
             },
             1,
+        )?,
+        "Take" => {
+            let shell = Formula::take(TakeKind::Along, Formula::int(0), Formula::int(0), axis(2)?);
+            Named::Node(Box::new(shell), vec![kid(0)?, kid(1)?])
+        }
+        "Where" => {
+            let z = Formula::int(0);
+            let shell = Formula::select(z.clone(), z.clone(), z);
+            Named::Node(Box::new(shell), vec![kid(0)?, kid(1)?, kid(2)?])
+        }
+        "Cmp" => {
+            let name = string(0)?;
+            let op = [
+                CmpOp::Lt,
+                CmpOp::Le,
+                CmpOp::Gt,
+                CmpOp::Ge,
+                CmpOp::Eq,
+                CmpOp::Ne,
+            ]
+            .into_iter()
+            .find(|op| cmp_name(*op) == name)
+            .ok_or_else(bad)?;
+            let shell = Formula::cmp(op, Formula::int(0), Formula::int(0));
+            Named::Node(Box::new(shell), vec![kid(1)?, kid(2)?])
+        }
+        "CrossEntropy" => call(
+            NamedOp::CrossEntropy {
+                ignore_index: rat(2)?,
+            },
+            2,
+        )?,
+        "NllLoss" => call(
+            NamedOp::NllLoss {
+                ignore_index: rat(2)?,
+            },
+            2,
         )?,
         "LayerNorm" => call(NamedOp::LayerNorm { axis: axis(4)? }, 4)?,
         "RmsNorm" => call(NamedOp::RmsNorm { axis: axis(3)? }, 3)?,

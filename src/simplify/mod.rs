@@ -86,6 +86,7 @@ pub fn rewrite(f: &Formula, env: &ShapeEnv, rules: &Rules) -> Result<Named, Simp
 /// procedure's `Equal`, its random points refuting first).
 pub fn prove(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
     let mut terms = crate::term::Terms::new();
+    env.declare_int_values(&mut terms);
     let (Ok(xa), Ok(xb)) = (
         a.instantiate(&mut terms, env),
         b.instantiate(&mut terms, env),

@@ -6,7 +6,8 @@
 //! for the exact literal the kernel carries (`sqrt(2/pi)` in an f32 kernel is the f32
 //! nearest to it), so expanding never changes a value.
 
-use crate::formula::{BinaryOp, Formula, ReduceOp, UnaryOp};
+use crate::formula::{BinaryOp, Formula, ReduceOp, TakeKind, UnaryOp};
+use crate::term::CmpOp;
 use num_rational::BigRational;
 
 /// An op the rules fold idioms into (`rules/named.egg`).
@@ -47,6 +48,16 @@ pub enum NamedOp {
     RmsNorm {
         axis: usize,
     },
+    /// `cross_entropy(x, t, ignore_index)` per row (`reduction='none'`), classes along
+    /// axis 1: `logsumexp(x, axis=1) - take(x, t, axis=1)`, 0 where `t == ignore_index`.
+    CrossEntropy {
+        ignore_index: BigRational,
+    },
+    /// `nll_loss(logp, t, ignore_index)` per row (`reduction='none'`):
+    /// `-take(logp, t, axis=1)`, 0 where `t == ignore_index`.
+    NllLoss {
+        ignore_index: BigRational,
+    },
 }
 
 impl NamedOp {
@@ -63,6 +74,8 @@ impl NamedOp {
             NamedOp::Var { .. } => "var",
             NamedOp::LayerNorm { .. } => "layer_norm",
             NamedOp::RmsNorm { .. } => "rms_norm",
+            NamedOp::CrossEntropy { .. } => "cross_entropy",
+            NamedOp::NllLoss { .. } => "nll_loss",
         }
     }
 
@@ -120,6 +133,29 @@ impl NamedOp {
             NamedOp::RmsNorm { axis } => {
                 x() * (x().powi(2).mean(*axis, true) + args[2].clone()).rsqrt() * args[1].clone()
             }
+            NamedOp::CrossEntropy { ignore_index } => {
+                let t = || args[1].clone();
+                let lse = NamedOp::LogSumExp {
+                    axis: 1,
+                    keepdim: false,
+                }
+                .expand(&args[..1]);
+                let picked = Formula::take(TakeKind::Along, x(), t(), 1);
+                Formula::select(
+                    Formula::cmp(CmpOp::Eq, t(), c(ignore_index)),
+                    Formula::int(0),
+                    lse - picked,
+                )
+            }
+            NamedOp::NllLoss { ignore_index } => {
+                let t = || args[1].clone();
+                let picked = Formula::take(TakeKind::Along, x(), t(), 1);
+                Formula::select(
+                    Formula::cmp(CmpOp::Ne, t(), c(ignore_index)),
+                    -picked,
+                    Formula::int(0),
+                )
+            }
         }
     }
 }
@@ -147,6 +183,10 @@ pub enum Named {
     MatMul(Box<Named>, Box<Named>),
     Transpose(Box<Named>),
     Call(NamedOp, Vec<Named>),
+    /// A formula node of the gather idioms (`where`, a comparison, `take`) over named
+    /// operands: `shell` is the node, whose own operands are replaced by `args` in
+    /// [`Formula::children`] order.
+    Node(Box<Formula>, Vec<Named>),
 }
 
 impl Named {
@@ -175,6 +215,13 @@ impl Named {
             Named::Call(op, args) => {
                 let args: Vec<Formula> = args.iter().map(Named::expand).collect();
                 op.expand(&args)
+            }
+            Named::Node(shell, args) => {
+                let mut args = args.iter().map(Named::expand);
+                let zero = Formula::int(0);
+                (**shell)
+                    .clone()
+                    .map_children(&mut |_| args.next().unwrap_or_else(|| zero.clone()))
             }
         }
     }
@@ -214,7 +261,9 @@ impl Named {
             Named::Unary(_, a) | Named::Powi(a, _) | Named::Transpose(a) => 1 + a.size(),
             Named::Reduce { arg, .. } => 1 + arg.size(),
             Named::Binary(_, a, b) | Named::MatMul(a, b) => 1 + a.size() + b.size(),
-            Named::Call(_, args) => 1 + args.iter().map(Named::size).sum::<usize>(),
+            Named::Call(_, args) | Named::Node(_, args) => {
+                1 + args.iter().map(Named::size).sum::<usize>()
+            }
         }
     }
 
@@ -226,6 +275,7 @@ impl Named {
             Named::Unary(_, a) | Named::Powi(a, _) | Named::Transpose(a) => a.has_names(),
             Named::Reduce { arg, .. } => arg.has_names(),
             Named::Binary(_, a, b) | Named::MatMul(a, b) => a.has_names() || b.has_names(),
+            Named::Node(_, args) => args.iter().any(Named::has_names),
         }
     }
 }

@@ -4,7 +4,10 @@
 //! conclusion must hold of the values wherever its facts hold. A guarded rule is sampled
 //! inside its guards only: `scalar-like v` binds a scalar, `const-along v ax` a tensor
 //! of extent 1 along `ax`, `rank v n` binds `n` (2), `(= q c)` binds `q` to `c`, and a
-//! comparison rejects the points outside it.
+//! comparison rejects the points outside it. A variable a gather reads as its index
+//! (`(Take x t ax)`, the labels of `CrossEntropy`/`NllLoss`) binds an integer label
+//! vector of 3 elements taking the values -2..=3 (in range, outside it, and the
+//! ignored values the rules' constants can take).
 //!
 //! Invariant: deterministic (a fixed seed, a fixed generator); the meaning of both
 //! sides is [`super::Named::expand`] evaluated by the term evaluator, the same
@@ -204,6 +207,26 @@ struct Point<'a> {
     env: ShapeEnv,
     /// Varies the inputs' values from point to point.
     salt: u64,
+    /// The variables bound to integer label vectors (see the module documentation).
+    labels: Vec<String>,
+}
+
+/// The values a label vector's elements take.
+const LABEL_VALUES: [i64; 6] = [-2, -1, 0, 1, 2, 3];
+
+/// The variables `e` uses as a gather's labels (the second operand of `Take`,
+/// `CrossEntropy`, `NllLoss`).
+fn label_variables(e: &Sexp, out: &mut Vec<String>) {
+    let Sexp::List(items) = e else { return };
+    if let [Sexp::Atom(h), _, Sexp::Atom(t), ..] = items.as_slice() {
+        if ["Take", "CrossEntropy", "NllLoss"].contains(&h.as_str())
+            && is_variable(t)
+            && !out.contains(t)
+        {
+            out.push(t.clone());
+        }
+    }
+    items.iter().for_each(|i| label_variables(i, out));
 }
 
 impl Point<'_> {
@@ -257,12 +280,22 @@ impl Point<'_> {
     fn value(&self, t: TermId) -> Option<(Vec<usize>, Vec<f64>)> {
         let f = lang::decode(&self.dag, t, &self.leaves).ok()?.expand();
         let mut terms = crate::term::Terms::new();
+        self.env.declare_int_values(&mut terms);
         let ids = f.instantiate(&mut terms, &self.env).ok()?;
         Some((
             f.shape(&self.env).ok()?,
             ids.iter()
                 .map(|id| {
-                    let input = |n: &str, i: &[i64]| input_value(self.salt, n, i);
+                    let input = |n: &str, i: &[i64]| {
+                        let v = input_value(self.salt, n, i);
+                        if self.labels.iter().any(|l| l == n) {
+                            // -2..=3 from the value's position in [-2, 2)
+                            let k = ((v + 2.0) * 1.5).floor() as usize;
+                            LABEL_VALUES[k.min(LABEL_VALUES.len() - 1)] as f64
+                        } else {
+                            v
+                        }
+                    };
                     terms.eval(*id, &input, &|n| input_value(self.salt, n, &[]))
                 })
                 .collect(),
@@ -342,9 +375,12 @@ pub fn sample(rule: &Rewrite, rules: &Rules, points: usize, seed: u64) -> Report
         defined: 0,
         disagreement: None,
     };
+    let mut labels = Vec::new();
+    label_variables(&rule.lhs, &mut labels);
+    label_variables(&rule.rhs, &mut labels);
     let mut rng = Rng(seed);
     for _ in 0..points {
-        let Some(mut p) = bind(&sorts, &rule.guards, &ctors, &mut rng) else {
+        let Some(mut p) = bind(&sorts, &rule.guards, &ctors, &labels, &mut rng) else {
             continue;
         };
         let (Some(Val::Term(l)), Some(Val::Term(r))) = (p.eval(&rule.lhs), p.eval(&rule.rhs))
@@ -428,7 +464,7 @@ pub fn sample_derivation(rule: &Derivation, rules: &Rules, points: usize, seed: 
     };
     let mut rng = Rng(seed);
     for _ in 0..points {
-        let Some(mut p) = bind(&sorts, &rule.facts, &ctors, &mut rng) else {
+        let Some(mut p) = bind(&sorts, &rule.facts, &ctors, &[], &mut rng) else {
             continue;
         };
         let (axis, e) = match c.as_slice() {
@@ -484,6 +520,7 @@ fn bind<'a>(
     sorts: &BTreeMap<String, String>,
     guards: &[Sexp],
     ctors: &'a BTreeMap<String, Vec<String>>,
+    labels: &[String],
     rng: &mut Rng,
 ) -> Option<Point<'a>> {
     let mut p = Point {
@@ -493,6 +530,7 @@ fn bind<'a>(
         leaves: Vec::new(),
         env: ShapeEnv::new(),
         salt: rng.next(),
+        labels: labels.to_vec(),
     };
     // What the guards ask of each variable.
     let mut scalar = Vec::new();
@@ -533,6 +571,10 @@ fn bind<'a>(
         let leaf = if scalar.contains(v) {
             p.env = std::mem::take(&mut p.env).scalar(v);
             Formula::scalar(v)
+        } else if labels.contains(v) {
+            p.env = std::mem::take(&mut p.env).tensor(v, &[3]);
+            p.env.int_values.insert(v.clone(), LABEL_VALUES.to_vec());
+            Formula::input(v)
         } else {
             let mut shape = vec![3usize, 3];
             if let Some(ax) = along.get(v) {

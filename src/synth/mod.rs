@@ -27,6 +27,7 @@ use std::time::Instant;
 
 mod causal;
 mod enumerate;
+mod gathers;
 mod layout;
 mod leaves;
 mod lift;
@@ -458,6 +459,9 @@ impl<'a> Synth<'a> {
             }
             Node::Select(..) => {
                 if let Some(f) = self.arg_extreme(shape, list) {
+                    return Ok(f);
+                }
+                if let Some(f) = self.take(shape, list) {
                     return Ok(f);
                 }
                 let kids = self.children(list, |n| match n {

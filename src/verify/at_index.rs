@@ -363,6 +363,11 @@ impl AtIndex<'_> {
                 ))
             }
             Formula::Scan { arg, .. } | Formula::Tri { arg, .. } => self.shape(arg)?,
+            Formula::Take { .. } => {
+                return Err(
+                    "a gather at integer labels (`take`) is not read for all sizes yet".into(),
+                )
+            }
         })
     }
 
@@ -556,6 +561,9 @@ impl AtIndex<'_> {
                     "`{}` is not read for all sizes yet",
                     op.name(geometry.nd())
                 ))
+            }
+            Formula::Take { .. } => {
+                return Err("a gather at integer labels (`take`) is not read for all sizes yet".into())
             }
             Formula::Tri {
                 arg,

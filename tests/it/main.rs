@@ -27,6 +27,7 @@ mod formula_suite;
 mod gather;
 mod infer_launch;
 mod int_widths;
+mod label_lifts;
 mod labels;
 mod llm_set;
 mod matvec;
