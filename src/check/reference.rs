@@ -97,11 +97,18 @@ pub fn spec_outputs(
             tensors.insert(t.name.clone(), t.shape.clone());
         }
     }
+    // Integer arguments (a seed) are ints to the spec, as sizes are.
+    let mut ints = inst.sizes.clone();
+    for (param, v) in &inst.args {
+        if let ArgValue::Int(i) = v {
+            ints.entry(param.clone()).or_insert(*i);
+        }
+    }
     let env = torch::Env {
         tensors: &tensors,
         scalars: &scalars,
         values: &values,
-        sizes: &inst.sizes,
+        sizes: &ints,
         float: float_type(kernel, inst),
     };
     program
