@@ -169,8 +169,6 @@ pub(crate) const SUPPORTED: &[&str] = &[
     "zeros_like",
     "ones_like",
     "full_like",
-    // Triton's random stream, an extension (`tl.rand`, see `random.rs`)
-    "tl.rand",
 ];
 
 /// The canonical op a name (function or method) stands for.
@@ -360,6 +358,8 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "zeros" | "ones" => &["*size", "dtype", "device"],
         "full" => &["size", "fill_value", "dtype", "device"],
         "arange" => &["start", "end", "step", "dtype", "device"],
+        // Triton's random stream (`random.rs`): reached as `tl.rand` only, so not among
+        // the torch names of `SUPPORTED`
         "tl.rand" => &["seed", "offset"],
         "zeros_like" | "ones_like" => &["input", "dtype"],
         "full_like" => &["input", "fill_value", "dtype"],
