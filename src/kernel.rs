@@ -112,6 +112,19 @@ impl Kernel {
                 ));
             }
         }
+        if let Code::Triton(module) = &self.code {
+            for (line, loc) in triton_ir::atomic_adds(module) {
+                let src = match loc.file {
+                    Some(_) => format!(" ({loc})"),
+                    None => String::new(),
+                };
+                out.push(format!(
+                    "float atomic adds (`tt.atomic_rmw fadd`) summed in the order the programs run: \
+                     the GPU's order is not fixed, read as irrelevant (their sum is exact over \
+                     the reals) at {file}:{line}{src}"
+                ));
+            }
+        }
         out
     }
 

@@ -86,6 +86,36 @@ pub fn prove_with(
     elems: &[TermId],
     cache: &mut Instances,
 ) -> Result<(), Failure> {
+    let opts = decide::Options::default();
+    prove_with_options(terms, env, f, shape, elems, cache, &opts)
+}
+
+/// [`prove`] of a formula read from a PyTorch spec: where the formula is NaN because a
+/// point left its domain (`0/0`), any value of the kernel refines it, as in `check`
+/// (`decide::SpecSide`).
+pub fn prove_spec(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    shape: &[usize],
+    elems: &[TermId],
+) -> Result<(), Failure> {
+    let opts = decide::Options {
+        spec: decide::SpecSide::Left,
+        ..decide::Options::default()
+    };
+    prove_with_options(terms, env, f, shape, elems, &mut Instances::new(), &opts)
+}
+
+fn prove_with_options(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    f: &Formula,
+    shape: &[usize],
+    elems: &[TermId],
+    cache: &mut Instances,
+    opts: &decide::Options,
+) -> Result<(), Failure> {
     let fshape = f.shape(env).map_err(|e| Failure::NoInstance(e.message))?;
     if fshape != shape {
         return Err(Failure::Shape {
@@ -99,7 +129,7 @@ pub fn prove_with(
     }
     let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
     let row = shape.last().copied().unwrap_or(1);
-    let verdicts = decide::decide_rows(terms, &pairs, &decide::Options::default(), row);
+    let verdicts = decide::decide_rows(terms, &pairs, opts, row);
     for (element, v) in verdicts.into_iter().enumerate() {
         match v {
             Verdict::Equal { .. } => {}

@@ -97,11 +97,33 @@ pub fn spec_outputs(
             tensors.insert(t.name.clone(), t.shape.clone());
         }
     }
+    // Integer arguments (a seed) are ints to the spec, as sizes are; never under a name
+    // the spec language gives a meaning (a parameter `F` must not hide `F.relu`).
+    const BUILTINS: &[&str] = &[
+        "torch",
+        "F",
+        "functional",
+        "nn",
+        "math",
+        "tl",
+        "float",
+        "None",
+        "True",
+        "False",
+    ];
+    let mut ints = inst.sizes.clone();
+    for (param, v) in &inst.args {
+        if let ArgValue::Int(i) = v {
+            if !BUILTINS.contains(&param.as_str()) {
+                ints.entry(param.clone()).or_insert(*i);
+            }
+        }
+    }
     let env = torch::Env {
         tensors: &tensors,
         scalars: &scalars,
         values: &values,
-        sizes: &inst.sizes,
+        sizes: &ints,
         float: float_type(kernel, inst),
     };
     program

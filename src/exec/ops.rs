@@ -2,10 +2,12 @@
 //! any value [`Domain`](super::domain::Domain). Ops are dispatched by the one walk
 //! (`exec::walk`); this module is the bounded run's hooks of it: the state and plumbing in
 //! `interp.rs`, branches, loop trips, lane maps and `scf.while` in `control.rs`, integer
-//! ops on machine integers in `arith.rs` (`int.rs`), memory in `memory.rs`, scans in
+//! ops on machine integers in `arith.rs` (`int.rs`), memory in `memory.rs` (atomics in
+//! `atomic.rs`), scans in
 //! `reduce.rs`, forks on the data in `fork.rs`.
 
 mod arith;
+mod atomic;
 mod control;
 mod fork;
 mod gather;

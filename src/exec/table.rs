@@ -57,6 +57,8 @@ pub(crate) enum OpKind {
     AddPtr,
     Load,
     Store,
+    /// `tt.atomic_rmw`: a read-modify-write of memory (only `fadd` is read).
+    AtomicRmw,
     Dot,
     /// `tt.extern_elementwise`: its `symbol` says which libdevice function.
     Extern,
@@ -126,6 +128,7 @@ pub(crate) fn op_kind(name: &str) -> Option<OpKind> {
         "tt.addptr" => OpKind::AddPtr,
         "tt.load" => OpKind::Load,
         "tt.store" => OpKind::Store,
+        "tt.atomic_rmw" => OpKind::AtomicRmw,
         "tt.dot" => OpKind::Dot,
         "tt.extern_elementwise" => OpKind::Extern,
         "ub.poison" => OpKind::Poison,

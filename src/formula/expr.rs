@@ -28,10 +28,12 @@ pub enum UnaryOp {
     Cos,
     Erf,
     Abs,
+    /// The nearest integer, ties to even (`torch.round`, `np.rint`, libdevice `rint`/`llrint`).
+    Rint,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 12] = [
+    pub const ALL: [UnaryOp; 13] = [
         UnaryOp::Neg,
         UnaryOp::Exp,
         UnaryOp::Exp2,
@@ -44,6 +46,7 @@ impl UnaryOp {
         UnaryOp::Cos,
         UnaryOp::Erf,
         UnaryOp::Abs,
+        UnaryOp::Rint,
     ];
 
     /// The term function it applies (`None` for `Neg`).
@@ -61,6 +64,7 @@ impl UnaryOp {
             UnaryOp::Cos => Func::Cos,
             UnaryOp::Erf => Func::Erf,
             UnaryOp::Abs => Func::Abs,
+            UnaryOp::Rint => Func::Rint,
         })
     }
 
@@ -85,6 +89,7 @@ impl UnaryOp {
             UnaryOp::Cos => "cos",
             UnaryOp::Erf => "erf",
             UnaryOp::Abs => "abs",
+            UnaryOp::Rint => "rint",
         }
     }
 }

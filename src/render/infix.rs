@@ -112,7 +112,12 @@ impl Infix<'_> {
                         } else {
                             arg
                         };
-                        (format!("torch.{}({arg})", op.name()), P_ATOM)
+                        let name = match op {
+                            // torch.round rounds half to even, as rint does
+                            UnaryOp::Rint => "round",
+                            op => op.name(),
+                        };
+                        (format!("torch.{name}({arg})"), P_ATOM)
                     }
                 }
             }

@@ -10,7 +10,7 @@
 //! `input` (+ `"name"`), `scalar` (+ `"name"`), `const` (+ `"value"`: the exact rational
 //! as `"p/q"` or an integer string, and `"f64"`: its nearest double), `inf` (+
 //! `"negative"`: `true` for -inf, a masked score's fill), the unary ops
-//! `neg exp exp2 log log2 sqrt rsqrt tanh sin cos erf abs`, the binary ops `add sub mul
+//! `neg exp exp2 log log2 sqrt rsqrt tanh sin cos erf abs rint`, the binary ops `add sub mul
 //! div maximum minimum`, `pow` (+ `"exponent"`: an integer), comparisons `lt le gt ge eq
 //! ne`, `where` (args: condition, then, else), reductions `sum max min mean` (+ `"axis"`,
 //! `"keepdim"`), `matmul`, `transpose` (swaps the last two axes), `cat` (+ `"axis"`),

@@ -145,6 +145,7 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
                         UnaryOp::Tanh => "\\tanh",
                         UnaryOp::Sin => "\\sin",
                         UnaryOp::Cos => "\\cos",
+                        UnaryOp::Rint => "\\operatorname{rint}",
                         _ => "\\operatorname{erf}",
                     };
                     (format!("{fname}\\left({}\\right)", arg()), P_ATOM)

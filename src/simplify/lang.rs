@@ -40,6 +40,7 @@ fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Cos => "Cos",
         UnaryOp::Erf => "Erf",
         UnaryOp::Abs => "Abs",
+        UnaryOp::Rint => "Rint",
     }
 }
 

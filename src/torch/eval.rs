@@ -293,6 +293,8 @@ impl<S: Reading> Interp<'_, S> {
             "F" | "functional" => Ok(Val::Module("torch.nn.functional")),
             "nn" => Ok(Val::Module("torch.nn")),
             "math" => Ok(Val::Module("math")),
+            // Triton's language, for its random stream (`tl.rand`) only
+            "tl" => Ok(Val::Module("triton.language")),
             "float" => Ok(Val::Builtin("float")),
             "None" => Ok(Val::None),
             "True" => Ok(Val::Bool(true)),
@@ -345,6 +347,18 @@ impl<S: Reading> Interp<'_, S> {
                 };
                 if let Some(c) = constant {
                     return Ok(Val::Tensor(at(col, self.s.constant(c))?));
+                }
+                if m == "triton.language" {
+                    return match name {
+                        "rand" => Ok(Val::Func("tl.rand")),
+                        _ => err(
+                            col,
+                            format!(
+                                "`tl.{name}` is not supported (of Triton's language the spec \
+                                 reads `tl.rand(seed, offsets)`, its random stream)"
+                            ),
+                        ),
+                    };
                 }
                 if m == "math" {
                     // math's functions of one number, as the op of the same meaning.

@@ -19,7 +19,9 @@ mod parser;
 pub mod slice;
 
 pub use error::ParseError;
-pub use narrowing::{masked_loads_without_other, narrowings, Narrowing, NarrowingKind};
+pub use narrowing::{
+    atomic_adds, masked_loads_without_other, narrowings, Narrowing, NarrowingKind,
+};
 
 /// Deepest region nesting `parse` accepts.
 pub const MAX_REGION_DEPTH: u32 = parser::MAX_REGION_DEPTH;

@@ -224,3 +224,27 @@ pub fn masked_loads_without_other(module: &Module) -> Vec<(u32, crate::triton_ir
     }
     out
 }
+
+/// The (.ttir line, source) of every float atomic add (`tt.atomic_rmw fadd`): the GPU
+/// adds them in no fixed order, a verdict reads their sum as exact (order-free over the
+/// reals) and says so.
+pub fn atomic_adds(module: &Module) -> Vec<(u32, crate::triton_ir::ast::Loc)> {
+    fn walk(region: &Region, out: &mut Vec<(u32, crate::triton_ir::ast::Loc)>) {
+        for block in &region.blocks {
+            for op in &block.ops {
+                let fadd = op.attr("atomic_rmw_op").and_then(|a| a.as_str()) == Some("fadd");
+                if op.name == "tt.atomic_rmw" && fadd {
+                    out.push((op.line, op.loc.clone()));
+                }
+                for r in &op.regions {
+                    walk(r, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in &module.funcs {
+        walk(&f.body, &mut out);
+    }
+    out
+}

@@ -214,16 +214,15 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
         false
     }
     /// The ops this run does not read: loops other than `scf.for`, scans, branches
-    /// between blocks, clamps, poison, barriers, and libdevice calls of several operands.
+    /// between blocks, poison, barriers, and libdevice calls of several operands.
     fn refuses(&self, op: &Op, kind: Option<OpKind>) -> Option<Unsupported> {
         use OpKind::*;
         let reads = match kind {
             Some(Extern) => (op.attr("symbol").and_then(Attr::as_str))
                 .is_some_and(|s| extern_unary(s).is_some() || extern_round_to_int(s)),
-            None
-            | Some(
-                While | Scan | ScanReturn | Condition | Br | CondBr | ClampF | Poison | Barrier,
-            ) => false,
+            None | Some(While | Scan | ScanReturn | Condition | Br | CondBr | Poison | Barrier) => {
+                false
+            }
             Some(_) => true,
         };
         (!reads).then(|| within(op, not_read_yet(&op.name)))
@@ -365,6 +364,16 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
                 .map_err(named(name)),
             Lane::Bool(c) if bits > 1 => ints::from_bool(self, c, signed).map(Lane::Int),
             l @ (Lane::Bool(_) | Lane::FBool(_)) => Ok(l.clone()),
+            // An integer chosen by the data (`llrint` of a clamped float): kept where its
+            // range fits the target, as the bounded run keeps it.
+            Lane::DataInt(v, lo) if bits > 1 && !(zero_extend && *lo < 0) => {
+                let b = bits.min(64);
+                let (min, max) = (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1);
+                match self.domain.int_range(*v) {
+                    Some((a, z)) if a >= min && z <= max => Ok(l.clone()),
+                    _ => unsupported(format!("{name} of a data integer that may not fit")),
+                }
+            }
             _ => unsupported(format!("{name} of a non-integer")),
         }
     }
@@ -415,6 +424,9 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     }
     fn store(&mut self, op: &Op, args: &[Rc<Val>]) -> R<()> {
         Run::store(self, op, args)
+    }
+    fn atomic_rmw(&mut self, op: &Op, _: &[Rc<Val>]) -> R<Val> {
+        Err(not_read_yet(&op.name))
     }
 
     fn if_side(&mut self, _: &Op, cond: Option<&Val>) -> R<Side<Self::Fork>> {

@@ -1,19 +1,24 @@
 //! Ops of real kernels (issue 42) on Triton 3.9 fixtures (`triton_ir/real_ops/`, built by
 //! its `generate.py` from `kernels.py`): interleaved rotary embeddings (`tt.split` of the
 //! row's pairs, `tt.join` of the rotated halves), seeded dropout (`tl.rand`: Philox's
-//! `tt.mulhiui`), int8 row-wise quantisation (libdevice `llrintf`, half to even).
+//! `tt.mulhiui`), int8 row-wise quantisation (libdevice `llrintf`, half to even), a
+//! split-K matmul (`tl.atomic_add` of each K slice's partial tile), a persistent
+//! elementwise kernel (tiles strided by `tl.num_programs`) and a grouped matmul
+//! (tutorial 03's GROUP_SIZE_M tile order).
 //!
-//! - Rotary and quantisation get their `expect`ed verdicts at each instance against
-//!   PyTorch specs; their twins (the rotation by -angle, `floor(x + 1/2)` for `rint`) are
-//!   REFUTED. Rotary is VERIFIED for all M (its spec views the pairs as `[M, 4, 2]`);
-//!   quantisation on the instance only (`torch.round` has no formula over sizes).
-//! - Dropout has no spec: the spec language cannot name Triton's random stream. `lift
-//!   run` of the kernel at the launch's seed reproduces a NumPy Philox4x32-10 written in
-//!   the generator (checked there against Random123's known answers) bit for bit, so the
-//!   IR's Philox through `tt.mulhiui` is Philox; the 1/p twin differs from it. `lift
-//!   spec` shows the kept elements as `x / (1 - p)` for every `x`, the dropped as 0, at
-//!   the reference's mask; `lift` says UNKNOWN (no formula names the stream), never
-//!   VERIFIED.
+//! - Every fixture gets its `expect`ed verdict at each instance against its PyTorch
+//!   spec, and every twin is REFUTED: the rotation by -angle, `floor(x + 1/2)` for
+//!   `rint` (at a tie), dropout's `1/p` scale, a skipped K slice, a stride that misses
+//!   tiles, a last group taken GROUP_M high. Rotary and quantisation are VERIFIED for
+//!   all sizes (`torch.round` is the formula op `rint`).
+//! - Dropout's spec names Triton's random stream, `tl.rand(seed, offsets)` (the one
+//!   extension of the spec language beyond PyTorch): proved on the instance. `lift run`
+//!   of the kernel at the launch's seed reproduces a NumPy Philox4x32-10 written in the
+//!   generator (checked there against Random123's known answers) bit for bit, so the
+//!   IR's Philox through `tt.mulhiui` is Philox; `lift` finds no formula for the stream
+//!   and says UNKNOWN, never VERIFIED.
+//! - The split-K verdict states that it reads the GPU's order of the float atomic adds
+//!   as irrelevant.
 //! - Independently of lift's terms, `lift run` of each kernel on the NumPy references
 //!   reproduces them exactly where the kernel is correct and differs where it is not.
 
@@ -33,6 +38,12 @@ const FIXTURES: &[&str] = &[
     "dropout_scale",
     "quant_rows",
     "quant_rows_floor",
+    "matmul_splitk",
+    "matmul_splitk_skip",
+    "persistent_axpb",
+    "persistent_axpb_stride",
+    "matmul_grouped",
+    "matmul_grouped_nomin",
 ];
 
 #[derive(Deserialize)]
@@ -72,6 +83,8 @@ fn real_op_kernels_use_the_ops() {
         ("rotary_interleaved", "tt.join"),
         ("dropout", "tt.mulhiui"),
         ("quant_rows", "__nv_llrintf"),
+        ("matmul_splitk", "tt.atomic_rmw fadd"),
+        ("persistent_axpb", "tt.get_num_programs"),
     ];
     for (name, op) in uses {
         let ttir = std::fs::read_to_string(dir(name).join("kernel.ttir")).unwrap();
@@ -140,7 +153,8 @@ fn real_op_kernels_run_on_the_references_as_their_verdicts_say() {
                     .data
                     .iter()
                     .zip(&want.data)
-                    .any(|(a, b)| (a - b).abs() > 1e-6 * b.abs().max(1.0));
+                    // an element never written comes back NaN: it differs too
+                    .any(|(a, b)| a.is_nan() || (a - b).abs() > 1e-6 * b.abs().max(1.0));
             }
             let wrong = matches!(inst.expect.as_str(), "refuted" | "differs");
             assert_eq!(differs, wrong, "{what}: {got:?}");
@@ -213,4 +227,58 @@ fn rint_of_a_constant_is_the_nearest_integer_ties_to_even() {
         let w = t.int(want);
         assert_eq!(r, w, "rint({n}/{d})");
     }
+}
+
+/// `lift` on the quantiser prints its formula with `rint` (half to even) and proves it
+/// for every size; on the `floor(x + 1/2)` twin `check` refutes at a tie: the
+/// counterexample's `x / s` has a fraction of exactly 1/2, where the two roundings differ
+/// (rint goes to the even neighbour, floor(x + 1/2) up).
+#[test]
+fn quantiser_lifts_to_rint_for_all_sizes_and_its_floor_twin_fails_at_a_tie() {
+    let o = lift()
+        .arg(dir("quant_rows").join("kernel.ttir"))
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("= rint(") && t.contains("VERIFIED for all"),
+        "{t}"
+    );
+    let spec = fixture("quant_rows_floor").spec.unwrap();
+    let o = lift()
+        .arg("check")
+        .arg(dir("quant_rows_floor").join("kernel.ttir"))
+        .args(["--spec", &spec])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    // `at s[0] = -2, x[0,0] = -1`: the row's scale and the element's input
+    let line = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("at s["))
+        .unwrap();
+    let nums: Vec<f64> = line
+        .split(", ")
+        .map(|kv| kv.rsplit(" = ").next().unwrap().trim().parse().unwrap())
+        .collect();
+    let q = nums[1] / nums[0];
+    assert_eq!((q - q.floor()), 0.5, "not a tie: {line}");
+}
+
+/// The split-K verdict says the order of the float atomic adds was read as irrelevant
+/// (the GPU's order is not fixed; over the reals the sum is the same in every order).
+#[test]
+fn split_k_verdict_states_the_order_of_its_atomic_adds() {
+    let spec = fixture("matmul_splitk").spec.unwrap();
+    let o = lift()
+        .arg("check")
+        .arg(dir("matmul_splitk").join("kernel.ttir"))
+        .args(["--spec", &spec])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("atomic adds") && t.contains("irrelevant"), "{t}");
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Rebuild lift's fixtures of real kernels' ops (issue 42: `tt.split`/`tt.join`, the
-Philox of `tl.rand` (`tt.mulhiui`), libdevice `llrint`).
+Philox of `tl.rand` (`tt.mulhiui`), libdevice `llrint`, `tl.atomic_add` (split-K), a
+persistent kernel's grid-strided tiles, the grouped matmul's tile order).
 
 Usage (from anywhere): `.venv-gen/bin/python triton_ir/real_ops/generate.py [NAME ...]`
 
@@ -13,7 +14,8 @@ with `expected/` float64 outputs of a NumPy reference written here independently
 lift: the rotation of pairs, Philox4x32-10 as Triton's `tl.rand` defines it
 (`triton/language/random.py`), NumPy's `rint` (half to even). The quantiser's inputs
 include exact ties (x / s = k + 1/2, positive and negative), where rint and
-floor(x + 1/2) differ. These fixtures live one level down so the suite's walkers
+floor(x + 1/2) differ; `a @ b` (plus C's initial value for split-K) and `2x + 1`. These
+fixtures live one level down so the suite's walkers
 (`tests/common`) do not take them; `tests/it/real_ops.rs` walks them.
 """
 import os
@@ -126,7 +128,9 @@ DROP = {
         ("seed", SEED),
     ],
     "instances": [{"name": "n10", "sizes": {"N": 10}}, {"name": "n16", "sizes": {"N": 16}}],
-    "spec": None,
+    # `tl.rand` is Triton's random stream (an extension of the spec language beyond
+    # PyTorch, docs/semantics.md), read at the instance: the seed and offsets are known
+    "spec": "out = torch.where(tl.rand(seed, torch.arange(x.shape[0])) > p, x / (1 - p), 0.0)",
     "reference": _dropout(1 / (1 - P)),
 }
 
@@ -144,8 +148,75 @@ QUANT = {
     "instances": [{"name": "m3n6", "sizes": {"M": 3, "N": 6}},
                   {"name": "m2n9", "sizes": {"M": 2, "N": 9}}],
     "spec": "q = torch.round(torch.clamp(x / s[:, None], -127, 127))",
+    "all_sizes": True,
     "reference": _quant,
     "ties": True,
+}
+
+def _splitk(ins, sz):
+    return {"c": ins["c"] + ins["a"] @ ins["b"]}
+
+
+def _axpb(ins, sz):
+    return {"y": 2.0 * ins["x"] + 1.0}
+
+
+def _matmul(ins, sz):
+    return {"c": ins["a"] @ ins["b"]}
+
+
+MM_SIG = {"c_ptr": "*fp32", "a_ptr": "*fp32", "b_ptr": "*fp32", "M": "i32", "N": "i32",
+          "K": "i32", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+
+SPLITK = {
+    "signature": dict(MM_SIG, SPLIT_K="constexpr"),
+    "constexprs": {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "SPLIT_K": 2},
+    "grid": ["cdiv(M, 16)", "cdiv(N, 16)", 2],
+    "args": [
+        # C holds what the caller put there (zeros, or a bias): the kernel adds to it
+        ("c_ptr", {"tensor": "c", "shape": ["M", "N"], "role": "inout"}),
+        ("a_ptr", {"tensor": "a", "shape": ["M", "K"]}),
+        ("b_ptr", {"tensor": "b", "shape": ["K", "N"]}),
+        ("M", "M"), ("N", "N"), ("K", "K"),
+    ],
+    # K = 48: program z = 0 adds K blocks 0 and 2, z = 1 block 1 (the twin drops block 2)
+    "instances": [{"name": "m16n16k64", "sizes": {"M": 16, "N": 16, "K": 64}},
+                  {"name": "m20n17k48", "sizes": {"M": 20, "N": 17, "K": 48}}],
+    "spec": "c = c + a @ b",
+    "reference": _splitk,
+}
+
+PERSIST = {
+    "signature": {"y_ptr": "*fp32", "x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+    "constexprs": {"BLOCK": 4},
+    # a persistent launch: three programs, whatever the size
+    "grid": [3],
+    "args": [
+        ("y_ptr", {"tensor": "y", "shape": ["N"], "role": "out"}),
+        ("x_ptr", {"tensor": "x", "shape": ["N"]}),
+        ("n", "N"),
+    ],
+    # 5 and 8 tiles: more tiles than programs, the last one ragged
+    "instances": [{"name": "n17", "sizes": {"N": 17}}, {"name": "n29", "sizes": {"N": 29}}],
+    "spec": "y = 2 * x + 1",
+    "reference": _axpb,
+}
+
+GROUPED = {
+    "signature": dict(MM_SIG, GROUP_M="constexpr"),
+    "constexprs": {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 2},
+    "grid": ["cdiv(M, 16) * cdiv(N, 16)"],
+    "args": [
+        ("c_ptr", {"tensor": "c", "shape": ["M", "N"], "role": "out"}),
+        ("a_ptr", {"tensor": "a", "shape": ["M", "K"]}),
+        ("b_ptr", {"tensor": "b", "shape": ["K", "N"]}),
+        ("M", "M"), ("N", "N"), ("K", "K"),
+    ],
+    # three rows of tiles in groups of two: the last group is one row high
+    "instances": [{"name": "m48n32k16", "sizes": {"M": 48, "N": 32, "K": 16}},
+                  {"name": "m40n20k20", "sizes": {"M": 40, "N": 20, "K": 20}}],
+    "spec": "c = a @ b",
+    "reference": _matmul,
 }
 
 # `expect`: the verdict at each instance, in order.
@@ -155,15 +226,29 @@ FIXTURES = {
     "rotary_interleaved_swap": dict(
         ROT, all_sizes=False, kernel="rotary_interleaved_swap_kernel", expect=["refuted", "refuted"],
         bug="rotates each pair by -angle (the sine's sign on the wrong term)"),
-    "dropout": dict(DROP, kernel="dropout_kernel", expect=["runs", "runs"]),
+    "dropout": dict(DROP, kernel="dropout_kernel", expect=["verified", "verified"]),
     "dropout_scale": dict(
-        DROP, kernel="dropout_scale_kernel", expect=["differs", "differs"],
+        DROP, kernel="dropout_scale_kernel", expect=["refuted", "refuted"],
         reference=_dropout(1 / (1 - P)),
         bug="kept values scaled by 1/p, not 1/(1-p)"),
     "quant_rows": dict(QUANT, kernel="quant_rows_kernel", expect=["verified", "verified"]),
     "quant_rows_floor": dict(
-        QUANT, kernel="quant_rows_floor_kernel", expect=["refuted", "refuted"],
+        QUANT, all_sizes=False, kernel="quant_rows_floor_kernel", expect=["refuted", "refuted"],
         bug="floor(x/s + 1/2) for rint: ties round up, not to even"),
+    "matmul_splitk": dict(SPLITK, kernel="matmul_splitk_kernel", expect=["verified", "verified"]),
+    "matmul_splitk_skip": dict(
+        SPLITK, kernel="matmul_splitk_skip_kernel", expect=["refuted", "refuted"],
+        bug="the K loop stops one block early: the last K slice is never added"),
+    "persistent_axpb": dict(PERSIST, kernel="persistent_axpb_kernel",
+                            expect=["verified", "verified"]),
+    "persistent_axpb_stride": dict(
+        PERSIST, kernel="persistent_axpb_stride_kernel", expect=["refuted", "refuted"],
+        bug="strides by num_programs + 1: some tiles are never done"),
+    "matmul_grouped": dict(GROUPED, kernel="matmul_grouped_kernel",
+                           expect=["verified", "verified"]),
+    "matmul_grouped_nomin": dict(
+        GROUPED, kernel="matmul_grouped_nomin_kernel", expect=["refuted", "refuted"],
+        bug="the last group's height is GROUP_M, not min(rows left, GROUP_M): tiles missed"),
 }
 
 

@@ -91,3 +91,129 @@ def quant_rows_floor_kernel(q_ptr, x_ptr, scale_ptr, N, BLOCK_N: tl.constexpr):
         y = tl.clamp(x / s, -127.0, 127.0)
         q = libdevice.floor(y + 0.5)
         tl.store(q_ptr + row * N + cols, q.to(tl.int8), mask=mask)
+
+
+@triton.jit
+def matmul_splitk_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, SPLIT_K: tl.constexpr):
+    # split-K matmul (as triton.ops / the libraries' split-K GEMMs): program (m, n, z)
+    # sums every SPLIT_K-th K block of its tile from block z and atomically adds its
+    # partial into C (zeroed, or holding a bias, by the caller)
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_z = tl.program_id(2)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(pid_z * BLOCK_K, K, BLOCK_K * SPLIT_K):
+        rk = k + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :],
+                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :],
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+@triton.jit
+def matmul_splitk_skip_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                              BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                              SPLIT_K: tl.constexpr):
+    # twin: the loop stops one K block early, so the last K slice is never added
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_z = tl.program_id(2)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(pid_z * BLOCK_K, K - BLOCK_K, BLOCK_K * SPLIT_K):
+        rk = k + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :],
+                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :],
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+@triton.jit
+def persistent_axpb_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # persistent elementwise kernel: a fixed grid of programs strides over the tiles
+    # (tile = pid, pid + num_programs, ...), as persistent kernels do
+    pid = tl.program_id(0)
+    n_tiles = tl.cdiv(n, BLOCK)
+    for tile in range(pid, n_tiles, tl.num_programs(0)):
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(y_ptr + offs, 2.0 * x + 1.0, mask=mask)
+
+
+@triton.jit
+def persistent_axpb_stride_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # twin: strides by num_programs + 1, so some tiles are done twice and others never
+    pid = tl.program_id(0)
+    n_tiles = tl.cdiv(n, BLOCK)
+    for tile in range(pid, n_tiles, tl.num_programs(0) + 1):
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(y_ptr + offs, 2.0 * x + 1.0, mask=mask)
+
+
+@triton.jit
+def matmul_grouped_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # Triton tutorial 03's grouped ("super-grouping") tile order: GROUP_M rows of tiles
+    # are walked column by column, so programs that run together share A and B tiles
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        rk = k + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :],
+                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :],
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+@triton.jit
+def matmul_grouped_nomin_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                GROUP_M: tl.constexpr):
+    # twin: the last group's height is taken as GROUP_M (no min), so when the tile rows
+    # are not a multiple of GROUP_M some tiles fall outside C and others are never done
+    pid = tl.program_id(0)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = GROUP_M
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        rk = k + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :],
+                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :],
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)

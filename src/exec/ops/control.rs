@@ -187,6 +187,10 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
     fn store(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> Result<(), ExecError> {
         Interp::store(self, op, args).map_err(|f| Interp::at(self, op, f))
     }
+    fn atomic_rmw(&mut self, op: &Op, args: &[Rc<Value<D::V>>]) -> Result<Value<D::V>, ExecError> {
+        let out = Interp::atomic_rmw(self, op, args).map_err(|f| Interp::at(self, op, f))?;
+        Ok(self.round_to_type(op, out))
+    }
 
     fn if_side(&mut self, op: &Op, cond: Option<&Value<D::V>>) -> Result<Side<D::V>, ExecError> {
         match cond.and_then(|v| v.single()) {

@@ -8,7 +8,8 @@
 //! (Python's operators), `activations`, `reductions` (sums, max/min, var/std, softmax,
 //! argmax/argmin), `scans` (cumsum/cumprod), `norms` (norm, vector_norm, normalize,
 //! layer_norm, rms_norm), `linalg`, `pool`, `conv`, `losses`, `gather`, `shape` (layout,
-//! flip/diag/tril/triu, creation); `args` binds a call's arguments and normalises dims.
+//! flip/diag/tril/triu, creation), `random` (Triton's `tl.rand`, an extension); `args`
+//! binds a call's arguments and normalises dims.
 //! Imports run one way: `table` and `args` are leaves, `arith` sits above `elementwise`
 //! and `linalg`, and no op file uses this one.
 //!
@@ -25,6 +26,7 @@ mod linalg;
 mod losses;
 mod norms;
 mod pool;
+mod random;
 mod reductions;
 mod scans;
 mod shape;
@@ -90,6 +92,7 @@ pub(crate) fn definition(op: &str) -> Option<Definition> {
         (pool::OPS, pool::call),
         (conv::OPS, conv::call),
         (gather::OPS, gather::call),
+        (random::OPS, random::call),
     ];
     let (_, arms) = files.iter().find(|(ops, _)| ops.contains(&op))?;
     Some(Definition::Arms(*arms))

@@ -358,6 +358,9 @@ pub(crate) fn params(op: &str) -> &'static [&'static str] {
         "zeros" | "ones" => &["*size", "dtype", "device"],
         "full" => &["size", "fill_value", "dtype", "device"],
         "arange" => &["start", "end", "step", "dtype", "device"],
+        // Triton's random stream (`random.rs`): reached as `tl.rand` only, so not among
+        // the torch names of `SUPPORTED`
+        "tl.rand" => &["seed", "offset"],
         "zeros_like" | "ones_like" => &["input", "dtype"],
         "full_like" => &["input", "fill_value", "dtype"],
         _ => &["input"],
@@ -399,6 +402,8 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         | "softshrink" | "hardshrink" | "tanhshrink" | "threshold" | "clamp" | "where"
         | "maximum" | "minimum" | "fmax" | "fmin" | "add" | "sub" | "mul" | "div" | "gt" | "lt"
         | "ge" | "le" | "eq" | "ne" => Elementwise,
+        // Half to even: the formula op `rint`.
+        "round" => Elementwise,
         // To a float type: the value itself (a bool's 0 or 1), as at the instance; a
         // narrowing dtype or a cast to an integer type is refused by the definition.
         "float" | "double" | "to" => Elementwise,
@@ -406,7 +411,7 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "softmin"
         | "log_softmax" | "var" | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul"
         | "mm" | "t" | "unsqueeze" | "cat" | "reshape" | "zeros" | "ones" => Formula,
-        "floor" | "ceil" | "round" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
+        "floor" | "ceil" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
             "rounding and integer division are not among the formula ops the all-sizes \
              prover reads",
         ),
@@ -445,6 +450,7 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         "full" | "arange" | "zeros_like" | "ones_like" | "full_like" => {
             Refused("no formula over sizes is written for this creation op yet")
         }
+        "tl.rand" => Refused("Triton's random stream is read at an instance only"),
         _ => Refused("not in the op table"),
     }
 }
