@@ -207,9 +207,9 @@ pub(crate) fn lift_loaded(
 /// Proves for every size what will be printed: each named form (written out) where
 /// there is one, else the formula as synthesised. A named form is equal to its formula
 /// on the instance only (its rules are sampled, not proved), so where the named forms
-/// do not prove for every size, the formulas are tried as synthesised: when they prove
-/// (or the named forms are refuted at sizes where they differ from the formulas), the
-/// formulas are what is printed.
+/// do not prove for every size, or prove only with a size fixed, the formulas are tried
+/// as synthesised: when they prove more widely (or the named forms are refuted at sizes
+/// where they differ from the formulas), the formulas are what is printed.
 fn verify_all_sizes(
     lifted: &mut Lift,
     named: &mut HashMap<Formula, Named>,
@@ -228,25 +228,39 @@ fn verify_all_sizes(
         Some(n) => n.expand().divisors_out_of_matmuls(&env),
         None => f.clone(),
     });
-    let named_refuted = match lifted.all_sizes.as_ref().map(|o| &o.scope) {
-        None | Some(Scope::AllSizes { .. }) => return,
+    let named_fixed = match lifted.all_sizes.as_ref().map(|o| &o.scope) {
+        None => return,
+        Some(Scope::AllSizes { fixed, .. }) if fixed.is_empty() => return,
         // The kernel differs from the named forms at `sizes`; where they equal the
         // formulas there, it differs from the formulas too.
         Some(Scope::Refuted { sizes, .. }) if equal_at(named, k, sizes) => return,
-        Some(Scope::Refuted { .. }) => true,
-        Some(Scope::Unknown { .. }) => false,
+        // Proved with a size fixed (`N == 8`): the formulas may hold more widely.
+        Some(Scope::AllSizes { fixed, .. }) => Some(fixed.clone()),
+        Some(_) => None,
     };
-    if let Some(o) = &lifted.all_sizes {
+    let as_named = lifted.all_sizes.take();
+    if let Some(o) = &as_named {
         tracing::info!("the named forms, written out: {}", o.describe());
     }
-    lifted.all_sizes = None;
     lifted.verify_all_sizes_with(k, inst, limits);
-    let formulas_proved = matches!(
-        lifted.all_sizes.as_ref().map(|o| &o.scope),
-        Some(Scope::AllSizes { .. })
+    let formulas_fixed = match lifted.all_sizes.as_ref().map(|o| &o.scope) {
+        Some(Scope::AllSizes { fixed, .. }) => Some(fixed),
+        _ => None,
+    };
+    let formulas_wider = match (&named_fixed, formulas_fixed) {
+        (Some(n), Some(f)) => f.len() < n.len() && f.iter().all(|s| n.contains(s)),
+        (None, f) => f.is_some(),
+        (Some(_), None) => false,
+    };
+    let named_refuted = matches!(
+        as_named.as_ref().map(|o| &o.scope),
+        Some(Scope::Refuted { .. })
     );
-    if formulas_proved || named_refuted {
+    if formulas_wider || named_refuted {
         named.clear();
+    } else if named_fixed.is_some() {
+        // The named forms' claim is as wide: it is the one printed.
+        lifted.all_sizes = as_named;
     }
 }
 
@@ -261,4 +275,57 @@ fn equal_at(named: &HashMap<Formula, Named>, k: &Kernel, sizes: &[(String, i64)]
     named
         .iter()
         .all(|(f, n)| simplify::prove(f, &n.expand(), &env))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// The softmax fixture (N <= 8, instance M=4, N=8), lifted on its instance, with a
+    /// "named form" of our choosing for its formula `f`.
+    fn softmax_with_named(
+        named_of: impl Fn(&Formula) -> Formula,
+    ) -> (Lift, HashMap<Formula, Named>) {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("triton_ir/softmax");
+        let k = Kernel::load(
+            &dir.join("kernel.ttir"),
+            Some(&dir.join("kernel.launch.toml")),
+        )
+        .unwrap();
+        let limits = Limits::default();
+        let (mut lifted, _, _) = lift_loaded(&k, &BTreeMap::new(), false, &limits, false).unwrap();
+        let f = lifted.outputs[0].formula.clone().unwrap();
+        let mut named = HashMap::from([(f.clone(), Named::Formula(named_of(&f)))]);
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        verify_all_sizes(&mut lifted, &mut named, &k, &inst, &limits);
+        (lifted, named)
+    }
+
+    /// The sizes the all-sizes proof fixes (`None`: not proved for all sizes).
+    fn fixed_sizes(lifted: &Lift) -> Option<Vec<(String, i64)>> {
+        match lifted.all_sizes.as_ref().map(|o| &o.scope) {
+            Some(Scope::AllSizes { fixed, .. }) => Some(fixed.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_named_form_equal_only_at_the_instance_size_is_not_printed() {
+        // f · 8 · mean(f) is f · 8/N: f itself at the instance's N = 8 only (it proves
+        // with N == 8 fixed, where f proves for every N <= 8).
+        let (lifted, named) =
+            softmax_with_named(|f| f.clone() * (Formula::int(8) * f.clone().mean(1, true)));
+        assert!(named.is_empty(), "the wrong named form was kept");
+        assert_eq!(fixed_sizes(&lifted), Some(vec![]), "{:?}", lifted.all_sizes);
+    }
+
+    #[test]
+    fn a_named_form_equal_at_every_size_is_what_is_proved() {
+        // (2 · f) · 1/2, another tree for f at every size.
+        let (lifted, named) =
+            softmax_with_named(|f| (Formula::int(2) * f.clone()) * Formula::ratio(1, 2));
+        assert_eq!(named.len(), 1);
+        assert_eq!(fixed_sizes(&lifted), Some(vec![]), "{:?}", lifted.all_sizes);
+    }
 }

@@ -611,10 +611,8 @@ fn decide_up_to_renaming(
     opts: &Options,
     size: usize,
 ) -> Vec<Verdict> {
-    let start = std::time::Instant::now();
     let class = symmetry::classes(terms, pairs);
     let firsts: Vec<usize> = (0..pairs.len()).filter(|&i| class[i] == i).collect();
-    tracing::debug!("decide: classes in {:?}", start.elapsed());
     if firsts.len() == pairs.len() {
         return decide_chunks(terms, pairs, opts, &|_| None, size, &|_| Plan::Decide);
     }
@@ -628,11 +626,13 @@ fn decide_up_to_renaming(
     let decided = decide_chunks(terms, &first_pairs, opts, &|_| None, first_size, &|_| {
         Plan::Decide
     });
-    let mut verdict_of: FxHashMap<usize, Verdict> = FxHashMap::default();
-    verdict_of.extend(firsts.into_iter().zip(decided));
-    let plan = |i: usize| match &verdict_of[&class[i]] {
-        v if class[i] == i => Plan::Done(v.clone()),
-        Verdict::Equal { preconditions } if preconditions.is_empty() => Plan::RefuteOnly,
+    let mut verdict_of: Vec<Option<Verdict>> = vec![None; pairs.len()];
+    for (i, v) in firsts.into_iter().zip(decided) {
+        verdict_of[i] = Some(v);
+    }
+    let plan = |i: usize| match &verdict_of[class[i]] {
+        Some(v) if class[i] == i => Plan::Done(v.clone()),
+        Some(Verdict::Equal { preconditions }) if preconditions.is_empty() => Plan::RefuteOnly,
         _ => Plan::Decide,
     };
     decide_chunks(terms, pairs, opts, &|_| None, size, &plan)

@@ -107,17 +107,10 @@ pub fn prove(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
 /// `f`'s named form under `rules`, proved on `env`'s instance; the formula itself
 /// where nothing simpler proves.
 pub fn simplify(f: &Formula, env: &ShapeEnv, rules: &Rules) -> Result<Simplified, SimplifyError> {
-    let start = std::time::Instant::now();
     let named = rewrite(f, env, rules)?;
-    let rewritten = start.elapsed();
     let nodes_before = f.size();
     let proved = named.has_names() || named.size() < nodes_before;
     let proved = proved && prove(f, &named.expand(), env);
-    // Timing for `-vv` only: it never decides anything.
-    tracing::debug!(
-        "simplify: rules {rewritten:?}, proof {:?}",
-        start.elapsed() - rewritten
-    );
     let named = if proved {
         named
     } else {

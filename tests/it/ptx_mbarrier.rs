@@ -21,16 +21,7 @@ fn dir() -> PathBuf {
 }
 
 fn expectation(name: &str) -> String {
-    let text = std::fs::read_to_string(dir().join(format!("{name}.cu"))).unwrap();
-    text.lines()
-        .take_while(|l| l.starts_with("//"))
-        .find_map(|l| {
-            l[2..]
-                .trim()
-                .strip_prefix("expect:")
-                .map(|e| e.trim().to_string())
-        })
-        .unwrap_or_else(|| panic!("{name}.cu: no `// expect:` line"))
+    crate::common::cu_header(&dir(), name, "expect")
 }
 
 /// lift race's verdict word (UNKNOWN for an error that is no finding) and its report.
@@ -46,16 +37,7 @@ fn race(name: &str) -> (String, String) {
 }
 
 fn names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir())
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let p = e.path();
-            (p.extension()? == "cu").then(|| p.file_stem()?.to_str().map(String::from))?
-        })
-        .collect();
-    names.sort();
-    names
+    crate::common::cu_names(&dir())
 }
 
 #[test]

@@ -15,55 +15,20 @@
 //! are lift's own reading of the PTX ISA; Triton's kernels, written by others for real
 //! hardware, agreeing with the naive kernel is the independent check of them.
 
-use assert_cmd::Command;
+use crate::common::{cu_header, cu_names, lift_at_root as lift};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
-/// `lift ARGS` from the repository root: (exit code, stdout + stderr).
-fn lift(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::cargo_bin("lift")
-        .unwrap()
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
-}
-
 /// The value of `// KEY:` in the header of `ptx/mma/NAME.cu`.
 fn header(name: &str, key: &str) -> String {
-    let text = std::fs::read_to_string(root().join(format!("ptx/mma/{name}.cu"))).unwrap();
-    text.lines()
-        .take_while(|l| l.starts_with("//"))
-        .find_map(|l| {
-            l[2..]
-                .trim()
-                .strip_prefix(key)
-                .and_then(|r| r.strip_prefix(':'))
-                .map(|e| e.trim().to_string())
-        })
-        .unwrap_or_else(|| panic!("{name}.cu: no `// {key}:` line"))
+    cu_header(&root().join("ptx/mma"), name, key)
 }
 
 fn names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root().join("ptx/mma"))
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let p = e.path();
-            (p.extension()? == "cu").then(|| p.file_stem()?.to_str().map(String::from))?
-        })
-        .collect();
-    names.sort();
-    names
+    cu_names(&root().join("ptx/mma"))
 }
 
 const ACCUMULATION: &str =

@@ -517,3 +517,44 @@ pub fn output_text(o: &std::process::Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// `lift ARGS` run from the repository root: (exit code, stdout then stderr).
+pub fn lift_at_root(args: &[&str]) -> (Option<i32>, String) {
+    let out = assert_cmd::Command::cargo_bin("lift")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap();
+    (out.status.code(), output_text(&out))
+}
+
+/// The names (stems) of the `.cu` sources of an NVRTC corpus folder, sorted.
+pub fn cu_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension()? == "cu").then(|| p.file_stem()?.to_str().map(String::from))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The value of `// KEY:` in the comment header of `DIR/NAME.cu` (the generators write
+/// each kernel's expectations there); panics naming the file where it is missing.
+pub fn cu_header(dir: &Path, name: &str, key: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(format!("{name}.cu"))).unwrap();
+    text.lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| {
+            l[2..]
+                .trim()
+                .strip_prefix(key)
+                .and_then(|r| r.strip_prefix(':'))
+                .map(|e| e.trim().to_string())
+        })
+        .unwrap_or_else(|| panic!("{name}.cu: no `// {key}:` line"))
+}
