@@ -77,7 +77,7 @@ fn points(m: Meaning) -> Vec<f32> {
 fn probes_compute_their_functions() {
     for p in probes() {
         let xs = points(p.meaning);
-        let mut inst = p.inst.clone();
+        let mut inst = p.instance().clone();
         let mut worst: f64 = 0.0;
         for &x in &xs {
             let mut d = Concrete {
@@ -91,7 +91,7 @@ fn probes_compute_their_functions() {
                 values_only: false,
             };
             inst.block = [1, 1, 1];
-            let run = lift::ptx::execute(&p.module, &inst, &p.arg_order, &mut d)
+            let run = lift::ptx::execute(p.module(), &inst, p.arg_order(), &mut d)
                 .unwrap_or_else(|e| panic!("{} at {x}: {e}", p.name));
             let y = run.outputs.iter().find(|o| o.name == "y").unwrap().elems[0].unwrap();
             let want = p.meaning.eval(x as f64);

@@ -139,6 +139,20 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recogniti
         for &t in &dag {
             terms.for_each_child(t, |c| parents.entry(c).or_default().push(t));
         }
+        // Probes whose code could be in the DAG at all: at least half of their
+        // constants occur in it (in magnitude). Code at any argument keeps most of
+        // the probe's constants (polynomial coefficients, split constants); only its
+        // scales and comparison bounds move with a scaled argument. A cheap cut:
+        // recognition is still decided by the identity of terms.
+        let mine: FxHashSet<BigRational> = dag
+            .iter()
+            .filter_map(|t| terms.as_const(*t))
+            .map(|c| c.abs())
+            .collect();
+        let plausible: Vec<bool> = probes()
+            .iter()
+            .map(|p| 2 * p.constants.intersection(&mine).count() >= p.constants.len())
+            .collect();
         // (argument, probe) pairs to try: nodes of the DAG whose parents look like
         // the probe's uses of its argument, and scaled arguments (below).
         let mut tries: Vec<(TermId, usize)> = Vec::new();
@@ -171,6 +185,9 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recogniti
             let within =
                 |u: &FxHashSet<String>, s: &FxHashSet<String>| !u.is_empty() && u.is_subset(s);
             for (i, p) in probes().iter().enumerate() {
+                if !plausible[i] {
+                    continue;
+                }
                 let plain = match form {
                     Some(j) => p.form_uses[j].as_ref().is_some_and(|u| within(u, &erased)),
                     None => within(&p.uses, &shapes),
@@ -183,7 +200,13 @@ pub fn recognise(terms: &mut Terms, outputs: &mut [Output<TermId>]) -> Recogniti
                 }
             }
         }
-        tries.extend(scaled_arguments(terms, &candidates, &in_dag, &parents));
+        tries.extend(scaled_arguments(
+            terms,
+            &candidates,
+            &in_dag,
+            &parents,
+            &plausible,
+        ));
         let mut seen: FxHashSet<(TermId, usize)> = FxHashSet::default();
         tries.retain(|t| seen.insert(*t));
         let mut subst: FxHashMap<TermId, TermId> = FxHashMap::default();
@@ -289,6 +312,7 @@ fn scaled_arguments(
     candidates: &[TermId],
     in_dag: &FxHashSet<TermId>,
     parents: &FxHashMap<TermId, Vec<TermId>>,
+    plausible: &[bool],
 ) -> Vec<(TermId, usize)> {
     let mut out = Vec::new();
     // The uses of a node whatever their constants (none for a term that is no node).
@@ -308,6 +332,21 @@ fn scaled_arguments(
             })
             .clone()
     };
+    // How many nodes `c' · u` of the DAG scale each `u` (by u's factors): a probe with
+    // more non-zero scales than `u` has scaled nodes (and `u` itself, for `k·c_i = 1`)
+    // cannot match, and is passed over before any rational arithmetic.
+    let mut scaled_nodes: FxHashMap<&[TermId], usize> = FxHashMap::default();
+    for &t in in_dag {
+        if let Node::Mul(ops) = terms.node(t) {
+            if ops.len() >= 2 && terms.as_const(ops[0]).is_some() {
+                *scaled_nodes.entry(&ops[1..]).or_default() += 1;
+            }
+        }
+    }
+    let scaled_nodes: FxHashMap<Vec<TermId>, usize> = scaled_nodes
+        .into_iter()
+        .map(|(k, n)| (k.to_vec(), n))
+        .collect();
     for &t in candidates {
         let Node::Mul(ops) = terms.node(t) else {
             continue;
@@ -316,8 +355,13 @@ fn scaled_arguments(
             continue;
         };
         let rest = ops[1..].to_vec();
+        let available = scaled_nodes.get(&rest).copied().unwrap_or(0);
         let u = terms.product(&rest);
+        let available = available + in_dag.contains(&u) as usize;
         for (i, p) in probes().iter().enumerate() {
+            if !plausible[i] || p.scales.iter().filter(|c| !c.is_zero()).count() > available {
+                continue;
+            }
             for c in &p.scales {
                 if c.is_zero() {
                     continue;

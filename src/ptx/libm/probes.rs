@@ -94,9 +94,12 @@ impl Meaning {
 pub struct Probe {
     pub name: &'static str,
     pub meaning: Meaning,
-    pub module: Module,
-    pub inst: Instance,
-    pub arg_order: Vec<String>,
+    /// The probe's PTX and launch, parsed on its first run: most kernels try only a
+    /// few probes (the fingerprints below choose them), and parsing all 280 KB of
+    /// them cost every PTX command about a quarter of its time.
+    ptx: &'static str,
+    launch: &'static str,
+    code: OnceLock<Code>,
     /// How the expansion's code uses its argument: the shapes of the argument's
     /// direct parents (see [`parent_shape`]) other than the result itself. Where the
     /// code is the probe's, each is a parent of the argument in the kernel's term too:
@@ -122,6 +125,13 @@ pub struct Probe {
     /// the kernel's term as `(k·c) · u` (products flatten, constants fold), so the node
     /// `k · u` itself may not exist: these let `recognise` solve for `k`.
     pub(super) scales: Vec<BigRational>,
+}
+
+/// A probe's code, parsed.
+struct Code {
+    module: Module,
+    inst: Instance,
+    arg_order: Vec<String>,
 }
 
 /// (name, meaning, PTX, launch). Triton's libdevice calls (`log` .. `erf`, from
@@ -389,20 +399,14 @@ pub fn probes() -> &'static [Probe] {
     })
 }
 
-/// A probe with its code parsed and no fingerprint yet.
-fn parse(name: &'static str, meaning: Meaning, ptx: &str, launch: &str) -> Probe {
-    let module = crate::ptx::parse(ptx).expect("embedded libm probe parses");
-    let mut inst = Launch::parse(launch, name)
-        .and_then(|l| l.instantiate(&BTreeMap::new()))
-        .expect("embedded libm probe launch");
-    // One element, one thread: the element's code is all that matters.
-    inst.block = [1, 1, 1];
+/// A probe with no fingerprint yet (its code parsed when first run).
+fn parse(name: &'static str, meaning: Meaning, ptx: &'static str, launch: &'static str) -> Probe {
     Probe {
         name,
         meaning,
-        module,
-        inst,
-        arg_order: crate::ptx::launch_arg_order(launch),
+        ptx,
+        launch,
+        code: OnceLock::new(),
         uses: FxHashSet::default(),
         neg_uses: FxHashSet::default(),
         scaled_uses: Default::default(),
@@ -560,8 +564,40 @@ impl Domain for Bound<'_> {
 }
 
 impl Probe {
+    fn code(&self) -> &Code {
+        self.code.get_or_init(|| {
+            let module = crate::ptx::parse(self.ptx).expect("embedded libm probe parses");
+            let mut inst = Launch::parse(self.launch, self.name)
+                .and_then(|l| l.instantiate(&BTreeMap::new()))
+                .expect("embedded libm probe launch");
+            // One element, one thread: the element's code is all that matters.
+            inst.block = [1, 1, 1];
+            Code {
+                module,
+                inst,
+                arg_order: crate::ptx::launch_arg_order(self.launch),
+            }
+        })
+    }
+
+    /// The probe's parsed PTX module.
+    pub fn module(&self) -> &Module {
+        &self.code().module
+    }
+
+    /// The probe's launch instance (one thread).
+    pub fn instance(&self) -> &Instance {
+        &self.code().inst
+    }
+
+    /// The probe's kernel parameters in launch order.
+    pub fn arg_order(&self) -> &[String] {
+        &self.code().arg_order
+    }
+
     /// The term the probe stores for input `arg`, built in `terms`.
     pub fn apply(&self, terms: &mut Terms, arg: TermId) -> Option<TermId> {
+        let code = self.code();
         let mut d = Bound {
             sym: Symbolic {
                 terms,
@@ -570,7 +606,7 @@ impl Probe {
             },
             arg,
         };
-        let run = crate::ptx::execute(&self.module, &self.inst, &self.arg_order, &mut d).ok()?;
+        let run = crate::ptx::execute(&code.module, &code.inst, &code.arg_order, &mut d).ok()?;
         let y = run.outputs.iter().find(|o| o.name == "y")?;
         y.elems.first().copied().flatten()
     }
