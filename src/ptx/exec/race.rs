@@ -441,7 +441,11 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn describe<W>(&self, r: &Rec<W>) -> String {
         let ins = &self.entry.body[r.instr];
         let n = self.threads.len();
-        let tid = if r.thread >= n {
+        let tid = if r.thread >= 2 * n {
+            // A tensor-core pipe (see `tcgen05`).
+            let [x, y, z] = self.tid_of(r.thread - 2 * n);
+            format!("the tcgen05.mma issued by thread ({x}, {y}, {z})")
+        } else if r.thread >= n {
             let [x, y, z] = self.tid_of(r.thread - n);
             let on =
                 self.bulk_phase
