@@ -516,6 +516,8 @@ impl<'a, D: Domain> Sim<'a, D> {
         let what = self.place_name(what);
         let sync = if a.cta != b.cta {
             "in different CTAs"
+        } else if a.thread >= 2 * self.threads.len() || b.thread >= 2 * self.threads.len() {
+            "with no wait between them for the mbarrier phase the mma's tcgen05.commit completes"
         } else if a.thread >= self.threads.len() || b.thread >= self.threads.len() {
             "with no mbarrier wait for the copy's phase between them"
         } else if self.threads[a.thread].warp == self.threads[b.thread].warp {
