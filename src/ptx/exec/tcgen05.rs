@@ -317,9 +317,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
-    /// Before thread `t` runs `ins`: naming a register a `tcgen05.ld` still writes races.
+    /// Before thread `t` runs `ins`: naming a register a `tcgen05.ld` still writes races
+    /// (another tcgen05 instruction included; only `tcgen05.wait::ld` may come first).
     pub(super) fn tcgen05_touch(&self, t: usize, ins: &Instr) -> Result<(), Fail> {
-        if self.tmem.loads.is_empty() || ins.op == "tcgen05" {
+        let wait = ins.op == "tcgen05" && ins.mods.first().is_some_and(|m| m == "wait::ld");
+        if self.tmem.loads.is_empty() || wait {
             return Ok(());
         }
         let Some((pc, regs)) = self.tmem.loads.get(&t) else {
