@@ -627,11 +627,11 @@ impl<'a, D: Domain> Sim<'a, D> {
             );
         }
         let split = match split {
-            Some(Operand::Imm(s)) if *s >= 0 => *s as u64,
+            Some(Operand::Imm(s)) if (0..COLUMNS as i64).contains(s) => *s as u64,
             Some(_) => {
                 return fail(
                     ErrorKind::Malformed,
-                    "the .16x32bx2 split offset is an immediate",
+                    "the .16x32bx2 split offset is an immediate column count below 512",
                 )
             }
             None => 0,
