@@ -65,6 +65,16 @@ pub fn narrowings(module: &ast::Module) -> Vec<(String, u32, bool)> {
                     ),
                     false,
                 )),
+                // Blackwell's tensor cores: f16 or bf16 in (the instruction descriptor
+                // says which; lift runs f32 accumulators only).
+                "tcgen05" if i.has("mma") && i.has("kind::f16") => Some((
+                    format!(
+                        "f32 accumulation of `{}` read as exact (each product of two halves is \
+                         exact in f32; the tensor core's summation order and rounding are not modelled)",
+                        i.mnemonic()
+                    ),
+                    false,
+                )),
                 // Arithmetic in a 16-bit float type (`add.f16`, `fma.rn.f16x2`).
                 "add" | "sub" | "mul" | "fma" | "div" => i
                     .mods

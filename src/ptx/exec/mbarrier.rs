@@ -404,6 +404,35 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.complete_tx(bar, size as i64, &vc)
     }
 
+    /// One arrival on the mbarrier operand `op` of thread `t`'s instruction `pc`, made by
+    /// an agent whose clock is `vc` (the thread's tensor-core pipe at `tcgen05.commit`).
+    pub(super) fn agent_arrive(
+        &mut self,
+        t: usize,
+        pc: usize,
+        op: Option<&Operand>,
+        vc: &VClock,
+    ) -> Result<(), Fail> {
+        let addr = self.mbar_addr(t, op)?;
+        self.log_mbar(t, pc, addr, true)?;
+        self.effect(t);
+        let name = self.shared_name(addr);
+        let b = self.mbar(addr)?;
+        if b.pending == 0 {
+            return fail(
+                ErrorKind::Malformed,
+                format!(
+                    "an arrival on mbarrier {name}, which waits for none (undefined behaviour)"
+                ),
+            );
+        }
+        b.pending -= 1;
+        b.version += 1;
+        b.arrived.join(vc);
+        self.try_complete(addr);
+        Ok(())
+    }
+
     /// Whether a thread is blocked at an mbarrier wait or a spin loop when nothing
     /// else can be released: then no thread can move any more.
     pub(super) fn blocked_for_good(&self) -> bool {

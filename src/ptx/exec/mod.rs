@@ -53,6 +53,7 @@ mod race;
 mod spin;
 mod sums;
 mod sync;
+mod tcgen05;
 mod typed;
 mod uses;
 mod values;
@@ -423,6 +424,7 @@ fn run<D: Domain>(
         world: 0,
         named: HashMap::new(),
         synced: false,
+        tmem: Default::default(),
     };
     for cta in ctas {
         sim.run_cta(cta)?;
@@ -517,6 +519,8 @@ struct Sim<'a, D: Domain> {
     /// for part of the CTA): a `bar.sync` of the whole CTA then joins every clock and
     /// keeps the copy agents' writes in the log.
     synced: bool,
+    /// Tensor memory and the tcgen05 operations of the CTA (see `tcgen05`).
+    tmem: tcgen05::Tmem<D::V>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -557,6 +561,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.bulk_phase.clear();
         self.named.clear();
         self.synced = false;
+        self.tmem = Default::default();
         let n = self.block.iter().product::<i64>() as usize;
         self.uses.new_cta(n, self.entry.regs.len());
         self.threads = (0..n)
@@ -754,6 +759,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn exec_body(&mut self, t: usize, pc: usize, ins: &'a Instr) -> Result<Flow, Fail> {
         // Also on the paths of data-dependent branches, which run through here.
         self.wgmma_touch(t, ins)?;
+        self.tcgen05_touch(t, ins)?;
         let ty = ins.mods.last().map_or("", |s| s.as_str());
         let ops = &ins.operands;
         let opn = |i: usize| -> Result<&Operand, Fail> {
@@ -874,6 +880,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             "ld" | "ldu" => return self.load(t, pc, ins).map(|_| Flow::Next),
             "cp" => return self.cp_async(t, pc, ins).map(|_| Flow::Next),
             "wgmma" => return self.wgmma(t, pc, ins),
+            "tcgen05" => return self.tcgen05(t, pc, ins),
             "ldmatrix" | "mma" => {
                 if !ins.has("sync") || !ins.has("aligned") {
                     return unsupported(format!("{} without .sync.aligned", ins.op));

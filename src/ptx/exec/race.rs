@@ -441,7 +441,11 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn describe<W>(&self, r: &Rec<W>) -> String {
         let ins = &self.entry.body[r.instr];
         let n = self.threads.len();
-        let tid = if r.thread >= n {
+        let tid = if r.thread >= 2 * n {
+            // A tensor-core pipe (see `tcgen05`).
+            let [x, y, z] = self.tid_of(r.thread - 2 * n);
+            format!("the tcgen05.mma issued by thread ({x}, {y}, {z})")
+        } else if r.thread >= n {
             let [x, y, z] = self.tid_of(r.thread - n);
             let on =
                 self.bulk_phase
@@ -512,6 +516,8 @@ impl<'a, D: Domain> Sim<'a, D> {
         let what = self.place_name(what);
         let sync = if a.cta != b.cta {
             "in different CTAs"
+        } else if a.thread >= 2 * self.threads.len() || b.thread >= 2 * self.threads.len() {
+            "with no wait between them for the mbarrier phase the mma's tcgen05.commit completes"
         } else if a.thread >= self.threads.len() || b.thread >= self.threads.len() {
             "with no mbarrier wait for the copy's phase between them"
         } else if self.threads[a.thread].warp == self.threads[b.thread].warp {

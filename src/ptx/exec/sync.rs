@@ -535,6 +535,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             "ldmatrix" => self.ldmatrix(group)?,
             "mma" => self.mma(group)?,
             "wgmma" => self.wgmma_mma(group)?,
+            "tcgen05" => self.tcgen05_collective(group)?,
             "elect" => self.elect(group)?,
             "setmaxnreg" => self.setmaxnreg(group)?,
             other => return unsupported(format!("warp collective {other}")),
