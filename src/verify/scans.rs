@@ -94,6 +94,9 @@ impl AtIndex<'_> {
     }
 }
 
+/// A carried lane `(k, j)` at one row (the store's index with its scan axis zeroed).
+type RowLane = ((usize, usize), Vec<Poly>);
+
 /// One loop over sizes as `loops.rs` ran it: what the induction needs.
 pub(super) struct CarryLoop<'l> {
     pub init: &'l [Rc<Val>],
@@ -126,7 +129,7 @@ impl Run<'_, '_, '_> {
         }
         let needles: rustc_hash::FxHashSet<TermId> = lane_of.keys().copied().collect();
         // One induction per carried lane and row (the lanes of a block share it).
-        let mut proved: HashMap<((usize, usize), Vec<Poly>), Option<TermId>> = HashMap::new();
+        let mut proved: HashMap<RowLane, Option<TermId>> = HashMap::new();
         for s in l.stores_from..self.path.stores.len() {
             let st = &self.path.stores[s];
             let (Some(value), Some(idx)) = (st.value, st.index.clone()) else {
