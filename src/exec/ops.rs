@@ -3,8 +3,8 @@
 //! (`exec::walk`); this module is the bounded run's hooks of it: the state and plumbing in
 //! `interp.rs`, branches, loop trips, lane maps and `scf.while` in `control.rs`, integer
 //! ops on machine integers in `arith.rs` (`int.rs`), memory in `memory.rs` (atomics in
-//! `atomic.rs`), scans in
-//! `reduce.rs`, forks on the data in `fork.rs`.
+//! `atomic.rs`), forks on the data in `fork.rs` (`tt.scan` is the walk's own,
+//! `exec/walk/scan.rs`).
 
 mod arith;
 mod atomic;
@@ -16,7 +16,6 @@ mod interp;
 mod lanes;
 mod masked;
 mod memory;
-mod reduce;
 mod select;
 
 pub(crate) use interp::Interp;

@@ -245,6 +245,14 @@ pub enum Formula {
         axis: usize,
         arg: Box<Formula>,
     },
+    /// `linear_recurrence(a, x, axis)`: along `axis`, `h[t] = a[t]·h[t-1] + x[t]` with
+    /// `h[-1] = 0` (a state-space model's scan; `a[0]` is never read). `a` and `x` have
+    /// one shape, the result's.
+    Recurrence {
+        axis: usize,
+        a: Box<Formula>,
+        x: Box<Formula>,
+    },
     /// `tril(arg, diagonal)` (`upper`: `triu`): element `[.., i, j]` is kept where
     /// `j - i <= diagonal` (`>=` for triu), else 0. Needs at least 2 axes.
     Tri {
@@ -412,6 +420,14 @@ impl Formula {
             arg: Box::new(arg),
         }
     }
+    /// `linear_recurrence(a, x, axis)` ([`Formula::Recurrence`]).
+    pub fn recurrence(a: Formula, x: Formula, axis: usize) -> Formula {
+        Formula::Recurrence {
+            axis,
+            a: Box::new(a),
+            x: Box::new(x),
+        }
+    }
     /// `tril(self, diagonal)`, or `triu` when `upper`.
     pub fn tri(self, upper: bool, diagonal: i64) -> Formula {
         Formula::Tri {
@@ -531,6 +547,11 @@ impl Formula {
                 upper,
                 diagonal,
             },
+            Formula::Recurrence { axis, a, x } => Formula::Recurrence {
+                axis,
+                a: g(a),
+                x: g(x),
+            },
             Formula::Binary(op, a, b) => Formula::Binary(op, g(a), g(b)),
             Formula::Cmp(op, a, b) => Formula::Cmp(op, g(a), g(b)),
             Formula::MatMul(a, b) => Formula::MatMul(g(a), g(b)),
@@ -587,6 +608,7 @@ impl Formula {
             Formula::Binary(_, a, b)
             | Formula::Cmp(_, a, b)
             | Formula::MatMul(a, b)
+            | Formula::Recurrence { a, x: b, .. }
             | Formula::Take {
                 data: a, index: b, ..
             } => {

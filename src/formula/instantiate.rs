@@ -155,6 +155,25 @@ fn scan(terms: &mut Terms, x: &Dense, op: ScanOp, axis: usize) -> Dense {
     }
 }
 
+/// `h[t] = a[t]·h[t-1] + x[t]` along `axis` from `h[0] = x[0]`, built as a kernel's
+/// loop builds it (`a·h + x` through the same constructors).
+fn recurrence(terms: &mut Terms, a: &Dense, x: &Dense, axis: usize) -> Dense {
+    let st = strides(&x.shape);
+    let mut elems = x.elems.clone();
+    for flat in 0..x.elems.len() {
+        let t = unravel(flat, &x.shape)[axis];
+        if t > 0 {
+            let prev = elems[flat - st[axis]];
+            let ah = terms.mul(a.elems[flat], prev);
+            elems[flat] = terms.add(ah, x.elems[flat]);
+        }
+    }
+    Dense {
+        shape: x.shape.clone(),
+        elems,
+    }
+}
+
 /// `tril`/`triu` of the last two axes: elements off the kept triangle are 0.
 fn tri(terms: &mut Terms, x: &Dense, upper: bool, diagonal: i64) -> Dense {
     let n = x.shape.len();
@@ -321,6 +340,10 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
         Formula::Scan { op, axis, arg } => {
             let a = run(arg, terms, env)?;
             scan(terms, &a, *op, *axis)
+        }
+        Formula::Recurrence { axis, a, x } => {
+            let (a, x) = (run(a, terms, env)?, run(x, terms, env)?);
+            recurrence(terms, &a, &x, *axis)
         }
         Formula::Tri {
             arg,

@@ -22,6 +22,7 @@
 //!     | Reduce { op, axis, keepdim, arg }   sum max min mean prod argmax argmin over
 //!                                   one axis (argmax/argmin: PyTorch's first index)
 //!     | Scan { op, axis, arg }      cumsum / cumprod along one axis
+//!     | Recurrence { axis, a, x }   linear_recurrence: h[t] = a[t]·h[t-1] + x[t], h[-1] = 0
 //!     | Tri { arg, upper, diagonal }  tril / triu of the last two axes (zeros elsewhere)
 //!     | MatMul(f, f)                NumPy `@` (1-D operands and batch dims as NumPy)
 //!     | Transpose(f)                swaps the last two axes (needs ≥ 2 axes)

@@ -396,6 +396,18 @@ impl Formula {
                 data,
                 index,
             } => self.take_dims(*kind, *axis, data, index, env),
+            Formula::Recurrence { axis, a, x } => {
+                let (da, d) = (a.dims(env)?, x.dims(env)?);
+                if *axis >= d.len() || da != d {
+                    return err(format!(
+                        "a recurrence along axis {axis} needs a and x of one shape, not {:?} and {:?}, in {}",
+                        sizes(&da),
+                        sizes(&d),
+                        self
+                    ));
+                }
+                Ok(d)
+            }
             Formula::Scan { axis, arg, .. } => {
                 let d = arg.dims(env)?;
                 if *axis >= d.len() {

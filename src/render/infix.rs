@@ -248,6 +248,11 @@ impl Infix<'_> {
                 ),
                 P_MUL,
             ),
+            Formula::Recurrence { axis, a, x } => {
+                let (a, x) = (self.at(a, 0, false), self.at(x, 0, false));
+                // NumPy and torch: the helper `linear_recurrence` the module defines.
+                (format!("linear_recurrence({a}, {x}, axis={axis})"), P_ATOM)
+            }
             Formula::Scan { op, axis, arg } => {
                 let e = self.at(arg, 0, false);
                 let s = match d {

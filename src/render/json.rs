@@ -17,6 +17,8 @@
 //! `slice` (+ `"axis"`, `"start"`, `"end"`: size expressions as text, `end` `null` for
 //! the end of the axis), `take` (args: data, index; + `"axis"`, `"kind"`: `"along"`,
 //! `x[i, t[i]]`, or `"index"`, `w[idx]`; a position outside the axis reads 0),
+//! `cumsum` `cumprod` (+ `"axis"`), `linear_recurrence` (args: a, x; + `"axis"`:
+//! `h[t] = a[t]·h[t-1] + x[t]` from `h[-1] = 0`),
 //! `broadcast` and `reshape` (+ `"to"`: the shape as size
 //! expressions; a reshape keeps the row-major order of the elements). Leaves
 //! have no `args`.
@@ -83,6 +85,10 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
         Formula::Scan { op, axis, .. } => {
             m.insert("axis".into(), json!(axis));
             op.name()
+        }
+        Formula::Recurrence { axis, .. } => {
+            m.insert("axis".into(), json!(axis));
+            "linear_recurrence"
         }
         Formula::Tri {
             upper, diagonal, ..

@@ -100,7 +100,10 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         Formula::MatMul(..) => P_MUL,
         Formula::Cat { .. } | Formula::Slice { .. } | Formula::Unsqueeze { .. } => P_ATOM,
         Formula::Reshape { .. } => P_ATOM,
-        Formula::Scan { .. } | Formula::Tri { .. } | Formula::Window { .. } => P_ATOM,
+        Formula::Scan { .. }
+        | Formula::Recurrence { .. }
+        | Formula::Tri { .. }
+        | Formula::Window { .. } => P_ATOM,
         Formula::Take { .. } => P_ATOM,
         Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
@@ -216,6 +219,15 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
         }
         Formula::MatMul(a, b) => (format!("{} {}", at(a, P_POW, true), at(b, P_POW, followed)), P_MUL),
         Formula::Transpose(a) => (format!("{}^{{\\top}}", at(a, P_ATOM, false)), P_POW),
+        Formula::Recurrence { axis, a, x } => (
+            format!(
+                "\\operatorname{{linrec}}_{{{}}}\\left({}, {}\\right)",
+                index_letter(*axis),
+                at(a, 0, false),
+                at(x, 0, false)
+            ),
+            P_ATOM,
+        ),
         Formula::Scan { op, axis, arg } => (
             format!(
                 "\\operatorname{{{}}}_{{{}}}\\left({}\\right)",

@@ -22,6 +22,20 @@
 use super::infix::{Dialect, Infix};
 use crate::formula::{Formula, FormulaError, Output, ShapeEnv};
 
+/// The helper a `linear_recurrence` calls: the loop over the axis it means.
+const RECURRENCE: &str = "
+
+def linear_recurrence(a, x, axis):
+    \"\"\"h[t] = a[t] * h[t-1] + x[t] along axis, with h[-1] = 0.\"\"\"
+    a, x = np.moveaxis(a, axis, 0), np.moveaxis(x, axis, 0)
+    h = np.empty(x.shape, dtype=np.result_type(a, x))
+    state = np.zeros(x.shape[1:], dtype=h.dtype)
+    for t in range(x.shape[0]):
+        state = a[t] * state + x[t]
+        h[t] = state
+    return np.moveaxis(h, 0, axis)
+";
+
 /// One formula as a NumPy expression.
 pub fn expr(f: &Formula, env: &ShapeEnv) -> String {
     Infix {
@@ -52,12 +66,15 @@ fn module(
     name: &str,
     sig: Option<&super::torch::Signature>,
 ) -> Result<String, FormulaError> {
-    let imports = "import math\nimport numpy as np\n";
+    let mut imports = "import math\nimport numpy as np\n".to_string();
+    if super::torch::uses_recurrence(outputs) {
+        imports.push_str(RECURRENCE);
+    }
     super::torch::python_function(
         outputs,
         env,
         name,
-        imports,
+        &imports,
         &|f| super::torch::plain(expr(f, env)),
         sig,
     )

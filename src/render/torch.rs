@@ -57,15 +57,33 @@ fn module(
     name: &str,
     sig: Option<&Signature>,
 ) -> Result<String, FormulaError> {
-    python_function(
-        outputs,
-        env,
-        name,
-        "import torch\n",
-        &|f| plain(expr(f, env)),
-        sig,
-    )
+    let mut imports = "import torch\n".to_string();
+    if uses_recurrence(outputs) {
+        imports.push_str(RECURRENCE);
+    }
+    python_function(outputs, env, name, &imports, &|f| plain(expr(f, env)), sig)
 }
+
+/// Whether some output holds a `linear_recurrence`, whose helper the module defines.
+pub(super) fn uses_recurrence(outputs: &[Output]) -> bool {
+    fn has(f: &Formula) -> bool {
+        matches!(f, Formula::Recurrence { .. }) || f.children().into_iter().any(has)
+    }
+    outputs.iter().any(|o| has(&o.formula))
+}
+
+/// The helper a `linear_recurrence` calls: the loop over the axis it means.
+const RECURRENCE: &str = "
+
+def linear_recurrence(a, x, axis):
+    \"\"\"h[t] = a[t] * h[t-1] + x[t] along axis, with h[-1] = 0.\"\"\"
+    a, x = torch.movedim(a, axis, 0), torch.movedim(x, axis, 0)
+    state, h = torch.zeros_like(x[0]), []
+    for t in range(x.shape[0]):
+        state = a[t] * state + x[t]
+        h.append(state)
+    return torch.movedim(torch.stack(h), 0, axis)
+";
 
 /// How a kernel's reference function is introduced.
 pub struct Signature<'a> {

@@ -35,6 +35,7 @@ mod online;
 mod order;
 mod readable;
 mod report;
+mod scans;
 mod structured;
 mod windows;
 
@@ -341,6 +342,7 @@ impl<'a> Synth<'a> {
                 Err(e) => self
                     .concat(shape, list, false)
                     .or_else(|| self.scan(shape, list))
+                    .or_else(|| self.recurrence(shape, list))
                     .or_else(|| self.triangle(shape, list))
                     .or_else(|| self.window(shape, list))
                     .ok_or(e),

@@ -363,6 +363,7 @@ impl AtIndex<'_> {
                 ))
             }
             Formula::Scan { arg, .. } | Formula::Tri { arg, .. } => self.shape(arg)?,
+            Formula::Recurrence { x, .. } => self.shape(x)?,
             Formula::Take { .. } => {
                 return Err(
                     "a gather at integer labels (`take`) is not read for all sizes yet".into(),
@@ -589,8 +590,9 @@ impl AtIndex<'_> {
                     ));
                 }
             }
-            Formula::Scan { .. } => {
-                return Err(format!("`{f}` (a scan) is not read for all sizes yet"));
+            Formula::Scan { op, axis, arg } => self.scan_at(f, *op, *axis, arg, idx)?,
+            Formula::Recurrence { .. } => {
+                return Err(format!("`{f}` (a linear recurrence) is not read for all sizes yet"))
             }
         })
     }

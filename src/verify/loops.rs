@@ -239,6 +239,7 @@ impl Run<'_, '_, '_> {
         }
 
         // 2. The real run: integers at iteration u, floats as accumulator atoms.
+        let stores_from = self.path.stores.len();
         let mut args = vec![iv];
         let mut accs: Vec<Vec<Option<TermId>>> = Vec::new();
         let mut picks: Vec<Picked> = Vec::new();
@@ -371,6 +372,18 @@ impl Run<'_, '_, '_> {
             )?;
             finals.insert((k, j), t);
         }
+        // Stores that read a running total mid-loop (a blocked cumsum): super::scans.
+        self.carried_prefixes(&super::scans::CarryLoop {
+            init: &init,
+            accs: &accs,
+            cases: &cases,
+            stores_from,
+            var: &var,
+            valid: &valid,
+            lo: &lo,
+            hi: &hi,
+            step,
+        });
         let mut out = Vec::with_capacity(init.len());
         for (k, v) in init.iter().enumerate() {
             let mut lanes = Vec::with_capacity(v.lanes.len());

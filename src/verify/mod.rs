@@ -43,6 +43,7 @@ mod records;
 mod residue;
 mod resolve;
 mod run;
+mod scans;
 mod scope;
 mod summary;
 pub mod sym;
@@ -341,6 +342,7 @@ fn run(
             max_paths: MAX_PATHS,
             work,
             templates: &templates,
+            outputs: &formulas,
             input_shapes: &input_shapes,
             lazy_masks,
         };

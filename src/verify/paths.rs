@@ -213,16 +213,14 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     fn follows_branches(&self) -> bool {
         false
     }
-    /// The ops this run does not read: loops other than `scf.for`, scans, branches
-    /// between blocks, poison, barriers, and libdevice calls of several operands.
+    /// The ops this run does not read: loops other than `scf.for`, branches between
+    /// blocks, poison, barriers, and libdevice calls of several operands.
     fn refuses(&self, op: &Op, kind: Option<OpKind>) -> Option<Unsupported> {
         use OpKind::*;
         let reads = match kind {
             Some(Extern) => (op.attr("symbol").and_then(Attr::as_str))
                 .is_some_and(|s| extern_unary(s).is_some() || extern_round_to_int(s)),
-            None | Some(While | Scan | ScanReturn | Condition | Br | CondBr | Poison | Barrier) => {
-                false
-            }
+            None | Some(While | Condition | Br | CondBr | Poison | Barrier) => false,
             Some(_) => true,
         };
         (!reads).then(|| within(op, not_read_yet(&op.name)))
@@ -515,9 +513,6 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     }
 
     fn scf_while(&mut self, op: &Op, _: &mut Env) -> R<Vec<Rc<Val>>> {
-        Err(not_read_yet(&op.name))
-    }
-    fn scan(&mut self, op: &Op, _: &mut Env) -> R<Vec<Rc<Val>>> {
         Err(not_read_yet(&op.name))
     }
 }

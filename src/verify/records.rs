@@ -88,6 +88,8 @@ pub struct Setup<'a> {
     pub work: &'a super::work::Work,
     /// The formula's reductions, which loop summaries are matched against.
     pub templates: &'a [super::at_index::Template],
+    /// The formula of each output, by tensor name (a scan's prefixes, `super::scans`).
+    pub outputs: &'a HashMap<&'a str, &'a super::FormulaOutput>,
     pub input_shapes: &'a std::collections::BTreeMap<String, Vec<Poly>>,
     /// Undecided mask lanes become guards in values instead of forks
     /// ([`super::guards`]).

@@ -61,6 +61,7 @@ mod python_package;
 mod race_without_values;
 mod real_ops;
 mod reshape;
+mod scans;
 mod size_twins;
 mod suite;
 mod synth_causal;

@@ -1,7 +1,7 @@
 //! The bounded run's hooks of the one walk (`exec::walk::Control`): every branch on an
 //! index is taken concretely, a branch on the data forks (`fork.rs`) and merges, a loop
-//! runs trip by trip with its counter wrapping in its width, and `scf.while` and
-//! `tt.scan` (which the all-sizes run does not read) are run here.
+//! runs trip by trip with its counter wrapping in its width, and `scf.while` (which the
+//! all-sizes run does not read) is run here.
 //!
 //! Invariant: anything else is an error naming the op.
 
@@ -305,9 +305,6 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
 
     fn scf_while(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vals<D::V>, ExecError> {
         Interp::scf_while(self, op, env)
-    }
-    fn scan(&mut self, op: &Op, env: &mut Env<D::V>) -> Result<Vals<D::V>, ExecError> {
-        Interp::scan(self, op, env)
     }
 }
 

@@ -15,16 +15,6 @@ use crate::exec::execution::MaskedLoad;
 use crate::exec::value::Elem;
 use crate::triton_ir::ast::Op;
 
-/// The load index of the first undefined lane among `elems`.
-pub(super) fn first_undef<'e, V: 'e>(
-    elems: impl IntoIterator<Item = &'e Elem<V>>,
-) -> Option<usize> {
-    elems.into_iter().find_map(|e| match e {
-        Elem::Undef(u) => Some(*u),
-        _ => None,
-    })
-}
-
 impl<D: Domain> Interp<'_, D> {
     /// The value of a masked-off lane of `op` (a load without `other=`); `index`
     /// caches this load's entry in the table of undefined loads.

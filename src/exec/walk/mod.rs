@@ -24,6 +24,7 @@ use crate::triton_ir::ast::{Attr, Block, Func, Loc, Module, Op, Region};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
+mod scan;
 mod value;
 
 /// The values in scope, by SSA name.
@@ -238,9 +239,8 @@ pub(crate) trait Control<'m>: Values {
         env: &mut Env<Self::T>,
     ) -> Result<Vec<Rc<Self::T>>, Self::X>;
 
-    /// `scf.while` and `tt.scan` (the all-sizes run refuses both).
+    /// `scf.while` (the all-sizes run refuses it).
     fn scf_while(&mut self, op: &Op, env: &mut Env<Self::T>) -> Result<Vec<Rc<Self::T>>, Self::X>;
-    fn scan(&mut self, op: &Op, env: &mut Env<Self::T>) -> Result<Vec<Rc<Self::T>>, Self::X>;
 }
 
 fn malformed<'m, C: Control<'m>>(c: &C, message: impl Into<String>) -> C::E {
@@ -440,7 +440,7 @@ fn run_op<'m, C: Control<'m>>(
         Some(OpKind::For) => return scf_for(c, op, env),
         Some(OpKind::While) => return c.scf_while(op, env),
         Some(OpKind::Reduce) => return reduce(c, op, env),
-        Some(OpKind::Scan) => return c.scan(op, env),
+        Some(OpKind::Scan) => return scan::scan(c, op, env),
         Some(OpKind::Call) => return call(c, op, env),
         _ => {}
     }
