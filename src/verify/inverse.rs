@@ -70,6 +70,9 @@ fn linear_in(x: &Poly, vars: &[String]) -> Option<(Vec<(String, i128)>, Poly)> {
     (rebuilt == *x).then_some((terms, b))
 }
 
+/// Sizes and an element (one index per coordinate) that the candidates miss.
+type Missed = (Vec<(String, i64)>, Vec<i64>);
+
 /// Most residue cases one coverage query may be split into.
 const MAX_RESIDUES: i128 = 256;
 
@@ -360,11 +363,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
     }
 
     /// After a sat check of `s`: a model at small sizes first (the witness is replayed).
-    fn small_model(
-        &self,
-        s: &z3::Solver<'ctx>,
-        e: &[Int<'ctx>],
-    ) -> Option<(Vec<(String, i64)>, Vec<i64>)> {
+    fn small_model(&self, s: &z3::Solver<'ctx>, e: &[Int<'ctx>]) -> Option<Missed> {
         let ctx = self.smt.ctx;
         [Some(16), Some(1024), None].into_iter().find_map(|cap| {
             s.push();
@@ -383,11 +382,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
     }
 
     /// The sizes and the element a model gives.
-    fn read_model(
-        &self,
-        m: &z3::Model<'ctx>,
-        e: &[Int<'ctx>],
-    ) -> Option<(Vec<(String, i64)>, Vec<i64>)> {
+    fn read_model(&self, m: &z3::Model<'ctx>, e: &[Int<'ctx>]) -> Option<Missed> {
         let sizes = self
             .sizes
             .iter()
