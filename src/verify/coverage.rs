@@ -11,12 +11,14 @@
 //! queries are built without quantifiers: coordinate `k` is written `A·w + r` with `A`
 //! the lcm of the strides and `r` its residue, so each writer reaches each residue at
 //! exactly one `v`; "once" is then asked pair by pair, skipping pairs whose residues
-//! differ. Otherwise the program ids are bound by a quantifier (Z3 answers unknown on
+//! differ. Otherwise the writers' mixed-radix inverse may show "covered"
+//! ([`super::inverse`]); else the program ids are bound by a quantifier (Z3 answers unknown on
 //! it past a few hundred writers, e.g. a 16×16 tile of lazily masked lanes).
 //!
 //! Invariant: `Ok` only when every query whose unsat means the property was unsat.
 
 use super::attempt::{Attempt, Failed};
+use super::inverse::ByInverse;
 use super::lane::small_witness;
 use super::records::{Path, TensorSym};
 use super::residue::{lcm, Stride};
@@ -62,7 +64,11 @@ impl<'ctx> Attempt<'_, 'ctx> {
             Residues::Proved => Ok(()),
             Residues::Failed(f) => Err(f),
             Residues::CoveredOnly => self.coverage_quantified(paths, k, t, false),
-            Residues::NotApplicable => self.coverage_quantified(paths, k, t, true),
+            Residues::NotApplicable => match self.covered_by_inverse(paths, k, t) {
+                ByInverse::Covered => self.coverage_quantified(paths, k, t, false),
+                ByInverse::NotCovered(f) => Err(f),
+                ByInverse::Open => self.coverage_quantified(paths, k, t, true),
+            },
         }
     }
 

@@ -32,6 +32,7 @@ mod attempt;
 mod coverage;
 pub mod extent;
 pub mod guards;
+mod inverse;
 mod lane;
 pub mod loops;
 mod mask;

@@ -8,9 +8,13 @@
 //!
 //! - Every fixture gets its `expect`ed verdict at each instance against its PyTorch
 //!   spec, and every twin is REFUTED: the rotation by -angle, `floor(x + 1/2)` for
-//!   `rint` (at a tie), dropout's `1/p` scale, a skipped K slice, a stride that misses
-//!   tiles, a last group taken GROUP_M high. Rotary and quantisation are VERIFIED for
-//!   all sizes (`torch.round` is the formula op `rint`).
+//!   `rint` (at a tie), dropout's `1/p` scale, its stream read at offset + 1 or at
+//!   `pid * 2` (right on one program only), a skipped K slice, a stride that misses
+//!   tiles, a last group taken GROUP_M high. Rotary, quantisation and the persistent
+//!   kernel are VERIFIED for all sizes (`torch.round` is the formula op `rint`; the
+//!   persistent kernel's coverage through its tiles' mixed-radix inverse, for every N on
+//!   the launch's grid). An `elsewhere` twin is right at its instances and REFUTED at a
+//!   size the all-sizes step finds (`n // BLOCK` tiles: any N not a multiple of 4).
 //! - Dropout's spec names Triton's random stream, `tl.rand(seed, offsets)` (the one
 //!   extension of the spec language beyond PyTorch): proved on the instance. `lift run`
 //!   of the kernel at the launch's seed reproduces a NumPy Philox4x32-10 written in the
@@ -36,12 +40,15 @@ const FIXTURES: &[&str] = &[
     "rotary_interleaved_swap",
     "dropout",
     "dropout_scale",
+    "dropout_offset",
+    "dropout_block",
     "quant_rows",
     "quant_rows_floor",
     "matmul_splitk",
     "matmul_splitk_skip",
     "persistent_axpb",
     "persistent_axpb_stride",
+    "persistent_axpb_floor",
     "matmul_grouped",
     "matmul_grouped_nomin",
 ];
@@ -74,6 +81,12 @@ fn fixture(name: &str) -> Fixture {
 
 fn lift() -> Command {
     Command::cargo_bin("lift").unwrap()
+}
+
+/// Sizes as the verdict line prints them: `K=64, M=16`.
+fn sizes_text(sizes: &BTreeMap<String, i64>) -> String {
+    let v: Vec<String> = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    v.join(", ")
 }
 
 #[test]
@@ -116,6 +129,13 @@ fn real_op_kernels_get_their_verdict_at_each_instance() {
                 "refuted" => {
                     assert_eq!(o.status.code(), Some(1), "{what}:\n{t}");
                     assert!(t.contains("REFUTED"), "{what}:\n{t}");
+                }
+                // right on the instance, wrong at another size the all-sizes step finds
+                "elsewhere" => {
+                    assert_eq!(o.status.code(), Some(1), "{what}:\n{t}");
+                    assert!(t.contains("REFUTED at"), "{what}:\n{t}");
+                    let at = format!("REFUTED at {}:", sizes_text(&inst.sizes));
+                    assert!(!t.contains(&at), "{what}: refuted on the instance:\n{t}");
                 }
                 v => panic!("{what}: {v}"),
             }
@@ -281,4 +301,73 @@ fn split_k_verdict_states_the_order_of_its_atomic_adds() {
     let t = text(&o);
     assert_eq!(o.status.code(), Some(0), "{t}");
     assert!(t.contains("atomic adds") && t.contains("irrelevant"), "{t}");
+}
+
+/// The persistent kernel `for tile in range(pid, cdiv(n, B), num_programs)` on a grid
+/// of G programs stores lane `l` of iteration `u` of program `pid` at
+/// `B·(pid + G·u) + l`: element `e` has exactly one writer, `l = e mod B`,
+/// `pid = (e div B) mod G`, `u = e div (B·G)` (mixed radix), so every element is written
+/// once for every N, on every grid. The grid is the launch's constant, so each grid is
+/// its own claim: relaunched on 1, 2, 3, 5 and 132 programs (an H100's count of SMs)
+/// the kernel is VERIFIED for all N;
+/// the twin striding by the constant 3 is VERIFIED for all N on 3 programs (it is right
+/// there) and REFUTED on 1 and 2 (no program does tile 1 on one program, tile 2 on two:
+/// the instance's N = 17 has 5 tiles).
+#[test]
+fn persistent_tiles_are_covered_once_for_every_n_on_each_grid() {
+    for (name, grid, proved) in [
+        ("persistent_axpb", 1, true),
+        ("persistent_axpb", 2, true),
+        ("persistent_axpb", 3, true),
+        ("persistent_axpb", 5, true),
+        ("persistent_axpb", 132, true),
+        ("persistent_axpb_three", 1, false),
+        ("persistent_axpb_three", 2, false),
+        ("persistent_axpb_three", 3, true),
+    ] {
+        let what = format!("{name} on {grid} programs");
+        let tmp = tempfile::tempdir().unwrap();
+        let kernel = tmp.path().join("kernel.ttir");
+        std::fs::copy(dir(name).join("kernel.ttir"), &kernel).unwrap();
+        let launch = std::fs::read_to_string(dir(name).join("kernel.launch.toml")).unwrap();
+        assert!(launch.contains("grid = [3]"), "{what}: {launch}");
+        let launch = launch.replace("grid = [3]", &format!("grid = [{grid}]"));
+        std::fs::write(tmp.path().join("kernel.launch.toml"), launch).unwrap();
+        let o = lift()
+            .arg("check")
+            .arg(&kernel)
+            .args(["--spec", "y = 2 * x + 1"])
+            .output()
+            .unwrap();
+        let t = text(&o);
+        if proved {
+            assert_eq!(o.status.code(), Some(0), "{what}:\n{t}");
+            assert!(t.contains("VERIFIED for all N"), "{what}:\n{t}");
+        } else {
+            assert_eq!(o.status.code(), Some(1), "{what}:\n{t}");
+            assert!(t.contains("REFUTED"), "{what}:\n{t}");
+        }
+    }
+}
+
+/// A twin right at its instances (N = 16, 24: multiples of the block) and wrong at
+/// every other N: `n // BLOCK` tiles leave the ragged last tile undone. The all-sizes
+/// step finds such an N (N mod 4 != 0) and the bounded run confirms it there.
+#[test]
+fn persistent_twin_with_floored_tiles_is_refuted_at_a_ragged_size() {
+    let o = lift()
+        .arg("check")
+        .arg(dir("persistent_axpb_floor").join("kernel.ttir"))
+        .args(["--spec", "y = 2 * x + 1"])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    let n: i64 = t
+        .split("REFUTED at N=")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no refuting N:\n{t}"));
+    assert_ne!(n % 4, 0, "{t}");
 }

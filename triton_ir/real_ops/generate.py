@@ -199,6 +199,7 @@ PERSIST = {
     # 5 and 8 tiles: more tiles than programs, the last one ragged
     "instances": [{"name": "n17", "sizes": {"N": 17}}, {"name": "n29", "sizes": {"N": 29}}],
     "spec": "y = 2 * x + 1",
+    "all_sizes": True,
     "reference": _axpb,
 }
 
@@ -231,6 +232,14 @@ FIXTURES = {
         DROP, kernel="dropout_scale_kernel", expect=["refuted", "refuted"],
         reference=_dropout(1 / (1 - P)),
         bug="kept values scaled by 1/p, not 1/(1-p)"),
+    "dropout_offset": dict(
+        DROP, kernel="dropout_offset_kernel", expect=["refuted", "refuted"],
+        bug="the random stream read at offset + 1: each element keeps by its neighbour's number"),
+    # right on one program (N <= 4): the launch's N = 4 agrees, N = 10 does not
+    "dropout_block": dict(
+        DROP, kernel="dropout_block_kernel", expect=["verified", "refuted"],
+        instances=[{"name": "n4", "sizes": {"N": 4}}, {"name": "n10", "sizes": {"N": 10}}],
+        bug="program pid's random offsets start at pid * 2, not pid * BLOCK"),
     "quant_rows": dict(QUANT, kernel="quant_rows_kernel", expect=["verified", "verified"]),
     "quant_rows_floor": dict(
         QUANT, all_sizes=False, kernel="quant_rows_floor_kernel", expect=["refuted", "refuted"],
@@ -242,8 +251,19 @@ FIXTURES = {
     "persistent_axpb": dict(PERSIST, kernel="persistent_axpb_kernel",
                             expect=["verified", "verified"]),
     "persistent_axpb_stride": dict(
-        PERSIST, kernel="persistent_axpb_stride_kernel", expect=["refuted", "refuted"],
+        PERSIST, all_sizes=False, kernel="persistent_axpb_stride_kernel", expect=["refuted", "refuted"],
         bug="strides by num_programs + 1: some tiles are never done"),
+    # right wherever N is a multiple of BLOCK (both instances); every size proof must
+    # find a ragged N where the last tile is never done
+    "persistent_axpb_floor": dict(
+        PERSIST, all_sizes=False, kernel="persistent_axpb_floor_kernel", expect=["elsewhere", "elsewhere"],
+        instances=[{"name": "n16", "sizes": {"N": 16}}, {"name": "n24", "sizes": {"N": 24}}],
+        bug="n_tiles = n // BLOCK: a ragged last tile is never done (not at N = 16, 24)"),
+    # right on the launch's grid of 3 programs for every N (VERIFIED for all N there);
+    # tests/it/real_ops.rs relaunches it on 2 programs, where tiles are missed
+    "persistent_axpb_three": dict(
+        PERSIST, kernel="persistent_axpb_three_kernel", expect=["verified", "verified"],
+        bug="strides by the constant 3, not tl.num_programs(0): wrong on any grid but 3"),
     "matmul_grouped": dict(GROUPED, kernel="matmul_grouped_kernel",
                            expect=["verified", "verified"]),
     "matmul_grouped_nomin": dict(

@@ -217,3 +217,54 @@ def matmul_grouped_nomin_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.conste
         acc += tl.dot(a, b, input_precision="ieee")
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+@triton.jit
+def dropout_offset_kernel(out_ptr, x_ptr, n, p, seed, BLOCK: tl.constexpr):
+    # twin: the random stream read at offset + 1 (the wrong element's random number)
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    r = tl.rand(seed, offs + 1)
+    keep = r > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def dropout_block_kernel(out_ptr, x_ptr, n, p, seed, BLOCK: tl.constexpr):
+    # twin: the random offsets of program pid start at pid * 2 (a wrong block size):
+    # right for program 0, so only a launch of more than one program shows it
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    r = tl.rand(seed, pid * 2 + tl.arange(0, BLOCK))
+    keep = r > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def persistent_axpb_floor_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # twin: the tile count rounded down (n // BLOCK), so a ragged last tile is never
+    # done; right whenever n is a multiple of BLOCK (the twin's instances), wrong elsewhere
+    pid = tl.program_id(0)
+    n_tiles = n // BLOCK
+    for tile in range(pid, n_tiles, tl.num_programs(0)):
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(y_ptr + offs, 2.0 * x + 1.0, mask=mask)
+
+
+@triton.jit
+def persistent_axpb_three_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # twin: strides by 3, the grid its author launched, not tl.num_programs(0): right
+    # for every n on a grid of 3 programs, wrong on any other grid
+    pid = tl.program_id(0)
+    n_tiles = tl.cdiv(n, BLOCK)
+    for tile in range(pid, n_tiles, 3):
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(y_ptr + offs, 2.0 * x + 1.0, mask=mask)
