@@ -69,6 +69,8 @@ pub struct Path {
     /// The integer obligations the walk met, in order, not yet asked.
     pub pending: Vec<Pending>,
     pub failures: Vec<Failure>,
+    /// The labels the path read (their domains are among `cond`).
+    pub labels: Vec<super::gathers::LabelRead>,
 }
 
 /// What the run needs besides the module.
@@ -92,6 +94,8 @@ pub struct Setup<'a> {
     /// Undecided mask lanes become guards in values instead of forks
     /// ([`super::guards`]).
     pub lazy_masks: bool,
+    /// The label tensors, whose elements load as symbols ([`super::gathers`]).
+    pub labels: &'a super::gathers::Labels,
 }
 
 /// A kernel parameter's symbolic value.
