@@ -89,9 +89,9 @@ pub fn reduction_atom(terms: &mut Terms, key: &str, outer: &[Poly]) -> TermId {
 pub fn real_of(terms: &mut Terms, p: &Poly) -> TermId {
     match p.as_const() {
         Some(c) => terms.int(c as i64),
-        // A label is the real its element's atom is (`super::gathers`).
+        // A label is the real its element's atom is (`gathers.rs`).
         None => match p.as_sym() {
-            Some(s) if super::gathers::is_label_sym(s) => terms.param(s),
+            Some(s) if super::labels::is_label_sym(s) => terms.param(s),
             _ => terms.param(&format!("float({p})")),
         },
     }
@@ -192,8 +192,8 @@ pub struct AtIndex<'a> {
     /// context (the lanes of one store under one guard, see [`AtMemo`]); `None` where
     /// the atoms must be recorded.
     pub memo: Option<&'a mut AtMemo>,
-    /// The label tensors a gather reads positions from ([`super::gathers`]).
-    pub labels: &'a super::gathers::Labels,
+    /// The label tensors a gather reads positions from (`gathers.rs`).
+    pub labels: &'a super::labels::Labels,
 }
 
 /// Entry `axis` of a shape or an index, or an error naming it (never a panic on a
@@ -374,7 +374,7 @@ impl AtIndex<'_> {
                 axis,
                 data,
                 index,
-            } => super::gathers::take_shape(*kind, *axis, &self.shape(data)?, &self.shape(index)?),
+            } => super::labels::take_shape(*kind, *axis, &self.shape(data)?, &self.shape(index)?),
         })
     }
 

@@ -34,7 +34,7 @@ pub(super) struct Attempt<'a, 'ctx> {
     pub(super) tensors: &'a [TensorSym],
     pub(super) formulas: &'a HashMap<&'a str, &'a FormulaOutput>,
     pub(super) input_shapes: &'a BTreeMap<String, Vec<Poly>>,
-    pub(super) labels: &'a super::gathers::Labels,
+    pub(super) labels: &'a super::labels::Labels,
 }
 
 impl<'ctx> Attempt<'_, 'ctx> {

@@ -14,14 +14,14 @@
 //! differ. Otherwise the program ids are bound by a quantifier (Z3 answers unknown on
 //! it past a few hundred writers, e.g. a 16×16 tile of lazily masked lanes).
 //!
-//! A label (`super::gathers`) a writer depends on is a value per index: "covered" asks
+//! A label (`gathers.rs`) a writer depends on is a value per index: "covered" asks
 //! that a program write the element whatever labels it reads, and in "once" each copy
 //! reads its own, equal where their indices meet; a label's domain is a premise.
 //!
 //! Invariant: `Ok` only when every query whose unsat means the property was unsat.
 
 use super::attempt::{Attempt, Failed};
-use super::gathers::LabelRead;
+use super::labels::LabelRead;
 use super::lane::small_witness;
 use super::records::{Path, TensorSym};
 use super::residue::{lcm, Stride};

@@ -15,136 +15,52 @@
 //! as a value of its own per index (`coverage`), never one value every program shares.
 
 use super::at_index::{align, size_poly, AtIndex};
-use super::lane::{atom_name, unsupported, Lane, R};
+use super::labels::{is_label_sym, label_sym, LabelRead, Labels};
+use super::lane::{unsupported, Lane, R};
 use super::records::TensorSym;
 use super::run::Run;
 use super::sym::{Cond, Poly, Rel};
 use crate::formula::{Formula, TakeKind};
 use crate::launch::{ArgBinding, Launch, ValueItem};
 use crate::term::{CmpOp, TermId};
-use std::collections::BTreeMap;
 
-/// The declared values of one label tensor over the sizes.
-#[derive(Clone, Debug)]
-struct Domain {
-    /// Single values and half-open ranges, any of which a label may take.
-    parts: Vec<(Poly, Poly)>,
-    /// The element type's range.
-    lo: i128,
-    hi: i128,
-    /// As the launch writes them (`0..N, -100`).
-    text: String,
-}
-
-/// The label tensors of a launch: integer inputs that declare their values.
-#[derive(Clone, Debug, Default)]
-pub struct Labels {
-    domains: BTreeMap<String, Domain>,
-}
-
-/// A label one path read: its symbol, tensor and index.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LabelRead {
-    pub sym: Poly,
-    pub tensor: String,
-    pub index: Vec<Poly>,
-}
-
-/// The symbol of label `name[idx]`, named as that element's atom.
-pub fn label_sym(name: &str, idx: &[Poly]) -> Poly {
-    Poly::sym(&atom_name(name, idx))
-}
-
-/// Whether symbol `s` is a label's (sizes, program ids and loop variables never end
-/// with a bracket).
-pub fn is_label_sym(s: &str) -> bool {
-    s.ends_with(']')
-}
-
-impl Labels {
-    /// The label tensors of `launch` among `tensors` (an integer input with `values`).
-    pub fn of(launch: &Launch, tensors: &[TensorSym]) -> Result<Labels, String> {
-        let mut domains = BTreeMap::new();
-        for b in launch.args.values() {
-            let ArgBinding::Tensor {
-                tensor,
-                values: Some(items),
-                ..
-            } = b
-            else {
-                continue;
-            };
-            let Some(t) = tensors.iter().find(|t| &t.name == tensor) else {
-                continue;
-            };
-            let Some((lo, hi)) = t.dtype.int_range() else {
-                continue;
-            };
-            let mut parts = Vec::new();
-            let mut text = Vec::new();
-            for item in items {
-                match item {
-                    ValueItem::One(e) => {
-                        let v = size_poly(e)?;
-                        parts.push((v.clone(), v.add(&Poly::constant(1))));
-                        text.push(e.to_string());
-                    }
-                    ValueItem::Range(a, b, inclusive) => {
-                        let end = size_poly(b)?.add(&Poly::constant(*inclusive as i128));
-                        parts.push((size_poly(a)?, end));
-                        text.push(format!("{a}..{}{b}", if *inclusive { "=" } else { "" }));
-                    }
+/// The label tensors of `launch` among `tensors` (an integer input with `values`).
+pub fn labels_of(launch: &Launch, tensors: &[TensorSym]) -> Result<Labels, String> {
+    let mut labels = Labels::default();
+    for b in launch.args.values() {
+        let ArgBinding::Tensor {
+            tensor,
+            values: Some(items),
+            ..
+        } = b
+        else {
+            continue;
+        };
+        let Some(t) = tensors.iter().find(|t| &t.name == tensor) else {
+            continue;
+        };
+        let Some((lo, hi)) = t.dtype.int_range() else {
+            continue;
+        };
+        let mut parts = Vec::new();
+        let mut text = Vec::new();
+        for item in items {
+            match item {
+                ValueItem::One(e) => {
+                    let v = size_poly(e)?;
+                    parts.push((v.clone(), v.add(&Poly::constant(1))));
+                    text.push(e.to_string());
+                }
+                ValueItem::Range(a, b, inclusive) => {
+                    let end = size_poly(b)?.add(&Poly::constant(*inclusive as i128));
+                    parts.push((size_poly(a)?, end));
+                    text.push(format!("{a}..{}{b}", if *inclusive { "=" } else { "" }));
                 }
             }
-            domains.insert(
-                tensor.clone(),
-                Domain {
-                    parts,
-                    lo,
-                    hi,
-                    text: text.join(", "),
-                },
-            );
         }
-        Ok(Labels { domains })
+        labels.declare(tensor, parts, lo, hi, text.join(", "));
     }
-
-    pub fn is_label(&self, name: &str) -> bool {
-        self.domains.contains_key(name)
-    }
-
-    /// The declared values of `name` as a condition on its label symbol `s`.
-    pub fn fact(&self, name: &str, s: &Poly) -> Option<Cond> {
-        let d = self.domains.get(name)?;
-        let mut any = Cond::Const(false);
-        for (a, b) in &d.parts {
-            let inside = Cond::and(Cond::cmp(Rel::Le, a, s), Cond::cmp(Rel::Lt, s, b));
-            any = Cond::or(any, inside);
-        }
-        let typed = Cond::and(
-            Cond::cmp(Rel::Le, &Poly::constant(d.lo), s),
-            Cond::cmp(Rel::Le, s, &Poly::constant(d.hi)),
-        );
-        Some(Cond::and(any, typed))
-    }
-
-    /// The assumptions a proof that read labels of `names` rests on, one per tensor:
-    /// `t in {0..N, -100} (the launch's declared values)`.
-    pub fn statements<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-        let mut names: Vec<&str> = names.into_iter().collect();
-        names.sort_unstable();
-        names.dedup();
-        names
-            .into_iter()
-            .filter_map(|n| {
-                let d = self.domains.get(n)?;
-                Some(format!(
-                    "every {n} in {{{}}} (the launch's declared values)",
-                    d.text
-                ))
-            })
-            .collect()
-    }
+    Ok(labels)
 }
 
 impl Run<'_, '_, '_> {
@@ -200,14 +116,6 @@ impl Run<'_, '_, '_> {
             Some(e) => Err(e),
             None => Ok(settled),
         }
-    }
-}
-
-/// The shape of a gather over the sizes (see `Formula::Take`).
-pub(super) fn take_shape(kind: TakeKind, axis: usize, data: &[Poly], index: &[Poly]) -> Vec<Poly> {
-    match kind {
-        TakeKind::Along => index.to_vec(),
-        TakeKind::Index => [&data[..axis], index, &data[axis + 1..]].concat(),
     }
 }
 

@@ -31,8 +31,9 @@ pub mod at_index;
 mod attempt;
 mod coverage;
 pub mod extent;
-pub mod gathers;
+mod gathers;
 pub mod guards;
+pub mod labels;
 mod lane;
 pub mod loops;
 mod mask;
@@ -270,7 +271,7 @@ fn run(
         .filter(|t| t.role != Role::Out)
         .map(|t| (t.name.clone(), t.shape.clone()))
         .collect();
-    let labels = gathers::Labels::of(&kernel.launch, &tensors)?;
+    let labels = gathers::labels_of(&kernel.launch, &tensors)?;
     let mut templates = Vec::new();
     for o in outputs {
         at_index::templates(&o.formula, &mut templates);

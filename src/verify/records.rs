@@ -70,7 +70,7 @@ pub struct Path {
     pub pending: Vec<Pending>,
     pub failures: Vec<Failure>,
     /// The labels the path read (their domains are among `cond`).
-    pub labels: Vec<super::gathers::LabelRead>,
+    pub labels: Vec<super::labels::LabelRead>,
 }
 
 /// What the run needs besides the module.
@@ -94,8 +94,8 @@ pub struct Setup<'a> {
     /// Undecided mask lanes become guards in values instead of forks
     /// ([`super::guards`]).
     pub lazy_masks: bool,
-    /// The label tensors, whose elements load as symbols ([`super::gathers`]).
-    pub labels: &'a super::gathers::Labels,
+    /// The label tensors, whose elements load as symbols (`gathers.rs`).
+    pub labels: &'a super::labels::Labels,
 }
 
 /// A kernel parameter's symbolic value.
