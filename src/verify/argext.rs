@@ -306,6 +306,7 @@ impl Run<'_, '_, '_> {
                 holds: &mut holds,
                 atoms: &mut scratch,
                 memo: None,
+                labels: self.setup.labels,
             };
             let rank = match at.shape(arg) {
                 Ok(s) => s.len().saturating_sub(1),
@@ -373,6 +374,7 @@ impl Run<'_, '_, '_> {
                 holds: &mut holds,
                 atoms: &mut scratch,
                 memo: None,
+                labels: self.setup.labels,
             };
             for ((_, e, _), i) in items.iter().zip(&index) {
                 match at.summand(&tmpl.node, &outer, i) {

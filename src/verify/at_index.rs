@@ -89,7 +89,11 @@ pub fn reduction_atom(terms: &mut Terms, key: &str, outer: &[Poly]) -> TermId {
 pub fn real_of(terms: &mut Terms, p: &Poly) -> TermId {
     match p.as_const() {
         Some(c) => terms.int(c as i64),
-        None => terms.param(&format!("float({p})")),
+        // A label is the real its element's atom is (`gathers.rs`).
+        None => match p.as_sym() {
+            Some(s) if super::labels::is_label_sym(s) => terms.param(s),
+            _ => terms.param(&format!("float({p})")),
+        },
     }
 }
 
@@ -188,6 +192,8 @@ pub struct AtIndex<'a> {
     /// context (the lanes of one store under one guard, see [`AtMemo`]); `None` where
     /// the atoms must be recorded.
     pub memo: Option<&'a mut AtMemo>,
+    /// The label tensors a gather reads positions from (`gathers.rs`).
+    pub labels: &'a super::labels::Labels,
 }
 
 /// Entry `axis` of a shape or an index, or an error naming it (never a panic on a
@@ -364,11 +370,12 @@ impl AtIndex<'_> {
             }
             Formula::Scan { arg, .. } | Formula::Tri { arg, .. } => self.shape(arg)?,
             Formula::Recurrence { x, .. } => self.shape(x)?,
-            Formula::Take { .. } => {
-                return Err(
-                    "a gather at integer labels (`take`) is not read for all sizes yet".into(),
-                )
-            }
+            Formula::Take {
+                kind,
+                axis,
+                data,
+                index,
+            } => super::labels::take_shape(*kind, *axis, &self.shape(data)?, &self.shape(index)?),
         })
     }
 
@@ -428,6 +435,9 @@ impl AtIndex<'_> {
                 }
             }
             Formula::Cmp(op, a, b) => {
+                if let Some(t) = self.label_cmp(*op, a, b, idx)? {
+                    return Ok(t);
+                }
                 let (x, y) = (self.sub(a, idx)?, self.sub(b, idx)?);
                 self.terms.cmp(*op, x, y)
             }
@@ -563,9 +573,12 @@ impl AtIndex<'_> {
                     op.name(geometry.nd())
                 ))
             }
-            Formula::Take { .. } => {
-                return Err("a gather at integer labels (`take`) is not read for all sizes yet".into())
-            }
+            Formula::Take {
+                kind,
+                axis,
+                data,
+                index,
+            } => self.take_at(*kind, *axis, data, index, idx)?,
             Formula::Tri {
                 arg,
                 upper,
@@ -607,7 +620,7 @@ impl AtIndex<'_> {
 }
 
 /// The index of an operand of shape `shape` inside a broadcast of index `idx`.
-fn align(idx: &[Poly], shape: &[Poly]) -> Vec<Poly> {
+pub(super) fn align(idx: &[Poly], shape: &[Poly]) -> Vec<Poly> {
     let off = idx.len().saturating_sub(shape.len());
     shape
         .iter()

@@ -34,6 +34,7 @@ pub(super) struct Attempt<'a, 'ctx> {
     pub(super) tensors: &'a [TensorSym],
     pub(super) formulas: &'a HashMap<&'a str, &'a FormulaOutput>,
     pub(super) input_shapes: &'a BTreeMap<String, Vec<Poly>>,
+    pub(super) labels: &'a super::labels::Labels,
 }
 
 impl<'ctx> Attempt<'_, 'ctx> {
@@ -102,6 +103,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                     holds: &mut holds,
                     atoms: &mut atoms,
                     memo: None,
+                    labels: self.labels,
                 };
                 let fshape = at.shape(&f.formula).map_err(|reason| Failed {
                     reason,

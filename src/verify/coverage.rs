@@ -15,10 +15,15 @@
 //! ([`super::inverse`]); else the program ids are bound by a quantifier (Z3 answers unknown on
 //! it past a few hundred writers, e.g. a 16×16 tile of lazily masked lanes).
 //!
+//! A label (`gathers.rs`) a writer depends on is a value per index: "covered" asks
+//! that a program write the element whatever labels it reads, and in "once" each copy
+//! reads its own, equal where their indices meet; a label's domain is a premise.
+//!
 //! Invariant: `Ok` only when every query whose unsat means the property was unsat.
 
 use super::attempt::{Attempt, Failed};
 use super::inverse::ByInverse;
+use super::labels::LabelRead;
 use super::lane::small_witness;
 use super::records::{Path, TensorSym};
 use super::residue::{lcm, Stride};
@@ -60,14 +65,66 @@ struct Writer<'p> {
 impl<'ctx> Attempt<'_, 'ctx> {
     /// The stores of all programs cover each element of tensor `k` once.
     pub(super) fn coverage(&self, paths: &[Path], k: usize, t: &TensorSym) -> Result<(), Failed> {
+        if paths.iter().all(|p| p.labels.is_empty()) {
+            return self.coverage_of(paths, k, t, &[]);
+        }
+        // A label's domain is a premise here, not a condition of writing: the writers
+        // are read without it, and only the labels they depend on are bound.
+        let domains: Vec<Cond> = label_reads(paths)
+            .iter()
+            .filter_map(|r| self.labels.fact(&r.tensor, &r.sym))
+            .collect();
+        let stripped: Vec<Path> = paths
+            .iter()
+            .map(|p| {
+                let mut q = p.clone();
+                q.cond.retain(|c| !domains.contains(c));
+                q
+            })
+            .collect();
+        let mut syms: Vec<Arc<str>> = Vec::new();
+        for p in stripped
+            .iter()
+            .filter(|p| p.stores.iter().any(|s| s.tensor == k))
+        {
+            p.cond.iter().for_each(|c| c.symbols(&mut syms));
+            for st in p.stores.iter().filter(|s| s.tensor == k) {
+                st.guard.iter().for_each(|c| c.symbols(&mut syms));
+                st.index.iter().flatten().for_each(|x| x.symbols(&mut syms));
+            }
+        }
+        let reads: Vec<&LabelRead> = label_reads(paths)
+            .into_iter()
+            .filter(|r| {
+                r.sym
+                    .as_sym()
+                    .is_some_and(|s| syms.iter().any(|x| &**x == s))
+            })
+            .collect();
+        self.coverage_of(&stripped, k, t, &reads)
+    }
+
+    /// [`Self::coverage`] of writers that depend on the labels `reads` (none: the
+    /// quantifier-free form first).
+    fn coverage_of(
+        &self,
+        paths: &[Path],
+        k: usize,
+        t: &TensorSym,
+        reads: &[&LabelRead],
+    ) -> Result<(), Failed> {
+        // Labels are values per index: only the quantified form reads them so.
+        if !reads.is_empty() {
+            return self.coverage_quantified(paths, k, t, true, reads);
+        }
         match self.coverage_by_residues(paths, k, t) {
             Residues::Proved => Ok(()),
             Residues::Failed(f) => Err(f),
-            Residues::CoveredOnly => self.coverage_quantified(paths, k, t, false),
+            Residues::CoveredOnly => self.coverage_quantified(paths, k, t, false, reads),
             Residues::NotApplicable => match self.covered_by_inverse(paths, k, t) {
-                ByInverse::Covered => self.coverage_quantified(paths, k, t, false),
+                ByInverse::Covered => self.coverage_quantified(paths, k, t, false, reads),
                 ByInverse::NotCovered(f) => Err(f),
-                ByInverse::Open => self.coverage_quantified(paths, k, t, true),
+                ByInverse::Open => self.coverage_quantified(paths, k, t, true, reads),
             },
         }
     }
@@ -80,6 +137,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
         k: usize,
         t: &TensorSym,
         check_covered: bool,
+        reads: &[&LabelRead],
     ) -> Result<(), Failed> {
         let ctx = self.smt.ctx;
         let e: Vec<Int<'ctx>> = (0..t.shape.len())
@@ -161,8 +219,25 @@ impl<'ctx> Attempt<'_, 'ctx> {
             let r: Vec<&Bool<'ctx>> = v.iter().collect();
             Bool::or(ctx, &r)
         };
+        // The labels the paths read, each a value of its own (a path's condition holds
+        // its domain): a program covers an element only if it writes it whatever labels
+        // it reads, and two writers read one label where their indices meet.
+        let label_vars: Vec<Int<'ctx>> = reads.iter().map(|r| self.smt.int(&r.sym)).collect();
+        let domains: Vec<Bool<'ctx>> = reads
+            .iter()
+            .filter_map(|r| self.labels.fact(&r.tensor, &r.sym))
+            .map(|c| self.smt.cond(&c))
+            .collect();
+        let any_written = or(&writes_any);
+        let any_written = if label_vars.is_empty() {
+            any_written
+        } else {
+            let bound: Vec<&dyn Ast<'ctx>> =
+                label_vars.iter().map(|v| v as &dyn Ast<'ctx>).collect();
+            z3::ast::forall_const(ctx, &bound, &[], &and(&domains).implies(&any_written))
+        };
         // Covered: no element in the shape that no program writes.
-        let written = Bool::and(ctx, &[&and(&pid_ok), &or(&writes_any)]);
+        let written = Bool::and(ctx, &[&and(&pid_ok), &any_written]);
         let bound: Vec<&dyn Ast<'ctx>> = pid_vars.iter().map(|v| v as &dyn Ast<'ctx>).collect();
         let nobody = if bound.is_empty() {
             written.not()
@@ -197,9 +272,39 @@ impl<'ctx> Attempt<'_, 'ctx> {
             }
         }
         // Once: no two different (program, writer) pairs write the same element.
-        let subst: Vec<(&Int<'ctx>, &Int<'ctx>)> = pid_vars.iter().zip(&primed).collect();
+        let label_primed: Vec<Int<'ctx>> = (0..label_vars.len())
+            .map(|i| Int::new_const(ctx, format!("label'{i}")))
+            .collect();
+        let subst: Vec<(&Int<'ctx>, &Int<'ctx>)> = pid_vars
+            .iter()
+            .zip(&primed)
+            .chain(label_vars.iter().zip(&label_primed))
+            .collect();
         let w_first = Bool::and(ctx, &[&and(&pid_ok), &or(&writes)]);
         let w_second = w_first.substitute(&subst).substitute(&[(&w, &w2)]);
+        // One label where two reads' indices meet (within a copy and across).
+        let copies: Vec<(&str, Vec<Int<'ctx>>, Int<'ctx>)> = reads
+            .iter()
+            .zip(&label_vars)
+            .flat_map(|(r, v)| {
+                let idx: Vec<Int<'ctx>> = r.index.iter().map(|p| self.smt.int(p)).collect();
+                let idx2 = idx.iter().map(|x| x.substitute(&subst)).collect();
+                [
+                    (r.tensor.as_str(), idx, v.clone()),
+                    (r.tensor.as_str(), idx2, v.substitute(&subst)),
+                ]
+            })
+            .collect();
+        let mut same_label: Vec<Bool<'ctx>> = Vec::new();
+        for (i, (ta, ia, va)) in copies.iter().enumerate() {
+            for (tb, ib, vb) in &copies[i + 1..] {
+                if ta != tb || ia.len() != ib.len() {
+                    continue;
+                }
+                let meet: Vec<Bool<'ctx>> = ia.iter().zip(ib).map(|(x, y)| x._eq(y)).collect();
+                same_label.push(and(&meet).implies(&va._eq(vb)));
+            }
+        }
         let mut differ: Vec<Bool<'ctx>> = vec![w._eq(&w2).not()];
         for (a, b) in pid_vars.iter().zip(&primed) {
             differ.push(a._eq(b).not());
@@ -208,6 +313,9 @@ impl<'ctx> Attempt<'_, 'ctx> {
         s.assert(&and(&sizes_ok));
         s.assert(&w_first);
         s.assert(&w_second);
+        s.assert(&and(&same_label));
+        s.assert(&and(&domains));
+        s.assert(&and(&domains).substitute(&subst));
         s.assert(&or(&differ));
         match s.check() {
             SatResult::Unsat => Ok(()),
@@ -466,4 +574,15 @@ impl<'ctx> Attempt<'_, 'ctx> {
         }
         Residues::Proved
     }
+}
+
+/// The labels `paths` read, each once (one symbol names one tensor element).
+fn label_reads(paths: &[Path]) -> Vec<&LabelRead> {
+    let mut out: Vec<&LabelRead> = Vec::new();
+    for r in paths.iter().flat_map(|p| &p.labels) {
+        if !out.iter().any(|o| o.sym == r.sym) {
+            out.push(r);
+        }
+    }
+    out
 }

@@ -167,6 +167,7 @@ impl Run<'_, '_, '_> {
             let Lane::Ptr { tensor, off } = p else {
                 return unsupported("load through a non-pointer");
             };
+            let off = &self.settle_label_offset(off)?;
             let t = &self.setup.tensors[*tensor];
             // An integer element (a label, an index) is integer data at least its
             // dtype's least value, as the bounded run reads it (`exec`'s `loaded`).
@@ -197,6 +198,25 @@ impl Run<'_, '_, '_> {
                 self.unassume_lane();
             }
             self.stop_if_escaped(&index)?;
+            // A label (an integer input with declared values) is a symbol of its own.
+            let label = match (&index, &guard) {
+                (Some(idx), None) => self.read_label(&name, idx),
+                _ => None,
+            };
+            if let Some(lane) = label {
+                lanes.push(lane?);
+                self.path.loads.push(Access {
+                    tensor: *tensor,
+                    off: off.clone(),
+                    line: op.line,
+                    loc: op.loc.clone(),
+                    value: None,
+                    index,
+                    vars: Vec::new(),
+                    guard: Vec::new(),
+                });
+                continue;
+            }
             let atom = match &index {
                 Some(idx) => {
                     super::at_index::input_atom(self.domain.terms, &mut self.atoms, &name, idx)
@@ -223,6 +243,18 @@ impl Run<'_, '_, '_> {
                     Lane::Float(o) => {
                         let g = self.guard(&c);
                         Lane::Float(self.domain.terms.select(g, atom, o))
+                    }
+                    // Without `other=` a masked-off lane is undefined: an opaque value
+                    // that may be NaN or infinite (`log` of a fresh real), so no fold
+                    // discards it and no stored element that reads it is proved.
+                    Lane::Undef => {
+                        let u = self
+                            .domain
+                            .terms
+                            .param(&format!("undefined:{name}@({off})"));
+                        let u = self.domain.terms.call(crate::term::Func::Log, u);
+                        let g = self.guard(&c);
+                        Lane::Float(self.domain.terms.select(g, atom, u))
                     }
                     _ => return unsupported("a lazily masked load without a float other="),
                 },

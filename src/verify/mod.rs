@@ -31,8 +31,10 @@ pub mod at_index;
 mod attempt;
 mod coverage;
 pub mod extent;
+mod gathers;
 pub mod guards;
 mod inverse;
+pub mod labels;
 mod lane;
 pub mod loops;
 mod mask;
@@ -271,6 +273,7 @@ fn run(
         .filter(|t| t.role != Role::Out)
         .map(|t| (t.name.clone(), t.shape.clone()))
         .collect();
+    let labels = gathers::labels_of(&kernel.launch, &tensors)?;
     let mut templates = Vec::new();
     for o in outputs {
         at_index::templates(&o.formula, &mut templates);
@@ -346,6 +349,7 @@ fn run(
             outputs: &formulas,
             input_shapes: &input_shapes,
             lazy_masks,
+            labels: &labels,
         };
         let mut terms = Terms::new();
         let t0 = Instant::now();
@@ -386,6 +390,7 @@ fn run(
                     tensors: &tensors,
                     formulas: &formulas,
                     input_shapes: &input_shapes,
+                    labels: &labels,
                 };
                 match attempt.prove(&paths, &mut terms) {
                     Ok(()) => {
@@ -397,8 +402,18 @@ fn run(
                         if let Some(refuted) = wraps.refute_past(kernel, inst, cand, replay_at) {
                             return Ok(refuted);
                         }
+                        // A proof that read labels holds for their declared values.
+                        let mut constraints = constraints_of(cand, &wraps);
+                        constraints.extend(
+                            labels.statements(
+                                paths
+                                    .iter()
+                                    .flat_map(|p| &p.labels)
+                                    .map(|l| l.tensor.as_str()),
+                            ),
+                        );
                         let scope = Scope::AllSizes {
-                            constraints: constraints_of(cand, &wraps),
+                            constraints,
                             bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),
                             fixed: cand
                                 .iter()

@@ -34,6 +34,9 @@ use crate::triton_ir::ast::{Attr, Loc, Module, Op, Region, Type};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
+/// Most `cf.cond_br`s one path may take.
+const MAX_BRANCHES: u32 = 1024;
+
 /// Runs the program once per path; `Err` when a construct is unsupported or the paths
 /// exceed `max_paths`.
 pub fn explore(
@@ -94,6 +97,7 @@ pub fn explore(
             at_memo: HashMap::new(),
             decided: HashMap::new(),
             store_pinned: BTreeMap::new(),
+            branches: 0,
         };
         let mut args = Vec::new();
         for a in &func.args {
@@ -210,17 +214,19 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     fn at_line(&self, _: u32, _: &Loc, e: Unsupported) -> Unsupported {
         e
     }
+    /// Branches between blocks (an early `return` of an ignored row) are followed, the
+    /// condition decided on the path.
     fn follows_branches(&self) -> bool {
-        false
+        true
     }
-    /// The ops this run does not read: loops other than `scf.for`, branches between
-    /// blocks, poison, barriers, and libdevice calls of several operands.
+    /// The ops this run does not read: loops other than `scf.for`, poison, barriers,
+    /// and libdevice calls of several operands.
     fn refuses(&self, op: &Op, kind: Option<OpKind>) -> Option<Unsupported> {
         use OpKind::*;
         let reads = match kind {
             Some(Extern) => (op.attr("symbol").and_then(Attr::as_str))
                 .is_some_and(|s| extern_unary(s).is_some() || extern_round_to_int(s)),
-            None | Some(While | Condition | Br | CondBr | Poison | Barrier) => false,
+            None | Some(While | Condition | Poison | Barrier) => false,
             Some(_) => true,
         };
         (!reads).then(|| within(op, not_read_yet(&op.name)))
@@ -440,12 +446,22 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
         &mut self,
         _: &Region,
         op: &Op,
-        _: Option<&Val>,
+        cond: Option<&Val>,
         _: &mut Env,
         _: u32,
         _: &Loc,
     ) -> R<Jump<Val>> {
-        Err(not_read_yet(&op.name))
+        // A branch back to an earlier block (a loop of blocks) is bounded by a count.
+        self.branches += 1;
+        if self.branches > MAX_BRANCHES {
+            return unsupported(format!(
+                "more than {MAX_BRANCHES} branches between blocks on one path"
+            ));
+        }
+        match cond.map(|v| &v.lanes[..]) {
+            Some([Lane::Bool(c)]) => Ok(Jump::To(if self.decide(c)? { 0 } else { 1 })),
+            _ => Err(within(op, data_branch())),
+        }
     }
 
     fn loop_bounds(&mut self, _: &Op, args: &[Rc<Val>]) -> R<(Poly, Poly, Poly)> {
@@ -522,6 +538,15 @@ fn named(name: &str) -> impl Fn(Unsupported) -> Unsupported + '_ {
     move |mut e| {
         e.message = format!("{name}: {}", e.message);
         e
+    }
+}
+
+fn data_branch() -> Unsupported {
+    Unsupported {
+        message: "a branch on the data between blocks".into(),
+        line: 0,
+        loc: Loc::default(),
+        witness: None,
     }
 }
 

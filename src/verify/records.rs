@@ -69,6 +69,8 @@ pub struct Path {
     /// The integer obligations the walk met, in order, not yet asked.
     pub pending: Vec<Pending>,
     pub failures: Vec<Failure>,
+    /// The labels the path read (their domains are among `cond`).
+    pub labels: Vec<super::labels::LabelRead>,
 }
 
 /// What the run needs besides the module.
@@ -94,6 +96,8 @@ pub struct Setup<'a> {
     /// Undecided mask lanes become guards in values instead of forks
     /// ([`super::guards`]).
     pub lazy_masks: bool,
+    /// The label tensors, whose elements load as symbols (`gathers.rs`).
+    pub labels: &'a super::labels::Labels,
 }
 
 /// A kernel parameter's symbolic value.

@@ -332,6 +332,7 @@ impl Run<'_, '_, '_> {
                     holds: &mut holds,
                     atoms: &mut atoms,
                     memo: None,
+                    labels: self.setup.labels,
                 };
                 match at.shape(arg) {
                     Ok(s) => s.len().saturating_sub(1),
@@ -353,6 +354,7 @@ impl Run<'_, '_, '_> {
                 holds: &mut holds,
                 atoms: &mut atoms,
                 memo: None,
+                labels: self.setup.labels,
             };
             let Ok(ph) = at.summand(&tmpl.node, &holes, &iota) else {
                 return Ok(None);
@@ -412,6 +414,7 @@ impl Run<'_, '_, '_> {
                 holds: &mut holds,
                 atoms: &mut scratch,
                 memo: Some(&mut self.at_memo),
+                labels: self.setup.labels,
             };
             for (k, ((_, s), i)) in items.iter().zip(&index).enumerate() {
                 let Some(i) = i else { continue };

@@ -121,6 +121,8 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// mask is assumed, so it holds for every lane): loop summaries read the formula
     /// there.
     pub(super) store_pinned: BTreeMap<Arc<str>, i128>,
+    /// The `cf.cond_br`s the path took (see `paths::MAX_BRANCHES`).
+    pub(super) branches: u32,
 }
 
 impl Run<'_, '_, '_> {

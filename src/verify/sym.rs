@@ -278,6 +278,28 @@ impl Poly {
         }
         out
     }
+
+    /// `self` with each top-level `min`/`max` atom replaced by the operand it picks,
+    /// `le(a, b)` saying whether `a <= b` (`max(t, 0)` is `t` where `0 <= t`); `le` is
+    /// asked once per atom, `(second, first)` for a max and `(first, second)` for a min.
+    pub fn settle_extrema(&self, le: &mut dyn FnMut(&Poly, &Poly) -> bool) -> Poly {
+        let mut out = Poly::default();
+        for (k, c) in self.0.iter() {
+            let mut t = Poly::constant(*c);
+            for (a, p) in k {
+                let v = match a {
+                    Atom::Max(x, y) => (**if le(y, x) { x } else { y }).clone(),
+                    Atom::Min(x, y) => (**if le(x, y) { x } else { y }).clone(),
+                    _ => Poly::atom(a.clone()),
+                };
+                for _ in 0..*p {
+                    t = t.mul(&v);
+                }
+            }
+            out = out.add(&t);
+        }
+        out
+    }
 }
 
 impl Atom {

@@ -262,3 +262,144 @@ fn take_reads_zero_outside_the_axis() {
     let bad = Formula::take(TakeKind::Along, Formula::input("x"), Formula::input("r"), 1);
     assert!(bad.instantiate(&mut terms, &env).is_err());
 }
+
+/// The verdict line (`VERIFIED …`, `REFUTED …`) of `lift KERNEL [extra]`, with its exit
+/// code.
+fn verdict_line(name: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let (code, t) = lift_text(name, extra);
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("VERIFIED") || l.starts_with("REFUTED"))
+        .unwrap_or_else(|| panic!("{name}: no verdict in\n{t}"))
+        .to_string();
+    (code, line)
+}
+
+/// The sizes of `REFUTED at M=5, N=3: …`.
+fn refuted_sizes(line: &str) -> BTreeMap<String, i64> {
+    let at = line
+        .split_once("REFUTED at ")
+        .unwrap_or_else(|| panic!("not refuted for all sizes: {line}"))
+        .1;
+    let at = at.split(':').next().unwrap();
+    at.split(", ")
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap();
+            (k.trim().to_string(), v.trim().parse().unwrap())
+        })
+        .collect()
+}
+
+/// The correct label kernels are VERIFIED for every size, with no bound on any size
+/// but the integer widths', under the labels PyTorch accepts, which the verdict states
+/// (the launch declares them: a class in `0..N` or `ignore_index`, a row in `0..V`).
+#[test]
+fn label_kernels_verify_for_all_sizes_under_their_declared_labels() {
+    for (name, labels) in [
+        (
+            "nll_loss",
+            "every t in {0..N, -100} (the launch's declared values)",
+        ),
+        (
+            "cross_entropy",
+            "every t in {0..N, -100} (the launch's declared values)",
+        ),
+        (
+            "embedding",
+            "every ids in {0..V} (the launch's declared values)",
+        ),
+    ] {
+        let (code, line) = verdict_line(name, &[]);
+        assert_eq!(code, Some(0), "{name}: {line}");
+        assert!(line.starts_with("VERIFIED for all"), "{name}: {line}");
+        assert!(line.contains(labels), "{name}: {line}");
+        // Only integer widths bound the sizes (`M <= …` where i32 offsets end).
+        for bound in ["N <= 4", "N == 4", "D <= 4", "D == 4"] {
+            assert!(!line.contains(bound), "{name}: {line}");
+        }
+    }
+}
+
+/// Wrong twins at every size. Rows taken BLOCK_D apart are right exactly when
+/// D == BLOCK_D (4), and the claim says so; a loop over whole blocks leaves a ragged
+/// tail unwritten, so it is refuted at a D that 4 does not divide; an ignored row's
+/// placeholder `logp[row, row]` leaves the tensor once M > N (the launch has M <= N),
+/// refuted at such sizes; a label 0 taken for ignored keeps its own formula.
+#[test]
+fn label_twins_are_refuted_where_their_bug_shows() {
+    let (code, line) = verdict_line("embedding_block_stride", &[]);
+    assert_eq!(code, Some(0), "{line}");
+    assert!(line.contains("with D == 4"), "{line}");
+    let (code, line) = verdict_line("embedding_whole_blocks", &[]);
+    assert_eq!(code, Some(1), "{line}");
+    let at = refuted_sizes(&line);
+    assert!(at["D"] % 4 != 0, "{line}");
+    let (code, line) = verdict_line("nll_loss_ignore_diag", &[]);
+    assert_eq!(code, Some(1), "{line}");
+    let at = refuted_sizes(&line);
+    assert!(at["M"] > at["N"], "{line}");
+    // On the launch's own instance both are right.
+    for name in ["embedding_whole_blocks", "nll_loss_ignore_diag"] {
+        let (code, line) = verdict_line(name, &["--scope", "instance"]);
+        assert_eq!(code, Some(0), "{name}: {line}");
+    }
+    // Against PyTorch's NLL the label-0 twin is refuted on the instance already.
+    let o = Command::cargo_bin("lift")
+        .unwrap()
+        .arg("check")
+        .arg(dir("nll_loss_label0").join("kernel.ttir"))
+        .args([
+            "--spec",
+            "loss = F.nll_loss(logp, t, ignore_index=-100, reduction='none')",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
+
+/// `lift check` against PyTorch's own losses and lookup proves them for every size too
+/// (`F.nll_loss`, `F.cross_entropy` with `reduction='none'` and `F.embedding` read as
+/// `take` formulas), stating the labels assumed; the ignored-row twin is refuted
+/// against NLL at sizes with more rows than classes.
+#[test]
+fn label_kernels_check_against_pytorch_for_all_sizes() {
+    let check = |name: &str, spec: &str| {
+        let o = Command::cargo_bin("lift")
+            .unwrap()
+            .arg("check")
+            .arg(dir(name).join("kernel.ttir"))
+            .args(["--spec", spec])
+            .output()
+            .unwrap();
+        let t = text(&o);
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("VERIFIED") || l.starts_with("REFUTED"))
+            .unwrap_or_else(|| panic!("{name}: no verdict in\n{t}"))
+            .to_string();
+        (o.status.code(), line)
+    };
+    let nll = "loss = F.nll_loss(logp, t, ignore_index=-100, reduction='none')";
+    for (name, spec, labels) in [
+        ("nll_loss", nll, "every t in {0..N, -100}"),
+        (
+            "cross_entropy",
+            "loss = F.cross_entropy(x, t, reduction=\"none\", ignore_index=-100)",
+            "every t in {0..N, -100}",
+        ),
+        (
+            "embedding",
+            "out = F.embedding(ids, w)",
+            "every ids in {0..V}",
+        ),
+    ] {
+        let (code, line) = check(name, spec);
+        assert_eq!(code, Some(0), "{name}: {line}");
+        assert!(line.starts_with("VERIFIED for all"), "{name}: {line}");
+        assert!(line.contains(labels), "{name}: {line}");
+    }
+    let (code, line) = check("nll_loss_ignore_diag", nll);
+    assert_eq!(code, Some(1), "{line}");
+    let at = refuted_sizes(&line);
+    assert!(at["M"] > at["N"], "{line}");
+}

@@ -125,18 +125,33 @@ DEQ = {
 # `expect`: the verdict at each instance, in order (a twin is right at the first);
 # "oob": an access outside a tensor (exit 1, OUT OF BOUNDS).
 FIXTURES = {
-    "cross_entropy": dict(CE, kernel="cross_entropy_kernel", expect=["verified", "verified"]),
+    "cross_entropy": dict(CE, kernel="cross_entropy_kernel", expect=["verified", "verified"],
+                          all_sizes=True),
     "cross_entropy_one_chunk": dict(
         CE, kernel="cross_entropy_one_chunk_kernel", expect=["verified", "refuted"],
         bug="only the first BLOCK_SIZE columns enter the log-sum-exp"),
-    "nll_loss": dict(NLL, kernel="nll_loss_kernel", expect=["verified", "verified"]),
+    "nll_loss": dict(NLL, kernel="nll_loss_kernel", expect=["verified", "verified"],
+                     all_sizes=True),
     "nll_loss_label0": dict(
         NLL, kernel="nll_loss_label0_kernel", expect=["refuted", "refuted"],
         bug="a row labelled 0 is taken for ignored (t > 0 for t != ignore_index)"),
-    "embedding": dict(EMB, kernel="embedding_kernel", expect=["verified", "verified"]),
+    "embedding": dict(EMB, kernel="embedding_kernel", expect=["verified", "verified"],
+                      all_sizes=True),
     "embedding_block_stride": dict(
         EMB, kernel="embedding_block_stride_kernel", expect=["verified", "refuted"],
         bug="the table's rows are taken BLOCK_D apart, not D"),
+    # two whole blocks at the launch's instance (D == 8), a ragged tail at the second
+    "embedding_whole_blocks": dict(
+        EMB, kernel="embedding_whole_blocks_kernel", expect=["verified", "refuted"],
+        instances=[{"name": "l3v5d8", "sizes": {"L": 3, "V": 5, "D": 8}},
+                   EMB["instances"][1]],
+        bug="the loop covers whole blocks only: a ragged tail of each row is never written"),
+    # M > N at the second instance, its last row ignored: the placeholder leaves logp
+    "nll_loss_ignore_diag": dict(
+        NLL, kernel="nll_loss_ignore_diag_kernel", expect=["verified", "oob"],
+        instances=[NLL["instances"][0], {"name": "m5n3", "sizes": {"M": 5, "N": 3}}],
+        ignored_rows=[1, -1],
+        bug="an ignored row reads logp[row, row], outside the tensor once M > N"),
     "nll_loss_rows": dict(
         NLL, kernel="nll_loss_rows_kernel", expect=["verified", "verified"],
         signature=dict(NLL["signature"], n_rows="i32", BLOCK_M="constexpr"),
@@ -171,7 +186,8 @@ def inputs(fx, sz, rng):
             t = rng.integers(0, sz[hi], size=shp)
             t[0] = 0
             if ignore is not None and t.size > 1:
-                t[1] = ignore
+                for r in fx.get("ignored_rows", [1]):
+                    t[r] = ignore
             ins[a["tensor"]] = t.astype(np.int64)
         elif a["tensor"] in fx.get("codes", {}):
             lo, hi = fx["codes"][a["tensor"]]

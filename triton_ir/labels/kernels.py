@@ -148,3 +148,27 @@ def nll_loss_rows_unmasked_kernel(loss_ptr, logp_ptr, stride, t_ptr, n_rows, ign
     safe = tl.where(keep, t, 0)
     lp = tl.load(logp_ptr + rows * stride + safe)
     tl.store(loss_ptr + rows, tl.where(keep, -lp, 0.0), mask=in_rows)
+
+
+@triton.jit
+def embedding_whole_blocks_kernel(out_ptr, ids_ptr, w_ptr, D, BLOCK_D: tl.constexpr):
+    # twin: the loop runs over whole blocks only, so a ragged tail of the row is never
+    # written; right whenever BLOCK_D divides D
+    i = tl.program_id(0)
+    idx = tl.load(ids_ptr + i)
+    for j in range(0, D // BLOCK_D * BLOCK_D, BLOCK_D):
+        cols = j + tl.arange(0, BLOCK_D)
+        row = tl.load(w_ptr + idx * D + cols)
+        tl.store(out_ptr + i * D + cols, row)
+
+
+@triton.jit
+def nll_loss_ignore_diag_kernel(loss_ptr, logp_ptr, stride, t_ptr, ignore_index):
+    # twin: an ignored row reads logp[row, row] as its placeholder class (its value is
+    # discarded), outside the tensor once the rows outnumber the classes
+    row = tl.program_id(0)
+    t = tl.load(t_ptr + row)
+    keep = t != ignore_index
+    safe = tl.where(keep, t, row)
+    lp = tl.load(logp_ptr + row * stride + safe)
+    tl.store(loss_ptr + row, tl.where(keep, -lp, 0.0))

@@ -411,6 +411,8 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "softmin"
         | "log_softmax" | "var" | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul"
         | "mm" | "t" | "unsqueeze" | "cat" | "reshape" | "zeros" | "ones" => Formula,
+        // Over class indices with reduction='none' (`sizes::shape_ops`): `take`.
+        "cross_entropy" | "nll_loss" | "embedding" => Formula,
         "floor" | "ceil" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
             "rounding and integer division are not among the formula ops the all-sizes \
              prover reads",
@@ -422,9 +424,7 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         "glu" | "chunk" | "split" => {
             Refused("splits an axis into parts whose extents are not read for every size")
         }
-        "cross_entropy" | "nll_loss" | "gather" | "embedding" => {
-            Refused("indexes by integer tensors, which formulas over sizes do not read")
-        }
+        "gather" => Refused("indexes by integer tensors, which formulas over sizes do not read"),
         "mse_loss"
         | "l1_loss"
         | "smooth_l1_loss"

@@ -1,7 +1,7 @@
 //! The ops that change shapes, read for every size: each a formula written after its
 //! instance definition in `torch::ops` (reductions, softmax, var/std, logsumexp,
 //! layer_norm, matmul/linear, `t`, unsqueeze, cat, reshape, zeros/ones, tril/triu,
-//! cumsum/cumprod, masked_fill). The call arrives bound (`ops::bind_call`) and its dims
+//! cumsum/cumprod, masked_fill, and the gathers nll_loss, cross_entropy, embedding). The call arrives bound (`ops::bind_call`) and its dims
 //! are normalised by the instance's own `ops::reduce_dims_of`/`ops::one_dim_of`; only
 //! the computation is written here.
 
@@ -11,8 +11,9 @@ use super::super::value::{parse_decimal, Cx, Domain, Val};
 use super::domain::{exact, EverySize, SymTensor, V};
 use super::extent::{bin, inferred_extent, int};
 use super::pointwise;
-use crate::formula::{BinaryOp, Formula, ReduceOp, ScanOp, Size, UnaryOp};
+use crate::formula::{BinaryOp, Formula, ReduceOp, ScanOp, Size, TakeKind, UnaryOp};
 use crate::launch::BinOp;
+use crate::term::CmpOp;
 
 type R<T> = Result<T, String>;
 type A = Args<EverySize>;
@@ -259,6 +260,18 @@ pub(super) fn call(cx: &mut Cx, a: A) -> R<V> {
             }
         }
         "layer_norm" => layer_norm(cx.float, &a)?,
+        "nll_loss" | "cross_entropy" => class_loss(&a)?,
+        "embedding" => {
+            // `w[ids]`; the other arguments change only the gradient, but `max_norm`
+            // renormalises rows (refused at the instance too).
+            let (ids, w) = (tensor(&a, "input")?, tensor(&a, "weight")?);
+            if a.get("max_norm").is_some_and(|v| !matches!(v, Val::None)) || w.shape.len() != 2 {
+                return Err("embedding with max_norm or a weight not 2-D".into());
+            }
+            let mut shape = ids.shape.clone();
+            shape.push(w.shape[1].clone());
+            SymTensor::new(Formula::take(TakeKind::Index, w.f, ids.f, 0), shape)
+        }
         "matmul" | "mm" => matmul(a.req("input")?.clone(), a.req("other")?.clone())?,
         "t" => {
             let x = tensor(&a, "input")?;
@@ -319,6 +332,49 @@ pub(super) fn call(cx: &mut Cx, a: A) -> R<V> {
         _ => return Err(format!("`{op}` has no formula over sizes")),
     };
     Ok(Val::Tensor(t))
+}
+
+/// `F.nll_loss`/`F.cross_entropy` over class indices with `reduction='none'`, as
+/// `ops::gather`/`ops::losses` define them: per row 0 where the target is
+/// `ignore_index`, else `-input[i, t[i]]` (NLL) or `logsumexp(input[i]) - input[i, t[i]]`.
+fn class_loss(a: &A) -> R<SymTensor> {
+    let (x, t) = (tensor(a, "input")?, tensor(a, "target")?);
+    for arg in ["weight", "size_average", "reduce", "label_smoothing"] {
+        if a.has(arg) && a.get(arg).is_some_and(|v| !matches!(v, Val::None)) {
+            return Err(format!("{}(`{arg}`) is not read for all sizes", a.op));
+        }
+    }
+    let reduction = a.str("reduction", "mean")?;
+    if reduction != "none" || x.shape.len() != 2 || t.shape.len() != 1 {
+        return Err(format!(
+            "{} is read for all sizes with reduction='none' over [N, C] and [N] only",
+            a.op
+        ));
+    }
+    let ignore = a.int("ignore_index")?.unwrap_or(-100);
+    let picked = Formula::take(TakeKind::Along, x.f.clone(), t.f.clone(), 1);
+    let loss = if a.op == "nll_loss" {
+        -picked
+    } else {
+        // `m + log(sum(exp(x - m)))` with the max kept as a unit axis, then dropped.
+        let m = reduce_f(ReduceOp::Max, x.f.clone(), &[1], true);
+        let e = Formula::binary(BinaryOp::Sub, x.f, m.clone()).exp();
+        let s = reduce_f(ReduceOp::Sum, e, &[1], true);
+        let y = Formula::binary(BinaryOp::Add, m, s.log());
+        let lse = reduce(
+            ReduceOp::Sum,
+            y,
+            vec![x.shape[0].clone(), int(1)],
+            &[1],
+            false,
+        );
+        Formula::binary(BinaryOp::Sub, lse.f, picked)
+    };
+    let keep = Formula::cmp(CmpOp::Ne, t.f, Formula::int(ignore));
+    Ok(SymTensor::new(
+        Formula::select(keep, loss, Formula::int(0)),
+        vec![x.shape[0].clone()],
+    ))
 }
 
 /// `torch.cat` along one axis: the parts' shapes equal off it, its extent their sum.
