@@ -10,7 +10,7 @@ use crate::exec::ErrorKind;
 use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::ptx::BenignRace;
-use crate::race_every::{count_size, every, Every};
+use crate::race_every::{count_size, every, prove_beyond, Every};
 use crate::term::Terms;
 use crate::verdict::Verdict;
 use std::time::Instant;
@@ -89,7 +89,7 @@ pub fn race_with(
                 Safety::Unsafe { kind, message } => Some((kind, message)),
             })
         };
-        let prove = |_from: i64| Err("the repetition proof is not built yet".to_string());
+        let prove = |from: i64| prove_beyond(kernel, inst, &size, from);
         let e = every(kernel, inst, &size, check, prove)?;
         if let Every::Unsafe { kind, message, .. } = &e {
             safety = Safety::Unsafe {

@@ -14,6 +14,7 @@
 //! stops).
 
 use crate::error::Error;
+use crate::exec::addresses::AddressOnly;
 use crate::exec::ErrorKind;
 use crate::kernel::Kernel;
 use crate::launch::{ArgBinding, Expr, Instance};
@@ -22,6 +23,10 @@ use crate::launch::{ArgBinding, Expr, Instance};
 /// compilers' 4× and 8× unrolling, both phase parities and a ring of up to 8 stages
 /// twice over.
 pub const SWEEP: i64 = 32;
+
+/// Counts run one by one where the repetition proof fails: up to `FURTHER`, so that a
+/// bug that needs a few more tiles is still found.
+pub const FURTHER: i64 = 128;
 
 /// What `lift race` found for every value of the count.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,10 +111,47 @@ pub fn every(
     inst: &Instance,
     size: &str,
     mut check: impl FnMut(&Instance) -> Result<Finding, Error>,
-    prove: impl FnOnce(i64) -> Result<Proof, String>,
+    prove: impl FnOnce(i64) -> Result<Proof, NoProof>,
 ) -> Result<Every, Error> {
+    if let Some(found) = sweep(kernel, inst, size, 1..=SWEEP, &mut check)? {
+        return Ok(found);
+    }
+    let mut swept = SWEEP;
+    let proof = match prove(SWEEP + 1) {
+        Ok(p) => Ok(p),
+        Err(NoProof::Unknown(m)) => {
+            if let Some(found) = sweep(kernel, inst, size, SWEEP + 1..=FURTHER, &mut check)? {
+                return Ok(found);
+            }
+            swept = FURTHER;
+            Err(m)
+        }
+        // A count the proof ran is unsafe: its own run says how.
+        Err(NoProof::FindingAt(at)) => match sweep(kernel, inst, size, at..=at, &mut check)? {
+            Some(found) => return Ok(found),
+            None => Err(format!(
+                "the proof's run at {size}={at} failed, the check there did not"
+            )),
+        },
+    };
+    Ok(Every::Safe {
+        size: size.into(),
+        swept,
+        proof,
+    })
+}
+
+/// Run `check` at each count of `counts` but the launch's: the first finding, or
+/// `None`.
+fn sweep(
+    kernel: &Kernel,
+    inst: &Instance,
+    size: &str,
+    counts: std::ops::RangeInclusive<i64>,
+    check: &mut impl FnMut(&Instance) -> Result<Finding, Error>,
+) -> Result<Option<Every>, Error> {
     let launch_count = inst.sizes.get(size).copied();
-    for at in 1..=SWEEP {
+    for at in counts {
         if Some(at) == launch_count {
             continue;
         }
@@ -119,27 +161,23 @@ pub fn every(
         match check(&one) {
             Ok(None) => {}
             Ok(Some((kind, message))) => {
-                return Ok(Every::Unsafe {
+                return Ok(Some(Every::Unsafe {
                     size: size.into(),
                     at,
                     kind,
                     message,
-                })
+                }))
             }
             Err(e) => {
-                return Ok(Every::Unknown {
+                return Ok(Some(Every::Unknown {
                     size: size.into(),
                     at,
                     reason: e.to_string(),
-                })
+                }))
             }
         }
     }
-    Ok(Every::Safe {
-        size: size.into(),
-        swept: SWEEP,
-        proof: prove(SWEEP + 1),
-    })
+    Ok(None)
 }
 
 impl Every {
@@ -211,4 +249,137 @@ impl Every {
             }),
         }
     }
+}
+
+/// Why the repetition proof gives no claim: a finding at a count it ran (to be
+/// reported as that count's), or a reason.
+pub enum NoProof {
+    FindingAt(i64),
+    Unknown(String),
+}
+
+/// Slopes tried: counts per step of the proof's `u`.
+const STEPS: [i64; 5] = [1, 2, 4, 8, 16];
+
+/// The repetition proof (`ptx::prove_count`) for every count from `from` on: for each
+/// step `Q` of [`STEPS`] in turn, one run per residue class modulo `Q` at the class's
+/// first count from `from`; the first `Q` whose every class proves gives the claim,
+/// up to the least bound of its classes.
+pub fn prove_beyond(
+    kernel: &Kernel,
+    inst: &Instance,
+    size: &str,
+    from: i64,
+) -> Result<Proof, NoProof> {
+    let unknown = |m: String| NoProof::Unknown(m);
+    let Some(ptx) = kernel.ptx() else {
+        return Err(unknown("not PTX".into()));
+    };
+    let entry = ptx
+        .module
+        .entry(None)
+        .ok_or_else(|| unknown("no .entry".into()))?;
+    if let Some(what) = crate::ptx::count_refused(entry) {
+        return Err(unknown(format!(
+            "the repetition proof does not model {what}"
+        )));
+    }
+    let arg = kernel
+        .launch
+        .args
+        .iter()
+        .find(|(_, a)| matches!(a, ArgBinding::Int(Expr::Size(n)) if n == size))
+        .map(|(k, _)| k.clone())
+        .ok_or_else(|| unknown(format!("no argument is `{size}`")))?;
+    // Elements per count of each tensor: its shape has the count once, as a whole dim.
+    let mut per_count = Vec::new();
+    for t in &inst.tensors {
+        let shape = kernel.launch.args.values().find_map(|a| match a {
+            ArgBinding::Tensor { tensor, shape, .. } if *tensor == t.name => Some(shape),
+            _ => None,
+        });
+        let shape = shape.ok_or_else(|| unknown(format!("no shape for `{}`", t.name)))?;
+        let (mut whole, mut rest) = (0, 1i64);
+        for d in shape {
+            match d {
+                Expr::Size(n) if n == size => whole += 1,
+                d if mentions(d, size) => {
+                    return Err(unknown(format!("`{}`'s shape has {size} in `{d}`", t.name)))
+                }
+                d => rest *= d.eval(&inst.sizes).map_err(unknown)?,
+            }
+        }
+        if whole > 1 {
+            return Err(unknown(format!(
+                "`{}`'s size is not linear in {size}",
+                t.name
+            )));
+        }
+        per_count.push(whole * rest);
+    }
+    let mut why = Vec::new();
+    for q in STEPS {
+        let mut upto = i64::MAX;
+        let mut bound = None;
+        let mut periods = Vec::new();
+        let mut failed = None;
+        let mut proved = 0;
+        for r in 0..q {
+            let n = from + (r - from).rem_euclid(q);
+            let mut sizes = inst.sizes.clone();
+            sizes.insert(size.to_string(), n);
+            let at = kernel
+                .instance(&sizes)
+                .map_err(|e| unknown(e.to_string()))?;
+            let setup = crate::ptx::CountSetup {
+                arg: arg.clone(),
+                n,
+                q,
+                numel_slope: per_count.iter().map(|c| c * q).collect(),
+            };
+            let mut shadow = AddressOnly::default();
+            let res = crate::ptx::prove_count(&ptx.module, &at, &ptx.arg_order, &mut shadow, setup);
+            match res {
+                Ok(_) if shadow.steered() => {
+                    failed = Some(format!("data steers the run at {size}={n}"));
+                }
+                Ok(p) => {
+                    let last = n.saturating_add(q.saturating_mul(p.u_max));
+                    if last < upto {
+                        upto = last;
+                        bound = p.bound;
+                    }
+                    periods.extend(p.periods);
+                }
+                Err(e) if e.kind == ErrorKind::Unsupported || e.kind == ErrorKind::Limit => {
+                    failed = Some(format!("{size} = {n} + {q}·u: {}", e.message));
+                }
+                Err(_) => return Err(NoProof::FindingAt(n)),
+            }
+            if failed.is_some() {
+                break;
+            }
+            proved += 1;
+        }
+        match failed {
+            None => {
+                periods.sort_unstable();
+                periods.dedup();
+                let bound = bound.map_or(String::new(), |b| format!("; bounded where {b}"));
+                return Ok(Proof {
+                    from,
+                    upto,
+                    how: format!(
+                        "the state repeats every {q} {size} (every {periods:?} scheduler passes) \
+                         from {size} = {from} to {} on{bound}",
+                        from + q - 1
+                    ),
+                });
+            }
+            Some(m) => why.push(format!(
+                "in steps of {q} ({proved} of {q} classes proved): {m}"
+            )),
+        }
+    }
+    Err(unknown(why.join("; ")))
 }
