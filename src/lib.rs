@@ -30,6 +30,7 @@ pub mod nvrtc;
 pub mod prove;
 pub mod ptx;
 pub mod race;
+pub mod race_every;
 pub mod render;
 pub mod simplify;
 pub mod spec;

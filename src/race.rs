@@ -10,6 +10,7 @@ use crate::exec::ErrorKind;
 use crate::kernel::Kernel;
 use crate::launch::Instance;
 use crate::ptx::BenignRace;
+use crate::race_every::{count_size, every, prove_beyond, Every};
 use crate::term::Terms;
 use crate::verdict::Verdict;
 use std::time::Instant;
@@ -34,6 +35,9 @@ pub struct RaceReport {
     /// one per pair of instructions; with `--strict-races` the first is the finding
     /// instead.
     pub benign: Vec<BenignRace>,
+    /// An mbarrier pipeline's answer for every value of its loop count (see
+    /// `race_every`); `safety` is then the finding at another count if there is one.
+    pub every: Option<Every>,
 }
 
 impl Safety {
@@ -76,6 +80,41 @@ pub fn race_with(
     strict_races: bool,
 ) -> Result<RaceReport, Error> {
     let start = Instant::now();
+    let (mut safety, benign) = instance_safety(kernel, inst, strict_races)?;
+    let mut every_count = None;
+    if let (Safety::Safe, Some(size)) = (&safety, count_size(kernel)) {
+        let check = |one: &Instance| {
+            Ok(match instance_safety(kernel, one, strict_races)?.0 {
+                Safety::Safe => None,
+                Safety::Unsafe { kind, message } => Some((kind, message)),
+            })
+        };
+        let prove = |from: i64| prove_beyond(kernel, inst, &size, from);
+        let e = every(kernel, inst, &size, check, prove)?;
+        if let Every::Unsafe { kind, message, .. } = &e {
+            safety = Safety::Unsafe {
+                kind: *kind,
+                message: message.clone(),
+            };
+        }
+        every_count = Some(e);
+    }
+    Ok(RaceReport {
+        safety,
+        kernel: kernel.path.display().to_string(),
+        instance: inst.clone(),
+        seconds: start.elapsed().as_secs_f64(),
+        benign,
+        every: every_count,
+    })
+}
+
+/// `lift race` at one instance: the finding, else SAFE with the benign races.
+fn instance_safety(
+    kernel: &Kernel,
+    inst: &Instance,
+    strict_races: bool,
+) -> Result<(Safety, Vec<BenignRace>), Error> {
     // First without values: a PTX run that no data steered is SAFE for every input
     // exactly when the symbolic run would be (see `exec::addresses`). Anything else
     // (a finding, an error, a steered run) is decided by the symbolic run, whose
@@ -100,13 +139,7 @@ pub fn race_with(
             ),
         };
     }
-    Ok(RaceReport {
-        safety,
-        kernel: kernel.path.display().to_string(),
-        instance: inst.clone(),
-        seconds: start.elapsed().as_secs_f64(),
-        benign,
-    })
+    Ok((safety, benign))
 }
 
 /// The benign races of a run without values (`exec::addresses`) that ends cleanly with
@@ -165,7 +198,14 @@ impl RaceReport {
             Safety::Safe => s.push_str(
                 "  no data race, deadlock, out-of-bounds access or read of unwritten memory\n",
             ),
-            Safety::Unsafe { message, .. } => s.push_str(&format!("  {message}\n")),
+            Safety::Unsafe { message, .. } if self.every.is_none() => {
+                s.push_str(&format!("  {message}\n"))
+            }
+            Safety::Unsafe { .. } => {}
+        }
+        for line in self.every.iter().flat_map(|e| e.lines()) {
+            s.push_str(&line);
+            s.push('\n');
         }
         if !self.benign.is_empty() && self.safety == Safety::Safe {
             s.push_str(
@@ -182,8 +222,9 @@ impl RaceReport {
             }
         }
         s.push_str(&format!(
-            "{} in {:.3} s\n",
+            "{}{} in {:.3} s\n",
             self.safety.verdict(),
+            self.every.as_ref().map_or(String::new(), |e| e.scope()),
             self.seconds
         ));
         s
@@ -225,6 +266,12 @@ impl RaceReport {
                 })
             })
             .collect();
+        if let Some(e) = &self.every {
+            j["every_size"] = e.to_json();
+            if e.scope().starts_with(" for every") {
+                j["scope"] = "all_sizes".into();
+            }
+        }
         j
     }
 

@@ -88,6 +88,21 @@ TWINS = {
         "  warps: consumer 31 (a lane of warp 1) reads part[32], which consumer 32 (warp",
         "  2) writes, with nothing ordering the two",
     ], [("        consumers_sync(1, CONSUMERS);\n", "")]),
+    "ring_k3_skips_tile": ("ring", "DEADLOCK", [
+        "the producer loads one tile fewer when K mod 4 == 3: at the launch's K = 5 the",
+        "  ring is safe, but at K = 3 (and 7, 11, ...) the consumers wait forever on the",
+        "  full barrier of the last tile, which nobody arms; only a check over every K",
+        "  finds it",
+    ], [("        if (tid == 0) {\n            for (int k = 0; k < k_tiles; ++k) {",
+         "        if (tid == 0) {\n            for (int k = 0; k < k_tiles - (k_tiles % 4 == 3); ++k) {")]),
+    "ring_k41_skips_tile": ("ring", "DEADLOCK", [
+        "the producer loads one tile fewer when K > 40: safe at every K up to 40, so",
+        "  neither the launch's K = 5 nor the counts run one by one show it; the",
+        "  repetition proof must not prove it safe (its branch on K is decided",
+        "  differently at larger K), and the counts run after the proof fails find it",
+        "  at K = 41",
+    ], [("        if (tid == 0) {\n            for (int k = 0; k < k_tiles; ++k) {",
+         "        if (tid == 0) {\n            for (int k = 0; k < k_tiles - (k_tiles > 40); ++k) {")]),
     "barrier_copy_missing_arrive": ("barrier_copy", "DEADLOCK", [
         "the barrier is initialised for one thread more than the block has: the phase",
         "  the copy completes never gets its last arrival, so every thread waits forever",

@@ -20,7 +20,10 @@ mod scope;
 
 pub use ast::type_bytes;
 pub use error::ParseError;
-pub use exec::{execute, execute_for_races, launch_arg_order, BenignRace};
+pub use exec::{
+    count_refused, execute, execute_for_races, launch_arg_order, prove_count, BenignRace,
+    CountProof, CountSetup,
+};
 
 /// Parse a whole `.ptx` file.
 pub fn parse(src: &str) -> Result<ast::Module, ParseError> {

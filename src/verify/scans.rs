@@ -230,6 +230,7 @@ impl Run<'_, '_, '_> {
                 holds: &mut holds,
                 atoms: &mut atoms,
                 memo: None,
+                labels: self.setup.labels,
             };
             for d in 0..l.step {
                 let mut i2 = idx.to_vec();

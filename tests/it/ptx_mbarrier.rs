@@ -10,8 +10,10 @@
 //! barrier, the phase and a line. The trails' numbers (arrivals and bytes missing)
 //! follow from the twins' edits too.
 
+use lift::exec::addresses::AddressOnly;
 use lift::npy::Array;
-use lift::race::race_with;
+use lift::race::{race_with, RaceReport};
+use lift::race_every::{Every, SWEEP};
 use lift::Kernel;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +36,14 @@ fn race(name: &str) -> (String, String) {
         Ok(r) => (r.safety.verdict().to_string(), r.to_text()),
         Err(e) => ("UNKNOWN".into(), e.to_string()),
     }
+}
+
+/// lift race's whole report.
+fn report(name: &str) -> RaceReport {
+    let ptx = dir().join(format!("{name}.ptx"));
+    let kernel = Kernel::load(&ptx, Some(&ptx.with_extension("launch.toml"))).unwrap();
+    let inst = kernel.instance(&BTreeMap::new()).unwrap();
+    race_with(&kernel, &inst, false).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn names() -> Vec<String> {
@@ -221,4 +231,83 @@ fn the_pipelines_compute_their_results() {
         },
     );
     assert_eq!(got, want);
+}
+
+/// Issue 43, item 7: the correct rings are safe for every number of K tiles: 1 to 32
+/// run one by one, every larger count by the repetition proof, up to where a 32-bit
+/// value the compiled kernel computes from k stops being exact: ring and ring_ws keep
+/// the stage's byte offset `k * 256` in a u32 (`shl.b32` by 8, then `cvt.u64.u32`), so
+/// 2^32 / 256 tiles; ring128 its `int` offset `k * 96` (`cvt.s64.s32`), so 2^31 / 96.
+#[test]
+fn the_rings_are_safe_for_every_k() {
+    let ring = (1i64 << 32) / 256;
+    for (name, wrap) in [
+        ("ring", ring),
+        ("ring128", (1i64 << 31) / 96),
+        ("ring_ws", ring),
+    ] {
+        let r = report(name);
+        let text = r.to_text();
+        let Some(Every::Safe {
+            size,
+            swept,
+            proof: Ok(p),
+        }) = &r.every
+        else {
+            panic!("{name}: no every-K proof\n{text}");
+        };
+        assert_eq!(
+            (size.as_str(), *swept, p.from),
+            ("K", SWEEP, SWEEP + 1),
+            "{text}"
+        );
+        assert!(
+            (wrap - 8..=wrap + 8).contains(&p.upto),
+            "{name}: proved up to K = {}, expected about {wrap}\n{text}",
+            p.upto
+        );
+        assert!(
+            text.contains(&format!("SAFE for every K from 1 to {}", p.upto)),
+            "{text}"
+        );
+        let json = r.to_json();
+        assert_eq!(json["scope"], "all_sizes", "{json}");
+        assert_eq!(json["every_size"]["proved"][0], SWEEP + 1, "{json}");
+    }
+}
+
+/// A twin whose bug needs a count the launch does not use: the producer loads one tile
+/// fewer when K mod 4 == 3, so the launch's K = 5 is safe and K = 3 deadlocks (the
+/// least count with K mod 4 == 3).
+#[test]
+fn a_deadlock_at_another_k_is_found() {
+    let name = "ring_k3_skips_tile";
+    let ptx = dir().join(format!("{name}.ptx"));
+    let k = Kernel::load(&ptx, Some(&ptx.with_extension("launch.toml"))).unwrap();
+    let at = |n: i64| {
+        let inst = k.instance(&BTreeMap::from([("K".to_string(), n)])).unwrap();
+        k.execute_for_races(&inst, &mut AddressOnly::default())
+            .is_ok()
+    };
+    assert!(at(5), "the launch's K = 5 runs clean");
+    assert!(
+        !at(3) && !at(7) && at(4),
+        "K = 3 and 7 deadlock, K = 4 does not"
+    );
+    let r = report(name);
+    let text = r.to_text();
+    assert_eq!(r.safety.verdict(), "DEADLOCK", "{text}");
+    assert!(text.contains("DEADLOCK at K=3"), "{text}");
+    assert!(text.contains("at K=3: "), "{text}");
+}
+
+/// A bug only beyond the counts run one by one (one tile fewer when K > 40): the
+/// repetition proof must not prove it away (the branch on K > 40 goes both ways over
+/// the counts it would cover), and the counts run after it fails find it at K = 41.
+#[test]
+fn a_bug_beyond_the_sweep_is_not_proved_away() {
+    let r = report("ring_k41_skips_tile");
+    let text = r.to_text();
+    assert_eq!(r.safety.verdict(), "DEADLOCK", "{text}");
+    assert!(text.contains("DEADLOCK at K=41"), "{text}");
 }

@@ -17,6 +17,11 @@ impl VClock {
         c
     }
 
+    /// Every component, in order (missing ones are 0).
+    pub(super) fn components(&self) -> &[u32] {
+        &self.0
+    }
+
     pub(super) fn get(&self, i: usize) -> u32 {
         self.0.get(i).copied().unwrap_or(0)
     }

@@ -31,24 +31,24 @@ use super::*;
 /// One mbarrier.
 pub(super) struct MBar {
     /// Arrivals each phase expects (`init`'s count, less `arrive_drop`s).
-    expected: u32,
+    pub(super) expected: u32,
     /// Arrivals the current phase still waits for.
-    pending: u32,
+    pub(super) pending: u32,
     /// Transaction bytes the current phase still waits for (negative: more completed
     /// than expected).
-    tx: i64,
+    pub(super) tx: i64,
     /// Completed phases: the current phase is `phase`, its parity `phase & 1`.
-    phase: u32,
+    pub(super) phase: u32,
     /// The join of the clocks of every arrival and copy of the current phase.
-    arrived: VClock,
+    pub(super) arrived: VClock,
     /// What a completed wait acquires: the join of every completed phase's clocks.
-    released: VClock,
+    pub(super) released: VClock,
     /// Bumped on every change (a spinning waiter blocks until it moves).
-    version: u64,
+    pub(super) version: u64,
     /// The instruction that initialised it.
-    init_pc: usize,
+    pub(super) init_pc: usize,
     /// The last `expect_tx` of the current phase (instruction, bytes), for the trail.
-    last_expect: Option<(usize, i64)>,
+    pub(super) last_expect: Option<(usize, i64)>,
 }
 
 /// A thread's registers and local memory, as a failed wait saw them.
@@ -56,15 +56,17 @@ type Registers<V> = (Vec<Option<Val<V>>>, HashMap<u64, Val<V>>);
 
 /// A failed wait, remembered to see whether the thread comes back unchanged.
 pub(super) struct Probe<V> {
-    pc: usize,
-    version: u64,
-    effects: u64,
+    pub(super) pc: usize,
+    /// The barrier it waited on.
+    pub(super) addr: u64,
+    pub(super) version: u64,
+    pub(super) effects: u64,
     /// The thread's register and local-memory change count (`Thread::changes`): the
     /// same count means the same registers, without copying them.
-    changes: u64,
+    pub(super) changes: u64,
     /// A copy of the registers and local memory, taken only when the thread came back
     /// with the count moved (a register changed and may have changed back).
-    copy: Option<Registers<V>>,
+    pub(super) copy: Option<Registers<V>>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -311,6 +313,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         let copy = whole.then(|| (th.regs.clone(), th.local.clone()));
         let probe = Probe {
             pc,
+            addr,
             version,
             effects: th.effects,
             changes: th.changes,

@@ -43,6 +43,7 @@ mod arith;
 mod atomic;
 mod branch;
 mod clock;
+mod every;
 mod gather;
 mod mbarrier;
 mod memory;
@@ -50,6 +51,8 @@ mod mma;
 mod params;
 mod place;
 mod race;
+mod repeat;
+mod slope;
 mod spin;
 mod sums;
 mod sync;
@@ -63,6 +66,7 @@ pub(crate) use atomic::in_retry_loop;
 use atomic::{Hold, Locks};
 use branch::{Cell, Journal};
 use clock::VClock;
+pub use every::{refused as count_refused, Proof as CountProof, Setup as CountSetup};
 pub use params::launch_arg_order;
 use params::*;
 use place::LocKey;
@@ -230,7 +234,7 @@ pub fn execute<D: Domain>(
     arg_order: &[String],
     domain: &mut D,
 ) -> Result<Execution<D::V>, ExecError> {
-    run(module, inst, arg_order, domain, false).map(|(run, _)| run)
+    run(module, inst, arg_order, domain, false, None).map(|(run, _, _)| run)
 }
 
 /// The run `lift race` makes: [`execute`], except that a store whose value lift cannot
@@ -247,7 +251,21 @@ pub fn execute_for_races<D: Domain>(
     arg_order: &[String],
     domain: &mut D,
 ) -> Result<(Execution<D::V>, Vec<BenignRace>), ExecError> {
-    run(module, inst, arg_order, domain, true)
+    run(module, inst, arg_order, domain, true, None).map(|(run, benign, _)| (run, benign))
+}
+
+/// The every-count proof (see `every`): [`execute_for_races`] at `setup.n` (a run that
+/// fails fails the proof with its error), watched for a repeating state; the proof's
+/// claim, or why there is none (an `Unsupported` error).
+pub fn prove_count<D: Domain>(
+    module: &Module,
+    inst: &Instance,
+    arg_order: &[String],
+    domain: &mut D,
+    setup: CountSetup,
+) -> Result<CountProof, ExecError> {
+    run(module, inst, arg_order, domain, true, Some(setup))
+        .map(|(_, _, p)| p.expect("a run with a setup gives a proof"))
 }
 
 fn run<D: Domain>(
@@ -256,7 +274,8 @@ fn run<D: Domain>(
     arg_order: &[String],
     domain: &mut D,
     for_races: bool,
-) -> Result<(Execution<D::V>, Vec<BenignRace>), ExecError> {
+    every: Option<CountSetup>,
+) -> Result<(Execution<D::V>, Vec<BenignRace>, Option<CountProof>), ExecError> {
     let top = |kind: ErrorKind, message: String| ExecError {
         kind,
         message,
@@ -425,11 +444,27 @@ fn run<D: Domain>(
         named: HashMap::new(),
         synced: false,
         tmem: Default::default(),
+        every: None,
     };
+    if let Some(setup) = every {
+        let param = every::count_param(entry, arg_order, &setup.arg)
+            .filter(|&i| sim.params.get(i) == Some(&Val::Bits(setup.n as u64)))
+            .ok_or_else(|| {
+                top(
+                    ErrorKind::Unsupported,
+                    format!("no parameter holds the count `{}`", setup.arg),
+                )
+            })?;
+        sim.every = Some(Box::new(every::State::new(setup, param)));
+    }
     for cta in ctas {
         sim.run_cta(cta)?;
+        sim.every_cta_done()
+            .map_err(|m| top(ErrorKind::Unsupported, m))?;
     }
-    Ok(sim.finish())
+    let proof = sim.every.as_ref().map(|e| e.proof());
+    let (run, benign) = sim.finish();
+    Ok((run, benign, proof))
 }
 
 struct Sim<'a, D: Domain> {
@@ -521,6 +556,8 @@ struct Sim<'a, D: Domain> {
     synced: bool,
     /// Tensor memory and the tcgen05 operations of the CTA (see `tcgen05`).
     tmem: tcgen05::Tmem<D::V>,
+    /// The every-count proof watching this run (see `every`).
+    every: Option<Box<every::State>>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -592,12 +629,21 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             })
             .collect();
+        self.every_new_cta();
         loop {
             for t in 0..n {
                 while self.threads[t].state == State::Ready {
                     self.step(t)?;
                 }
             }
+            self.every_checkpoint().map_err(|m| {
+                self.err_at(
+                    0,
+                    self.threads[0].pc,
+                    ErrorKind::Unsupported,
+                    format!("for every count: {m}"),
+                )
+            })?;
             // A completed mbarrier phase wakes its waiters, maybe behind the loop above.
             if self.release_warps()?
                 || self.threads.iter().any(|t| t.state == State::Ready)
@@ -669,6 +715,17 @@ impl<'a, D: Domain> Sim<'a, D> {
             ));
         }
         self.at = None;
+        let writes = match self.every.is_some() {
+            true => Some(self.every_before(t, pc, ins).map_err(|m| {
+                self.err_at(
+                    t,
+                    pc,
+                    ErrorKind::Unsupported,
+                    format!("for every count: {m}"),
+                )
+            })?),
+            false => None,
+        };
         let flow = match self.exec(t, pc, ins) {
             Ok(f) => f,
             Err((kind, m)) => {
@@ -687,6 +744,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                 });
             }
         };
+        if let Some(w) = writes {
+            self.every_after(t, w);
+        }
         if let Flow::Exit = flow {
             self.land_all(t, pc)
                 .map_err(|(k, m)| self.err_at(t, pc, k, m))?;
