@@ -1152,7 +1152,7 @@ FAMILIES.update({
         ],
         "note": "D must be 64 (the kernels' register rows; 1/sqrt(D) = 0.125) and N a "
                 "multiple of 32; the benchmark size is N = 128.",
-        "reference": lambda ins, sz: {"o": _attention(ins["q"], ins["k"], ins["v"])},
+        "reference": lambda ins, sz: _attention_outputs(ins["q"], ins["k"], ins["v"]),
         "reference_variant": "naive",
     },
 })
@@ -1160,6 +1160,27 @@ FAMILIES.update({
 
 def _attention(q, k, v):
     return _softmax(q @ k.T * 0.125) @ v
+
+
+def _attention_outputs(q, k, v):
+    """o, and the row max m and row sum l = sum_j e^(s_j - m) that the FA1 kernels leave
+    in global memory."""
+    s = q @ k.T * 0.125
+    m = s.max(axis=1)
+    return {"o": _attention(q, k, v), "m": m, "l": np.exp(s - m[:, None]).sum(axis=1)}
+
+
+# The public minimal FA1 kernels keep each row's running max and sum in global memory
+# across key tiles: two more outputs after the family's parameters.
+_FA1_PARAMS = [
+    ("Q", {"tensor": "q", "shape": ["N", "D"], "role": "in"}),
+    ("K", {"tensor": "k", "shape": ["N", "D"], "role": "in"}),
+    ("V", {"tensor": "v", "shape": ["N", "D"], "role": "in"}),
+    ("O", {"tensor": "o", "shape": ["N", "D"], "role": "out"}),
+    ("N", "N"),
+    ("l", {"tensor": "l", "shape": ["N"], "role": "out"}),
+    ("m", {"tensor": "m", "shape": ["N"], "role": "out"}),
+]
 
 
 VARIANTS.update({
@@ -1246,6 +1267,43 @@ VARIANTS.update({
         "block": [32], "expect": "refuted",
         "bug": "the scores are not scaled by 1 / sqrt(D): softmax(Q K^T) V",
         "about": "flash1 without the factor 0.125 on the scores"},
+    # FA1 as the public minimal implementations write it (issue 46 item 4): one CTA,
+    # one thread per query row, m and l in global memory, O re-divided every tile.
+    ("flash_attn", "fa1_minimal"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "equivalent",
+        "about": "FA1 as the minimal implementations write it: one CTA, one thread per query "
+                 "row, K/V tiles in shared memory, m and l in global memory across key "
+                 "tiles, O = (1 / l') (l e^(m - m') O + e^(mt - m') P V) every tile"},
+    ("flash_attn", "fa1_prescaled"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "equivalent",
+        "about": "fa1_minimal with the tile's probabilities formed at the new max "
+                 "(rescale before adding): O = (l e^(m - m') O + P V) / l'"},
+    ("flash_attn", "fa1_coeffs"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "equivalent",
+        "about": "fa1_minimal with the rescale and division folded into two per-row "
+                 "coefficients: O = c_o O + c_p P V"},
+    ("flash_attn", "fa1_expf"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "equivalent",
+        "about": "fa1_minimal with the accurate expf and `/ l'`"},
+    ("flash_attn", "fa1_end_division"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "equivalent",
+        "about": "fa1_minimal with O unnormalised across key tiles (O = e^(m - m') O + "
+                 "e^(mt - m') P V) and divided by l once, at the end"},
+    ("flash_attn", "fa1_no_rescale"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "refuted",
+        "bug": "the old output is not rescaled by e^(m - m') when the running max grows "
+               "(equal at N = 32, one key tile)",
+        "about": "fa1_minimal without the factor e^(m - m') on the old output"},
+    ("flash_attn", "fa1_max_init_per_tile"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "refuted",
+        "bug": "the running max is restarted at -INFINITY every key tile instead of read "
+               "from m: each tile's softmax replaces the earlier ones (equal at N = 32)",
+        "about": "fa1_minimal with the running max initialised inside the key loop"},
+    ("flash_attn", "fa1_l_not_rescaled"): {
+        "block": [32], "grid": [1], "params": _FA1_PARAMS, "expect": "refuted",
+        "bug": "l' = l + e^(mt - m') lt: the running sum is not rescaled by e^(m - m') when "
+               "the max grows (equal at N = 32)",
+        "about": "fa1_minimal without the factor e^(m - m') on the running sum"},
     ("flash_attn", "missing_sync"): {
         "block": [32], "expect": "race",
         "race": "no __syncthreads at the end of a key tile: thread t stores Ks[t * 64 + d] "
@@ -1490,6 +1548,12 @@ def variants_of(family):
     return [v for (f, v) in VARIANTS if f == family]
 
 
+def params_of(family, variant):
+    """The variant's parameters: its own `params` where it declares them (they may add
+    outputs to the family's), else the family's."""
+    return VARIANTS[(family, variant)].get("params", FAMILIES[family]["params"])
+
+
 def entry_name(family, variant):
     return f"{family}_{variant}"
 
@@ -1664,7 +1728,7 @@ def launch_toml(family, variant, params):
              f"grid = {toml_value(var.get('grid', fam['grid']))}\n",
              f"sizes = {toml_value(fam['instances'][0]['sizes'])}\n",
              "\n[args]\n"]
-    for pname, (cname, a) in zip(params, fam["params"]):
+    for pname, (cname, a) in zip(params, params_of(family, variant)):
         lines.append(f"{pname} = {toml_value(a)}  # {cname}\n")
     return "".join(lines)
 
@@ -1749,7 +1813,11 @@ def write_refs(family):
         rng = np.random.default_rng(zlib.crc32(f"ptx/{family}/{inst['name']}".encode()))
         inputs, outs = {}, {}
         # A struct parameter's fields are arguments too.
-        flat = [f for _, a in fam["params"]
+        # A variant may add outputs of its own (flash attention's m and l in global
+        # memory); the family's reference computes them too.
+        every = fam["params"] + [p for v in variants_of(family)
+                                 for p in params_of(family, v) if p not in fam["params"]]
+        flat = [f for _, a in every
                 for f in (a["fields"].values() if isinstance(a, dict) and "fields" in a else [a])]
         for a in flat:
             if isinstance(a, dict) and "tensor" in a:
@@ -1795,9 +1863,10 @@ def generate(family):
         if [e for e, _ in entries] != [entry]:
             raise SystemExit(f"ptx/{family}/{variant}.ptx: entries {entries}, want [{entry}]")
         params = entries[0][1]
-        if params != [f"{entry}_param_{i}" for i in range(len(fam["params"]))]:
+        declared = params_of(family, variant)
+        if params != [f"{entry}_param_{i}" for i in range(len(declared))]:
             raise SystemExit(f"ptx/{family}/{variant}.ptx: parameters {params} do not match "
-                             f"{[c for c, _ in fam['params']]}")
+                             f"{[c for c, _ in declared]}")
         if var.get("sass"):
             check_sass(f"ptx/{family}/{variant}.ptx", ptx, var["sass"])
         base = os.path.join(HERE, family, variant)

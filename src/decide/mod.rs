@@ -307,7 +307,7 @@ fn decide_shared<'t>(
             .insert(Canon::new(terms, &met, opts.max_monomials)),
     };
     let mut outcome = prove(canon, a, b, opts);
-    if matches!(outcome, Proof::Differ) && canon.has_extrema() {
+    if matches!(outcome, Proof::Differ) && canon.has_two_operand_extrema() {
         // Retry with the order of max/min operands split into cases.
         canon.split_extrema = true;
         if let Proof::Equal = prove(canon, a, b, opts) {
@@ -498,6 +498,12 @@ fn prove(canon: &mut Canon, a: TermId, b: TermId, opts: &Options) -> Proof {
             let rb = canon.convert(b)?;
             if ra == rb {
                 return Ok(true);
+            }
+            // Denominators equal up to a monomial `q` (`rb.d = q·ra.d`): the numerators
+            // are compared over the common one, without cross-multiplying.
+            if let Some(q) = canon.monomial_ratio(&rb.d, &ra.d)? {
+                let diff = canon.alg.mul(&ra.n, &q)?.add(&rb.n.neg());
+                return Ok(canon.zero_in_case(&diff)?);
             }
             let l = canon.alg.mul(&ra.n, &rb.d)?;
             let r = canon.alg.mul(&rb.n, &ra.d)?;

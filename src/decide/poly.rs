@@ -180,7 +180,42 @@ pub(crate) struct Algebra {
     pub logs: FxHashMap<AtomId, (Box<[(AtomId, i32)]>, BigRational)>,
     /// [`Algebra::split_logs`] per exponent.
     split_cache: FxHashMap<ExpId, Split>,
+    /// [`Algebra::fingerprint`] per exponent, [`NO_PRINT`] until asked for.
+    prints: Vec<u64>,
     pub limit: usize,
+}
+
+/// The prime of [`Algebra::fingerprint`]: 2^61 - 1.
+pub(crate) const PRINT_PRIME: u64 = (1 << 61) - 1;
+/// No fingerprint computed yet (not a residue mod [`PRINT_PRIME`]).
+const NO_PRINT: u64 = u64::MAX;
+
+/// `a · b mod PRINT_PRIME`.
+pub(crate) fn print_mul(a: u64, b: u64) -> u64 {
+    ((a as u128 * b as u128) % PRINT_PRIME as u128) as u64
+}
+
+/// `a^-1 mod PRINT_PRIME` (`a` not 0 mod the prime), by Fermat.
+pub(crate) fn print_inv(a: u64) -> u64 {
+    let (mut base, mut e, mut r) = (a % PRINT_PRIME, PRINT_PRIME - 2, 1u64);
+    while e > 0 {
+        if e & 1 == 1 {
+            r = print_mul(r, base);
+        }
+        base = print_mul(base, base);
+        e >>= 1;
+    }
+    r
+}
+
+/// `c mod PRINT_PRIME`, `None` where its denominator is a multiple of the prime.
+fn print_of_rational(c: &BigRational) -> Option<u64> {
+    use num_integer::Integer;
+    use num_traits::ToPrimitive;
+    let p = BigInt::from(PRINT_PRIME);
+    let n = c.numer().mod_floor(&p).to_u64()?;
+    let d = c.denom().mod_floor(&p).to_u64()?;
+    (d != 0).then(|| print_mul(n, print_inv(d)))
 }
 
 /// An exponent split into its fractional part and the monomial `a^⌊k⌋` its log terms
@@ -213,6 +248,7 @@ impl Algebra {
             squares: FxHashMap::default(),
             logs: FxHashMap::default(),
             split_cache: FxHashMap::default(),
+            prints: Vec::new(),
             limit,
         };
         alg.intern_exp(Poly::zero());
@@ -227,6 +263,32 @@ impl Algebra {
         self.exp_ids.insert(p, id);
         id
     }
+    /// A linear fingerprint of the exponent `e` modulo [`PRINT_PRIME`]: `Σ c·h(m)` over
+    /// its terms `c·m`, `h` a fixed hash of the monomial. Linear, so the fingerprint of
+    /// `a + b - c` is computed from those of `a`, `b`, `c` without building the sum;
+    /// equal exponents have equal fingerprints (unequal ones almost never do). Only a
+    /// filter: whatever it selects is checked by exact arithmetic. `None` where a
+    /// coefficient's denominator is a multiple of the prime.
+    pub fn fingerprint(&mut self, e: ExpId) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        if self.prints.len() <= e as usize {
+            self.prints.resize(self.exps.len(), NO_PRINT);
+        }
+        let known = self.prints[e as usize];
+        if known != NO_PRINT {
+            return Some(known);
+        }
+        let mut sum = 0u64;
+        for (m, c) in &self.exps[e as usize].0 {
+            let mut h = rustc_hash::FxHasher::default();
+            m.hash(&mut h);
+            let term = print_mul(h.finish() % PRINT_PRIME, print_of_rational(c)?);
+            sum = (sum + term) % PRINT_PRIME;
+        }
+        self.prints[e as usize] = sum;
+        Some(sum)
+    }
+
     pub fn exp_poly(&self, id: ExpId) -> &Poly {
         &self.exps[id as usize]
     }

@@ -307,3 +307,186 @@ fn quotients_and_scaled_rescalings_are_kept_in_a_chain() {
     let (l1, _) = rescaled_chain(&mut t, 6, plain, 1, &none);
     not_equal(&t, l1, want);
 }
+
+/// How one FlashAttention-1 step updates the output (`fa1`).
+#[derive(Clone, Copy, PartialEq)]
+enum Fa1 {
+    /// `O' = (l·e^(m - m')·O + e^(mt - m')·P V) / l'`, the minimal kernels' update.
+    Minimal,
+    /// `O' = (l·e^(m - m') / l')·O + (e^(mt - m') / l')·P V`: two coefficients.
+    Coefficients,
+    /// `O' = e^(m - m')·O + e^(mt - m')·P V`, divided by `l` once at the end.
+    EndDivision,
+    /// Twin: `O' = (l·O + e^(mt - m')·P V) / l'` (the old output not rescaled).
+    NoRescale,
+    /// Twin: `l' = l + e^(mt - m')·lt` (the running sum not rescaled).
+    SumNotRescaled,
+    /// Twin: the running max restarted every tile (`m = -inf`: the old terms dropped).
+    MaxRestarted,
+}
+
+/// One output element of FlashAttention-1 over `n` keys in tiles of `block`: scores
+/// `x_j` and values `v_j` are inputs; each tile takes its max `mt`, `p_j = e^(x_j - mt)`,
+/// `lt = Σ p_j`, `P V = Σ p_j·v_j`, then `m' = max(m, mt)`, `l' = e^(m - m')·l +
+/// e^(mt - m')·lt` and the update `how`. The first tile starts from `l = 0`, `O = 0`.
+fn fa1(t: &mut Terms, n: usize, block: usize, how: Fa1) -> TermId {
+    let x: Vec<TermId> = (0..n as i64).map(|j| t.input("x", &[j])).collect();
+    let v: Vec<TermId> = (0..n as i64).map(|j| t.input("v", &[j])).collect();
+    let mut state: Option<(TermId, TermId, TermId)> = None; // (m, l, O)
+    for (tile, vals) in x.chunks(block).zip(v.chunks(block)) {
+        let mt = t.maxn(tile);
+        let p: Vec<TermId> = tile
+            .iter()
+            .map(|&xj| {
+                let d = t.sub(xj, mt);
+                t.call(Func::Exp, d)
+            })
+            .collect();
+        let lt = t.sum(&p);
+        let pv: Vec<TermId> = p.iter().zip(vals).map(|(&pj, &vj)| t.mul(pj, vj)).collect();
+        let pv = t.sum(&pv);
+        state = Some(match state {
+            None => {
+                let o = if how == Fa1::EndDivision {
+                    pv
+                } else {
+                    t.div(pv, lt)
+                };
+                (mt, lt, o)
+            }
+            Some((m, l, o)) if how == Fa1::MaxRestarted => {
+                // e^(-inf - m') = 0: only the tile is left.
+                let _ = (m, l, o);
+                (mt, lt, t.div(pv, lt))
+            }
+            Some((m, l, o)) => {
+                let m_new = t.max(m, mt);
+                let (d_old, d_new) = (t.sub(m, m_new), t.sub(mt, m_new));
+                let a = t.call(Func::Exp, d_old);
+                let b = t.call(Func::Exp, d_new);
+                let b_lt = t.mul(b, lt);
+                let a_l = t.mul(a, l);
+                let l_new = if how == Fa1::SumNotRescaled {
+                    t.add(l, b_lt)
+                } else {
+                    t.add(a_l, b_lt)
+                };
+                let b_pv = t.mul(b, pv);
+                let o_new = match how {
+                    Fa1::Coefficients => {
+                        let c_o = t.div(a_l, l_new);
+                        let c_p = t.div(b, l_new);
+                        let old = t.mul(c_o, o);
+                        let new = t.mul(c_p, pv);
+                        t.add(old, new)
+                    }
+                    Fa1::EndDivision => {
+                        let old = t.mul(a, o);
+                        t.add(old, b_pv)
+                    }
+                    Fa1::NoRescale => {
+                        let old = t.mul(l, o);
+                        let s = t.add(old, b_pv);
+                        t.div(s, l_new)
+                    }
+                    _ => {
+                        let old = t.product(&[l, a, o]);
+                        let s = t.add(old, b_pv);
+                        t.div(s, l_new)
+                    }
+                };
+                (m_new, l_new, o_new)
+            }
+        });
+    }
+    let (_, l, o) = state.expect("n > 0");
+    if how == Fa1::EndDivision {
+        t.div(o, l)
+    } else {
+        o
+    }
+}
+
+/// `Σ_j e^(x_j - m)·v_j / Σ_j e^(x_j - m)`, the softmax-weighted sum written directly.
+fn weighted(t: &mut Terms, n: usize) -> TermId {
+    let x: Vec<TermId> = (0..n as i64).map(|j| t.input("x", &[j])).collect();
+    let v: Vec<TermId> = (0..n as i64).map(|j| t.input("v", &[j])).collect();
+    let m = t.maxn(&x);
+    let p: Vec<TermId> = x
+        .iter()
+        .map(|&xj| {
+            let d = t.sub(xj, m);
+            t.call(Func::Exp, d)
+        })
+        .collect();
+    let l = t.sum(&p);
+    let pv: Vec<TermId> = p.iter().zip(&v).map(|(&pj, &vj)| t.mul(pj, vj)).collect();
+    let pv = t.sum(&pv);
+    t.div(pv, l)
+}
+
+/// FlashAttention-1's output, re-divided by the running sum every tile, is the
+/// softmax-weighted sum (`decide::canon::cancel`): each tile's `l_{k-1}` cancels the
+/// denominator of `O_{k-1}` before anything is expanded, so the forms stay as large as
+/// the keys so far. Under a cap of 200 monomials, 4 tiles of 6 keys prove; expanded,
+/// the denominator alone would be `l_1·l_2·l_3·l_4` (6·12·18·24 monomials).
+#[test]
+fn flash_attention_1_output_is_the_softmax_weighted_sum() {
+    let capped = Options {
+        max_monomials: 200,
+        ..Options::default()
+    };
+    for how in [Fa1::Minimal, Fa1::Coefficients, Fa1::EndDivision] {
+        let mut t = Terms::new();
+        let o = fa1(&mut t, 24, 6, how);
+        let w = weighted(&mut t, 24);
+        let v = decide(&t, o, w, &capped);
+        assert!(v.is_equal(), "expected Equal, got {v:?}");
+    }
+}
+
+/// Each twin is right with one tile and refuted from two on.
+#[test]
+fn flash_attention_1_twins_are_refuted_from_two_tiles() {
+    for how in [Fa1::NoRescale, Fa1::SumNotRescaled, Fa1::MaxRestarted] {
+        let mut t = Terms::new();
+        let o = fa1(&mut t, 4, 4, how);
+        let w = weighted(&mut t, 4);
+        equal(&t, o, w);
+        let mut t = Terms::new();
+        let o = fa1(&mut t, 12, 4, how);
+        let w = weighted(&mut t, 12);
+        not_equal(&t, o, w);
+    }
+}
+
+/// The cancellation divides a denominator out of a numerator only where that is a
+/// monomial multiple of it: `(e^(x+1) + e^(y+1)) / (e^x + e^y) = e`, but
+/// `(e^(x+1) + e^(y+2)) / (e^x + e^y)`, of the same shape, is not `e` (nor `e^2`).
+#[test]
+fn only_monomial_multiples_of_a_denominator_cancel() {
+    let mut t = Terms::new();
+    let (x, y) = (t.input("x", &[0]), t.input("y", &[0]));
+    let (one, two) = (t.int(1), t.int(2));
+    let exp = |t: &mut Terms, a: TermId| t.call(Func::Exp, a);
+    let (ex, ey) = (exp(&mut t, x), exp(&mut t, y));
+    let d = t.add(ex, ey);
+    let (x1, y1, y2) = (t.add(x, one), t.add(y, one), t.add(y, two));
+    let (ex1, ey1, ey2) = (exp(&mut t, x1), exp(&mut t, y1), exp(&mut t, y2));
+    let multiple = t.add(ex1, ey1);
+    let near = t.add(ex1, ey2);
+    let e = exp(&mut t, one);
+    let e2 = exp(&mut t, two);
+    let q = t.div(multiple, d);
+    equal(&t, q, e);
+    let q = t.div(near, d);
+    not_equal(&t, q, e);
+    not_equal(&t, q, e2);
+    // As factors of one product, in either order.
+    let inv = t.recip(d);
+    let p = t.product(&[inv, multiple, x]);
+    let ex_ = t.mul(e, x);
+    equal(&t, p, ex_);
+    let p = t.product(&[near, inv, x]);
+    not_equal(&t, p, ex_);
+}

@@ -116,6 +116,15 @@ impl Canon<'_> {
             let n = b.n.add(&self.alg.mul(&a.n, &b.d)?);
             return self.normalize(n, b.d.clone());
         }
+        // Denominators that are monomial multiples of each other: `b.d = q·a.d`.
+        if let Some(q) = self.monomial_ratio(&b.d, &a.d)? {
+            let n = self.alg.mul(&a.n, &q)?.add(&b.n);
+            return self.normalize(n, b.d.clone());
+        }
+        if let Some(q) = self.monomial_ratio(&a.d, &b.d)? {
+            let n = self.alg.mul(&b.n, &q)?.add(&a.n);
+            return self.normalize(n, a.d.clone());
+        }
         let n = self.alg.mul(&a.n, &b.d)?.add(&self.alg.mul(&b.n, &a.d)?);
         let d = self.alg.mul(&a.d, &b.d)?;
         self.normalize(n, d)
@@ -140,6 +149,20 @@ impl Canon<'_> {
                 n: b.n.clone(),
                 d: a.d.clone(),
             });
+        }
+        // A numerator that is a monomial multiple of the other side's denominator:
+        // `(q·D / D_a) · (N_b / D) = q·N_b / D_a` (see `cancel`).
+        if !b.d.is_one() {
+            if let Some(q) = self.monomial_ratio(&a.n, &b.d)? {
+                let n = self.alg.mul(&q, &b.n)?;
+                return self.normalize(n, a.d.clone());
+            }
+        }
+        if !a.d.is_one() {
+            if let Some(q) = self.monomial_ratio(&b.n, &a.d)? {
+                let n = self.alg.mul(&q, &a.n)?;
+                return self.normalize(n, b.d.clone());
+            }
         }
         let n = self.alg.mul(&a.n, &b.n)?;
         let d = self.alg.mul(&a.d, &b.d)?;

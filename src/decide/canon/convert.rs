@@ -127,12 +127,8 @@ impl Canon<'_> {
                 acc
             }
             Node::Mul(ops) => {
-                let mut acc = Rf::constant(rat(1));
-                for o in ops.iter() {
-                    let r = self.get(*o);
-                    acc = self.mul(&acc, &r)?;
-                }
-                acc
+                let rs: Vec<Rc<Rf>> = ops.iter().map(|&o| self.get(o)).collect();
+                self.product(&rs)?
             }
             Node::Pow(b, k) => {
                 let base_node = self.terms.node(b).clone();
@@ -186,14 +182,18 @@ impl Canon<'_> {
         })
     }
 
-    /// Whether every atom is an input, a param or a known constant (with exponential
-    /// parts), where the canonical form is complete.
-    pub fn has_extrema(&self) -> bool {
+    /// Whether an extremum of exactly two operands was met: the only kind a retry with
+    /// [`Canon::split_extrema`] splits (`drop_dominated`); where there is none, the
+    /// retry converts every form again (the extrema's forms are case-dependent) to the
+    /// same result. Flash attention's running maxima flatten to one operand per key.
+    pub fn has_two_operand_extrema(&self) -> bool {
         self.atoms
             .iter()
-            .any(|a| matches!(a, Atom::Max(_) | Atom::Min(_)))
+            .any(|a| matches!(a, Atom::Max(ops) | Atom::Min(ops) if ops.len() == 2))
     }
 
+    /// Whether every atom is an input, a param or a known constant (with exponential
+    /// parts), where the canonical form is complete.
     pub fn in_exp_poly_fragment(&self) -> bool {
         self.atoms.iter().all(|a| {
             matches!(a, Atom::Leaf(_) | Atom::Ln2 | Atom::Ln10 | Atom::SqrtPi)

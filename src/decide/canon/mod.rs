@@ -8,12 +8,14 @@
 //! exp-polynomial fragment.
 //!
 //! [`state`] holds the forms ([`Rf`], atoms, conditions) and the canonicaliser's state;
-//! [`dag`] the sub-DAGs a conversion walks; [`arith`] the arithmetic of forms;
+//! [`dag`] the sub-DAGs a conversion walks; [`arith`] the arithmetic of forms, with
+//! [`cancel`] dividing a denominator out of a monomial multiple of it before expanding;
 //! [`cases`] the case split over conditions and its feasibility; [`convert`] terms to
 //! forms, with the functions in [`funcs`], known constants in [`known`] and chained
 //! extrema in [`chain`].
 
 mod arith;
+mod cancel;
 mod cases;
 mod chain;
 mod convert;
