@@ -91,7 +91,7 @@ pub struct Setup<'a> {
     /// The formula's reductions, which loop summaries are matched against.
     pub templates: &'a [super::at_index::Template],
     /// The formula of each output, by tensor name (a scan's prefixes, `super::scans`).
-    pub outputs: &'a HashMap<&'a str, &'a super::FormulaOutput>,
+    pub outputs: &'a HashMap<&'a str, &'a crate::formula::Output>,
     pub input_shapes: &'a std::collections::BTreeMap<String, Vec<Poly>>,
     /// Undecided mask lanes become guards in values instead of forks
     /// ([`super::guards`]).

@@ -91,10 +91,15 @@ fn compare(case: &Case) -> Result<Option<Vec<String>>, String> {
     let mut at = Vec::new();
     for (f, w) in formulas.iter().zip(&want) {
         assert_eq!(f.name, w.name);
-        let got = f
-            .formula
-            .instantiate(&mut terms, &shape_env)
-            .map_err(|e| format!("{}: {e}", f.name))?;
+        let got = match f.formula.instantiate(&mut terms, &shape_env) {
+            Ok(got) => got,
+            // This harness reads every input as a real tensor, so a gather at labels
+            // (`take`: cross-entropy, NLL, embedding) has no integer values to split
+            // over; those are compared for every size against PyTorch with declared
+            // labels in `label_lifts`.
+            Err(e) if e.to_string().contains("not an integer tensor") => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", f.name)),
+        };
         if got.len() != w.elems.len() {
             return Ok(Some(vec![format!(
                 "{}: {} elements, not {}",
