@@ -419,7 +419,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 s if s == FLAT => Ok((each(FLAT), false)),
                 None => Err(self.moving("the address", pc)),
                 Some(_) => {
-                    let size = type_bytes(ty).unwrap_or(8) as u64
+                    let size = type_bytes(ty).unwrap_or(8)
                         * match ops.first() {
                             Some(Operand::Vector(xs)) => xs.len() as u64,
                             _ => 1,

@@ -172,7 +172,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         let _ = write!(s, "\nsynced {}\n", self.synced);
         let mut shared: Vec<_> = self.shared.iter().collect();
         shared.sort_by_key(|(a, _)| **a);
-        let _ = write!(s, "S{shared:?}\n");
+        let _ = writeln!(s, "S{shared:?}");
         for (i, written) in self.global.iter().enumerate() {
             for (j, w) in written.iter().enumerate() {
                 if let Some((v, site)) = w {
