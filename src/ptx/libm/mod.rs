@@ -335,18 +335,14 @@ fn scaled_arguments(
     // How many nodes `c' · u` of the DAG scale each `u` (by u's factors): a probe with
     // more non-zero scales than `u` has scaled nodes (and `u` itself, for `k·c_i = 1`)
     // cannot match, and is passed over before any rational arithmetic.
-    let mut scaled_nodes: FxHashMap<&[TermId], usize> = FxHashMap::default();
+    let mut scaled_nodes: FxHashMap<Vec<TermId>, usize> = FxHashMap::default();
     for &t in in_dag {
         if let Node::Mul(ops) = terms.node(t) {
             if ops.len() >= 2 && terms.as_const(ops[0]).is_some() {
-                *scaled_nodes.entry(&ops[1..]).or_default() += 1;
+                *scaled_nodes.entry(ops[1..].to_vec()).or_default() += 1;
             }
         }
     }
-    let scaled_nodes: FxHashMap<Vec<TermId>, usize> = scaled_nodes
-        .into_iter()
-        .map(|(k, n)| (k.to_vec(), n))
-        .collect();
     for &t in candidates {
         let Node::Mul(ops) = terms.node(t) else {
             continue;
