@@ -547,6 +547,30 @@ fn scf_for<'m, C: Control<'m>>(
     }
 }
 
+/// The combine region of `tt.reduce`/`tt.scan` `op` run on the scalar lanes `args`:
+/// one lane per result.
+fn combine_lanes<'m, C: Control<'m>>(
+    c: &mut C,
+    op: &Op,
+    combine: &Region,
+    args: Vec<C::L>,
+    env: &mut Env<C::T>,
+) -> Result<Vec<C::L>, C::X> {
+    let args = args
+        .into_iter()
+        .map(|l| Rc::new(c.tensor(Vec::new(), vec![l])))
+        .collect();
+    Ok(match region(c, combine, args, env, op.line, &op.loc)? {
+        Flow::Yield(v) | Flow::Return(v) => v
+            .iter()
+            .map(|a| match C::lanes(a).1 {
+                [l] => l.clone(),
+                _ => c.unit(),
+            })
+            .collect(),
+    })
+}
+
 /// An error of `tt.reduce`: of its meaning, or of its combine region.
 enum ReduceError<E, X> {
     Op(E),
@@ -567,20 +591,7 @@ fn reduce<'m, C: Control<'m>>(
         let Some(combine) = op.regions.first() else {
             return Err(ReduceError::Op(malformed(c, "missing combine region")));
         };
-        let args = args
-            .into_iter()
-            .map(|l| Rc::new(c.tensor(Vec::new(), vec![l])))
-            .collect();
-        let flow = region(c, combine, args, env, op.line, &op.loc).map_err(ReduceError::Walk)?;
-        Ok(match flow {
-            Flow::Yield(v) | Flow::Return(v) => v
-                .iter()
-                .map(|a| match C::lanes(a).1 {
-                    [l] => l.clone(),
-                    _ => c.unit(),
-                })
-                .collect(),
-        })
+        combine_lanes(c, op, combine, args, env).map_err(ReduceError::Walk)
     });
     match outs {
         Ok(outs) => Ok(outs

@@ -9,7 +9,7 @@
 //! undefined lane on (a masked-off lane loaded without `other=`) every prefix is that
 //! undefined lane.
 
-use super::{malformed, operands, region, Control, Env, Flow};
+use super::{combine_lanes, malformed, operands, Control, Env};
 use crate::exec::values::{lanes_along, Kind};
 use crate::triton_ir::ast::{Attr, Op, Scalar};
 use std::rc::Rc;
@@ -65,19 +65,7 @@ pub(super) fn scan<'m, C: Control<'m>>(
                 None => next,
                 Some(mut args) => {
                     args.extend(next);
-                    let args = args
-                        .into_iter()
-                        .map(|a| Rc::new(c.tensor(Vec::new(), vec![a])))
-                        .collect();
-                    match region(c, combine, args, env, op.line, &op.loc)? {
-                        Flow::Yield(v) | Flow::Return(v) => v
-                            .iter()
-                            .map(|a| match C::lanes(a).1 {
-                                [x] => x.clone(),
-                                _ => c.unit(),
-                            })
-                            .collect(),
-                    }
+                    combine_lanes(c, op, combine, args, env)?
                 }
             };
             for (o, a) in outs.iter_mut().zip(&new) {
