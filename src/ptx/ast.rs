@@ -226,12 +226,60 @@ impl Instr {
 
 /// Bytes of a scalar PTX type ("f32" → 4).
 pub fn type_bytes(ty: &str) -> Option<u64> {
-    Some(match ty {
-        "b8" | "u8" | "s8" | "pred" => 1,
-        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
-        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" | "tf32" => 4,
-        "b64" | "u64" | "s64" | "f64" => 8,
-        "b128" => 16,
+    // The executor asks this for every operand it reads or writes: a few byte tests,
+    // not a string comparison per type name.
+    let b = ty.as_bytes();
+    let int_or_float = |k: u8| matches!(k, b'b' | b'u' | b's' | b'f');
+    Some(match b {
+        [k, b'8'] if matches!(k, b'b' | b'u' | b's') => 1,
+        [k, b'1', b'6'] if int_or_float(*k) => 2,
+        [k, b'3', b'2'] if int_or_float(*k) => 4,
+        [k, b'6', b'4'] if int_or_float(*k) => 8,
+        b"pred" => 1,
+        b"bf16" => 2,
+        b"tf32" | b"f16x2" | b"bf16x2" => 4,
+        b"b128" => 16,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_bytes;
+
+    /// Sizes from the PTX ISA's table of fundamental types; everything else is no type.
+    #[test]
+    fn type_bytes_knows_the_isa_types_and_nothing_else() {
+        let isa: &[(&str, u64)] = &[
+            ("b8", 1),
+            ("u8", 1),
+            ("s8", 1),
+            ("pred", 1),
+            ("b16", 2),
+            ("u16", 2),
+            ("s16", 2),
+            ("f16", 2),
+            ("bf16", 2),
+            ("b32", 4),
+            ("u32", 4),
+            ("s32", 4),
+            ("f32", 4),
+            ("f16x2", 4),
+            ("bf16x2", 4),
+            ("tf32", 4),
+            ("b64", 8),
+            ("u64", 8),
+            ("s64", 8),
+            ("f64", 8),
+            ("b128", 16),
+        ];
+        for &(ty, bytes) in isa {
+            assert_eq!(type_bytes(ty), Some(bytes), "{ty}");
+        }
+        for ty in [
+            "", "f8", "x16", "global", "rn", "s128", "u128", "f128", "b", "f3", "pred2",
+        ] {
+            assert_eq!(type_bytes(ty), None, "{ty}");
+        }
+    }
 }

@@ -138,7 +138,14 @@ pub(super) struct Uses {
 impl Uses {
     pub(super) fn new_cta(&mut self, threads: usize, slots: usize) {
         self.current = None;
-        self.regs = vec![vec![Vec::new(); slots]; threads];
+        // The CTAs of a grid have one shape: the lists are emptied in place, keeping
+        // their allocations, rather than made anew for every CTA.
+        let same_shape = self.regs.len() == threads && self.regs.iter().all(|r| r.len() == slots);
+        if same_shape {
+            self.regs.iter_mut().flatten().for_each(Vec::clear);
+        } else {
+            self.regs = vec![vec![Vec::new(); slots]; threads];
+        }
         self.deferred.clear();
     }
 
