@@ -71,8 +71,16 @@ pub(super) fn lift(
 }
 
 /// The complete elements synthesised, then masked: first from the last row normalised
-/// (`normalised_last_row`), then, where that does not build or mask, the complete list
-/// through every stage.
+/// (`normalised_last_row`); where that builds but does not mask, the complete list
+/// through every stage; where it stalls, the complete list top-down only.
+///
+/// A stall of the normalised rows is the dead end of every normalising stage: the
+/// complete list normalised factor by factor is those rows again (normalising commutes
+/// with renaming the row's query), and the later stages search the same closed forms
+/// over a list every row of which reads every key (on a wrong kernel, minutes before
+/// the ordinary search, which runs next, gives its own stall). Top-down over the
+/// complete list as it is still runs: a causal output without a recurrence (softmax
+/// over the whole row) lifts there.
 fn lift_complete(
     s: &mut Synth,
     opts: &Options,
@@ -81,15 +89,20 @@ fn lift_complete(
     shape: &[usize],
     elems: &[TermId],
 ) -> Option<Formula> {
-    if let Ok(full) = normalised_last_row(s, c, shape, elems) {
+    let last_row = normalised_last_row(s, c, shape, elems);
+    if let Some(Ok(full)) = &last_row {
         s.restart();
-        if let Some(f) = mask(s, name, full, c, shape, elems) {
+        if let Some(f) = mask(s, name, full.clone(), c, shape, elems) {
             return Some(f);
         }
     }
     s.restart();
     let list = complete(s.terms, shape, elems, c, s.env);
-    let full = synthesize(s, opts, name, shape, &list, true)
+    let built = match last_row {
+        Some(Err(_)) => s.build(shape, &list),
+        _ => synthesize(s, opts, name, shape, &list, true),
+    };
+    let full = built
         .map_err(|t| {
             let stall = super::show(s.terms, t);
             tracing::debug!("synth {name}: the completed output stalls at {stall}");
@@ -101,12 +114,13 @@ fn lift_complete(
 
 /// Top-down over the complete list made from the last row normalised factor by factor
 /// (online rescalings merged): a row's share of the work of normalising every element.
+/// `None` where the last row does not normalise.
 fn normalised_last_row(
     s: &mut Synth,
     c: &Causal,
     shape: &[usize],
     elems: &[TermId],
-) -> Result<Formula, TermId> {
+) -> Option<Result<Formula, TermId>> {
     let stride: usize = shape[c.row_axis + 1..].iter().product();
     let rows = shape[c.row_axis];
     let last: Vec<usize> = (0..elems.len())
@@ -114,7 +128,7 @@ fn normalised_last_row(
         .collect();
     let last_terms: Vec<TermId> = last.iter().map(|&p| elems[p]).collect();
     let start = Instant::now();
-    let norm = enumerate::normalize_factors(s.terms, &last_terms).ok_or(elems[0])?;
+    let norm = enumerate::normalize_factors(s.terms, &last_terms)?;
     let normalised = start.elapsed();
     let mut templates = elems.to_vec();
     for (&p, t) in last.iter().zip(norm) {
@@ -127,7 +141,7 @@ fn normalised_last_row(
         "causal: last row normalised in {normalised:?}, completed at {completed:?}, built at {:?}",
         start.elapsed()
     );
-    built
+    Some(built)
 }
 
 /// The span of an input axis one element reads: least and greatest index, and how
