@@ -1,7 +1,8 @@
 // expect: UNKNOWN
 // why: lift parses the TMA operand `[tmap, {c0, c1}]`, the address of the descriptor's
-//   .param and %cluster_ctarank, but does not model TMA tensor copies (issue 43, item 4):
-//   it must stop with "unsupported" naming cp.async.bulk.tensor and its line.
+//   .param and %cluster_ctarank, but models only tensor maps the kernel builds itself
+//   (ptx/tensormap), not one the launch passes (issue 43, item 4): it must stop with
+//   "unsupported" naming cp.async.bulk.tensor and its line.
 // launch: block = [32]
 // launch: grid = [2]
 // arg: { fields = { 0 = { value = 0 } } }

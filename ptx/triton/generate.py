@@ -12,7 +12,7 @@ parameter name, in signature order), INSTANCES, EXPECT ("equivalent" | "refuted"
 "race"), EQUIV (the variant it is compared with by `lift equiv`; itself for the
 reference, with REFERENCE = True), ABOUT, and optionally BUG / RACE (what is wrong),
 CHECKS ([(spec, verdict)] for `lift check`), TARGET (the compute capability,
-80 unless given: 90 makes Hopper code, `wgmma.mma_async`), ATTRS (parameter -> tt.divisibility, as
+80 unless given: 90 makes Hopper code, `wgmma.mma_async`; 100 Blackwell, `tcgen05.mma`), ATTRS (parameter -> tt.divisibility, as
 Triton's launcher specialises aligned pointers and sizes), RACE_VERDICT ("SAFE" or "RACE", what
 `lift race` says) and OPTIONS (triton.compile options, e.g. {"num_warps": 4}). The script writes
 
@@ -130,7 +130,12 @@ def build(variant):
     with open(f"ptx/triton/{variant}.ptx", "w", newline="\n") as f:
         f.write(ptx)
     launch = [head, f"grid = {toml_value(m['GRID'])}\n",
-              f"sizes = {toml_value(m['INSTANCES'][0]['sizes'])}\n", "\n[args]\n"]
+              f"sizes = {toml_value(m['INSTANCES'][0]['sizes'])}\n"]
+    # The dynamic shared memory Triton asks the launch for, where it exceeds lift's
+    # default (48 KiB): the warp-specialised rings.
+    if c.metadata.shared > 48 * 1024:
+        launch.append(f"dynamic_shared = {c.metadata.shared}\n")
+    launch.append("\n[args]\n")
     for k, v in m["ARGS"].items():
         launch.append(f"{k} = {toml_value(v)}\n")
     with open(f"ptx/triton/{variant}.launch.toml", "w", newline="\n") as f:

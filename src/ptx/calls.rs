@@ -139,6 +139,7 @@ const IMPURE: &[&str] = &[
     "sust",
     "sured",
     "mbarrier",
+    "tensormap",
     "cp.async",
     "griddepcontrol",
     "nanosleep",

@@ -54,6 +54,7 @@ mod ptx_spec_checks;
 mod ptx_suite;
 mod ptx_sync;
 mod ptx_tcgen05;
+mod ptx_tma;
 mod ptx_tutorial_corpus;
 mod ptx_typed_memory;
 mod ptx_wgmma;

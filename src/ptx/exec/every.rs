@@ -145,7 +145,8 @@ impl State {
 fn writes_first(ins: &Instr) -> bool {
     match ins.op.as_str() {
         "st" | "red" | "cp" | "bra" | "brx" | "prefetch" | "prefetchu" | "fence" | "membar"
-        | "ret" | "exit" | "trap" | "setmaxnreg" | "nanosleep" | "pmevent" | "call" => false,
+        | "ret" | "exit" | "trap" | "setmaxnreg" | "nanosleep" | "pmevent" | "call"
+        | "tensormap" => false,
         "bar" | "barrier" => ins.has("red"),
         "mbarrier" => matches!(
             ins.mods.first().map(|s| s.as_str()),

@@ -71,7 +71,7 @@ pub(super) struct Probe<V> {
 
 impl<'a, D: Domain> Sim<'a, D> {
     /// The shared address of an mbarrier operand.
-    fn mbar_addr(&mut self, t: usize, op: Option<&Operand>) -> Result<u64, Fail> {
+    pub(super) fn mbar_addr(&mut self, t: usize, op: Option<&Operand>) -> Result<u64, Fail> {
         let Some(op) = op else {
             return fail(ErrorKind::Malformed, "expected an mbarrier address [addr]");
         };
@@ -107,7 +107,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
-    fn mbar(&mut self, addr: u64) -> Result<&mut MBar, Fail> {
+    pub(super) fn mbar(&mut self, addr: u64) -> Result<&mut MBar, Fail> {
         let name = (!self.mbars.contains_key(&addr)).then(|| self.shared_name(addr));
         match self.mbars.get_mut(&addr) {
             Some(b) => Ok(b),
@@ -235,7 +235,7 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// `n` bytes of a copy (or `complete_tx`) land on the barrier; `vc` is the clock
     /// of the agent that wrote them.
-    fn complete_tx(&mut self, addr: u64, n: i64, vc: &VClock) -> Result<(), Fail> {
+    pub(super) fn complete_tx(&mut self, addr: u64, n: i64, vc: &VClock) -> Result<(), Fail> {
         let b = self.mbar(addr)?;
         b.tx -= n;
         b.arrived.join(vc);

@@ -455,6 +455,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                 if let Some(v) = self.shared_halves(addr, size)? {
                     return Ok(v);
                 }
+                // A byte of a word stored as known bits (Triton's partition flags).
+                if size == 1 && (addr & 3 == 0 || !self.shared.contains_key(&addr)) {
+                    if let Some(&(Val::Bits(w), 4)) = self.shared.get(&(addr & !3)) {
+                        return Ok(Val::Bits((w >> (8 * (addr & 3))) & 0xff));
+                    }
+                }
                 match self.shared.get(&addr) {
                     Some((v, s)) if *s == size => Ok(*v),
                     Some(_) => unsupported("shared access with a size different from its store"),

@@ -57,6 +57,7 @@ mod spin;
 mod sums;
 mod sync;
 mod tcgen05;
+mod tensormap;
 mod typed;
 mod uses;
 mod values;
@@ -445,6 +446,7 @@ fn run<D: Domain>(
         synced: false,
         tmem: Default::default(),
         every: None,
+        tmaps: Default::default(),
     };
     if let Some(setup) = every {
         let param = every::count_param(entry, arg_order, &setup.arg)
@@ -558,6 +560,8 @@ struct Sim<'a, D: Domain> {
     tmem: tcgen05::Tmem<D::V>,
     /// The every-count proof watching this run (see `every`).
     every: Option<Box<every::State>>,
+    /// Tensor maps the kernel built (see `tensormap`).
+    tmaps: tensormap::Maps<D::V>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -599,6 +603,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.named.clear();
         self.synced = false;
         self.tmem = Default::default();
+        self.tmaps.new_cta();
         let n = self.block.iter().product::<i64>() as usize;
         self.uses.new_cta(n, self.entry.regs.len());
         self.threads = (0..n)
@@ -878,7 +883,17 @@ impl<'a, D: Domain> Sim<'a, D> {
                     _ => "call through a function pointer".to_string(),
                 })
             }
+            "fence" if ins.mods.iter().any(|m| m.starts_with("tensormap")) => {
+                self.tensormap_fence(t, pc, ins)?
+            }
             "membar" | "fence" => self.fence(t, ins),
+            "tensormap" => self.tensormap(t, pc, ins)?,
+            "cp" if ins.has("bulk") && ins.has("tensor") => {
+                return self.tensor_copy(t, pc, ins).map(|_| Flow::Next)
+            }
+            "cp" if ins.has("bulk") && (ins.has("commit_group") || ins.has("wait_group")) => {
+                self.bulk_group(ins)?
+            }
             "mbarrier" => return self.mbarrier(t, pc, ins),
             "cp" if ins.has("bulk") && !ins.has("commit_group") && !ins.mods.iter().any(|m| m.starts_with("wait_group")) => {
                 return self.bulk_copy(t, pc, ins).map(|_| Flow::Next)

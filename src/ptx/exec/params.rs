@@ -117,6 +117,12 @@ pub(super) fn bind_params<D: Domain>(
     for (i, p) in entry.params.iter().enumerate() {
         let mut mine = Fields::new();
         let v = match &base[i] {
+            // An unlisted trailing pointer (Triton's global and profile scratch): a
+            // scratch buffer of its own (see `tensormap`).
+            None if p.is_ptr && last_bound.is_none_or(|l| i > l) => {
+                let k = (i - last_bound.map_or(0, |l| l + 1)) as u64;
+                Val::Bits(super::tensormap::SCRATCH_BASE + (k << 32))
+            }
             None if last_bound.is_none_or(|l| i > l) => Val::Bits(0),
             None => {
                 return fail(

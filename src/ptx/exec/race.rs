@@ -180,7 +180,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             && a.cta == self.cta
             && a.epoch == self.epoch
             && a.instr == r.instr
-            && a.trace == r.trace
+            // Lanes of one warp must have run the same path; other warps storing the
+            // same value (checked by the caller) may have got here on other paths.
+            && (a.trace == r.trace || self.warp_of(a.thread) != self.warp_of(r.thread))
             && (a.addr, a.size) == (r.addr, r.size)
     }
 

@@ -155,10 +155,14 @@ impl<'a, D: Domain> Sim<'a, D> {
                         th.vc.tick(u);
                     }
                 }
+                // Lanes leaving a warp barrier or collective together are converged:
+                // from here on they run the same warp instructions (`race::same_store`).
+                let trace = self.threads[group[0]].trace;
                 for &u in &group {
                     let th = &mut self.threads[u];
                     th.state = State::Ready;
                     th.pc += 1;
+                    th.trace = trace;
                 }
                 any = true;
             }
@@ -230,9 +234,17 @@ impl<'a, D: Domain> Sim<'a, D> {
         let mut at: Option<(usize, usize, i64)> = None;
         for (t, th) in self.threads.iter().enumerate() {
             if let State::Barrier(pc, id, _) = th.state {
+                // `bar.sync` and `barrier.sync.aligned` must be one instruction for the
+                // whole CTA; plain `barrier.sync` may be reached at different ones.
+                let aligned = |pc: usize| {
+                    let ins = &self.entry.body[pc];
+                    ins.op == "bar" || ins.has("aligned")
+                };
                 match at {
                     None => at = Some((t, pc, id)),
-                    Some((t0, pc0, id0)) if pc0 != pc || id0 != id => {
+                    Some((t0, pc0, id0))
+                        if id0 != id || (pc0 != pc && (aligned(pc0) || aligned(pc))) =>
+                    {
                         return Err(self.deadlock(format!(
                             "threads wait at different barriers: thread {:?} at line {} and thread {:?} at line {}",
                             self.threads[t0].tid,
