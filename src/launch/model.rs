@@ -65,6 +65,9 @@ pub struct Launch {
     pub grid: Vec<Expr>,
     pub block: Vec<Expr>,
     pub cta: Vec<i64>,
+    /// PTX: CTAs per cluster per axis (`cluster = [2, 1, 1]`); empty: the kernel's
+    /// `.reqnctapercluster`, else clusters of one CTA.
+    pub cluster: Vec<i64>,
     /// PTX: bytes of dynamic shared memory (what unsized `.extern .shared` arrays get).
     pub dynamic_shared: Option<Expr>,
     /// The default instance.
@@ -103,8 +106,11 @@ pub struct Instance {
     /// PTX: threads per CTA per axis (missing axes are 1; `[0, 1, 1]` when the launch
     /// gives no `block`, so the kernel's `.reqntid`/`.maxntid` decides).
     pub block: [i64; 3],
-    /// PTX: the one CTA to analyse, if the launch names one.
+    /// PTX: the one CTA to analyse, if the launch names one (with clusters of several
+    /// CTAs: the whole cluster it belongs to).
     pub cta: Option<[i64; 3]>,
+    /// PTX: CTAs per cluster per axis, if the launch says (each divides the grid's).
+    pub cluster: Option<[i64; 3]>,
     /// PTX: bytes of dynamic shared memory; `None`: the launch does not say (the
     /// executor then assumes [`DEFAULT_DYNAMIC_SHARED`]).
     pub dynamic_shared: Option<u64>,
@@ -236,6 +242,28 @@ impl Launch {
                 }
             }
         }
+        let cluster = match self.cluster.as_slice() {
+            [] => None,
+            c if c.len() <= 3 => {
+                let mut v = [1i64; 3];
+                v[..c.len()].copy_from_slice(c);
+                for axis in 0..3 {
+                    if v[axis] <= 0 || grid[axis] % v[axis] != 0 {
+                        return Err(err(format!(
+                            "cluster = {c:?} does not divide the grid {grid:?} (axis {axis}: {} CTAs in clusters of {})",
+                            grid[axis], v[axis]
+                        )));
+                    }
+                }
+                if v.iter().product::<i64>() > 16 {
+                    return Err(err(format!(
+                        "cluster = {c:?} has more than 16 CTAs (the most a GPU runs as one cluster)"
+                    )));
+                }
+                Some(v)
+            }
+            c => return Err(err(format!("cluster has {} entries; at most 3", c.len()))),
+        };
         let dynamic_shared = match &self.dynamic_shared {
             Some(e) => {
                 let v = eval(e, "dynamic_shared")?;
@@ -310,6 +338,7 @@ impl Launch {
             grid,
             block,
             cta,
+            cluster,
             dynamic_shared,
             tensors,
             args,

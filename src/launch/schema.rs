@@ -62,6 +62,7 @@ struct LaunchToml {
     grid: Option<Vec<IntOrExpr>>,
     block: Option<Vec<IntOrExpr>>,
     cta: Option<Vec<i64>>,
+    cluster: Option<Vec<i64>>,
     dynamic_shared: Option<IntOrExpr>,
     #[serde(default)]
     sizes: BTreeMap<String, i64>,
@@ -181,6 +182,7 @@ impl Launch {
             grid,
             block,
             cta: raw.cta.unwrap_or_default(),
+            cluster: raw.cluster.unwrap_or_default(),
             dynamic_shared,
             sizes: raw.sizes,
             args,

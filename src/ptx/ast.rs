@@ -113,6 +113,8 @@ pub struct Entry {
     pub params: Vec<Param>,
     pub reqntid: Option<[i64; 3]>,
     pub maxntid: Option<[i64; 3]>,
+    /// `.reqnctapercluster x, y, z` (CUDA's `__cluster_dims__`): CTAs per cluster.
+    pub cluster: Option<[i64; 3]>,
     /// `.shared`/`.local` variables declared in the body (or at module scope).
     pub vars: Vec<VarDecl>,
     /// Register slots: name and declared type (e.g. ("%r3", "b32")); inner-scope
@@ -137,15 +139,16 @@ pub enum Special {
     LaneId,
     WarpId,
     NWarpId,
-    /// `%cluster_ctarank`: this CTA's rank in its cluster (one-CTA clusters: 0).
+    /// `%cluster_ctarank`: this CTA's rank in its cluster.
     ClusterCtaRank,
-    /// `%cluster_nctarank`: CTAs per cluster (1).
+    /// `%cluster_nctarank`: CTAs per cluster.
     ClusterNCtaRank,
-    /// `%clusterid.{x,y,z}`: the cluster's index in the grid (one-CTA clusters: the CTA's).
+    /// `%clusterid.{x,y,z}`: the cluster's index in the grid.
     ClusterId(u8),
     /// `%nclusterid.{x,y,z}`.
     NClusterId(u8),
-    /// `%cluster_ctaid.{x,y,z}` (0) and `%cluster_nctaid.{x,y,z}` (1).
+    /// `%cluster_ctaid.{x,y,z}` (the CTA's index in its cluster) and
+    /// `%cluster_nctaid.{x,y,z}` (the cluster's dimensions).
     ClusterCtaId(u8),
     ClusterNCtaId(u8),
     /// `%globaltimer` (and `%globaltimer_lo`/`_hi`): time does not pass in the simulator.

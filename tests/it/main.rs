@@ -38,6 +38,7 @@ mod precision;
 mod ptx_atomics;
 mod ptx_branch_stores;
 mod ptx_calls;
+mod ptx_cluster;
 mod ptx_cute;
 mod ptx_equiv;
 mod ptx_fuzz;

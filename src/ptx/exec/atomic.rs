@@ -458,6 +458,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.atomic_now = true;
         let logged = match place {
             Place::Tensor(i, off) => self.log_global(t, pc, i, off, size, true),
+            Place::Shared(..) if self.cluster.is_some() => {
+                unsupported("an atomic on shared memory in a cluster of CTAs")
+            }
             Place::Shared(..) => self
                 .own_copy_in_flight(t, addr, size, "writes")
                 .and_then(|_| self.log_shared(t, pc, addr, size, true)),
@@ -903,6 +906,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                         )
                     }
                     State::Ready => "runs".to_string(),
+                    State::ClusterWait(p) => {
+                        format!("waits at barrier.cluster.wait at line {}", self.line(p))
+                    }
                 };
                 format!("the lock there is held by thread {:?}, which {what}", h.tid)
             }

@@ -76,14 +76,18 @@ impl<'a, D: Domain> Sim<'a, D> {
             return fail(ErrorKind::Malformed, "expected an mbarrier address [addr]");
         };
         match self.address(t, op)? {
-            Addr::At(a) => match self.place(t, a, 8, Some(Space::Shared))? {
-                Place::Shared(..) if a % 8 == 0 => Ok(a),
-                Place::Shared(..) => fail(
-                    ErrorKind::Malformed,
-                    format!("mbarrier at {a:#x} is not 8-byte aligned"),
-                ),
-                _ => fail(ErrorKind::OutOfBounds, "mbarrier outside shared memory"),
-            },
+            Addr::At(a) => {
+                // A `mapa` address of the running CTA's own barrier (see `cluster`).
+                let a = self.own_shared(t, a, "an mbarrier operation")?;
+                match self.place(t, a, 8, Some(Space::Shared))? {
+                    Place::Shared(..) if a % 8 == 0 => Ok(a),
+                    Place::Shared(..) => fail(
+                        ErrorKind::Malformed,
+                        format!("mbarrier at {a:#x} is not 8-byte aligned"),
+                    ),
+                    _ => fail(ErrorKind::OutOfBounds, "mbarrier outside shared memory"),
+                }
+            }
             _ => unsupported("an mbarrier at a data-dependent or parameter address"),
         }
     }
@@ -124,10 +128,9 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn mbarrier(&mut self, t: usize, pc: usize, ins: &Instr) -> Result<Flow, Fail> {
         self.synced = true;
         if ins.has("shared::cluster") {
-            return unsupported(format!(
-                "unsupported: {} (an mbarrier of another CTA of the cluster)",
-                ins.mnemonic()
-            ));
+            if let Some(flow) = self.remote_mbarrier(t, pc, ins)? {
+                return Ok(flow);
+            }
         }
         let ops = &ins.operands;
         let kind = ins.mods.first().map_or("", |s| s.as_str());
@@ -529,6 +532,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                     self.src(pc)
                 ),
                 State::Spin(pc, _, _) => format!("spin on a lock at line {}", self.line(pc)),
+                State::ClusterWait(pc) => {
+                    format!("wait at barrier.cluster.wait at line {}", self.line(pc))
+                }
                 State::Stuck(pc, _) => format!(
                     "spin in a loop at line {}{}: they come back to it with nothing \
                      changed, and no thread left changes what they read",

@@ -200,6 +200,9 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             return Ok(Place::Tensor(i, off));
         }
+        if self.cluster.is_some() && Self::window(addr).is_some() {
+            return unsupported("this access to distributed shared memory (a `mapa` address)");
+        }
         for (vi, v) in self.vars.iter().enumerate() {
             if addr >= v.addr && addr < v.addr + v.bytes.max(1) {
                 if addr + size > v.addr + v.bytes {
@@ -428,6 +431,12 @@ impl<'a, D: Domain> Sim<'a, D> {
         space: Option<Space>,
         ty: &str,
     ) -> Result<Val<D::V>, Fail> {
+        // Distributed shared memory: a peer CTA's bytes are read there (see `cluster`).
+        let addr = match self.dsmem_load(t, pc, addr, size, ty)? {
+            cluster::Dsmem::Loaded(v) => return Ok(v),
+            cluster::Dsmem::Own(a) => a,
+            cluster::Dsmem::Stored => addr,
+        };
         match self.place(t, addr, size, space)? {
             Place::Tensor(i, off) => {
                 self.log_global(t, pc, i, off, size, false)?;
@@ -558,7 +567,10 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         for (k, s) in srcs.into_iter().enumerate() {
             let v = self.read(t, s, ty)?;
-            let addr = base.wrapping_add(k as u64 * size);
+            let addr = match self.dsmem_store(t, pc, base.wrapping_add(k as u64 * size), size, v)? {
+                cluster::Dsmem::Own(a) => a,
+                _ => continue,
+            };
             match self.place(t, addr, size, space)? {
                 Place::Tensor(i, off) => {
                     let e = self.elem_bytes(i);

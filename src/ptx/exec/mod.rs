@@ -43,6 +43,7 @@ mod arith;
 mod atomic;
 mod branch;
 mod clock;
+mod cluster;
 mod every;
 mod gather;
 mod mbarrier;
@@ -144,6 +145,8 @@ enum State {
     /// Spinning at this loop head with nothing changed since the last iteration:
     /// blocked until the CTA's effect count moves from this value (see `spin`).
     Stuck(usize, u64),
+    /// Waiting at `barrier.cluster.wait` (see `cluster`).
+    ClusterWait(usize),
     /// Waiting at `bar.warp.sync` with this lane mask.
     WarpSync(usize, u32),
     /// Waiting at a warp collective (`shfl.sync`, `vote.sync`) with this lane mask.
@@ -447,6 +450,8 @@ fn run<D: Domain>(
         tmem: Default::default(),
         every: None,
         tmaps: Default::default(),
+        cluster: None,
+        visiting: None,
     };
     if let Some(setup) = every {
         let param = every::count_param(entry, arg_order, &setup.arg)
@@ -459,10 +464,28 @@ fn run<D: Domain>(
             })?;
         sim.every = Some(Box::new(every::State::new(setup, param)));
     }
-    for cta in ctas {
-        sim.run_cta(cta)?;
-        sim.every_cta_done()
-            .map_err(|m| top(ErrorKind::Unsupported, m))?;
+    let dims = cluster::dims(entry, inst).map_err(|m| top(ErrorKind::Launch, m))?;
+    match dims {
+        Some(_) if sim.every.is_some() => {
+            return Err(top(
+                ErrorKind::Unsupported,
+                "for every count: clusters of CTAs are not covered".into(),
+            ))
+        }
+        Some(d) => {
+            sim.cluster = Some(Box::new(cluster::Cluster::new(d)));
+            for ctas in cluster::clusters(inst, d) {
+                sim.run_cluster(ctas)?;
+            }
+            sim.cluster = None;
+        }
+        None => {
+            for cta in ctas {
+                sim.run_cta(cta)?;
+                sim.every_cta_done()
+                    .map_err(|m| top(ErrorKind::Unsupported, m))?;
+            }
+        }
     }
     let proof = sim.every.as_ref().map(|e| e.proof());
     let (run, benign) = sim.finish();
@@ -562,6 +585,10 @@ struct Sim<'a, D: Domain> {
     every: Option<Box<every::State>>,
     /// Tensor maps the kernel built (see `tensormap`).
     tmaps: tensormap::Maps<D::V>,
+    /// The cluster being run, when CTAs run as clusters (see `cluster`).
+    cluster: Option<Box<cluster::Cluster<D::V>>>,
+    /// The CTA whose shared memory a peer is accessing now (named in reports).
+    visiting: Option<[i64; 3]>,
 }
 
 impl<'a, D: Domain> Sim<'a, D> {
@@ -591,6 +618,13 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
 
     fn run_cta(&mut self, cta: [i64; 3]) -> Result<(), ExecError> {
+        self.start_cta(cta);
+        self.every_new_cta();
+        self.run_threads()
+    }
+
+    /// A CTA's fresh state: its threads at the first instruction, its memory empty.
+    fn start_cta(&mut self, cta: [i64; 3]) {
         self.cta = cta;
         self.epoch = 0;
         self.pending_rec = None;
@@ -634,7 +668,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                 }
             })
             .collect();
-        self.every_new_cta();
+    }
+
+    /// Run the CTA's threads until all have exited (in a cluster: or until they can
+    /// move only after another CTA of the cluster does).
+    fn run_threads(&mut self) -> Result<(), ExecError> {
+        let n = self.threads.len();
         loop {
             for t in 0..n {
                 while self.threads[t].state == State::Ready {
@@ -660,6 +699,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                 continue;
             }
             if self.threads.iter().all(|t| t.state == State::Done) {
+                if self.cluster.is_some() {
+                    return Ok(());
+                }
                 return match self.pending.take() {
                     Some(e) => Err(e),
                     None => {
@@ -667,6 +709,12 @@ impl<'a, D: Domain> Sim<'a, D> {
                         Ok(())
                     }
                 };
+            }
+            if self.cluster.is_some() {
+                match self.cta_release()? {
+                    true => continue,
+                    false => return Ok(()),
+                }
             }
             if let Some(e) = self.spin_deadlock() {
                 return Err(self.pending.take().unwrap_or(e));
@@ -869,7 +917,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                     None => fail(ErrorKind::Malformed, format!("unknown label {l}")),
                 };
             }
+            "barrier" if ins.has("cluster") => return self.cluster_barrier(t, pc, ins),
             "bar" | "barrier" => return self.barrier(t, pc, ins),
+            "mapa" => self.mapa(t, ins)?,
             "call" if ins.has("pure") => return self.pure_call(t, ins),
             // Calls are inlined by `ptx::calls`; what is left has no body to run.
             "call" => {
@@ -886,7 +936,10 @@ impl<'a, D: Domain> Sim<'a, D> {
             "fence" if ins.mods.iter().any(|m| m.starts_with("tensormap")) => {
                 self.tensormap_fence(t, pc, ins)?
             }
-            "membar" | "fence" => self.fence(t, ins),
+            "membar" | "fence" => {
+                self.cluster_fence(t, ins);
+                self.fence(t, ins)
+            }
             "tensormap" => self.tensormap(t, pc, ins)?,
             "cp" if ins.has("bulk") && ins.has("tensor") => {
                 return self.tensor_copy(t, pc, ins).map(|_| Flow::Next)

@@ -206,7 +206,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// Whether `a` (logged earlier) is ordered before the current access of thread `t`.
     pub(super) fn ordered<W>(&self, a: &Rec<W>, t: usize) -> bool {
         if a.cta != self.cta {
-            return false;
+            return self.cluster_ordered(a, t);
         }
         let n = self.threads.len();
         let vc = match t.checked_sub(n) {
@@ -220,7 +220,8 @@ impl<'a, D: Domain> Sim<'a, D> {
         if a.thread == t || a.epoch < self.epoch {
             return true;
         }
-        vc.get(a.thread) >= a.clock
+        // A cluster barrier orders the threads of one CTA too (see `cluster`).
+        vc.get(a.thread) >= a.clock || self.cluster_ordered(a, t)
     }
 
     pub(super) fn check(
@@ -505,10 +506,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                     || format!("shared address {addr:#x}"),
                     |v| {
                         format!(
-                            "shared `{}[{}]` (byte {})",
+                            "shared `{}[{}]` (byte {}){}",
                             v.name,
                             (addr - v.addr) / size.max(1),
-                            addr - v.addr
+                            addr - v.addr,
+                            self.shared_owner()
                         )
                     },
                 ),
@@ -518,7 +520,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     pub(super) fn race_message(&self, a: &Rec<D::V>, b: &Rec<D::V>, what: Place) -> String {
         let what = self.place_name(what);
         let sync = if a.cta != b.cta {
-            "in different CTAs"
+            self.between_ctas()
         } else if a.thread >= 2 * self.threads.len() || b.thread >= 2 * self.threads.len() {
             "with no wait between them for the mbarrier phase the mma's tcgen05.commit completes"
         } else if a.thread >= self.threads.len() || b.thread >= self.threads.len() {

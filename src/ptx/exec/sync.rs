@@ -332,12 +332,14 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         // Accesses before the barrier are ordered before everything after it, except
         // the writes of bulk copies, which only their mbarrier phase orders.
-        if self.synced {
-            let n = self.threads.len();
+        // (In a cluster, accesses of other CTAs to this CTA's memory stay.)
+        if self.synced || self.cluster.is_some() {
+            let (n, cta, agents) = (self.threads.len(), self.cta, self.synced);
             self.shared_log.retain(|_, log| {
-                log.reads.clear();
-                log.writes.retain(|w| w.thread >= n);
-                !log.writes.is_empty()
+                log.reads.retain(|r| r.cta != cta);
+                log.writes
+                    .retain(|w| w.cta != cta || (agents && w.thread >= n));
+                !log.writes.is_empty() || !log.reads.is_empty()
             });
         } else {
             self.shared_log.clear();
@@ -413,6 +415,13 @@ impl<'a, D: Domain> Sim<'a, D> {
                     }
                     State::Stuck(p, _) => {
                         return format!("lane {} spins at line {}", th.lane, self.line(p))
+                    }
+                    State::ClusterWait(p) => {
+                        return format!(
+                            "lane {} waits at barrier.cluster.wait at line {}",
+                            th.lane,
+                            self.line(p)
+                        )
                     }
                     State::Ready => {}
                 }

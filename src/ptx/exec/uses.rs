@@ -117,6 +117,9 @@ pub(super) struct Deferred {
     pub(super) write: usize,
 }
 
+/// Per thread, per register slot: the tags of the loads a value came from.
+pub(super) type Tags = Vec<Vec<Vec<u32>>>;
+
 /// The loads' tags and the races waiting for a use.
 #[derive(Default)]
 pub(super) struct Uses {
@@ -126,7 +129,7 @@ pub(super) struct Uses {
     /// Per tag (tags are numbered from 1): whether its load has been used.
     used: Vec<bool>,
     /// Per thread, per register slot: tags of the loads its value came from (sorted).
-    regs: Vec<Vec<Vec<u32>>>,
+    regs: Tags,
     /// Tags of the operands of the instruction being run, used if its guard lets it run.
     operands: Vec<u32>,
     /// Races whose read has not been used yet: tag → the race.
@@ -136,6 +139,11 @@ pub(super) struct Uses {
 }
 
 impl Uses {
+    /// The running CTA's registers' tags (a cluster swaps them per CTA).
+    pub(super) fn tags(&mut self) -> &mut Tags {
+        &mut self.regs
+    }
+
     pub(super) fn new_cta(&mut self, threads: usize, slots: usize) {
         self.current = None;
         // The CTAs of a grid have one shape: the lists are emptied in place, keeping

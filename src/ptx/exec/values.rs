@@ -83,11 +83,12 @@ impl<'a, D: Domain> Sim<'a, D> {
             Special::LaneId => th.lane as i64,
             Special::WarpId => th.warp as i64,
             Special::NWarpId => (self.threads.len() as i64 + 31) / 32,
-            // Clusters of one CTA: the CTA is rank 0 of its own cluster.
-            Special::ClusterCtaRank | Special::ClusterCtaId(_) => 0,
-            Special::ClusterNCtaRank | Special::ClusterNCtaId(_) => 1,
-            Special::ClusterId(a) => self.cta[a as usize],
-            Special::NClusterId(a) => self.inst.grid[a as usize],
+            Special::ClusterCtaRank
+            | Special::ClusterCtaId(_)
+            | Special::ClusterNCtaRank
+            | Special::ClusterNCtaId(_)
+            | Special::ClusterId(_)
+            | Special::NClusterId(_) => self.cluster_special(s),
             // Time does not pass: a kernel's timeout path is never taken (docs/semantics.md).
             Special::GlobalTimer => 0,
         }) as u64

@@ -251,6 +251,7 @@ impl Parser {
             params,
             reqntid: None,
             maxntid: None,
+            cluster: None,
             vars: Vec::new(),
             regs: Vec::new(),
             body: Vec::new(),
@@ -286,7 +287,7 @@ impl Parser {
                 Some(Tok::Ident(w)) if w == ".reqnctapercluster" || w == ".explicitcluster" => {
                     self.pos += 1;
                     if matches!(self.peek(), Some(Tok::Int(_))) {
-                        self.dims()?;
+                        entry.cluster = Some(self.dims()?);
                     }
                 }
                 _ => return self.err("'{' opening the entry body"),
@@ -341,6 +342,7 @@ impl Parser {
                 params: Vec::new(),
                 reqntid: None,
                 maxntid: None,
+                cluster: None,
                 vars: Vec::new(),
                 regs: Vec::new(),
                 body: Vec::new(),

@@ -1,0 +1,222 @@
+//! Issue 43, item 5: thread-block clusters and distributed shared memory, from a real
+//! compiler (`ptx/cluster/`, NVRTC 12.9 at compute_90a, `python3 ptx/cluster/generate.py`,
+//! each file assembled by ptxas for sm_90a): a 2-CTA cluster (`__cluster_dims__(2, 1,
+//! 1)`) in which each CTA reads its peer's shared tile through cooperative groups'
+//! `map_shared_rank` (`mapa` + a generic load) between two `cluster.sync()`s, and twins
+//! made by textual edits (the generator's `TWINS`): no second sync (the peer may exit
+//! while its tile is read), no first sync (the read races with the peer's write), and one
+//! thread per CTA waiting at the first barrier without arriving (it never completes).
+//!
+//! And `cute_ping*.py` (CuTe DSL 4.8.1 at sm_90a, `python3 ptx/cluster/generate_cute.py`):
+//! two CTAs launched as a cluster, each arriving on its peer's mbarrier (`mapa` and a
+//! remote `mbarrier.arrive.shared::cluster`) and waiting on its own, with twins: the
+//! arrival missing (DEADLOCK on the barrier's phase 0), no cluster barrier between the
+//! inits and the remote arrivals (RACE), the arrival sent to a rank outside the cluster.
+//!
+//! Expected verdicts come from the `.cu`/`.py` headers, whose reasons follow from each
+//! edit; the values from the kernel's source: y[b, i] = x[b, i] + x[b ^ 1, i].
+
+use crate::common::{cu_header, cu_names, lift_at_root as lift};
+use std::path::{Path, PathBuf};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx/cluster")
+}
+
+const SUM: &str = "ptx/cluster/dsmem_sum.ptx";
+
+/// The verdict word of `lift race`'s last line.
+fn verdict(text: &str) -> String {
+    let last = text.lines().last().unwrap_or("");
+    ["SAFE", "RACE", "DEADLOCK", "OUT OF BOUNDS", "UNKNOWN"]
+        .iter()
+        .find(|w| last.starts_with(*w))
+        .map_or(last.to_string(), |w| w.to_string())
+}
+
+#[test]
+fn cluster_corpus_gets_its_race_verdicts_with_a_trail() {
+    let names = cu_names(&dir());
+    assert!(
+        names.len() >= 4,
+        "only {} kernels in ptx/cluster",
+        names.len()
+    );
+    let mut failures = Vec::new();
+    for name in &names {
+        let want = cu_header(&dir(), name, "expect");
+        let path = format!("ptx/cluster/{name}.ptx");
+        let (code, text) = lift(&["race", &path]);
+        let got = verdict(&text);
+        println!("{name:28} expect {want:9} got {got}");
+        if got != want {
+            failures.push(format!("{name}: expected {want}, lift says {got}\n{text}"));
+            continue;
+        }
+        let exit = if want == "SAFE" { 0 } else { 1 };
+        if code != Some(exit) {
+            failures.push(format!("{name}: exit {code:?}, expected {exit}\n{text}"));
+        }
+        // What each twin's trail must name: the tile, both CTAs, the barrier, the line.
+        let needles: &[&str] = match name.as_str() {
+            "dsmem_sum_peer_exits" => &[
+                "exit of CTA",
+                "of CTA (",
+                "E4tile[",
+                "no barrier.cluster.arrive/wait orders that access",
+                "dsmem_sum_peer_exits.cu:",
+            ],
+            "dsmem_sum_no_sync" => &[
+                "data race on shared `_ZZ17dsmem_sum_no_syncE4tile[",
+                "of CTA (",
+                "in different CTAs of one cluster with no barrier.cluster.arrive/wait between them",
+                "line ",
+            ],
+            "dsmem_sum_wait_without_arrive" => &[
+                "cluster barrier phase 0 never completes",
+                "thread (127, 0, 0) of CTA (0, 0, 0) wait at line",
+                "for phase 0 without having arrived for it (missing)",
+                "thread (127, 0, 0) of CTA (1, 0, 0) wait at line",
+                "127 threads from (0, 0, 0) to (126, 0, 0) of CTA (1, 0, 0) arrived and wait at line",
+            ],
+            _ => &[],
+        };
+        for &needle in needles {
+            if !text.contains(needle) {
+                failures.push(format!(
+                    "{name}: the report does not name `{needle}`\n{text}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The value of `# expect:` in a CuTe kernel's header.
+fn py_expect(name: &str) -> String {
+    let text = std::fs::read_to_string(dir().join(format!("{name}.py"))).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix("# expect:").map(|e| e.trim().to_string()))
+        .unwrap_or_else(|| panic!("{name}.py: no `# expect:`"))
+}
+
+#[test]
+fn cute_cluster_pings_get_their_verdicts_with_a_trail() {
+    let cases: &[(&str, &[&str])] = &[
+        ("cute_ping", &[]),
+        (
+            "cute_ping_missing_arrive",
+            &[
+                "mbarrier shared `__dynamic_shmem__0[0]`",
+                "phase 0 (parity 0)",
+                "1 of its 1 arrivals are missing",
+                "line ",
+            ],
+        ),
+        (
+            "cute_ping_no_init_sync",
+            &[
+                "arrives on mbarrier shared `__dynamic_shmem__0[0]` (byte 0) of CTA (1, 0, 0)",
+                "of CTA (1, 0, 0)",
+                "before that CTA initialises it",
+            ],
+        ),
+        (
+            "cute_ping_rank_out_of_cluster",
+            &[
+                "mapa to CTA rank 2, but the cluster has 2 CTAs",
+                "cute_ping_rank_out_of_cluster.ptx:43: mapa",
+            ],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, needles) in cases {
+        let want = py_expect(name);
+        let (code, text) = lift(&["race", &format!("ptx/cluster/{name}.ptx")]);
+        let got = verdict(&text);
+        println!("{name:32} expect {want:9} got {got}");
+        let exit = if want == "SAFE" { 0 } else { 1 };
+        if got != want || code != Some(exit) {
+            failures.push(format!(
+                "{name}: expected {want} (exit {exit}), lift says {got} ({code:?})\n{text}"
+            ));
+            continue;
+        }
+        for &needle in *needles {
+            if !text.contains(needle) {
+                failures.push(format!(
+                    "{name}: the report does not name `{needle}`\n{text}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // The safe kernel computes y = 2 * x in both CTAs.
+    let (code, text) = lift(&["check", "ptx/cluster/cute_ping.ptx", "--spec", "y = 2 * x"]);
+    assert_eq!(code, Some(0), "{text}");
+}
+
+#[test]
+fn dsmem_sum_meets_its_spec_and_not_a_wrong_one() {
+    // B = 2: one cluster, each row plus the other row.
+    let (code, text) = lift(&["check", SUM, "--spec", "y = x + torch.flip(x, [0])"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("VERIFIED"), "{text}");
+    // Reading its own tile twice would give 2x: refuted.
+    let (code, text) = lift(&["check", SUM, "--spec", "y = 2 * x"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("REFUTED"), "{text}");
+}
+
+#[test]
+fn dsmem_sum_lifts_to_a_formula_of_both_rows() {
+    let (code, text) = lift(&["spec", SUM]);
+    assert_eq!(code, Some(0), "{text}");
+    // y[0, 5] is x[0, 5] + x[1, 5], y[1, 5] is x[1, 5] + x[0, 5].
+    assert!(
+        text.contains("x[0,5] + x[1,5]") || text.contains("x[1,5] + x[0,5]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dsmem_sum_runs_two_clusters_and_one_named_cta_runs_its_whole_cluster() {
+    let launch = std::fs::read_to_string(dir().join("dsmem_sum.launch.toml")).unwrap();
+    let tmp = std::env::temp_dir().join(format!("lift_cluster_{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    // B = 4: clusters {0, 1} and {2, 3}; rows pair within each cluster.
+    let (code, text) = lift(&[
+        "check",
+        SUM,
+        "--size",
+        "B=4",
+        "--spec",
+        "y = x + torch.flip(x.reshape(2, 2, 128), [1]).reshape(4, 128)",
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    // cta = [3, 0, 0] runs CTAs 2 and 3 (the cluster of CTA 3) and nothing else.
+    let l = tmp.join("cta3.launch.toml");
+    std::fs::write(
+        &l,
+        launch.replace("sizes = { B = 2 }", "sizes = { B = 4 }\ncta = [3, 0, 0]"),
+    )
+    .unwrap();
+    let (code, text) = lift(&["race", SUM, "--launch", l.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("SAFE"), "{text}");
+    // A cluster that does not divide the grid, and one the kernel contradicts.
+    for (cluster, needle) in [
+        ("cluster = [4, 1, 1]", "does not divide the grid"),
+        (
+            "cluster = [1, 1, 1]",
+            "contradicts the kernel's .reqnctapercluster",
+        ),
+    ] {
+        let l = tmp.join("bad.launch.toml");
+        std::fs::write(&l, launch.replace("cluster = [2, 1, 1]", cluster)).unwrap();
+        let (code, text) = lift(&["race", SUM, "--launch", l.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{cluster}: {text}");
+        assert!(text.contains(needle), "{cluster}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
