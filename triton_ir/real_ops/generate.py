@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Rebuild lift's fixtures of real kernels' ops (issue 42: `tt.split`/`tt.join`, the
-Philox of `tl.rand` (`tt.mulhiui`), libdevice `llrint`, `tl.atomic_add` (split-K), a
-persistent kernel's grid-strided tiles, the grouped matmul's tile order).
+Philox of `tl.rand` (`tt.mulhiui`), libdevice `llrint`, `tl.atomic_add` (split-K, and a
+row sum added per column block), a persistent kernel's grid-strided tiles, the grouped
+matmul's tile order).
 
 Usage (from anywhere): `.venv-gen/bin/python triton_ir/real_ops/generate.py [NAME ...]`
 
@@ -14,7 +15,8 @@ with `expected/` float64 outputs of a NumPy reference written here independently
 lift: the rotation of pairs, Philox4x32-10 as Triton's `tl.rand` defines it
 (`triton/language/random.py`), NumPy's `rint` (half to even). The quantiser's inputs
 include exact ties (x / s = k + 1/2, positive and negative), where rint and
-floor(x + 1/2) differ; `a @ b` (plus C's initial value for split-K) and `2x + 1`. These
+floor(x + 1/2) differ; `a @ b` (plus C's initial value for split-K), `2x + 1` and
+`y + x.sum(1)`. These
 fixtures live one level down so the suite's walkers
 (`tests/common`) do not take them; `tests/it/real_ops.rs` walks them.
 """
