@@ -322,14 +322,14 @@ impl Run<'_, '_, '_> {
     }
 }
 
+/// A reduction's summands (each with its part) and their indices.
+pub(super) type Summands = (Vec<(Part, TermId)>, Vec<Poly>);
+
 /// The summands of a reduction with each summed program axis (a part's variable beside
 /// another, bounded by constants in its conditions) replaced by each of its values in
 /// turn, so every part has at most one variable and the division-free extent queries
 /// apply (`extent.rs`); `None` when no part has such an axis.
-pub(super) fn enumerate_program_axes(
-    items: &[(Part, TermId)],
-    index: &[Poly],
-) -> Option<(Vec<(Part, TermId)>, Vec<Poly>)> {
+pub(super) fn enumerate_program_axes(items: &[(Part, TermId)], index: &[Poly]) -> Option<Summands> {
     let is_pid = |v: &str| matches!(v, "pid_x" | "pid_y" | "pid_z");
     if !items
         .iter()
