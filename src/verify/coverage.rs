@@ -347,8 +347,10 @@ impl<'ctx> Attempt<'_, 'ctx> {
         for p in paths {
             for st in p.stores.iter().filter(|s| s.tensor == k) {
                 let idx = st.index.as_deref()?;
+                // (An axis an atomic add's guard pins to 0 writes through that program.)
                 let vars: Vec<String> = pid_names
                     .iter()
+                    .filter(|n| !super::atomics::pinned_axis(&st.guard, n))
                     .map(|s| s.to_string())
                     .chain(st.vars.iter().cloned())
                     .collect();
@@ -386,6 +388,7 @@ impl<'ctx> Attempt<'_, 'ctx> {
                 let mut cond = p.cond.clone();
                 cond.extend(st.guard.iter().cloned());
                 cond.extend(pid_ok.iter().cloned());
+                let cond = super::atomics::at_pinned_axes(&st.guard, &pid_names, cond);
                 out.push(Writer { cond, idx, coords });
             }
         }

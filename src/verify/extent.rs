@@ -259,6 +259,12 @@ impl Run<'_, '_, '_> {
     ) -> R<()> {
         let ctx = self.smt.ctx;
         let zero = Poly::default();
+        // Programs summed by an atomic add, one value at a time (`atomics.rs`).
+        let enumerated = super::atomics::enumerate_program_axes(items, index);
+        let (items, index) = match &enumerated {
+            Some((i, x)) => (&i[..], &x[..]),
+            None => (items, index),
+        };
         // Within: no summand's index outside the extent (one query for all).
         let mut outside = Vec::with_capacity(items.len());
         for ((part, _), i) in items.iter().zip(index) {

@@ -28,6 +28,7 @@
 
 mod argext;
 pub mod at_index;
+mod atomics;
 mod attempt;
 mod coverage;
 pub mod extent;
@@ -196,6 +197,9 @@ fn run(
     }
     if kernel.options != Default::default() {
         return Err("--masked-load zero is proved on the instance only".into());
+    }
+    if let Some(reason) = atomics::unread(module) {
+        return Err(reason);
     }
     // Tensors in the instance's order, shapes over the sizes.
     let mut tensors = Vec::new();

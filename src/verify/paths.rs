@@ -429,8 +429,9 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     fn store(&mut self, op: &Op, args: &[Rc<Val>]) -> R<()> {
         Run::store(self, op, args)
     }
-    fn atomic_rmw(&mut self, op: &Op, _: &[Rc<Val>]) -> R<Val> {
-        Err(not_read_yet(&op.name))
+    /// A float atomic add is an accumulating store (`super::atomics`).
+    fn atomic_rmw(&mut self, op: &Op, args: &[Rc<Val>]) -> R<Val> {
+        self.atomic_update(op, args)
     }
 
     fn if_side(&mut self, _: &Op, cond: Option<&Val>) -> R<Side<Self::Fork>> {

@@ -22,7 +22,11 @@
 //!   IR's Philox through `tt.mulhiui` is Philox; `lift` finds no formula for the stream
 //!   and says UNKNOWN, never VERIFIED.
 //! - The split-K verdict states that it reads the GPU's order of the float atomic adds
-//!   as irrelevant.
+//!   as irrelevant. Split-K is VERIFIED for all sizes: the programs along `pid_z` (which
+//!   the address leaves out) all add to one element, and their K slices together cover
+//!   `0..K` once. Its twin that stops at the last multiple of 32 below K is right at the
+//!   launch's K = 32, 64 and REFUTED at a K with a remainder; an atomic add inside a loop
+//!   is proved on the instance and the all-sizes step says at once why it stops.
 //! - Independently of lift's terms, `lift run` of each kernel on the NumPy references
 //!   reproduces them exactly where the kernel is correct and differs where it is not.
 
@@ -51,6 +55,9 @@ const FIXTURES: &[&str] = &[
     "persistent_axpb_floor",
     "matmul_grouped",
     "matmul_grouped_nomin",
+    "matmul_splitk_rem",
+    "rowsum_atomic",
+    "rowsum_atomic_skip",
 ];
 
 #[derive(Deserialize)]
@@ -370,4 +377,80 @@ fn persistent_twin_with_floored_tiles_is_refuted_at_a_ragged_size() {
         .and_then(|d| d.parse().ok())
         .unwrap_or_else(|| panic!("no refuting N:\n{t}"));
     assert_ne!(n % 4, 0, "{t}");
+}
+
+/// Split-K with SPLIT_K = 2, BLOCK_K = 16: program z adds K blocks z, z + 2, ... of its
+/// tile, so over both programs every k < K is added once, for every K: VERIFIED for all
+/// sizes, with the order of the atomic adds stated. The twin's loop ends at
+/// `K - K % 32`: for any K that is not a multiple of 32 the last `K % 32` columns of `a`
+/// are never added, and only there (the launch's K = 64 and its K = 32 are right). The
+/// all-sizes step finds such a K, and the bounded check at that K refutes it too.
+#[test]
+fn split_k_is_proved_for_every_size_and_its_remainder_twin_refuted_where_k_is_ragged() {
+    let spec = fixture("matmul_splitk").spec.unwrap();
+    let o = lift()
+        .arg("check")
+        .arg(dir("matmul_splitk").join("kernel.ttir"))
+        .args(["--spec", &spec])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("VERIFIED for all K, M, N"), "{t}");
+    assert!(t.contains("atomic adds") && t.contains("irrelevant"), "{t}");
+
+    let kernel = dir("matmul_splitk_rem").join("kernel.ttir");
+    let o = lift()
+        .arg("check")
+        .arg(&kernel)
+        .args(["--spec", &spec])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    let k: i64 = t
+        .split("REFUTED at K=")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no refuting K:\n{t}"));
+    assert_ne!(k % 32, 0, "{t}");
+    // The size replays: the bounded check there refutes on its own.
+    let o = lift()
+        .arg("check")
+        .arg(&kernel)
+        .args([
+            "--spec",
+            &spec,
+            "--scope",
+            "instance",
+            "--size",
+            &format!("K={k}"),
+        ])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "K={k}:\n{t}");
+}
+
+/// A float atomic add inside a loop (one per column block of a row) is proved on the
+/// instance; the all-sizes step does not read it and says so, naming the op, before
+/// it spends any work (it never reaches the work limit).
+#[test]
+fn an_atomic_add_in_a_loop_is_proved_on_the_instance_and_named_for_all_sizes() {
+    let spec = fixture("rowsum_atomic").spec.unwrap();
+    let o = lift()
+        .arg("check")
+        .arg(dir("rowsum_atomic").join("kernel.ttir"))
+        .args(["--spec", &spec])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("VERIFIED on this launch instance"), "{t}");
+    assert!(
+        t.contains("tt.atomic_rmw fadd") && t.contains("inside a loop"),
+        "{t}"
+    );
+    assert!(!t.contains("work limit"), "{t}");
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Rebuild lift's fixtures of real kernels' ops (issue 42: `tt.split`/`tt.join`, the
-Philox of `tl.rand` (`tt.mulhiui`), libdevice `llrint`, `tl.atomic_add` (split-K), a
-persistent kernel's grid-strided tiles, the grouped matmul's tile order).
+Philox of `tl.rand` (`tt.mulhiui`), libdevice `llrint`, `tl.atomic_add` (split-K, and a
+row sum added per column block), a persistent kernel's grid-strided tiles, the grouped
+matmul's tile order).
 
 Usage (from anywhere): `.venv-gen/bin/python triton_ir/real_ops/generate.py [NAME ...]`
 
@@ -14,7 +15,8 @@ with `expected/` float64 outputs of a NumPy reference written here independently
 lift: the rotation of pairs, Philox4x32-10 as Triton's `tl.rand` defines it
 (`triton/language/random.py`), NumPy's `rint` (half to even). The quantiser's inputs
 include exact ties (x / s = k + 1/2, positive and negative), where rint and
-floor(x + 1/2) differ; `a @ b` (plus C's initial value for split-K) and `2x + 1`. These
+floor(x + 1/2) differ; `a @ b` (plus C's initial value for split-K), `2x + 1` and
+`y + x.sum(1)`. These
 fixtures live one level down so the suite's walkers
 (`tests/common`) do not take them; `tests/it/real_ops.rs` walks them.
 """
@@ -244,7 +246,8 @@ FIXTURES = {
     "quant_rows_floor": dict(
         QUANT, all_sizes=False, kernel="quant_rows_floor_kernel", expect=["refuted", "refuted"],
         bug="floor(x/s + 1/2) for rint: ties round up, not to even"),
-    "matmul_splitk": dict(SPLITK, kernel="matmul_splitk_kernel", expect=["verified", "verified"]),
+    "matmul_splitk": dict(SPLITK, kernel="matmul_splitk_kernel", all_sizes=True,
+                          expect=["verified", "verified"]),
     "matmul_splitk_skip": dict(
         SPLITK, kernel="matmul_splitk_skip_kernel", expect=["refuted", "refuted"],
         bug="the K loop stops one block early: the last K slice is never added"),
@@ -269,7 +272,44 @@ FIXTURES = {
     "matmul_grouped_nomin": dict(
         GROUPED, kernel="matmul_grouped_nomin_kernel", expect=["refuted", "refuted"],
         bug="the last group's height is GROUP_M, not min(rows left, GROUP_M): tiles missed"),
+    # right wherever K is a multiple of BLOCK_K * SPLIT_K = 32 (both instances); the
+    # all-sizes step must find a K with a remainder that no program adds
+    "matmul_splitk_rem": dict(
+        SPLITK, kernel="matmul_splitk_rem_kernel", expect=["elsewhere", "elsewhere"],
+        instances=[{"name": "m16n16k64", "sizes": {"M": 16, "N": 16, "K": 64}},
+                   {"name": "m20n17k32", "sizes": {"M": 20, "N": 17, "K": 32}}],
+        bug="the K loop stops at K - K % 32: a K remainder is never added (not at K = 32, 64)"),
 }
+
+
+def _rowsum(ins, sz):
+    return {"y": ins["y"] + ins["x"].sum(axis=1)}
+
+
+ROWSUM = {
+    "signature": {"y_ptr": "*fp32", "x_ptr": "*fp32", "N": "i32", "BLOCK": "constexpr"},
+    "constexprs": {"BLOCK": 4},
+    "grid": ["M"],
+    "args": [
+        # y holds what the caller put there: each block's sum is added to it
+        ("y_ptr", {"tensor": "y", "shape": ["M"], "role": "inout"}),
+        ("x_ptr", {"tensor": "x", "shape": ["M", "N"]}),
+        ("N", "N"),
+    ],
+    "instances": [{"name": "m3n10", "sizes": {"M": 3, "N": 10}},
+                  {"name": "m2n8", "sizes": {"M": 2, "N": 8}}],
+    "spec": "y = y + torch.sum(x, dim=1)",
+    "reference": _rowsum,
+}
+
+FIXTURES.update({
+    # an atomic add inside a loop: proved on the instance; the all-sizes step says at
+    # once that it does not read it (tests/it/real_ops.rs)
+    "rowsum_atomic": dict(ROWSUM, kernel="rowsum_atomic_kernel", expect=["verified", "verified"]),
+    "rowsum_atomic_skip": dict(
+        ROWSUM, kernel="rowsum_atomic_skip_kernel", expect=["refuted", "refuted"],
+        bug="the loop starts at the second block: the first block is never added"),
+})
 
 
 def inputs(fx, sz, rng):

@@ -268,3 +268,48 @@ def persistent_axpb_three_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
         mask = offs < n
         x = tl.load(x_ptr + offs, mask=mask)
         tl.store(y_ptr + offs, 2.0 * x + 1.0, mask=mask)
+
+
+@triton.jit
+def matmul_splitk_rem_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                             BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                             SPLIT_K: tl.constexpr):
+    # twin: the K loop ends at the last multiple of BLOCK_K * SPLIT_K below K, so the
+    # remainder of a K that is not such a multiple is never added (right at K = 32, 64)
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    pid_z = tl.program_id(2)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    k_end = K - K % (BLOCK_K * SPLIT_K)
+    for k in range(pid_z * BLOCK_K, k_end, BLOCK_K * SPLIT_K):
+        rk = k + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :],
+                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :],
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.atomic_add(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+@triton.jit
+def rowsum_atomic_kernel(y_ptr, x_ptr, N, BLOCK: tl.constexpr):
+    # a row sum pushed into its output by one atomic add per column block (as kernels
+    # that accumulate per-block partial sums into a caller-initialised output do)
+    row = tl.program_id(0)
+    for j in range(0, N, BLOCK):
+        cols = j + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+        tl.atomic_add(y_ptr + row, tl.sum(x, axis=0))
+
+
+@triton.jit
+def rowsum_atomic_skip_kernel(y_ptr, x_ptr, N, BLOCK: tl.constexpr):
+    # twin: the loop starts at the second block, so the first block is never added
+    row = tl.program_id(0)
+    for j in range(BLOCK, N, BLOCK):
+        cols = j + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+        tl.atomic_add(y_ptr + row, tl.sum(x, axis=0))
