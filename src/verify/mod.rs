@@ -29,6 +29,7 @@
 mod argext;
 pub mod at_index;
 mod attempt;
+mod bijection;
 mod coverage;
 pub mod extent;
 mod gathers;
@@ -387,6 +388,7 @@ fn run(
                     size_conds: &size_conds,
                     base: &base,
                     pids: &pids,
+                    grid: &grid,
                     tensors: &tensors,
                     formulas: &formulas,
                     input_shapes: &input_shapes,
