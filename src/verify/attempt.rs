@@ -31,6 +31,8 @@ pub(super) struct Attempt<'a, 'ctx> {
     pub(super) size_conds: &'a [Cond],
     pub(super) base: &'a [Cond],
     pub(super) pids: &'a [Poly; 3],
+    /// Programs per grid axis (over the sizes).
+    pub(super) grid: &'a [Poly; 3],
     pub(super) tensors: &'a [TensorSym],
     pub(super) formulas: &'a HashMap<&'a str, &'a FormulaOutput>,
     pub(super) input_shapes: &'a BTreeMap<String, Vec<Poly>>,

@@ -12,7 +12,8 @@
 //! the lcm of the strides and `r` its residue, so each writer reaches each residue at
 //! exactly one `v`; "once" is then asked pair by pair, skipping pairs whose residues
 //! differ. Otherwise the writers' mixed-radix inverse may show "covered"
-//! ([`super::inverse`]); else the program ids are bound by a quantifier (Z3 answers unknown on
+//! ([`super::inverse`]), or a tile map proved a bijection ([`super::bijection`]) gives
+//! writers over tiles that the residue form reads; else the program ids are bound by a quantifier (Z3 answers unknown on
 //! it past a few hundred writers, e.g. a 16×16 tile of lazily masked lanes).
 //!
 //! A label (`gathers.rs`) a writer depends on is a value per index: "covered" asks
@@ -22,6 +23,7 @@
 //! Invariant: `Ok` only when every query whose unsat means the property was unsat.
 
 use super::attempt::{Attempt, Failed};
+use super::bijection::ByTiles;
 use super::inverse::ByInverse;
 use super::labels::LabelRead;
 use super::lane::small_witness;
@@ -124,7 +126,20 @@ impl<'ctx> Attempt<'_, 'ctx> {
             Residues::NotApplicable => match self.covered_by_inverse(paths, k, t) {
                 ByInverse::Covered => self.coverage_quantified(paths, k, t, false, reads),
                 ByInverse::NotCovered(f) => Err(f),
-                ByInverse::Open => self.coverage_quantified(paths, k, t, true, reads),
+                // A tile order computed from the program id: its tiles in their place.
+                ByInverse::Open => match self.retiled(paths, k, t) {
+                    ByTiles::Retiled(tiled) => {
+                        let no_pids = [Poly::default(), Poly::default(), Poly::default()];
+                        let over_tiles = Attempt {
+                            pids: &no_pids,
+                            base: self.size_conds,
+                            ..*self
+                        };
+                        over_tiles.coverage_of(&tiled, k, t, reads)
+                    }
+                    ByTiles::Failed(f) => Err(f),
+                    ByTiles::NotApplicable => self.coverage_quantified(paths, k, t, true, reads),
+                },
             },
         }
     }

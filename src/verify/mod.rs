@@ -30,6 +30,7 @@ mod argext;
 pub mod at_index;
 mod atomics;
 mod attempt;
+mod bijection;
 mod coverage;
 pub mod extent;
 mod gathers;
@@ -391,6 +392,7 @@ fn run(
                     size_conds: &size_conds,
                     base: &base,
                     pids: &pids,
+                    grid: &grid,
                     tensors: &tensors,
                     formulas: &formulas,
                     input_shapes: &input_shapes,

@@ -245,6 +245,13 @@ impl Poly {
         Some((Poly(Arc::new(q)), Poly(Arc::new(r))))
     }
 
+    /// Its monomials, each as a polynomial with coefficient 1, with their coefficients
+    /// (canonical order).
+    pub fn terms(&self) -> Vec<(Poly, i128)> {
+        let one = |k: &Mono| Poly(Arc::new(BTreeMap::from([(k.clone(), 1)])));
+        self.0.iter().map(|(k, c)| (one(k), *c)).collect()
+    }
+
     /// The names of the symbols it reads (inside atoms too).
     pub fn symbols(&self, out: &mut Vec<Arc<str>>) {
         for k in self.0.keys() {

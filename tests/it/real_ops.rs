@@ -14,7 +14,10 @@
 //!   kernel are VERIFIED for all sizes (`torch.round` is the formula op `rint`; the
 //!   persistent kernel's coverage through its tiles' mixed-radix inverse, for every N on
 //!   the launch's grid). An `elsewhere` twin is right at its instances and REFUTED at a
-//!   size the all-sizes step finds (`n // BLOCK` tiles: any N not a multiple of 4).
+//!   size the all-sizes step finds (`n // BLOCK` tiles: any N not a multiple of 4; the
+//!   grouped matmul's `pid_n` divided by GROUP_M: any odd number of tile rows). The
+//!   grouped matmul is VERIFIED for all sizes (its program -> tile map proved a bijection
+//!   onto the tile grid).
 //! - Dropout's spec names Triton's random stream, `tl.rand(seed, offsets)` (the one
 //!   extension of the spec language beyond PyTorch): proved on the instance. `lift run`
 //!   of the kernel at the launch's seed reproduces a NumPy Philox4x32-10 written in the
@@ -58,6 +61,7 @@ const FIXTURES: &[&str] = &[
     "matmul_splitk_rem",
     "rowsum_atomic",
     "rowsum_atomic_skip",
+    "matmul_grouped_pidn",
 ];
 
 #[derive(Deserialize)]
@@ -453,4 +457,42 @@ fn an_atomic_add_in_a_loop_is_proved_on_the_instance_and_named_for_all_sizes() {
         "{t}"
     );
     assert!(!t.contains("work limit"), "{t}");
+}
+
+/// Tutorial 03's grouped tile order sends program `pid` to tile row
+/// `2·(pid div 2n) + (pid mod 2n) mod h` and tile column `(pid mod 2n) div h`, with
+/// `n = cdiv(N, 16)` tile columns and `h = min(cdiv(M, 16) - 2·(pid div 2n), 2)` the
+/// group's height: a bijection from the `cdiv(M, 16)·n` programs onto the tiles, so the
+/// kernel is VERIFIED for every M, N, K. The twin dividing by 2 for `h` is the same map
+/// when every group is full (`cdiv(M, 16)` even: its instances M = 32, 64) and sends two
+/// programs of a one-row last group to one tile otherwise: REFUTED at an M with an odd
+/// number of 16-row tiles.
+#[test]
+fn grouped_tile_order_is_a_bijection_for_every_size_and_its_twin_fails_at_odd_rows() {
+    let spec = fixture("matmul_grouped").spec.unwrap();
+    let o = lift()
+        .arg("check")
+        .arg(dir("matmul_grouped").join("kernel.ttir"))
+        .args(["--spec", &spec])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("VERIFIED for all K, M, N"), "{t}");
+    let o = lift()
+        .arg("check")
+        .arg(dir("matmul_grouped_pidn").join("kernel.ttir"))
+        .args(["--spec", &spec])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    let m: i64 = t
+        .split("REFUTED at ")
+        .nth(1)
+        .and_then(|r| r.split("M=").nth(1))
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no refuting M:\n{t}"));
+    assert_eq!((m + 15) / 16 % 2, 1, "{t}");
 }

@@ -267,7 +267,8 @@ FIXTURES = {
     "persistent_axpb_three": dict(
         PERSIST, kernel="persistent_axpb_three_kernel", expect=["verified", "verified"],
         bug="strides by the constant 3, not tl.num_programs(0): wrong on any grid but 3"),
-    "matmul_grouped": dict(GROUPED, kernel="matmul_grouped_kernel",
+    # every size: the program -> tile map proved a bijection onto the tile grid
+    "matmul_grouped": dict(GROUPED, all_sizes=True, kernel="matmul_grouped_kernel",
                            expect=["verified", "verified"]),
     "matmul_grouped_nomin": dict(
         GROUPED, kernel="matmul_grouped_nomin_kernel", expect=["refuted", "refuted"],
@@ -279,6 +280,14 @@ FIXTURES = {
         instances=[{"name": "m16n16k64", "sizes": {"M": 16, "N": 16, "K": 64}},
                    {"name": "m20n17k32", "sizes": {"M": 20, "N": 17, "K": 32}}],
         bug="the K loop stops at K - K % 32: a K remainder is never added (not at K = 32, 64)"),
+    # right wherever the tile rows are a multiple of GROUP_M = 2 (M = 32, 64: every group
+    # full); every size proof must find an odd number of tile rows
+    "matmul_grouped_pidn": dict(
+        GROUPED, kernel="matmul_grouped_pidn_kernel", expect=["elsewhere", "elsewhere"],
+        instances=[{"name": "m32n32k16", "sizes": {"M": 32, "N": 32, "K": 16}},
+                   {"name": "m64n20k20", "sizes": {"M": 64, "N": 20, "K": 20}}],
+        bug="pid_n divides by GROUP_M, not the group's height: a short last group "
+            "(odd tile rows) does one tile twice and misses another"),
 }
 
 

@@ -313,3 +313,33 @@ def rowsum_atomic_skip_kernel(y_ptr, x_ptr, N, BLOCK: tl.constexpr):
         cols = j + tl.arange(0, BLOCK)
         x = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
         tl.atomic_add(y_ptr + row, tl.sum(x, axis=0))
+
+
+@triton.jit
+def matmul_grouped_pidn_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                               BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                               GROUP_M: tl.constexpr):
+    # twin: pid_n divides by GROUP_M, not the group's height: right whenever the tile
+    # rows are a multiple of GROUP_M (every group full); in a short last group two
+    # programs get one tile and other tiles are never done
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // GROUP_M
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        rk = k + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :],
+                    mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :],
+                    mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
