@@ -42,6 +42,7 @@ mod memory;
 mod nearby;
 mod overflow;
 pub mod paths;
+mod rand;
 mod records;
 mod residue;
 mod resolve;
