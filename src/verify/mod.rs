@@ -29,6 +29,7 @@
 mod argext;
 pub mod at_index;
 mod attempt;
+mod bits;
 mod coverage;
 pub mod extent;
 mod gathers;

@@ -54,7 +54,7 @@ pub fn explore(
     let z3_start = setup.work.spent().1;
     // One solver for every path (asserting the base costs milliseconds), each path in
     // its own scope, unwound to the base before the next.
-    let wrapping = Rc::new(super::rand::wrapping(module));
+    let wrapping = Rc::new(super::bits::wrapping(module));
     let mut solver = Some(PathSolver::new(smt.ctx));
     for c in setup.base {
         solver.as_ref().expect("set").assert(&smt.cond(c));
@@ -99,7 +99,7 @@ pub fn explore(
             decided: HashMap::new(),
             store_pinned: BTreeMap::new(),
             branches: 0,
-            bits: super::rand::Bits::new(wrapping.clone()),
+            bits: super::bits::Bits::new(wrapping.clone()),
         };
         let mut args = Vec::new();
         for a in &func.args {

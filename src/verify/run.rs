@@ -123,8 +123,8 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) store_pinned: BTreeMap<Arc<str>, i128>,
     /// The `cf.cond_br`s the path took (see `paths::MAX_BRANCHES`).
     pub(super) branches: u32,
-    /// The path's Philox bit vectors (`super::rand`).
-    pub(super) bits: super::rand::Bits,
+    /// The path's Philox bit vectors (`super::bits`).
+    pub(super) bits: super::bits::Bits,
 }
 
 impl Run<'_, '_, '_> {
