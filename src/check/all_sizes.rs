@@ -6,7 +6,7 @@
 //! in lift, reported as UNKNOWN); two kernels are equal for every size only where both
 //! are proved equal to one formula.
 
-use super::reference::{float_type, scalar_args};
+use super::reference::{float_type, int_args, scalar_args};
 use crate::decide;
 use crate::formula;
 use crate::kernel::Kernel;
@@ -109,8 +109,12 @@ fn spec_formulas(
         }
     }
     let (scalars, values) = scalar_args(inst);
-    let sizes = kernel.launch.sizes.keys().cloned().collect();
+    let sizes: std::collections::BTreeSet<String> = kernel.launch.sizes.keys().cloned().collect();
+    // An integer argument fixed by the launch (a seed) is that int at every size.
+    let mut ints = int_args(inst);
+    ints.retain(|k, _| !sizes.contains(k));
     let env = torch::SymEnv {
+        ints: &ints,
         tensors: &tensors,
         scalars: &scalars,
         values: &values,

@@ -82,6 +82,33 @@ pub(super) fn scalar_args(inst: &Instance) -> (BTreeSet<String>, BTreeMap<String
     (scalars, values)
 }
 
+/// The launch's integer arguments by parameter (a seed): ints to the spec, as sizes
+/// are; never under a name the spec language gives a meaning (a parameter `F` must not
+/// hide `F.relu`).
+pub(super) fn int_args(inst: &Instance) -> BTreeMap<String, i64> {
+    const BUILTINS: &[&str] = &[
+        "torch",
+        "F",
+        "functional",
+        "nn",
+        "math",
+        "tl",
+        "float",
+        "None",
+        "True",
+        "False",
+    ];
+    let mut ints = BTreeMap::new();
+    for (param, v) in &inst.args {
+        if let ArgValue::Int(i) = v {
+            if !BUILTINS.contains(&param.as_str()) {
+                ints.insert(param.clone(), *i);
+            }
+        }
+    }
+    ints
+}
+
 /// The PyTorch spec's outputs on `inst` as terms over its inputs (decimal constants
 /// rounded to the kernel's float type).
 pub fn spec_outputs(
@@ -97,27 +124,9 @@ pub fn spec_outputs(
             tensors.insert(t.name.clone(), t.shape.clone());
         }
     }
-    // Integer arguments (a seed) are ints to the spec, as sizes are; never under a name
-    // the spec language gives a meaning (a parameter `F` must not hide `F.relu`).
-    const BUILTINS: &[&str] = &[
-        "torch",
-        "F",
-        "functional",
-        "nn",
-        "math",
-        "tl",
-        "float",
-        "None",
-        "True",
-        "False",
-    ];
     let mut ints = inst.sizes.clone();
-    for (param, v) in &inst.args {
-        if let ArgValue::Int(i) = v {
-            if !BUILTINS.contains(&param.as_str()) {
-                ints.entry(param.clone()).or_insert(*i);
-            }
-        }
+    for (param, i) in int_args(inst) {
+        ints.entry(param).or_insert(i);
     }
     let env = torch::Env {
         tensors: &tensors,

@@ -308,6 +308,14 @@ pub enum Formula {
         args: Vec<Formula>,
         geometry: Geometry,
     },
+    /// `arange(n)`: the integers `0, 1, …, n - 1` along one axis (`torch.arange(n)`).
+    Arange(Size),
+    /// `rand(seed, offset)`: Triton's random stream (`tl.rand`, the named function of
+    /// `term::rand`) at each integer `offset` holds, in the offset's shape.
+    Rand {
+        seed: i64,
+        offset: Box<Formula>,
+    },
 }
 
 /// One output of a lifted kernel: `name = formula`.
@@ -494,7 +502,8 @@ impl Formula {
     /// Whether `self` reads no tensor: a number (constants, infinities and scalars), a
     /// Python number in the Python renderings.
     pub fn is_number(&self) -> bool {
-        !matches!(self, Formula::Input(_)) && self.children().iter().all(|c| c.is_number())
+        !matches!(self, Formula::Input(_) | Formula::Arange(_))
+            && self.children().iter().all(|c| c.is_number())
     }
 
     /// Whether the input tensor `name` occurs in `self`.
@@ -516,9 +525,15 @@ impl Formula {
     pub fn map_children(self, f: &mut impl FnMut(Formula) -> Formula) -> Formula {
         let mut g = |a: Box<Formula>| Box::new(f(*a));
         match self {
-            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => {
-                self
-            }
+            Formula::Input(_)
+            | Formula::Scalar(_)
+            | Formula::Const(_)
+            | Formula::Inf { .. }
+            | Formula::Arange(_) => self,
+            Formula::Rand { seed, offset } => Formula::Rand {
+                seed,
+                offset: g(offset),
+            },
             Formula::Unary(op, a) => Formula::Unary(op, g(a)),
             Formula::Powi(a, k) => Formula::Powi(g(a), k),
             Formula::Reduce {
@@ -596,10 +611,13 @@ impl Formula {
     /// The direct sub-formulas, in operand order.
     pub fn children(&self) -> Vec<&Formula> {
         match self {
-            Formula::Input(_) | Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => {
-                vec![]
-            }
-            Formula::Unary(_, a)
+            Formula::Input(_)
+            | Formula::Scalar(_)
+            | Formula::Const(_)
+            | Formula::Inf { .. }
+            | Formula::Arange(_) => vec![],
+            Formula::Rand { offset: a, .. }
+            | Formula::Unary(_, a)
             | Formula::Powi(a, _)
             | Formula::Reduce { arg: a, .. }
             | Formula::Scan { arg: a, .. }
@@ -642,6 +660,7 @@ impl Formula {
             Formula::Broadcast { shape, .. } | Formula::Reshape { shape, .. } => {
                 shape.iter().for_each(|e| size_expr_names(e, out))
             }
+            Formula::Arange(n) => size_expr_names(n, out),
             _ => {}
         }
         self.children()

@@ -285,6 +285,29 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
             Dense { shape, elems }
         }
         Formula::Scalar(name) => Dense::scalar(terms.param(name)),
+        Formula::Arange(n) => {
+            let n = env.eval(n)?;
+            let elems = (0..n).map(|i| terms.int(i as i64)).collect();
+            Dense {
+                shape: vec![n],
+                elems,
+            }
+        }
+        Formula::Rand { seed, offset } => {
+            // The value Triton computes at each offset, as the spec's `tl.rand` reads it.
+            let mut o = run(offset, terms, env)?;
+            for e in &mut o.elems {
+                let off = terms
+                    .as_const(*e)
+                    .filter(|c| c.is_integer())
+                    .and_then(|c| num_traits::ToPrimitive::to_i64(&c.to_integer()))
+                    .ok_or_else(|| FormulaError {
+                        message: format!("rand({seed}, ...) at an offset that is not an integer"),
+                    })?;
+                *e = terms.float(f64::from(crate::term::rand::triton_rand(*seed, off)));
+            }
+            o
+        }
         Formula::Const(c) => Dense::scalar(terms.constant(c.clone())),
         Formula::Inf { negative } => Dense::scalar(terms.inf(*negative)),
         Formula::Unary(op, a) => {

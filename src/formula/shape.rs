@@ -311,7 +311,10 @@ impl Formula {
                 }
             }
             Formula::Const(_) | Formula::Inf { .. } => Ok(vec![]),
-            Formula::Unary(_, a) | Formula::Powi(a, _) => a.dims(env),
+            Formula::Arange(n) => size_dims(std::slice::from_ref(n), env),
+            Formula::Unary(_, a) | Formula::Powi(a, _) | Formula::Rand { offset: a, .. } => {
+                a.dims(env)
+            }
             Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) => {
                 let (da, db) = (a.dims(env)?, b.dims(env)?);
                 broadcast(&da, &db).ok_or_else(|| FormulaError {

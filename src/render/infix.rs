@@ -248,6 +248,21 @@ impl Infix<'_> {
                 ),
                 P_MUL,
             ),
+            Formula::Arange(n) => {
+                let n = size_text(n);
+                let s = match d {
+                    Dialect::Text => format!("arange({n})"),
+                    Dialect::Numpy => format!("np.arange({n}, dtype=np.float64)"),
+                    Dialect::Torch => format!("torch.arange({n}, dtype=torch.float64)"),
+                };
+                (s, P_ATOM)
+            }
+            // NumPy and torch: the helper `triton_rand` the module defines.
+            Formula::Rand { seed, offset } => {
+                let o = self.at(offset, 0, false);
+                let name = if py { "triton_rand" } else { "rand" };
+                (format!("{name}({seed}, {o})"), P_ATOM)
+            }
             Formula::Recurrence { axis, a, x } => {
                 let (a, x) = (self.at(a, 0, false), self.at(x, 0, false));
                 // NumPy and torch: the helper `linear_recurrence` the module defines.

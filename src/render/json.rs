@@ -120,6 +120,14 @@ pub fn expr(f: &Formula, env: &ShapeEnv) -> Result<Value, FormulaError> {
             m.insert("axis".into(), json!(axis));
             "unsqueeze"
         }
+        Formula::Arange(n) => {
+            m.insert("n".into(), json!(super::infix::size_text(n)));
+            "arange"
+        }
+        Formula::Rand { seed, .. } => {
+            m.insert("seed".into(), json!(seed));
+            "rand"
+        }
         Formula::Take { kind, axis, .. } => {
             m.insert("axis".into(), json!(axis));
             m.insert("kind".into(), json!(kind.name()));

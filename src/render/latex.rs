@@ -104,7 +104,7 @@ fn prec(f: &Formula, followed: bool) -> u8 {
         | Formula::Recurrence { .. }
         | Formula::Tri { .. }
         | Formula::Window { .. } => P_ATOM,
-        Formula::Take { .. } => P_ATOM,
+        Formula::Take { .. } | Formula::Arange(_) | Formula::Rand { .. } => P_ATOM,
         Formula::Broadcast { arg, .. } => prec(arg, followed),
     }
 }
@@ -279,6 +279,20 @@ fn repr(f: &Formula, followed: bool) -> (String, u8) {
                 P_ATOM,
             )
         }
+        Formula::Arange(n) => (
+            format!(
+                "\\operatorname{{arange}}\\left({}\\right)",
+                super::infix::size_text(n)
+            ),
+            P_ATOM,
+        ),
+        Formula::Rand { seed, offset } => (
+            format!(
+                "\\operatorname{{rand}}\\left({seed}, {}\\right)",
+                at(offset, 0, false)
+            ),
+            P_ATOM,
+        ),
         // A gather: `take_{j}(x, t)` reads `x` along axis `j` at `t`'s positions;
         // `w_{[idx]}` reads whole slices (an embedding's rows).
         Formula::Take {

@@ -70,6 +70,11 @@ fn module(
     if super::torch::uses_recurrence(outputs) {
         imports.push_str(RECURRENCE);
     }
+    if super::torch::uses_rand(outputs) {
+        imports.push_str(&super::torch::rand_helper(
+            "np.array(out, dtype=np.float64)",
+        ));
+    }
     super::torch::python_function(
         outputs,
         env,

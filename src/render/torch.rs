@@ -61,15 +61,55 @@ fn module(
     if uses_recurrence(outputs) {
         imports.push_str(RECURRENCE);
     }
+    if uses_rand(outputs) {
+        imports.push_str(&rand_helper("torch.tensor(out, dtype=torch.float64)"));
+    }
     python_function(outputs, env, name, &imports, &|f| plain(expr(f, env)), sig)
 }
 
 /// Whether some output holds a `linear_recurrence`, whose helper the module defines.
 pub(super) fn uses_recurrence(outputs: &[Output]) -> bool {
-    fn has(f: &Formula) -> bool {
-        matches!(f, Formula::Recurrence { .. }) || f.children().into_iter().any(has)
+    uses(outputs, &|f| matches!(f, Formula::Recurrence { .. }))
+}
+
+/// Whether some output holds a `rand`, whose helper `triton_rand` the module defines.
+pub(super) fn uses_rand(outputs: &[Output]) -> bool {
+    uses(outputs, &|f| matches!(f, Formula::Rand { .. }))
+}
+
+fn uses(outputs: &[Output], is: &dyn Fn(&Formula) -> bool) -> bool {
+    fn has(f: &Formula, is: &dyn Fn(&Formula) -> bool) -> bool {
+        is(f) || f.children().into_iter().any(|c| has(c, is))
     }
-    outputs.iter().any(|o| has(&o.formula))
+    outputs.iter().any(|o| has(&o.formula, is))
+}
+
+/// The Python of `triton_rand(seed, offsets)`, Triton's `tl.rand` (docs/semantics.md):
+/// Philox4x32-10 on Python integers, the first word folded and scaled in float32;
+/// `array` is the module's float64 array of the list `out`.
+pub(super) fn rand_helper(array: &str) -> String {
+    format!(
+        "
+
+def triton_rand(seed, offsets):
+    \"\"\"Triton's tl.rand(seed, offsets): Philox4x32-10, first word folded, f32.\"\"\"
+    import struct
+    m = 0xFFFFFFFF
+    f32 = lambda v: struct.unpack('f', struct.pack('f', v))[0]
+    scale = f32(4.6566127342e-10)
+    out = []
+    for o in [int(v) for v in offsets.reshape(-1).tolist()]:
+        c0, c1, c2, c3 = o & m, (o >> 32) & m, 0, 0
+        k0, k1 = seed & m, (seed >> 32) & m
+        for _ in range(10):
+            p0, p1 = 0xD2511F53 * c0, 0xCD9E8D57 * c2
+            c0, c1, c2, c3 = ((p1 >> 32) ^ c1 ^ k0) & m, p1 & m, ((p0 >> 32) ^ c3 ^ k1) & m, p0 & m
+            k0, k1 = (k0 + 0x9E3779B9) & m, (k1 + 0xBB67AE85) & m
+        w = c0 - (1 << 32) if c0 >> 31 else c0
+        out.append(f32(f32(float(~w if w < 0 else w)) * scale))
+    return {array}.reshape(offsets.shape)
+"
+    )
 }
 
 /// The helper a `linear_recurrence` calls: the loop over the axis it means.

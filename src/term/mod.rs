@@ -75,6 +75,7 @@ mod extrema;
 pub mod gather;
 mod logic;
 mod node;
+pub mod rand;
 mod store;
 pub use dyadic::mul as rational_mul;
 

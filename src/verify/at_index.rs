@@ -281,7 +281,10 @@ impl AtIndex<'_> {
                 None => return Err(format!("unknown input `{n}`")),
             },
             Formula::Scalar(_) | Formula::Const(_) | Formula::Inf { .. } => vec![],
-            Formula::Unary(_, a) | Formula::Powi(a, _) => self.shape(a)?,
+            Formula::Arange(n) => vec![size_poly(n)?],
+            Formula::Unary(_, a) | Formula::Powi(a, _) | Formula::Rand { offset: a, .. } => {
+                self.shape(a)?
+            }
             Formula::Binary(_, a, b) | Formula::Cmp(_, a, b) => {
                 broadcast(&self.shape(a)?, &self.shape(b)?)?
             }
@@ -404,6 +407,18 @@ impl AtIndex<'_> {
             }
             Formula::Scalar(name) => self.terms.param(name),
             Formula::Const(c) => self.terms.constant(c.clone()),
+            // An integer read as a real, as the kernel's `sitofp` of one reads it.
+            Formula::Arange(_) => {
+                let i = self.offset_at(f, idx)?;
+                real_of(self.terms, &i)
+            }
+            // The random stream's atom at the offset (`verify::rand`: the kernel's
+            // Philox, once proved to be `rand`, names the same atom).
+            Formula::Rand { seed, offset } => {
+                let o = self.offset_at(offset, idx)?;
+                let name = crate::term::rand::atom_name(*seed, &o.to_string());
+                self.terms.param(&name)
+            }
             // The all-sizes proof is over the reals (see `Formula::Inf`).
             Formula::Inf { .. } => {
                 return Err("an infinity (a masked fill) is not read for every size:                             the proof for every size is over the reals"
@@ -612,6 +627,33 @@ impl AtIndex<'_> {
 
     /// An operand at the output index, broadcast NumPy-style (trailing axes aligned,
     /// unit axes read at 0).
+    /// The integer an integer formula (`arange(n)`, integer constants, `+ - *` of
+    /// them) holds at `idx`, exactly: a `rand`'s offsets.
+    fn offset_at(&mut self, f: &Formula, idx: &[Poly]) -> R<Poly> {
+        use num_traits::ToPrimitive;
+        let shape = self.shape(f)?;
+        let idx = align(idx, &shape);
+        match f {
+            Formula::Arange(_) => dim(&idx, 0),
+            Formula::Const(c) if c.is_integer() => c
+                .to_integer()
+                .to_i128()
+                .map(Poly::constant)
+                .ok_or_else(|| "an offset beyond i128".into()),
+            Formula::Binary(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), a, b) => {
+                let (x, y) = (self.offset_at(a, &idx)?, self.offset_at(b, &idx)?);
+                Ok(match op {
+                    BinaryOp::Add => x.add(&y),
+                    BinaryOp::Sub => x.sub(&y),
+                    _ => x.mul(&y),
+                })
+            }
+            _ => Err(format!(
+                "the offsets `{f}` are not an integer formula of arange (rand's offsets)"
+            )),
+        }
+    }
+
     fn sub(&mut self, a: &Formula, idx: &[Poly]) -> R<TermId> {
         let shape = self.shape(a)?;
         let i2 = align(idx, &shape);

@@ -52,6 +52,8 @@ pub(super) enum Lane {
     },
     /// A masked-off lane loaded without `other=`.
     Undef,
+    /// An integer Philox mixes, exact modulo 2^w (`super::rand`).
+    Bits(super::bits::BitId),
 }
 
 #[derive(Clone, Debug)]

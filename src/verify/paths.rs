@@ -54,6 +54,7 @@ pub fn explore(
     let z3_start = setup.work.spent().1;
     // One solver for every path (asserting the base costs milliseconds), each path in
     // its own scope, unwound to the base before the next.
+    let wrapping = Rc::new(super::bits::wrapping(module));
     let mut solver = Some(PathSolver::new(smt.ctx));
     for c in setup.base {
         solver.as_ref().expect("set").assert(&smt.cond(c));
@@ -98,6 +99,7 @@ pub fn explore(
             decided: HashMap::new(),
             store_pinned: BTreeMap::new(),
             branches: 0,
+            bits: super::bits::Bits::new(wrapping.clone()),
         };
         let mut args = Vec::new();
         for a in &func.args {
@@ -317,6 +319,9 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
     }
     fn int_op(&mut self, op: &Op, io: IntOp, bits: u32, x: &Lane, y: &Lane) -> R<Lane> {
         let name = op.name.as_str();
+        if let Some(r) = self.bits_op(op, io, bits, x, y) {
+            return r.map_err(named(name));
+        }
         match (x, y) {
             (Lane::Int(a), Lane::Int(b)) => ints::binary(self, io, bits, a, b)
                 .map(Lane::Int)
@@ -353,6 +358,7 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
             (Lane::Bool(a), Lane::Bool(b)) => ints::compare_conds(self, pred, a, b)
                 .map(Lane::Bool)
                 .map_err(named(&op.name)),
+            (Lane::Bits(_), _) | (_, Lane::Bits(_)) => self.bits_compare(pred, bits, x, y),
             _ => unsupported("cmpi of non-integers"),
         }
     }
@@ -361,7 +367,13 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
         let name = op.name.as_str();
         let bits = op.result_types.first().map_or(64, super::overflow::width);
         let src = op.operand_types.first().map_or(64, super::overflow::width);
+        let wraps = self.bits.wraps(op);
         match l {
+            Lane::Bits(b) => Ok(self.bits_cast(*b, bits, zero_extend)),
+            Lane::Int(p) if wraps && bits > 1 && p.as_const().is_none() => {
+                let b = self.bits.leaf(src, p);
+                Ok(self.bits_cast(b, bits, zero_extend))
+            }
             Lane::Int(p) if bits == 1 => Ok(Lane::Bool(ints::to_bool(self, p))),
             Lane::Int(p) => ints::cast(self, src, bits, zero_extend, p)
                 .map(Lane::Int)
@@ -399,6 +411,7 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
                 Ok(Lane::Float(self.domain.constant(x as f64)))
             }
             Lane::DataInt(v, lo) if *lo >= 0 || !unsigned => Ok(Lane::Float(*v)),
+            Lane::Bits(b) => self.rand_to_float(op, src, unsigned, *b),
             _ => unsupported(format!("{name} of a non-integer")),
         }
     }

@@ -123,6 +123,8 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) store_pinned: BTreeMap<Arc<str>, i128>,
     /// The `cf.cond_br`s the path took (see `paths::MAX_BRANCHES`).
     pub(super) branches: u32,
+    /// The path's Philox bit vectors (`super::bits`).
+    pub(super) bits: super::bits::Bits,
 }
 
 impl Run<'_, '_, '_> {
@@ -310,7 +312,7 @@ impl<'t> crate::exec::values::Values for Run<'_, '_, 't> {
                 offset: off.clone(),
             },
             Lane::Undef => Kind::Undef,
-            Lane::DataInt(..) => Kind::Other,
+            Lane::DataInt(..) | Lane::Bits(_) => Kind::Other,
         }
     }
     fn float(&self, v: TermId) -> Lane {
@@ -334,6 +336,9 @@ impl<'t> crate::exec::values::Values for Run<'_, '_, 't> {
     /// The all-sizes run proves values; what a debug op prints changes none.
     fn warn(&mut self, _: String) {}
     fn select_other(&mut self, c: &Lane, a: &Lane, b: &Lane) -> R<Lane> {
+        if let Lane::Bits(k) = c {
+            return self.bits_select(*k, a, b);
+        }
         let Lane::Bool(k) = c else {
             return unsupported("select on a non-boolean");
         };

@@ -19,11 +19,14 @@
 //!   grouped matmul is VERIFIED for all sizes (its program -> tile map proved a bijection
 //!   onto the tile grid).
 //! - Dropout's spec names Triton's random stream, `tl.rand(seed, offsets)` (the one
-//!   extension of the spec language beyond PyTorch): proved on the instance. `lift run`
-//!   of the kernel at the launch's seed reproduces a NumPy Philox4x32-10 written in the
-//!   generator (checked there against Random123's known answers) bit for bit, so the
-//!   IR's Philox through `tt.mulhiui` is Philox; `lift` finds no formula for the stream
-//!   and says UNKNOWN, never VERIFIED.
+//!   extension of the spec language beyond PyTorch, the named function `rand`):
+//!   VERIFIED for every N (the kernel's Philox proved to be `rand(seed, i)` element by
+//!   element), the wrong-block twin, right on one program, REFUTED at a size of several
+//!   programs that replays at the instance. `lift run` of the kernel at the launch's
+//!   seed reproduces a NumPy Philox4x32-10 written in the generator (checked there
+//!   against Random123's known answers) bit for bit, and `rand` agrees with a Philox
+//!   written again in this test; `lift` finds no formula for the stream yet and says
+//!   UNKNOWN, never VERIFIED.
 //! - The split-K verdict states that it reads the GPU's order of the float atomic adds
 //!   as irrelevant. Split-K is VERIFIED for all sizes: the programs along `pid_z` (which
 //!   the address leaves out) all add to one element, and their K slices together cover
@@ -495,4 +498,93 @@ fn grouped_tile_order_is_a_bijection_for_every_size_and_its_twin_fails_at_odd_ro
         .and_then(|d| d.parse().ok())
         .unwrap_or_else(|| panic!("no refuting M:\n{t}"));
     assert_eq!((m + 15) / 16 % 2, 1, "{t}");
+}
+
+/// Philox4x32-10 and Triton's `uint_to_uniform_float`, written here from Random123's
+/// description and `triton/language/random.py` (not from lift): 64-bit products, the
+/// key schedule by addition, the sign fold `-x - 1`, f32 conversion and scale.
+fn philox_rand(seed: i64, offset: i64) -> f32 {
+    const M: u64 = 0xFFFF_FFFF;
+    let (s, o) = (seed as u64, offset as u64);
+    let (mut c0, mut c1, mut c2, mut c3) = (o & M, (o >> 32) & M, 0u64, 0u64);
+    let (mut k0, mut k1) = (s & M, (s >> 32) & M);
+    for _ in 0..10 {
+        let (p0, p1) = (0xD251_1F53 * c0, 0xCD9E_8D57 * c2);
+        (c0, c1, c2, c3) = (
+            ((p1 >> 32) ^ c1 ^ k0) & M,
+            p1 & M,
+            ((p0 >> 32) ^ c3 ^ k1) & M,
+            p0 & M,
+        );
+        k0 = (k0 + 0x9E37_79B9) & M;
+        k1 = (k1 + 0xBB67_AE85) & M;
+    }
+    let x = c0 as u32 as i32 as i64;
+    let x = if x < 0 { -x - 1 } else { x };
+    (x as f32) * (4.656_612_734_2e-10_f64 as f32)
+}
+
+/// The named function `rand(seed, offset)` is Triton's stream bit for bit, at seeds of
+/// both signs and wide, and at offsets past 2^32 (the counter's second word).
+#[test]
+fn rand_is_tritons_stream_bit_for_bit() {
+    // Random123's first known answer: counter 0, key 0 gives 0x6627e8d5 first.
+    assert_eq!(
+        lift::term::rand::philox4x32_10([0; 4], [0; 2])[0],
+        0x6627_e8d5
+    );
+    for seed in [0i64, 1234, -5, 1 << 40, i64::MIN + 7] {
+        for offset in (0..40).chain([1 << 31, (1 << 32) + 3, 123_456_789_012]) {
+            let (got, want) = (
+                lift::term::rand::triton_rand(seed, offset),
+                philox_rand(seed, offset),
+            );
+            assert_eq!(got.to_bits(), want.to_bits(), "rand({seed}, {offset})");
+            assert!((0.0..1.0).contains(&got));
+        }
+    }
+}
+
+/// Seeded dropout for every size: the spec naming `tl.rand` is VERIFIED for all N
+/// (read for every size as `rand(seed, arange(N))`, the kernel's Philox at offsets
+/// `pid * 4 + arange(4)` proved to be it), and the twin that reads the stream at
+/// `pid * 2 + arange(4)` (right while one program runs, N <= 4) is REFUTED at a size
+/// of several programs, which the bounded check at that size confirms; the offset twin
+/// is REFUTED at every instance, never VERIFIED for all sizes.
+#[test]
+fn dropout_is_verified_for_every_size_and_its_block_twin_refuted_at_several_programs() {
+    let spec = fixture("dropout").spec.unwrap();
+    let check = |name: &str, sizes: &[&str]| {
+        let mut cmd = lift();
+        cmd.arg("check")
+            .arg(dir(name).join("kernel.ttir"))
+            .args(["--spec", &spec]);
+        for s in sizes {
+            cmd.args(["--size", s]);
+        }
+        let o = cmd.output().unwrap();
+        (o.status.code(), text(&o))
+    };
+    for n in ["N=10", "N=3", "N=33"] {
+        let (code, t) = check("dropout", &[n]);
+        assert_eq!(code, Some(0), "{n}:\n{t}");
+        assert!(t.contains("VERIFIED for all N"), "{n}:\n{t}");
+    }
+    let (code, t) = check("dropout_block", &[]);
+    assert_eq!(code, Some(1), "{t}");
+    let at = t
+        .split("REFUTED at N=")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|v| v.parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("no refuted size:\n{t}"));
+    assert!(at > 4, "one program at N={at} is right:\n{t}");
+    let (code, t) = check("dropout_block", &[&format!("N={at}")]);
+    assert_eq!(code, Some(1), "N={at}:\n{t}");
+    assert!(t.contains("counterexample"), "N={at}:\n{t}");
+    for n in ["N=4", "N=16"] {
+        let (code, t) = check("dropout_offset", &[n]);
+        assert_eq!(code, Some(1), "{n}:\n{t}");
+        assert!(!t.contains("VERIFIED for all"), "{n}:\n{t}");
+    }
 }

@@ -65,6 +65,7 @@ fn compare(case: &Case) -> Result<Option<Vec<String>>, String> {
     let shapes = symbolic_shapes(case);
     let size_names: BTreeSet<String> = case.sizes.keys().cloned().collect();
     let sym = SymEnv {
+        ints: &Default::default(),
         tensors: &shapes,
         scalars: &scalars,
         values: &values,

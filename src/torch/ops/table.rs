@@ -411,6 +411,8 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
         | "argmin" | "cumsum" | "cumprod" | "tril" | "triu" | "softmax" | "softmin"
         | "log_softmax" | "var" | "std" | "logsumexp" | "linear" | "layer_norm" | "matmul"
         | "mm" | "t" | "unsqueeze" | "cat" | "reshape" | "zeros" | "ones" => Formula,
+        // `arange(n)` and Triton's random stream at its offsets (`sizes::shape_ops`).
+        "arange" | "tl.rand" => Formula,
         // Over class indices with reduction='none' (`sizes::shape_ops`): `take`.
         "cross_entropy" | "nll_loss" | "embedding" => Formula,
         "floor" | "ceil" | "sign" | "floor_divide" | "remainder" | "fmod" => Refused(
@@ -447,10 +449,9 @@ pub(crate) fn all_sizes(op: &str) -> AllSizes {
             Refused("conversions are not read for every size")
         }
         "size" | "dim" => Refused("read the shape as `x.shape[d]` or `x.ndim` instead"),
-        "full" | "arange" | "zeros_like" | "ones_like" | "full_like" => {
+        "full" | "zeros_like" | "ones_like" | "full_like" => {
             Refused("no formula over sizes is written for this creation op yet")
         }
-        "tl.rand" => Refused("Triton's random stream is read at an instance only"),
         _ => Refused("not in the op table"),
     }
 }

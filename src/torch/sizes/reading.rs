@@ -29,6 +29,8 @@ pub struct SymEnv<'a> {
     pub values: &'a BTreeMap<String, f64>,
     /// The launch's size names.
     pub sizes: &'a BTreeSet<String>,
+    /// Integer arguments the launch fixes (a seed), by parameter: that int at every size.
+    pub ints: &'a BTreeMap<String, i64>,
     pub float: FloatType,
 }
 
@@ -147,10 +149,10 @@ impl Reading for SizesReading<'_, '_> {
                 vec![],
             ))));
         }
-        Ok(env
-            .sizes
-            .contains(n)
-            .then(|| Val::Int(Size::Size(n.to_string()))))
+        if env.sizes.contains(n) {
+            return Ok(Some(Val::Int(Size::Size(n.to_string()))));
+        }
+        Ok(env.ints.get(n).map(|&i| Val::Int(Size::Int(i))))
     }
 
     fn env_names(&self) -> Vec<(&'static str, Vec<String>)> {
@@ -165,7 +167,10 @@ impl Reading for SizesReading<'_, '_> {
                     .cloned()
                     .collect(),
             ),
-            ("sizes", env.sizes.iter().cloned().collect()),
+            (
+                "sizes",
+                env.sizes.iter().chain(env.ints.keys()).cloned().collect(),
+            ),
         ]
     }
 

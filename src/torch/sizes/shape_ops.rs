@@ -329,6 +329,38 @@ pub(super) fn call(cx: &mut Cx, a: A) -> R<V> {
             };
             SymTensor::new(f, shape)
         }
+        // `arange(n)` (PyTorch's int64), read as the integers it holds.
+        "arange" => {
+            let n = match (a.get("start"), a.get("end"), a.get("step")) {
+                (Some(Val::Int(n)), None | Some(Val::None), None | Some(Val::None)) => n.clone(),
+                _ => return Err("arange is read for every size only as arange(n)".into()),
+            };
+            if !matches!(a.get("dtype"), None | Some(Val::None | Val::IntDtype(_))) {
+                return Err("arange(dtype=…) is not read for all sizes".into());
+            }
+            SymTensor::new(Formula::Arange(n.clone()), vec![n])
+        }
+        // Triton's random stream at integer offsets (`term::rand`), the seed an int the
+        // launch fixes.
+        "tl.rand" => {
+            let seed =
+                match a.req("seed")? {
+                    Val::Int(Size::Int(s)) => *s,
+                    v => return Err(a.bad(
+                        "seed",
+                        "an int the launch fixes (a seed that varies with the sizes is not read)",
+                        v,
+                    )),
+                };
+            let offset = tensor(&a, "offset")?;
+            SymTensor::new(
+                Formula::Rand {
+                    seed,
+                    offset: Box::new(offset.f),
+                },
+                offset.shape,
+            )
+        }
         _ => return Err(format!("`{op}` has no formula over sizes")),
     };
     Ok(Val::Tensor(t))

@@ -19,6 +19,7 @@ fn every_op_of_the_table_is_defined_at_an_instance_and_read_or_refused_for_all_s
         BTreeSet::new(),
     );
     let env = SymEnv {
+        ints: &Default::default(),
         tensors: &tensors,
         scalars: &scalars,
         values: &values,
@@ -63,6 +64,7 @@ fn a_refused_op_is_refused_by_name() {
     let sizes = BTreeSet::from(["N".to_string()]);
     let (scalars, values) = (BTreeSet::new(), BTreeMap::new());
     let env = SymEnv {
+        ints: &Default::default(),
         tensors: &tensors,
         scalars: &scalars,
         values: &values,
@@ -87,6 +89,7 @@ fn a_reduction_of_a_0d_tensor_over_dim_0_is_the_identity_in_both_readings() {
     let sizes = BTreeSet::from(["N".to_string()]);
     let (scalars, values) = (BTreeSet::new(), BTreeMap::new());
     let env = SymEnv {
+        ints: &Default::default(),
         tensors: &tensors,
         scalars: &scalars,
         values: &values,
