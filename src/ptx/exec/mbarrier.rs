@@ -381,17 +381,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 "cp.async.bulk addresses must be 16-byte aligned",
             );
         }
-        let bar = self.mbar_addr(t, ops.get(3))?;
-        let phase = self.mbar(bar)?.phase;
-        self.bulk_phase
-            .insert((self.threads.len() + t, pc), (bar, phase));
-        self.effect(t);
-        // The agent starts where the issuing thread is, as a new event of its own.
-        let n = self.threads.len();
-        let mut vc = self.threads[t].bulk_vc.clone();
-        vc.join(&self.threads[t].vc);
-        vc.tick(n + t);
-        self.threads[t].bulk_vc = vc.clone();
+        let (bar, vc) = self.start_bulk_copy(t, pc, ops.get(3))?;
         for k in 0..size / 4 {
             let to = dst + 4 * k;
             if !matches!(
@@ -408,6 +398,29 @@ impl<'a, D: Domain> Sim<'a, D> {
             self.shared.insert(to, (v, 4));
         }
         self.complete_tx(bar, size as i64, &vc)
+    }
+
+    /// Starts a bulk copy (`cp.async.bulk`, `cp.async.bulk.tensor`) of thread `t`'s
+    /// instruction `pc` that completes on the mbarrier operand `op`: the phase it completes
+    /// is recorded, and the thread's copy agent starts where the thread is, as a new event
+    /// of its own. The barrier's address and the agent's clock for the copy's writes.
+    pub(super) fn start_bulk_copy(
+        &mut self,
+        t: usize,
+        pc: usize,
+        op: Option<&Operand>,
+    ) -> Result<(u64, VClock), Fail> {
+        let bar = self.mbar_addr(t, op)?;
+        let phase = self.mbar(bar)?.phase;
+        self.bulk_phase
+            .insert((self.threads.len() + t, pc), (bar, phase));
+        self.effect(t);
+        let n = self.threads.len();
+        let mut vc = self.threads[t].bulk_vc.clone();
+        vc.join(&self.threads[t].vc);
+        vc.tick(n + t);
+        self.threads[t].bulk_vc = vc.clone();
+        Ok((bar, vc))
     }
 
     /// One arrival on the mbarrier operand `op` of thread `t`'s instruction `pc`, made by

@@ -466,17 +466,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 format!("cp.async.bulk.tensor destination {dst:#x} is not 128-byte aligned"),
             );
         }
-        let bar = self.mbar_addr(t, ops.get(2))?;
-        let phase = self.mbar(bar)?.phase;
-        self.bulk_phase
-            .insert((self.threads.len() + t, pc), (bar, phase));
-        self.effect(t);
-        // The copy agent starts where the issuing thread is, as a new event of its own.
-        let n = self.threads.len();
-        let mut vc = self.threads[t].bulk_vc.clone();
-        vc.join(&self.threads[t].vc);
-        vc.tick(n + t);
-        self.threads[t].bulk_vc = vc.clone();
+        let (bar, vc) = self.start_bulk_copy(t, pc, ops.get(2))?;
         let rows: u64 = m.box_dim[1..rank].iter().product();
         for row in 0..rows {
             // The row's index in each outer dimension (dimension 1 fastest).
