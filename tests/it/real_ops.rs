@@ -97,6 +97,17 @@ fn lift() -> Command {
     Command::cargo_bin("lift").unwrap()
 }
 
+/// `lift check` of the fixture in `dir` against `spec`: its exit code and output.
+fn check(dir: &Path, spec: &str) -> (Option<i32>, String) {
+    let o = lift()
+        .arg("check")
+        .arg(dir.join("kernel.ttir"))
+        .args(["--spec", spec])
+        .output()
+        .unwrap();
+    (o.status.code(), text(&o))
+}
+
 /// Sizes as the verdict line prints them: `K=64, M=16`.
 fn sizes_text(sizes: &BTreeMap<String, i64>) -> String {
     let v: Vec<String> = sizes.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -280,14 +291,8 @@ fn quantiser_lifts_to_rint_for_all_sizes_and_its_floor_twin_fails_at_a_tie() {
         "{t}"
     );
     let spec = fixture("quant_rows_floor").spec.unwrap();
-    let o = lift()
-        .arg("check")
-        .arg(dir("quant_rows_floor").join("kernel.ttir"))
-        .args(["--spec", &spec])
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{t}");
+    let (code, t) = check(&dir("quant_rows_floor"), &spec);
+    assert_eq!(code, Some(1), "{t}");
     // `at s[0] = -2, x[0,0] = -1`: the row's scale and the element's input
     let line = t
         .lines()
@@ -306,14 +311,8 @@ fn quantiser_lifts_to_rint_for_all_sizes_and_its_floor_twin_fails_at_a_tie() {
 #[test]
 fn split_k_verdict_states_the_order_of_its_atomic_adds() {
     let spec = fixture("matmul_splitk").spec.unwrap();
-    let o = lift()
-        .arg("check")
-        .arg(dir("matmul_splitk").join("kernel.ttir"))
-        .args(["--spec", &spec])
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{t}");
+    let (code, t) = check(&dir("matmul_splitk"), &spec);
+    assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("atomic adds") && t.contains("irrelevant"), "{t}");
 }
 
@@ -395,14 +394,8 @@ fn persistent_twin_with_floored_tiles_is_refuted_at_a_ragged_size() {
 #[test]
 fn split_k_is_proved_for_every_size_and_its_remainder_twin_refuted_where_k_is_ragged() {
     let spec = fixture("matmul_splitk").spec.unwrap();
-    let o = lift()
-        .arg("check")
-        .arg(dir("matmul_splitk").join("kernel.ttir"))
-        .args(["--spec", &spec])
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{t}");
+    let (code, t) = check(&dir("matmul_splitk"), &spec);
+    assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("VERIFIED for all K, M, N"), "{t}");
     assert!(t.contains("atomic adds") && t.contains("irrelevant"), "{t}");
 
@@ -446,14 +439,8 @@ fn split_k_is_proved_for_every_size_and_its_remainder_twin_refuted_where_k_is_ra
 #[test]
 fn an_atomic_add_in_a_loop_is_proved_on_the_instance_and_named_for_all_sizes() {
     let spec = fixture("rowsum_atomic").spec.unwrap();
-    let o = lift()
-        .arg("check")
-        .arg(dir("rowsum_atomic").join("kernel.ttir"))
-        .args(["--spec", &spec])
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{t}");
+    let (code, t) = check(&dir("rowsum_atomic"), &spec);
+    assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("VERIFIED on this launch instance"), "{t}");
     assert!(
         t.contains("tt.atomic_rmw fadd") && t.contains("inside a loop"),
@@ -473,23 +460,11 @@ fn an_atomic_add_in_a_loop_is_proved_on_the_instance_and_named_for_all_sizes() {
 #[test]
 fn grouped_tile_order_is_a_bijection_for_every_size_and_its_twin_fails_at_odd_rows() {
     let spec = fixture("matmul_grouped").spec.unwrap();
-    let o = lift()
-        .arg("check")
-        .arg(dir("matmul_grouped").join("kernel.ttir"))
-        .args(["--spec", &spec])
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{t}");
+    let (code, t) = check(&dir("matmul_grouped"), &spec);
+    assert_eq!(code, Some(0), "{t}");
     assert!(t.contains("VERIFIED for all K, M, N"), "{t}");
-    let o = lift()
-        .arg("check")
-        .arg(dir("matmul_grouped_pidn").join("kernel.ttir"))
-        .args(["--spec", &spec])
-        .output()
-        .unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{t}");
+    let (code, t) = check(&dir("matmul_grouped_pidn"), &spec);
+    assert_eq!(code, Some(1), "{t}");
     let m: i64 = t
         .split("REFUTED at ")
         .nth(1)
