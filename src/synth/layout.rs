@@ -373,7 +373,7 @@ fn fixed_slices(f: &Formula) -> bool {
 
 /// A hash of `t`'s form `depth` levels down: operators and arities, children as a
 /// multiset (operand order is the store's), leaves by kind only.
-fn form(terms: &Terms, t: TermId, depth: usize) -> u64 {
+pub(super) fn form(terms: &Terms, t: TermId, depth: usize) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     terms.node(t).op_name().hash(&mut h);

@@ -28,6 +28,7 @@ use std::time::Instant;
 mod causal;
 mod enumerate;
 mod gathers;
+mod interleave;
 mod layout;
 mod leaves;
 mod lift;
@@ -341,6 +342,7 @@ impl<'a> Synth<'a> {
                 Ok(f) => Ok(f),
                 Err(e) => self
                     .concat(shape, list, false)
+                    .or_else(|| self.interleave(shape, list))
                     .or_else(|| self.scan(shape, list))
                     .or_else(|| self.recurrence(shape, list))
                     .or_else(|| self.triangle(shape, list))
@@ -433,7 +435,10 @@ impl<'a> Synth<'a> {
                 if let Some(f) = self.reshaped_input(&tensor, shape, list) {
                     return Ok(f);
                 }
-                self.unit_axes_inserted(&tensor, shape, list).ok_or(t0)
+                self.unit_axes_inserted(&tensor, shape, list)
+                    .or_else(|| self.every_other(&tensor, shape, list))
+                    .or_else(|| self.trailing_unit_axis(&tensor, shape, list))
+                    .ok_or(t0)
             }
             Node::Call(func, _) => {
                 let op = UnaryOp::from_func(func).ok_or(t0)?;

@@ -36,6 +36,8 @@ pub fn meanify(f: Formula, env: &ShapeEnv) -> Formula {
             end,
         } => meanify(*arg, env).slice(axis, start, end),
         F::Broadcast { arg, shape } => meanify(*arg, env).broadcast_to(shape),
+        F::Reshape { arg, shape } => meanify(*arg, env).reshape(shape),
+        F::Unsqueeze { arg, axis } => meanify(*arg, env).unsqueeze(axis),
         f => f,
     };
     // The extent of the summed axis of `sum`, if `f` is one.
@@ -137,6 +139,10 @@ pub fn tidy(f: Formula) -> Formula {
                 (BinaryOp::Mul, a, b) if is_const(&b, -1) => F::unary(UnaryOp::Neg, a),
                 (BinaryOp::Add, a, F::Unary(UnaryOp::Neg, b)) => F::binary(BinaryOp::Sub, a, *b),
                 (BinaryOp::Add, F::Unary(UnaryOp::Neg, a), b) => F::binary(BinaryOp::Sub, b, *a),
+                // `a + -b * c` → `a - b * c` (rotary's `x0·c − x1·s`).
+                (BinaryOp::Add, a, b) if negated(&b).is_some() => {
+                    F::binary(BinaryOp::Sub, a, negated(&b).expect("checked"))
+                }
                 (BinaryOp::Mul, a, F::Binary(BinaryOp::Div, one, b)) if is_one(&one) => {
                     F::binary(BinaryOp::Div, a, *b)
                 }
@@ -219,6 +225,8 @@ pub fn tidy(f: Formula) -> Formula {
             end,
         } => tidy(*arg).slice(axis, start, end),
         F::Broadcast { arg, shape } => tidy(*arg).broadcast_to(shape),
+        F::Reshape { arg, shape } => tidy(*arg).reshape(shape),
+        F::Unsqueeze { arg, axis } => tidy(*arg).unsqueeze(axis),
         f => f,
     }
 }
@@ -315,6 +323,25 @@ fn is_zero(f: &Formula) -> bool {
     matches!(f, Formula::Const(c) if c.is_zero())
 }
 
+/// `g` where `f` is `-g` with its minus on a factor of a product (`-b * c`).
+fn negated(f: &Formula) -> Option<Formula> {
+    use Formula as F;
+    match f {
+        F::Binary(BinaryOp::Mul, a, b) => match (&**a, &**b) {
+            (F::Unary(UnaryOp::Neg, a), b) => {
+                Some(F::binary(BinaryOp::Mul, (**a).clone(), b.clone()))
+            }
+            (a, F::Unary(UnaryOp::Neg, b)) => {
+                Some(F::binary(BinaryOp::Mul, a.clone(), (**b).clone()))
+            }
+            (a, b) => negated(a)
+                .map(|a| F::binary(BinaryOp::Mul, a, b.clone()))
+                .or_else(|| negated(b).map(|b| F::binary(BinaryOp::Mul, a.clone(), b))),
+        },
+        _ => None,
+    }
+}
+
 fn is_const(f: &Formula, v: i64) -> bool {
     matches!(f, Formula::Const(c) if *c == num_rational::BigRational::from_integer(v.into()))
 }
@@ -335,6 +362,7 @@ fn conv_bias(f: &Formula, nd: usize) -> Option<Formula> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formula::Size;
     use num_rational::BigRational;
 
     /// The f32 nearest `c · log2(e)`, as a compiler folds it.
@@ -345,6 +373,26 @@ mod tests {
     fn shifted(x: Formula) -> Formula {
         let m = Formula::reduce(ReduceOp::Max, x.clone(), 1, true);
         Formula::unary(UnaryOp::Exp2, Formula::binary(BinaryOp::Sub, x, m))
+    }
+
+    /// `a + (-1·b)·c` (a product with its minus on the first factor, as an n-ary
+    /// product of terms is built pairwise) reads `a - b·c`, also inside a reshape.
+    #[test]
+    fn a_negated_product_reads_as_a_subtraction() {
+        let (a, b, c) = (
+            Formula::input("a"),
+            Formula::input("b"),
+            Formula::input("c"),
+        );
+        let minus_one = Formula::Const(BigRational::from_integer((-1).into()));
+        let bc = Formula::binary(
+            BinaryOp::Mul,
+            Formula::binary(BinaryOp::Mul, minus_one, b.clone()),
+            c.clone(),
+        );
+        let f = Formula::binary(BinaryOp::Add, a.clone(), bc).reshape(vec![Size::Int(4)]);
+        let want = Formula::binary(BinaryOp::Sub, a, Formula::binary(BinaryOp::Mul, b, c));
+        assert_eq!(tidy(f), want.reshape(vec![Size::Int(4)]));
     }
 
     #[test]

@@ -306,6 +306,36 @@ fn quantiser_lifts_to_rint_for_all_sizes_and_its_floor_twin_fails_at_a_tie() {
     assert_eq!((q - q.floor()), 0.5, "not a tie: {line}");
 }
 
+/// Interleaved rotary lifts for every M to the formula its source says
+/// (kernels.py: `x0, x1 = tl.split(x.reshape(HALF, 2))`, `tl.join(x0·c − x1·s,
+/// x0·s + x1·c)`): the even and the odd columns of each pair, concatenated along a new
+/// axis of 2 and reshaped back, as the fixture's PyTorch spec writes it. The
+/// rotation by −angle lifts to its own formula, never to this one.
+#[test]
+fn interleaved_rotary_lifts_to_its_pairs_for_every_size() {
+    let x0 = "reshape(x, (M, 4, 2))[:, :, :1]";
+    let x1 = "reshape(x, (M, 4, 2))[:, :, 1:2]";
+    let (c, s) = ("cos[:, :, None]", "sin[:, :, None]");
+    let want = format!(
+        "out[M,8] = reshape(cat([{x0} * {c} - {x1} * {s}, {x0} * {s} + {x1} * {c}], axis=2), (M, 8))"
+    );
+    let o = lift()
+        .arg(dir("rotary_interleaved").join("kernel.ttir"))
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.lines().any(|l| l == want), "want {want}\n{t}");
+    assert!(t.contains("VERIFIED for all M"), "{t}");
+    let o = lift()
+        .arg(dir("rotary_interleaved_swap").join("kernel.ttir"))
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(t.contains("out[M,8] = reshape(cat(["), "{t}");
+    assert!(!t.lines().any(|l| l == want), "{t}");
+}
+
 /// The split-K verdict says the order of the float atomic adds was read as irrelevant
 /// (the GPU's order is not fixed; over the reals the sum is the same in every order).
 #[test]
