@@ -619,9 +619,7 @@ impl AtIndex<'_> {
                 }
             }
             Formula::Scan { op, axis, arg } => self.scan_at(f, *op, *axis, arg, idx)?,
-            Formula::Recurrence { .. } => {
-                return Err(format!("`{f}` (a linear recurrence) is not read for all sizes yet"))
-            }
+            Formula::Recurrence { axis, a, x } => self.recurrence_at(f, *axis, (a, x), idx)?,
         })
     }
 

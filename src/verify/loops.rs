@@ -359,6 +359,11 @@ impl Run<'_, '_, '_> {
                 unreachable!("only float lanes are summarised")
             };
             let acc = accs[k][j].expect("float lanes have accumulators");
+            // A linear recurrence's state (`h = a·h + x`): super::scans.
+            if let Some(t) = self.recurrence_final(n, (k, j), acc, &all_accs, &cases) {
+                finals.insert((k, j), t);
+                continue;
+            }
             let t = self.summarise_rescaled(
                 n,
                 (k, j),
@@ -372,7 +377,8 @@ impl Run<'_, '_, '_> {
             )?;
             finals.insert((k, j), t);
         }
-        // Stores that read a running total mid-loop (a blocked cumsum): super::scans.
+        // Stores that read a running total mid-loop (a blocked cumsum) or a recurrence's
+        // state: super::scans.
         self.carried_prefixes(&super::scans::CarryLoop {
             init: &init,
             accs: &accs,
@@ -383,7 +389,7 @@ impl Run<'_, '_, '_> {
             lo: &lo,
             hi: &hi,
             step,
-        });
+        })?;
         let mut out = Vec::with_capacity(init.len());
         for (k, v) in init.iter().enumerate() {
             let mut lanes = Vec::with_capacity(v.lanes.len());

@@ -420,6 +420,8 @@ fn run(
                                     .map(|l| l.tensor.as_str()),
                             ),
                         );
+                        // A recurrence is read over the reals, as the GPU reassociates it.
+                        constraints.extend(scans::assumptions(outputs.iter().map(|o| &o.formula)));
                         let scope = Scope::AllSizes {
                             constraints,
                             bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),

@@ -14,7 +14,12 @@
 //!   right on their one-block instances and REFUTED at sizes with two blocks; their
 //!   all-sizes verdict is never VERIFIED beyond one block.
 //! - The loop and the associative scan of the recurrence compute the same outputs
-//!   (`lift equiv`), and the twin that starts the state at 1 does not.
+//!   (`lift equiv`), and the twin that starts the state at 1 does not, nor the scan
+//!   whose combine composes the affine maps in the wrong order.
+//! - Both lift to `linear_recurrence(a, x, axis=1)` VERIFIED for every size (the scan
+//!   within its block of 8), stating that the recurrence is read over the reals; the
+//!   twin that resets the state every 8 steps is right on its instances and REFUTED
+//!   past 8 steps, never VERIFIED for them.
 //! - Independently of lift's terms, `lift run` of each kernel on the NumPy references
 //!   (`np.cumsum`, the recurrence as a Python loop) reproduces them where the kernel is
 //!   correct and differs where it is not.
@@ -36,7 +41,9 @@ const FIXTURES: &[&str] = &[
     "cumsum_looped_overwrite",
     "recurrence_loop",
     "recurrence_loop_init",
+    "recurrence_loop_reset",
     "recurrence_scan",
+    "recurrence_scan_swapped",
     "log_softmax_online",
     "log_softmax_online_norescale",
 ];
@@ -290,12 +297,15 @@ fn linear_recurrence_means_the_loop_over_its_axis() {
     );
 }
 
-/// Both recurrence kernels lift to `linear_recurrence(a, x, axis=1)`, proved on the
-/// instance (the all-sizes step does not read the recurrence yet and says so); the
-/// twin whose state starts at 1 does not lift to it.
+/// Both recurrence kernels lift to `linear_recurrence(a, x, axis=1)`, VERIFIED for
+/// every size: the loop by induction over its trips (the state entering trip t is
+/// R(t-1)), the associative scan within its one block of 8 (`T <= 8`); both verdicts
+/// say the recurrence is read over the reals (the scan's tree order reassociates it).
+/// The twins whose state starts at 1 or whose combine is swapped do not lift to it.
 #[test]
 fn recurrence_kernels_lift_to_linear_recurrence() {
     for name in ["recurrence_loop", "recurrence_scan"] {
+        assert!(fixture(name).all_sizes, "{name}");
         let o = lift().arg(dir(name).join("kernel.ttir")).output().unwrap();
         let t = text(&o);
         assert_eq!(o.status.code(), Some(0), "{name}:\n{t}");
@@ -303,17 +313,82 @@ fn recurrence_kernels_lift_to_linear_recurrence() {
             t.contains("h[M,T] = linear_recurrence(a, x, axis=1)\n"),
             "{name}:\n{t}"
         );
-        assert!(t.contains("VERIFIED on"), "{name}:\n{t}");
+        let line = t.lines().last().unwrap_or_default();
+        assert!(line.starts_with("VERIFIED for all M, T"), "{name}:\n{t}");
+        assert!(
+            line.contains("linear_recurrence read over the reals"),
+            "{name}:\n{t}"
+        );
     }
     let o = lift()
-        .arg(dir("recurrence_loop_init").join("kernel.ttir"))
+        .arg(dir("recurrence_scan").join("kernel.ttir"))
         .output()
         .unwrap();
+    assert!(text(&o).contains("T <= 8"), "{}", text(&o));
+    for name in ["recurrence_loop_init", "recurrence_scan_swapped"] {
+        let o = lift().arg(dir(name).join("kernel.ttir")).output().unwrap();
+        let t = text(&o);
+        assert!(
+            !t.contains("= linear_recurrence(a, x, axis=1)\n"),
+            "{name}:\n{t}"
+        );
+        assert!(!t.contains("VERIFIED for all"), "{name}:\n{t}");
+    }
+}
+
+/// The scan whose combine composes the affine maps the wrong way round,
+/// `(a1·a2, a1·b2 + b1)`, computes h[t] = (a[0]·…·a[t-1])·x[t] + h[t-1], not the
+/// recurrence: REFUTED against the loop at both instances.
+#[test]
+fn swapped_combine_is_not_the_recurrence() {
+    let fx = fixture("recurrence_scan_swapped");
+    for inst in &fx.instance {
+        let mut cmd = lift();
+        cmd.arg("equiv")
+            .arg(dir("recurrence_scan_swapped").join("kernel.ttir"))
+            .arg(dir("recurrence_loop").join("kernel.ttir"));
+        sized(&mut cmd, &inst.sizes);
+        let o = cmd.output().unwrap();
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{}:\n{t}", inst.name);
+        assert!(t.contains("REFUTED"), "{}:\n{t}", inst.name);
+    }
+}
+
+/// The loop that drops its state every 8 steps is the recurrence while T <= 8 (its
+/// instances), and h[8] onwards is wrong: `equiv` with the correct loop is VERIFIED on
+/// the instance and REFUTED at its bug sizes, and its own all-sizes verdict is REFUTED
+/// at a size past 8 steps, never VERIFIED for all.
+#[test]
+fn recurrence_reset_twin_is_refuted_past_its_chunk() {
+    let name = "recurrence_loop_reset";
+    let fx = fixture(name);
+    let bug = fx.bug_sizes.expect("the reset twin names its bug sizes");
+    assert!(bug["T"] > 8);
+    let kernel = dir(name).join("kernel.ttir");
+    for (sizes, code) in [(&fx.instance[0].sizes, 0), (&bug, 1)] {
+        let mut cmd = lift();
+        cmd.arg("equiv")
+            .arg(&kernel)
+            .arg(dir("recurrence_loop").join("kernel.ttir"));
+        sized(&mut cmd, sizes);
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{sizes:?}:\n{}", text(&o));
+    }
+    let o = lift().arg(&kernel).output().unwrap();
     let t = text(&o);
-    assert!(
-        !t.contains("= linear_recurrence(a, x, axis=1)\n"),
-        "recurrence_loop_init:\n{t}"
-    );
+    assert!(!t.contains("VERIFIED for all"), "{t}");
+    let at = t
+        .split("REFUTED at ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("not refuted:\n{t}"));
+    let steps: i64 = at
+        .split("T=")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no T in the refutation:\n{t}"));
+    assert!(steps > 8, "{t}");
 }
 
 /// The NumPy rendering of the lifted recurrence (its `linear_recurrence` helper a loop

@@ -130,13 +130,22 @@ FIXTURES = {
                    {"name": "m2n6", "sizes": {"M": 2, "N": 6}}],
         bug_sizes={"M": 2, "N": 10}, expect=["verified", "verified"],
         bug="the total is overwritten by the last block's sum: wrong once N > 2 BLOCK"),
-    "recurrence_loop": dict(RECUR_LOOP, kernel="recurrence_loop_kernel",
+    "recurrence_loop": dict(RECUR_LOOP, all_sizes=True, kernel="recurrence_loop_kernel",
                             expect=["verified", "verified"]),
     "recurrence_loop_init": dict(
         RECUR_LOOP, kernel="recurrence_loop_init_kernel", expect=["refuted", "refuted"],
         bug="the state starts at 1, not 0"),
-    "recurrence_scan": dict(RECUR_SCAN, kernel="recurrence_scan_kernel",
+    "recurrence_loop_reset": dict(
+        RECUR_LOOP, kernel="recurrence_loop_reset_kernel",
+        signature=dict(RECUR_LOOP["signature"], CHUNK="constexpr"), constexprs={"CHUNK": 8},
+        all_sizes=False, bug_sizes={"M": 2, "T": 10}, expect=["verified", "verified"],
+        bug="the state is reset at every chunk of 8 steps: wrong once T > 8"),
+    "recurrence_scan": dict(RECUR_SCAN, all_sizes=True, kernel="recurrence_scan_kernel",
                             expect=["verified", "verified"]),
+    "recurrence_scan_swapped": dict(
+        RECUR_SCAN, kernel="recurrence_scan_swapped_kernel",
+        expect=["refuted", "refuted"],
+        bug="the affine maps composed in the wrong order: h[t] = A[t-1]·x[t] + h[t-1]"),
     "log_softmax_online": dict(LOG_SOFTMAX, kernel="log_softmax_online_kernel",
                                expect=["verified", "verified"]),
     "log_softmax_online_norescale": dict(

@@ -123,6 +123,21 @@ def recurrence_loop_init_kernel(h_ptr, a_ptr, x_ptr, T):
 
 
 @triton.jit
+def recurrence_loop_reset_kernel(h_ptr, a_ptr, x_ptr, T, CHUNK: tl.constexpr):
+    # twin: the state is dropped at every chunk boundary (a chunked scan that does not
+    # pass the state on): right while T <= CHUNK, wrong from h[CHUNK] on
+    row = tl.program_id(0)
+    h = 0.0
+    for t in range(0, T):
+        if t % CHUNK == 0:
+            h = 0.0
+        a = tl.load(a_ptr + row * T + t)
+        x = tl.load(x_ptr + row * T + t)
+        h = a * h + x
+        tl.store(h_ptr + row * T + t, h)
+
+
+@triton.jit
 def _affine(a1, b1, a2, b2):
     # (a2, b2) after (a1, b1): h -> a2 (a1 h + b1) + b2
     return a1 * a2, a2 * b1 + b2
@@ -137,6 +152,24 @@ def recurrence_scan_kernel(h_ptr, a_ptr, x_ptr, T, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + row * T + t, mask=mask, other=1.0)
     x = tl.load(x_ptr + row * T + t, mask=mask, other=0.0)
     _, h = tl.associative_scan((a, x), 0, _affine)
+    tl.store(h_ptr + row * T + t, h, mask=mask)
+
+
+@triton.jit
+def _affine_swapped(a1, b1, a2, b2):
+    # twin's combine: the maps composed in the wrong order, h -> a1 (a2 h + b2) + b1
+    return a1 * a2, a1 * b2 + b1
+
+
+@triton.jit
+def recurrence_scan_swapped_kernel(h_ptr, a_ptr, x_ptr, T, BLOCK: tl.constexpr):
+    # twin: the associative scan with the affine maps composed in the wrong order
+    row = tl.program_id(0)
+    t = tl.arange(0, BLOCK)
+    mask = t < T
+    a = tl.load(a_ptr + row * T + t, mask=mask, other=1.0)
+    x = tl.load(x_ptr + row * T + t, mask=mask, other=0.0)
+    _, h = tl.associative_scan((a, x), 0, _affine_swapped)
     tl.store(h_ptr + row * T + t, h, mask=mask)
 
 
