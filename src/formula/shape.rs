@@ -213,21 +213,22 @@ impl Formula {
         .filter(|f| f.shape(env).is_ok_and(|s| s.len() == rank + 1))
     }
 
-    /// `(a / r) @ b` rewritten as `(a @ b) / r` wherever `a` and `b` are matrices and
-    /// `r` is a reduction of a 2-D operand along its last axis kept as a unit axis (`softmax(s) @ v`, whose
-    /// row sums divide every product of the row): `Σ_n (a[i,n] / r[i]) · b[n,j] =
-    /// (Σ_n a[i,n] · b[n,j]) / r[i]` over the reals. Flash attention divides once at
-    /// the end, and its loop accumulates `a @ b`, which this form names.
+    /// `(a / r) @ b` rewritten as `(a @ b) / r` wherever `a` and `b` are matrices (or
+    /// batches of them) and `r` is a reduction of an operand of `a`'s rank along its last
+    /// axis kept as a unit axis (`softmax(s) @ v`, whose row sums divide every product of
+    /// the row): `Σ_n (a[i,n] / r[i]) · b[n,j] = (Σ_n a[i,n] · b[n,j]) / r[i]` over the
+    /// reals, batch by batch. Flash attention divides once at the end, and its loop
+    /// accumulates `a @ b`, which this form names.
     pub fn divisors_out_of_matmuls(self, env: &ShapeEnv) -> Formula {
         let f = self.map_children(&mut |c| c.divisors_out_of_matmuls(env));
         let rank = |x: &Formula| x.shape(env).map(|s| s.len()).ok();
         match f {
             Formula::MatMul(a, b) => match *a {
                 Formula::Binary(BinaryOp::Div, num, r)
-                    if rank(&num) == Some(2)
-                        && rank(&b) == Some(2)
-                        && matches!(&*r, Formula::Reduce { axis: 1, keepdim: true, arg, .. }
-                            if rank(arg) == Some(2)) =>
+                    if rank(&num).is_some_and(|n| n >= 2)
+                        && rank(&b).is_some_and(|n| n >= 2)
+                        && matches!(&*r, Formula::Reduce { axis, keepdim: true, arg, .. }
+                            if rank(arg) == rank(&num) && Some(axis + 1) == rank(&num)) =>
                 {
                     Formula::Binary(BinaryOp::Div, Box::new(Formula::MatMul(num, b)), r)
                 }

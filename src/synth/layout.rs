@@ -5,7 +5,7 @@
 //! term for term (`Synth::matches`, or the parts' own builds); a bound is a size
 //! expression of the launch, literal only on an axis the launch fixes.
 
-use super::{unravel, Synth};
+use super::Synth;
 use crate::formula::{Formula, Size};
 use crate::launch::BinOp;
 use crate::term::{Node, TermId, Terms};
@@ -39,16 +39,21 @@ impl Synth<'_> {
             {
                 continue;
             }
+            // The index along `axis` of the element at flat position `p` (row-major).
+            let stride: usize = shape[axis + 1..].iter().product();
+            let at = |p: usize| (p / stride.max(1)) % n;
+            // The masks are read even when cutting by form: reading one numbers the
+            // tensors it meets, and that numbering orders operands elsewhere.
             let mut keys = vec![0u64; n];
             for (p, &t) in list.iter().enumerate() {
-                keys[unravel(p, shape)[axis]] |= self.tensor_mask(t);
+                keys[at(p)] |= self.tensor_mask(t);
             }
             // `by_form`: where the elements' form changes instead (RoPE's two halves of
             // the head dimension: `x1·c - x2·s`, then `x2·c + x1·s`).
             if by_form {
                 keys = vec![0u64; n];
                 for (p, &t) in list.iter().enumerate() {
-                    let k = &mut keys[unravel(p, shape)[axis]];
+                    let k = &mut keys[at(p)];
                     *k = k.wrapping_add(form(self.terms, t, 2));
                 }
             }
@@ -70,7 +75,7 @@ impl Synth<'_> {
                 let mut s = shape.to_vec();
                 s[axis] = hi - lo;
                 let l = (0..list.len())
-                    .filter(|&p| (lo..hi).contains(&unravel(p, shape)[axis]))
+                    .filter(|&p| (lo..hi).contains(&at(p)))
                     .map(|p| list[p])
                     .collect();
                 (s, l)

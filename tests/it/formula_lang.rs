@@ -569,8 +569,8 @@ fn unit_axes_push_down_to_the_reduction() {
 
 /// `(a / r) @ b` with `r` a row reduction kept as a unit axis is `(a @ b) / r` (the
 /// form flash attention computes): the rewrite's terms are decide-equal to the
-/// original's at an instance, and it leaves alone a vector or batched right operand,
-/// where dividing the product by `r` would broadcast to the wrong shape.
+/// original's at an instance, also batch by batch, and it leaves alone a vector right
+/// operand, where dividing the product by `r` would broadcast to the wrong shape.
 #[test]
 fn divisors_come_out_of_matrix_products_only_for_matrices() {
     use lift::decide::{self, Verdict};
@@ -603,6 +603,33 @@ fn divisors_come_out_of_matrix_products_only_for_matrices() {
         lift::formula::BinaryOp::Div,
         p.clone(),
         p.clone().sum(0, true),
+    )
+    .matmul(Formula::input("v"));
+    assert_eq!(f.clone().divisors_out_of_matmuls(&e), f);
+    // Batched: a batch of row sums divides a batch of products (causal attention over
+    // heads), and a reduction over the batch axis stays inside.
+    let e = ShapeEnv::new()
+        .named_tensor("s", &[("B", 2), ("M", 3), ("N", 4)])
+        .named_tensor("v", &[("B", 2), ("N", 4), ("D", 2)]);
+    let softmax = Formula::binary(
+        lift::formula::BinaryOp::Div,
+        p.clone(),
+        p.clone().sum(2, true),
+    );
+    let f = softmax.matmul(Formula::input("v"));
+    let g = f.clone().divisors_out_of_matmuls(&e);
+    assert_eq!(text(&g), "(exp(s) @ v) / sum(exp(s), axis=2)");
+    let mut t = Terms::new();
+    let a = f.instantiate(&mut t, &e).unwrap();
+    let b = g.instantiate(&mut t, &e).unwrap();
+    assert_eq!(a.len(), 12);
+    let pairs: Vec<_> = a.into_iter().zip(b).collect();
+    let verdicts = decide::decide_all(&t, &pairs, &decide::Options::default());
+    assert!(verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })));
+    let f = Formula::binary(
+        lift::formula::BinaryOp::Div,
+        p.clone(),
+        p.clone().sum(1, true),
     )
     .matmul(Formula::input("v"));
     assert_eq!(f.clone().divisors_out_of_matmuls(&e), f);
