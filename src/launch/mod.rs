@@ -16,7 +16,7 @@ pub use dtype::Dtype;
 pub use expr::{BinOp, Expr};
 pub use model::{
     field_key, field_of, fit_declared, ArgBinding, ArgValue, Instance, Launch, LaunchError, Role,
-    TensorDecl, ValueItem, DEFAULT_DYNAMIC_SHARED, MAX_DECLARED_VALUES,
+    TensorDecl, TensorMapBox, ValueItem, DEFAULT_DYNAMIC_SHARED, MAX_DECLARED_VALUES,
 };
 
 #[cfg(test)]

@@ -73,6 +73,9 @@ pub struct Launch {
     /// The default instance.
     pub sizes: BTreeMap<String, i64>,
     pub args: BTreeMap<String, ArgBinding>,
+    /// PTX: the tensor maps passed by value (`p = { tensormap = ... }`), by parameter:
+    /// the map's tensor is `args[p]`, its box and swizzle are here.
+    pub tensormaps: BTreeMap<String, TensorMapBox>,
 }
 
 /// What one kernel parameter is bound to.
@@ -117,6 +120,16 @@ pub struct Instance {
     /// Distinct tensors, in order of first mention in `args`.
     pub tensors: Vec<TensorDecl>,
     pub args: BTreeMap<String, ArgValue>,
+    /// PTX: as [`Launch::tensormaps`] (the map's tensor is `args[p]`).
+    pub tensormaps: BTreeMap<String, TensorMapBox>,
+}
+
+/// The box and swizzle of a tensor map the launch passes (its tensor is bound like a
+/// tensor argument): the box outermost dimension first, the swizzle in bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapBox {
+    pub box_dim: Vec<u64>,
+    pub swizzle: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -342,6 +355,7 @@ impl Launch {
             dynamic_shared,
             tensors,
             args,
+            tensormaps: self.tensormaps.clone(),
         })
     }
 

@@ -46,6 +46,28 @@ enum ArgToml {
     Fields {
         fields: BTreeMap<String, ArgToml>,
     },
+    /// A TMA tensor map the host made and passes by value (`.param .align 64 .b8
+    /// p[128]`, a `__grid_constant__ CUtensorMap`): the tensor it maps and its box,
+    /// `{ tensormap = { tensor = "A", shape = ["M", "K"], box = [64, 32], swizzle = 64 } }`.
+    TensorMap {
+        tensormap: TensorMapToml,
+    },
+}
+
+/// The tensor map of an [`ArgToml::TensorMap`]: a row-major tensor (bound as a tensor
+/// argument is), the box each copy moves (outermost dimension first, as `shape`) and
+/// the swizzle in bytes (0, 32, 64 or 128).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TensorMapToml {
+    tensor: String,
+    shape: Vec<IntOrExpr>,
+    #[serde(default)]
+    dtype: Option<String>,
+    #[serde(rename = "box")]
+    box_dim: Vec<u64>,
+    #[serde(default)]
+    swizzle: u64,
 }
 
 /// `values = "0..N"` or `values = ["0..N", -100]`.
@@ -146,6 +168,11 @@ impl Launch {
                 ArgToml::Value { value } => ArgBinding::Value(value),
                 ArgToml::Int(e) => ArgBinding::Int(expr(&e, &format!("args.{name}"))?),
                 ArgToml::Bool(b) => ArgBinding::Int(Expr::Int(b as i64)),
+                ArgToml::TensorMap { .. } => {
+                    return Err(err(format!(
+                        "args.{name}: a tensor map is a parameter of its own, not a field"
+                    )))
+                }
                 ArgToml::Fields { .. } => {
                     return Err(err(format!(
                         "args.{name}: fields nest only one level (give every field of a nested struct by its byte offset in the outer one)"
@@ -154,8 +181,45 @@ impl Launch {
             })
         };
         let mut args = BTreeMap::new();
+        let mut tensormaps = BTreeMap::new();
         for (name, a) in raw.args {
             match a {
+                ArgToml::TensorMap { tensormap: m } => {
+                    if m.box_dim.len() != m.shape.len() || !(1..=5).contains(&m.shape.len()) {
+                        return Err(err(format!(
+                            "args.{name}.tensormap: `box` has {} entries and `shape` {}; a tensor map has one box size per dimension, 1 to 5",
+                            m.box_dim.len(),
+                            m.shape.len()
+                        )));
+                    }
+                    if m.box_dim.iter().any(|b| !(1..=256).contains(b)) {
+                        return Err(err(format!(
+                            "args.{name}.tensormap: box {:?} has a size outside 1..=256",
+                            m.box_dim
+                        )));
+                    }
+                    if ![0, 32, 64, 128].contains(&m.swizzle) {
+                        return Err(err(format!(
+                            "args.{name}.tensormap: swizzle = {} (0, 32, 64 or 128 bytes)",
+                            m.swizzle
+                        )));
+                    }
+                    let tensor = ArgToml::Tensor {
+                        tensor: m.tensor,
+                        shape: m.shape,
+                        role: Role::In,
+                        dtype: m.dtype,
+                        values: None,
+                    };
+                    args.insert(name.clone(), binding(&name, tensor)?);
+                    tensormaps.insert(
+                        name,
+                        TensorMapBox {
+                            box_dim: m.box_dim,
+                            swizzle: m.swizzle,
+                        },
+                    );
+                }
                 ArgToml::Fields { fields } => {
                     if fields.is_empty() {
                         return Err(err(format!("args.{name}: `fields` binds no field")));
@@ -186,6 +250,7 @@ impl Launch {
             dynamic_shared,
             sizes: raw.sizes,
             args,
+            tensormaps,
         })
     }
 }

@@ -192,3 +192,41 @@ fn unknown_keys_are_rejected_with_the_file_name() {
     assert!(e.to_string().starts_with("k.launch.toml:"), "{e}");
     assert!(e.to_string().contains("grd"), "{e}");
 }
+
+/// A tensor map passed by value binds its parameter to the mapped tensor (an input)
+/// and keeps its box and swizzle; a box of the wrong rank or a swizzle TMA has not are
+/// errors naming the file and the argument.
+#[test]
+fn a_tensor_map_binds_its_tensor_box_and_swizzle() {
+    let text = "grid = [1]\nsizes = { M = 64, K = 128 }\n[args]\n\
+                param_0 = { tensormap = { tensor = \"A\", shape = [\"M\", \"K\"], dtype = \"float16\", box = [64, 32], swizzle = 64 } }\n";
+    let inst = Launch::parse(text, "t.launch.toml")
+        .unwrap()
+        .instantiate(&BTreeMap::new())
+        .unwrap();
+    assert_eq!(inst.args["param_0"], ArgValue::Tensor(0));
+    assert_eq!(inst.tensors[0].shape, vec![64, 128]);
+    assert_eq!(inst.tensors[0].role, Role::In);
+    assert_eq!(inst.tensors[0].dtype.name(), "float16");
+    assert_eq!(
+        inst.tensormaps["param_0"],
+        TensorMapBox {
+            box_dim: vec![64, 32],
+            swizzle: 64
+        }
+    );
+    let bad_rank = text.replace("box = [64, 32]", "box = [64]");
+    let e = Launch::parse(&bad_rank, "t.launch.toml").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("t.launch.toml: args.param_0.tensormap: `box` has 1 entries"),
+        "{e}"
+    );
+    let bad_swizzle = text.replace("swizzle = 64", "swizzle = 48");
+    let e = Launch::parse(&bad_swizzle, "t.launch.toml").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("swizzle = 48 (0, 32, 64 or 128 bytes)"),
+        "{e}"
+    );
+}

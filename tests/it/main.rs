@@ -40,6 +40,7 @@ mod ptx_branch_stores;
 mod ptx_calls;
 mod ptx_cluster;
 mod ptx_cute;
+mod ptx_cute_gemm;
 mod ptx_equiv;
 mod ptx_fuzz;
 mod ptx_libm;

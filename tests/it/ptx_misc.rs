@@ -271,7 +271,8 @@ fn triton_replicated_lanes_race_only_where_the_read_is_used() {
                 ptx.display(),
                 r.to_text()
             );
-            if want == "RACE" {
+            // The replicated-lanes race; `matmul_ws_sm90_m64`'s is tested in ptx_tma.rs.
+            if want == "RACE" && f.variant.starts_with("inplace") {
                 let text = r.to_text();
                 assert!(text.contains("data race on `x`"), "{text}");
                 assert!(text.contains("L2::cache_hint"), "{text}");

@@ -1,7 +1,7 @@
 //! Issue 43, items 2 and 4: TMA tensor copies through tensor maps the kernel builds
 //! itself, from a real compiler.
 //!
-//! `ptx/triton/matmul_tma_sm{90,100}*`, `matmul_ws_sm100*` (Triton 3.9 at `GPUTarget("cuda", 90|100,
+//! `ptx/triton/matmul_tma_sm{90,100}*`, `matmul_ws_sm{90,100}*` (Triton 3.9 at `GPUTarget("cuda", 90|100,
 //! 32)`, `num_warps = 4, num_stages = 3`, `python3 ptx/triton/generate.py`, assembled by
 //! the wheel's ptxas for sm_90a/sm_100a): `tl.make_tensor_descriptor` for A (box 64 x 32)
 //! and B (box 32 x 64) and an fp16 `tl.dot`, the K loop plain (`tma`) or
@@ -30,6 +30,7 @@ const SM80: &str = "ptx/triton/matmul_f16.ptx";
 const GEMMS: &[&str] = &[
     "ptx/triton/matmul_tma_sm90.ptx",
     "ptx/triton/matmul_tma_sm100.ptx",
+    "ptx/triton/matmul_ws_sm90.ptx",
     "ptx/triton/matmul_ws_sm100.ptx",
 ];
 
@@ -85,6 +86,31 @@ fn triton_tma_twins_loading_a_at_half_k_are_refuted_from_two_k_steps() {
         let (code, text) = lift(&["race", &bug]);
         assert_eq!(code, Some(0), "{bug}\n{text}");
     }
+}
+
+/// Triton 3.9's sm_90 warp specialisation at a 64-row tile (`matmul_ws_sm90_m64`): two
+/// consumer partitions (warpgroups 1 and 2, threads 128..255 and 256..383) that each
+/// compute and store the whole tile, as the TTGIR shows (two `tt.store`s of one pointer
+/// tensor, tasks 1 and 2) and the SASS too (two epilogues of eight `STG.E.128`). Their
+/// stores of C are unordered: a real write-write race, found between one thread of each
+/// warpgroup. At 128 rows (`matmul_ws_sm90`) Triton splits the rows and the kernel is SAFE.
+#[test]
+fn triton_sm90_consumers_storing_the_same_64_row_tile_race() {
+    let (code, text) = lift(&["race", "ptx/triton/matmul_ws_sm90_m64.ptx"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("RACE"), "{text}");
+    let finding = text.lines().nth(1).unwrap_or_default();
+    assert!(finding.contains("data race on `C`"), "{text}");
+    assert!(finding.contains("thread (128, 0, 0)"), "{text}");
+    assert!(finding.contains("thread (256, 0, 0)"), "{text}");
+    // Both stores are the source's one `tl.store`.
+    let src = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ptx/triton/matmul_ws_sm90_m64.py"),
+    )
+    .unwrap();
+    let line = 1 + src.lines().position(|l| l.contains("tl.store(")).unwrap();
+    let at = format!("matmul_ws_sm90_m64.py:{line})");
+    assert_eq!(finding.matches(&at).count(), 2, "{at}\n{text}");
 }
 
 // ----- ptx/tensormap: the tensor-map model on NVRTC kernels with inline PTX -----

@@ -154,6 +154,11 @@ pub(super) fn bind_params<D: Domain>(
                     }
                     Val::Bits(0)
                 }
+                // A tensor map the host passes by value: its bytes are opaque, the
+                // tensor copies that read it find it by its address (`tensormap`).
+                (Some((k, ArgValue::Tensor(_))), Some(_)) if inst.tensormaps.contains_key(k) => {
+                    Val::Bits(0)
+                }
                 (Some((k, _)), Some(n)) => {
                     return fail(
                         ErrorKind::Launch,

@@ -1,5 +1,6 @@
-//! TMA tensor maps that the kernel builds itself, and the tensor copies that read them
-//! (`cp.async.bulk.tensor`), as Triton emits them for `tl.make_tensor_descriptor`.
+//! TMA tensor maps that the kernel builds itself (as Triton emits them for
+//! `tl.make_tensor_descriptor`) or the launch passes, and the tensor copies that read
+//! them (`cp.async.bulk.tensor`).
 //!
 //! A tensor map is a 128-byte object whose encoding the PTX ISA leaves opaque; lift
 //! keeps its fields ([`TensorMap`]): the global address, rank, and per dimension the
@@ -22,6 +23,9 @@
 //!   ([`super::wgmma::swizzle`]), elements outside the global dims filled with zeros;
 //!   the bytes are written by the issuing thread's copy agent and complete the box's
 //!   byte count on the mbarrier, as `cp.async.bulk` does (see `mbarrier`).
+//! - A map the host made and passes by value (a `__grid_constant__` parameter, as CuTe
+//!   DSL passes its TMA atoms) is the launch's `tensormap` binding of that parameter
+//!   (`launch_map`): written before the launch, so no copy or fence orders it.
 //!
 //! Invariant: a copy reads a map only when every copy of it into global memory and a
 //! `fence.proxy.tensormap` acquire after one of them are ordered before the copy (a
@@ -365,11 +369,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn map_for_copy(&mut self, t: usize, a: u64) -> Result<TensorMap, Fail> {
         let Some(c) = self.tmaps.global.get(&a) else {
             if (PARAM_BASE..PARAM_BASE << 1).contains(&a) {
-                return unsupported(
-                    "unsupported: cp.async.bulk.tensor through a tensor map passed by the \
-                     launch (a __grid_constant__ parameter); lift models the tensor maps a \
-                     kernel builds itself with tensormap.replace",
-                );
+                return self.launch_map(a - PARAM_BASE);
             }
             return fail(
                 ErrorKind::Malformed,
@@ -397,6 +397,62 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(c.map.clone())
     }
 
+    /// The tensor map the launch passes by value as the kernel parameter at byte `at`
+    /// of the parameter space (`p = { tensormap = ... }`): its tensor's address, dims
+    /// (innermost first) and compact row-major strides, the launch's box and swizzle.
+    /// The host wrote it before the launch, so no copy or fence of the kernel's orders it.
+    fn launch_map(&self, at: u64) -> Result<TensorMap, Fail> {
+        let i = (at >> PARAM_SHIFT) as usize;
+        let key = self.entry.params.get(i).and_then(|p| {
+            [p.name.clone(), format!("param_{i}")]
+                .into_iter()
+                .find(|k| self.inst.tensormaps.contains_key(k))
+        });
+        let (Some(key), 0) = (key, at & ((1 << PARAM_SHIFT) - 1)) else {
+            return unsupported(
+                "unsupported: cp.async.bulk.tensor through a kernel parameter the launch does \
+                 not bind as a tensor map (give it as `p = { tensormap = { tensor = ..., \
+                 shape = [...], box = [...], swizzle = ... } }`)",
+            );
+        };
+        let Some(&ArgValue::Tensor(ti)) = self.inst.args.get(&key) else {
+            return fail(
+                ErrorKind::Launch,
+                format!("tensor map `{key}` maps no tensor"),
+            );
+        };
+        let (decl, bx) = (&self.inst.tensors[ti], &self.inst.tensormaps[&key]);
+        let elemtype = match decl.dtype.name() {
+            "float16" => 6,
+            "float32" => 7,
+            "bfloat16" => 10,
+            d => return unsupported(format!("a tensor map of {d} elements (`{key}`)")),
+        };
+        let mut m = TensorMap {
+            address: ((ti as u64) + 1) << TENSOR_SHIFT,
+            rank: decl.shape.len() as u64 - 1,
+            elemtype,
+            swizzle: match bx.swizzle {
+                0 => 0,
+                32 => 1,
+                64 => 2,
+                _ => 3,
+            },
+            ..TensorMap::default()
+        };
+        let mut stride = elem_bytes(elemtype).unwrap_or(1);
+        for (d, (&dim, &b)) in decl.shape.iter().zip(&bx.box_dim).rev().enumerate() {
+            if d > 0 {
+                m.global_stride[d - 1] = stride;
+            }
+            stride *= dim as u64;
+            m.global_dim[d] = dim as u64;
+            m.box_dim[d] = b;
+            m.element_stride[d] = 1;
+        }
+        Ok(m)
+    }
+
     /// `cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
     /// [dst], [map, {c0, ...}], [mbar]`: the box at the coordinates, written by thread
     /// `t`'s copy agent at issue and completed on the mbarrier.
@@ -413,13 +469,15 @@ impl<'a, D: Domain> Sim<'a, D> {
                 m.starts_with("multicast")
                     || m.starts_with("im2col")
                     || m.starts_with("cta_group")
-                    || m.starts_with("L2")
+                    || (m.starts_with("L2") && m != "L2::cache_hint")
             });
         let ops = &ins.operands;
-        if !plain || ops.len() != 3 {
+        // `.L2::cache_hint` adds the cache-policy operand: a hint that changes no value.
+        let n_ops = 3 + usize::from(ins.has("L2::cache_hint"));
+        if !plain || ops.len() != n_ops {
             return unsupported(format!(
                 "unsupported: {} (lift models tile-mode tensor copies from global to shared \
-                 memory completing on an mbarrier, without multicast or cache hints)",
+                 memory completing on an mbarrier, without multicast)",
                 ins.mnemonic()
             ));
         }
