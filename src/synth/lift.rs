@@ -138,6 +138,7 @@ pub fn lift_spec(
         }
         let mut s = Synth::new(terms, &env, &known, opts);
         s.unit_size_axes = unit_size_axes(&env, &t.name, &t.shape);
+        s.streams = super::philox::Streams::new(kernel, inst, env.dim_exprs.get(&t.name));
         s.instances = std::mem::take(&mut instances);
         s.memo = std::mem::take(&mut built_before);
         let start = Instant::now();

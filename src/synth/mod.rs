@@ -34,6 +34,7 @@ mod leaves;
 mod lift;
 mod online;
 mod order;
+mod philox;
 mod readable;
 mod report;
 mod scans;
@@ -248,6 +249,8 @@ struct Synth<'a> {
     /// (`B = 1`). Such an axis is not where a reduction keeps its dimension, so a
     /// keepdim reduction over it is tried after the new last axis.
     unit_size_axes: Vec<bool>,
+    /// The seeds, offsets and thresholds a random mask may be keyed by (`philox`).
+    streams: philox::Streams,
 }
 
 impl<'a> Synth<'a> {
@@ -269,6 +272,7 @@ impl<'a> Synth<'a> {
             operand_orders: Default::default(),
             in_form_cut: false,
             unit_size_axes: Vec::new(),
+            streams: Default::default(),
         }
     }
 
@@ -347,6 +351,7 @@ impl<'a> Synth<'a> {
                     .or_else(|| self.recurrence(shape, list))
                     .or_else(|| self.triangle(shape, list))
                     .or_else(|| self.window(shape, list))
+                    .or_else(|| self.random_mask(shape, list))
                     .ok_or(e),
             }
         };

@@ -47,6 +47,7 @@ mod overflow;
 pub mod paths;
 mod rand;
 mod records;
+mod regimes;
 mod residue;
 mod resolve;
 mod run;
@@ -165,7 +166,7 @@ pub fn verify_with(
         paths: 0,
         time: Duration::ZERO,
     };
-    out.scope = match run(kernel, inst, outputs, &sizes, &mut out.paths, &work) {
+    out.scope = match run_regimes(kernel, inst, outputs, &sizes, &mut out.paths, &work) {
         // A timeout may only ever give UNKNOWN, whatever was found before it.
         _ if work.timed_out() => Scope::Unknown {
             reason: work.timeout_reason(),
@@ -184,6 +185,65 @@ pub fn verify_with(
     out
 }
 
+/// [`run`] in each regime of the launch's grid (`regimes`: one unless an axis is a
+/// `min`/`max`): proved where every regime is, with the constraints of all; refuted
+/// where any is; else the first regime's reason why not.
+fn run_regimes(
+    kernel: &Kernel,
+    inst: &Instance,
+    outputs: &[FormulaOutput],
+    sizes: &[String],
+    paths_seen: &mut usize,
+    work: &Work,
+) -> Result<Scope, String> {
+    let regimes = regimes::regimes(&kernel.launch.grid)?;
+    if let [one] = &regimes[..] {
+        return run(kernel, inst, outputs, sizes, paths_seen, work, one);
+    }
+    let (mut constraints, mut bounds, mut fixed) = (Vec::new(), Vec::new(), Vec::new());
+    let mut open = None;
+    for r in &regimes {
+        if !regimes::feasible(r, sizes, work.limits.query_rlimit) {
+            continue;
+        }
+        match run(kernel, inst, outputs, sizes, paths_seen, work, r) {
+            Ok(refuted @ Scope::Refuted { .. }) => return Ok(refuted),
+            Ok(Scope::AllSizes {
+                constraints: c,
+                bounds: b,
+                fixed: f,
+            }) => {
+                union(&mut constraints, c);
+                union(&mut bounds, b);
+                union(&mut fixed, f);
+            }
+            Ok(Scope::Unknown { reason }) | Err(reason) => {
+                open.get_or_insert(format!("where {}: {reason}", r.text));
+            }
+        }
+        if work.timed_out() {
+            break;
+        }
+    }
+    match open {
+        Some(reason) => Err(reason),
+        None => Ok(Scope::AllSizes {
+            constraints,
+            bounds,
+            fixed,
+        }),
+    }
+}
+
+/// `all` with each of `new` it lacks appended.
+fn union<T: PartialEq>(all: &mut Vec<T>, new: Vec<T>) {
+    for x in new {
+        if !all.contains(&x) {
+            all.push(x);
+        }
+    }
+}
+
 fn run(
     kernel: &Kernel,
     inst: &Instance,
@@ -191,6 +251,7 @@ fn run(
     sizes: &[String],
     paths_seen: &mut usize,
     work: &Work,
+    regime: &regimes::Regime,
 ) -> Result<Scope, String> {
     let Some(module) = kernel.triton() else {
         return Err("PTX proofs are CTA-level and bounded (Volta's model)".into());
@@ -238,10 +299,7 @@ fn run(
         };
         args.insert(name.clone(), a);
     }
-    let mut grid = [Poly::constant(1), Poly::constant(1), Poly::constant(1)];
-    for (k, e) in kernel.launch.grid.iter().enumerate().take(3) {
-        grid[k] = size_poly(e)?;
-    }
+    let grid = regime.grid.clone();
     let pids = [0, 1, 2].map(|k| {
         if grid[k].as_const() == Some(1) {
             Poly::default()
@@ -266,6 +324,7 @@ fn run(
             }
         }
     }
+    size_base.extend(regime.conds.iter().cloned());
     let mut pid_base = Vec::new();
     for k in 0..3 {
         if pids[k].as_const().is_none() {

@@ -484,15 +484,31 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
             _ => unsupported("scf.for bound is not an integer"),
         };
         let (lo, hi, step) = (int(0)?, int(1)?, int(2)?);
-        if step.as_const().is_none_or(|s| s <= 0) {
-            return unsupported("scf.for with a size-dependent step");
+        // A step over the sizes (a persistent loop's `num_programs` on a grid that
+        // grows with the sizes) is read only where the path fixes every trip (`trip`).
+        let positive = match step.as_const() {
+            Some(s) => s > 0,
+            None => self.holds(&Cond::cmp(Rel::Lt, &Poly::default(), &step)),
+        };
+        if !positive {
+            return unsupported("scf.for with a step not shown positive");
         }
         Ok((lo, hi, step))
     }
     /// A trip count the path fixes is unrolled (at most 4096 trips); any other loop is
     /// every trip at once (see `super::loops`).
     fn trip(&mut self, op: &Op, iv: &Poly, hi: &Poly, step: &Poly, trips: u32) -> R<Trip> {
-        let step = step.as_const().expect("checked by loop_bounds");
+        let Some(step) = step.as_const() else {
+            let go = Cond::cmp(Rel::Lt, iv, hi);
+            return match (self.holds(&go), self.holds(&go.clone().not())) {
+                (true, _) if trips + 1 > 4096 => unsupported("a loop of more than 4096 trips"),
+                (true, _) => Ok(Trip::Run),
+                (_, true) => Ok(Trip::Done),
+                _ => unsupported(
+                    "scf.for with a size-dependent step whose trips the path does not fix",
+                ),
+            };
+        };
         if trips == 0 {
             let count = trip_count(iv, hi, step);
             if count.as_const().is_none() && self.pinned(&count).is_none() {
@@ -538,7 +554,9 @@ impl<'a> Control<'a> for Run<'a, '_, '_> {
         carried: Vec<Rc<Val>>,
         env: &mut Env,
     ) -> R<Vec<Rc<Val>>> {
-        let step = step.as_const().expect("checked by loop_bounds");
+        let step = step
+            .as_const()
+            .expect("`trip` summarises constant steps only");
         self.loop_over_sizes(op, body, iv, hi, step, carried, env)
     }
 

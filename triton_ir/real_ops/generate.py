@@ -324,6 +324,30 @@ FIXTURES.update({
 })
 
 
+# Persistent kernels on a size-dependent grid, `min(NUM_SMS, cdiv(n, BLOCK))` with
+# NUM_SMS = 132: the all-sizes proof takes the grid's two regimes (132 programs striding,
+# one tile per program) in turn (tests/it/persistent_grid.rs).
+PERSIST_SMS = dict(PERSIST, grid=["min(132, cdiv(N, 4))"],
+                   # 5 tiles on 5 programs; 136 tiles on 132 programs, 4 in a second round
+                   instances=[{"name": "n17", "sizes": {"N": 17}},
+                              {"name": "n541", "sizes": {"N": 541}}])
+
+FIXTURES.update({
+    "persistent_axpb_sms": dict(PERSIST_SMS, kernel="persistent_axpb_kernel",
+                                expect=["verified", "verified"]),
+    # right wherever the grid divides the tile count (both instances: 5 tiles on 5
+    # programs, 264 on 132); every size proof must find more than 132 tiles that 132
+    # does not divide
+    "persistent_axpb_rounds": dict(
+        PERSIST_SMS, all_sizes=False, kernel="persistent_axpb_rounds_kernel",
+        expect=["elsewhere", "elsewhere"],
+        instances=[{"name": "n17", "sizes": {"N": 17}},
+                   {"name": "n1056", "sizes": {"N": 1056}}],
+        bug="only n_tiles // num_programs whole rounds: a last partial round of tiles is "
+            "never done (not where the grid divides the tiles)"),
+})
+
+
 def inputs(fx, sz, rng):
     """One instance's inputs: float32 uniform on [-2, 2); for the quantiser,
     power-of-two scales and exact ties k + 1/2 (positive, negative, even and odd k)

@@ -343,3 +343,27 @@ def matmul_grouped_pidn_kernel(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK_M: tl.constex
         acc += tl.dot(a, b, input_precision="ieee")
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=mask)
+
+
+# ---- persistent kernels on a size-dependent grid -------------------------------------
+# Libraries launch a persistent kernel on `grid = min(NUM_SMS, cdiv(n, BLOCK))` programs
+# (here NUM_SMS = 132, an H100's): one tile per program while the tiles are fewer than
+# the SMs, `range(pid, n_tiles, num_programs)` strided rounds beyond. The correct kernel
+# is `persistent_axpb_kernel` above on that launch (fixture `persistent_axpb_sms`).
+
+
+@triton.jit
+def persistent_axpb_rounds_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    # twin: only whole rounds of num_programs tiles (n_tiles // num_programs of them):
+    # right whenever the grid divides the tile count (one tile per program while the
+    # tiles are fewer than the SMs; 264 tiles on 132 programs), wrong when it does not
+    # (more than 132 tiles, not a multiple of 132: the last partial round is never done)
+    pid = tl.program_id(0)
+    n_tiles = tl.cdiv(n, BLOCK)
+    rounds = n_tiles // tl.num_programs(0)
+    for i in range(0, rounds):
+        tile = pid + i * tl.num_programs(0)
+        offs = tile * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        x = tl.load(x_ptr + offs, mask=mask)
+        tl.store(y_ptr + offs, 2.0 * x + 1.0, mask=mask)
