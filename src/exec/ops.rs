@@ -3,7 +3,7 @@
 //! (`exec::walk`); this module is the bounded run's hooks of it: the state and plumbing in
 //! `interp.rs`, branches, loop trips, lane maps and `scf.while` in `control.rs`, integer
 //! ops on machine integers in `arith.rs` (`int.rs`), memory in `memory.rs` (atomics in
-//! `atomic.rs`), forks on the data in `fork.rs` (`tt.scan` is the walk's own,
+//! `atomic.rs`, what orders the programs' accesses in `order.rs`), forks on the data in `fork.rs` (`tt.scan` is the walk's own,
 //! `exec/walk/scan.rs`).
 
 mod arith;
@@ -16,6 +16,7 @@ mod interp;
 mod lanes;
 mod masked;
 mod memory;
+mod order;
 mod select;
 
 pub(crate) use interp::Interp;
