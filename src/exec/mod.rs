@@ -159,7 +159,9 @@ pub fn execute_with<D: Domain>(
         }
     }
     let programs: Vec<[i64; 3]> = (0..inst.grid[2])
-        .flat_map(|z| (0..inst.grid[1]).flat_map(move |y| (0..inst.grid[0]).map(move |x| [x, y, z])))
+        .flat_map(|z| {
+            (0..inst.grid[1]).flat_map(move |y| (0..inst.grid[0]).map(move |x| [x, y, z]))
+        })
         .collect();
     let mut interp = ops::Interp::new(module, inst, options, domain);
     for &p in &programs {

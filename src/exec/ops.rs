@@ -8,6 +8,7 @@
 
 mod arith;
 mod atomic;
+mod atomic_bits;
 mod control;
 mod fork;
 mod gather;

@@ -449,3 +449,31 @@ def min_max_int_kernel(lo_ptr, hi_ptr, t_ptr, N, BLOCK: tl.constexpr):
     t = tl.load(t_ptr + offs, mask=mask, other=0)
     tl.atomic_min(lo_ptr + tl.zeros_like(offs), t, mask=mask)
     tl.atomic_max(hi_ptr + tl.zeros_like(offs), t, mask=mask)
+
+
+@triton.jit
+def rowsum_lock_leak_kernel(y_ptr, x_ptr, lock_ptr, N, BLOCK: tl.constexpr):
+    # twin: the lock is never given back, so the row's next program spins forever
+    row = tl.program_id(0)
+    j = tl.program_id(1)
+    cols = j * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0), axis=0)
+    lock = lock_ptr + row
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    tl.store(y_ptr + row, tl.load(y_ptr + row) + s)
+
+
+@triton.jit
+def rowsum_lock_decay_kernel(y_ptr, x_ptr, lock_ptr, N, BLOCK: tl.constexpr):
+    # twin: the critical section halves the total before adding (y = y / 2 + s), so
+    # the result depends on the order the row's programs take the lock
+    row = tl.program_id(0)
+    j = tl.program_id(1)
+    cols = j * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0), axis=0)
+    lock = lock_ptr + row
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    tl.store(y_ptr + row, tl.load(y_ptr + row) * 0.5 + s)
+    tl.atomic_xchg(lock, 0)

@@ -15,7 +15,9 @@
 //! (`order.rs`). The GPU orders the atomics of different programs arbitrarily: the run
 //! applies them in its one order; float adds give one sum over the reals (the verdict
 //! states that reading, `triton_ir::atomic_notes`), and every other kind makes
-//! `exec::execute_with` run the programs again in the reverse order and compare.
+//! `exec::execute_with` run the programs again in the reverse order and compare. An
+//! integer max or min on a float tensor is Triton's float max or min through the bits
+//! (`atomic_bits.rs`).
 
 use super::interp::{fail, malformed, Interp, R};
 use super::lanes::broadcast_scalar;
@@ -120,7 +122,11 @@ impl<'a, D: Domain> Interp<'a, D> {
                 let Some(v) = args.get(2) else {
                     return malformed("tt.atomic_cas needs a pointer, a compare value and a value");
                 };
-                (Some(broadcast_scalar(vals, &ptrs.shape)), broadcast_scalar(v, &ptrs.shape), None)
+                (
+                    Some(broadcast_scalar(vals, &ptrs.shape)),
+                    broadcast_scalar(v, &ptrs.shape),
+                    None,
+                )
             }
             _ => (
                 None,
@@ -137,8 +143,11 @@ impl<'a, D: Domain> Interp<'a, D> {
         let mut undef_index = None;
         let mut old = Vec::with_capacity(ptrs.elems.len());
         for (i, &p) in ptrs.elems.iter().enumerate() {
+            let mut lane_cond = None;
             match mask.as_ref().map(|m| m.elems[i]) {
                 None | Some(Elem::Bool(true)) => {}
+                // only a float max or min through its bits reads such a mask (below)
+                Some(Elem::Cond(c)) => lane_cond = Some(c),
                 Some(Elem::Bool(false)) => {
                     let e = self.masked_off_lane(op, &mut undef_index);
                     old.push(e);
@@ -184,8 +193,17 @@ impl<'a, D: Domain> Interp<'a, D> {
                     );
                 }
             };
-            let before_elem = match bits {
-                0 => Elem::Float(before),
+            // integer atomics on a float tensor's bits: Triton's float max and min
+            let float_bits = bits != 0 && decl.dtype.is_float();
+            if lane_cond.is_some() && !float_bits {
+                return fail(
+                    ErrorKind::Unsupported,
+                    "atomic mask is a boolean that depends on the data",
+                );
+            }
+            let before_elem = match (bits, float_bits) {
+                (0, _) => Elem::Float(before),
+                (_, true) => self.bits_of(before, bits),
                 _ => self.int_elem(before, bits),
             };
             let element = || format!("{}{index:?}", decl.name);
@@ -196,11 +214,27 @@ impl<'a, D: Domain> Interp<'a, D> {
                     Elem::Float(v) => Some(self.domain.binary(Binary::Add, before, v)),
                     other => return malformed(format!("tt.atomic_rmw fadd of {}", other.kind())),
                 },
+                Rmw::Int(io) if float_bits => {
+                    let v = self.float_of_lane(value, bits)?;
+                    Some(self.float_bits_update((tensor, flat), io, before, v, lane_cond)?)
+                }
+                Rmw::Exch | Rmw::Cas if float_bits => {
+                    return fail(
+                        ErrorKind::Unsupported,
+                        format!("{} of a float tensor through an integer pointer", op.name),
+                    )
+                }
                 Rmw::Int(io) => {
                     let e = self.int_binary(io, bits, before_elem, value).map_err(|f| {
                         super::interp::Fail {
                             kind: f.kind,
-                            message: format!("{}: {}", op.attr("atomic_rmw_op").and_then(Attr::as_str).unwrap_or(""), f.message),
+                            message: format!(
+                                "{}: {}",
+                                op.attr("atomic_rmw_op")
+                                    .and_then(Attr::as_str)
+                                    .unwrap_or(""),
+                                f.message
+                            ),
                         }
                     })?;
                     Some(self.memory_value(e)?)
@@ -261,10 +295,9 @@ impl<'a, D: Domain> Interp<'a, D> {
         }
         let b = bits.clamp(2, 64) - 1;
         let (min, max) = ((-1i128 << b) as i64, ((1i128 << b) - 1) as i64);
-        let (lo, hi) = self
-            .domain
-            .int_range(v)
-            .map_or((min, max), |(lo, hi)| (lo.max(min as i128) as i64, hi.min(max as i128) as i64));
+        let (lo, hi) = self.domain.int_range(v).map_or((min, max), |(lo, hi)| {
+            (lo.max(min as i128) as i64, hi.min(max as i128) as i64)
+        });
         Elem::DataInt { v, lo, hi }
     }
 

@@ -59,6 +59,8 @@ pub(crate) struct Interp<'a, D: Domain> {
     pub(super) order: super::order::Order<D::V>,
     /// Stores and atomics that changed memory so far (a spin loop makes none).
     pub(super) effects: u64,
+    /// The first halves of sign-split float atomic maxes and mins (`atomic_bits.rs`).
+    pub(super) splits: std::collections::HashMap<(usize, usize), super::atomic_bits::Split<D::V>>,
 }
 
 impl<'a, D: Domain> Interp<'a, D> {
@@ -79,6 +81,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         Interp {
             order,
             effects: 0,
+            splits: Default::default(),
             module,
             inst,
             domain,

@@ -182,8 +182,15 @@ impl<'a, D: Domain> Interp<'a, D> {
                 Elem::Ptr { .. } | Elem::DataPtr { .. } => return malformed("stores a pointer"),
             };
             let element = || format!("{}{:?}", decl.name, decl.unravel(flat));
-            self.order
-                .access(tensor, flat, element, Kind::Store, Some(value), op.line, &op.loc)?;
+            self.order.access(
+                tensor,
+                flat,
+                element,
+                Kind::Store,
+                Some(value),
+                op.line,
+                &op.loc,
+            )?;
             self.effects += 1;
             if let Some((_, _, prev)) = self.memory[tensor].written[flat] {
                 // a write under a lock is ordered after the earlier one (the race log

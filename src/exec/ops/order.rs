@@ -197,13 +197,21 @@ impl<V: Copy + PartialEq> Order<V> {
                 !self.ordered(w) && !(kind == Kind::Store && value == Some(*v))
             });
             match kind {
-                Kind::Load => write
-                    .map(|(w, _)| (*w, Kind::Store))
-                    .or_else(|| cell.atomics.iter().find(unordered).map(|a| (*a, Kind::Atomic))),
+                Kind::Load => write.map(|(w, _)| (*w, Kind::Store)).or_else(|| {
+                    cell.atomics
+                        .iter()
+                        .find(unordered)
+                        .map(|a| (*a, Kind::Atomic))
+                }),
                 Kind::Store => write
                     .map(|(w, _)| (*w, Kind::Store))
                     .or_else(|| cell.reads.iter().find(unordered).map(|a| (*a, Kind::Load)))
-                    .or_else(|| cell.atomics.iter().find(unordered).map(|a| (*a, Kind::Atomic))),
+                    .or_else(|| {
+                        cell.atomics
+                            .iter()
+                            .find(unordered)
+                            .map(|a| (*a, Kind::Atomic))
+                    }),
                 Kind::Atomic => write
                     .map(|(w, _)| (*w, Kind::Store))
                     .or_else(|| cell.reads.iter().find(unordered).map(|a| (*a, Kind::Load))),
@@ -292,7 +300,9 @@ impl<V: Copy + PartialEq> Order<V> {
     /// Whether the running program holds a lock (its accesses are in a critical
     /// section, ordered by the lock where the race log is kept).
     pub(super) fn in_critical_section(&self) -> bool {
-        self.locks.values().any(|l| l.holder.map(|h| h.0) == Some(self.prog))
+        self.locks
+            .values()
+            .any(|l| l.holder.map(|h| h.0) == Some(self.prog))
     }
 
     /// A compare-and-swap found element `key` not free: note who holds it, for a spin
