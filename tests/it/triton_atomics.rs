@@ -190,9 +190,8 @@ fn a_missing_lock_is_a_race_naming_both_programs_and_lines() {
     assert!(t.contains("data race on y[0]"), "{t}");
     assert!(t.contains("program (0, 0, 0) stores it"), "{t}");
     assert!(t.contains("program (0, 1, 0) loads it"), "{t}");
-    assert_eq!(
+    assert!(
         t.matches("triton_ir/real_ops/kernels.py:").count() >= 2,
-        true,
         "{t}"
     );
     let (code, t) = at(&["race"], "rowsum_nolock", &sizes, &[]);
