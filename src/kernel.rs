@@ -124,6 +124,21 @@ impl Kernel {
                      the reals) at {file}:{line}{src}"
                 ));
             }
+            let others: Vec<String> = triton_ir::order_sensitive_atomics(module)
+                .into_iter()
+                .map(|(line, loc)| match loc.file {
+                    Some(_) => format!("{file}:{line} ({loc})"),
+                    None => format!("{file}:{line}"),
+                })
+                .collect();
+            if !others.is_empty() {
+                out.push(format!(
+                    "atomics and locks' critical sections applied in the programs' order, and \
+                     the same result with the programs in reverse order read as the same in \
+                     every order (the GPU's order is not fixed) at {}",
+                    others.join(", ")
+                ));
+            }
         }
         out
     }

@@ -160,6 +160,16 @@ pub trait Domain {
     fn bits(&mut self, b: u64) -> Self::V {
         self.constant(b as f64)
     }
+    /// The bits of float `a` of the data read as an integer (`tt.bitcast` of an f32 to
+    /// i32, `wide`: f64 to i64): an opaque integer that [`Domain::float_of_bits`] reads
+    /// back; `None` in domains whose values are all numbers (they bitcast numbers).
+    fn float_bits(&mut self, a: Self::V, wide: bool) -> Option<Self::V> {
+        self.opaque(if wide { "bits_f64" } else { "bits_f32" }, &[a])
+    }
+    /// The float whose bits `a` is, where `a` is [`Domain::float_bits`] of one.
+    fn float_of_bits(&self, _a: Self::V) -> Option<Self::V> {
+        None
+    }
     /// An assignment of the inputs (and params) under which the undecided condition `c`
     /// holds, printed `x[0, 1] = 0.5, y[2] = -1`, if one is found; `None` when none was
     /// found, which proves nothing (the condition may still be satisfiable). Domains
@@ -311,6 +321,14 @@ impl Domain for Symbolic<'_> {
     }
     fn bits(&mut self, b: u64) -> TermId {
         self.terms.bits(b)
+    }
+    fn float_of_bits(&self, a: TermId) -> Option<TermId> {
+        match self.terms.node(a) {
+            crate::term::Node::Opaque(op, args) if matches!(&**op, "bits_f32" | "bits_f64") => {
+                args.first().copied()
+            }
+            _ => None,
+        }
     }
     fn witness(&mut self, c: TermId) -> Option<String> {
         witness(self.terms, c)

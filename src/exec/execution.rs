@@ -41,6 +41,9 @@ pub struct Execution<V> {
     pub written_twice: Option<String>,
     /// Ops executed, over all programs (a measure of work).
     pub ops_executed: u64,
+    /// Whether an atomic whose result may depend on the programs' order ran (any but
+    /// a float add): `exec::execute_with` then runs the programs in reverse as well.
+    pub order_sensitive: bool,
 }
 
 /// How the masked-off lanes of a `tt.load` without `other=` read.

@@ -158,15 +158,46 @@ pub fn execute_with<D: Domain>(
             }
         }
     }
+    let programs: Vec<[i64; 3]> = (0..inst.grid[2])
+        .flat_map(|z| {
+            (0..inst.grid[1]).flat_map(move |y| (0..inst.grid[0]).map(move |x| [x, y, z]))
+        })
+        .collect();
     let mut interp = ops::Interp::new(module, inst, options, domain);
-    for z in 0..inst.grid[2] {
-        for y in 0..inst.grid[1] {
-            for x in 0..inst.grid[0] {
-                interp.run_program([x, y, z], func, args.clone())?;
+    for &p in &programs {
+        interp.run_program(p, func, args.clone())?;
+    }
+    let run = interp.finish();
+    // Atomics other than float adds (a max, an exchange, a lock's critical sections)
+    // may make the result depend on the order the GPU runs the programs in: where the
+    // domain's sums are exact, the programs run again in reverse and must give the
+    // same terms (docs/semantics.md, "Atomics and locks").
+    if run.order_sensitive && D::EXACT_SUMS && !domain.values_only() {
+        let mut again = ops::Interp::new(module, inst, options, domain);
+        for &p in programs.iter().rev() {
+            again.run_program(p, func, args.clone())?;
+        }
+        let reversed = again.finish();
+        for (a, b) in run.outputs.iter().zip(&reversed.outputs) {
+            if let Some(k) = (0..a.elems.len()).find(|&k| a.elems[k] != b.elems[k]) {
+                let t = &inst.tensors[a.tensor];
+                return Err(ExecError {
+                    kind: ErrorKind::Unsupported,
+                    message: format!(
+                        "{}{:?} depends on the order the programs run in (their atomics or critical sections give another value when the programs run in reverse); lift reads only results the same in every order",
+                        t.name,
+                        t.unravel(k)
+                    ),
+                    line: func.line,
+                    loc: func.loc.clone(),
+                    program: [0; 3],
+                    clash: None,
+                    unwritten: None,
+                });
             }
         }
     }
-    Ok(interp.finish())
+    Ok(run)
 }
 
 /// A launch's real value as the host passes it to a parameter of float type `kind`:

@@ -57,8 +57,10 @@ pub(crate) enum OpKind {
     AddPtr,
     Load,
     Store,
-    /// `tt.atomic_rmw`: a read-modify-write of memory (only `fadd` is read).
+    /// `tt.atomic_rmw`: a read-modify-write of memory (its kind an attribute).
     AtomicRmw,
+    /// `tt.atomic_cas`: a compare-and-swap of memory.
+    AtomicCas,
     Dot,
     /// `tt.extern_elementwise`: its `symbol` says which libdevice function.
     Extern,
@@ -129,6 +131,7 @@ pub(crate) fn op_kind(name: &str) -> Option<OpKind> {
         "tt.load" => OpKind::Load,
         "tt.store" => OpKind::Store,
         "tt.atomic_rmw" => OpKind::AtomicRmw,
+        "tt.atomic_cas" => OpKind::AtomicCas,
         "tt.dot" => OpKind::Dot,
         "tt.extern_elementwise" => OpKind::Extern,
         "ub.poison" => OpKind::Poison,

@@ -474,6 +474,17 @@ pub(crate) fn llrint(x: f64) -> i64 {
 /// integers keeps the width); a float's bits are read only where the run knows the
 /// float as a number, and an integer's as a float only where it knows the integer: the
 /// bits of a float that depends on the data have no real to stand for them.
+/// The bits of a scalar element type.
+fn width(t: &Type) -> Option<u32> {
+    match t {
+        Type::Int(w) => Some(*w),
+        Type::Float(FloatKind::F16 | FloatKind::BF16) => Some(16),
+        Type::Float(FloatKind::F32) => Some(32),
+        Type::Float(FloatKind::F64) => Some(64),
+        _ => None,
+    }
+}
+
 pub(crate) fn bitcast<R: Values>(r: &mut R, op: &Op, a: &R::L) -> Result<R::L, R::E> {
     let from = op.operand_types.first().map(|t| t.elem().clone());
     let to = op.result_types.first().map(|t| t.elem().clone());
@@ -491,10 +502,21 @@ pub(crate) fn bitcast<R: Values>(r: &mut R, op: &Op, a: &R::L) -> Result<R::L, R
                     }
                     Some(x) if w == 64 && f == FloatKind::F64 => Ok(r.int(x.to_bits() as i64 as i128)),
                     Some(_) => malformed(r, format!("bitcast of {f:?} to i{w}")),
-                    None => unsupported(
-                        r,
-                        "bitcast of a float that depends on the data to an integer: its bits have no real to stand for them".into(),
-                    ),
+                    // The bits of a float of the data: an opaque integer only Triton's
+                    // float atomic max and min read (`exec/ops/atomic_bits.rs`).
+                    None => match r.floats().float_bits(v, w == 64) {
+                        Some(b) if (w == 64) == (f == FloatKind::F64) => {
+                            let (lo, hi) = (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1);
+                            match r.data_int(b, lo as i64, hi as i64) {
+                                Some(l) => Ok(l),
+                                None => unsupported(r, "bitcast of a float that depends on the data to an integer".into()),
+                            }
+                        }
+                        _ => unsupported(
+                            r,
+                            "bitcast of a float that depends on the data to an integer: its bits have no real to stand for them".into(),
+                        ),
+                    },
                 }
             }
             (k, _, _) => unsupported(r, format!("bitcast of {} from {f:?} to i{w}", kind_name(&k))),
@@ -518,6 +540,11 @@ pub(crate) fn bitcast<R: Values>(r: &mut R, op: &Op, a: &R::L) -> Result<R::L, R
             k => unsupported(r, format!("bitcast of {} from i{w} to {f:?}", kind_name(&k))),
         },
         (Some(Type::Float(x)), Some(Type::Float(y))) if x == y => Ok(a.clone()),
+        // A pointer to elements of another type of the same width (Triton's float
+        // atomic max reads f32 memory through an i32 pointer): the same address.
+        (Some(Type::Ptr(x)), Some(Type::Ptr(y))) if width(&x).is_some() && width(&x) == width(&y) => {
+            Ok(a.clone())
+        }
         (from, to) => unsupported(
             r,
             format!("bitcast from {from:?} to {to:?} (a pointer's element type or a width change)"),
@@ -674,10 +701,16 @@ mod tests {
         let i32_to_i32 = op("tt.bitcast", Type::Int(32), Type::Int(32));
         assert_eq!(bitcast(r, &i32_to_i32, &L::I(-5)), Ok(L::I(-5)));
         assert_eq!(bitcast(r, &f32_to_i32, &L::Undef), Ok(L::Undef));
-        // A pointer's element type or a width change is not read.
+        // A pointer to elements of the same width is the same address (Triton's float
+        // atomic max reads f32 memory through an i32 pointer); a width change is not read.
         let ptr = Type::Ptr(Box::new(Type::Float(FloatKind::F32)));
         let ptr_i = Type::Ptr(Box::new(Type::Int(32)));
-        assert!(bitcast(r, &op("tt.bitcast", ptr, ptr_i), &L::I(0)).is_err());
+        let ptr_l = Type::Ptr(Box::new(Type::Int(64)));
+        assert_eq!(
+            bitcast(r, &op("tt.bitcast", ptr.clone(), ptr_i), &L::I(0)),
+            Ok(L::I(0))
+        );
+        assert!(bitcast(r, &op("tt.bitcast", ptr, ptr_l), &L::I(0)).is_err());
     }
 
     #[test]

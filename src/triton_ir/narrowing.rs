@@ -248,3 +248,28 @@ pub fn atomic_adds(module: &Module) -> Vec<(u32, crate::triton_ir::ast::Loc)> {
     }
     out
 }
+
+/// The (.ttir line, source) of every atomic but a float add (`tt.atomic_cas`, and
+/// `tt.atomic_rmw` of any other kind): the run applies them, and the critical sections
+/// of locks, in the programs' order, checks the reverse order gives the same, and a
+/// verdict says so.
+pub fn order_sensitive_atomics(module: &Module) -> Vec<(u32, crate::triton_ir::ast::Loc)> {
+    fn walk(region: &Region, out: &mut Vec<(u32, crate::triton_ir::ast::Loc)>) {
+        for block in &region.blocks {
+            for op in &block.ops {
+                let fadd = op.attr("atomic_rmw_op").and_then(|a| a.as_str()) == Some("fadd");
+                if op.name == "tt.atomic_cas" || (op.name == "tt.atomic_rmw" && !fadd) {
+                    out.push((op.line, op.loc.clone()));
+                }
+                for r in &op.regions {
+                    walk(r, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for f in &module.funcs {
+        walk(&f.body, &mut out);
+    }
+    out
+}

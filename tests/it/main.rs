@@ -80,6 +80,7 @@ mod torch_diff;
 mod torch_fixtures;
 mod torch_formula;
 mod torch_spec;
+mod triton_atomics;
 mod triton_ir_fuzz;
 mod triton_ir_parse;
 mod verify_suite;

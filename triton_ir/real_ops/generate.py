@@ -348,11 +348,139 @@ FIXTURES.update({
 })
 
 
+# ---- Atomics beyond float add, and locks (their kernels end kernels.py): a row sum
+# and layer-norm backward's partial sums accumulated under a spin lock (correct:
+# VERIFIED on the instance; without the lock: RACE), a global absolute maximum by
+# `tl.atomic_max` and its twin without `abs`, integer atomic min and max.
+# `zeroed`: int32 tensors the caller zeroes (locks, counts: `values = [0]`); `ints`:
+# int32 inputs drawn from a range. tests/it/triton_atomics.rs walks these.
+
+def _rowsum_lock(ins, sz):
+    return {"y": ins["y"] + ins["x"].sum(axis=1), "lock": ins["lock"]}
+
+
+def _colsum_groups(ins, sz):
+    x = ins["x"]
+    dw = np.stack([x[g::2].sum(axis=0) for g in range(2)])
+    return {"dw": dw, "lock": np.array([0, 0, 1, 1])}
+
+
+def _absmax(ins, sz):
+    return {"amax": np.maximum(ins["amax"], np.abs(ins["x"]).max())}
+
+
+def _min_max(ins, sz):
+    t = ins["t"]
+    return {"lo": np.minimum(ins["lo"], t.min()), "hi": np.maximum(ins["hi"], t.max())}
+
+
+LOCK_ROWSUM = {
+    "signature": {"y_ptr": "*fp32", "x_ptr": "*fp32", "lock_ptr": "*i32", "N": "i32",
+                  "BLOCK": "constexpr"},
+    "constexprs": {"BLOCK": 4},
+    # program (row, j) adds column block j of the row
+    "grid": ["M", "cdiv(N, 4)"],
+    "args": [
+        ("y_ptr", {"tensor": "y", "shape": ["M"], "role": "inout"}),
+        ("x_ptr", {"tensor": "x", "shape": ["M", "N"]}),
+        # one lock per row, zeroed by the caller
+        ("lock_ptr", {"tensor": "lock", "shape": ["M"], "role": "inout", "values": [0]}),
+        ("N", "N"),
+    ],
+    "instances": [{"name": "m3n10", "sizes": {"M": 3, "N": 10}},
+                  {"name": "m2n8", "sizes": {"M": 2, "N": 8}}],
+    "spec": "y = y + torch.sum(x, dim=1)",
+    "reference": _rowsum_lock,
+    "zeroed": ["lock"],
+}
+
+LOCK_GROUPS = {
+    "signature": {"dw_ptr": "*fp32", "x_ptr": "*fp32", "lock_ptr": "*i32", "N": "i32",
+                  "GROUP": "constexpr", "BLOCK_N": "constexpr"},
+    "constexprs": {"GROUP": 2, "BLOCK_N": 8},
+    "grid": ["M"],
+    "args": [
+        ("dw_ptr", {"tensor": "dw", "shape": [2, "N"], "role": "out"}),
+        ("x_ptr", {"tensor": "x", "shape": ["M", "N"]}),
+        # GROUP locks, then GROUP counts, zeroed by the caller
+        ("lock_ptr", {"tensor": "lock", "shape": [4], "role": "inout", "values": [0]}),
+        ("N", "N"),
+    ],
+    "instances": [{"name": "m6n5", "sizes": {"M": 6, "N": 5}},
+                  {"name": "m4n8", "sizes": {"M": 4, "N": 8}}],
+    "spec": "dw = x.reshape(-1, 2, x.shape[1]).sum(0)",
+    "reference": _colsum_groups,
+    "zeroed": ["lock"],
+}
+
+ABSMAX = {
+    "signature": {"amax_ptr": "*fp32", "x_ptr": "*fp32", "N": "i32", "BLOCK": "constexpr"},
+    "constexprs": {"BLOCK": 4},
+    "grid": ["cdiv(N, 4)"],
+    "args": [
+        # what the caller put there (zero, or a running amax): each block's max folds in
+        ("amax_ptr", {"tensor": "amax", "shape": [1], "role": "inout"}),
+        ("x_ptr", {"tensor": "x", "shape": ["N"]}),
+        ("N", "N"),
+    ],
+    # whole blocks: a ragged block's masked lanes (other=0.0) add a 0 to the max, and
+    # max(0, |x|, ...) = max(|x|, ...) is not decided yet (UNKNOWN at N = 10)
+    "instances": [{"name": "n8", "sizes": {"N": 8}}, {"name": "n16", "sizes": {"N": 16}}],
+    "spec": "amax = torch.maximum(amax, torch.max(torch.abs(x)))",
+    "reference": _absmax,
+}
+
+MINMAX = {
+    "signature": {"lo_ptr": "*i32", "hi_ptr": "*i32", "t_ptr": "*i32", "N": "i32",
+                  "BLOCK": "constexpr"},
+    "constexprs": {"BLOCK": 4},
+    "grid": ["cdiv(N, 4)"],
+    "args": [
+        ("lo_ptr", {"tensor": "lo", "shape": [1], "role": "inout"}),
+        ("hi_ptr", {"tensor": "hi", "shape": [1], "role": "inout"}),
+        ("t_ptr", {"tensor": "t", "shape": ["N"]}),
+        ("N", "N"),
+    ],
+    "instances": [{"name": "n10", "sizes": {"N": 10}}, {"name": "n16", "sizes": {"N": 16}}],
+    "spec": None,
+    "reference": _min_max,
+    "ints": {"t": (-1000, 1000), "lo": (-1000, 1000), "hi": (-1000, 1000)},
+}
+
+FIXTURES.update({
+    "rowsum_lock": dict(LOCK_ROWSUM, kernel="rowsum_lock_kernel", expect=["verified", "verified"]),
+    "rowsum_nolock": dict(
+        LOCK_ROWSUM, kernel="rowsum_nolock_kernel", expect=["race", "race"],
+        bug="no lock: the programs of a row load, add and store y[row] unordered"),
+    "colsum_groups": dict(LOCK_GROUPS, kernel="colsum_groups_kernel",
+                          expect=["verified", "verified"]),
+    "colsum_groups_nolock": dict(
+        LOCK_GROUPS, kernel="colsum_groups_nolock_kernel", expect=["race", "race"],
+        bug="no lock: the rows of a group read and write its count and partial row unordered"),
+    "absmax": dict(ABSMAX, kernel="absmax_kernel", expect=["verified", "verified"]),
+    "absmax_noabs": dict(
+        ABSMAX, kernel="absmax_noabs_kernel", expect=["refuted", "refuted"],
+        reference=lambda ins, sz: {"amax": np.maximum(ins["amax"], ins["x"].max())},
+        bug="the block's max without abs: a large negative element is missed"),
+    "min_max_int": dict(MINMAX, kernel="min_max_int_kernel", expect=["verified", "verified"]),
+    "rowsum_lock_leak": dict(
+        LOCK_ROWSUM, kernel="rowsum_lock_leak_kernel", expect=["deadlock", "deadlock"],
+        bug="the lock is never given back: the row's second program spins forever"),
+    "rowsum_lock_decay": dict(
+        LOCK_ROWSUM, kernel="rowsum_lock_decay_kernel", expect=["unknown", "unknown"],
+        bug="y = y / 2 + s under the lock: the total depends on the order of the programs"),
+})
+
+
 def inputs(fx, sz, rng):
     """One instance's inputs: float32 uniform on [-2, 2); for the quantiser,
     power-of-two scales and exact ties k + 1/2 (positive, negative, even and odd k)
     beside random values, so rint and floor(x + 1/2) differ."""
     ins = G.uniform_inputs(fx, sz, rng)
+    for t in fx.get("zeroed", []):
+        ins[t] = np.zeros_like(ins[t], dtype=np.int32)
+    for t, (lo, hi) in fx.get("ints", {}).items():
+        ins[t] = rng.integers(lo, hi, size=ins[t].shape).astype(np.int32)
     if fx.get("ties"):
         s = 2.0 ** rng.integers(-2, 3, size=ins["s"].shape)
         ins["s"] = s.astype(np.float32)

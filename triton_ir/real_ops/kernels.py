@@ -367,3 +367,137 @@ def persistent_axpb_rounds_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
         mask = offs < n
         x = tl.load(x_ptr + offs, mask=mask)
         tl.store(y_ptr + offs, 2.0 * x + 1.0, mask=mask)
+
+
+# ---- Atomics beyond float add, and locks (issue 42, item 2): a row sum and
+# layer-norm backward's partial sums accumulated under a spin lock
+# (`tl.atomic_cas` / `tl.atomic_xchg`, as Triton tutorial 05 does), their twins without
+# the lock, and a global absolute maximum by `tl.atomic_max` (a per-tensor
+# quantisation scale's amax) with its wrong twin ----
+
+
+@triton.jit
+def rowsum_lock_kernel(y_ptr, x_ptr, lock_ptr, N, BLOCK: tl.constexpr):
+    # program (row, j) sums column block j of the row and adds it into y[row] with a
+    # plain load, add and store inside a critical section: the row's lock taken by a
+    # compare-and-swap spin and given back by an exchange
+    row = tl.program_id(0)
+    j = tl.program_id(1)
+    cols = j * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0), axis=0)
+    lock = lock_ptr + row
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    tl.store(y_ptr + row, tl.load(y_ptr + row) + s)
+    tl.atomic_xchg(lock, 0)
+
+
+@triton.jit
+def rowsum_nolock_kernel(y_ptr, x_ptr, lock_ptr, N, BLOCK: tl.constexpr):
+    # twin: the same accumulation without the lock; the programs of one row read and
+    # write y[row] with nothing ordering them
+    row = tl.program_id(0)
+    j = tl.program_id(1)
+    cols = j * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0), axis=0)
+    tl.store(y_ptr + row, tl.load(y_ptr + row) + s)
+
+
+@triton.jit
+def colsum_groups_kernel(dw_ptr, x_ptr, lock_ptr, N, GROUP: tl.constexpr,
+                         BLOCK_N: tl.constexpr):
+    # layer-norm backward's partial weight gradients (Triton tutorial 05): row `row`
+    # adds itself into partial row `row % GROUP` of dw under that group's lock; the
+    # group's count (stored after the GROUP locks) says whether the partial row holds
+    # a value yet (the first row of a group stores, the others add)
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    partial = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
+    g = row % GROUP
+    lock = lock_ptr + g
+    count = lock_ptr + GROUP + g
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    if tl.load(count) == 0:
+        tl.atomic_xchg(count, 1)
+    else:
+        partial += tl.load(dw_ptr + g * N + cols, mask=mask)
+    tl.store(dw_ptr + g * N + cols, partial, mask=mask)
+    tl.atomic_xchg(lock, 0)
+
+
+@triton.jit
+def colsum_groups_nolock_kernel(dw_ptr, x_ptr, lock_ptr, N, GROUP: tl.constexpr,
+                                BLOCK_N: tl.constexpr):
+    # twin: tutorial 05's accumulation with the spin and the release left out
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    partial = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0)
+    g = row % GROUP
+    count = lock_ptr + GROUP + g
+    if tl.load(count) == 0:
+        tl.atomic_xchg(count, 1)
+    else:
+        partial += tl.load(dw_ptr + g * N + cols, mask=mask)
+    tl.store(dw_ptr + g * N + cols, partial, mask=mask)
+
+
+@triton.jit
+def absmax_kernel(amax_ptr, x_ptr, N, BLOCK: tl.constexpr):
+    # the absolute maximum of x (a per-tensor quantisation scale's amax): each program
+    # reduces its block and folds it into amax[0] with one atomic max
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)
+    tl.atomic_max(amax_ptr, tl.max(tl.abs(x), axis=0))
+
+
+@triton.jit
+def absmax_noabs_kernel(amax_ptr, x_ptr, N, BLOCK: tl.constexpr):
+    # twin: the block's maximum without the absolute value, so a large negative
+    # element is missed
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)
+    tl.atomic_max(amax_ptr, tl.max(x, axis=0))
+
+
+@triton.jit
+def min_max_int_kernel(lo_ptr, hi_ptr, t_ptr, N, BLOCK: tl.constexpr):
+    # the smallest and largest label of an int32 tensor, by integer atomic min and max
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < N
+    t = tl.load(t_ptr + offs, mask=mask, other=0)
+    tl.atomic_min(lo_ptr + tl.zeros_like(offs), t, mask=mask)
+    tl.atomic_max(hi_ptr + tl.zeros_like(offs), t, mask=mask)
+
+
+@triton.jit
+def rowsum_lock_leak_kernel(y_ptr, x_ptr, lock_ptr, N, BLOCK: tl.constexpr):
+    # twin: the lock is never given back, so the row's next program spins forever
+    row = tl.program_id(0)
+    j = tl.program_id(1)
+    cols = j * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0), axis=0)
+    lock = lock_ptr + row
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    tl.store(y_ptr + row, tl.load(y_ptr + row) + s)
+
+
+@triton.jit
+def rowsum_lock_decay_kernel(y_ptr, x_ptr, lock_ptr, N, BLOCK: tl.constexpr):
+    # twin: the critical section halves the total before adding (y = y / 2 + s), so
+    # the result depends on the order the row's programs take the lock
+    row = tl.program_id(0)
+    j = tl.program_id(1)
+    cols = j * BLOCK + tl.arange(0, BLOCK)
+    s = tl.sum(tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0), axis=0)
+    lock = lock_ptr + row
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    tl.store(y_ptr + row, tl.load(y_ptr + row) * 0.5 + s)
+    tl.atomic_xchg(lock, 0)

@@ -309,6 +309,23 @@ impl<'a, D: Domain> Control<'a> for Interp<'a, D> {
 }
 
 impl<'a, D: Domain> Interp<'a, D> {
+    /// The error for a `scf.while` that spins with nothing changing: a deadlock where a
+    /// failed compare-and-swap found a lock never given back, else a wait on another
+    /// program, which the run (programs one after another) cannot model.
+    fn spin_blocked(&self, op: &Op) -> ExecError {
+        let fail = match &self.order.blocked {
+            Some(why) => Fail {
+                kind: ErrorKind::Deadlock,
+                message: format!("the loop spins forever: {why}"),
+            },
+            None => Fail {
+                kind: ErrorKind::Unsupported,
+                message: "the loop spins on memory that no program changes while it runs (a wait for another program: the programs run one after another here)".into(),
+            },
+        };
+        self.at(op, fail)
+    }
+
     /// `out` rounded to the result type of `op` under `--precision ieee`.
     fn round_to_type(&mut self, op: &Op, out: Value<D::V>) -> Value<D::V> {
         match precision::result_kind(&*self.domain, op) {
@@ -332,7 +349,18 @@ impl<'a, D: Domain> Interp<'a, D> {
                 },
             ));
         };
+        // A spin: a trip that starts as the last one did (the same carried values, no
+        // store or atomic changed memory since) repeats forever, since no other program
+        // runs meanwhile. It is blocked (docs/semantics.md, "Atomics and locks").
+        let mut last: Option<(Vals<D::V>, u64)> = None;
         loop {
+            if last
+                .as_ref()
+                .is_some_and(|(c, e)| *e == self.effects && *c == carried)
+            {
+                return Err(self.spin_blocked(op));
+            }
+            last = Some((carried.clone(), self.effects));
             let Flow::Yield(cond_args) =
                 walk::region(self, before, carried, env, op.line, &op.loc)?
             else {

@@ -35,6 +35,8 @@ impl<'a, D: Domain> Interp<'a, D> {
         };
         match self.domain.as_number(v) {
             Some(x) if x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64 => Elem::Int(x as i64),
+            // one declared value (a lock or counter the caller zeroes: `values = [0]`)
+            _ if lo == hi => Elem::Int(lo as i64),
             _ => Elem::DataInt {
                 v,
                 lo: lo.max(i64::MIN as i128) as i64,

@@ -55,6 +55,12 @@ pub(crate) struct Interp<'a, D: Domain> {
     /// The conditions of the enclosing branches on the data, each with the side taken
     /// (`fork.rs`): a gather reads nothing for an index value they rule out.
     pub(super) path: Vec<(D::V, bool)>,
+    /// What orders the programs' accesses: the race log and the locks (`order.rs`).
+    pub(super) order: super::order::Order<D::V>,
+    /// Stores and atomics that changed memory so far (a spin loop makes none).
+    pub(super) effects: u64,
+    /// The first halves of sign-split float atomic maxes and mins (`atomic_bits.rs`).
+    pub(super) splits: std::collections::HashMap<(usize, usize), super::atomic_bits::Split<D::V>>,
 }
 
 impl<'a, D: Domain> Interp<'a, D> {
@@ -71,7 +77,11 @@ impl<'a, D: Domain> Interp<'a, D> {
                 written: vec![None; if t.role == Role::In { 0 } else { t.numel() }],
             })
             .collect();
+        let order = super::order::Order::new(!domain.values_only(), inst.grid);
         Interp {
+            order,
+            effects: 0,
+            splits: Default::default(),
             module,
             inst,
             domain,
@@ -96,6 +106,7 @@ impl<'a, D: Domain> Interp<'a, D> {
         args: Vec<Value<D::V>>,
     ) -> Result<(), ExecError> {
         self.program = program;
+        self.order.start(program);
         let args = args.into_iter().map(Rc::new).collect();
         crate::exec::walk::func(self, func, args, func.line, &func.loc)?;
         Ok(())
@@ -115,6 +126,7 @@ impl<'a, D: Domain> Interp<'a, D> {
             warnings: self.warnings,
             written_twice: self.written_twice,
             ops_executed: self.ops,
+            order_sensitive: self.order.order_sensitive,
         }
     }
 

@@ -1,10 +1,12 @@
 //! `tt.load` and `tt.store`: addresses checked against their tensors, masks, memory.
 //!
 //! Invariant: every lane that reads or writes memory is in bounds, reads an element
-//! that is defined (an input, or an output written before), and writes no input.
+//! that is defined (an input, or an output written before), and writes no input; every
+//! access to an output is logged for the cross-program race check (`order.rs`).
 
 use super::interp::{fail, malformed, Interp, R};
 use super::lanes::broadcast_scalar;
+use super::order::Kind;
 use crate::exec::domain::Domain;
 use crate::exec::error::ErrorKind;
 use crate::exec::execution::StoreSite;
@@ -120,6 +122,11 @@ impl<'a, D: Domain> Interp<'a, D> {
                     }
                 },
             };
+            if decl.role != Role::In {
+                let element = || format!("{}{:?}", decl.name, decl.unravel(flat));
+                self.order
+                    .access(tensor, flat, element, Kind::Load, None, op.line, &op.loc)?;
+            }
             elems.push(self.loaded(decl.dtype, value));
         }
         Ok(Value {
@@ -174,8 +181,21 @@ impl<'a, D: Domain> Interp<'a, D> {
                 Elem::Undef(u) => return Err(self.undefined_stored(u, tensor, flat, &lane)),
                 Elem::Ptr { .. } | Elem::DataPtr { .. } => return malformed("stores a pointer"),
             };
+            let element = || format!("{}{:?}", decl.name, decl.unravel(flat));
+            self.order.access(
+                tensor,
+                flat,
+                element,
+                Kind::Store,
+                Some(value),
+                op.line,
+                &op.loc,
+            )?;
+            self.effects += 1;
             if let Some((_, _, prev)) = self.memory[tensor].written[flat] {
-                if prev != self.program {
+                // a write under a lock is ordered after the earlier one (the race log
+                // checks that order)
+                if prev != self.program && !self.order.in_critical_section() {
                     let w = format!(
                         "{}{:?} is written by programs {:?} and {:?}; the later write wins",
                         decl.name,

@@ -82,6 +82,13 @@ impl<D: Domain> Interp<'_, D> {
         if !matches!(a, Elem::DataInt { .. }) && !matches!(b, Elem::DataInt { .. }) {
             return None;
         }
+        // The sign bit of a float's bits (`bits >> 31`, Triton's float atomic max):
+        // 1 where the float is negative (every zero is +0, NaN is not modelled).
+        if let (IntOp::ShrU, Elem::DataInt { v, .. }, Elem::Int(s)) = (op, a, b) {
+            if let (true, Some(f)) = (s == bits as i64 - 1, self.domain.float_of_bits(v)) {
+                return Some(Ok(self.sign_bit(f)));
+            }
+        }
         let (x, xlo, xhi) = self.int_parts(a)?;
         let (y, ylo, yhi) = self.int_parts(b)?;
         let range = |f: fn(i64, i64) -> Option<i64>| -> Option<(i64, i64)> {
@@ -113,6 +120,19 @@ impl<D: Domain> Interp<'_, D> {
         };
         let v = self.domain.binary(bin, x, y);
         Some(Ok(self.data_int(v, lo, hi)))
+    }
+
+    /// The sign bit of float `f` (see `data_int_binary`): `select(f < 0, 1, 0)`.
+    pub(super) fn sign_bit(&mut self, f: D::V) -> Elem<D::V> {
+        let zero = self.domain.constant(0.0);
+        match self.domain.cmp(CmpOp::Lt, f, zero) {
+            Truth::Known(neg) => Elem::Int(neg as i64),
+            Truth::Unknown(c) => {
+                let one = self.domain.constant(1.0);
+                let v = self.domain.select(c, one, zero);
+                Elem::DataInt { v, lo: 0, hi: 1 }
+            }
+        }
     }
 
     /// `cmpi` with a data-dependent side: a data-dependent boolean; `None` when neither

@@ -180,7 +180,8 @@ pub(crate) trait Control<'m>: Values {
     fn poison(&mut self, op: &Op) -> Result<Self::T, Self::E>;
     fn load(&mut self, op: &Op, args: &[Rc<Self::T>]) -> Result<Self::T, Self::X>;
     fn store(&mut self, op: &Op, args: &[Rc<Self::T>]) -> Result<(), Self::X>;
-    /// `tt.atomic_rmw`: memory updated lane by lane, the old values returned.
+    /// `tt.atomic_rmw` and `tt.atomic_cas`: memory updated lane by lane, the old values
+    /// returned.
     fn atomic_rmw(&mut self, op: &Op, args: &[Rc<Self::T>]) -> Result<Self::T, Self::X>;
 
     /// Which side of `scf.if` `op` runs on condition `cond`.
@@ -456,7 +457,7 @@ fn run_op<'m, C: Control<'m>>(
                 .to_vec());
         }
         Some(OpKind::Load) => c.load(op, &args)?,
-        Some(OpKind::AtomicRmw) => c.atomic_rmw(op, &args)?,
+        Some(OpKind::AtomicRmw | OpKind::AtomicCas) => c.atomic_rmw(op, &args)?,
         Some(OpKind::Store) => {
             c.store(op, &args)?;
             let unit = c.unit();

@@ -606,6 +606,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             store_sites: self.store_sites,
             warnings: Vec::new(),
             written_twice: None,
+            order_sensitive: false,
             ops_executed: self.ops,
         };
         (run, benign)
