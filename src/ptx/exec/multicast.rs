@@ -49,7 +49,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             None => vec![me],
             Some(op) => {
                 let v = self.read(t, op, "u16")?;
-                let m = self.int(v, "u16")? as u64 & 0xffff;
+                let m = self.int(v, "u16")? & 0xffff;
                 let ranks: Vec<usize> = (0..16).filter(|r| m >> r & 1 == 1).collect();
                 if let Some(&r) = ranks.iter().find(|&&r| r >= n) {
                     return fail(
