@@ -57,7 +57,7 @@ def read_header(path):
         "races_generate", os.path.join(PTX_DIR, "races", "generate.py"))
     races = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(races)
-    races.VERDICTS = races.VERDICTS + ("UNKNOWN",)
+    races.VERDICTS = races.VERDICTS + ("UNKNOWN", "UNDEFINED BEHAVIOUR")
     return races.read_header(path)
 
 

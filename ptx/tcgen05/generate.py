@@ -23,7 +23,8 @@ edit: the accumulator read before the last mma's mbarrier phase completes (RACE)
 next K step's tiles stored before the previous mma is known complete (RACE), no
 `tcgen05.commit` (DEADLOCK: the phase the threads wait for never completes), the
 loaded registers used before `tcgen05.wait::ld` (RACE), and an instruction descriptor
-that says B is N-major for a K-major tile (REFUTED: the mma reads other elements).
+that says B is N-major for a K-major tile (REFUTED: the mma reads other elements), and
+no `tcgen05.dealloc` (UNDEFINED BEHAVIOUR: tensor memory still allocated at exit).
 
 Every PTX file is assembled with the Triton wheel's ptxas for sm_100a (.venv-gen) and
 must assemble. `tests/it/ptx_tcgen05.rs` checks the verdicts.
@@ -52,6 +53,8 @@ LOOP_WAIT = ("        if (k0 > 0) {\n            // The previous step's mma has 
              "            wait(bar, phase);\n            phase ^= 1;\n        }\n")
 COMMIT = ('            asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\\n"\n'
           '                         ::"r"(smem(bar)) : "memory");\n')
+DEALLOC = ('    if (warp == 0) {\n        asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, 32;\\n" '
+           '::"r"(tmem) : "memory");\n    }\n')
 WAIT_LD = '    asm volatile("tcgen05.wait::ld.sync.aligned;\\n" ::: "memory");\n'
 # twin name -> (correct kernel, expect, equiv, why, [(old, new), ...])
 TWINS = {
@@ -75,6 +78,10 @@ TWINS = {
         "the instruction descriptor says B is N-major (bit 16) for a K-major tile: the",
         "  mma reads other elements; no access changes",
     ], [("#define IDESC 0x08040010u", "#define IDESC 0x08050010u")]),
+    "tcgen05_gemm_no_dealloc": ("tcgen05_gemm", "UNDEFINED BEHAVIOUR", "undefined", [
+        "no tcgen05.dealloc: the 32 columns of tensor memory warp 0 allocated are still",
+        "  allocated when the CTA exits, which the PTX ISA leaves undefined",
+    ], [(DEALLOC, "")]),
 }
 
 

@@ -63,13 +63,13 @@ fn cluster_corpus_gets_its_race_verdicts_with_a_trail() {
                 "exit of CTA",
                 "of CTA (",
                 "E4tile[",
-                "no barrier.cluster.arrive/wait orders that access",
+                "neither a barrier.cluster.arrive/wait nor an mbarrier phase that CTA waited for orders that access",
                 "dsmem_sum_peer_exits.cu:",
             ],
             "dsmem_sum_no_sync" => &[
                 "data race on shared `_ZZ17dsmem_sum_no_syncE4tile[",
                 "of CTA (",
-                "in different CTAs of one cluster with no barrier.cluster.arrive/wait between them",
+                "in different CTAs of one cluster with neither a barrier.cluster.arrive/wait nor a cross-CTA mbarrier phase",
                 "line ",
             ],
             "dsmem_sum_wait_without_arrive" => &[
@@ -219,4 +219,82 @@ fn dsmem_sum_runs_two_clusters_and_one_named_cta_runs_its_whole_cluster() {
         assert!(text.contains(needle), "{cluster}: {text}");
     }
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `cute_multicast*.py` (CuTe DSL 4.8.1 at sm_90a): a two-stage pipeline over four tiles
+/// in a cluster of two CTAs, CTA 0 multicasting each tile into both (`cp.async.bulk ...
+/// .multicast::cluster`, mask 0b11), each consumer releasing the stage on both CTAs'
+/// "empty" barriers with `mbarrier.arrive.release.cluster`. Only the cross-CTA mbarrier
+/// phases order CTA 1's reads of a stage before CTA 0's next multicast into it (and the
+/// multicast's writes before CTA 1's reads), so SAFE here needs the happens-before edges
+/// of remote arrivals and of each destination's `complete_tx`; each twin removes one.
+#[test]
+fn cute_multicast_pipeline_gets_its_verdicts_with_a_trail() {
+    let cases: &[(&str, &[&str])] = &[
+        ("cute_multicast", &[]),
+        (
+            // CTA 1's full barrier is armed for 128 bytes that never come.
+            "cute_multicast_wrong_mask",
+            &[
+                "in CTA (1, 0, 0):",
+                "in CTA (0, 0, 0):",
+                "phase 0 (parity 0) to complete",
+                "128 transaction bytes are expected but never arrive (expect_tx of 128 bytes at line",
+                "32 of its 64 arrivals are missing",
+            ],
+        ),
+        (
+            "cute_multicast_missing_peer_arrive",
+            &["32 of its 64 arrivals are missing", "phase 0 (parity 0) to complete"],
+        ),
+        (
+            "cute_multicast_peer_exits",
+            &["data race with the exit of CTA (1, 0, 0)", "the bulk copy issued by thread (0, 0, 0)", "of CTA (0, 0, 0)"],
+        ),
+        (
+            "cute_multicast_cta_scope",
+            &["data race on shared", "of CTA (1, 0, 0)", "the bulk copy issued by thread (0, 0, 0)"],
+        ),
+        (
+            "cute_multicast_no_init_fence",
+            &["data race on shared", "`mbarrier.init.shared.b64`"],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, needles) in cases {
+        let want = py_expect(name);
+        let (code, text) = lift(&["race", &format!("ptx/cluster/{name}.ptx")]);
+        let got = verdict(&text);
+        println!("{name:36} expect {want:9} got {got}");
+        let exit = if want == "SAFE" { 0 } else { 1 };
+        if got != want || code != Some(exit) {
+            failures.push(format!(
+                "{name}: expected {want} (exit {exit}), lift says {got} ({code:?})\n{text}"
+            ));
+            continue;
+        }
+        for &needle in *needles {
+            if !text.contains(needle) {
+                failures.push(format!(
+                    "{name}: the report does not name `{needle}`\n{text}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn cute_multicast_computes_twice_x_in_both_ctas() {
+    // Each CTA stores its half of every tile from its own copy of the multicast tile, so
+    // y = 2 * x holds only if the multicast landed at the same offset in CTA 1.
+    let m = "ptx/cluster/cute_multicast.ptx";
+    let (code, text) = lift(&["check", m, "--spec", "y = 2 * x"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("VERIFIED"), "{text}");
+    let (code, text) = lift(&["check", m, "--spec", "y = 2 * torch.flip(x, [0])"]);
+    assert_eq!(code, Some(1), "{text}");
+    let (code, text) = lift(&[m]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("y[128] = 2 * x"), "{text}");
 }

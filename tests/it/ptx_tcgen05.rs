@@ -11,7 +11,8 @@
 //!   inline-PTX `tcgen05.mma` GEMM (M = 128, N = 16, `tcgen05.ld.32x32b`), and twins made
 //!   by textual edits of its source: the accumulator read before the last commit's
 //!   mbarrier phase completes, no wait inside the K loop, no commit, no
-//!   `tcgen05.wait::ld`, and an instruction descriptor saying B is N-major.
+//!   `tcgen05.wait::ld`, an instruction descriptor saying B is N-major, and no
+//!   `tcgen05.dealloc` (tensor memory still allocated at exit).
 //!
 //! Expected verdicts come from the `.py` docstrings and the `.cu` headers, whose reasons
 //! follow from each twin's edit. Tensor-memory layouts and
@@ -122,6 +123,10 @@ fn tcgen05_corpus_gets_its_race_verdicts_with_a_trail() {
                     "{name}:\n{text}"
                 );
             }
+            "UNDEFINED BEHAVIOUR" => {
+                assert_eq!(code, Some(1), "{name}:\n{text}");
+                assert!(text.contains("still allocated when CTA"), "{name}:\n{text}");
+            }
             w => panic!("{name}: unexpected expectation {w}"),
         }
     }
@@ -142,6 +147,22 @@ fn tcgen05_corpus_gets_its_race_verdicts_with_a_trail() {
         "{text}"
     );
     assert!(text.contains("st.shared"), "{text}");
+    // Tensor memory never freed: the finding names the tcgen05.alloc's line (its source
+    // line too) and the columns it gave out.
+    let (_, text) = lift(&["race", "ptx/tcgen05/tcgen05_gemm_no_dealloc.ptx"]);
+    let alloc = std::fs::read_to_string(dir().join("tcgen05_gemm_no_dealloc.ptx"))
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("tcgen05.alloc"))
+        .expect("a tcgen05.alloc")
+        + 1;
+    assert!(
+        text.contains(&format!(
+            "the 32 columns of tensor memory this tcgen05.alloc gave out at line {alloc}"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("tcgen05_gemm_no_dealloc.cu:"), "{text}");
     let (_, text) = lift(&["race", "ptx/tcgen05/tcgen05_gemm_no_wait_ld.ptx"]);
     assert!(
         text.contains("no `tcgen05.wait::ld` has waited for it"),
@@ -187,6 +208,10 @@ fn tcgen05_corpus_gets_its_equiv_verdicts_against_the_naive_kernel() {
             "race" | "deadlock" => {
                 assert_eq!(code, Some(1), "{name}:\n{text}");
                 assert!(text.contains(&want.to_uppercase()), "{name}:\n{text}");
+            }
+            "undefined" => {
+                assert_eq!(code, Some(1), "{name}:\n{text}");
+                assert!(text.contains("UNDEFINED BEHAVIOUR"), "{name}:\n{text}");
             }
             w => panic!("{name}: unexpected expectation {w}"),
         }

@@ -14,11 +14,15 @@
 //! offset`, which fits 32 bits, and a load or store there reaches CTA `r`'s memory.
 //!
 //! Order across CTAs: `barrier.cluster.arrive` (release, unless `.relaxed` with no
-//! cluster-scope fence since the thread's last arrival) records the thread's clock; an
-//! access is ordered before another CTA's thread once that thread has completed a
-//! `barrier.cluster.wait` of a phase the accessing thread arrived at after the access.
-//! Nothing else (mbarriers, fences, atomics) orders accesses of different CTAs here, so a
-//! pair ordered only that way is reported as a race, never taken as ordered.
+//! cluster-scope fence since the thread's last arrival; `fence.mbarrier_init` releases
+//! the thread's mbarrier inits only) records the thread's clock; an access is ordered
+//! before another CTA's thread once that thread has completed a `barrier.cluster.wait`
+//! of a phase the accessing thread arrived at after the access. mbarriers order across
+//! CTAs through vector clocks (`VClock::far`): a `.cluster`-scoped remote arrival
+//! carries the arriving thread's clock into the peer's barrier, a multicast copy its
+//! writes' (see `multicast`), and a completed wait there acquires them; a `.cta`-scoped
+//! or relaxed remote arrival orders nothing. Fences and atomics alone order nothing
+//! across CTAs here, so a pair ordered only that way is reported as a race.
 //!
 //! Invariant: a CTA's shared memory is read and written only while it runs (by its
 //! threads or a peer's remote access), and every remote access must happen before the
@@ -28,8 +32,8 @@
 use super::*;
 
 /// Where `mapa` addresses start, and the span of each rank's window.
-const CLUSTER_BASE: u64 = 0x8000_0000;
-const CLUSTER_STRIDE: u64 = 0x0400_0000;
+pub(super) const CLUSTER_BASE: u64 = 0x8000_0000;
+pub(super) const CLUSTER_STRIDE: u64 = 0x0400_0000;
 
 /// A CTA of the cluster whose state is not in the `Sim` now.
 pub(super) struct Parked<V> {
@@ -92,6 +96,10 @@ pub(super) struct Cluster<V> {
     /// Per rank, per thread: the clock its last cluster-scope fence since its last
     /// arrival released (0: none).
     fenced: Vec<Vec<u32>>,
+    /// The same for `fence.mbarrier_init.release.cluster`, which releases only the
+    /// thread's mbarrier inits, and per arrival what it released of them.
+    init_fenced: Vec<Vec<u32>>,
+    init_arrives: Vec<Vec<Vec<u32>>>,
     /// Per target rank: the latest remote access of each (rank, thread).
     remote: Vec<BTreeMap<(usize, usize), Remote>>,
     /// Ranks whose threads have all exited (checked).
@@ -177,6 +185,8 @@ impl<V> Cluster<V> {
             arrives: Vec::new(),
             waits: Vec::new(),
             fenced: Vec::new(),
+            init_fenced: Vec::new(),
+            init_arrives: Vec::new(),
             remote: Vec::new(),
             ended: Vec::new(),
         }
@@ -189,7 +199,16 @@ impl<V> Cluster<V> {
     /// The release clock of thread `t` of rank `r` as of its `k`-th arrival (from 1), or
     /// of its last one if it made fewer.
     fn released(&self, r: usize, t: usize, k: usize) -> u32 {
-        let a = &self.arrives[r][t];
+        Self::as_of(&self.arrives[r][t], k)
+    }
+
+    /// What of its mbarrier inits thread `t` of rank `r` released as of its `k`-th
+    /// arrival.
+    fn released_inits(&self, r: usize, t: usize, k: usize) -> u32 {
+        Self::as_of(&self.init_arrives[r][t], k)
+    }
+
+    fn as_of(a: &[u32], k: usize) -> u32 {
         match k.min(a.len()) {
             0 => 0,
             k => a[k - 1],
@@ -198,7 +217,7 @@ impl<V> Cluster<V> {
 }
 
 /// "(x, y, z)" of a thread or CTA.
-fn xyz(v: [i64; 3]) -> String {
+pub(super) fn xyz(v: [i64; 3]) -> String {
     format!("({}, {}, {})", v[0], v[1], v[2])
 }
 
@@ -212,6 +231,8 @@ impl<'a, D: Domain> Sim<'a, D> {
             c.arrives = vec![vec![Vec::new(); n]; r];
             c.waits = vec![vec![0; n]; r];
             c.fenced = vec![vec![0; n]; r];
+            c.init_fenced = vec![vec![0; n]; r];
+            c.init_arrives = vec![vec![Vec::new(); n]; r];
             c.remote = vec![BTreeMap::new(); r];
             c.ended = vec![false; r];
             c.ctas = ctas.clone();
@@ -311,7 +332,7 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// Run `f` with rank `r`'s shared memory, race log and mbarriers in place of the
     /// running CTA's (a remote access by a thread of the running CTA).
-    fn with_peer<T>(&mut self, r: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(super) fn with_peer<T>(&mut self, r: usize, f: impl FnOnce(&mut Self) -> T) -> T {
         let swap = |s: &mut Self| {
             let mut c = s.cluster.take().expect("a cluster run");
             let p = &mut c.parked[r];
@@ -333,7 +354,7 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
 
     /// The running thread's CTA rank and the cluster's size.
-    fn rank_now(&self) -> (usize, usize) {
+    pub(super) fn rank_now(&self) -> (usize, usize) {
         let c = self.cluster.as_ref();
         (
             c.and_then(|c| c.current).unwrap_or(0),
@@ -411,7 +432,7 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     /// The peer rank a `mapa` address reaches (`None`: the running CTA's own memory,
     /// with the address it has there), refusing what this model does not cover.
-    fn peer_of(&mut self, t: usize, addr: u64) -> Result<(Option<usize>, u64), Fail> {
+    pub(super) fn peer_of(&mut self, t: usize, addr: u64) -> Result<(Option<usize>, u64), Fail> {
         let Some((r, local)) = Self::window(addr) else {
             return Ok((None, addr));
         };
@@ -437,9 +458,10 @@ impl<'a, D: Domain> Sim<'a, D> {
                 ErrorKind::Race,
                 format!(
                     "data race with the exit of CTA {}: thread {} of CTA {} accesses its {} \
-                     after every thread of that CTA has exited, and no \
-                     barrier.cluster.arrive/wait orders that access before the CTA's threads \
-                     exit, so its shared memory is gone",
+                     after every thread of that CTA has exited, and neither a \
+                     barrier.cluster.arrive/wait nor an mbarrier phase that CTA waited for \
+                     orders that access before the CTA's threads exit, so its shared memory \
+                     is gone",
                     xyz(cta),
                     xyz(self.threads[t].tid),
                     xyz(self.cta),
@@ -452,10 +474,24 @@ impl<'a, D: Domain> Sim<'a, D> {
 
     fn note_remote(&mut self, t: usize, r: usize, pc: usize, addr: u64, write: bool) {
         let clock = self.threads[t].vc.get(t);
+        self.note_remote_as(t, clock, r, pc, addr, write);
+    }
+
+    /// A remote access to rank `r`'s memory by clock component `i` (a thread, or a
+    /// thread's copy agent) of the running CTA at `clock`.
+    pub(super) fn note_remote_as(
+        &mut self,
+        i: usize,
+        clock: u32,
+        r: usize,
+        pc: usize,
+        addr: u64,
+        write: bool,
+    ) {
         let (me, _) = self.rank_now();
         if let Some(c) = self.cluster.as_mut() {
             c.remote[r].insert(
-                (me, t),
+                (me, i),
                 Remote {
                     clock,
                     instr: pc,
@@ -536,10 +572,22 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
+    /// Wake the threads of parked rank `r` that wait on its mbarrier at `addr`.
+    pub(super) fn wake_parked(&mut self, r: usize, addr: u64) {
+        if let Some(c) = self.cluster.as_mut() {
+            for th in &mut c.parked[r].threads {
+                if matches!(th.state, State::MbarWait(_, a) if a == addr) {
+                    th.state = State::Ready;
+                }
+            }
+        }
+    }
+
     /// `mbarrier.arrive{.expect_tx}{.release.cluster}.shared::cluster.b64 _, [addr]{, n}`:
     /// one arrival on an mbarrier of a CTA of the cluster. A peer's barrier counts the
-    /// arrival (and bytes) but takes no clock: the arrival orders nothing across CTAs
-    /// here (conservative: a pair it would order is reported).
+    /// arrival (and bytes); it releases the arriving thread's accesses so far to that
+    /// CTA only at `.cluster` scope (with `.release`, the default): a `.cta`-scoped
+    /// arrival is not morally strong with a peer's wait, so it orders nothing there.
     pub(super) fn remote_mbarrier(
         &mut self,
         t: usize,
@@ -580,6 +628,12 @@ impl<'a, D: Domain> Sim<'a, D> {
         };
         self.effect(t);
         self.note_remote(t, r, pc, local, true);
+        let (me, _) = self.rank_now();
+        let releases = ins.has("cluster") && !ins.has("relaxed");
+        let moved = releases.then(|| self.threads[t].vc.moved(me, r));
+        if releases {
+            self.threads[t].vc.tick(t);
+        }
         let completed = self.with_peer(r, |s| -> Result<bool, Fail> {
             s.check_shared_atomic(t, pc, local, 8)?;
             let name = s.shared_name(local);
@@ -608,24 +662,13 @@ impl<'a, D: Domain> Sim<'a, D> {
             b.pending -= count as u32;
             b.tx += bytes;
             b.version += 1;
-            if b.pending != 0 || b.tx != 0 {
-                return Ok(false);
+            if let Some(m) = &moved {
+                b.arrived.join(m);
             }
-            b.phase += 1;
-            b.pending = b.expected;
-            b.last_expect = None;
-            let arrived = std::mem::take(&mut b.arrived);
-            b.released.join(&arrived);
-            Ok(true)
+            Ok(b.complete())
         })?;
         if completed {
-            if let Some(c) = self.cluster.as_mut() {
-                for th in &mut c.parked[r].threads {
-                    if matches!(th.state, State::MbarWait(_, a) if a == local) {
-                        th.state = State::Ready;
-                    }
-                }
-            }
+            self.wake_parked(r, local);
         }
         Ok(Some(Flow::Next))
     }
@@ -638,17 +681,23 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
     }
 
-    /// A fence of thread `t`: one of cluster scope or wider (not a proxy fence, not
-    /// `fence.mbarrier_init`, which orders only barrier inits) makes its next relaxed
-    /// cluster arrival release the thread's accesses before the fence.
+    /// A fence of thread `t`: one of cluster scope or wider (not a proxy fence) makes
+    /// its next relaxed cluster arrival release the thread's accesses before the fence;
+    /// `fence.mbarrier_init.release.cluster` only its mbarrier inits before the fence.
     pub(super) fn cluster_fence(&mut self, t: usize, ins: &Instr) {
         let wide = ["cluster", "gpu", "sys"].iter().any(|s| ins.has(s))
             || (ins.op == "membar" && (ins.has("gl") || ins.has("sys")));
-        let orders = !ins.has("mbarrier_init") && !ins.mods.iter().any(|m| m.starts_with("proxy"));
+        let inits = ins.has("mbarrier_init");
+        let orders = !ins.mods.iter().any(|m| m.starts_with("proxy"));
         let (me, _) = self.rank_now();
         let own = self.threads[t].vc.get(t);
         if let (true, Some(c)) = (wide && orders, self.cluster.as_mut()) {
-            if let Some(f) = c.fenced.get_mut(me).and_then(|f| f.get_mut(t)) {
+            let fenced = if inits {
+                &mut c.init_fenced
+            } else {
+                &mut c.fenced
+            };
+            if let Some(f) = fenced.get_mut(me).and_then(|f| f.get_mut(t)) {
                 *f = own;
                 self.threads[t].vc.tick(t);
             }
@@ -685,9 +734,14 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         // A relaxed arrival releases only what a fence since the last arrival did.
         let fenced = std::mem::take(&mut c.fenced[me][t]);
-        let released = if ins.has("relaxed") { fenced } else { own };
+        let inits = std::mem::take(&mut c.init_fenced[me][t]);
+        let relaxed = ins.has("relaxed");
+        let released = if relaxed { fenced } else { own };
         let before = c.arrives[me][t].last().copied().unwrap_or(0);
         c.arrives[me][t].push(released.max(before));
+        let released = if relaxed { inits } else { own };
+        let before = c.init_arrives[me][t].last().copied().unwrap_or(0);
+        c.init_arrives[me][t].push(released.max(before));
         self.threads[t].vc.tick(t);
         self.effect(t);
         Ok(Flow::Next)
@@ -726,9 +780,11 @@ impl<'a, D: Domain> Sim<'a, D> {
         any
     }
 
-    /// Whether access `a` (by a thread of another CTA of the cluster) is ordered before
-    /// the current access of thread `t`: `t` completed a cluster barrier phase that
-    /// `a`'s thread arrived at, releasing, after the access.
+    /// Whether access `a` (by a thread of another CTA of the cluster, or by a copy
+    /// agent of one) is ordered before the current access of thread or agent `t`: `t`'s
+    /// clock knows it (through mbarrier phases), or `t` completed a cluster barrier
+    /// phase that `a`'s thread arrived at, releasing, after the access (an mbarrier init
+    /// also when a `fence.mbarrier_init` released it before a relaxed arrival).
     pub(super) fn cluster_ordered<W>(&self, a: &Rec<W>, t: usize) -> bool {
         let Some(c) = self.cluster.as_ref() else {
             return false;
@@ -737,17 +793,33 @@ impl<'a, D: Domain> Sim<'a, D> {
             return false;
         };
         let n = self.threads.len();
+        let vc = match t.checked_sub(n) {
+            Some(agent) if agent < n => &self.threads[agent].bulk_vc,
+            Some(_) => return false,
+            None => &self.threads[t].vc,
+        };
+        if ra != me && vc.far(ra, a.thread) >= a.clock {
+            return true;
+        }
         if a.thread >= n || t >= n {
             return false;
         }
         let w = c.waits[me][t] as usize;
-        w > 0 && c.released(ra, a.thread, w) >= a.clock
+        let init = || {
+            let i = &self.entry.body[a.instr];
+            i.op == "mbarrier" && i.mods.first().is_some_and(|m| m == "init")
+        };
+        w > 0
+            && (c.released(ra, a.thread, w) >= a.clock
+                || (init() && c.released_inits(ra, a.thread, w) >= a.clock))
     }
 
     /// How a race between CTAs is described.
     pub(super) fn between_ctas(&self) -> &'static str {
         if self.cluster.is_some() {
-            "in different CTAs of one cluster with no barrier.cluster.arrive/wait between them"
+            "in different CTAs of one cluster with neither a barrier.cluster.arrive/wait nor \
+             a cross-CTA mbarrier phase (a .cluster-scoped arrive, a copy's complete_tx) \
+             between them"
         } else {
             "in different CTAs"
         }
@@ -763,26 +835,33 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// memory must have happened before, ordered by a cluster barrier phase one of its
     /// threads completed.
     fn cta_ended(&mut self, r: usize) -> Result<(), ExecError> {
+        self.tmem_at_exit()?;
         let c = self.cluster.as_mut().expect("a cluster run");
         c.ended[r] = true;
         let done = c.waits[r].iter().copied().max().unwrap_or(0) as usize;
         let c = self.cluster.as_ref().expect("a cluster run");
+        let n = self.threads.len();
         for (&(ra, ta), rem) in &c.remote[r] {
-            if done > 0 && c.released(ra, ta, done) >= rem.clock {
+            let by_barrier = ta < n && done > 0 && c.released(ra, ta, done) >= rem.clock;
+            let by_mbarrier = self.threads.iter().any(|th| th.vc.far(ra, ta) >= rem.clock);
+            if by_barrier || by_mbarrier {
                 continue;
             }
             let ins = &self.entry.body[rem.instr];
             let what = self.shared_name(rem.addr);
-            let tid = self.tid_of(ta);
+            let who = match ta.checked_sub(n) {
+                Some(i) => format!("the bulk copy issued by thread {}", xyz(self.tid_of(i))),
+                None => format!("thread {}", xyz(self.tid_of(ta))),
+            };
             return Err(ExecError {
                 kind: ErrorKind::Race,
                 message: format!(
-                    "{}: data race with the exit of CTA {}: thread {} of CTA {} {} its shared \
-                     {} at line {} (`{}`{}), and no barrier.cluster.arrive/wait orders that \
-                     access before the CTA's threads exit, so its shared memory may be gone",
+                    "{}: data race with the exit of CTA {}: {who} of CTA {} {} its shared \
+                     {} at line {} (`{}`{}), and neither a barrier.cluster.arrive/wait nor an \
+                     mbarrier phase that CTA waited for orders that access before the CTA's \
+                     threads exit, so its shared memory may be gone",
                     ins.mnemonic(),
                     xyz(self.cta),
-                    xyz(tid),
                     xyz(c.ctas[ra]),
                     if rem.write { "writes" } else { "reads" },
                     what.trim_start_matches("shared "),
@@ -823,10 +902,60 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(complete)
     }
 
+    /// No CTA can move and no thread waits at a cluster barrier: the first stuck CTA's
+    /// own deadlock; where CTAs wait at mbarriers, each such CTA's trail (its waits,
+    /// barriers, phases, what is missing), first the first one's.
+    fn stuck_ctas(&mut self) -> ExecError {
+        let ranks: Vec<usize> = {
+            let c = self.cluster.as_ref().expect("a cluster run");
+            (0..c.ended.len()).filter(|&r| !c.ended[r]).collect()
+        };
+        let mut first: Option<ExecError> = None;
+        let mut trails = Vec::new();
+        for r in ranks {
+            self.enter(r);
+            let e = match self.spin_deadlock() {
+                Some(e) => Some(e),
+                None if self.blocked_for_good() => {
+                    let e = self.mbar_deadlock();
+                    let trail = e.message.split_once("deadlock: ").map_or("", |(_, m)| m);
+                    trails.push(format!("in CTA {}: {trail}", xyz(self.cta)));
+                    Some(e)
+                }
+                None if first.is_none() => Some(match self.release_barrier() {
+                    Err(e) => e,
+                    Ok(()) => self.deadlock("no thread of the cluster can move".into(), 0, 0),
+                }),
+                None => None,
+            };
+            self.leave();
+            if first.is_none() {
+                first = e;
+            }
+        }
+        let mut e = first
+            .unwrap_or_else(|| self.deadlock("no thread of the cluster can move".into(), 0, 0));
+        if trails.len() > 1 {
+            let head = e.message.split_once("deadlock: ").map_or("", |(h, _)| h);
+            e.message = format!("{head}deadlock: {}", trails.join(" "));
+        }
+        e
+    }
+
     /// No CTA can move: a cluster barrier phase some thread waits for, with who has not
     /// arrived; else the first stuck CTA's own deadlock.
     fn stuck_cluster(&mut self) -> ExecError {
         let c = self.cluster.as_ref().expect("a cluster run");
+        // A thread blocked for good at an mbarrier is the cause: the cluster barrier's
+        // waiters wait for it.
+        let at_mbarrier = c
+            .parked
+            .iter()
+            .flat_map(|p| &p.threads)
+            .any(|th| matches!(th.state, State::MbarWait(..) | State::Stuck(..)));
+        if at_mbarrier {
+            return self.stuck_ctas();
+        }
         let waiting = c.parked.iter().enumerate().find_map(|(r, p)| {
             p.threads
                 .iter()
@@ -837,18 +966,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 })
         });
         let Some((r0, t0, pc0)) = waiting else {
-            let r = c.ended.iter().position(|&e| !e).unwrap_or(0);
-            self.enter(r);
-            let e = match self.spin_deadlock() {
-                Some(e) => e,
-                None if self.blocked_for_good() => self.mbar_deadlock(),
-                None => match self.release_barrier() {
-                    Err(e) => e,
-                    Ok(()) => self.deadlock("no thread of the cluster can move".into(), 0, 0),
-                },
-            };
-            self.leave();
-            return e;
+            return self.stuck_ctas();
         };
         let phase = c.waits[r0][t0];
         let mut lines = Vec::new();

@@ -51,6 +51,23 @@ pub(super) struct MBar {
     pub(super) last_expect: Option<(usize, i64)>,
 }
 
+impl MBar {
+    /// Complete the current phase if nothing is pending (then true): what its arrivals
+    /// and copies released becomes what a completed wait acquires.
+    pub(super) fn complete(&mut self) -> bool {
+        if self.pending != 0 || self.tx != 0 {
+            return false;
+        }
+        self.phase += 1;
+        self.pending = self.expected;
+        self.last_expect = None;
+        let arrived = std::mem::take(&mut self.arrived);
+        self.released.join(&arrived);
+        self.version += 1;
+        true
+    }
+}
+
 /// A thread's registers and local memory, as a failed wait saw them.
 type Registers<V> = (Vec<Option<Val<V>>>, HashMap<u64, Val<V>>);
 
@@ -252,15 +269,9 @@ impl<'a, D: Domain> Sim<'a, D> {
         let Some(b) = self.mbars.get_mut(&addr) else {
             return;
         };
-        if b.pending != 0 || b.tx != 0 {
+        if !b.complete() {
             return;
         }
-        b.phase += 1;
-        b.pending = b.expected;
-        b.last_expect = None;
-        let arrived = std::mem::take(&mut b.arrived);
-        b.released.join(&arrived);
-        b.version += 1;
         for th in &mut self.threads {
             if matches!(th.state, State::MbarWait(_, a) if a == addr) {
                 th.state = State::Ready;
@@ -326,11 +337,13 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(Flow::Next)
     }
 
-    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src],
-    /// size, [mbar]`: the copy agent of thread `t` writes `size` bytes of shared memory
-    /// at issue and completes them on the barrier.
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}
+    /// [dst], [src], size, [mbar]{, ctaMask}`: the copy agent of thread `t` writes `size`
+    /// bytes of shared memory at issue and completes them on the barrier (with a CTA
+    /// mask, in every CTA of the mask: see `cluster::deliver`).
     pub(super) fn bulk_copy(&mut self, t: usize, pc: usize, ins: &Instr) -> Result<(), Fail> {
         self.synced = true;
+        let multicast = ins.has("multicast::cluster");
         let plain = ins.has("bulk")
             && ins.has("global")
             && ins.mods.iter().any(|m| m.starts_with("shared"))
@@ -341,7 +354,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             && !ins
                 .mods
                 .iter()
-                .any(|m| m == "tensor" || m.starts_with("multicast"));
+                .any(|m| m == "tensor" || (m.starts_with("multicast") && !multicast));
         let into_shared = ins
             .mods
             .iter()
@@ -351,15 +364,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         if !plain || !into_shared {
             return unsupported(format!(
                 "unsupported: {} (lift models cp.async.bulk from global to shared memory \
-                 completing on an mbarrier; not TMA tensor copies, multicast or other \
-                 directions)",
+                 completing on an mbarrier, multicast to the cluster or not; not TMA tensor \
+                 copies or other directions)",
                 ins.mnemonic()
             ));
         }
         let ops = &ins.operands;
-        if ops.len() != 4 {
+        if ops.len() != 4 + usize::from(multicast) {
             return unsupported(format!(
-                "{} with {} operands (a cache hint or multicast mask)",
+                "{} with {} operands (a cache hint)",
                 ins.mnemonic(),
                 ops.len()
             ));
@@ -381,23 +394,13 @@ impl<'a, D: Domain> Sim<'a, D> {
                 "cp.async.bulk addresses must be 16-byte aligned",
             );
         }
-        let (bar, vc) = self.start_bulk_copy(t, pc, ops.get(3))?;
+        let dst = self.copy_destination(t, dst, multicast)?;
+        let mut words = Vec::with_capacity((size / 4) as usize);
         for k in 0..size / 4 {
-            let to = dst + 4 * k;
-            if !matches!(
-                self.place(t, to, 4, Some(Space::Shared))?,
-                Place::Shared(..)
-            ) {
-                return fail(
-                    ErrorKind::OutOfBounds,
-                    "cp.async.bulk destination outside shared memory",
-                );
-            }
             let v = self.load_one(t, pc, src + 4 * k, 4, Some(Space::Global), "b32")?;
-            self.log_agent_write(t, pc, to, &vc)?;
-            self.shared.insert(to, (v, 4));
+            words.push((dst + 4 * k, v));
         }
-        self.complete_tx(bar, size as i64, &vc)
+        self.deliver(t, pc, &words, ops.get(3), ops.get(4).filter(|_| multicast))
     }
 
     /// Starts a bulk copy (`cp.async.bulk`, `cp.async.bulk.tensor`) of thread `t`'s

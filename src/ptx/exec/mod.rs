@@ -49,6 +49,7 @@ mod gather;
 mod mbarrier;
 mod memory;
 mod mma;
+mod multicast;
 mod params;
 mod place;
 mod race;
@@ -621,7 +622,8 @@ impl<'a, D: Domain> Sim<'a, D> {
     fn run_cta(&mut self, cta: [i64; 3]) -> Result<(), ExecError> {
         self.start_cta(cta);
         self.every_new_cta();
-        self.run_threads()
+        self.run_threads()?;
+        self.tmem_at_exit()
     }
 
     /// A CTA's fresh state: its threads at the first instruction, its memory empty.

@@ -70,6 +70,8 @@ struct Cell<V> {
 pub(super) struct Tmem<V> {
     /// Allocated column ranges: (first column, columns).
     allocs: Vec<(u64, u64)>,
+    /// The `tcgen05.alloc` (instruction, thread) of each allocation, by first column.
+    alloc_at: HashMap<u64, (usize, usize)>,
     /// Written cells by (lane, column).
     cells: FxHashMap<(u64, u64), Cell<V>>,
     /// Each thread's tensor-core pipe clock.
@@ -84,6 +86,7 @@ impl<V> Default for Tmem<V> {
     fn default() -> Self {
         Tmem {
             allocs: Vec::new(),
+            alloc_at: HashMap::new(),
             cells: FxHashMap::default(),
             pipes: HashMap::new(),
             loads: HashMap::new(),
@@ -411,6 +414,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             ));
         };
         self.tmem.allocs.push((first, cols));
+        self.tmem.alloc_at.insert(first, (pc, u));
         let Addr::At(a) = self.address(u, dst)? else {
             return unsupported("tcgen05.alloc to a data-dependent or parameter address");
         };
@@ -425,6 +429,28 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.effect(u);
         self.shared.insert(a, (Val::Bits(first), 4));
         Ok(())
+    }
+
+    /// The running CTA has exited: its tensor memory must all have been freed (the PTX
+    /// ISA requires every `tcgen05.alloc` to be deallocated before the kernel exits).
+    pub(super) fn tmem_at_exit(&self) -> Result<(), ExecError> {
+        let Some(&(first, cols)) = self.tmem.allocs.first() else {
+            return Ok(());
+        };
+        let (pc, u) = self.tmem.alloc_at.get(&first).copied().unwrap_or((0, 0));
+        let [x, y, z] = self.cta;
+        Err(self.err_at(
+            u,
+            pc,
+            ErrorKind::Undefined,
+            format!(
+                "the {cols} columns of tensor memory this tcgen05.alloc gave out at line {} \
+                 are still allocated when CTA ({x}, {y}, {z}) exits: no tcgen05.dealloc \
+                 frees them, and the PTX ISA requires every allocation freed before the \
+                 kernel exits (undefined behaviour)",
+                self.line(pc)
+            ),
+        ))
     }
 
     /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols`.

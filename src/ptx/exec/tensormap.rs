@@ -33,7 +33,6 @@
 //! element strides other than 1, a swizzle narrower than the box row, a NaN fill that
 //! is used, partial words out of bounds) is `Unsupported`, never guessed.
 
-use super::place::Place;
 use super::race::Rec;
 use super::*;
 
@@ -454,30 +453,33 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
 
     /// `cp.async.bulk.tensor.Nd.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
-    /// [dst], [map, {c0, ...}], [mbar]`: the box at the coordinates, written by thread
-    /// `t`'s copy agent at issue and completed on the mbarrier.
+    /// {.multicast::cluster} [dst], [map, {c0, ...}], [mbar]{, ctaMask}`: the box at the
+    /// coordinates, written by thread `t`'s copy agent at issue and completed on the
+    /// mbarrier (with a mask, in every CTA of it: `cluster::deliver`).
     pub(super) fn tensor_copy(&mut self, t: usize, pc: usize, ins: &Instr) -> Result<(), Fail> {
         self.synced = true;
         let shared_pos = ins.mods.iter().position(|m| m.starts_with("shared"));
         let global_pos = ins.mods.iter().position(|m| m == "global");
+        let multicast = ins.has("multicast::cluster");
         let plain = shared_pos.zip(global_pos).is_some_and(|(s, g)| s < g)
             && ins
                 .mods
                 .iter()
                 .any(|m| m.starts_with("mbarrier::complete_tx"))
             && !ins.mods.iter().any(|m| {
-                m.starts_with("multicast")
+                (m.starts_with("multicast") && !multicast)
                     || m.starts_with("im2col")
                     || m.starts_with("cta_group")
                     || (m.starts_with("L2") && m != "L2::cache_hint")
             });
         let ops = &ins.operands;
-        // `.L2::cache_hint` adds the cache-policy operand: a hint that changes no value.
-        let n_ops = 3 + usize::from(ins.has("L2::cache_hint"));
+        // `.L2::cache_hint` adds the cache-policy operand (after the CTA mask of a
+        // multicast): a hint that changes no value.
+        let n_ops = 3 + usize::from(multicast) + usize::from(ins.has("L2::cache_hint"));
         if !plain || ops.len() != n_ops {
             return unsupported(format!(
                 "unsupported: {} (lift models tile-mode tensor copies from global to shared \
-                 memory completing on an mbarrier, without multicast)",
+                 memory completing on an mbarrier, multicast to the cluster or not)",
                 ins.mnemonic()
             ));
         }
@@ -524,8 +526,9 @@ impl<'a, D: Domain> Sim<'a, D> {
                 format!("cp.async.bulk.tensor destination {dst:#x} is not 128-byte aligned"),
             );
         }
-        let (bar, vc) = self.start_bulk_copy(t, pc, ops.get(2))?;
+        let dst = self.copy_destination(t, dst, multicast)?;
         let rows: u64 = m.box_dim[1..rank].iter().product();
+        let mut words = Vec::with_capacity((rows * geo.row_bytes / 4) as usize);
         for row in 0..rows {
             // The row's index in each outer dimension (dimension 1 fastest).
             let mut rest = row;
@@ -554,20 +557,10 @@ impl<'a, D: Domain> Sim<'a, D> {
                     ));
                 };
                 let to = super::wgmma::swizzle(dst + row * geo.row_bytes + 4 * w, geo.swizzle_bits);
-                if !matches!(
-                    self.place(t, to, 4, Some(Space::Shared))?,
-                    Place::Shared(..)
-                ) {
-                    return fail(
-                        ErrorKind::OutOfBounds,
-                        "cp.async.bulk.tensor destination outside shared memory",
-                    );
-                }
-                self.log_agent_write(t, pc, to, &vc)?;
-                self.shared.insert(to, (v, 4));
+                words.push((to, v));
             }
         }
-        self.complete_tx(bar, (rows * geo.row_bytes) as i64, &vc)
+        self.deliver(t, pc, &words, ops.get(2), ops.get(3).filter(|_| multicast))
     }
 }
 
