@@ -136,6 +136,9 @@ pub(super) struct Uses {
     pub(super) deferred: HashMap<u32, Deferred>,
     /// Per program counter, the instruction's shape (filled on first execution).
     shapes: Vec<Option<Shape>>,
+    /// A list reused for the operands' tags of each instruction (no allocation per
+    /// instruction).
+    scratch: Vec<u32>,
 }
 
 impl Uses {
@@ -169,6 +172,33 @@ impl Uses {
             self.used.resize(g + 1, false);
         }
         !std::mem::replace(&mut self.used[g], true)
+    }
+}
+
+/// Adds the sorted, distinct `ts` to the sorted, distinct `acc`, keeping it so. Tags
+/// are numbered in load order, so one list usually lies wholly after the other (an
+/// accumulator's old tags, an operand's new one) or one is a tag or two: appended,
+/// prepended or inserted in place; only long interleaved lists are merged into a new
+/// list.
+fn union_into(acc: &mut Vec<u32>, ts: &[u32]) {
+    let (Some(&first), Some(&last)) = (ts.first(), ts.last()) else {
+        return;
+    };
+    match (acc.first(), acc.last()) {
+        (None, _) | (_, None) => acc.extend_from_slice(ts),
+        (_, Some(&l)) if l < first => acc.extend_from_slice(ts),
+        (Some(&f), _) if last < f => {
+            acc.extend_from_slice(ts);
+            acc.rotate_right(ts.len());
+        }
+        _ if ts.len() <= 4 => {
+            for &g in ts {
+                if let Err(at) = acc.binary_search(&g) {
+                    acc.insert(at, g);
+                }
+            }
+        }
+        _ => *acc = merge_sorted(acc, ts),
     }
 }
 
@@ -241,12 +271,18 @@ impl<'a, D: Domain> Sim<'a, D> {
         shape: &Shape,
     ) -> Result<Flow, Fail> {
         let (pure, is_load) = (shape.pure, shape.is_load);
-        let mut tags = self.tags_of(t, &shape.srcs);
-        let guard_tags = self.tags_of(t, ins.guard.as_slice().iter().map(|g| &g.1));
+        // The operands' tags, gathered in a list kept between instructions.
+        let mut tags = std::mem::take(&mut self.uses.scratch);
+        tags.clear();
+        self.tags_into(t, &shape.srcs, &mut tags);
+        let mut guard_tags = Vec::new();
+        self.tags_into(
+            t,
+            ins.guard.as_slice().iter().map(|g| &g.1),
+            &mut guard_tags,
+        );
         if pure {
-            if !guard_tags.is_empty() {
-                tags = merge_sorted(&tags, &guard_tags);
-            }
+            union_into(&mut tags, &guard_tags);
             if tags.len() > MAX_TAGS {
                 self.use_tags(&tags, ins)?;
                 tags.clear();
@@ -262,15 +298,17 @@ impl<'a, D: Domain> Sim<'a, D> {
             self.uses.current = Some(self.uses.next);
         }
         let flow = self.exec_guarded(t, pc, ins);
-        self.uses.operands.clear();
+        if !pure {
+            // The operands' list, used or not, goes back to be reused.
+            tags = std::mem::take(&mut self.uses.operands);
+        }
         let loaded = self.uses.current.take();
-        let flow = flow?;
+        let flow = flow.inspect_err(|_| self.uses.scratch = std::mem::take(&mut tags))?;
         if pure || is_load {
-            let tags = if is_load {
-                loaded.into_iter().collect()
-            } else {
-                tags
-            };
+            if is_load {
+                tags.clear();
+                tags.extend(loaded);
+            }
             // A write that may not happen keeps the old value's tags.
             let keep = ins.guard.is_some() || self.path.is_some();
             if let Some(m) = self.uses.regs.get_mut(t) {
@@ -279,41 +317,42 @@ impl<'a, D: Domain> Sim<'a, D> {
                         continue;
                     };
                     if keep {
-                        *e = merge_sorted(e, &tags);
+                        union_into(e, &tags);
                     } else {
                         e.clone_from(&tags);
                     }
                 }
             }
         }
+        self.uses.scratch = tags;
         Ok(flow)
     }
 
-    /// The sorted, distinct tags of these registers' values (each register's list is
-    /// sorted and distinct already: they are merged, not sorted again).
-    fn tags_of<'r>(&self, t: usize, regs: impl IntoIterator<Item = &'r u32>) -> Vec<u32> {
-        let mut tags: Vec<u32> = Vec::new();
+    /// Adds the tags of these registers' values to `tags` (sorted and distinct, as
+    /// each register's list is already: they are merged, not sorted again).
+    fn tags_into<'r>(
+        &self,
+        t: usize,
+        regs: impl IntoIterator<Item = &'r u32>,
+        tags: &mut Vec<u32>,
+    ) {
         if let Some(m) = self.uses.regs.get(t) {
             for s in regs {
-                match m.get(*s as usize) {
-                    Some(ts) if !ts.is_empty() => {
-                        if tags.is_empty() {
-                            tags.extend_from_slice(ts);
-                        } else {
-                            tags = merge_sorted(&tags, ts);
-                        }
-                    }
-                    _ => {}
+                if let Some(ts) = m.get(*s as usize) {
+                    union_into(tags, ts);
                 }
             }
         }
-        tags
     }
 
     /// The instruction's guard lets it run (or it has none): its operands are used.
     pub(super) fn body_runs(&mut self, ins: &Instr) -> Result<(), Fail> {
-        let tags = std::mem::take(&mut self.uses.operands);
-        self.use_tags(&tags, ins)
+        let mut tags = std::mem::take(&mut self.uses.operands);
+        let res = self.use_tags(&tags, ins);
+        // Used once; the emptied list stays for reuse.
+        tags.clear();
+        self.uses.operands = tags;
+        res
     }
 
     /// Mark the loads behind these tags used; a race kept aside for one of them is
@@ -335,5 +374,39 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::union_into;
+
+    /// `union_into` is the sorted set union, whatever the lists' order and overlap
+    /// (checked against a set built independently).
+    #[test]
+    fn union_into_is_the_sorted_union() {
+        let lists: &[&[u32]] = &[
+            &[],
+            &[5],
+            &[1, 2, 3],
+            &[7, 8, 9, 10, 11, 12],
+            &[2, 9],
+            &[0, 3, 5, 8, 13, 21],
+            &[4, 5, 6],
+            &[30],
+        ];
+        for a in lists {
+            for b in lists {
+                let mut acc = a.to_vec();
+                union_into(&mut acc, b);
+                let want: std::collections::BTreeSet<u32> =
+                    a.iter().chain(b.iter()).copied().collect();
+                assert_eq!(
+                    acc,
+                    want.into_iter().collect::<Vec<_>>(),
+                    "{a:?} with {b:?}"
+                );
+            }
+        }
     }
 }
