@@ -45,7 +45,7 @@ ARGS = {"a_ptr": {"tensor": "A", "shape": ["M", "K"], "dtype": "float16"},
         "M": "M", "N": "N", "K": "K"}
 INSTANCES = [{"name": "n128_k128", "sizes": {"M": 64, "N": 128, "K": 128}}]
 EXPECT = "race"
-EQUIV = "matmul_ws_sm90"
+EQUIV = "matmul_f16"
 RACE_VERDICT = "RACE"
 ABOUT = "warp-specialised TMA matmul at sm_90 with a 64-row tile: both consumer warpgroups compute and store the whole tile (a real write-write race of equal values)"
 RACE = "warpgroups 1 and 2 (partitions 0 and 1) both store the whole 64 x 64 tile of C with no barrier between them"

@@ -179,8 +179,12 @@ fn lift_check_exit_codes_of_size_twins() {
         assert!(text.contains("VERIFIED"), "{}: {text}", f.name());
         let (code, text) = run(Some(bug_sizes(&f)));
         assert_eq!(code, Some(1), "{} at bug_sizes: {text}", f.name());
+        // A twin whose programs store one element with different values (a split sum
+        // stored, not added) is a RACE between programs there: a finding as well.
         assert!(
-            text.contains("REFUTED") || text.contains("OUT OF BOUNDS"),
+            text.contains("REFUTED")
+                || text.contains("OUT OF BOUNDS")
+                || text.contains("data race"),
             "{} at bug_sizes: {text}",
             f.name()
         );

@@ -25,10 +25,6 @@ use crate::exec::table::IntOp;
 use crate::exec::value::Elem;
 use crate::term::CmpOp;
 
-/// One half of a sign-split float max or min on an element: (old, v, the mask's
-/// sign-clear side, max (true) or min, new).
-pub(super) type Split<V> = (V, V, bool, bool, V);
-
 impl<D: Domain> Interp<'_, D> {
     /// The float `value` (an integer lane holding a float's bits) stands for.
     pub(super) fn float_of_lane(&mut self, value: Elem<D::V>, bits: u32) -> R<D::V> {

@@ -26,6 +26,10 @@ pub(super) fn malformed<T>(message: impl Into<String>) -> R<T> {
     fail(ErrorKind::Malformed, message)
 }
 
+/// One half of a sign-split float max or min on an element: (old, v, the mask's
+/// sign-clear side, max (true) or min, new).
+pub(super) type Split<V> = (V, V, bool, bool, V);
+
 /// How a region ended.
 pub(super) type Flow<V> = crate::exec::walk::Flow<Value<V>>;
 
@@ -60,7 +64,7 @@ pub(crate) struct Interp<'a, D: Domain> {
     /// Stores and atomics that changed memory so far (a spin loop makes none).
     pub(super) effects: u64,
     /// The first halves of sign-split float atomic maxes and mins (`atomic_bits.rs`).
-    pub(super) splits: std::collections::HashMap<(usize, usize), super::atomic_bits::Split<D::V>>,
+    pub(super) splits: std::collections::HashMap<(usize, usize), Split<D::V>>,
 }
 
 impl<'a, D: Domain> Interp<'a, D> {

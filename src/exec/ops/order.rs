@@ -23,8 +23,8 @@
 //! - Locks are tracked whatever the domain; the race log only where the domain wants
 //!   more than values (`Domain::values_only` is false).
 
-use super::interp::{Fail, R};
 use crate::exec::error::ErrorKind;
+use crate::exec::error::{Fail, R};
 use crate::triton_ir::ast::Loc;
 use std::collections::HashMap;
 
