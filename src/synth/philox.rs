@@ -24,7 +24,7 @@ use crate::formula::{Formula, Size};
 use crate::kernel::Kernel;
 use crate::launch::{ArgBinding, ArgValue, Instance};
 use crate::term::{CmpOp, Node, TermId, Terms};
-use crate::triton_ir::ast::{Module, Region};
+use crate::triton_ir::ast::Module;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -201,13 +201,7 @@ impl Synth<'_> {
 
 /// Whether `module` has a `tt.mulhiui` (Philox's rounds; `tl.rand`'s only source).
 fn runs_philox(module: &Module) -> bool {
-    fn region(r: &Region) -> bool {
-        r.blocks
-            .iter()
-            .flat_map(|b| &b.ops)
-            .any(|op| op.name == "tt.mulhiui" || op.regions.iter().any(region))
-    }
-    module.funcs.iter().any(|f| region(&f.body))
+    !crate::triton_ir::ops_where(module, |op| op.name == "tt.mulhiui").is_empty()
 }
 
 /// A hash of `t`'s structure with input indices erased: operators, constants, scalar

@@ -20,8 +20,8 @@ pub mod slice;
 
 pub use error::ParseError;
 pub use narrowing::{
-    atomic_adds, masked_loads_without_other, narrowings, order_sensitive_atomics, Narrowing,
-    NarrowingKind,
+    atomic_adds, masked_loads_without_other, narrowings, ops_where, order_sensitive_atomics,
+    Narrowing, NarrowingKind,
 };
 
 /// Deepest region nesting `parse` accepts.

@@ -1,7 +1,7 @@
 //! Where a Triton kernel computes at less than f32 precision: the roundings that
 //! the real semantics (docs/semantics.md) reads as exact, so that a verdict can name them.
 
-use super::ast::{Attr, FloatKind, Module, Op, Region, Type};
+use super::ast::{Attr, FloatKind, Loc, Module, Op, Region, Type};
 
 /// A rounding the reals read as exact: what it is and its `.ttir` op.
 #[derive(Clone, Debug, PartialEq)]
@@ -203,73 +203,50 @@ fn kind_name(k: FloatKind) -> &'static str {
     }
 }
 
-/// The (.ttir line, source) of every masked `tt.load` without `other=`: the loads whose
-/// masked-off lanes Triton leaves undefined.
-pub fn masked_loads_without_other(module: &Module) -> Vec<(u32, crate::triton_ir::ast::Loc)> {
-    fn walk(region: &Region, out: &mut Vec<(u32, crate::triton_ir::ast::Loc)>) {
-        for block in &region.blocks {
-            for op in &block.ops {
-                if op.name == "tt.load" && op.operands.len() == 2 {
-                    out.push((op.line, op.loc.clone()));
-                }
-                for r in &op.regions {
-                    walk(r, out);
-                }
+/// The (.ttir line, source) of every op of `module`, nested regions included, that
+/// `pick` accepts, in the order they stand.
+pub fn ops_where(module: &Module, pick: impl Fn(&Op) -> bool) -> Vec<(u32, Loc)> {
+    fn walk(region: &Region, pick: &dyn Fn(&Op) -> bool, out: &mut Vec<(u32, Loc)>) {
+        for op in region.blocks.iter().flat_map(|b| &b.ops) {
+            if pick(op) {
+                out.push((op.line, op.loc.clone()));
+            }
+            for r in &op.regions {
+                walk(r, pick, out);
             }
         }
     }
     let mut out = Vec::new();
     for f in &module.funcs {
-        walk(&f.body, &mut out);
+        walk(&f.body, &pick, &mut out);
     }
     out
+}
+
+/// Whether `op` is a float atomic add (`tt.atomic_rmw fadd`).
+fn is_fadd(op: &Op) -> bool {
+    op.name == "tt.atomic_rmw" && op.attr("atomic_rmw_op").and_then(|a| a.as_str()) == Some("fadd")
+}
+
+/// The (.ttir line, source) of every masked `tt.load` without `other=`: the loads whose
+/// masked-off lanes Triton leaves undefined.
+pub fn masked_loads_without_other(module: &Module) -> Vec<(u32, Loc)> {
+    ops_where(module, |op| op.name == "tt.load" && op.operands.len() == 2)
 }
 
 /// The (.ttir line, source) of every float atomic add (`tt.atomic_rmw fadd`): the GPU
 /// adds them in no fixed order, a verdict reads their sum as exact (order-free over the
 /// reals) and says so.
-pub fn atomic_adds(module: &Module) -> Vec<(u32, crate::triton_ir::ast::Loc)> {
-    fn walk(region: &Region, out: &mut Vec<(u32, crate::triton_ir::ast::Loc)>) {
-        for block in &region.blocks {
-            for op in &block.ops {
-                let fadd = op.attr("atomic_rmw_op").and_then(|a| a.as_str()) == Some("fadd");
-                if op.name == "tt.atomic_rmw" && fadd {
-                    out.push((op.line, op.loc.clone()));
-                }
-                for r in &op.regions {
-                    walk(r, out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for f in &module.funcs {
-        walk(&f.body, &mut out);
-    }
-    out
+pub fn atomic_adds(module: &Module) -> Vec<(u32, Loc)> {
+    ops_where(module, is_fadd)
 }
 
 /// The (.ttir line, source) of every atomic but a float add (`tt.atomic_cas`, and
 /// `tt.atomic_rmw` of any other kind): the run applies them, and the critical sections
 /// of locks, in the programs' order, checks the reverse order gives the same, and a
 /// verdict says so.
-pub fn order_sensitive_atomics(module: &Module) -> Vec<(u32, crate::triton_ir::ast::Loc)> {
-    fn walk(region: &Region, out: &mut Vec<(u32, crate::triton_ir::ast::Loc)>) {
-        for block in &region.blocks {
-            for op in &block.ops {
-                let fadd = op.attr("atomic_rmw_op").and_then(|a| a.as_str()) == Some("fadd");
-                if op.name == "tt.atomic_cas" || (op.name == "tt.atomic_rmw" && !fadd) {
-                    out.push((op.line, op.loc.clone()));
-                }
-                for r in &op.regions {
-                    walk(r, out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for f in &module.funcs {
-        walk(&f.body, &mut out);
-    }
-    out
+pub fn order_sensitive_atomics(module: &Module) -> Vec<(u32, Loc)> {
+    ops_where(module, |op| {
+        op.name == "tt.atomic_cas" || (op.name == "tt.atomic_rmw" && !is_fadd(op))
+    })
 }
