@@ -4,32 +4,42 @@
 # costliest first, then the sum and the verdicts' counts. CPU (user + sys of the child) is
 # the figure to compare on a shared machine; wall time is printed beside it. The verdict
 # is the all-sizes one the report prints (VERIFIED for all sizes, REFUTED at sizes,
-# UNKNOWN), else the exit code.
+# UNKNOWN), else the exit code. With --check, times `lift check KERNEL --spec SPEC` instead,
+# on every kernel whose fixture.toml has a spec (python3 >= 3.11 for tomllib).
 #
-#   scripts/suite_cpu.sh [--lift PATH] [--only REGEX]
+#   scripts/suite_cpu.sh [--lift PATH] [--only REGEX] [--check]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lift=target/release/lift
 only=.
+mode=lift
 while [ $# -gt 0 ]; do
     case "$1" in
         --lift) lift=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
-        *) echo "usage: $0 [--lift PATH] [--only REGEX]" >&2; exit 2 ;;
+        --check) mode=check; shift ;;
+        *) echo "usage: $0 [--lift PATH] [--only REGEX] [--check]" >&2; exit 2 ;;
     esac
 done
 [ -x "$lift" ] || { echo "no lift binary at $lift (cargo build --release)" >&2; exit 2; }
-python3 - "$lift" "$only" <<'PY'
+python3 - "$lift" "$only" "$mode" <<'PY'
 import os, pathlib, re, resource, subprocess, sys, time
-lift, only = sys.argv[1], re.compile(sys.argv[2])
+lift, only, mode = sys.argv[1], re.compile(sys.argv[2]), sys.argv[3]
 rows, sums = [], {}
 for suite in ["triton_ir", "corpus"]:
     for k in sorted(pathlib.Path(suite).glob("*/kernel.ttir")):
         if not only.search(str(k.parent)):
             continue
+        args = [lift, str(k)]
+        if mode == "check":
+            import tomllib
+            spec = tomllib.loads((k.parent / "fixture.toml").read_text()).get("spec")
+            if not spec:
+                continue
+            args = [lift, "check", str(k), "--spec", spec]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
-        p = subprocess.run([lift, str(k)], capture_output=True, text=True)
+        p = subprocess.run(args, capture_output=True, text=True)
         wall = time.monotonic() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         user = after.ru_utime - before.ru_utime
