@@ -41,7 +41,7 @@
 //! their line, never guessed.
 
 use super::place::Place;
-use super::wgmma::{element_offset, swizzle};
+use super::wgmma::Desc;
 use super::*;
 
 const LANES: u64 = 128;
@@ -95,65 +95,44 @@ impl<V> Default for Tmem<V> {
     }
 }
 
-/// A decoded shared-memory descriptor (PTX ISA "Shared Memory Descriptor").
-struct Desc {
-    start: u64,
-    lbo: u64,
-    sbo: u64,
-    units: u64,
-    bits: u32,
-}
-
-impl Desc {
-    fn decode(d: u64) -> Result<Desc, Fail> {
-        if (d >> 46) & 7 != 1 {
+/// A tcgen05 shared-memory descriptor (PTX ISA "Shared Memory Descriptor"): wgmma's
+/// address fields with a version field and a 3-bit swizzle mode.
+fn decode_desc(d: u64) -> Result<Desc, Fail> {
+    if (d >> 46) & 7 != 1 {
+        return fail(
+            ErrorKind::Malformed,
+            format!("tcgen05 shared memory descriptor {d:#x}: bits 46-48 must be 0b001"),
+        );
+    }
+    if (d >> 49) & 7 != 0 {
+        return unsupported(format!(
+            "tcgen05 shared memory descriptor {d:#x} with a matrix base offset"
+        ));
+    }
+    if (d >> 52) & 1 != 0 {
+        return unsupported(format!(
+            "tcgen05 shared memory descriptor {d:#x} with an absolute leading-dimension address"
+        ));
+    }
+    // Swizzle mode (bits 61-63) as (16-byte units per swizzled row, swizzle bits).
+    let (units, bits) = match d >> 61 {
+        0 => (1, 0),
+        2 => (8, 3),
+        4 => (4, 2),
+        6 => (2, 1),
+        1 => {
+            return unsupported(format!(
+                "tcgen05 shared memory descriptor {d:#x}: 128-byte swizzle with 32-byte atoms"
+            ))
+        }
+        m => {
             return fail(
                 ErrorKind::Malformed,
-                format!("tcgen05 shared memory descriptor {d:#x}: bits 46-48 must be 0b001"),
-            );
+                format!("tcgen05 shared memory descriptor {d:#x}: invalid swizzle mode {m}"),
+            )
         }
-        if (d >> 49) & 7 != 0 {
-            return unsupported(format!(
-                "tcgen05 shared memory descriptor {d:#x} with a matrix base offset"
-            ));
-        }
-        if (d >> 52) & 1 != 0 {
-            return unsupported(format!(
-                "tcgen05 shared memory descriptor {d:#x} with an absolute leading-dimension address"
-            ));
-        }
-        // Swizzle mode (bits 61-63) as (16-byte units per swizzled row, swizzle bits).
-        let (units, bits) = match d >> 61 {
-            0 => (1, 0),
-            2 => (8, 3),
-            4 => (4, 2),
-            6 => (2, 1),
-            1 => {
-                return unsupported(format!(
-                    "tcgen05 shared memory descriptor {d:#x}: 128-byte swizzle with 32-byte atoms"
-                ))
-            }
-            m => {
-                return fail(
-                    ErrorKind::Malformed,
-                    format!("tcgen05 shared memory descriptor {d:#x}: invalid swizzle mode {m}"),
-                )
-            }
-        };
-        Ok(Desc {
-            start: (d & 0x3fff) << 4,
-            lbo: ((d >> 16) & 0x3fff) << 4,
-            sbo: ((d >> 32) & 0x3fff) << 4,
-            units,
-            bits,
-        })
-    }
-
-    /// The shared address of element (`mn`, `k`).
-    fn at(&self, mn_major: bool, mn: u64, k: u64) -> u64 {
-        let off = element_offset(mn_major, self.units, self.lbo, self.sbo, mn, k);
-        swizzle(self.start + off, self.bits)
-    }
+    };
+    Ok(Desc::with_swizzle(d, (units, bits)))
 }
 
 /// The instruction descriptor of a `.kind::f16` mma (PTX ISA "Instruction descriptor").
@@ -798,7 +777,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                  variables beyond it",
             );
         }
-        let (da, db) = (Desc::decode(adesc)?, Desc::decode(bdesc)?);
+        let (da, db) = (decode_desc(adesc)?, decode_desc(bdesc)?);
         let (m, n, ty) = (shape.m, shape.n, shape.ty);
         // The pipe starts where the thread is, as a new event of its own.
         let pipe = 2 * self.threads.len() + t;
@@ -879,15 +858,15 @@ mod tests {
             }
         );
         let hi = |w: u32| (w as u64) << 32;
-        let a = Desc::decode(hi(0x8000_4020) | 0x100).unwrap();
+        let a = decode_desc(hi(0x8000_4020) | 0x100).unwrap();
         assert_eq!((a.start, a.sbo, a.units, a.bits), (0x1000, 512, 4, 2));
-        let b = Desc::decode(hi(0x4000_4040)).unwrap();
+        let b = decode_desc(hi(0x4000_4040)).unwrap();
         assert_eq!((b.sbo, b.units, b.bits), (1024, 8, 3));
         // Bits 46-48 other than 0b001, a base offset, mode 1, an invalid mode.
-        assert!(Desc::decode(hi(0x8000_0020)).is_err());
-        assert!(Desc::decode(hi(0x8002_4020)).is_err());
-        assert!(Desc::decode(hi(0x2000_4020)).is_err());
-        assert!(Desc::decode(hi(0x6000_4020)).is_err());
+        assert!(decode_desc(hi(0x8000_0020)).is_err());
+        assert!(decode_desc(hi(0x8002_4020)).is_err());
+        assert!(decode_desc(hi(0x2000_4020)).is_err());
+        assert!(decode_desc(hi(0x6000_4020)).is_err());
         // f16 D, negated A, M = 32, bf16 A with f16 B are refused.
         assert!(Shape::decode(68222992 & !(3 << 4)).is_err());
         assert!(Shape::decode(68222992 | 1 << 13).is_err());

@@ -102,17 +102,31 @@ pub(super) fn element_offset(mn_major: bool, s: u64, lbo: u64, sbo: u64, mn: u64
     }
 }
 
-/// A decoded shared-memory matrix descriptor.
+/// A decoded shared-memory matrix descriptor (wgmma's and tcgen05's share the address
+/// fields; each family checks its own mode bits before `Desc::with_swizzle`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Desc {
-    start: u64,
-    lbo: u64,
-    sbo: u64,
-    units: u64,
-    bits: u32,
+pub(super) struct Desc {
+    pub(super) start: u64,
+    pub(super) lbo: u64,
+    pub(super) sbo: u64,
+    pub(super) units: u64,
+    pub(super) bits: u32,
 }
 
 impl Desc {
+    /// The start address and the leading and stride byte offsets (bits 0-13, 16-29,
+    /// 32-45, in 16-byte units) with a swizzle of `units` 16-byte units per row and
+    /// `bits` swizzle bits.
+    pub(super) fn with_swizzle(d: u64, (units, bits): (u64, u32)) -> Desc {
+        Desc {
+            start: (d & 0x3fff) << 4,
+            lbo: ((d >> 16) & 0x3fff) << 4,
+            sbo: ((d >> 32) & 0x3fff) << 4,
+            units,
+            bits,
+        }
+    }
+
     fn decode(d: u64) -> Result<Desc, Fail> {
         if (d >> 49) & 7 != 0 {
             return unsupported(format!(
@@ -120,18 +134,11 @@ impl Desc {
                  aligned to its repeat)"
             ));
         }
-        let (units, bits) = swizzle_mode(d >> 62);
-        Ok(Desc {
-            start: (d & 0x3fff) << 4,
-            lbo: ((d >> 16) & 0x3fff) << 4,
-            sbo: ((d >> 32) & 0x3fff) << 4,
-            units,
-            bits,
-        })
+        Ok(Desc::with_swizzle(d, swizzle_mode(d >> 62)))
     }
 
     /// The shared address of element (`mn`, `k`).
-    fn at(&self, mn_major: bool, mn: u64, k: u64) -> u64 {
+    pub(super) fn at(&self, mn_major: bool, mn: u64, k: u64) -> u64 {
         let off = element_offset(mn_major, self.units, self.lbo, self.sbo, mn, k);
         swizzle(self.start + off, self.bits)
     }
