@@ -405,7 +405,7 @@ fn run(
         };
         let cand = &candidates[ci];
         // A forking attempt whose lazy twin failed on its first path with no mask lane
-        // left open is that failure again, without being run (see below).
+        // left open is that failure again, without being run (see `forks_alike`).
         let repeated = if lazy_masks || !work.limits.skip_repeated_forks {
             None
         } else {
