@@ -20,6 +20,7 @@ use z3::ast::{Ast, Int};
 use z3::SatResult;
 
 /// Why one attempt failed.
+#[derive(Clone)]
 pub(super) struct Failed {
     pub(super) reason: String,
     pub(super) witness: Option<Vec<(String, i64)>>,

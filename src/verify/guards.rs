@@ -61,6 +61,7 @@ impl Run<'_, '_, '_> {
         if let Some(b) = self.memo.get(c).copied().or_else(|| self.known(c)) {
             return Ok(decided(b));
         }
+        self.opened_guard = true;
         Ok(MaskLane::Guard(c.clone()))
     }
 

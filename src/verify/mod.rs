@@ -377,6 +377,19 @@ fn run(
         (0..candidates.len()).map(|ci| (ci, true)).collect();
     let mut forking_scheduled = false;
     let mut held: Option<Scope> = None;
+    // The lazy failures a forking attempt under the same candidate would repeat
+    // word for word. Lazy and forking runs differ only where a mask lane's condition
+    // is open on the path (`guards::mask_lane`: a guard atom, or a fork); a lazy run
+    // that left no lane open decided every lane as the forking run decides it (both
+    // are Z3's answer to whether the path implies the condition; the forking run
+    // also asserts what it decided, facts the path already implied), so its first path
+    // is the forking run's first path, choice for choice, to the same error with the
+    // same message and no sizes. The forking attempt would push that failure and
+    // leave the candidate unsettled, as this does. What is not repeated is the work
+    // that run would spend: a step that later runs out of its whole budget (the
+    // `Limits` counts, not `fork_z3_work`, which is per attempt) may get further, to
+    // the prover's own verdict; no suite kernel comes near that budget.
+    let mut forks_alike: Vec<Option<Failed>> = vec![None; candidates.len()];
     loop {
         let Some((ci, lazy_masks)) = queue.pop_front() else {
             if forking_scheduled || held.is_some() {
@@ -391,124 +404,152 @@ fn run(
             continue;
         };
         let cand = &candidates[ci];
-        let mut size_conds = size_base.clone();
-        for b in cand {
-            let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
-            size_conds.push(Cond::cmp(Rel::Le, &s, &c));
-            if b.exact {
-                size_conds.push(Cond::cmp(Rel::Le, &c, &s));
-            }
-        }
-        let mut base = size_conds.clone();
-        base.extend(pid_base.iter().cloned());
-        let names: Vec<Arc<str>> = tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
-        let setup = Setup {
-            sizes,
-            tensors: &tensors,
-            args: &args,
-            base: &base,
-            pids: pids.clone(),
-            grid: grid.clone(),
-            max_paths: MAX_PATHS,
-            work,
-            templates: &templates,
-            outputs: &formulas,
-            input_shapes: &input_shapes,
-            lazy_masks,
-            labels: &labels,
+        // A forking attempt whose lazy twin failed on its first path with no mask lane
+        // left open is that failure again, without being run (see `forks_alike`).
+        let repeated = if lazy_masks || !work.limits.skip_repeated_forks {
+            None
+        } else {
+            forks_alike[ci].take()
         };
-        let mut terms = Terms::new();
-        let t0 = Instant::now();
-        let explored = paths::explore(module, &setup, &smt, &mut terms, names.clone());
-        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-            let how = match &explored {
-                Ok(p) => format!("{} paths", p.len()),
-                Err(u) => u.message.clone(),
-            };
-            eprintln!(
-                "explore {cand:?} lazy={lazy_masks}: {:?}, {how}, work so far {:?}",
-                t0.elapsed(),
-                work.spent()
-            );
-        }
-        let failed = match explored {
-            // A construct read only under a constraint (an int-to-float of a size
-            // the masks pin once `N <= BLOCK`) moves on to the next candidate.
-            Err(u) => {
-                let at = if u.loc.file.is_some() {
-                    format!(" ({})", u.loc)
-                } else {
-                    String::new()
-                };
-                Failed {
-                    reason: format!("{}{at}", u.message),
-                    witness: u.witness,
+        let failed = match repeated {
+            Some(f) => f,
+            None => {
+                let mut size_conds = size_base.clone();
+                for b in cand {
+                    let (s, c) = (Poly::sym(&b.size), Poly::constant(b.value as i128));
+                    size_conds.push(Cond::cmp(Rel::Le, &s, &c));
+                    if b.exact {
+                        size_conds.push(Cond::cmp(Rel::Le, &c, &s));
+                    }
                 }
-            }
-            Ok(mut paths) => {
-                *paths_seen = (*paths_seen).max(paths.len());
-                let attempt = Attempt {
-                    smt: &smt,
+                let mut base = size_conds.clone();
+                base.extend(pid_base.iter().cloned());
+                let names: Vec<Arc<str>> =
+                    tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
+                let setup = Setup {
                     sizes,
-                    size_conds: &size_conds,
-                    base: &base,
-                    pids: &pids,
-                    grid: &grid,
                     tensors: &tensors,
-                    formulas: &formulas,
+                    args: &args,
+                    base: &base,
+                    pids: pids.clone(),
+                    grid: grid.clone(),
+                    max_paths: MAX_PATHS,
+                    work,
+                    templates: &templates,
+                    outputs: &formulas,
                     input_shapes: &input_shapes,
+                    lazy_masks,
                     labels: &labels,
                 };
-                match attempt.prove(&paths, &mut terms) {
-                    Ok(()) => {
-                        // Integer obligations last: an attempt that fails never asks them.
-                        overflow::discharge(&smt, &base, sizes, &mut paths);
-                        let wraps = overflow::WrapClaim::of(&paths, inst);
-                        let replay_at =
-                            |at: &[(String, i64)]| replay(kernel, at, outputs).map(|r| r.reason);
-                        if let Some(refuted) = wraps.refute_past(kernel, inst, cand, replay_at) {
-                            return Ok(refuted);
-                        }
-                        // A proof that read labels holds for their declared values.
-                        let mut constraints = constraints_of(cand, &wraps);
-                        constraints.extend(
-                            labels.statements(
-                                paths
-                                    .iter()
-                                    .flat_map(|p| &p.labels)
-                                    .map(|l| l.tensor.as_str()),
-                            ),
-                        );
-                        // A recurrence is read over the reals, as the GPU reassociates it.
-                        constraints.extend(scans::assumptions(outputs.iter().map(|o| &o.formula)));
-                        let scope = Scope::AllSizes {
-                            constraints,
-                            bounds: cand.iter().map(|b| (b.size.clone(), b.value)).collect(),
-                            fixed: cand
-                                .iter()
-                                .filter(|b| b.exact)
-                                .map(|b| (b.size.clone(), b.value))
-                                .collect(),
+                let mut terms = Terms::new();
+                let t0 = Instant::now();
+                let mut alike = false;
+                let explored =
+                    paths::explore(module, &setup, &smt, &mut terms, names.clone(), &mut alike);
+                if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                    let how = match &explored {
+                        Ok(p) => format!("{} paths", p.len()),
+                        Err(u) => u.message.clone(),
+                    };
+                    eprintln!(
+                        "explore {cand:?} lazy={lazy_masks}: {:?}, {how}, work so far {:?}",
+                        t0.elapsed(),
+                        work.spent()
+                    );
+                }
+                let failed = match explored {
+                    // A construct read only under a constraint (an int-to-float of a size
+                    // the masks pin once `N <= BLOCK`) moves on to the next candidate.
+                    Err(u) => {
+                        let at = if u.loc.file.is_some() {
+                            format!(" ({})", u.loc)
+                        } else {
+                            String::new()
                         };
-                        let weaker: Vec<usize> = (0..ci)
-                            .filter(|&cj| {
-                                unsettled_lazy[cj] && weaker_on_same_sizes(&candidates[cj], cand)
-                            })
-                            .collect();
-                        if !lazy_masks || held.is_some() || weaker.is_empty() {
-                            return Ok(scope);
-                        }
-                        held = Some(scope);
-                        queue = weaker.into_iter().map(|cj| (cj, false)).collect();
-                        continue;
-                    }
-                    Err(f) => {
-                        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-                            eprintln!("  prove: {} {:?}", f.reason, f.witness);
+                        let f = Failed {
+                            reason: format!("{}{at}", u.message),
+                            witness: u.witness,
+                        };
+                        if alike {
+                            forks_alike[ci] = Some(f.clone());
                         }
                         f
                     }
-                }
+                    Ok(mut paths) => {
+                        *paths_seen = (*paths_seen).max(paths.len());
+                        let attempt = Attempt {
+                            smt: &smt,
+                            sizes,
+                            size_conds: &size_conds,
+                            base: &base,
+                            pids: &pids,
+                            grid: &grid,
+                            tensors: &tensors,
+                            formulas: &formulas,
+                            input_shapes: &input_shapes,
+                            labels: &labels,
+                        };
+                        match attempt.prove(&paths, &mut terms) {
+                            Ok(()) => {
+                                // Integer obligations last: an attempt that fails never asks them.
+                                overflow::discharge(&smt, &base, sizes, &mut paths);
+                                let wraps = overflow::WrapClaim::of(&paths, inst);
+                                let replay_at = |at: &[(String, i64)]| {
+                                    replay(kernel, at, outputs).map(|r| r.reason)
+                                };
+                                if let Some(refuted) =
+                                    wraps.refute_past(kernel, inst, cand, replay_at)
+                                {
+                                    return Ok(refuted);
+                                }
+                                // A proof that read labels holds for their declared values.
+                                let mut constraints = constraints_of(cand, &wraps);
+                                constraints.extend(
+                                    labels.statements(
+                                        paths
+                                            .iter()
+                                            .flat_map(|p| &p.labels)
+                                            .map(|l| l.tensor.as_str()),
+                                    ),
+                                );
+                                // A recurrence is read over the reals, as the GPU reassociates it.
+                                constraints
+                                    .extend(scans::assumptions(outputs.iter().map(|o| &o.formula)));
+                                let scope = Scope::AllSizes {
+                                    constraints,
+                                    bounds: cand
+                                        .iter()
+                                        .map(|b| (b.size.clone(), b.value))
+                                        .collect(),
+                                    fixed: cand
+                                        .iter()
+                                        .filter(|b| b.exact)
+                                        .map(|b| (b.size.clone(), b.value))
+                                        .collect(),
+                                };
+                                let weaker: Vec<usize> = (0..ci)
+                                    .filter(|&cj| {
+                                        unsettled_lazy[cj]
+                                            && weaker_on_same_sizes(&candidates[cj], cand)
+                                    })
+                                    .collect();
+                                if !lazy_masks || held.is_some() || weaker.is_empty() {
+                                    return Ok(scope);
+                                }
+                                held = Some(scope);
+                                queue = weaker.into_iter().map(|cj| (cj, false)).collect();
+                                continue;
+                            }
+                            Err(f) => {
+                                if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+                                    eprintln!("  prove: {} {:?}", f.reason, f.witness);
+                                }
+                                f
+                            }
+                        }
+                    }
+                };
+                failed
             }
         };
         // A failed obligation with sizes settles the candidate: forking checks the

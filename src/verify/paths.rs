@@ -38,14 +38,19 @@ use std::rc::Rc;
 const MAX_BRANCHES: u32 = 1024;
 
 /// Runs the program once per path; `Err` when a construct is unsupported or the paths
-/// exceed `max_paths`.
+/// exceed `max_paths`. `forks_alike` is set when a lazy run fails on its first path
+/// without leaving any mask lane open: a forking run under the same constraints
+/// follows that path choice for choice and fails the same way (see
+/// `super::run`'s candidate loop, which then skips it).
 pub fn explore(
     module: &Module,
     setup: &Setup,
     smt: &Smt,
     terms: &mut Terms,
     tensor_names: Vec<std::sync::Arc<str>>,
+    forks_alike: &mut bool,
 ) -> R<Vec<Path>> {
+    *forks_alike = false;
     let Some(func) = module.entry() else {
         return unsupported("the module has no tt.func");
     };
@@ -100,6 +105,7 @@ pub fn explore(
             store_pinned: BTreeMap::new(),
             branches: 0,
             bits: super::bits::Bits::new(wrapping.clone()),
+            opened_guard: false,
         };
         let mut args = Vec::new();
         for a in &func.args {
@@ -142,6 +148,8 @@ pub fn explore(
                     witness: f.witness.clone(),
                 });
             }
+            *forks_alike =
+                setup.lazy_masks && paths.is_empty() && !run.opened_guard && e.witness.is_none();
             return Err(e);
         }
         trail = std::mem::take(&mut run.trail);

@@ -125,6 +125,9 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) branches: u32,
     /// The path's Philox bit vectors (`super::bits`).
     pub(super) bits: super::bits::Bits,
+    /// Whether a mask lane was left open as a guard (lazy masks), where a forking run
+    /// would have decided it, forking if both sides are feasible.
+    pub(super) opened_guard: bool,
 }
 
 impl Run<'_, '_, '_> {

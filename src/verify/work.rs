@@ -40,6 +40,10 @@ pub struct Limits {
     /// Last resort: wall-clock time after which the step stops with an UNKNOWN that
     /// names the machine dependence. `None`: no wall-clock limit.
     pub timeout: Option<Duration>,
+    /// Whether a forking attempt whose lazy twin failed with no mask lane open is
+    /// skipped, its failure repeated (see `super::run`); off only to check that the
+    /// skip changes no outcome.
+    pub skip_repeated_forks: bool,
 }
 
 /// The nearby replays' terms: the suite's kernels make at most 50k in all (attention
@@ -63,6 +67,7 @@ impl Default for Limits {
             nearby_work: 65_536,
             nearby_terms: NEARBY_TERMS,
             timeout: None,
+            skip_repeated_forks: true,
         }
     }
 }
@@ -80,6 +85,7 @@ impl Limits {
             nearby_work: (self.nearby_work as f64 * f).max(1.0) as u64,
             nearby_terms: (self.nearby_terms as f64 * f).max(1.0) as u64,
             timeout: self.timeout,
+            skip_repeated_forks: self.skip_repeated_forks,
         }
     }
 }

@@ -188,3 +188,40 @@ fn a_spent_timeout_gives_unknown_never_a_proof_or_a_refutation() {
     );
     assert_eq!(first, outcome("add", &one_step));
 }
+
+/// A forking attempt whose lazy twin failed on its first path with no mask lane left
+/// open is skipped and that failure repeated (src/verify/mod.rs, `forks_alike`): the
+/// outcome, reason included, is the one the forking attempts give when run. The
+/// kernels are ones where it applies (a load from a tensor the kernel writes, an
+/// integer compare of loaded labels, each met on the first path with every mask lane
+/// decided) and one where it does not (attention's lazy run leaves its key masks open).
+#[test]
+fn a_skipped_forking_attempt_gives_the_outcome_the_run_one_gives() {
+    use lift::verify::Limits;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in [
+        "corpus/liger_geglu_bwd",
+        "corpus/liger_tvd_labels",
+        "triton_ir/attention_norescale",
+    ] {
+        let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let outcome = |skip: bool| {
+            let mut terms = Terms::new();
+            let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
+            let limits = Limits {
+                skip_repeated_forks: skip,
+                ..Limits::default()
+            };
+            lifted.verify_all_sizes_with(&k, &inst, &limits);
+            let o = lifted.all_sizes.expect("the step ran");
+            (o.scope, o.paths)
+        };
+        let (skipped, run) = (outcome(true), outcome(false));
+        assert!(
+            matches!(skipped.0, Scope::Unknown { .. }),
+            "{dir}: {skipped:?}"
+        );
+        assert_eq!(skipped, run, "{dir}");
+    }
+}
