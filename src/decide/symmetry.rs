@@ -21,35 +21,68 @@ const MAX_TOTAL_NODES: usize = 2_000_000;
 
 /// For each pair, the index of the first pair of its class (itself when it is first).
 pub(super) fn classes(terms: &Terms, pairs: &[(TermId, TermId)]) -> Vec<usize> {
+    let (mut number, base) = SCRATCH.with(|s| s.take().claim(terms.len(), pairs.len()));
     let mut first: FxHashMap<Vec<u64>, usize> = FxHashMap::default();
     let mut walk = Walk {
-        number: vec![(0, 0); terms.len()],
+        number: &mut number,
         names: FxHashMap::default(),
         budget: MAX_TOTAL_NODES,
     };
-    pairs
+    let class = pairs
         .iter()
         .enumerate()
         .map(|(i, &(a, b))| {
-            // Stamp 0 is "never numbered"; pair i numbers with stamp i + 1.
-            let Some(shape) = walk.shape(terms, a, b, i as u32 + 1) else {
+            // Pair i numbers with stamp base + i + 1, which no earlier call used.
+            let Some(shape) = walk.shape(terms, a, b, base + i as u32 + 1) else {
                 return i;
             };
             *first.entry(shape).or_insert(i)
         })
-        .collect()
+        .collect();
+    let next = base + pairs.len() as u32;
+    SCRATCH.with(|s| s.set(Scratch { number, next }));
+    class
+}
+
+/// The per-term numbers of this thread's calls of [`classes`], kept between calls: a
+/// fresh table of every term per call (most terms never walked) cost more than the
+/// walks themselves once the store holds millions of terms. Each call numbers with
+/// stamps above every earlier call's, so an entry left by one never reads as numbered.
+#[derive(Default)]
+struct Scratch {
+    number: Vec<(u32, u32)>,
+    /// The highest stamp used so far (0: never numbered).
+    next: u32,
+}
+
+impl Scratch {
+    /// The table, covering `len` terms, and the stamp base for `pairs` pairs.
+    fn claim(mut self, len: usize, pairs: usize) -> (Vec<(u32, u32)>, u32) {
+        if u32::try_from(pairs).map_or(true, |p| self.next.checked_add(p).is_none()) {
+            self.number.iter_mut().for_each(|e| *e = (0, 0));
+            self.next = 0;
+        }
+        if self.number.len() < len {
+            self.number.resize(len, (0, 0));
+        }
+        (self.number, self.next)
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
 }
 
 /// What one call of [`classes`] keeps across pairs.
-struct Walk {
+struct Walk<'s> {
     /// Per term: the stamp of the pair that numbered it, and its number there.
-    number: Vec<(u32, u32)>,
+    number: &'s mut Vec<(u32, u32)>,
     /// Tensor names and opaque opcodes, as small numbers.
     names: FxHashMap<std::sync::Arc<str>, u64>,
     budget: usize,
 }
 
-impl Walk {
+impl Walk<'_> {
     /// A pair's DAG as tokens: nodes numbered in the order a depth-first walk from `a`,
     /// then `b`, first finishes them, each node's operator and its children by number,
     /// input elements by the order in which the walk first meets them, and every other

@@ -336,7 +336,13 @@ impl Run<'_, '_, '_> {
         let mut outer: Option<Vec<Poly>> = None;
         let mut index = Vec::with_capacity(items.len());
         for (part, e, _) in &items {
-            let bound = bind_holes(self.domain.terms, &self.atoms, &shape_atoms, *e);
+            let bound = bind_holes(
+                &mut self.first_atoms,
+                self.domain.terms,
+                &self.atoms,
+                &shape_atoms,
+                *e,
+            );
             let Some(i) = bound.get("#i").cloned() else {
                 return unsupported("a running argmax summand that reads no element of its row");
             };

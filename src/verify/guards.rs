@@ -30,10 +30,15 @@ use super::sym::Cond;
 use crate::exec::domain::Binary;
 use crate::term::{CmpOp, TermId};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Most guards one summand or stored value may depend on (its pieces are enumerated).
 const MAX_GUARDS: usize = 6;
+
+/// Most rebuilt nodes [`Run::substitute`] keeps over all assignments before starting
+/// afresh (a bound on memory, not on what is proved).
+const MAX_SUBST_MEMO: usize = 1 << 20;
 
 impl Run<'_, '_, '_> {
     /// The boolean atom standing for `c` (one per condition).
@@ -186,41 +191,84 @@ impl Run<'_, '_, '_> {
         true
     }
 
-    /// The guard atoms `t` mentions.
-    pub(super) fn guards_in(&self, t: TermId) -> Vec<TermId> {
-        let mut out = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![t];
-        while let Some(x) = stack.pop() {
-            if !seen.insert(x) {
+    /// The guard atoms `t` mentions, sorted. Memoised for the run, node by node, as
+    /// [`Self::mentions`] is: a store's summands share their row's max and sum, whose
+    /// guards were otherwise collected again for every summand and every split.
+    pub(super) fn guards_in(&mut self, t: TermId) -> Rc<[TermId]> {
+        let mut stack = vec![(t, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if self.guards_memo.contains_key(&x) {
                 continue;
             }
             if self.guards.contains_key(&x) {
-                out.push(x);
+                self.guards_memo.insert(x, Rc::from([x]));
                 continue;
             }
-            self.domain.terms.for_each_child(x, |k| stack.push(k));
+            let kids = self.domain.terms.children(x);
+            if expanded {
+                let sets: Vec<&Rc<[TermId]>> = kids
+                    .iter()
+                    .map(|k| &self.guards_memo[k])
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                // A node over one child's guards shares that child's set.
+                let r = match sets.split_first() {
+                    None => self.no_guards.clone(),
+                    Some((first, rest)) if rest.iter().all(|s| s == first) => Rc::clone(first),
+                    Some(_) => {
+                        let mut all: Vec<TermId> =
+                            sets.iter().flat_map(|s| s.iter().copied()).collect();
+                        all.sort_unstable();
+                        all.dedup();
+                        Rc::from(all)
+                    }
+                };
+                self.guards_memo.insert(x, r);
+            } else {
+                stack.push((x, true));
+                for k in kids {
+                    if !self.guards_memo.contains_key(&k) {
+                        stack.push((k, false));
+                    }
+                }
+            }
         }
-        out.sort_unstable();
-        out
+        Rc::clone(&self.guards_memo[&t])
     }
 
-    /// `t` with each guard of `assign` replaced by its truth value.
+    /// `t` with each guard of `assign` replaced by its truth value. Sub-terms that
+    /// mention none of them are kept as they are, unwalked; the rebuilt ones are kept
+    /// per assignment for the run (a row's stored elements settle the same guards in
+    /// the same shared sub-terms, the row's scores, max and sum), as the result is a
+    /// function of the term and the assignment alone.
     fn substitute(&mut self, t: TermId, assign: &HashMap<TermId, bool>) -> TermId {
         fn go(
             terms: &mut crate::term::Terms,
+            guards: &rustc_hash::FxHashMap<TermId, Rc<[TermId]>>,
             t: TermId,
-            assign: &HashMap<TermId, bool>,
+            assign: &[(TermId, bool)],
             memo: &mut rustc_hash::FxHashMap<TermId, TermId>,
         ) -> TermId {
-            if let Some(&b) = assign.get(&t) {
+            let value = |g: &TermId| {
+                assign
+                    .binary_search_by_key(g, |&(a, _)| a)
+                    .ok()
+                    .map(|k| assign[k].1)
+            };
+            if let Some(b) = value(&t) {
                 return if b { terms.one() } else { terms.zero() };
+            }
+            if !guards[&t].iter().any(|g| value(g).is_some()) {
+                return t;
             }
             if let Some(&r) = memo.get(&t) {
                 return r;
             }
             let kids = terms.children(t);
-            let new: Vec<TermId> = kids.iter().map(|&k| go(terms, k, assign, memo)).collect();
+            let new: Vec<TermId> = kids
+                .iter()
+                .map(|&k| go(terms, guards, k, assign, memo))
+                .collect();
             let r = if new == kids {
                 t
             } else {
@@ -229,7 +277,19 @@ impl Run<'_, '_, '_> {
             memo.insert(t, r);
             r
         }
-        go(self.domain.terms, t, assign, &mut Default::default())
+        // Every node under `t` gets its guards memoised here.
+        self.guards_in(t);
+        let mut key: Vec<(TermId, bool)> = assign.iter().map(|(&g, &b)| (g, b)).collect();
+        key.sort_unstable();
+        if self.subst_memo_nodes > MAX_SUBST_MEMO {
+            self.subst_memo.clear();
+            self.subst_memo_nodes = 0;
+        }
+        let memo = self.subst_memo.entry(key.clone()).or_default();
+        let before = memo.len();
+        let r = go(self.domain.terms, &self.guards_memo, t, &key, memo);
+        self.subst_memo_nodes += memo.len() - before;
+        r
     }
 
     /// `t` with every guard the solver decides replaced by its value.
@@ -246,7 +306,7 @@ impl Run<'_, '_, '_> {
     ) -> (TermId, Vec<TermId>) {
         let mut assign = HashMap::new();
         let mut open = Vec::new();
-        for g in self.guards_in(t) {
+        for &g in self.guards_in(t).iter() {
             let c = self.guards[&g].clone();
             match ask(&c).then(|| self.known(&c)).flatten() {
                 Some(b) => {
@@ -318,12 +378,12 @@ impl Run<'_, '_, '_> {
     /// element-wise combination under one mask (a dot product along an unmasked axis
     /// of a masked row), never a reduction over the lanes of a block, whose lanes each
     /// have their own mask condition. Such a group is left as it is.
-    pub(super) fn one_mask(&self, group: &[TermId]) -> bool {
-        let mut sets = group.iter().map(|&k| self.guards_in(k));
-        let Some(first) = sets.next() else {
+    pub(super) fn one_mask(&mut self, group: &[TermId]) -> bool {
+        let Some((&first, rest)) = group.split_first() else {
             return false;
         };
-        group.len() > 1 && sets.all(|s| s == first)
+        let first = self.guards_in(first);
+        !rest.is_empty() && rest.iter().all(|&k| self.guards_in(k) == first)
     }
 
     /// A stored value with its guards settled by the path (and the store's guard, which
@@ -383,7 +443,7 @@ impl Run<'_, '_, '_> {
                     syms.iter().all(|v| mask_syms.contains(v))
                 })
             }
-            _ => (s, self.guards_in(s)),
+            _ => (s, self.guards_in(s).to_vec()),
         };
         if open.is_empty() {
             return Ok(vec![(Vec::new(), s)]);

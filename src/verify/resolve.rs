@@ -369,7 +369,13 @@ impl Run<'_, '_, '_> {
         let mut outer: Option<Vec<Poly>> = None;
         let mut index: Vec<Option<Poly>> = Vec::with_capacity(items.len());
         for (part, s) in items {
-            let bound = bind_holes(self.domain.terms, &self.atoms, &shape_atoms, *s);
+            let bound = bind_holes(
+                &mut self.first_atoms,
+                self.domain.terms,
+                &self.atoms,
+                &shape_atoms,
+                *s,
+            );
             let bind = || -> Option<(Poly, Vec<Poly>)> {
                 let i = bound.get("#i").cloned()?;
                 let mut o = Vec::with_capacity(rank);

@@ -102,6 +102,15 @@ pub(super) struct Run<'a, 'ctx, 't> {
     pub(super) lane_known: Option<HashMap<Cond, Option<bool>>>,
     /// Whether a term mentions a guard, and a partial (see `Run::guarded_lane`).
     pub(super) mentions_memo: rustc_hash::FxHashMap<TermId, (bool, bool)>,
+    /// The guard atoms each term mentions (see `Run::guards_in`), and the empty set.
+    pub(super) guards_memo: rustc_hash::FxHashMap<TermId, std::rc::Rc<[TermId]>>,
+    pub(super) no_guards: std::rc::Rc<[TermId]>,
+    /// Guard substitutions made so far, by assignment (see `Run::substitute`), and
+    /// how many nodes they hold.
+    pub(super) subst_memo: HashMap<Vec<(TermId, bool)>, rustc_hash::FxHashMap<TermId, TermId>>,
+    pub(super) subst_memo_nodes: usize,
+    /// Each term's first input atoms (see `summary::bind_holes`).
+    pub(super) first_atoms: super::summary::FirstAtoms,
     /// Sizes where a loop or block adds a summand the formula lacks (see
     /// `Run::match_template`), kept for the failure it leads to; not recorded while
     /// `record_suspects` is off (a guessed grouping).

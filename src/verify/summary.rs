@@ -164,20 +164,22 @@ pub(super) fn contains_any(
 }
 
 /// A template's index holes (`#i`, `#o0`, …) bound from `t`: for each input atom of the
-/// template (`shape_atoms`, indices written with holes), the atom of the same tensor and
-/// rank in `t` binds every hole that stands alone in an index position (the first
-/// binding wins).
+/// template (`shape_atoms`, indices written with holes), the first atom of the same
+/// tensor and rank in `t` (in the order of [`input_atoms_of`]) binds every hole that
+/// stands alone in an index position (the first binding wins).
 pub(super) fn bind_holes(
+    first: &mut FirstAtoms,
     terms: &Terms,
     atoms: &super::at_index::AtomIndex,
     shape_atoms: &[(String, Vec<Poly>)],
     t: TermId,
 ) -> std::collections::HashMap<String, Poly> {
-    let mine = input_atoms_of(terms, atoms, t);
+    let mine = first.of(terms, atoms, t);
     let mut bound = std::collections::HashMap::new();
     for (tensor, fidx) in shape_atoms {
         let Some((_, kidx)) = mine
             .iter()
+            .map(|a| &atoms[a])
             .find(|(t, k)| t == tensor && k.len() == fidx.len())
         else {
             continue;
@@ -193,6 +195,70 @@ pub(super) fn bind_holes(
         }
     }
     bound
+}
+
+/// Per term, the first input atom of each tensor and rank in the order of
+/// [`input_atoms_of`] (all that [`bind_holes`] reads of them), memoised node by node:
+/// the first in a pre-order walk is the node itself, else the first of its children in
+/// order that has one. A stored element's summands share their row's max and sum, so
+/// the walk over them was otherwise made again per summand. The memo is dropped when
+/// `atoms` gains an atom.
+#[derive(Default)]
+pub(super) struct FirstAtoms {
+    atoms_len: usize,
+    memo: rustc_hash::FxHashMap<TermId, Rc<[TermId]>>,
+}
+
+impl FirstAtoms {
+    pub(super) fn of(
+        &mut self,
+        terms: &Terms,
+        atoms: &super::at_index::AtomIndex,
+        t: TermId,
+    ) -> Rc<[TermId]> {
+        if self.atoms_len != atoms.len() {
+            self.memo.clear();
+            self.atoms_len = atoms.len();
+        }
+        let key = |a: &TermId| {
+            let (tensor, idx) = &atoms[a];
+            (tensor.as_str(), idx.len())
+        };
+        let mut stack = vec![(t, false)];
+        while let Some((x, expanded)) = stack.pop() {
+            if self.memo.contains_key(&x) {
+                continue;
+            }
+            let kids = terms.children(x);
+            if !expanded {
+                stack.push((x, true));
+                stack.extend(
+                    kids.iter()
+                        .filter(|k| !self.memo.contains_key(k))
+                        .map(|&k| (k, false)),
+                );
+                continue;
+            }
+            let mut list: Vec<TermId> = Vec::new();
+            let own = atoms.contains_key(&x).then_some(x);
+            let from_kids = kids.iter().flat_map(|k| self.memo[k].iter().copied());
+            for a in own.into_iter().chain(from_kids) {
+                if !list.iter().any(|b| key(b) == key(&a)) {
+                    list.push(a);
+                }
+            }
+            // Shared with the first child that has the same list (most nodes).
+            let same = kids
+                .iter()
+                .map(|k| &self.memo[k])
+                .find(|l| !l.is_empty())
+                .filter(|l| l[..] == list[..])
+                .cloned();
+            let r = same.unwrap_or_else(|| Rc::from(list));
+            self.memo.insert(x, r);
+        }
+        Rc::clone(&self.memo[&t])
+    }
 }
 
 /// The input atoms in `t` (in a fixed order), with their tensors and indices.
