@@ -110,7 +110,12 @@ impl Domain for AddressOnly {
         self.lift(&[a], |c, x| c.powi(x[0], n))
     }
     fn binary(&mut self, op: Binary, a: Shadow, b: Shadow) -> Shadow {
-        self.lift(&[a, b], |c, x| c.binary(op, x[0], x[1]))
+        // `lift` for two operands, without gathering them (every product and sum of a
+        // matmul passes here).
+        match (Self::num(a), Self::num(b)) {
+            (Some(x), Some(y)) => Shadow::Computed(self.numbers.binary(op, x, y)),
+            _ => Shadow::Data,
+        }
     }
     fn cmp(&mut self, op: CmpOp, a: Shadow, b: Shadow) -> Truth<Shadow> {
         // A float comparison decides a branch, a select or a predicate: steered.

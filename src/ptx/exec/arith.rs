@@ -67,6 +67,10 @@ fn prmt(a: u64, b: u64, c: u64, ins: &Instr) -> Result<u64, Fail> {
     Ok(d)
 }
 
+/// Source operands read into a buffer on the stack, up to this many (no arithmetic
+/// instruction has more); a list is allocated only beyond.
+const STACK_ARGS: usize = 4;
+
 impl<'a, D: Domain> Sim<'a, D> {
     // ----- arithmetic -----
 
@@ -555,13 +559,47 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
 
     pub(super) fn arith(&mut self, t: usize, ins: &Instr, ty: &str) -> Result<Val<D::V>, Fail> {
-        const KNOWN: &[&str] = &[
-            "add", "sub", "mul", "mad", "fma", "div", "rem", "min", "max", "neg", "abs", "and",
-            "or", "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc", "clz", "brev", "ex2",
-            "lg2", "sqrt", "rsqrt", "tanh", "sin", "cos", "rcp", "addc", "madc", "subc", "shf",
-            "prmt",
-        ];
-        if !KNOWN.contains(&ins.op.as_str()) {
+        // A `match` of literals compares the opcode without a call per candidate.
+        let known = matches!(
+            ins.op.as_str(),
+            "fma"
+                | "add"
+                | "mul"
+                | "sub"
+                | "mad"
+                | "div"
+                | "rem"
+                | "min"
+                | "max"
+                | "neg"
+                | "abs"
+                | "and"
+                | "or"
+                | "xor"
+                | "not"
+                | "cnot"
+                | "shl"
+                | "shr"
+                | "bfe"
+                | "bfi"
+                | "popc"
+                | "clz"
+                | "brev"
+                | "ex2"
+                | "lg2"
+                | "sqrt"
+                | "rsqrt"
+                | "tanh"
+                | "sin"
+                | "cos"
+                | "rcp"
+                | "addc"
+                | "madc"
+                | "subc"
+                | "shf"
+                | "prmt"
+        );
+        if !known {
             return unsupported(format!("unsupported: {}", ins.mnemonic()));
         }
         if ins.op == "prmt" {
@@ -573,7 +611,6 @@ impl<'a, D: Domain> Sim<'a, D> {
             return self.accumulate(t, ins, ty);
         }
         let ops = &ins.operands;
-        let mut args = Vec::with_capacity(ops.len().saturating_sub(1));
         // mad.wide's addend has the doubled width.
         let wide_ty = match ty {
             "s32" => "s64",
@@ -583,10 +620,21 @@ impl<'a, D: Domain> Sim<'a, D> {
             t => t,
         };
         let wide_mad = ins.op == "mad" && ins.has("wide");
-        for (k, o) in ops.iter().skip(1).enumerate() {
+        let n = ops.len().saturating_sub(1);
+        // (`Pred(false)` only fills the buffer: `args` holds the first `n`.)
+        let mut stack = [Val::Pred(false); STACK_ARGS];
+        let mut heap = Vec::new();
+        let args: &mut [Val<D::V>] = if n <= STACK_ARGS {
+            &mut stack[..n]
+        } else {
+            heap.resize(n, Val::Pred(false));
+            &mut heap
+        };
+        for (k, a) in args.iter_mut().enumerate() {
             let oty = if wide_mad && k == 2 { wide_ty } else { ty };
-            args.push(self.read(t, o, oty)?);
+            *a = self.read(t, &ops[k + 1], oty)?;
         }
+        let args: &[Val<D::V>] = args;
         let arg = |i: usize| -> Result<Val<D::V>, Fail> {
             args.get(i).copied().ok_or_else(|| {
                 (
@@ -604,7 +652,7 @@ impl<'a, D: Domain> Sim<'a, D> {
             };
         }
         if is_float_ty(ty) {
-            return self.float_op(ins, ty, &args);
+            return self.float_op(ins, ty, args);
         }
         // Float-carrying bit registers: abs and neg by masks on symbolic floats.
         if let (Some(Val::Float(x)), Some(Val::Bits(m))) = (args.first(), args.get(1)) {
@@ -640,14 +688,14 @@ impl<'a, D: Domain> Sim<'a, D> {
             None
         };
         if !uses_carry && !ins.has("cc") && args.iter().any(|a| matches!(a, Val::Sym(_))) {
-            if let Some(v) = self.int_exact(op, ty, ins.has("wide"), ins.has("hi"), &args) {
+            if let Some(v) = self.int_exact(op, ty, ins.has("wide"), ins.has("hi"), args) {
                 return Ok(v);
             }
         }
         if args.iter().any(|a| self.is_symbolic(*a))
             || carry_in.is_some_and(|c| self.is_symbolic(c))
         {
-            let mut all = args.clone();
+            let mut all = args.to_vec();
             all.extend(carry_in);
             let mn = ins.mnemonic();
             if ins.has("cc") {
@@ -658,10 +706,18 @@ impl<'a, D: Domain> Sim<'a, D> {
         }
         let w = width(ty);
         let signed = ty.starts_with('s');
-        let mut xs = Vec::with_capacity(args.len());
-        for a in &args {
-            xs.push(self.int(*a, ty)?);
+        let mut xs = [0u64; STACK_ARGS];
+        let mut xs_heap = Vec::new();
+        let xs: &mut [u64] = if n <= STACK_ARGS {
+            &mut xs[..n]
+        } else {
+            xs_heap.resize(n, 0);
+            &mut xs_heap
+        };
+        for (x, a) in xs.iter_mut().zip(args) {
+            *x = self.int(*a, ty)?;
         }
+        let xs: &[u64] = xs;
         let x = |i: usize| -> Result<u64, Fail> {
             xs.get(i).copied().ok_or_else(|| {
                 (
@@ -841,12 +897,21 @@ impl<'a, D: Domain> Sim<'a, D> {
         ty: &str,
         args: &[Val<D::V>],
     ) -> Result<Val<D::V>, Fail> {
-        let mut fs = Vec::with_capacity(args.len());
-        for a in args {
-            fs.push(self.float(*a, ty)?);
+        // (`None` only fills the buffer: `fs` holds one float per operand.)
+        let mut stack = [None; STACK_ARGS];
+        let mut heap = Vec::new();
+        let fs: &mut [Option<D::V>] = if args.len() <= STACK_ARGS {
+            &mut stack[..args.len()]
+        } else {
+            heap.resize(args.len(), None);
+            &mut heap
+        };
+        for (f, a) in fs.iter_mut().zip(args) {
+            *f = Some(self.float(*a, ty)?);
         }
+        let fs: &[Option<D::V>] = fs;
         let f = |i: usize| -> Result<D::V, Fail> {
-            fs.get(i).copied().ok_or_else(|| {
+            fs.get(i).copied().flatten().ok_or_else(|| {
                 (
                     ErrorKind::Malformed,
                     format!("expected {} source operands", i + 1),
@@ -856,14 +921,14 @@ impl<'a, D: Domain> Sim<'a, D> {
         let d = &mut *self.domain;
         let op = ins.op.as_str();
         let mut r = match op {
-            "add" => d.binary(Binary::Add, f(0)?, f(1)?),
-            "sub" => d.binary(Binary::Sub, f(0)?, f(1)?),
-            "mul" => d.binary(Binary::Mul, f(0)?, f(1)?),
-            "div" => d.binary(Binary::Div, f(0)?, f(1)?),
             "fma" | "mad" => {
                 let p = d.binary(Binary::Mul, f(0)?, f(1)?);
                 d.binary(Binary::Add, p, f(2)?)
             }
+            "add" => d.binary(Binary::Add, f(0)?, f(1)?),
+            "sub" => d.binary(Binary::Sub, f(0)?, f(1)?),
+            "mul" => d.binary(Binary::Mul, f(0)?, f(1)?),
+            "div" => d.binary(Binary::Div, f(0)?, f(1)?),
             // `min`/`max` return the operand that is not NaN; `.NaN` propagates it.
             "min" if ins.has("NaN") => d.binary(Binary::Min, f(0)?, f(1)?),
             "max" if ins.has("NaN") => d.binary(Binary::Max, f(0)?, f(1)?),
@@ -886,20 +951,25 @@ impl<'a, D: Domain> Sim<'a, D> {
             "copysign" => return unsupported("copysign"),
             _ => return unsupported(format!("unsupported: {}", ins.mnemonic())),
         };
+        // The first directed rounding mode, and saturation: one pass over the modifiers.
+        let (mut mode, mut sat) = (None, false);
+        for m in &ins.mods {
+            match m.as_str() {
+                "rm" | "rp" | "rz" if mode.is_none() => mode = Some(m.as_str()),
+                "sat" => sat = true,
+                _ => {}
+            }
+        }
         // Directed rounding (the 1.5 * 2^23 shifter idiom of expf) matters to the bit
         // tricks that follow; it is applied where the value is a number.
         if ty == "f32" {
-            if let Some(mode) = ins
-                .mods
-                .iter()
-                .find(|m| matches!(m.as_str(), "rm" | "rp" | "rz"))
-            {
+            if let Some(mode) = mode {
                 if let Some(x) = self.domain.as_number(r) {
                     r = self.domain.constant(round_f32(x, mode));
                 }
             }
         }
-        if ins.has("sat") {
+        if sat {
             r = self.saturate(r);
         }
         // `--precision ieee`: arithmetic in f16/bf16 (`add.f16`, `fma.rn.bf16`) rounds to

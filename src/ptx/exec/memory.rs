@@ -352,16 +352,24 @@ impl<'a, D: Domain> Sim<'a, D> {
                 "ld needs a destination and an address",
             );
         };
-        let dsts: Vec<&Operand> = match dst {
-            Operand::Vector(xs) => xs.iter().collect(),
-            d => vec![d],
+        // One destination on the stack (no list per scalar load).
+        let (one, many): ([&Operand; 1], Vec<&Operand>);
+        let dsts: &[&Operand] = match dst {
+            Operand::Vector(xs) => {
+                many = xs.iter().collect();
+                &many
+            }
+            d => {
+                one = [d];
+                &one
+            }
         };
         if dsts.len() != Self::vec_len(ins) && !(dsts.len() == 1 && Self::vec_len(ins) == 1) {
             return fail(ErrorKind::Malformed, "vector width and destinations differ");
         }
         let base = match self.address(t, src)? {
             Addr::Param(pi, off) if self.entry.params[pi].array.is_some() => {
-                return self.load_fields(t, pi, off, ty, size as usize, &dsts);
+                return self.load_fields(t, pi, off, ty, size as usize, dsts);
             }
             Addr::Param(pi, _) => {
                 let v = param_extend(self.params[pi], ty, size as usize);
@@ -384,11 +392,11 @@ impl<'a, D: Domain> Sim<'a, D> {
                                 && hi <= (v.addr + v.bytes) as i128
                         })
                     });
-                    return match self.gather_load(t, s, off, size, space, dsts.clone()) {
+                    return match self.gather_load(t, s, off, size, space, dsts.to_vec()) {
                         Err((ErrorKind::Unsupported, m))
                             if read_only && tables && m.starts_with(GATHER_UNSUPPORTED) =>
                         {
-                            self.table_load(t, s, off, size, &ins.mnemonic(), dsts)
+                            self.table_load(t, s, off, size, &ins.mnemonic(), dsts.to_vec())
                         }
                         r => r,
                     };
@@ -406,7 +414,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                     args.push(self.sym_arg(v, "b32")?);
                 }
                 let mn = ins.mnemonic();
-                for (k, d) in dsts.into_iter().enumerate() {
+                for (k, &d) in dsts.iter().enumerate() {
                     args[1] = self.domain.bits((off + k as i64 * size as i64) as u64);
                     let v = Val::Sym(self.opaque(&mn, &args)?);
                     self.write(t, d, v)?;
@@ -414,7 +422,7 @@ impl<'a, D: Domain> Sim<'a, D> {
                 return Ok(());
             }
         };
-        for (k, d) in dsts.into_iter().enumerate() {
+        for (k, &d) in dsts.iter().enumerate() {
             let addr = base.wrapping_add(k as u64 * size);
             let v = self.load_one(t, pc, addr, size, space, ty)?;
             self.write(t, d, v)?;

@@ -58,6 +58,7 @@ mod slope;
 mod spin;
 mod sums;
 mod sync;
+mod tagset;
 mod tcgen05;
 mod tensormap;
 mod typed;
@@ -679,7 +680,7 @@ impl<'a, D: Domain> Sim<'a, D> {
         let n = self.threads.len();
         loop {
             for t in 0..n {
-                while self.threads[t].state == State::Ready {
+                while matches!(self.threads[t].state, State::Ready) {
                     self.step(t)?;
                 }
             }

@@ -117,9 +117,17 @@ impl<'a, D: Domain> Sim<'a, D> {
         self.float(v, ty)
     }
 
-    /// A pending sum as one real; any other value unchanged.
+    /// A pending sum as one real; any other value unchanged (inlined: every operand
+    /// read passes here, and only pending sums have work to do).
+    #[inline]
     pub(super) fn settle(&mut self, v: Val<D::V>) -> Val<D::V> {
-        let Val::Sum(h) = v else { return v };
+        match v {
+            Val::Sum(h) => self.settle_chain(h),
+            v => v,
+        }
+    }
+
+    fn settle_chain(&mut self, h: u32) -> Val<D::V> {
         let mut xs = Vec::new();
         let mut at = Some(h);
         while let Some(k) = at {

@@ -16,6 +16,7 @@
 //! data-dependent-path write keeps the old tags too; a value with too many tags uses
 //! them all at once), so a read that may reach a store is never exempted.
 
+use super::tagset::{append, union_into, union_len, TagSet};
 use super::*;
 
 /// Register instructions whose only effect is their destination registers.
@@ -73,18 +74,49 @@ pub(super) const PURE: &[&str] = &[
 const MAX_TAGS: usize = 64;
 
 /// What `exec` needs to know of one instruction, worked out once per program counter
-/// (the instruction runs once per thread and loop trip).
+/// (the instruction runs once per thread and loop trip). Its register lists lie in
+/// `Uses::slots`, so that a shape is a few words, copied out per instruction.
+#[derive(Clone, Copy)]
 struct Shape {
     pure: bool,
     is_load: bool,
-    /// Register slots read (for a pure instruction or a load, the sources only).
-    srcs: Vec<u32>,
     /// Register slots written (pure instructions and loads).
-    dsts: Vec<u32>,
+    dsts: Slots,
+    /// A pure instruction's one destination that is also a source (the accumulator of
+    /// `fma d, a, b, d`): its tags grow in place, by the others' tags, rather than being
+    /// gathered with them and copied back.
+    acc: Option<u32>,
+    /// Register slots read other than `acc` (for a pure instruction or a load, the
+    /// sources only).
+    others: Slots,
+}
+
+/// A range of `Uses::slots`.
+#[derive(Clone, Copy)]
+struct Slots {
+    start: u32,
+    end: u32,
+}
+
+impl Slots {
+    /// `xs` appended to `pool`: where they lie.
+    fn push(pool: &mut Vec<u32>, xs: &[u32]) -> Slots {
+        let start = pool.len() as u32;
+        pool.extend_from_slice(xs);
+        Slots {
+            start,
+            end: pool.len() as u32,
+        }
+    }
+
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
 }
 
 impl Shape {
-    fn of(ins: &Instr) -> Shape {
+    /// The shape of `ins`, its register lists appended to `pool`.
+    fn of(ins: &Instr, pool: &mut Vec<u32>) -> Shape {
         let op = ins.op.as_str();
         let carry = ins.has("cc") || matches!(op, "addc" | "madc");
         let pure = PURE.contains(&op) && !carry;
@@ -100,11 +132,19 @@ impl Shape {
                 regs_of(d, &mut dsts);
             }
         }
+        let acc = match dsts.as_slice() {
+            [d] if pure && srcs.contains(d) => Some(*d),
+            _ => None,
+        };
+        let others: Vec<u32> = srcs.into_iter().filter(|s| Some(*s) != acc).collect();
+        let dsts = Slots::push(pool, &dsts);
+        let others = Slots::push(pool, &others);
         Shape {
             pure,
             is_load,
-            srcs,
             dsts,
+            acc,
+            others,
         }
     }
 }
@@ -118,7 +158,7 @@ pub(super) struct Deferred {
 }
 
 /// Per thread, per register slot: the tags of the loads a value came from.
-pub(super) type Tags = Vec<Vec<Vec<u32>>>;
+pub(super) type Tags = Vec<Vec<TagSet>>;
 
 /// The loads' tags and the races waiting for a use.
 #[derive(Default)]
@@ -136,6 +176,8 @@ pub(super) struct Uses {
     pub(super) deferred: HashMap<u32, Deferred>,
     /// Per program counter, the instruction's shape (filled on first execution).
     shapes: Vec<Option<Shape>>,
+    /// The shapes' register lists.
+    slots: Vec<u32>,
     /// A list reused for the operands' tags of each instruction (no allocation per
     /// instruction).
     scratch: Vec<u32>,
@@ -153,9 +195,9 @@ impl Uses {
         // their allocations, rather than made anew for every CTA.
         let same_shape = self.regs.len() == threads && self.regs.iter().all(|r| r.len() == slots);
         if same_shape {
-            self.regs.iter_mut().flatten().for_each(Vec::clear);
+            self.regs.iter_mut().flatten().for_each(TagSet::clear);
         } else {
-            self.regs = vec![vec![Vec::new(); slots]; threads];
+            self.regs = vec![vec![TagSet::default(); slots]; threads];
         }
         self.deferred.clear();
     }
@@ -173,59 +215,6 @@ impl Uses {
         }
         !std::mem::replace(&mut self.used[g], true)
     }
-}
-
-/// Adds the sorted, distinct `ts` to the sorted, distinct `acc`, keeping it so. Tags
-/// are numbered in load order, so one list usually lies wholly after the other (an
-/// accumulator's old tags, an operand's new one) or one is a tag or two: appended,
-/// prepended or inserted in place; only long interleaved lists are merged into a new
-/// list.
-fn union_into(acc: &mut Vec<u32>, ts: &[u32]) {
-    let (Some(&first), Some(&last)) = (ts.first(), ts.last()) else {
-        return;
-    };
-    match (acc.first(), acc.last()) {
-        (None, _) | (_, None) => acc.extend_from_slice(ts),
-        (_, Some(&l)) if l < first => acc.extend_from_slice(ts),
-        (Some(&f), _) if last < f => {
-            acc.extend_from_slice(ts);
-            acc.rotate_right(ts.len());
-        }
-        _ if ts.len() <= 4 => {
-            for &g in ts {
-                if let Err(at) = acc.binary_search(&g) {
-                    acc.insert(at, g);
-                }
-            }
-        }
-        _ => *acc = merge_sorted(acc, ts),
-    }
-}
-
-/// The sorted union of two sorted, distinct lists.
-fn merge_sorted(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                out.push(a[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(b[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push(a[i]);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 fn regs_of(op: &Operand, out: &mut Vec<u32>) {
@@ -255,12 +244,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         if self.uses.shapes.len() <= pc {
             self.uses.shapes.resize_with(pc + 1, || None);
         }
-        let shape = self.uses.shapes[pc]
-            .take()
-            .unwrap_or_else(|| Shape::of(ins));
-        let res = self.exec_shaped(t, pc, ins, &shape);
-        self.uses.shapes[pc] = Some(shape);
-        res
+        let shape = match self.uses.shapes[pc] {
+            Some(s) => s,
+            None => {
+                let s = Shape::of(ins, &mut self.uses.slots);
+                self.uses.shapes[pc] = Some(s);
+                s
+            }
+        };
+        self.exec_shaped(t, pc, ins, shape)
     }
 
     fn exec_shaped(
@@ -268,29 +260,39 @@ impl<'a, D: Domain> Sim<'a, D> {
         t: usize,
         pc: usize,
         ins: &'a Instr,
-        shape: &Shape,
+        shape: Shape,
     ) -> Result<Flow, Fail> {
         let (pure, is_load) = (shape.pure, shape.is_load);
-        // The operands' tags, gathered in a list kept between instructions.
+        // The operands' tags (an accumulator's aside), gathered in a list kept between
+        // instructions.
         let mut tags = std::mem::take(&mut self.uses.scratch);
         tags.clear();
-        self.tags_into(t, &shape.srcs, &mut tags);
+        self.tags_into(t, &self.uses.slots[shape.others.range()], &mut tags);
         let mut guard_tags = Vec::new();
         self.tags_into(
             t,
             ins.guard.as_slice().iter().map(|g| &g.1),
             &mut guard_tags,
         );
+        // Whether a pure instruction's tags were too many and are used up.
+        let mut spent = false;
         if pure {
             union_into(&mut tags, &guard_tags);
-            if tags.len() > MAX_TAGS {
+            let acc = shape.acc.and_then(|d| self.reg_tags(t, d));
+            if union_len(acc.map_or(&[], TagSet::as_slice), &tags) > MAX_TAGS {
+                if let Some(a) = acc {
+                    union_into(&mut tags, a.as_slice());
+                }
                 self.use_tags(&tags, ins)?;
                 tags.clear();
+                spent = true;
             }
         } else {
             // Whether it runs depends on the guard; what it does, on its operands
             // (used by `body_runs` once the guard lets it run).
-            self.use_tags(&guard_tags, ins)?;
+            if !guard_tags.is_empty() {
+                self.use_tags(&guard_tags, ins)?;
+            }
             self.uses.operands = std::mem::take(&mut tags);
         }
         if is_load {
@@ -311,15 +313,25 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
             // A write that may not happen keeps the old value's tags.
             let keep = ins.guard.is_some() || self.path.is_some();
-            if let Some(m) = self.uses.regs.get_mut(t) {
-                for &d in &shape.dsts {
+            let Uses { regs, slots, .. } = &mut self.uses;
+            if let Some(m) = regs.get_mut(t) {
+                for &d in &slots[shape.dsts.range()] {
                     let Some(e) = m.get_mut(d as usize) else {
                         continue;
                     };
-                    if keep {
-                        union_into(e, &tags);
+                    if Some(d) == shape.acc {
+                        // The value's tags are the accumulator's and `tags`, unless
+                        // they were spent (none; a write that may not happen keeps the
+                        // old ones).
+                        match spent {
+                            false => e.union_with(&tags),
+                            true if !keep => e.clear(),
+                            true => {}
+                        }
+                    } else if keep {
+                        e.union_with(&tags);
                     } else {
-                        e.clone_from(&tags);
+                        e.set_from(&tags);
                     }
                 }
             }
@@ -328,25 +340,45 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(flow)
     }
 
-    /// Adds the tags of these registers' values to `tags` (sorted and distinct, as
-    /// each register's list is already: they are merged, not sorted again).
+    /// The tags of thread `t`'s register `slot`.
+    fn reg_tags(&self, t: usize, slot: u32) -> Option<&TagSet> {
+        self.uses.regs.get(t)?.get(slot as usize)
+    }
+
+    /// Adds the tags of these registers' values to the sorted, distinct `tags`,
+    /// keeping them so. Each register's list is sorted already: they are appended, and
+    /// sorted once at the end only if one did not lie after the tags before it (a few
+    /// tags in all, usually: no merge or shift per register).
     fn tags_into<'r>(
         &self,
         t: usize,
         regs: impl IntoIterator<Item = &'r u32>,
         tags: &mut Vec<u32>,
     ) {
-        if let Some(m) = self.uses.regs.get(t) {
-            for s in regs {
-                if let Some(ts) = m.get(*s as usize) {
-                    union_into(tags, ts);
+        let Some(m) = self.uses.regs.get(t) else {
+            return;
+        };
+        let mut sorted = true;
+        for s in regs {
+            if let Some(ts) = m.get(*s as usize) {
+                let ts = ts.as_slice();
+                if let (Some(l), Some(f)) = (tags.last(), ts.first()) {
+                    sorted &= l < f;
                 }
+                append(tags, ts);
             }
+        }
+        if !sorted {
+            tags.sort_unstable();
+            tags.dedup();
         }
     }
 
     /// The instruction's guard lets it run (or it has none): its operands are used.
     pub(super) fn body_runs(&mut self, ins: &Instr) -> Result<(), Fail> {
+        if self.uses.operands.is_empty() {
+            return Ok(());
+        }
         let mut tags = std::mem::take(&mut self.uses.operands);
         let res = self.use_tags(&tags, ins);
         // Used once; the emptied list stays for reuse.
@@ -359,7 +391,8 @@ impl<'a, D: Domain> Sim<'a, D> {
     /// reported now.
     fn use_tags(&mut self, tags: &[u32], ins: &Instr) -> Result<(), Fail> {
         for g in tags {
-            if self.uses.mark(*g) {
+            // (No race kept aside, the usual case: no table to look in.)
+            if self.uses.mark(*g) && !self.uses.deferred.is_empty() {
                 if let Some(d) = self.uses.deferred.remove(g) {
                     return fail(
                         ErrorKind::Race,
@@ -374,39 +407,5 @@ impl<'a, D: Domain> Sim<'a, D> {
             }
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::union_into;
-
-    /// `union_into` is the sorted set union, whatever the lists' order and overlap
-    /// (checked against a set built independently).
-    #[test]
-    fn union_into_is_the_sorted_union() {
-        let lists: &[&[u32]] = &[
-            &[],
-            &[5],
-            &[1, 2, 3],
-            &[7, 8, 9, 10, 11, 12],
-            &[2, 9],
-            &[0, 3, 5, 8, 13, 21],
-            &[4, 5, 6],
-            &[30],
-        ];
-        for a in lists {
-            for b in lists {
-                let mut acc = a.to_vec();
-                union_into(&mut acc, b);
-                let want: std::collections::BTreeSet<u32> =
-                    a.iter().chain(b.iter()).copied().collect();
-                assert_eq!(
-                    acc,
-                    want.into_iter().collect::<Vec<_>>(),
-                    "{a:?} with {b:?}"
-                );
-            }
-        }
     }
 }

@@ -118,7 +118,18 @@ impl<'a, D: Domain> Sim<'a, D> {
     }
 
     /// Read an operand; `ty` is the instruction's operand type.
+    #[inline]
     pub(super) fn read(&mut self, t: usize, op: &Operand, ty: &str) -> Result<Val<D::V>, Fail> {
+        // A written register, the usual operand, without the call below.
+        if let Operand::Reg(s) = op {
+            if let Some(Some(v)) = self.threads[t].regs.get(*s as usize) {
+                return Ok(self.settle(*v));
+            }
+        }
+        self.read_any(t, op, ty)
+    }
+
+    fn read_any(&mut self, t: usize, op: &Operand, ty: &str) -> Result<Val<D::V>, Fail> {
         Ok(match op {
             Operand::Reg(s) => {
                 let v = self.reg(t, *s)?;
@@ -239,7 +250,15 @@ impl<'a, D: Domain> Sim<'a, D> {
         Ok(Val::Sym(self.opaque(op, &xs)?))
     }
 
+    #[inline]
     pub(super) fn float(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
+        match v {
+            Val::Float(x) => Ok(x),
+            v => self.float_of(v, ty),
+        }
+    }
+
+    fn float_of(&mut self, v: Val<D::V>, ty: &str) -> Result<D::V, Fail> {
         match v {
             Val::Float(x) => Ok(x),
             Val::Bits(b) => {
