@@ -22,7 +22,8 @@ use super::Synth;
 use crate::decide::{self, Leaf, Options};
 use crate::formula::{BinaryOp, Formula, ReduceOp, ShapeEnv, UnaryOp};
 use crate::term::{Func, Node, TermId, Terms};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
 /// The fixed points candidates and targets are evaluated at (even seeds give mixed
@@ -388,10 +389,9 @@ impl Signature {
 /// row-major elements.
 type Values = Vec<f64>;
 
-fn quantize(v: &[f64]) -> Option<Vec<i64>> {
-    v.iter()
-        .map(|&x| (x.is_finite() && x.abs() < 1e12).then(|| (x * 65536.0).round() as i64))
-        .collect()
+/// A value as a fingerprint entry: `None` where it is not finite or too large.
+fn quantize_one(x: f64) -> Option<i64> {
+    (x.is_finite() && x.abs() < 1e12).then(|| (x * 65536.0).round() as i64)
 }
 
 fn fingerprint_terms(terms: &Terms, list: &[TermId]) -> Option<Values> {
@@ -429,7 +429,13 @@ struct Cand {
 pub(super) struct Bank {
     cands: Vec<Cand>,
     by_size: Vec<Vec<usize>>,
-    seen: HashMap<(Vec<usize>, Vec<i64>), usize>,
+    /// Fingerprint (the shape's number, then the quantised values) to candidate.
+    seen: FxHashMap<Vec<i64>, usize>,
+    /// The shapes of the candidates, each with its number, in shape order (the order
+    /// `lookup` proposes in).
+    shapes: BTreeMap<Vec<usize>, i64>,
+    /// A fingerprint being formed (reused: most candidates repeat one already seen).
+    key: Vec<i64>,
     size: usize,
     unary: Vec<UnaryOp>,
     binary: Vec<BinaryOp>,
@@ -460,7 +466,9 @@ impl Bank {
             computed: 0,
             cands: Vec::new(),
             by_size: vec![Vec::new(), Vec::new()],
-            seen: HashMap::new(),
+            seen: FxHashMap::default(),
+            shapes: BTreeMap::new(),
+            key: Vec::new(),
             size: 1,
             unary,
             binary,
@@ -472,47 +480,66 @@ impl Bank {
                 continue;
             };
             let x = Formula::input(t);
-            bank.add(1, x.clone(), shape.clone(), None, env);
+            bank.add_leaf(x.clone(), shape.clone(), env);
             if shape.len() == 2 {
-                bank.add(1, x.t(), vec![shape[1], shape[0]], None, env);
+                bank.add_leaf(x.t(), vec![shape[1], shape[0]], env);
             }
         }
         for p in &sig.params {
-            bank.add(1, Formula::scalar(p), vec![], None, env);
+            bank.add_leaf(Formula::scalar(p), vec![], env);
         }
-        bank.add(1, Formula::int(1), vec![], None, env);
-        bank.add(1, Formula::int(2), vec![], None, env);
+        bank.add_leaf(Formula::int(1), vec![], env);
+        bank.add_leaf(Formula::int(2), vec![], env);
         bank
     }
 
-    /// Adds a candidate of size `size` unless its fingerprint is taken; `vals` computed
-    /// from the leaves when `None`.
+    /// Adds a terminal (size 1), its values computed from its leaves.
+    fn add_leaf(&mut self, f: Formula, shape: Vec<usize>, env: &ShapeEnv) {
+        if let Some(vals) = leaf_values(&f, &shape, env) {
+            self.add(1, &shape, vals, |_| f);
+        }
+    }
+
+    /// Adds a candidate of size `size` with values `vals` unless its fingerprint is
+    /// taken; `make` forms its formula (from the candidates so far) only where it is new.
     fn add(
         &mut self,
         size: usize,
-        f: Formula,
-        shape: Vec<usize>,
-        vals: Option<Values>,
-        env: &ShapeEnv,
+        shape: &[usize],
+        vals: Values,
+        make: impl FnOnce(&[Cand]) -> Formula,
     ) {
-        let vals = match vals {
-            Some(v) => v,
-            None => match leaf_values(&f, &shape, env) {
-                Some(v) => v,
-                None => return,
-            },
-        };
         self.computed += vals.len().max(1);
-        let Some(q) = quantize(&vals) else {
-            return;
-        };
-        let key = (shape.clone(), q);
-        if self.seen.contains_key(&key) {
+        let shape_no = self.shapes.get(shape).copied();
+        self.key.clear();
+        self.key.push(shape_no.unwrap_or(-1));
+        for &x in &vals {
+            match quantize_one(x) {
+                Some(q) => self.key.push(q),
+                None => return,
+            }
+        }
+        if shape_no.is_some() && self.seen.contains_key(self.key.as_slice()) {
             return;
         }
+        let shape_no = match shape_no {
+            Some(k) => k,
+            None => {
+                let k = self.shapes.len() as i64;
+                self.shapes.insert(shape.to_vec(), k);
+                self.key[0] = k;
+                k
+            }
+        };
+        debug_assert_eq!(self.key[0], shape_no);
+        let f = make(&self.cands);
         let idx = self.cands.len();
-        self.seen.insert(key, idx);
-        self.cands.push(Cand { f, shape, vals });
+        self.seen.insert(self.key.clone(), idx);
+        self.cands.push(Cand {
+            f,
+            shape: shape.to_vec(),
+            vals,
+        });
         while self.by_size.len() <= size {
             self.by_size.push(Vec::new());
         }
@@ -522,10 +549,9 @@ impl Bank {
     /// Candidates whose value, broadcast to `shape`, has the fingerprint `target`.
     fn lookup(&self, shape: &[usize], target: &Values) -> Vec<usize> {
         let n: usize = shape.iter().product();
-        let shapes: BTreeSet<Vec<usize>> = self.cands.iter().map(|c| c.shape.clone()).collect();
         let mut out = Vec::new();
-        for s in shapes {
-            let Some(map) = broadcast_map(&s, shape) else {
+        for (s, &shape_no) in &self.shapes {
+            let Some(map) = broadcast_map(s, shape) else {
                 continue;
             };
             let m: usize = s.iter().product();
@@ -546,10 +572,11 @@ impl Bank {
             if !ok {
                 continue;
             }
-            if let Some(q) = quantize(&proj) {
-                if let Some(&i) = self.seen.get(&(s, q)) {
-                    out.push(i);
-                }
+            let key: Option<Vec<i64>> = std::iter::once(Some(shape_no))
+                .chain(proj.iter().map(|&x| quantize_one(x)))
+                .collect();
+            if let Some(&i) = key.and_then(|k| self.seen.get(&k)) {
+                out.push(i);
             }
         }
         out.sort_by_key(|&i| (self.cands[i].f.size(), i));
@@ -568,40 +595,32 @@ impl Bank {
     fn grow_within(&mut self, limit: usize) {
         let size = self.size + 1;
         self.size = size;
-        let env = ShapeEnv::new();
         // Unary, powi, reductions of size - 1.
         let prev: Vec<usize> = self.by_size.get(size - 1).cloned().unwrap_or_default();
+        let unary = self.unary.clone();
+        let reduce = self.reduce.clone();
         for &i in &prev {
             if self.computed >= limit {
                 return;
             }
-            let (f, shape, vals) = {
-                let c = &self.cands[i];
-                (c.f.clone(), c.shape.clone(), c.vals.clone())
-            };
-            for op in self.unary.clone() {
-                let v: Values = vals.iter().map(|&x| apply_unary(op, x)).collect();
-                self.add(
-                    size,
-                    Formula::unary(op, f.clone()),
-                    shape.clone(),
-                    Some(v),
-                    &env,
-                );
+            let shape = self.cands[i].shape.clone();
+            for &op in &unary {
+                let v: Values = self.cands[i]
+                    .vals
+                    .iter()
+                    .map(|&x| apply_unary(op, x))
+                    .collect();
+                self.add(size, &shape, v, |c| Formula::unary(op, c[i].f.clone()));
             }
-            let v: Values = vals.iter().map(|&x| x * x).collect();
-            self.add(size, f.clone().powi(2), shape.clone(), Some(v), &env);
+            let v: Values = self.cands[i].vals.iter().map(|&x| x * x).collect();
+            self.add(size, &shape, v, |c| c[i].f.clone().powi(2));
             for axis in 0..shape.len() {
                 for keepdim in [true, false] {
-                    for op in self.reduce.clone() {
-                        let (s2, v) = reduce_vals(op, &shape, &vals, axis, keepdim);
-                        self.add(
-                            size,
-                            Formula::reduce(op, f.clone(), axis, keepdim),
-                            s2,
-                            Some(v),
-                            &env,
-                        );
+                    for &op in &reduce {
+                        let (s2, v) = reduce_vals(op, &shape, &self.cands[i].vals, axis, keepdim);
+                        self.add(size, &s2, v, |c| {
+                            Formula::reduce(op, c[i].f.clone(), axis, keepdim)
+                        });
                     }
                 }
             }
@@ -623,7 +642,6 @@ impl Bank {
     }
 
     fn combine(&mut self, size: usize, a: usize, b: usize) {
-        let env = ShapeEnv::new();
         let (ca, cb) = (&self.cands[a], &self.cands[b]);
         if let Some((shape, ma, mb)) = broadcast_pair(&ca.shape, &cb.shape) {
             if shape.len() <= self.max_rank && shape.iter().product::<usize>() <= MAX_ELEMS {
@@ -632,8 +650,8 @@ impl Bank {
                     ca.shape.iter().product::<usize>(),
                     cb.shape.iter().product::<usize>(),
                 );
-                let mut out = Vec::new();
-                for op in self.binary.clone() {
+                for k in 0..self.binary.len() {
+                    let op = self.binary[k];
                     let commutative = matches!(
                         op,
                         BinaryOp::Add
@@ -655,10 +673,9 @@ impl Bank {
                             v.push(apply_binary(op, x, y));
                         }
                     }
-                    out.push((Formula::binary(op, ca.f.clone(), cb.f.clone()), v));
-                }
-                for (f, v) in out {
-                    self.add(size, f, shape.clone(), Some(v), &env);
+                    self.add(size, &shape, v, |c| {
+                        Formula::binary(op, c[a].f.clone(), c[b].f.clone())
+                    });
                 }
             }
         }
@@ -681,8 +698,7 @@ impl Bank {
                     }
                 }
             }
-            let f = ca.f.clone().matmul(cb.f.clone());
-            self.add(size, f, vec![m, n], Some(v), &env);
+            self.add(size, &[m, n], v, |c| c[a].f.clone().matmul(c[b].f.clone()));
         }
     }
 }

@@ -11,7 +11,6 @@
 //! Invariant: as every proposal of `synth`, a formula is kept only where its
 //! instantiation matches the list term for term (`Synth::matches`).
 
-use super::layout::form;
 use super::Synth;
 use crate::formula::{Formula, Size};
 use crate::term::TermId;
@@ -26,12 +25,12 @@ impl Synth<'_> {
         }
         // Cheap test first: row-major order puts the last axis innermost, so even
         // positions of the list are the even columns.
-        let (even, odd) = (form(self.terms, list[0], 2), form(self.terms, list[1], 2));
+        let (even, odd) = (self.form_of(list[0]), self.form_of(list[1]));
         if even == odd
             || list
                 .iter()
                 .enumerate()
-                .any(|(p, &t)| form(self.terms, t, 2) != if p % 2 == 0 { even } else { odd })
+                .any(|(p, &t)| self.form_of(t) != if p % 2 == 0 { even } else { odd })
         {
             return None;
         }

@@ -54,7 +54,7 @@ impl Synth<'_> {
                 keys = vec![0u64; n];
                 for (p, &t) in list.iter().enumerate() {
                     let k = &mut keys[at(p)];
-                    *k = k.wrapping_add(form(self.terms, t, 2));
+                    *k = k.wrapping_add(self.form_of(t));
                 }
             }
             let Some(cut) = (1..n).find(|&k| keys[k] != keys[k - 1]) else {
@@ -109,6 +109,17 @@ impl Synth<'_> {
             return Some(cat);
         }
         None
+    }
+
+    /// [`form`] two levels down, memoised per term (a failed build of a long list
+    /// asks it of every element, and the same elements recur in many lists).
+    pub(super) fn form_of(&mut self, t: TermId) -> u64 {
+        if let Some(&h) = self.forms.get(&t) {
+            return h;
+        }
+        let h = form(self.terms, t, 2);
+        self.forms.insert(t, h);
+        h
     }
 
     /// `x[.., start:end, ..]`: the elements are a block of the input `tensor` (same rank),

@@ -45,7 +45,7 @@ pub use lift::{lift, lift_spec, lift_with, Lift, Lifted, Timings};
 pub use readable::{meanify, tidy};
 
 /// Built lists: `(shape, elements)` to the formula found (or the stalled term).
-type Memo = HashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>;
+type Memo = rustc_hash::FxHashMap<(Vec<usize>, Vec<TermId>), Result<Formula, TermId>>;
 
 /// The most operands an n-ary node may have for the split by input order (a stencil's
 /// few taps); wider nodes are reductions, ordered there.
@@ -217,6 +217,9 @@ pub(crate) fn show(terms: &Terms, t: TermId) -> String {
 /// reuses it rather than synthesising it again.
 type Known = HashMap<Vec<TermId>, (Vec<usize>, Formula)>;
 
+/// What an operand is, independent of the element (see [`Synth::role_key`]).
+type Role = (u64, std::rc::Rc<str>);
+
 /// Most `build` steps of one pass.
 const BUDGET: usize = 20_000;
 
@@ -233,6 +236,11 @@ struct Synth<'a> {
     steps_taken: usize,
     /// Set once `steps_left` ran out: every later build stalls.
     timed_out: bool,
+    /// [`Synth::role_key`] of each term asked (a function of the term: its tensor mask
+    /// is memoised too).
+    roles: rustc_hash::FxHashMap<TermId, Role>,
+    /// [`layout::form`] of each term asked, two levels down.
+    forms: rustc_hash::FxHashMap<TermId, u64>,
     /// Input tensors below each term, as a bit set over `tensor_ids`.
     tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
     tensor_ids: Vec<String>,
@@ -259,12 +267,14 @@ impl<'a> Synth<'a> {
             terms,
             env,
             known,
-            memo: HashMap::new(),
+            memo: Default::default(),
             budget: BUDGET,
             fallback: enumerate::Fallback::new(),
             steps_left: opts.steps,
             steps_taken: 0,
             timed_out: false,
+            roles: Default::default(),
+            forms: Default::default(),
             tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
             leaf_sets: Default::default(),
@@ -571,11 +581,11 @@ impl<'a> Synth<'a> {
     ) -> Option<Formula> {
         let mut reduced = Vec::with_capacity(list.len());
         let mut extra: Vec<Vec<TermId>> = Vec::new();
-        let mut extra_keys: Option<Vec<(u64, String)>> = None;
+        let mut extra_keys: Option<Vec<Role>> = None;
         for &t in list {
             let ops = nary(self.terms.node(t))?.to_vec();
-            let keys: Vec<(u64, String)> = ops.iter().map(|&o| self.role_key(o)).collect();
-            let repeated = |k: &(u64, String)| keys.iter().filter(|k2| *k2 == k).count() > 1;
+            let keys: Vec<Role> = ops.iter().map(|&o| self.role_key(o)).collect();
+            let repeated = |k: &Role| keys.iter().filter(|k2| *k2 == k).count() > 1;
             let (mut red, mut ext) = (Vec::new(), Vec::new());
             for (&o, k) in ops.iter().zip(&keys) {
                 if repeated(k) {
@@ -588,7 +598,7 @@ impl<'a> Synth<'a> {
                 return None;
             }
             ext.sort();
-            let ks: Vec<(u64, String)> = ext.iter().map(|e| e.0.clone()).collect();
+            let ks: Vec<Role> = ext.iter().map(|e| e.0.clone()).collect();
             match &extra_keys {
                 None => {
                     extra = vec![Vec::with_capacity(list.len()); ext.len()];
@@ -883,9 +893,9 @@ impl<'a> Synth<'a> {
     fn align_roles(&mut self, list: &[TermId]) -> Option<Vec<Vec<TermId>>> {
         let root = std::mem::discriminant(self.terms.node(list[0]));
         let reference = nary(self.terms.node(list[0]))?.to_vec();
-        let ref_keys: Vec<(u64, String)> = reference.iter().map(|&o| self.role_key(o)).collect();
-        let unique = |keys: &[(u64, String)]| {
-            let set: BTreeSet<&(u64, String)> = keys.iter().collect();
+        let ref_keys: Vec<Role> = reference.iter().map(|&o| self.role_key(o)).collect();
+        let unique = |keys: &[Role]| {
+            let set: BTreeSet<&Role> = keys.iter().collect();
             set.len() == keys.len()
         };
         if !unique(&ref_keys) {
@@ -900,7 +910,7 @@ impl<'a> Synth<'a> {
             if ops.len() != reference.len() {
                 return None;
             }
-            let keys: Vec<(u64, String)> = ops.iter().map(|&o| self.role_key(o)).collect();
+            let keys: Vec<Role> = ops.iter().map(|&o| self.role_key(o)).collect();
             if !unique(&keys) {
                 return None;
             }
@@ -914,7 +924,10 @@ impl<'a> Synth<'a> {
 
     /// What an operand is, independent of the element: the input tensors below it and
     /// its root operator with its children's root operators (`mul[c, max]`).
-    fn role_key(&mut self, t: TermId) -> (u64, String) {
+    fn role_key(&mut self, t: TermId) -> Role {
+        if let Some(r) = self.roles.get(&t) {
+            return r.clone();
+        }
         let node = self.terms.node(t);
         let mut sig = node.op_name();
         let kids = self.terms.children(t);
@@ -923,7 +936,9 @@ impl<'a> Synth<'a> {
             ks.sort();
             sig = format!("{sig}[{}]", ks.join(","));
         }
-        (self.tensor_mask(t), sig)
+        let r = (self.tensor_mask(t), std::rc::Rc::from(sig));
+        self.roles.insert(t, r.clone());
+        r
     }
 
     /// The input tensors below `t`, as a bit set (memoized).
