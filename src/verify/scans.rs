@@ -67,15 +67,10 @@ pub fn prefix_atom(
 const MAX_PREFIX: i128 = 1 << 14;
 
 impl AtIndex<'_> {
-    /// `op(arg, axis)` (the scan node `f`) at `idx`.
-    pub(super) fn scan_at(
-        &mut self,
-        f: &Formula,
-        op: ScanOp,
-        axis: usize,
-        arg: &Formula,
-        idx: &[Poly],
-    ) -> R<TermId> {
+    /// The position `j` of `idx` along `axis` (the path's pinned sizes substituted),
+    /// split as `q + c`: `q` the part that varies with the sizes, `c` its constant term,
+    /// which must lie in `0..=MAX_PREFIX` (the terms peeled off the scan `f`).
+    fn axis_position(&self, f: &Formula, axis: usize, idx: &[Poly]) -> R<(Poly, Poly, i128)> {
         let Some(j) = idx.get(axis) else {
             return Err(format!("axis {axis} of a rank-{} index", idx.len()));
         };
@@ -85,6 +80,19 @@ impl AtIndex<'_> {
         if !(0..=MAX_PREFIX).contains(&c) {
             return Err(format!("`{f}` at position {j} along its axis"));
         }
+        Ok((j, q, c))
+    }
+
+    /// `op(arg, axis)` (the scan node `f`) at `idx`.
+    pub(super) fn scan_at(
+        &mut self,
+        f: &Formula,
+        op: ScanOp,
+        axis: usize,
+        arg: &Formula,
+        idx: &[Poly],
+    ) -> R<TermId> {
+        let (j, q, c) = self.axis_position(f, axis, idx)?;
         let mut terms = Vec::with_capacity(c as usize + 2);
         if q.as_const().is_none() {
             // Peeled by the definition down to P(q - 1): right for every q >= 0.
@@ -117,15 +125,7 @@ impl AtIndex<'_> {
         (a, x): (&Formula, &Formula),
         idx: &[Poly],
     ) -> R<TermId> {
-        let Some(j) = idx.get(axis) else {
-            return Err(format!("axis {axis} of a rank-{} index", idx.len()));
-        };
-        let j = j.subst(self.pinned);
-        let c = j.constant_term();
-        let q = j.sub(&Poly::constant(c));
-        if !(0..=MAX_PREFIX).contains(&c) {
-            return Err(format!("`{f}` at position {j} along its axis"));
-        }
+        let (j, q, c) = self.axis_position(f, axis, idx)?;
         let at = |k: i128| {
             let mut i = idx.to_vec();
             i[axis] = q.add(&Poly::constant(k));

@@ -100,6 +100,33 @@ fn py_expect(name: &str) -> String {
         .unwrap_or_else(|| panic!("{name}.py: no `# expect:`"))
 }
 
+/// Runs `lift race` on each CuTe kernel of `cases`: its verdict and exit code must be its
+/// header's `# expect:`, and its report must name every needle (the trail).
+fn race_cases_get_their_verdicts(cases: &[(&str, &[&str])]) {
+    let mut failures = Vec::new();
+    for (name, needles) in cases {
+        let want = py_expect(name);
+        let (code, text) = lift(&["race", &format!("ptx/cluster/{name}.ptx")]);
+        let got = verdict(&text);
+        println!("{name:36} expect {want:9} got {got}");
+        let exit = if want == "SAFE" { 0 } else { 1 };
+        if got != want || code != Some(exit) {
+            failures.push(format!(
+                "{name}: expected {want} (exit {exit}), lift says {got} ({code:?})\n{text}"
+            ));
+            continue;
+        }
+        for &needle in *needles {
+            if !text.contains(needle) {
+                failures.push(format!(
+                    "{name}: the report does not name `{needle}`\n{text}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 #[test]
 fn cute_cluster_pings_get_their_verdicts_with_a_trail() {
     let cases: &[(&str, &[&str])] = &[
@@ -129,28 +156,7 @@ fn cute_cluster_pings_get_their_verdicts_with_a_trail() {
             ],
         ),
     ];
-    let mut failures = Vec::new();
-    for (name, needles) in cases {
-        let want = py_expect(name);
-        let (code, text) = lift(&["race", &format!("ptx/cluster/{name}.ptx")]);
-        let got = verdict(&text);
-        println!("{name:32} expect {want:9} got {got}");
-        let exit = if want == "SAFE" { 0 } else { 1 };
-        if got != want || code != Some(exit) {
-            failures.push(format!(
-                "{name}: expected {want} (exit {exit}), lift says {got} ({code:?})\n{text}"
-            ));
-            continue;
-        }
-        for &needle in *needles {
-            if !text.contains(needle) {
-                failures.push(format!(
-                    "{name}: the report does not name `{needle}`\n{text}"
-                ));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    race_cases_get_their_verdicts(cases);
     // The safe kernel computes y = 2 * x in both CTAs.
     let (code, text) = lift(&["check", "ptx/cluster/cute_ping.ptx", "--spec", "y = 2 * x"]);
     assert_eq!(code, Some(0), "{text}");
@@ -260,28 +266,7 @@ fn cute_multicast_pipeline_gets_its_verdicts_with_a_trail() {
             &["data race on shared", "`mbarrier.init.shared.b64`"],
         ),
     ];
-    let mut failures = Vec::new();
-    for (name, needles) in cases {
-        let want = py_expect(name);
-        let (code, text) = lift(&["race", &format!("ptx/cluster/{name}.ptx")]);
-        let got = verdict(&text);
-        println!("{name:36} expect {want:9} got {got}");
-        let exit = if want == "SAFE" { 0 } else { 1 };
-        if got != want || code != Some(exit) {
-            failures.push(format!(
-                "{name}: expected {want} (exit {exit}), lift says {got} ({code:?})\n{text}"
-            ));
-            continue;
-        }
-        for &needle in *needles {
-            if !text.contains(needle) {
-                failures.push(format!(
-                    "{name}: the report does not name `{needle}`\n{text}"
-                ));
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    race_cases_get_their_verdicts(cases);
 }
 
 #[test]
