@@ -10,9 +10,11 @@
 //! recording store (node for node, the same inputs, params and constants) to a pair
 //! recorded there, both stores declare the same integer inputs (the refuter's points
 //! read them) and the options are those the record was decided under: the verdict
-//! recorded is `decide`'s on the same terms by the same procedure. `Equal` claims the
-//! two sides are the same function, so the same terms anywhere are; nothing else is
-//! reused (a `NotEqual` or `Unknown` pair is decided again).
+//! recorded is `decide`'s on the same terms by the same procedure (only the chunk whose
+//! canonical forms it shared differs). `Equal` claims the two sides are the same
+//! function, so deciding the same terms again can never give `NotEqual` (a point where
+//! they differ beyond rounding); nothing else is reused (a `NotEqual` or `Unknown` pair
+//! is decided again), and a replay refutes only with a pair it decided `NotEqual`.
 
 use super::Options;
 use crate::term::{TermId, Terms};
