@@ -7,7 +7,7 @@
 //! lift search (`synth`), the all-sizes step's replays (`verify`) and `check`; it
 //! imports neither of them.
 
-use crate::decide::{self, Precondition, Verdict};
+use crate::decide::{self, Decided, EqualPairs, Precondition, Verdict};
 use crate::formula::{Formula, ShapeEnv};
 use crate::term::{Node, TermId, Terms};
 use std::collections::HashMap;
@@ -17,7 +17,20 @@ use std::sync::Arc;
 /// Formulas instantiated at one lift's sizes (`None`: it does not instantiate there).
 /// The term store only grows, so an instance stays valid for the whole lift; synthesis,
 /// the proof and the cross-check share it (a 128³ matmul's 2M products are built once).
-pub type Instances = HashMap<Formula, Option<Rc<Vec<TermId>>>>;
+#[derive(Default)]
+pub struct Instances {
+    formulas: HashMap<Formula, Option<Rc<Vec<TermId>>>>,
+    /// The element pairs the proofs made with this cache decided `Equal` with no
+    /// precondition under the default options: what a proof in another store of the
+    /// same terms reuses (`decide::Decided`).
+    pub equal: EqualPairs,
+}
+
+impl Instances {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
 
 /// Why a formula is not proved equal to a kernel's elements.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -55,13 +68,13 @@ pub fn instance(
     f: &Formula,
     cache: &mut Instances,
 ) -> Result<Rc<Vec<TermId>>, String> {
-    if let Some(e) = cache.get(f) {
+    if let Some(e) = cache.formulas.get(f) {
         return e
             .clone()
             .ok_or_else(|| "the formula does not instantiate".into());
     }
     let e = f.instantiate(terms, env).map(Rc::new);
-    cache.insert(f.clone(), e.as_ref().ok().cloned());
+    cache.formulas.insert(f.clone(), e.as_ref().ok().cloned());
     e.map_err(|e| e.message)
 }
 
@@ -87,7 +100,39 @@ pub fn prove_with(
     cache: &mut Instances,
 ) -> Result<(), Failure> {
     let opts = decide::Options::default();
-    prove_with_options(terms, env, f, shape, elems, cache, &opts)
+    prove_with_options(terms, env, f, shape, elems, cache, &opts, &Decided::none())
+}
+
+/// [`prove_with`] of `out`'s formula ([`prove_spec`] where it is read from a spec),
+/// its pairs `decided` knows (the same terms decided `Equal` in another store) taken as
+/// `Equal` undecided.
+pub fn prove_reusing(
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    out: &crate::formula::Output,
+    shape: &[usize],
+    elems: &[TermId],
+    cache: &mut Instances,
+    decided: &Decided,
+) -> Result<(), Failure> {
+    let opts = decide::Options {
+        spec: if out.spec {
+            decide::SpecSide::Left
+        } else {
+            decide::SpecSide::Neither
+        },
+        ..decide::Options::default()
+    };
+    prove_with_options(
+        terms,
+        env,
+        &out.formula,
+        shape,
+        elems,
+        cache,
+        &opts,
+        decided,
+    )
 }
 
 /// [`prove`] of a formula read from a PyTorch spec: where the formula is NaN because a
@@ -104,9 +149,11 @@ pub fn prove_spec(
         spec: decide::SpecSide::Left,
         ..decide::Options::default()
     };
-    prove_with_options(terms, env, f, shape, elems, &mut Instances::new(), &opts)
+    let cache = &mut Instances::new();
+    prove_with_options(terms, env, f, shape, elems, cache, &opts, &Decided::none())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn prove_with_options(
     terms: &mut Terms,
     env: &ShapeEnv,
@@ -115,6 +162,7 @@ fn prove_with_options(
     elems: &[TermId],
     cache: &mut Instances,
     opts: &decide::Options,
+    decided: &Decided,
 ) -> Result<(), Failure> {
     let fshape = f.shape(env).map_err(|e| Failure::NoInstance(e.message))?;
     if fshape != shape {
@@ -129,7 +177,13 @@ fn prove_with_options(
     }
     let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
     let row = shape.last().copied().unwrap_or(1);
-    let verdicts = decide::decide_rows(terms, &pairs, opts, row);
+    let verdicts = decide::decide_rows_reusing(terms, &pairs, opts, row, decided);
+    if *opts == decide::Options::default() {
+        let equal =
+            |v: &Verdict| matches!(v, Verdict::Equal { preconditions } if preconditions.is_empty());
+        let proved = pairs.iter().zip(&verdicts).filter(|(_, v)| equal(v));
+        cache.equal.extend(proved.map(|(p, _)| *p));
+    }
     for (element, v) in verdicts.into_iter().enumerate() {
         match v {
             Verdict::Equal { .. } => {}

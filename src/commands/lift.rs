@@ -8,6 +8,7 @@
 //! (what is printed, see `verify_all_sizes`), and renders.
 
 use super::{output, LaunchOptions};
+use crate::decide::Decided;
 use crate::error::Error;
 use crate::formula::{Formula, ShapeEnv};
 use crate::kernel::Kernel;
@@ -199,7 +200,10 @@ pub(crate) fn lift_loaded(
         HashMap::new()
     };
     if all_sizes {
-        verify_all_sizes(&mut lifted, &mut named, k, &inst, limits);
+        // The instance's proofs, reused by the replays where they meet the same terms.
+        let equal = std::mem::take(&mut lifted.equal_pairs);
+        let decided = Decided::none().with(&terms, &equal);
+        verify_all_sizes(&mut lifted, &mut named, k, &inst, limits, &decided);
     }
     Ok((lifted, terms, named))
 }
@@ -216,9 +220,10 @@ fn verify_all_sizes(
     k: &Kernel,
     inst: &crate::launch::Instance,
     limits: &Limits,
+    decided: &Decided,
 ) {
     if named.is_empty() {
-        lifted.verify_all_sizes_with(k, inst, limits);
+        lifted.verify_all_sizes_reusing(k, inst, limits, &Formula::clone, decided);
         return;
     }
     // Divisors out of matrix products, as `check` reads a spec: the form a kernel that
@@ -235,7 +240,7 @@ fn verify_all_sizes(
         .iter()
         .filter_map(|o| o.formula.as_ref())
         .all(|f| shown(f) == *f);
-    lifted.verify_all_sizes_as(k, inst, limits, &shown);
+    lifted.verify_all_sizes_reusing(k, inst, limits, &shown, decided);
     let named_fixed = match lifted.all_sizes.as_ref().map(|o| &o.scope) {
         None => return,
         Some(Scope::AllSizes { fixed, .. }) if fixed.is_empty() => return,
@@ -256,7 +261,7 @@ fn verify_all_sizes(
     if written_out_same {
         lifted.all_sizes = as_named.clone();
     } else {
-        lifted.verify_all_sizes_with(k, inst, limits);
+        lifted.verify_all_sizes_reusing(k, inst, limits, &Formula::clone, decided);
     }
     let formulas_fixed = match lifted.all_sizes.as_ref().map(|o| &o.scope) {
         Some(Scope::AllSizes { fixed, .. }) => Some(fixed),
@@ -324,7 +329,8 @@ mod tests {
         let f = lifted.outputs[0].formula.clone().unwrap();
         let mut named = HashMap::from([(f.clone(), Named::Formula(named_of(&f)))]);
         let inst = k.instance(&BTreeMap::new()).unwrap();
-        verify_all_sizes(&mut lifted, &mut named, &k, &inst, &limits);
+        let none = Decided::none();
+        verify_all_sizes(&mut lifted, &mut named, &k, &inst, &limits, &none);
         (lifted, named)
     }
 

@@ -27,12 +27,14 @@ mod points;
 mod poly;
 mod precondition;
 mod refute;
+mod reuse;
 mod symmetry;
 
 pub use normalize::{normalize, normalize_all};
 pub use points::{point_value, Counterexample, Leaf, SpecSide};
 pub use points::{BOUNDARY_POINT, BOUNDARY_POINTS, CALLER_POINT};
 pub use precondition::{PreKind, Precondition};
+pub use reuse::{Decided, EqualPairs};
 
 use crate::term::{Node, TermId, Terms};
 use canon::{Canon, Dag, Halt, Reached};
@@ -42,7 +44,7 @@ use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 
 /// Knobs of the procedure.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     /// Random points the refuter tries before the prover runs. 0 runs the prover
     /// alone: no refuter, no search for a point where a precondition fails.
@@ -570,7 +572,7 @@ fn chunk_size(terms: &Terms, pairs: &[(TermId, TermId)]) -> usize {
 
 /// Decides many pairs in parallel; the verdicts are in the order of `pairs`.
 pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> Vec<Verdict> {
-    decide_up_to_renaming(terms, pairs, opts, chunk_size(terms, pairs))
+    decide_up_to_renaming(terms, pairs, opts, chunk_size(terms, pairs), &[])
 }
 
 /// [`decide_all`] for the elements of a tensor in row-major order, rows of `row`
@@ -585,6 +587,20 @@ pub fn decide_rows(
     opts: &Options,
     row: usize,
 ) -> Vec<Verdict> {
+    decide_rows_reusing(terms, pairs, opts, row, &Decided::none())
+}
+
+/// [`decide_rows`] where the pairs `decided` knows (the same terms decided `Equal` in
+/// another store, see `reuse`) are `Equal` without deciding them again; every other
+/// pair is decided as there (in chunks without the known pairs where it is the first of
+/// its class up to renaming).
+pub fn decide_rows_reusing(
+    terms: &Terms,
+    pairs: &[(TermId, TermId)],
+    opts: &Options,
+    row: usize,
+    decided: &Decided,
+) -> Vec<Verdict> {
     let by_row = row > MAX_SHARED_CHUNK
         && pairs.len() >= row
         && pairs.len().is_multiple_of(row)
@@ -594,7 +610,12 @@ pub fn decide_rows(
     } else {
         chunk_size(terms, pairs)
     };
-    decide_up_to_renaming(terms, pairs, opts, size)
+    let known = if decided.is_empty() {
+        Vec::new()
+    } else {
+        decided.known(terms, pairs, opts)
+    };
+    decide_up_to_renaming(terms, pairs, opts, size, &known)
 }
 
 /// How [`decide_chunks`] treats one pair.
@@ -610,33 +631,51 @@ enum Plan {
 /// pairs equal up to a one-to-one renaming of input elements (`symmetry`): the first
 /// pair of each class is decided; the others of a class whose first pair proved equal
 /// with no precondition try their own refuter points and are otherwise equal (what
-/// their own prover would find); the rest are decided as ever.
+/// their own prover would find); the rest are decided as ever. A pair `known[i]` (an
+/// empty `known`: none) is `Equal` undecided, as the same terms were elsewhere.
 fn decide_up_to_renaming(
     terms: &Terms,
     pairs: &[(TermId, TermId)],
     opts: &Options,
     size: usize,
+    known: &[bool],
 ) -> Vec<Verdict> {
+    let is_known = |i: usize| known.get(i).copied().unwrap_or(false);
+    let equal = || Verdict::Equal {
+        preconditions: Vec::new(),
+    };
     let class = symmetry::classes(terms, pairs);
     let firsts: Vec<usize> = (0..pairs.len()).filter(|&i| class[i] == i).collect();
     if firsts.len() == pairs.len() {
-        return decide_chunks(terms, pairs, opts, &|_| None, size, &|_| Plan::Decide);
+        return decide_chunks(terms, pairs, opts, &|_| None, size, &|i| {
+            if is_known(i) {
+                Plan::Done(equal())
+            } else {
+                Plan::Decide
+            }
+        });
     }
     tracing::debug!(
         "decide: {} pairs in {} classes up to renaming",
         pairs.len(),
         firsts.len()
     );
+    let mut verdict_of: Vec<Option<Verdict>> = vec![None; pairs.len()];
+    let (firsts, undecided): (Vec<usize>, Vec<usize>) =
+        firsts.into_iter().partition(|&i| !is_known(i));
+    for i in undecided {
+        verdict_of[i] = Some(equal());
+    }
     let first_pairs: Vec<_> = firsts.iter().map(|&i| pairs[i]).collect();
     let first_size = chunk_size(terms, &first_pairs);
     let decided = decide_chunks(terms, &first_pairs, opts, &|_| None, first_size, &|_| {
         Plan::Decide
     });
-    let mut verdict_of: Vec<Option<Verdict>> = vec![None; pairs.len()];
     for (i, v) in firsts.into_iter().zip(decided) {
         verdict_of[i] = Some(v);
     }
     let plan = |i: usize| match &verdict_of[class[i]] {
+        _ if is_known(i) => Plan::Done(equal()),
         Some(v) if class[i] == i => Plan::Done(v.clone()),
         Some(Verdict::Equal { preconditions }) if preconditions.is_empty() => Plan::RefuteOnly,
         _ => Plan::Decide,

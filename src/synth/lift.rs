@@ -57,6 +57,10 @@ pub struct Lift {
     pub precision: Option<String>,
     /// The proof for every size (`None` until [`Lift::verify_all_sizes`] runs).
     pub all_sizes: Option<crate::verify::Outcome>,
+    /// The element pairs the proofs on the instance decided `Equal` with no
+    /// precondition, in the lift's term store: what the all-sizes step's replays need
+    /// not decide again (`decide::Decided`).
+    pub equal_pairs: crate::decide::EqualPairs,
     /// The kernel's entry name and file, for headings and reading source lines.
     pub kernel_name: String,
     pub kernel_path: std::path::PathBuf,
@@ -211,6 +215,7 @@ pub fn lift_spec(
         assumptions: kernel.assumptions(),
         precision: kernel.precision_note(),
         all_sizes: None,
+        equal_pairs: std::mem::take(&mut instances.equal),
         kernel_name: kernel.name(),
         kernel_path: kernel.path.clone(),
         output_order: kernel.output_order(),

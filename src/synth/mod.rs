@@ -278,7 +278,7 @@ impl<'a> Synth<'a> {
             tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
             leaf_sets: Default::default(),
-            instances: HashMap::new(),
+            instances: Instances::new(),
             operand_orders: Default::default(),
             in_form_cut: false,
             unit_size_axes: Vec::new(),

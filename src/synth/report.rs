@@ -36,6 +36,19 @@ impl Lift {
         limits: &crate::verify::Limits,
         shown: &dyn Fn(&Formula) -> Formula,
     ) {
+        self.verify_all_sizes_reusing(kernel, inst, limits, shown, &crate::decide::Decided::none())
+    }
+
+    /// [`Lift::verify_all_sizes_as`], the replays taking the element pairs `decided`
+    /// knows (the same terms proved `Equal` on the instance) as `Equal` undecided.
+    pub fn verify_all_sizes_reusing(
+        &mut self,
+        kernel: &crate::kernel::Kernel,
+        inst: &crate::launch::Instance,
+        limits: &crate::verify::Limits,
+        shown: &dyn Fn(&Formula) -> Formula,
+        decided: &crate::decide::Decided,
+    ) {
         if self.verdict() != Verdict::Verified {
             return;
         }
@@ -44,7 +57,9 @@ impl Lift {
             .iter()
             .filter_map(|o| o.formula.as_ref().map(|f| Output::new(&o.name, shown(f))))
             .collect();
-        self.all_sizes = Some(crate::verify::verify_with(kernel, inst, &outputs, limits));
+        self.all_sizes = Some(crate::verify::verify_reusing(
+            kernel, inst, &outputs, limits, decided,
+        ));
     }
 
     /// 0 when every output lifted (and no size refutes it), 1 when an output is NaN or

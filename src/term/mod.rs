@@ -77,6 +77,7 @@ mod logic;
 mod node;
 pub mod rand;
 mod store;
+mod translate;
 pub use dyadic::mul as rational_mul;
 
 pub use display::{format_const, Display};

@@ -58,6 +58,7 @@ pub mod sym;
 mod welford;
 pub mod work;
 
+use crate::decide::{Decided, EqualPairs};
 use crate::formula::Output as FormulaOutput;
 use crate::kernel::Kernel;
 use crate::launch::{ArgBinding, Instance, Role};
@@ -155,8 +156,21 @@ pub fn verify_with(
     outputs: &[FormulaOutput],
     limits: &Limits,
 ) -> Outcome {
+    verify_reusing(kernel, inst, outputs, limits, &Decided::none())
+}
+
+/// [`verify_with`] whose bounded replays take the element pairs `decided` knows (the
+/// same terms decided `Equal` in another store: the launch's instance) as `Equal`
+/// undecided; a replay only ever refutes with a pair decided `NotEqual` there.
+pub fn verify_reusing(
+    kernel: &Kernel,
+    inst: &Instance,
+    outputs: &[FormulaOutput],
+    limits: &Limits,
+    decided: &Decided,
+) -> Outcome {
     let start = Instant::now();
-    let work = Work::new(limits);
+    let work = Work::reusing(limits, decided);
     let sizes: Vec<String> = kernel.launch.sizes.keys().cloned().collect();
     let mut out = Outcome {
         scope: Scope::Unknown {
@@ -495,7 +509,7 @@ fn run(
                                 overflow::discharge(&smt, &base, sizes, &mut paths);
                                 let wraps = overflow::WrapClaim::of(&paths, inst);
                                 let replay_at = |at: &[(String, i64)]| {
-                                    replay(kernel, at, outputs).map(|r| r.reason)
+                                    replay(kernel, at, outputs, work.decided).map(|r| r.reason)
                                 };
                                 if let Some(refuted) =
                                     wraps.refute_past(kernel, inst, cand, replay_at)
@@ -606,7 +620,7 @@ fn run(
         if outside {
             continue;
         }
-        if let Some(Replayed { reason, refuted }) = replay(kernel, w, outputs) {
+        if let Some(Replayed { reason, refuted }) = replay(kernel, w, outputs, work.decided) {
             if refuted {
                 return Ok(Scope::Refuted {
                     sizes: w.clone(),
@@ -749,19 +763,27 @@ struct Replayed {
 }
 
 /// Runs the bounded check at `sizes`; `Some(what differs)` when it fails there.
-fn replay(kernel: &Kernel, sizes: &[(String, i64)], outputs: &[FormulaOutput]) -> Option<Replayed> {
-    replay_counted(kernel, sizes, outputs).0
-}
-
-/// [`replay`], with the terms it made (its work, as a count).
-fn replay_counted(
+fn replay(
     kernel: &Kernel,
     sizes: &[(String, i64)],
     outputs: &[FormulaOutput],
-) -> (Option<Replayed>, usize) {
+    decided: &Decided,
+) -> Option<Replayed> {
+    replay_kept(kernel, sizes, outputs, decided).0
+}
+
+/// [`replay`], with its term store and the element pairs its proofs decided `Equal`
+/// with no precondition there (what a later replay may reuse).
+fn replay_kept(
+    kernel: &Kernel,
+    sizes: &[(String, i64)],
+    outputs: &[FormulaOutput],
+    decided: &Decided,
+) -> (Option<Replayed>, Terms, EqualPairs) {
     let mut terms = Terms::new();
-    let found = replay_in(kernel, sizes, outputs, &mut terms);
-    (found, terms.len())
+    let mut cache = crate::prove::Instances::new();
+    let found = replay_in(kernel, sizes, outputs, &mut terms, &mut cache, decided);
+    (found, terms, cache.equal)
 }
 
 fn replay_in(
@@ -769,6 +791,8 @@ fn replay_in(
     sizes: &[(String, i64)],
     outputs: &[FormulaOutput],
     terms: &mut Terms,
+    cache: &mut crate::prove::Instances,
+    decided: &Decided,
 ) -> Option<Replayed> {
     let found = |reason: String, refuted: bool| Some(Replayed { reason, refuted });
     let overrides: BTreeMap<String, i64> = sizes.iter().cloned().collect();
@@ -793,11 +817,7 @@ fn replay_in(
         };
         // A spec's formula is refined where it is NaN outside its domain, as in the
         // attempts and in `check` (a kernel's value at `0/0` is no counterexample).
-        let proved = if o.spec {
-            crate::prove::prove_spec(terms, &env, &o.formula, &t.shape, &elems)
-        } else {
-            crate::prove::prove(terms, &env, &o.formula, &t.shape, &elems)
-        };
+        let proved = crate::prove::prove_reusing(terms, &env, o, &t.shape, &elems, cache, decided);
         if let Err(e) = proved {
             if e.is_wrong_value() {
                 let refuted = matches!(e, crate::prove::Failure::Refuted { .. });

@@ -12,6 +12,12 @@
 //! attention's batch of 15 at its sequence length of 48 makes 1.4M terms; its tail
 //! sizes along the sequence, 60k in all).
 //!
+//! A replay takes as `Equal`, undecided, the element pairs the launch's instance or an
+//! earlier replay decided `Equal` with no precondition on the same terms
+//! (`decide::Decided`): the first batch element of a replay at a batch of 2 is the
+//! instance's proof again, a causal row of a shorter sequence is often the same row of
+//! a longer one. Only a pair decided `NotEqual` refutes, and none of those is reused.
+//!
 //! Invariant: the sizes tried, their order and which are skipped depend only on the
 //! kernel, its instance and the limits; a skipped replay only ever leaves the verdict
 //! UNKNOWN.
@@ -21,7 +27,8 @@
 
 use super::scope::{Bound, Scope};
 use super::work::Work;
-use super::{replay_counted, Replayed};
+use super::{replay_kept, Replayed};
+use crate::decide::{Decided, EqualPairs};
 use crate::formula::Output as FormulaOutput;
 use crate::kernel::Kernel;
 use crate::launch::Instance;
@@ -74,6 +81,8 @@ pub(super) fn search(
     let mut terms_left = work.limits.nearby_terms as f64;
     // The product of sizes and the terms of the last replay run.
     let mut last: Option<(u64, usize)> = None;
+    // Each replay run: its store and the pairs it decided `Equal`.
+    let mut kept: Vec<(crate::term::Terms, EqualPairs)> = Vec::new();
     for s in sizes {
         let mut values: Vec<i64> = vec![1, 2, 3];
         for w in widths {
@@ -122,7 +131,12 @@ pub(super) fn search(
             // Only a wrong value counts here: a fault or an unwritten element at a size
             // the kernel was never written for (a head dimension equal to its block)
             // is no refutation without a proof obligation that failed there.
-            let (found, made) = replay_counted(kernel, &at, outputs);
+            let decided = kept
+                .iter()
+                .fold(work.decided.clone(), |d: Decided, (t, e)| d.with(t, e));
+            let (found, terms, equal) = replay_kept(kernel, &at, outputs, &decided);
+            let made = terms.len();
+            kept.push((terms, equal));
             if debug {
                 eprintln!("  {made} terms");
             }

@@ -87,7 +87,7 @@ pub struct Setup<'a> {
     pub grid: [Poly; 3],
     pub max_paths: usize,
     /// The work the step may still do (the whole unbounded step shares one).
-    pub work: &'a super::work::Work,
+    pub work: &'a super::work::Work<'a>,
     /// The formula's reductions, which loop summaries are matched against.
     pub templates: &'a [super::at_index::Template],
     /// The formula of each output, by tensor name (a scan's prefixes, `super::scans`).

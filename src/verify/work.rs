@@ -10,6 +10,7 @@
 //! [`Limits::timeout`]: when it fires, the step's verdict is UNKNOWN and says it
 //! depends on the machine (never a proof, never a refutation).
 
+use crate::decide::Decided;
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
@@ -100,18 +101,31 @@ pub enum Stop {
 }
 
 /// The work spent so far in one step, against its [`Limits`].
-pub struct Work {
+pub struct Work<'d> {
     pub limits: Limits,
+    /// Element pairs other stores decided `Equal` (the launch's instance): a replay
+    /// takes them as `Equal` undecided.
+    pub decided: &'d Decided<'d>,
     steps: Cell<u64>,
     z3: Cell<u64>,
     stopped: Cell<Option<Stop>>,
     started: Instant,
 }
 
-impl Work {
-    pub fn new(limits: &Limits) -> Work {
+/// No store to reuse verdicts from.
+static NONE: Decided<'static> = Decided::none();
+
+impl Work<'static> {
+    pub fn new(limits: &Limits) -> Self {
+        Work::reusing(limits, &NONE)
+    }
+}
+
+impl<'d> Work<'d> {
+    pub fn reusing(limits: &Limits, decided: &'d Decided<'d>) -> Self {
         Work {
             limits: limits.clone(),
+            decided,
             steps: Cell::new(0),
             z3: Cell::new(0),
             stopped: Cell::new(None),

@@ -65,6 +65,7 @@ mod ptx_wgmma;
 mod python_package;
 mod race_without_values;
 mod real_ops;
+mod replay_reuse;
 mod reshape;
 mod scans;
 mod size_twins;
