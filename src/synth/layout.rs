@@ -25,6 +25,9 @@ impl Synth<'_> {
         list: &[TermId],
         by_form: bool,
     ) -> Option<Formula> {
+        // Each element's tensor mask, read once at the first axis that cuts (in list
+        // order, as a read per axis would) and kept for the others.
+        let mut masks: Option<Vec<u64>> = None;
         for axis in 0..shape.len() {
             let n = shape[axis];
             // By form: the last axis, two halves of at least two elements each (a pair
@@ -44,9 +47,11 @@ impl Synth<'_> {
             let at = |p: usize| (p / stride.max(1)) % n;
             // The masks are read even when cutting by form: reading one numbers the
             // tensors it meets, and that numbering orders operands elsewhere.
+            let masks =
+                masks.get_or_insert_with(|| list.iter().map(|&t| self.tensor_mask(t)).collect());
             let mut keys = vec![0u64; n];
-            for (p, &t) in list.iter().enumerate() {
-                keys[at(p)] |= self.tensor_mask(t);
+            for (p, &m) in masks.iter().enumerate() {
+                keys[at(p)] |= m;
             }
             // `by_form`: where the elements' form changes instead (RoPE's two halves of
             // the head dimension: `x1·c - x2·s`, then `x2·c + x1·s`).

@@ -19,6 +19,9 @@ pub(super) struct LeafSets {
     leaves: Vec<TermId>,
     index: FxHashMap<TermId, usize>,
     sets: FxHashMap<TermId, Bits>,
+    /// Per numbered element, its rank in (tensor, index) order ([`LeafSets::least`]);
+    /// ranked again when elements were numbered since.
+    ranks: Vec<u32>,
 }
 
 impl LeafSets {
@@ -65,6 +68,33 @@ impl LeafSets {
     /// The terms of the input elements in `bits`.
     pub(super) fn terms_of(&self, bits: &[u64]) -> Vec<TermId> {
         members(&self.leaves, bits)
+    }
+
+    /// The least input element in `bits` by (tensor, index): the minimum of
+    /// `terms_of(bits)` mapped by [`input_element`], without collecting them (a
+    /// product's factor can read hundreds of elements, and ordering the factors of
+    /// every element of a long list asks this of each).
+    pub(super) fn least(&mut self, terms: &Terms, bits: &[u64]) -> Option<TermId> {
+        if self.ranks.len() != self.leaves.len() {
+            let mut order: Vec<usize> = (0..self.leaves.len()).collect();
+            order.sort_by_key(|&i| input_element(terms, self.leaves[i]));
+            self.ranks = vec![0; order.len()];
+            for (rank, i) in order.into_iter().enumerate() {
+                self.ranks[i] = rank as u32;
+            }
+        }
+        let mut best: Option<usize> = None;
+        for (w, &word) in bits.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                let i = w * 64 + rest.trailing_zeros() as usize;
+                if best.is_none_or(|b| self.ranks[i] < self.ranks[b]) {
+                    best = Some(i);
+                }
+                rest &= rest - 1;
+            }
+        }
+        best.map(|i| self.leaves[i])
     }
 }
 
@@ -168,5 +198,29 @@ mod tests {
         let mut want = vec![x0, x1, y0];
         want.sort();
         assert_eq!(all, want);
+    }
+
+    /// Numbered out of (tensor, index) order (`y` and `x[2]` first), the least element
+    /// is still the least by (tensor, index), and ranking again after more elements are
+    /// numbered keeps it so.
+    #[test]
+    fn least_is_by_tensor_then_index_not_by_numbering() {
+        let mut terms = Terms::new();
+        let y0 = terms.input("y", &[0]);
+        let x2 = terms.input("x", &[2]);
+        let x10 = terms.input("x", &[10]);
+        let first = terms.sum(&[y0, x2, x10]);
+        let mut sets = LeafSets::default();
+        let bits = sets.of(&terms, first);
+        assert_eq!(sets.least(&terms, &bits), Some(x2));
+        let without_x2 = minus(&bits, &sets.of(&terms, x2));
+        assert_eq!(sets.least(&terms, &without_x2), Some(x10));
+        let x1 = terms.input("x", &[1]);
+        let later = terms.sum(&[y0, x1]);
+        let bits = sets.of(&terms, later);
+        assert_eq!(sets.least(&terms, &bits), Some(x1));
+        let just_y0 = sets.of(&terms, y0);
+        assert_eq!(sets.least(&terms, &just_y0), Some(y0));
+        assert_eq!(sets.least(&terms, &[0]), None);
     }
 }

@@ -750,17 +750,15 @@ impl<'a> Synth<'a> {
             } else {
                 cshape.insert(axis, n);
             }
+            // Position `p` of the child is (outer, k, inner) around the reduced axis;
+            // its element is `per_elem[outer, inner]`, operand `k` (the reduced axis
+            // has extent 1 in `shape` where kept, none where new).
             let total: usize = cshape.iter().product();
+            let inner: usize = cshape[axis + 1..].iter().product();
             let mut clist = Vec::with_capacity(total);
             for p in 0..total {
-                let mut idx = unravel(p, &cshape);
-                let k = idx[axis];
-                if keepdim {
-                    idx[axis] = 0;
-                } else {
-                    idx.remove(axis);
-                }
-                clist.push(per_elem[ravel(&idx, shape)][k]);
+                let (outer, k, rest) = (p / (inner * n), (p / inner) % n, p % inner);
+                clist.push(per_elem[outer * inner + rest][k]);
             }
             if let Ok(child) = self.build(&cshape, &clist) {
                 return Some(wrap(child, axis, keepdim));

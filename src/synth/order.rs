@@ -19,17 +19,18 @@ impl Synth<'_> {
             .iter()
             .skip(1)
             .fold(sets[0].to_vec(), |acc, s| leaves::intersect(&acc, s));
-        let own: Vec<Vec<TermId>> = sets
+        let own: Vec<Vec<u64>> = sets.iter().map(|l| leaves::minus(l, &common)).collect();
+        let least: Vec<Option<TermId>> = own
             .iter()
-            .map(|l| self.leaf_sets.terms_of(&leaves::minus(l, &common)))
+            .map(|l| self.leaf_sets.least(self.terms, l))
             .collect();
         let element = |t: TermId| leaves::input_element(self.terms, t);
         // Keys compare as sorted lists: where their first (least) elements all differ,
         // those alone order them, without sorting a running max's thousands of leaves.
-        let mut by_least: Vec<(Option<(&str, &[i64])>, TermId)> = own
+        let mut by_least: Vec<(Option<(&str, &[i64])>, TermId)> = least
             .iter()
             .zip(ops)
-            .map(|(l, &o)| (l.iter().filter_map(|&t| element(t)).min(), o))
+            .map(|(l, &o)| (l.and_then(element), o))
             .collect();
         by_least.sort();
         if by_least.windows(2).all(|w| w[0].0 != w[1].0) {
@@ -39,7 +40,12 @@ impl Synth<'_> {
             .iter()
             .zip(ops)
             .map(|(l, &o)| {
-                let mut key: Vec<(&str, &[i64])> = l.iter().filter_map(|&t| element(t)).collect();
+                let mut key: Vec<(&str, &[i64])> = self
+                    .leaf_sets
+                    .terms_of(l)
+                    .into_iter()
+                    .filter_map(element)
+                    .collect();
                 key.sort();
                 (key, o)
             })
