@@ -99,19 +99,24 @@ pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
     Reach::new(needle).contains(terms, t)
 }
 
-/// Which terms contain one `needle`, remembered across queries: the summands of a
-/// lane's update share their scores and running max, walked once rather than once per
-/// summand.
+/// Which terms contain one `needle` (or any of a set), remembered across queries: the
+/// summands of a lane's update share their scores and running max, walked once rather
+/// than once per summand (and, kept for a whole loop, once rather than once per lane).
 pub(super) struct Reach {
-    needle: TermId,
-    /// Nodes known to contain the needle (`true`) or not (`false`).
+    needles: rustc_hash::FxHashSet<TermId>,
+    /// Nodes known to contain a needle (`true`) or not (`false`).
     known: rustc_hash::FxHashMap<TermId, bool>,
 }
 
 impl Reach {
     pub(super) fn new(needle: TermId) -> Self {
+        Reach::any(&[needle].into_iter().collect())
+    }
+
+    /// Which terms contain any of `needles`: [`contains_any`], remembered.
+    pub(super) fn any(needles: &rustc_hash::FxHashSet<TermId>) -> Self {
         Reach {
-            needle,
+            needles: needles.clone(),
             known: rustc_hash::FxHashMap::default(),
         }
     }
@@ -123,7 +128,7 @@ impl Reach {
             if self.known.contains_key(&x) {
                 continue;
             }
-            if x == self.needle {
+            if self.needles.contains(&x) {
                 self.known.insert(x, true);
                 continue;
             }
