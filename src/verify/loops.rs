@@ -26,9 +26,7 @@
 
 use super::lane::{unsupported, Env, Flow, Lane, Val, R};
 use super::run::Run;
-use super::summary::{
-    contains_any, trip_count, Carried, Case, LoopCtx, Part, Partial, Picked, Reach,
-};
+use super::summary::{trip_count, Carried, Case, LoopCtx, Part, Partial, Picked, Reach};
 use super::sym::{Cond, Poly, Rel};
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
@@ -297,10 +295,22 @@ impl Run<'_, '_, '_> {
         let mut rescaled: Vec<(usize, usize)> = Vec::new();
         let all_accs: rustc_hash::FxHashSet<TermId> =
             accs.iter().flatten().flatten().copied().collect();
+        // Which terms read a carried float, kept for every lane of the loop (they share
+        // their rows' scores and maxes).
+        let mut reads_acc = Reach::any(&all_accs);
         for (k, v) in init.iter().enumerate() {
             for (j, l) in v.lanes.iter().enumerate() {
                 if let (Lane::Float(init), Some(acc)) = (l, accs[k][j]) {
-                    match self.summarise(n, (k, j), *init, acc, &all_accs, &var, &valid, &cases)? {
+                    match self.summarise(
+                        n,
+                        (k, j),
+                        *init,
+                        acc,
+                        &mut reads_acc,
+                        &var,
+                        &valid,
+                        &cases,
+                    )? {
                         Some(t) => {
                             finals.insert((k, j), t);
                         }
@@ -354,13 +364,14 @@ impl Run<'_, '_, '_> {
             }
             picked_finals = idx;
         }
+        let mut rescale_memo = RescaleMemo::default();
         for (k, j) in rescaled {
             let Lane::Float(init) = init[k].lanes[j] else {
                 unreachable!("only float lanes are summarised")
             };
             let acc = accs[k][j].expect("float lanes have accumulators");
             // A linear recurrence's state (`h = a·h + x`): super::scans.
-            if let Some(t) = self.recurrence_final(n, (k, j), acc, &all_accs, &cases) {
+            if let Some(t) = self.recurrence_final(n, (k, j), acc, &mut reads_acc, &cases) {
                 finals.insert((k, j), t);
                 continue;
             }
@@ -374,6 +385,7 @@ impl Run<'_, '_, '_> {
                 &var,
                 &valid,
                 &cases,
+                &mut rescale_memo,
             )?;
             finals.insert((k, j), t);
         }
@@ -426,7 +438,7 @@ impl Run<'_, '_, '_> {
         (k, j): (usize, usize),
         init: TermId,
         acc: TermId,
-        all_accs: &rustc_hash::FxHashSet<TermId>,
+        reads_acc: &mut Reach,
         var: &str,
         valid: &[Cond],
         cases: &[Case],
@@ -459,7 +471,7 @@ impl Run<'_, '_, '_> {
             // running op.
             if summands
                 .iter()
-                .any(|&s| contains_any(self.domain.terms, s, all_accs))
+                .any(|&s| reads_acc.contains(self.domain.terms, s))
             {
                 return Ok(None);
             }
@@ -521,6 +533,7 @@ impl Run<'_, '_, '_> {
         var: &str,
         valid: &[Cond],
         cases: &[Case],
+        memo: &mut RescaleMemo,
     ) -> R<TermId> {
         if init != self.domain.terms.zero() {
             return unsupported(NOT_A_RUNNING_OP);
@@ -578,7 +591,7 @@ impl Run<'_, '_, '_> {
             .into_iter()
             .filter(|key| {
                 let m_acc = accs[key.0][key.1].expect("a max lane has an accumulator");
-                let mut reach = Reach::new(m_acc);
+                let reach = memo.reach.entry(m_acc).or_insert_with(|| Reach::new(m_acc));
                 splits
                     .iter()
                     .any(|(g, _, _)| reach.contains(self.domain.terms, *g))
@@ -619,9 +632,12 @@ impl Run<'_, '_, '_> {
                     summands,
                 });
             }
-            let verdicts =
-                decide::decide_all(self.domain.terms, &checks, &decide::Options::default());
-            if !verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
+            let terms = &mut *self.domain.terms;
+            let equal = *memo.all_equal.entry(checks).or_insert_with_key(|checks| {
+                let verdicts = decide::decide_all(terms, checks, &decide::Options::default());
+                verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. }))
+            });
+            if !equal {
                 continue;
             }
             let p = self.domain.terms.carried_param(&format!("loop{n}.{k}.{j}"));
@@ -636,6 +652,17 @@ impl Run<'_, '_, '_> {
         }
         unsupported(NOT_A_RUNNING_OP)
     }
+}
+
+/// What [`Run::summarise_rescaled`] learns once per loop rather than once per lane: the
+/// lanes of one row share their running max and rescale factor, so the same terms are
+/// walked and the same checks decided for each of them.
+#[derive(Default)]
+struct RescaleMemo {
+    /// Per running max's accumulator, which terms contain it.
+    reach: HashMap<TermId, Reach>,
+    /// Per list of rescale checks (`want`, `g`), whether `decide` found every pair equal.
+    all_equal: HashMap<Vec<(TermId, TermId)>, bool>,
 }
 
 const NOT_A_RUNNING_OP: &str =

@@ -9,7 +9,7 @@
 use super::at_index::{reduction_atom, AtIndex, Template};
 use super::lane::{unsupported, Unsupported, R};
 use super::run::Run;
-use super::summary::{bind_holes, input_atoms_of, Part};
+use super::summary::{input_atoms_of, HoleSlots, Part};
 use super::sym::{Cond, Poly};
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
@@ -368,14 +368,9 @@ impl Run<'_, '_, '_> {
         // of this reduction (or another outer index) is an extra, settled below.
         let mut outer: Option<Vec<Poly>> = None;
         let mut index: Vec<Option<Poly>> = Vec::with_capacity(items.len());
+        let slots = HoleSlots::new(&shape_atoms);
         for (part, s) in items {
-            let bound = bind_holes(
-                &mut self.first_atoms,
-                self.domain.terms,
-                &self.atoms,
-                &shape_atoms,
-                *s,
-            );
+            let bound = slots.bind(&mut self.first_atoms, self.domain.terms, &self.atoms, *s);
             let bind = || -> Option<(Poly, Vec<Poly>)> {
                 let i = bound.get("#i").cloned()?;
                 let mut o = Vec::with_capacity(rank);

@@ -40,7 +40,7 @@
 use super::at_index::{reduction_atom, AtIndex, AtomIndex, R};
 use super::lane::{small_witness, Lane, Unsupported, Val};
 use super::run::Run;
-use super::summary::{contains_any, Case, LoopCtx};
+use super::summary::{contains_any, Case, LoopCtx, Reach};
 use super::sym::{Cond, Poly, Rel};
 use crate::decide::{self, Verdict};
 use crate::formula::{Formula, ScanOp};
@@ -436,27 +436,29 @@ impl Run<'_, '_, '_> {
         n: usize,
         (k, j): (usize, usize),
         acc: TermId,
-        all_accs: &rustc_hash::FxHashSet<TermId>,
+        reads_acc: &mut Reach,
         cases: &[Case],
     ) -> Option<TermId> {
         let t = &*self.domain.terms;
-        let free = |x: TermId| !contains_any(t, x, all_accs);
+        // Free of every carried float (`reads_acc` asks for any of them).
+        let free = |r: &mut Reach, x: TermId| !r.contains(t, x);
         // `acc`, or a product with `acc` once and other factors free of carried floats.
-        let scaled = |x: TermId| {
+        let scaled = |r: &mut Reach, x: TermId| {
             x == acc
                 || matches!(t.node(x), Node::Mul(fs)
                     if fs.iter().filter(|&&f| f == acc).count() == 1
-                        && fs.iter().all(|&f| f == acc || free(f)))
+                        && fs.iter().all(|&f| f == acc || free(r, f)))
         };
+        let r = reads_acc;
         for case in cases {
             let Some(Lane::Float(after)) = case.outs.get(k).and_then(|v| v.lanes.get(j)) else {
                 return None;
             };
-            let affine = free(*after)
-                || scaled(*after)
+            let affine = free(r, *after)
+                || scaled(r, *after)
                 || matches!(t.node(*after), Node::Add(kids)
-                    if kids.iter().filter(|&&c| !free(c)).count() == 1
-                        && kids.iter().all(|&c| free(c) || scaled(c)));
+                    if kids.iter().filter(|&&c| !free(r, c)).count() == 1
+                        && kids.iter().all(|&c| free(r, c) || scaled(r, c)));
             if !affine {
                 return None;
             }

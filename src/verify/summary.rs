@@ -99,19 +99,24 @@ pub(super) fn contains(terms: &Terms, t: TermId, needle: TermId) -> bool {
     Reach::new(needle).contains(terms, t)
 }
 
-/// Which terms contain one `needle`, remembered across queries: the summands of a
-/// lane's update share their scores and running max, walked once rather than once per
-/// summand.
+/// Which terms contain one `needle` (or any of a set), remembered across queries: the
+/// summands of a lane's update share their scores and running max, walked once rather
+/// than once per summand (and, kept for a whole loop, once rather than once per lane).
 pub(super) struct Reach {
-    needle: TermId,
-    /// Nodes known to contain the needle (`true`) or not (`false`).
+    needles: rustc_hash::FxHashSet<TermId>,
+    /// Nodes known to contain a needle (`true`) or not (`false`).
     known: rustc_hash::FxHashMap<TermId, bool>,
 }
 
 impl Reach {
     pub(super) fn new(needle: TermId) -> Self {
+        Reach::any(&[needle].into_iter().collect())
+    }
+
+    /// Which terms contain any of `needles`: [`contains_any`], remembered.
+    pub(super) fn any(needles: &rustc_hash::FxHashSet<TermId>) -> Self {
         Reach {
-            needle,
+            needles: needles.clone(),
             known: rustc_hash::FxHashMap::default(),
         }
     }
@@ -123,7 +128,7 @@ impl Reach {
             if self.known.contains_key(&x) {
                 continue;
             }
-            if x == self.needle {
+            if self.needles.contains(&x) {
                 self.known.insert(x, true);
                 continue;
             }
@@ -174,27 +179,62 @@ pub(super) fn bind_holes(
     shape_atoms: &[(String, Vec<Poly>)],
     t: TermId,
 ) -> std::collections::HashMap<String, Poly> {
-    let mine = first.of(terms, atoms, t);
-    let mut bound = std::collections::HashMap::new();
-    for (tensor, fidx) in shape_atoms {
-        let Some((_, kidx)) = mine
-            .iter()
-            .map(|a| &atoms[a])
-            .find(|(t, k)| t == tensor && k.len() == fidx.len())
-        else {
-            continue;
-        };
-        for (f, k) in fidx.iter().zip(kidx) {
-            let mut names = Vec::new();
-            f.symbols(&mut names);
-            if let [name] = &names[..] {
-                if *f == Poly::sym(name) && name.starts_with('#') {
-                    bound.entry(name.to_string()).or_insert_with(|| k.clone());
-                }
+    HoleSlots::new(shape_atoms).bind(first, terms, atoms, t)
+}
+
+/// A template's index holes as [`bind_holes`] reads them: per input atom of the
+/// template, its tensor, rank and the positions that hold one hole alone (atoms with
+/// none left out), worked out once per template rather than once per summand.
+pub(super) struct HoleSlots(Vec<(String, usize, Vec<(usize, String)>)>);
+
+impl HoleSlots {
+    pub(super) fn new(shape_atoms: &[(String, Vec<Poly>)]) -> Self {
+        let slots = shape_atoms.iter().filter_map(|(tensor, fidx)| {
+            let holes: Vec<(usize, String)> = fidx
+                .iter()
+                .enumerate()
+                .filter_map(|(k, f)| {
+                    let mut names = Vec::new();
+                    f.symbols(&mut names);
+                    match &names[..] {
+                        [name] if *f == Poly::sym(name) && name.starts_with('#') => {
+                            Some((k, name.to_string()))
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
+            (!holes.is_empty()).then(|| (tensor.clone(), fidx.len(), holes))
+        });
+        HoleSlots(slots.collect())
+    }
+
+    /// [`bind_holes`] of `t` with these slots.
+    pub(super) fn bind(
+        &self,
+        first: &mut FirstAtoms,
+        terms: &Terms,
+        atoms: &super::at_index::AtomIndex,
+        t: TermId,
+    ) -> std::collections::HashMap<String, Poly> {
+        let mine = first.of(terms, atoms, t);
+        let mut bound = std::collections::HashMap::new();
+        for (tensor, rank, holes) in &self.0 {
+            let Some((_, kidx)) = mine
+                .iter()
+                .map(|a| &atoms[a])
+                .find(|(t, k)| t == tensor && k.len() == *rank)
+            else {
+                continue;
+            };
+            for (k, name) in holes {
+                bound
+                    .entry(name.clone())
+                    .or_insert_with(|| kidx[*k].clone());
             }
         }
+        bound
     }
-    bound
 }
 
 /// Per term, the first input atom of each tensor and rank in the order of
