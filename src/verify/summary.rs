@@ -185,7 +185,15 @@ pub(super) fn bind_holes(
 /// A template's index holes as [`bind_holes`] reads them: per input atom of the
 /// template, its tensor, rank and the positions that hold one hole alone (atoms with
 /// none left out), worked out once per template rather than once per summand.
-pub(super) struct HoleSlots(Vec<(String, usize, Vec<(usize, String)>)>);
+pub(super) struct HoleSlots(Vec<AtomSlots>);
+
+/// One input atom of a template: its tensor, its rank, and each index position that
+/// holds one hole alone with that hole's name.
+struct AtomSlots {
+    tensor: String,
+    rank: usize,
+    holes: Vec<(usize, String)>,
+}
 
 impl HoleSlots {
     pub(super) fn new(shape_atoms: &[(String, Vec<Poly>)]) -> Self {
@@ -204,7 +212,11 @@ impl HoleSlots {
                     }
                 })
                 .collect();
-            (!holes.is_empty()).then(|| (tensor.clone(), fidx.len(), holes))
+            (!holes.is_empty()).then(|| AtomSlots {
+                tensor: tensor.clone(),
+                rank: fidx.len(),
+                holes,
+            })
         });
         HoleSlots(slots.collect())
     }
@@ -219,7 +231,12 @@ impl HoleSlots {
     ) -> std::collections::HashMap<String, Poly> {
         let mine = first.of(terms, atoms, t);
         let mut bound = std::collections::HashMap::new();
-        for (tensor, rank, holes) in &self.0 {
+        for AtomSlots {
+            tensor,
+            rank,
+            holes,
+        } in &self.0
+        {
             let Some((_, kidx)) = mine
                 .iter()
                 .map(|a| &atoms[a])
