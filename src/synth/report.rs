@@ -24,23 +24,14 @@ impl Lift {
         inst: &crate::launch::Instance,
         limits: &crate::verify::Limits,
     ) {
-        self.verify_all_sizes_as(kernel, inst, limits, &Formula::clone)
+        let none = crate::decide::Decided::none();
+        self.verify_all_sizes_reusing(kernel, inst, limits, &Formula::clone, &none)
     }
 
     /// [`Lift::verify_all_sizes_with`] of `shown(f)` for each lifted formula `f` (its
-    /// named form written out, equal to `f` on the instance), in place of `f`.
-    pub fn verify_all_sizes_as(
-        &mut self,
-        kernel: &crate::kernel::Kernel,
-        inst: &crate::launch::Instance,
-        limits: &crate::verify::Limits,
-        shown: &dyn Fn(&Formula) -> Formula,
-    ) {
-        self.verify_all_sizes_reusing(kernel, inst, limits, shown, &crate::decide::Decided::none())
-    }
-
-    /// [`Lift::verify_all_sizes_as`], the replays taking the element pairs `decided`
-    /// knows (the same terms proved `Equal` on the instance) as `Equal` undecided.
+    /// named form written out, equal to `f` on the instance) in place of `f`, the
+    /// replays taking the element pairs `decided` knows (the same terms proved `Equal`
+    /// on the instance) as `Equal` undecided.
     pub fn verify_all_sizes_reusing(
         &mut self,
         kernel: &crate::kernel::Kernel,
