@@ -8,6 +8,7 @@ use crate::term::{TermId, Terms};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 
+#[derive(Clone)]
 pub(super) struct Dense {
     pub shape: Vec<usize>,
     pub elems: Vec<TermId>,
@@ -272,6 +273,21 @@ fn matmul(terms: &mut Terms, a: &Dense, b: &Dense) -> Dense {
 
 /// The dense value of `f`; `f` must type-check in `env`.
 pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dense, FormulaError> {
+    run_in(f, terms, env, &mut Products::default())
+}
+
+/// The value of each product `a @ b` met so far in one formula, by its sub-formula: a
+/// softmax's scores occur in its max and in its exponential, each instantiation
+/// `k` products per element. Terms are hash-consed, so a second instantiation would
+/// intern no new term and return the same elements: the memo changes no result.
+type Products<'f> = rustc_hash::FxHashMap<&'f Formula, Dense>;
+
+fn run_in<'f>(
+    f: &'f Formula,
+    terms: &mut Terms,
+    env: &ShapeEnv,
+    products: &mut Products<'f>,
+) -> Result<Dense, FormulaError> {
     Ok(match f {
         Formula::Input(name) => {
             let shape = env.tensors[name].clone();
@@ -295,7 +311,7 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
         }
         Formula::Rand { seed, offset } => {
             // The value Triton computes at each offset, as the spec's `tl.rand` reads it.
-            let mut o = run(offset, terms, env)?;
+            let mut o = run_in(offset, terms, env, products)?;
             for e in &mut o.elems {
                 let off = terms
                     .as_const(*e)
@@ -311,18 +327,21 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
         Formula::Const(c) => Dense::scalar(terms.constant(c.clone())),
         Formula::Inf { negative } => Dense::scalar(terms.inf(*negative)),
         Formula::Unary(op, a) => {
-            let a = run(a, terms, env)?;
+            let a = run_in(a, terms, env, products)?;
             match op.func() {
                 None => a.map(terms, |t, e| t.neg(e)),
                 Some(func) => a.map(terms, |t, e| t.call(func, e)),
             }
         }
         Formula::Powi(a, k) => {
-            let a = run(a, terms, env)?;
+            let a = run_in(a, terms, env, products)?;
             a.map(terms, |t, e| t.powi(e, *k))
         }
         Formula::Binary(op, a, b) => {
-            let (a, b) = (run(a, terms, env)?, run(b, terms, env)?);
+            let (a, b) = (
+                run_in(a, terms, env, products)?,
+                run_in(b, terms, env, products)?,
+            );
             zip(terms, &[&a, &b], |t, o| match op {
                 BinaryOp::Add => t.add(o[0], o[1]),
                 BinaryOp::Sub => t.sub(o[0], o[1]),
@@ -335,14 +354,17 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
             })
         }
         Formula::Cmp(op, a, b) => {
-            let (a, b) = (run(a, terms, env)?, run(b, terms, env)?);
+            let (a, b) = (
+                run_in(a, terms, env, products)?,
+                run_in(b, terms, env, products)?,
+            );
             zip(terms, &[&a, &b], |t, o| t.cmp(*op, o[0], o[1]))
         }
         Formula::Select(c, a, b) => {
             let (c, a, b) = (
-                run(c, terms, env)?,
-                run(a, terms, env)?,
-                run(b, terms, env)?,
+                run_in(c, terms, env, products)?,
+                run_in(a, terms, env, products)?,
+                run_in(b, terms, env, products)?,
             );
             zip(terms, &[&c, &a, &b], |t, o| t.select(o[0], o[1], o[2]))
         }
@@ -352,20 +374,31 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
             keepdim,
             arg,
         } => {
-            let a = run(arg, terms, env)?;
+            let a = run_in(arg, terms, env, products)?;
             reduce(terms, &a, *op, *axis, *keepdim)
         }
         Formula::MatMul(a, b) => {
-            let (a, b) = (run(a, terms, env)?, run(b, terms, env)?);
-            matmul(terms, &a, &b)
+            if let Some(d) = products.get(f) {
+                return Ok(d.clone());
+            }
+            let (a, b) = (
+                run_in(a, terms, env, products)?,
+                run_in(b, terms, env, products)?,
+            );
+            let d = matmul(terms, &a, &b);
+            products.insert(f, d.clone());
+            d
         }
-        Formula::Transpose(a) => transpose(&run(a, terms, env)?),
+        Formula::Transpose(a) => transpose(&run_in(a, terms, env, products)?),
         Formula::Scan { op, axis, arg } => {
-            let a = run(arg, terms, env)?;
+            let a = run_in(arg, terms, env, products)?;
             scan(terms, &a, *op, *axis)
         }
         Formula::Recurrence { axis, a, x } => {
-            let (a, x) = (run(a, terms, env)?, run(x, terms, env)?);
+            let (a, x) = (
+                run_in(a, terms, env, products)?,
+                run_in(x, terms, env, products)?,
+            );
             recurrence(terms, &a, &x, *axis)
         }
         Formula::Tri {
@@ -373,20 +406,20 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
             upper,
             diagonal,
         } => {
-            let a = run(arg, terms, env)?;
+            let a = run_in(arg, terms, env, products)?;
             tri(terms, &a, *upper, *diagonal)
         }
         Formula::Cat { axis, args } => {
             let parts = args
                 .iter()
-                .map(|a| run(a, terms, env))
+                .map(|a| run_in(a, terms, env, products))
                 .collect::<Result<Vec<Dense>, _>>()?;
             cat(&parts, *axis)
         }
         Formula::Window { op, args, geometry } => {
             let mut parts: Vec<(Vec<usize>, Vec<TermId>)> = Vec::with_capacity(args.len());
             for a in args {
-                let d = run(a, terms, env)?;
+                let d = run_in(a, terms, env, products)?;
                 parts.push((d.shape, d.elems));
             }
             // Type-checked by the caller (`Formula::dims`).
@@ -400,7 +433,7 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
             start,
             end,
         } => {
-            let a = run(arg, terms, env)?;
+            let a = run_in(arg, terms, env, products)?;
             let s = env.eval(start).unwrap_or(0);
             let e = match end {
                 Some(e) => env.eval(e).unwrap_or(a.shape[*axis]),
@@ -410,13 +443,13 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
         }
         Formula::Unsqueeze { arg, axis } => {
             // The same elements in the same row-major order.
-            let mut a = run(arg, terms, env)?;
+            let mut a = run_in(arg, terms, env, products)?;
             a.shape.insert((*axis).min(a.shape.len()), 1);
             a
         }
         Formula::Reshape { arg, shape } => {
             // The same elements in the same row-major order.
-            let mut a = run(arg, terms, env)?;
+            let mut a = run_in(arg, terms, env, products)?;
             a.shape = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();
             a
         }
@@ -426,11 +459,14 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
             data,
             index,
         } => {
-            let (x, i) = (run(data, terms, env)?, run(index, terms, env)?);
+            let (x, i) = (
+                run_in(data, terms, env, products)?,
+                run_in(index, terms, env, products)?,
+            );
             take(terms, *kind, *axis, &x, &i)?
         }
         Formula::Broadcast { arg, shape } => {
-            let a = run(arg, terms, env)?;
+            let a = run_in(arg, terms, env, products)?;
             let shape: Vec<usize> = shape.iter().map(|e| env.eval(e).unwrap_or(1)).collect();
             let n: usize = shape.iter().product();
             let elems = (0..n)

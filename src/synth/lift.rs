@@ -103,7 +103,7 @@ pub fn lift_spec(
     let mut timings = Timings::default();
     let env = ShapeEnv::from_launch(&kernel.launch, &inst.sizes)?;
     let mut outputs = Vec::new();
-    let mut known = Known::new();
+    let mut known = Known::default();
     let mut instances = Instances::new();
     // Sub-lists built for one output, kept for the next (attention's lse and output
     // share the row max and the row sum of exponentials).

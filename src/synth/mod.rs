@@ -215,7 +215,8 @@ pub(crate) fn show(terms: &Terms, t: TermId) -> String {
 /// The proved formula of each output lifted so far, by its element terms (with its
 /// shape): a later output that reads one (layer norm's `y` reads `mean` and `rstd`)
 /// reuses it rather than synthesising it again.
-type Known = HashMap<Vec<TermId>, (Vec<usize>, Formula)>;
+/// Fx-hashed: every build looks its list up here.
+type Known = rustc_hash::FxHashMap<Vec<TermId>, (Vec<usize>, Formula)>;
 
 /// What an operand is, independent of the element (see [`Synth::role_key`]).
 type Role = (u64, std::rc::Rc<str>);
