@@ -20,6 +20,9 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Instances {
     formulas: HashMap<Formula, Option<Rc<Vec<TermId>>>>,
+    /// The products `a @ b` instantiated so far: formulas that differ elsewhere (a
+    /// candidate and its tidied form) share them.
+    products: crate::formula::Products,
     /// The element pairs the proofs made with this cache decided `Equal` with no
     /// precondition under the default options: what a proof in another store of the
     /// same terms reuses (`decide::Decided`).
@@ -73,7 +76,9 @@ pub fn instance(
             .clone()
             .ok_or_else(|| "the formula does not instantiate".into());
     }
-    let e = f.instantiate(terms, env).map(Rc::new);
+    let e = f
+        .instantiate_reusing(terms, env, &mut cache.products)
+        .map(Rc::new);
     cache.formulas.insert(f.clone(), e.as_ref().ok().cloned());
     e.map_err(|e| e.message)
 }

@@ -276,17 +276,21 @@ pub(super) fn run(f: &Formula, terms: &mut Terms, env: &ShapeEnv) -> Result<Dens
     run_in(f, terms, env, &mut Products::default())
 }
 
-/// The value of each product `a @ b` met so far in one formula, by its sub-formula: a
-/// softmax's scores occur in its max and in its exponential, each instantiation
-/// `k` products per element. Terms are hash-consed, so a second instantiation would
-/// intern no new term and return the same elements: the memo changes no result.
-type Products<'f> = rustc_hash::FxHashMap<&'f Formula, Dense>;
+/// The value of each product `a @ b` instantiated so far, by its sub-formula, for
+/// instantiations into one term store at one [`ShapeEnv`] (as `prove::Instances`): a
+/// softmax's scores occur in its max and in its exponential, and a lift instantiates
+/// its candidate, the candidate tidied and its named forms, each `k` products per
+/// element of every product. Terms are hash-consed and the store only grows, so
+/// instantiating a product again would intern no new term and give the same elements:
+/// the memo changes no result.
+#[derive(Default)]
+pub struct Products(rustc_hash::FxHashMap<Formula, Dense>);
 
-fn run_in<'f>(
-    f: &'f Formula,
+fn run_in(
+    f: &Formula,
     terms: &mut Terms,
     env: &ShapeEnv,
-    products: &mut Products<'f>,
+    products: &mut Products,
 ) -> Result<Dense, FormulaError> {
     Ok(match f {
         Formula::Input(name) => {
@@ -378,7 +382,7 @@ fn run_in<'f>(
             reduce(terms, &a, *op, *axis, *keepdim)
         }
         Formula::MatMul(a, b) => {
-            if let Some(d) = products.get(f) {
+            if let Some(d) = products.0.get(f) {
                 return Ok(d.clone());
             }
             let (a, b) = (
@@ -386,7 +390,7 @@ fn run_in<'f>(
                 run_in(b, terms, env, products)?,
             );
             let d = matmul(terms, &a, &b);
-            products.insert(f, d.clone());
+            products.0.insert(f.clone(), d.clone());
             d
         }
         Formula::Transpose(a) => transpose(&run_in(a, terms, env, products)?),
@@ -603,6 +607,18 @@ impl Formula {
     ) -> Result<Vec<crate::term::TermId>, FormulaError> {
         self.dims(env)?;
         Ok(run(self, terms, env)?.elems)
+    }
+
+    /// [`Formula::instantiate`] reusing (and adding to) the products of `products`,
+    /// which must come from instantiations into this `terms` at this `env`.
+    pub fn instantiate_reusing(
+        &self,
+        terms: &mut crate::term::Terms,
+        env: &ShapeEnv,
+        products: &mut Products,
+    ) -> Result<Vec<crate::term::TermId>, FormulaError> {
+        self.dims(env)?;
+        Ok(run_in(self, terms, env, products)?.elems)
     }
 }
 

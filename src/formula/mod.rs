@@ -61,5 +61,6 @@ pub use expr::{
     cmp_name, cmp_symbol, size_names, BinaryOp, Formula, Output, ReduceOp, ScanOp, TakeKind,
     UnaryOp,
 };
+pub use instantiate::Products;
 pub use shape::{broadcast, matmul_dims, Dim, FormulaError, ShapeEnv};
 pub use window::{Geometry, WindowOp};

@@ -87,9 +87,11 @@ pub fn rewrite(f: &Formula, env: &ShapeEnv, rules: &Rules) -> Result<Named, Simp
 pub fn prove(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
     let mut terms = crate::term::Terms::new();
     env.declare_int_values(&mut terms);
+    // One store at one instance: `b`'s products (the scores `q @ k.T`) are `a`'s.
+    let products = &mut crate::formula::Products::default();
     let (Ok(xa), Ok(xb)) = (
-        a.instantiate(&mut terms, env),
-        b.instantiate(&mut terms, env),
+        a.instantiate_reusing(&mut terms, env, products),
+        b.instantiate_reusing(&mut terms, env, products),
     ) else {
         return false;
     };

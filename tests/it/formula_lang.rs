@@ -162,6 +162,69 @@ fn instantiate_builds_the_shared_terms() {
     assert_eq!(r[6], t.select(c, x12, n));
 }
 
+/// A product met twice in one formula is instantiated once (`formula::instantiate`'s
+/// memo): the repeat gives the same elements, and its twins in the same formula (an
+/// operand transposed, another operand) are products of their own, built here by hand.
+#[test]
+fn a_repeated_product_and_its_twins() {
+    let e = env();
+    let mut t = Terms::new();
+    let xxt = || x().matmul(x().t());
+    let alone = xxt().instantiate(&mut t, &e).unwrap();
+    let squared = (xxt() * xxt()).instantiate(&mut t, &e).unwrap();
+    for (k, &s) in squared.iter().enumerate() {
+        assert_eq!(s, t.mul(alone[k], alone[k]), "element {k}");
+    }
+    // `(x @ x.T) @ (x @ w) - x @ ((x.T @ x) @ w)`: four products, none the same.
+    let f = xxt().matmul(x().matmul(w())) - x().matmul(x().t().matmul(x()).matmul(w()));
+    let got = f.instantiate(&mut t, &e).unwrap();
+    let x_ = |t: &mut Terms, i: i64, k: i64| t.input("x", &[i, k]);
+    let dot = |t: &mut Terms, pairs: Vec<(lift::term::TermId, lift::term::TermId)>| {
+        let prods: Vec<_> = pairs.into_iter().map(|(a, b)| t.mul(a, b)).collect();
+        t.sum(&prods)
+    };
+    let mut g = vec![vec![]; 3]; // x @ x.T
+    let mut h = vec![vec![]; 4]; // x.T @ x
+    let mut xw = vec![]; // x @ w
+    for i in 0..3 {
+        for m in 0..3 {
+            let p = (0..4)
+                .map(|k| (x_(&mut t, i, k), x_(&mut t, m, k)))
+                .collect();
+            g[i as usize].push(dot(&mut t, p));
+        }
+        let p = (0..4)
+            .map(|k| (x_(&mut t, i, k), t.input("w", &[k])))
+            .collect();
+        xw.push(dot(&mut t, p));
+    }
+    for k in 0..4 {
+        for l in 0..4 {
+            let p = (0..3)
+                .map(|m| (x_(&mut t, m, k), x_(&mut t, m, l)))
+                .collect();
+            h[k as usize].push(dot(&mut t, p));
+        }
+    }
+    let hw: Vec<_> = (0..4)
+        .map(|k| {
+            let p = (0..4)
+                .map(|l| (h[k][l], t.input("w", &[l as i64])))
+                .collect();
+            dot(&mut t, p)
+        })
+        .collect();
+    for i in 0..3 {
+        let p = (0..3).map(|m| (g[i][m], xw[m])).collect();
+        let left = dot(&mut t, p);
+        let p = (0..4)
+            .map(|k| (x_(&mut t, i as i64, k as i64), hw[k]))
+            .collect();
+        let right = dot(&mut t, p);
+        assert_eq!(got[i], t.sub(left, right), "element {i}");
+    }
+}
+
 #[test]
 fn text_parenthesizes_by_precedence_only() {
     let (a, b, c) = (
