@@ -123,6 +123,8 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// Formula terms at an index, for the lanes of one store under one guard (cleared
     /// with the store's resolution memo).
     pub(super) at_memo: super::at_index::AtMemo,
+    /// Templates' summands at their holes, read once per pinned sizes (`resolve`).
+    pub(super) placeholders: super::resolve::Placeholders,
     /// Summand pairs (common factors divided out) decided so far, and whether equal:
     /// equality of two terms holds or not whatever the path.
     pub(super) decided: HashMap<(TermId, TermId), bool>,
