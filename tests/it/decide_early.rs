@@ -6,10 +6,12 @@
 use lift::decide::{decide, decide_all, refuted_before_proving, Options, Verdict};
 use lift::term::{CmpOp, TermId, Terms};
 
+type Pairs = Vec<(TermId, TermId)>;
+
 /// A softmax row's summands, unnormalised against normalised (`e_i` against
 /// `e_i / Σ e`), for rows 0 and 1 (renamings of each other), beside the equal pairs
 /// `e_i·(Σ e)^-1 · Σ e` against `e_i`.
-fn rows(t: &mut Terms) -> (Vec<(TermId, TermId)>, Vec<(TermId, TermId)>) {
+fn rows(t: &mut Terms) -> (Pairs, Pairs) {
     let (mut unequal, mut equal) = (Vec::new(), Vec::new());
     for r in 0..2 {
         let es: Vec<TermId> = (0..4)
@@ -36,7 +38,7 @@ fn an_early_refutation_is_the_verdict_of_every_batch() {
     let (unequal, equal) = rows(&mut t);
     let opts = Options::default();
     // Each batch: the unequal pairs alone, after the equal ones, and one by one.
-    let mixed: Vec<(TermId, TermId)> = equal.iter().chain(&unequal).copied().collect();
+    let mixed: Pairs = equal.iter().chain(&unequal).copied().collect();
     let batches = [(unequal.clone(), 0), (mixed.clone(), equal.len())];
     for &(a, b) in &unequal {
         let cex = refuted_before_proving(&t, a, b, &opts).expect("e_i is not e_i / sum");
