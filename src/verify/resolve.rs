@@ -14,15 +14,8 @@ use super::sym::{Cond, Poly};
 use crate::decide::{self, Verdict};
 use crate::exec::domain::Binary;
 use crate::term::{Node, TermId, Terms};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::HashMap;
 use z3::SatResult;
-
-/// The input atoms of a template's summand at its holes, and its reduced extent, by
-/// (the template's address in the setup, the pinned sizes); `None` where it is not read
-/// at the holes. See [`Run::match_template`].
-pub(super) type Placeholders = HashMap<(usize, BTreeMap<Arc<str>, i128>), Option<Placeholder>>;
-pub(super) type Placeholder = (Vec<(String, Vec<Poly>)>, Poly);
 
 impl Run<'_, '_, '_> {
     /// `t` with every partial replaced by the reduction it is proved to be.
