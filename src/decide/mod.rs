@@ -575,6 +575,26 @@ pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> 
     decide_up_to_renaming(terms, pairs, opts, chunk_size(terms, pairs), &[])
 }
 
+/// The counterexample [`decide`] finds for `(a, b)` before its prover runs, if any: at
+/// the points every pair tries first (the caller's, here none, and the first random
+/// ones; every point, for terms with an infinity or NaN). [`decide_all`] tries them on
+/// each of its pairs, in whatever chunk or class up to renaming the pair falls (a
+/// renaming of a proved pair still tries its own), at the same values (a point's value
+/// of a sub-term is a function of the two), so it answers this pair `NotEqual` with
+/// the same counterexample: a caller that only needs to know whether a batch holds a
+/// pair not proved need not decide the batch.
+pub fn refuted_before_proving(
+    terms: &Terms,
+    a: TermId,
+    b: TermId,
+    opts: &Options,
+) -> Option<Counterexample> {
+    match decide_shared(terms, a, b, opts, &|_| None, &mut Shared::default(), true) {
+        Verdict::NotEqual(cex) => Some(cex),
+        _ => None,
+    }
+}
+
 /// [`decide_all`] for the elements of a tensor in row-major order, rows of `row`
 /// elements: where neighbouring elements share most of their sub-terms (a softmax row's
 /// max and sum), each chunk is one row, so a long row's shared canonical forms are built

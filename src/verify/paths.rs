@@ -106,6 +106,7 @@ pub fn explore(
             proved_domains: Default::default(),
             store_guard: None,
             at_memo: HashMap::new(),
+            placeholders: HashMap::new(),
             decided: HashMap::new(),
             store_pinned: BTreeMap::new(),
             branches: 0,

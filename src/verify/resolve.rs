@@ -261,12 +261,16 @@ impl Run<'_, '_, '_> {
         }
     }
 
-    /// Whether each pair (formula summand, kernel summand) is equal. A factor both
-    /// sides share (`v[j, d]` in attention's `p[r, j] · v[j, d]`) is divided out
-    /// first, and what remains is decided once per run (`decided`): the rows' `p` is
-    /// proved once, not once per stored column. Dividing out is sound for equality
-    /// (`a = b` gives `a·f = b·f`); a pair not proved that way is decided whole.
-    pub(super) fn decide_summands(&mut self, pairs: &[(TermId, TermId)]) -> Vec<bool> {
+    /// Whether each pair (formula summand, kernel summand) is equal with the factors
+    /// both sides share divided out (`v[j, d]` in attention's `p[r, j] · v[j, d]`),
+    /// and the pairs not proved that way (to be decided whole, [`Self::decide_whole`]).
+    /// What remains after dividing out is decided once per run (`decided`): the rows'
+    /// `p` is proved once, not once per stored column. Dividing out is sound for
+    /// equality (`a = b` gives `a·f = b·f`).
+    pub(super) fn decide_summands(
+        &mut self,
+        pairs: &[(TermId, TermId)],
+    ) -> (Vec<bool>, Vec<usize>) {
         let stripped: Vec<(TermId, TermId)> = pairs
             .iter()
             .map(|&(a, b)| strip_common_factors(self.domain.terms, a, b))
@@ -290,22 +294,32 @@ impl Run<'_, '_, '_> {
                 todo.len()
             );
         }
-        let mut equal: Vec<bool> = stripped.iter().map(|p| self.decided[p]).collect();
+        let equal: Vec<bool> = stripped.iter().map(|p| self.decided[p]).collect();
         let whole: Vec<usize> = (0..pairs.len())
             .filter(|&k| !equal[k] && stripped[k] != pairs[k])
             .collect();
-        if !whole.is_empty() {
-            let again: Vec<(TermId, TermId)> = whole.iter().map(|&k| pairs[k]).collect();
-            if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
-                eprintln!("  decide_summands: {} decided whole", again.len());
-            }
-            let verdicts =
-                decide::decide_all(self.domain.terms, &again, &decide::Options::default());
-            for (&k, v) in whole.iter().zip(verdicts) {
-                equal[k] = matches!(v, Verdict::Equal { .. });
-            }
+        (equal, whole)
+    }
+
+    /// `equal[k]` for each `k` of `whole`: the pair decided with its shared factors,
+    /// all of them in one batch.
+    pub(super) fn decide_whole(
+        &mut self,
+        pairs: &[(TermId, TermId)],
+        whole: &[usize],
+        equal: &mut [bool],
+    ) {
+        if whole.is_empty() {
+            return;
         }
-        equal
+        let again: Vec<(TermId, TermId)> = whole.iter().map(|&k| pairs[k]).collect();
+        if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
+            eprintln!("  decide_summands: {} decided whole", again.len());
+        }
+        let verdicts = decide::decide_all(self.domain.terms, &again, &decide::Options::default());
+        for (&k, v) in whole.iter().zip(verdicts) {
+            equal[k] = matches!(v, Verdict::Equal { .. });
+        }
     }
 
     /// The atom of `tmpl` when `items` are exactly its summands; `None` when they do
@@ -343,26 +357,42 @@ impl Run<'_, '_, '_> {
         };
         let holes: Vec<Poly> = (0..rank).map(|k| Poly::sym(&format!("#o{k}"))).collect();
         let iota = Poly::sym("#i");
-        let (shape_atoms, extent) = {
-            let solver = &self.solver;
-            let smt = self.smt;
-            let mut holds = |c: &Cond| smt.holds(solver, c);
-            let mut at = AtIndex {
-                terms: self.domain.terms,
-                shapes: self.setup.input_shapes,
-                pinned: &pinned,
-                holds: &mut holds,
-                atoms: &mut atoms,
-                memo: None,
-                labels: self.setup.labels,
-            };
-            let Ok(ph) = at.summand(&tmpl.node, &holes, &iota) else {
-                return Ok(None);
-            };
-            let Ok(extent) = at.reduced_extent(&tmpl.node) else {
-                return Ok(None);
-            };
-            (input_atoms_of(self.domain.terms, &atoms, ph), extent)
+        // The summand at the holes, read for its input atoms, is the same term for
+        // every group under the same pinned sizes unless reading it asked the solver
+        // (a `cat` or a triangle at the holes): kept only where it asked nothing.
+        let key = (tmpl as *const Template as usize, pinned.clone());
+        let placeholder = match self.placeholders.get(&key) {
+            Some(known) => known.clone(),
+            None => {
+                let asked = std::cell::Cell::new(false);
+                let solver = &self.solver;
+                let smt = self.smt;
+                let mut holds = |c: &Cond| {
+                    asked.set(true);
+                    smt.holds(solver, c)
+                };
+                let mut at = AtIndex {
+                    terms: self.domain.terms,
+                    shapes: self.setup.input_shapes,
+                    pinned: &pinned,
+                    holds: &mut holds,
+                    atoms: &mut atoms,
+                    memo: None,
+                    labels: self.setup.labels,
+                };
+                let read = at
+                    .summand(&tmpl.node, &holes, &iota)
+                    .ok()
+                    .and_then(|ph| Some((ph, at.reduced_extent(&tmpl.node).ok()?)))
+                    .map(|(ph, extent)| (input_atoms_of(self.domain.terms, &atoms, ph), extent));
+                if !asked.get() {
+                    self.placeholders.insert(key, read.clone());
+                }
+                read
+            }
+        };
+        let Some((shape_atoms, extent)) = placeholder else {
+            return Ok(None);
         };
         // Bind the holes from each summand's input atoms. A summand that binds no index
         // of this reduction (or another outer index) is an extra, settled below.
@@ -426,9 +456,19 @@ impl Run<'_, '_, '_> {
                 paired.push(k);
             }
         }
-        let verdicts = self.decide_summands(&pairs);
+        let (mut equal, whole) = self.decide_summands(&pairs);
+        // The pairs to decide whole are read below only when no common scale makes
+        // every pair equal, or when all of them might be equal. One of them that the
+        // refuter separates before any proof is `NotEqual` in their batch too (see
+        // `decide::refuted_before_proving`), so not all are: they wait for the scale.
+        let mut whole_left = match whole.first() {
+            Some(&k) if refuted_early(self.domain.terms, pairs[k]) => whole,
+            _ => {
+                self.decide_whole(&pairs, &whole, &mut equal);
+                Vec::new()
+            }
+        };
         let mut scale = None;
-        let mut equal: Vec<bool> = verdicts;
         if !equal.iter().all(|&e| e) {
             // Every summand the formula's times one constant `c` (scores scaled by
             // log2(e) before a base-2 softmax): the reduction is `c` times the formula's
@@ -445,13 +485,16 @@ impl Run<'_, '_, '_> {
                 let t = &mut *self.domain.terms;
                 let scaled: Vec<(TermId, TermId)> =
                     pairs.iter().map(|&(w, s)| (t.mul(ct, w), s)).collect();
-                let verdicts = decide::decide_all(t, &scaled, &decide::Options::default());
-                if verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. })) {
+                if all_decided_equal(t, &scaled) {
                     scale = Some(ct);
                     equal = vec![true; pairs.len()];
+                    whole_left.clear();
                 }
             }
         }
+        // No scale: the pairs' own verdicts, from the batch they would have been
+        // decided in before the scale was tried (which their verdicts could not pass).
+        self.decide_whole(&pairs, &whole_left, &mut equal);
         if !equal.iter().any(|&e| e) {
             return Ok(None);
         }
@@ -593,7 +636,28 @@ impl Run<'_, '_, '_> {
     }
 }
 
-/// Whether `needle` occurs in `t`.
+/// Whether the refuter separates the pair before any proof: then `decide_all` gives
+/// it `NotEqual`, in whatever batch (see `decide::refuted_before_proving`).
+fn refuted_early(terms: &Terms, (a, b): (TermId, TermId)) -> bool {
+    decide::refuted_before_proving(terms, a, b, &decide::Options::default()).is_some()
+}
+
+/// Whether `decide_all` decides every pair `Equal`. A pair of one term on both sides
+/// (not NaN) is `Equal` in any batch (`decide` answers it before anything else); one
+/// that the refuter separates before any proof is `NotEqual` in any batch: the first
+/// other pair is tried alone before the batch is decided (a guess's scaled summands
+/// are rarely all equal).
+fn all_decided_equal(terms: &Terms, pairs: &[(TermId, TermId)]) -> bool {
+    let Some(&first) = pairs.iter().find(|&&(a, b)| a != b || terms.is_nan(a)) else {
+        return true;
+    };
+    if refuted_early(terms, first) {
+        return false;
+    }
+    let verdicts = decide::decide_all(terms, pairs, &decide::Options::default());
+    verdicts.iter().all(|v| matches!(v, Verdict::Equal { .. }))
+}
+
 /// `(a, b)` with the factors both products share divided out (each shared factor as
 /// often as both have it); the pair itself when they share none.
 pub(super) fn strip_common_factors(terms: &mut Terms, a: TermId, b: TermId) -> (TermId, TermId) {

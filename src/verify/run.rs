@@ -21,6 +21,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use z3::SatResult;
 
+/// The input atoms of a template's summand at its holes, and its reduced extent, by
+/// (the template's address in the setup, the pinned sizes); `None` where it is not read
+/// at the holes. See `Run::match_template`.
+pub(super) type Placeholders = HashMap<(usize, BTreeMap<Arc<str>, i128>), Option<Placeholder>>;
+pub(super) type Placeholder = (Vec<(String, Vec<Poly>)>, Poly);
+
 /// A Z3 solver that counts its scopes, so a path's can be unwound whatever it left
 /// open (its `push`/`pop` shadow the solver's own).
 pub(super) struct PathSolver<'ctx> {
@@ -123,6 +129,8 @@ pub(super) struct Run<'a, 'ctx, 't> {
     /// Formula terms at an index, for the lanes of one store under one guard (cleared
     /// with the store's resolution memo).
     pub(super) at_memo: super::at_index::AtMemo,
+    /// Templates' summands at their holes, read once per pinned sizes (`resolve`).
+    pub(super) placeholders: Placeholders,
     /// Summand pairs (common factors divided out) decided so far, and whether equal:
     /// equality of two terms holds or not whatever the path.
     pub(super) decided: HashMap<(TermId, TermId), bool>,

@@ -15,6 +15,7 @@ mod cli;
 mod corpus;
 mod cuda_source;
 mod decide_cases;
+mod decide_early;
 mod decide_identities;
 mod decide_mutants;
 mod decide_normalize;

@@ -225,3 +225,34 @@ fn a_skipped_forking_attempt_gives_the_outcome_the_run_one_gives() {
         assert_eq!(skipped, run, "{dir}");
     }
 }
+
+/// Attention in one block of keys (`attention_naive`): each stored element's summands
+/// are the formula's times the row sum's inverse, found by the common-factor scale once
+/// one summand pair, decided whole, is refuted before any proof (src/verify/resolve.rs:
+/// the other pairs are then never decided whole). It is proved for every size its one
+/// key block holds (N <= 32, with D == 16). Its twin that leaves the padding keys'
+/// scores unmasked (`attention_naive_nomask`, right only when N fills the block) is
+/// still refuted, at a size with padded keys.
+#[test]
+fn attention_in_one_block_is_proved_and_its_unmasked_twin_refuted() {
+    let all = fixtures();
+    let find = |n: &str| {
+        all.iter()
+            .find(|f| f.name() == n)
+            .unwrap_or_else(|| panic!("no fixture {n}"))
+    };
+    let (o, _) = all_sizes(find("attention_naive")).expect("attention_naive lifts");
+    let Scope::AllSizes { bounds, fixed, .. } = &o.scope else {
+        panic!("attention_naive: not proved for all sizes: {:?}", o.scope)
+    };
+    let bound = |s: &str| bounds.iter().find(|(n, _)| n == s).map(|b| b.1);
+    assert_eq!(bound("N"), Some(32), "{bounds:?}");
+    assert_eq!(bound("D"), Some(16), "{bounds:?}");
+    assert!(fixed.iter().all(|(n, _)| n == "D"), "{fixed:?}");
+    let (o, _) = all_sizes(find("attention_naive_nomask")).expect("the twin lifts");
+    let Scope::Refuted { sizes, .. } = &o.scope else {
+        panic!("attention_naive_nomask: not refuted: {:?}", o.scope)
+    };
+    let n = sizes.iter().find(|(s, _)| s == "N").expect("N").1;
+    assert!(n < 32, "refuted at {sizes:?}, where no key is padded");
+}
