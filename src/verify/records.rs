@@ -98,6 +98,8 @@ pub struct Setup<'a> {
     pub lazy_masks: bool,
     /// The label tensors, whose elements load as symbols (`gathers.rs`).
     pub labels: &'a super::labels::Labels,
+    /// Where the lazy twin of a forking attempt stalled (`super::stall`).
+    pub lazy_stall: Option<&'a super::stall::Stall>,
 }
 
 /// A kernel parameter's symbolic value.
