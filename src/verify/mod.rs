@@ -406,7 +406,7 @@ fn run(
     // the prover's own verdict; no suite kernel comes near that budget.
     let mut forks_alike: Vec<Option<Failed>> = vec![None; candidates.len()];
     // Where each candidate's lazy attempt stalled at a loop summary (super::stall).
-    let mut stalls: Vec<Option<stall::Stall>> = vec![None; candidates.len()];
+    let mut stalls: Vec<Option<paths::Stall>> = vec![None; candidates.len()];
     loop {
         let Some((ci, lazy_masks)) = queue.pop_front() else {
             if forking_scheduled || held.is_some() {

@@ -23,7 +23,7 @@ use super::run::{PathSolver, Run};
 use super::summary::trip_count;
 
 pub use super::lane::{atom_name, small_witness, Unsupported};
-pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
+pub use super::records::{Access, ArgSym, Failure, Path, Setup, Stall, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Domain, Symbolic};
 use crate::exec::ints;
@@ -51,7 +51,7 @@ pub fn explore(
     terms: &mut Terms,
     tensor_names: Vec<std::sync::Arc<str>>,
     forks_alike: &mut bool,
-    stalled: &mut Option<super::stall::Stall>,
+    stalled: &mut Option<Stall>,
 ) -> R<Vec<Path>> {
     *forks_alike = false;
     *stalled = None;
@@ -164,7 +164,7 @@ pub fn explore(
                 && e.message == super::loops::NOT_A_RUNNING_OP
                 && run.path.failures.is_empty()
             {
-                *stalled = Some(super::stall::Stall {
+                *stalled = Some(Stall {
                     line: e.line,
                     loc: e.loc.clone(),
                     cond: run.path.cond.clone(),

@@ -21,7 +21,7 @@
 //! What the real run would add is its accesses' checks and the other lanes'
 //! summaries. The first are skipped only where the lazy twin under the same
 //! candidate stopped at this loop's summary with this stall and no failed access on
-//! its path ([`Stall`]), the forking path holding every condition that path held:
+//! its path (`records::Stall`), the forking path holding every condition that path held:
 //! each forking case only adds decided mask lanes to what the lazy run assumed, so
 //! an access it proved in bounds stays in bounds. The second cannot fail sooner: each
 //! lane stays a float in every case (checked here) and no lane is combined by
@@ -38,22 +38,10 @@
 use super::lane::{Lane, Val};
 use super::run::Run;
 use super::summary::{Case, Reach};
-use super::sym::Cond;
 use crate::term::{Node, TermId};
-use crate::triton_ir::ast::{Loc, Op, Region, Type};
+use crate::triton_ir::ast::{Op, Region, Type};
 use std::collections::HashSet;
 use std::rc::Rc;
-
-/// Where a lazy attempt stopped: a loop's summary stalled on a lane no template takes,
-/// with no failed access on its path. A forking attempt under the same candidate that
-/// reaches that loop holding `cond` stops there too, without its real body run.
-#[derive(Clone, Debug)]
-pub struct Stall {
-    pub line: u32,
-    pub loc: Loc,
-    /// The lazy path's conditions when it reached the loop.
-    pub cond: Vec<Cond>,
-}
 
 impl Run<'_, '_, '_> {
     /// Whether this forking run's summary of loop `op` stalls as its lazy twin's did,
