@@ -184,6 +184,10 @@ impl Run<'_, '_, '_> {
         let cases = self.body_cases(op, body, &probe, &var, &valid, env);
         self.probing = was_probing;
         let cases = cases?;
+        // A stall the lazy twin met here, seen in the probe's cases (super::stall).
+        if self.stalls_as_lazy_twin(op, body, &probe, &cases) {
+            return unsupported(NOT_A_RUNNING_OP);
+        }
         let mut delta: Vec<Vec<Option<Poly>>> = syms.iter().map(|k| vec![None; k.len()]).collect();
         let mut names: Vec<Arc<str>> = Vec::new();
         for ks in &syms {
@@ -665,7 +669,7 @@ struct RescaleMemo {
     all_equal: HashMap<Vec<(TermId, TermId)>, bool>,
 }
 
-const NOT_A_RUNNING_OP: &str =
+pub(super) const NOT_A_RUNNING_OP: &str =
     "a loop-carried float that is not a running sum, max or min (no invariant template for it yet)";
 
 /// `s · base(m' - M)` for a summand `s` with one factor `base(a)` whose argument has

@@ -53,6 +53,7 @@ mod resolve;
 mod run;
 mod scans;
 mod scope;
+pub mod stall;
 mod summary;
 pub mod sym;
 mod welford;
@@ -404,6 +405,8 @@ fn run(
     // `Limits` counts, not `fork_z3_work`, which is per attempt) may get further, to
     // the prover's own verdict; no suite kernel comes near that budget.
     let mut forks_alike: Vec<Option<Failed>> = vec![None; candidates.len()];
+    // Where each candidate's lazy attempt stalled at a loop summary (super::stall).
+    let mut stalls: Vec<Option<paths::Stall>> = vec![None; candidates.len()];
     loop {
         let Some((ci, lazy_masks)) = queue.pop_front() else {
             if forking_scheduled || held.is_some() {
@@ -454,12 +457,28 @@ fn run(
                     input_shapes: &input_shapes,
                     lazy_masks,
                     labels: &labels,
+                    lazy_stall: if lazy_masks {
+                        None
+                    } else {
+                        stalls[ci].as_ref()
+                    },
                 };
                 let mut terms = Terms::new();
                 let t0 = Instant::now();
                 let mut alike = false;
-                let explored =
-                    paths::explore(module, &setup, &smt, &mut terms, names.clone(), &mut alike);
+                let mut stalled = None;
+                let explored = paths::explore(
+                    module,
+                    &setup,
+                    &smt,
+                    &mut terms,
+                    names.clone(),
+                    &mut alike,
+                    &mut stalled,
+                );
+                if lazy_masks {
+                    stalls[ci] = stalled;
+                }
                 if std::env::var_os("LIFT_DEBUG_VERIFY").is_some() {
                     let how = match &explored {
                         Ok(p) => format!("{} paths", p.len()),

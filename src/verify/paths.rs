@@ -23,7 +23,7 @@ use super::run::{PathSolver, Run};
 use super::summary::trip_count;
 
 pub use super::lane::{atom_name, small_witness, Unsupported};
-pub use super::records::{Access, ArgSym, Failure, Path, Setup, TensorSym};
+pub use super::records::{Access, ArgSym, Failure, Path, Setup, Stall, TensorSym};
 use super::sym::{Cond, Poly, Rel, Smt};
 use crate::exec::domain::{Domain, Symbolic};
 use crate::exec::ints;
@@ -41,7 +41,9 @@ const MAX_BRANCHES: u32 = 1024;
 /// exceed `max_paths`. `forks_alike` is set when a lazy run fails on its first path
 /// without leaving any mask lane open: a forking run under the same constraints
 /// follows that path choice for choice and fails the same way (see
-/// `super::run`'s candidate loop, which then skips it).
+/// `super::run`'s candidate loop, which then skips it). `stalled` is set when a lazy
+/// run's first path stops at a loop summary no template takes, with no failed access
+/// (`super::stall`: the forking run under the same candidate may stop there sooner).
 pub fn explore(
     module: &Module,
     setup: &Setup,
@@ -49,8 +51,10 @@ pub fn explore(
     terms: &mut Terms,
     tensor_names: Vec<std::sync::Arc<str>>,
     forks_alike: &mut bool,
+    stalled: &mut Option<Stall>,
 ) -> R<Vec<Path>> {
     *forks_alike = false;
+    *stalled = None;
     let Some(func) = module.entry() else {
         return unsupported("the module has no tt.func");
     };
@@ -156,6 +160,17 @@ pub fn explore(
             }
             *forks_alike =
                 setup.lazy_masks && paths.is_empty() && !run.opened_guard && e.witness.is_none();
+            if setup.lazy_masks
+                && paths.is_empty()
+                && e.message == super::loops::NOT_A_RUNNING_OP
+                && run.path.failures.is_empty()
+            {
+                *stalled = Some(Stall {
+                    line: e.line,
+                    loc: e.loc.clone(),
+                    cond: run.path.cond.clone(),
+                });
+            }
             return Err(e);
         }
         trail = std::mem::take(&mut run.trail);

@@ -98,6 +98,20 @@ pub struct Setup<'a> {
     pub lazy_masks: bool,
     /// The label tensors, whose elements load as symbols (`gathers.rs`).
     pub labels: &'a super::labels::Labels,
+    /// Where the lazy twin of a forking attempt stalled (`super::stall`).
+    pub lazy_stall: Option<&'a Stall>,
+}
+
+/// Where a lazy attempt stopped: a loop's summary stalled on a lane no template takes,
+/// with no failed access on its path. A forking attempt under the same candidate that
+/// reaches that loop holding `cond` stops there too, without its real body run
+/// (`super::stall`).
+#[derive(Clone, Debug)]
+pub struct Stall {
+    pub line: u32,
+    pub loc: Loc,
+    /// The lazy path's conditions when it reached the loop.
+    pub cond: Vec<Cond>,
 }
 
 /// A kernel parameter's symbolic value.

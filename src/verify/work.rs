@@ -45,6 +45,10 @@ pub struct Limits {
     /// skipped, its failure repeated (see `super::run`); off only to check that the
     /// skip changes no outcome.
     pub skip_repeated_forks: bool,
+    /// Whether a forking run stops at a loop whose summary its probe shows stalling as
+    /// its lazy twin's did (see `super::stall`); off only to check that the stop changes
+    /// no outcome.
+    pub skip_stalled_loops: bool,
 }
 
 /// The nearby replays' terms: the suite's kernels make at most 50k in all (attention
@@ -69,6 +73,7 @@ impl Default for Limits {
             nearby_terms: NEARBY_TERMS,
             timeout: None,
             skip_repeated_forks: true,
+            skip_stalled_loops: true,
         }
     }
 }
@@ -87,6 +92,7 @@ impl Limits {
             nearby_terms: (self.nearby_terms as f64 * f).max(1.0) as u64,
             timeout: self.timeout,
             skip_repeated_forks: self.skip_repeated_forks,
+            skip_stalled_loops: self.skip_stalled_loops,
         }
     }
 }

@@ -256,3 +256,68 @@ fn attention_in_one_block_is_proved_and_its_unmasked_twin_refuted() {
     let n = sizes.iter().find(|(s, _)| s == "N").expect("N").1;
     assert!(n < 32, "refuted at {sizes:?}, where no key is padded");
 }
+
+/// A forking run stops at a loop whose probe shows the stall its lazy twin met
+/// (src/verify/stall.rs): attention whose accumulator is never rescaled adds to it
+/// only (`tl.dot(p, v, acc)`), attention proper scales it by alpha first. The stop
+/// changes no outcome, reason included, and attention is still proved.
+#[test]
+fn a_forking_run_stops_where_its_lazy_twin_stalled() {
+    use lift::verify::stall::additive;
+    use lift::verify::Limits;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let acc_is_additive = |dir: &str| {
+        let src = std::fs::read_to_string(root.join(dir).join("kernel.ttir")).unwrap();
+        let module = lift::triton_ir::parse(&src).unwrap();
+        let func = module.entry().unwrap();
+        let for_op = func.body.blocks[0]
+            .ops
+            .iter()
+            .find(|o| o.name == "scf.for")
+            .expect("one loop");
+        // Carried values: m_i, l_i, acc.
+        (0..3)
+            .map(|k| additive(&for_op.regions[0], k))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        acc_is_additive("triton_ir/attention_norescale"),
+        [false, false, true]
+    );
+    assert_eq!(
+        acc_is_additive("triton_ir/attention"),
+        [false, false, false]
+    );
+
+    for (dir, proved) in [
+        ("triton_ir/attention_norescale", false),
+        ("triton_ir/attention", true),
+    ] {
+        let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let outcome = |skip: bool| {
+            let mut terms = Terms::new();
+            let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
+            let limits = Limits {
+                skip_stalled_loops: skip,
+                ..Limits::default()
+            };
+            lifted.verify_all_sizes_with(&k, &inst, &limits);
+            let o = lifted.all_sizes.expect("the step ran");
+            (o.scope, o.paths)
+        };
+        let stopped = outcome(true);
+        assert_eq!(
+            matches!(stopped.0, Scope::AllSizes { .. }),
+            proved,
+            "{dir}: {stopped:?}"
+        );
+        if !proved {
+            let Scope::Unknown { reason } = &stopped.0 else {
+                panic!("{dir}: {stopped:?}")
+            };
+            assert!(reason.contains("not a running sum"), "{dir}: {reason}");
+            assert_eq!(stopped, outcome(false), "{dir}");
+        }
+    }
+}
