@@ -362,39 +362,36 @@ impl<'ctx> Attempt<'_, 'ctx> {
         ByInverse::Open
     }
 
-    /// After a sat check of `s`: a model at small sizes first (the witness is replayed).
+    /// After a sat check of `s`: the least sizes, at small sizes first (the witness is
+    /// replayed), then the least element at them ([`super::lane::least`]): a choice of
+    /// the question alone, as whether that element is written by no program decides.
     fn small_model(&self, s: &z3::Solver<'ctx>, e: &[Int<'ctx>]) -> Option<Missed> {
         let ctx = self.smt.ctx;
+        let sizes: Vec<Int<'ctx>> = self
+            .sizes
+            .iter()
+            .map(|name| Int::new_const(ctx, name.as_str()))
+            .collect();
+        // Sizes are at least 1, indices at least 0.
+        let vars: Vec<(Int<'ctx>, i64)> = sizes
+            .iter()
+            .map(|x| (x.clone(), 1))
+            .chain(e.iter().map(|x| (x.clone(), 0)))
+            .collect();
         [Some(16), Some(1024), None].into_iter().find_map(|cap| {
             s.push();
             if let Some(cap) = cap {
-                for name in self.sizes {
-                    s.assert(&Int::new_const(ctx, name.as_str()).le(&Int::from_i64(ctx, cap)));
+                for x in &sizes {
+                    s.assert(&x.le(&Int::from_i64(ctx, cap)));
                 }
             }
-            let m = (s.check() == SatResult::Sat)
-                .then(|| s.get_model())
-                .flatten()
-                .and_then(|m| self.read_model(&m, e));
+            let m = super::lane::least(s, &vars).map(|vs| {
+                let (vs, at) = vs.split_at(sizes.len());
+                let named = self.sizes.iter().cloned().zip(vs.iter().copied());
+                (named.collect(), at.to_vec())
+            });
             s.pop(1);
             m
         })
-    }
-
-    /// The sizes and the element a model gives.
-    fn read_model(&self, m: &z3::Model<'ctx>, e: &[Int<'ctx>]) -> Option<Missed> {
-        let sizes = self
-            .sizes
-            .iter()
-            .map(|s| {
-                let v = m.eval(&Int::new_const(self.smt.ctx, s.as_str()), true)?;
-                Some((s.clone(), v.as_i64()?))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let at = e
-            .iter()
-            .map(|x| m.eval(x, true)?.as_i64())
-            .collect::<Option<Vec<_>>>()?;
-        Some((sizes, at))
     }
 }
