@@ -360,8 +360,11 @@ impl Run<'_, '_, '_> {
         // The summand at the holes, read for its input atoms, is the same term for
         // every group under the same pinned sizes unless reading it asked the solver
         // (a `cat` or a triangle at the holes): kept only where it asked nothing.
-        let key = (tmpl as *const Template as usize, pinned.clone());
-        let placeholder = match self.placeholders.get(&key) {
+        let known = self
+            .placeholders
+            .get(tmpl.key.as_str())
+            .and_then(|by_pinned| by_pinned.get(&pinned));
+        let placeholder = match known {
             Some(known) => known.clone(),
             None => {
                 let asked = std::cell::Cell::new(false);
@@ -386,7 +389,10 @@ impl Run<'_, '_, '_> {
                     .and_then(|ph| Some((ph, at.reduced_extent(&tmpl.node).ok()?)))
                     .map(|(ph, extent)| (input_atoms_of(self.domain.terms, &atoms, ph), extent));
                 if !asked.get() {
-                    self.placeholders.insert(key, read.clone());
+                    self.placeholders
+                        .entry(tmpl.key.clone())
+                        .or_default()
+                        .insert(pinned.clone(), read.clone());
                 }
                 read
             }

@@ -22,9 +22,10 @@ use std::sync::Arc;
 use z3::SatResult;
 
 /// The input atoms of a template's summand at its holes, and its reduced extent, by
-/// (the template's address in the setup, the pinned sizes); `None` where it is not read
-/// at the holes. See `Run::match_template`.
-pub(super) type Placeholders = HashMap<(usize, BTreeMap<Arc<str>, i128>), Option<Placeholder>>;
+/// the template's key (its node's text, which also names its atoms) and the pinned
+/// sizes; `None` where it is not read at the holes. See `Run::match_template`.
+pub(super) type Placeholders =
+    HashMap<String, HashMap<BTreeMap<Arc<str>, i128>, Option<Placeholder>>>;
 pub(super) type Placeholder = (Vec<(String, Vec<Poly>)>, Poly);
 
 /// A Z3 solver that counts its scopes, so a path's can be unwound whatever it left
