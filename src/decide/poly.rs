@@ -476,7 +476,9 @@ impl Algebra {
         for (ma, ca) in &a.0 {
             for (mb, cb) in &b.0 {
                 let (m, f) = self.mono_mul(ma, mb)?;
-                let c = ca * cb * f;
+                // Most factors are 1 (no exponential merged): a product by 1 is the
+                // same rational, without another reduction by gcds.
+                let c = if f.is_one() { ca * cb } else { ca * cb * f };
                 match acc.entry(m) {
                     std::collections::hash_map::Entry::Occupied(mut o) => *o.get_mut() += c,
                     std::collections::hash_map::Entry::Vacant(v) => {

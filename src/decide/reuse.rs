@@ -146,4 +146,24 @@ mod tests {
         fresh.declare_int_input("x", 0, 3);
         assert_eq!(decided.known(&fresh, &[right], &opts), [false]);
     }
+
+    /// Rows whose pairs are all known are `Equal` without being decided (no classes are
+    /// walked); one pair not known among them, a wrong twin, is still decided and refuted.
+    #[test]
+    fn rows_all_known_are_equal_and_a_wrong_twin_among_them_is_refuted() {
+        let (t, equal) = recorded();
+        let decided = Decided::none().with(&t, &equal);
+        let opts = Options::default();
+        let mut fresh = Terms::new();
+        let right = pair(&mut fresh, false);
+        let all = crate::decide::decide_rows_reusing(&fresh, &[right, right], &opts, 2, &decided);
+        assert!(all.iter().all(|v| matches!(
+            v,
+            Verdict::Equal { preconditions } if preconditions.is_empty()
+        )));
+        let wrong = pair(&mut fresh, true);
+        let mixed = crate::decide::decide_rows_reusing(&fresh, &[right, wrong], &opts, 2, &decided);
+        assert!(matches!(mixed[0], Verdict::Equal { .. }));
+        assert!(mixed[1].is_not_equal());
+    }
 }

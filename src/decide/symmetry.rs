@@ -27,16 +27,26 @@ pub(super) fn classes(terms: &Terms, pairs: &[(TermId, TermId)]) -> Vec<usize> {
         number: &mut number,
         names: FxHashMap::default(),
         budget: MAX_TOTAL_NODES,
+        stack: Vec::new(),
     };
+    // One buffer for every pair's shape, copied only for the first pair of a class: a
+    // row's shape is thousands of tokens, regrown per pair when each had its own.
+    let mut shape = Vec::new();
     let class = pairs
         .iter()
         .enumerate()
         .map(|(i, &(a, b))| {
             // Pair i numbers with stamp base + i + 1, which no earlier call used.
-            let Some(shape) = walk.shape(terms, a, b, base + i as u32 + 1) else {
+            if !walk.shape(terms, a, b, base + i as u32 + 1, &mut shape) {
                 return i;
-            };
-            *first.entry(shape).or_insert(i)
+            }
+            match first.get(shape.as_slice()) {
+                Some(&f) => f,
+                None => {
+                    first.insert(shape.clone(), i);
+                    i
+                }
+            }
         })
         .collect();
     let next = base + pairs.len() as u32;
@@ -80,18 +90,30 @@ struct Walk<'s> {
     /// Tensor names and opaque opcodes, as small numbers.
     names: FxHashMap<std::sync::Arc<str>, u64>,
     budget: usize,
+    /// The walk's stack, kept between pairs.
+    stack: Vec<(TermId, bool)>,
 }
 
 impl Walk<'_> {
     /// A pair's DAG as tokens: nodes numbered in the order a depth-first walk from `a`,
     /// then `b`, first finishes them, each node's operator and its children by number,
     /// input elements by the order in which the walk first meets them, and every other
-    /// leaf by its id (the same constant is the same id). `None` past the bounds.
-    fn shape(&mut self, terms: &Terms, a: TermId, b: TermId, stamp: u32) -> Option<Vec<u64>> {
-        let mut tokens = Vec::new();
+    /// leaf by its id (the same constant is the same id), written into `tokens`.
+    /// `false` past the bounds.
+    fn shape(
+        &mut self,
+        terms: &Terms,
+        a: TermId,
+        b: TermId,
+        stamp: u32,
+        tokens: &mut Vec<u64>,
+    ) -> bool {
+        tokens.clear();
+        let mut stack = std::mem::take(&mut self.stack);
         let (mut nodes, mut inputs) = (0u32, 0u64);
         for root in [a, b] {
-            let mut stack = vec![(root, false)];
+            stack.clear();
+            stack.push((root, false));
             while let Some((t, expanded)) = stack.pop() {
                 if self.number[t.0 as usize].0 == stamp {
                     continue;
@@ -106,16 +128,18 @@ impl Walk<'_> {
                     continue;
                 }
                 if nodes as usize >= MAX_PAIR_NODES || self.budget == 0 {
-                    return None;
+                    self.stack = stack;
+                    return false;
                 }
                 self.budget -= 1;
-                self.token(terms, t, stamp, &mut inputs, &mut tokens);
+                self.token(terms, t, stamp, &mut inputs, tokens);
                 self.number[t.0 as usize] = (stamp, nodes);
                 nodes += 1;
             }
             tokens.push(u64::from(self.number[root.0 as usize].1));
         }
-        Some(tokens)
+        self.stack = stack;
+        true
     }
 
     /// Appends node `t`'s tokens: a tag, its payload, then its children by number.

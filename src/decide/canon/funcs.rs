@@ -122,14 +122,19 @@ impl<'t> Canon<'t> {
             }
             // exp(k·log x) = x^k and exp((k/2)·log x) = sqrt(x)^k for integer k: `log x`
             // was canonicalised under the precondition x > 0, where both hold exactly.
-            let twice = c * rat(2);
             let log_arg = match (m.exp, &*m.atoms) {
                 (0, [(x, 1)]) => match &self.atoms[*x as usize] {
-                    Atom::Fn(Func::Log, arg) if twice.is_integer() => twice
-                        .to_integer()
-                        .to_i32()
-                        .filter(|k| k.unsigned_abs() <= 128)
-                        .map(|k| (*arg, k)),
+                    // `2c` only for a log atom: a rational product for every monomial
+                    // of every exponent cost more than the rest of this loop.
+                    Atom::Fn(Func::Log, arg) => {
+                        let twice = c * rat(2);
+                        twice
+                            .is_integer()
+                            .then(|| twice.to_integer().to_i32())
+                            .flatten()
+                            .filter(|k| k.unsigned_abs() <= 128)
+                            .map(|k| (*arg, k))
+                    }
                     _ => None,
                 },
                 _ => None,
