@@ -61,6 +61,9 @@ pub fn explore(
     let mut trail: Vec<bool> = Vec::new();
     let mut paths = Vec::new();
     let z3_start = setup.work.spent().1;
+    // A forking attempt's units at its last path's end, and its cheapest path so far
+    // (`Work::fork_projected`).
+    let (mut units_before, mut cheapest) = (z3_start, u64::MAX);
     // One solver for every path (asserting the base costs milliseconds), each path in
     // its own scope, unwound to the base before the next.
     let wrapping = Rc::new(super::bits::wrapping(module));
@@ -195,6 +198,21 @@ pub fn explore(
                 setup.work.limits.fork_z3_work,
                 paths.len()
             ));
+        }
+        if !setup.lazy_masks {
+            let units = setup.work.spent().1;
+            cheapest = cheapest.min(units.saturating_sub(units_before));
+            units_before = units;
+            // Each `true` choice is a fork whose `false` side is still to run.
+            let pending = trail.iter().filter(|&&b| b).count() as u64;
+            if setup.work.fork_projected(z3_start, cheapest, pending) {
+                return unsupported(format!(
+                    "forking on mask lanes would spend more than its {} Z3 resource units \
+                     ({} cases run, at least {pending} left)",
+                    setup.work.limits.fork_z3_work,
+                    paths.len()
+                ));
+            }
         }
         if paths.len() > setup.max_paths {
             return unsupported(format!(

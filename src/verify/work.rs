@@ -49,6 +49,10 @@ pub struct Limits {
     /// its lazy twin's did (see `super::stall`); off only to check that the stop changes
     /// no outcome.
     pub skip_stalled_loops: bool,
+    /// Whether a forking attempt stops once it is projected to pass
+    /// [`Self::fork_z3_work`] (see [`Work::fork_projected`]): a budget policy, not a
+    /// proof; off only to check that the early stop changes no outcome.
+    pub project_fork_work: bool,
 }
 
 /// The nearby replays' terms: the suite's kernels make at most 50k in all (attention
@@ -74,6 +78,7 @@ impl Default for Limits {
             timeout: None,
             skip_repeated_forks: true,
             skip_stalled_loops: true,
+            project_fork_work: true,
         }
     }
 }
@@ -93,6 +98,7 @@ impl Limits {
             timeout: self.timeout,
             skip_repeated_forks: self.skip_repeated_forks,
             skip_stalled_loops: self.skip_stalled_loops,
+            project_fork_work: self.project_fork_work,
         }
     }
 }
@@ -197,6 +203,27 @@ impl<'d> Work<'d> {
         over
     }
 
+    /// Whether a forking attempt begun when `spent().1` was `start` is projected to
+    /// pass [`Limits::fork_z3_work`]: what it spent, plus `pending` paths at the cost
+    /// of its `cheapest` path so far. `pending` is a lower bound of the paths left
+    /// (depth first, each fork whose second side is not yet run leads to one at
+    /// least), but `cheapest` is not a bound on their cost: a budget policy, not a
+    /// proof (the attempt stops as [`Self::fork_spent`] would stop it later, giving up
+    /// the paths in between, and any failure one of them would have met). If
+    /// projected past, the step stops as if every limit were spent.
+    pub fn fork_projected(&self, start: u64, cheapest: u64, pending: u64) -> bool {
+        if !self.limits.project_fork_work {
+            return false;
+        }
+        let spent = self.z3.get().saturating_sub(start);
+        let over =
+            spent.saturating_add(cheapest.saturating_mul(pending)) > self.limits.fork_z3_work;
+        if over {
+            self.stop(Stop::Work);
+        }
+        over
+    }
+
     fn stop(&self, s: Stop) {
         // A timeout overrides: whatever stopped first, the machine was involved.
         if self.stopped.get() != Some(Stop::Timeout) {
@@ -264,6 +291,31 @@ mod tests {
         assert_eq!(w.check(), Ok(()));
         w.z3.set(16);
         assert!(w.fork_spent(5));
+        assert_eq!(w.check(), Err(Stop::Work));
+        assert!(!w.timed_out());
+    }
+
+    #[test]
+    fn a_forking_attempt_projected_past_its_units_stops_the_step() {
+        let limits = Limits {
+            fork_z3_work: 100,
+            ..Limits::default()
+        };
+        let w = Work::new(&limits);
+        w.z3.set(30);
+        // 30 spent and 7 paths left at 10 each: 100, within the units.
+        assert!(!w.fork_projected(0, 10, 7));
+        assert_eq!(w.check(), Ok(()));
+        // The switch off: never projected.
+        let off = Work::new(&Limits {
+            project_fork_work: false,
+            ..limits.clone()
+        });
+        off.z3.set(30);
+        assert!(!off.fork_projected(0, 10, 8));
+        assert_eq!(off.check(), Ok(()));
+        // One path more: 110.
+        assert!(w.fork_projected(0, 10, 8));
         assert_eq!(w.check(), Err(Stop::Work));
         assert!(!w.timed_out());
     }

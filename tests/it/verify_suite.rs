@@ -226,6 +226,43 @@ fn a_skipped_forking_attempt_gives_the_outcome_the_run_one_gives() {
     }
 }
 
+/// A forking attempt projected to pass its Z3 units stops before it spends them
+/// (`Work::fork_projected`, a budget policy): the outcome, reason and paths included,
+/// is the one the attempt gives when run until `fork_z3_work` stops it. Both kernels
+/// have such an attempt: `attention_norescale` under `D == 16 and N <= 16` (16 row
+/// by 16 key mask cases, about 90k units each), `attention_naive_nomask` under
+/// `D == 16`.
+#[test]
+fn a_forking_attempt_projected_past_its_units_gives_the_outcome_the_run_one_gives() {
+    use lift::verify::Limits;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (dir, refuted) in [
+        ("triton_ir/attention_norescale", false),
+        ("triton_ir/attention_naive_nomask", true),
+    ] {
+        let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let outcome = |project: bool| {
+            let mut terms = Terms::new();
+            let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
+            let limits = Limits {
+                project_fork_work: project,
+                ..Limits::default()
+            };
+            lifted.verify_all_sizes_with(&k, &inst, &limits);
+            let o = lifted.all_sizes.expect("the step ran");
+            (o.scope, o.paths)
+        };
+        let projected = outcome(true);
+        assert_eq!(
+            matches!(projected.0, Scope::Refuted { .. }),
+            refuted,
+            "{dir}: {projected:?}"
+        );
+        assert_eq!(projected, outcome(false), "{dir}");
+    }
+}
+
 /// Attention in one block of keys (`attention_naive`): each stored element's summands
 /// are the formula's times the row sum's inverse, found by the common-factor scale once
 /// one summand pair, decided whole, is refuted before any proof (src/verify/resolve.rs:
