@@ -61,6 +61,7 @@ pub fn explore(
     let mut trail: Vec<bool> = Vec::new();
     let mut paths = Vec::new();
     let z3_start = setup.work.spent().1;
+    let mut cut_asked = false;
     // One solver for every path (asserting the base costs milliseconds), each path in
     // its own scope, unwound to the base before the next.
     let wrapping = Rc::new(super::bits::wrapping(module));
@@ -195,6 +196,17 @@ pub fn explore(
                 setup.work.limits.fork_z3_work,
                 paths.len()
             ));
+        }
+        if let Some(refutes) = setup.cut {
+            if !cut_asked && setup.work.fork_past_probe(z3_start) {
+                cut_asked = true;
+                if refutes() {
+                    return unsupported(format!(
+                        "forking on mask lanes cut after {} cases: the replays refute the kernel",
+                        paths.len()
+                    ));
+                }
+            }
         }
         if paths.len() > setup.max_paths {
             return unsupported(format!(
