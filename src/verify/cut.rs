@@ -10,7 +10,7 @@
 //! bounded checker found a wrong value, a fault or an unwritten element; a proof under
 //! any of those candidates would claim that size right. The refutation is the very one
 //! the step gives when the attempt runs out of its units instead (attention forking on
-//! its key columns: `attention_naive_nomask` spent 2M units, about 0.9 s, to reach it):
+//! its key columns: `attention_naive_nomask` spent its 2M units to reach it):
 //! the replays then see the same witnesses (the spent attempt adds none) and the same
 //! unsettled constraints (the step adds those of every candidate not settled). An attempt
 //! that would have ended otherwise, failing with sizes or handing the budget on, might
@@ -36,13 +36,13 @@ use std::cell::RefCell;
 
 /// What the step's end replays, and the answers kept.
 pub(super) struct Ending<'a> {
-    pub(super) kernel: &'a Kernel,
-    pub(super) inst: &'a Instance,
-    pub(super) sizes: &'a [String],
+    kernel: &'a Kernel,
+    inst: &'a Instance,
+    sizes: &'a [String],
     /// The kernel's block widths, around which the nearby sizes lie.
-    pub(super) widths: &'a [i64],
-    pub(super) outputs: &'a [FormulaOutput],
-    pub(super) work: &'a Work<'a>,
+    widths: &'a [i64],
+    outputs: &'a [FormulaOutput],
+    work: &'a Work<'a>,
     /// The last answer of [`Ending::replays`] and what it was asked of.
     kept: RefCell<Option<Asked>>,
     /// The refutation an early ask found: the step's verdict.
@@ -52,24 +52,31 @@ pub(super) struct Ending<'a> {
 type Answer = Result<Option<Scope>, String>;
 
 struct Asked {
-    witnesses: Vec<Vec<(String, i64)>>,
-    unsettled: Vec<(String, i64, bool)>,
+    key: Key,
     answer: Answer,
 }
 
-/// The witnesses of `failures` in order, and `unsettled` as a sorted set.
-fn key(
-    failures: &[Failed],
-    unsettled: &[Bound],
-) -> (Vec<Vec<(String, i64)>>, Vec<(String, i64, bool)>) {
-    let witnesses = failures.iter().filter_map(|f| f.witness.clone()).collect();
-    let mut set: Vec<(String, i64, bool)> = unsettled
-        .iter()
-        .map(|b| (b.size.clone(), b.value, b.exact))
-        .collect();
-    set.sort();
-    set.dedup();
-    (witnesses, set)
+/// What the replays are asked of: the witnesses of the failures in order, and the
+/// unsettled constraints as a sorted set.
+#[derive(PartialEq)]
+struct Key {
+    witnesses: Vec<Vec<(String, i64)>>,
+    unsettled: Vec<(String, i64, bool)>,
+}
+
+impl Key {
+    fn of(failures: &[Failed], unsettled: &[Bound]) -> Key {
+        let mut set: Vec<(String, i64, bool)> = unsettled
+            .iter()
+            .map(|b| (b.size.clone(), b.value, b.exact))
+            .collect();
+        set.sort();
+        set.dedup();
+        Key {
+            witnesses: failures.iter().filter_map(|f| f.witness.clone()).collect(),
+            unsettled: set,
+        }
+    }
 }
 
 impl<'a> Ending<'a> {
@@ -100,16 +107,15 @@ impl<'a> Ending<'a> {
     /// kernel that hard-codes `D == 16` is true, but says less than its wrong row sums
     /// at `D = 16`). `Err` when the last-resort timeout fires.
     pub(super) fn replays(&self, failures: &[Failed], unsettled: &[Bound]) -> Answer {
-        let (witnesses, set) = key(failures, unsettled);
+        let key = Key::of(failures, unsettled);
         if let Some(a) = &*self.kept.borrow() {
-            if a.witnesses == witnesses && a.unsettled == set {
+            if a.key == key {
                 return a.answer.clone();
             }
         }
         let answer = self.replay_all(failures, unsettled);
         *self.kept.borrow_mut() = Some(Asked {
-            witnesses,
-            unsettled: set,
+            key,
             answer: answer.clone(),
         });
         answer
