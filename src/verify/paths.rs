@@ -64,6 +64,7 @@ pub fn explore(
     // A forking attempt's units at its last path's end, and its cheapest path so far
     // (`Work::fork_projected`).
     let (mut units_before, mut cheapest) = (z3_start, u64::MAX);
+    let mut cut_asked = false;
     // One solver for every path (asserting the base costs milliseconds), each path in
     // its own scope, unwound to the base before the next.
     let wrapping = Rc::new(super::bits::wrapping(module));
@@ -199,6 +200,17 @@ pub fn explore(
                 paths.len()
             ));
         }
+        if let Some(refutes) = setup.cut {
+            if !cut_asked && setup.work.fork_past_probe(z3_start) {
+                cut_asked = true;
+                if refutes() {
+                    return unsupported(format!(
+                        "forking on mask lanes cut after {} cases: the replays refute the kernel",
+                        paths.len()
+                    ));
+                }
+            }
+        }
         if !setup.lazy_masks {
             let units = setup.work.spent().1;
             cheapest = cheapest.min(units.saturating_sub(units_before));
@@ -208,7 +220,7 @@ pub fn explore(
             if setup.work.fork_projected(z3_start, cheapest, pending) {
                 return unsupported(format!(
                     "forking on mask lanes would spend more than its {} Z3 resource units \
-                     ({} cases run, at least {pending} left)",
+                     (cases run: {}, at least {pending} left)",
                     setup.work.limits.fork_z3_work,
                     paths.len()
                 ));

@@ -358,3 +358,55 @@ fn a_forking_run_stops_where_its_lazy_twin_stalled() {
         }
     }
 }
+
+/// A forking attempt that has spent `Limits::fork_probe_z3_work` units asks the step's
+/// replays whether they already refute the kernel, and stops if they do
+/// (src/verify/cut.rs). Attention that leaves its padded keys unmasked is refuted so,
+/// at the size and for the reason its attempt gives once out of its units; attention
+/// whose accumulator is never rescaled is right at every size replayed, so its attempt
+/// is asked, runs on, and ends as before. Asked at once (a probe of 0 units), the
+/// ragged-tail twin of add is cut too, its refutation then the nearby one at `N = 1`
+/// rather than its attempt's witness at `N = 3` (why the probe waits past what the
+/// suite's attempts that end on their own spend), and a correct kernel that forks
+/// (`cat`) is still proved: the replays refute only a wrong kernel.
+#[test]
+fn a_forking_attempt_cut_by_a_refuting_replay_gives_the_outcome_the_spent_one_gives() {
+    use lift::verify::Limits;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let outcome = |dir: &str, probe: u64| {
+        let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
+        let inst = k.instance(&BTreeMap::new()).unwrap();
+        let mut terms = Terms::new();
+        let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
+        let limits = Limits {
+            fork_probe_z3_work: probe,
+            ..Limits::default()
+        };
+        lifted.verify_all_sizes_with(&k, &inst, &limits);
+        let o = lifted.all_sizes.expect("the step ran");
+        (o.scope, o.paths)
+    };
+    let never = u64::MAX;
+    let default = Limits::default().fork_probe_z3_work;
+    for (dir, refuted) in [
+        ("triton_ir/attention_naive_nomask", true),
+        ("triton_ir/attention_norescale", false),
+    ] {
+        let cut = outcome(dir, default);
+        assert_eq!(
+            matches!(cut.0, Scope::Refuted { .. }),
+            refuted,
+            "{dir}: {cut:?}"
+        );
+        assert_eq!(cut, outcome(dir, never), "{dir}");
+    }
+    let at = |s: &Scope| match s {
+        Scope::Refuted { sizes, .. } => sizes.clone(),
+        s => panic!("add_tail: {s:?}"),
+    };
+    let n = |v: i64| vec![("N".to_string(), v)];
+    assert_eq!(at(&outcome("triton_ir/add_tail", default).0), n(3));
+    assert_eq!(at(&outcome("triton_ir/add_tail", 0).0), n(1));
+    let cat = outcome("triton_ir/cat", 0).0;
+    assert!(matches!(cat, Scope::AllSizes { .. }), "cat: {cat:?}");
+}
