@@ -448,3 +448,38 @@ fn factors(e: &Size) -> Vec<Size> {
         e => vec![e.clone()],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formula::ShapeEnv;
+    use crate::term::Func;
+
+    /// The memoised two-level form (children's forms kept across elements) is
+    /// `form(t, 2)` for each element of a softmax row, which share the max and the sum.
+    #[test]
+    fn form_of_is_form_two_levels_down() {
+        let mut terms = Terms::new();
+        let x: Vec<TermId> = (0..3).map(|i| terms.input("x", &[i])).collect();
+        let m = terms.maxn(&x);
+        let e: Vec<TermId> = x
+            .iter()
+            .map(|&xi| {
+                let d = terms.sub(xi, m);
+                terms.call(Func::Exp, d)
+            })
+            .collect();
+        let sum = terms.sum(&e);
+        let mut all: Vec<TermId> = e.iter().map(|&ei| terms.div(ei, sum)).collect();
+        all.extend([sum, m, e[0], x[0]]);
+        let want: Vec<u64> = all.iter().map(|&t| form(&terms, t, 2)).collect();
+        let env = ShapeEnv::new();
+        let known = super::super::Known::default();
+        let mut s = Synth::new(&mut terms, &env, &known, &super::super::Options::default());
+        let got: Vec<u64> = all.iter().map(|&t| s.form_of(t)).collect();
+        assert_eq!(got, want);
+        // A quotient, a sum, a max: three forms.
+        assert_ne!(want[0], want[3]);
+        assert_ne!(want[3], want[4]);
+    }
+}
