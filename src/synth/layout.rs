@@ -42,24 +42,27 @@ impl Synth<'_> {
             {
                 continue;
             }
-            // The index along `axis` of the element at flat position `p` (row-major).
-            let stride: usize = shape[axis + 1..].iter().product();
-            let at = |p: usize| (p / stride.max(1)) % n;
+            // Row-major, the elements come in blocks of `stride` that share their index
+            // along `axis`; block `b` is at index `b % n` (read block by block, not by a
+            // division per element: lists over a new axis run to tens of thousands).
+            let stride: usize = shape[axis + 1..].iter().product::<usize>().max(1);
             // The masks are read even when cutting by form: reading one numbers the
             // tensors it meets, and that numbering orders operands elsewhere.
             let masks =
                 masks.get_or_insert_with(|| list.iter().map(|&t| self.tensor_mask(t)).collect());
             let mut keys = vec![0u64; n];
-            for (p, &m) in masks.iter().enumerate() {
-                keys[at(p)] |= m;
+            for (b, block) in masks.chunks(stride).enumerate() {
+                keys[b % n] |= block.iter().fold(0, |acc, &m| acc | m);
             }
             // `by_form`: where the elements' form changes instead (RoPE's two halves of
             // the head dimension: `x1·c - x2·s`, then `x2·c + x1·s`).
             if by_form {
                 keys = vec![0u64; n];
-                for (p, &t) in list.iter().enumerate() {
-                    let k = &mut keys[at(p)];
-                    *k = k.wrapping_add(self.form_of(t));
+                for (b, block) in list.chunks(stride).enumerate() {
+                    for &t in block {
+                        let k = &mut keys[b % n];
+                        *k = k.wrapping_add(self.form_of(t));
+                    }
                 }
             }
             let Some(cut) = (1..n).find(|&k| keys[k] != keys[k - 1]) else {
@@ -79,9 +82,11 @@ impl Synth<'_> {
             let part = |lo: usize, hi: usize| -> (Vec<usize>, Vec<TermId>) {
                 let mut s = shape.to_vec();
                 s[axis] = hi - lo;
-                let l = (0..list.len())
-                    .filter(|&p| (lo..hi).contains(&at(p)))
-                    .map(|p| list[p])
+                let l = list
+                    .chunks(stride)
+                    .enumerate()
+                    .filter(|(b, _)| (lo..hi).contains(&(b % n)))
+                    .flat_map(|(_, block)| block.iter().copied())
                     .collect();
                 (s, l)
             };
@@ -122,7 +127,22 @@ impl Synth<'_> {
         if let Some(&h) = self.forms.get(&t) {
             return h;
         }
-        let h = form(self.terms, t, 2);
+        // `form(t, 2)`, each child's `form(c, 1)` memoised too: the elements of a row
+        // share most of their operands (the row's max, its sum).
+        let kids: Vec<u64> = self
+            .terms
+            .children(t)
+            .into_iter()
+            .map(|c| match self.child_forms.get(&c) {
+                Some(&k) => k,
+                None => {
+                    let k = form(self.terms, c, 1);
+                    self.child_forms.insert(c, k);
+                    k
+                }
+            })
+            .collect();
+        let h = form_hash(self.terms, t, Some(kids));
         self.forms.insert(t, h);
         h
     }
@@ -395,15 +415,22 @@ fn fixed_slices(f: &Formula) -> bool {
 /// A hash of `t`'s form `depth` levels down: operators and arities, children as a
 /// multiset (operand order is the store's), leaves by kind only.
 pub(super) fn form(terms: &Terms, t: TermId, depth: usize) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    terms.node(t).op_name().hash(&mut h);
-    if depth > 0 {
-        let mut kids: Vec<u64> = terms
+    let kids = (depth > 0).then(|| {
+        terms
             .children(t)
             .into_iter()
             .map(|c| form(terms, c, depth - 1))
-            .collect();
+            .collect()
+    });
+    form_hash(terms, t, kids)
+}
+
+/// [`form`] of `t` from its children's forms one level less deep (`None` at depth 0).
+fn form_hash(terms: &Terms, t: TermId, kids: Option<Vec<u64>>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    terms.node(t).op_name().hash(&mut h);
+    if let Some(mut kids) = kids {
         kids.sort_unstable();
         kids.hash(&mut h);
     }
@@ -419,5 +446,40 @@ fn factors(e: &Size) -> Vec<Size> {
             out
         }
         e => vec![e.clone()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formula::ShapeEnv;
+    use crate::term::Func;
+
+    /// The memoised two-level form (children's forms kept across elements) is
+    /// `form(t, 2)` for each element of a softmax row, which share the max and the sum.
+    #[test]
+    fn form_of_is_form_two_levels_down() {
+        let mut terms = Terms::new();
+        let x: Vec<TermId> = (0..3).map(|i| terms.input("x", &[i])).collect();
+        let m = terms.maxn(&x);
+        let e: Vec<TermId> = x
+            .iter()
+            .map(|&xi| {
+                let d = terms.sub(xi, m);
+                terms.call(Func::Exp, d)
+            })
+            .collect();
+        let sum = terms.sum(&e);
+        let mut all: Vec<TermId> = e.iter().map(|&ei| terms.div(ei, sum)).collect();
+        all.extend([sum, m, e[0], x[0]]);
+        let want: Vec<u64> = all.iter().map(|&t| form(&terms, t, 2)).collect();
+        let env = ShapeEnv::new();
+        let known = super::super::Known::default();
+        let mut s = Synth::new(&mut terms, &env, &known, &super::super::Options::default());
+        let got: Vec<u64> = all.iter().map(|&t| s.form_of(t)).collect();
+        assert_eq!(got, want);
+        // A quotient, a sum, a max: three forms.
+        assert_ne!(want[0], want[3]);
+        assert_ne!(want[3], want[4]);
     }
 }

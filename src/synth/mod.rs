@@ -242,6 +242,8 @@ struct Synth<'a> {
     roles: rustc_hash::FxHashMap<TermId, Role>,
     /// [`layout::form`] of each term asked, two levels down.
     forms: rustc_hash::FxHashMap<TermId, u64>,
+    /// [`layout::form`] one level down, of the children `forms` met.
+    child_forms: rustc_hash::FxHashMap<TermId, u64>,
     /// Input tensors below each term, as a bit set over `tensor_ids`.
     tensor_masks: rustc_hash::FxHashMap<TermId, u64>,
     tensor_ids: Vec<String>,
@@ -276,6 +278,7 @@ impl<'a> Synth<'a> {
             timed_out: false,
             roles: Default::default(),
             forms: Default::default(),
+            child_forms: Default::default(),
             tensor_masks: Default::default(),
             tensor_ids: Vec::new(),
             leaf_sets: Default::default(),
@@ -757,9 +760,11 @@ impl<'a> Synth<'a> {
             let total: usize = cshape.iter().product();
             let inner: usize = cshape[axis + 1..].iter().product();
             let mut clist = Vec::with_capacity(total);
-            for p in 0..total {
-                let (outer, k, rest) = (p / (inner * n), (p / inner) % n, p % inner);
-                clist.push(per_elem[outer * inner + rest][k]);
+            for outer in 0..total / (inner * n).max(1) {
+                for k in 0..n {
+                    let row = &per_elem[outer * inner..(outer + 1) * inner];
+                    clist.extend(row.iter().map(|ops| ops[k]));
+                }
             }
             if let Ok(child) = self.build(&cshape, &clist) {
                 return Some(wrap(child, axis, keepdim));
@@ -977,13 +982,17 @@ fn taps_in_index_order(terms: &Terms, list: &[TermId], n: usize) -> Option<Vec<V
         }
         _ => leaves::input_element(terms, o),
     };
-    let mut out: Vec<Vec<TermId>> = vec![Vec::with_capacity(list.len()); n];
+    // Allocated once the first element is all taps (most lists are not).
+    let mut out: Vec<Vec<TermId>> = Vec::new();
     for &t in list {
         let ops = nary(terms.node(t))?;
         let mut keyed = ops
             .iter()
             .map(|&o| tap(o).map(|k| (k, o)))
             .collect::<Option<Vec<_>>>()?;
+        if out.is_empty() {
+            out = vec![Vec::with_capacity(list.len()); n];
+        }
         keyed.sort();
         for (k, (_, o)) in keyed.into_iter().enumerate() {
             out[k].push(o);
