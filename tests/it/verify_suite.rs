@@ -12,6 +12,19 @@ use lift::verify::Scope;
 use lift::Kernel;
 use std::collections::BTreeMap;
 
+/// The all-sizes outcome (scope and paths run) of the suite kernel in `dir` under
+/// `limits`.
+fn outcome_under(dir: &str, limits: &lift::verify::Limits) -> (Scope, usize) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let mut terms = Terms::new();
+    let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
+    lifted.verify_all_sizes_with(&k, &inst, limits);
+    let o = lifted.all_sizes.expect("the step ran");
+    (o.scope, o.paths)
+}
+
 fn all_sizes(f: &Fixture) -> Option<(lift::verify::Outcome, Kernel)> {
     let k = Kernel::load(&f.kernel(), None).unwrap();
     let inst = k.instance(&BTreeMap::new()).unwrap();
@@ -235,23 +248,16 @@ fn a_skipped_forking_attempt_gives_the_outcome_the_run_one_gives() {
 #[test]
 fn a_forking_attempt_projected_past_its_units_gives_the_outcome_the_run_one_gives() {
     use lift::verify::Limits;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for (dir, refuted) in [
         ("triton_ir/attention_norescale", false),
         ("triton_ir/attention_naive_nomask", true),
     ] {
-        let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
-        let inst = k.instance(&BTreeMap::new()).unwrap();
         let outcome = |project: bool| {
-            let mut terms = Terms::new();
-            let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
             let limits = Limits {
                 project_fork_work: project,
                 ..Limits::default()
             };
-            lifted.verify_all_sizes_with(&k, &inst, &limits);
-            let o = lifted.all_sizes.expect("the step ran");
-            (o.scope, o.paths)
+            outcome_under(dir, &limits)
         };
         let projected = outcome(true);
         assert_eq!(
@@ -330,18 +336,12 @@ fn a_forking_run_stops_where_its_lazy_twin_stalled() {
         ("triton_ir/attention_norescale", false),
         ("triton_ir/attention", true),
     ] {
-        let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
-        let inst = k.instance(&BTreeMap::new()).unwrap();
         let outcome = |skip: bool| {
-            let mut terms = Terms::new();
-            let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
             let limits = Limits {
                 skip_stalled_loops: skip,
                 ..Limits::default()
             };
-            lifted.verify_all_sizes_with(&k, &inst, &limits);
-            let o = lifted.all_sizes.expect("the step ran");
-            (o.scope, o.paths)
+            outcome_under(dir, &limits)
         };
         let stopped = outcome(true);
         assert_eq!(
@@ -368,23 +368,20 @@ fn a_forking_run_stops_where_its_lazy_twin_stalled() {
 /// ragged-tail twin of add is cut too, its refutation then the nearby one at `N = 1`
 /// rather than its attempt's witness at `N = 3` (why the probe waits past what the
 /// suite's attempts that end on their own spend), and a correct kernel that forks
-/// (`cat`) is still proved: the replays refute only a wrong kernel.
+/// (`cat`) is still proved: the replays refute only a wrong kernel. The projection is off
+/// throughout: with it on, no suite attempt reaches the probe.
 #[test]
 fn a_forking_attempt_cut_by_a_refuting_replay_gives_the_outcome_the_spent_one_gives() {
     use lift::verify::Limits;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The projection (`Work::fork_projected`) off: it would stop both attempts below
+    // after their first path, before the probe's units are spent.
     let outcome = |dir: &str, probe: u64| {
-        let k = Kernel::load(&root.join(dir).join("kernel.ttir"), None).unwrap();
-        let inst = k.instance(&BTreeMap::new()).unwrap();
-        let mut terms = Terms::new();
-        let mut lifted = lift::synth::lift(&k, &inst, &mut terms).unwrap();
         let limits = Limits {
             fork_probe_z3_work: probe,
+            project_fork_work: false,
             ..Limits::default()
         };
-        lifted.verify_all_sizes_with(&k, &inst, &limits);
-        let o = lifted.all_sizes.expect("the step ran");
-        (o.scope, o.paths)
+        outcome_under(dir, &limits)
     };
     let never = u64::MAX;
     let default = Limits::default().fork_probe_z3_work;
