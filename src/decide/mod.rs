@@ -635,17 +635,6 @@ pub fn decide_rows_reusing(
     } else {
         decided.known(terms, pairs, opts)
     };
-    // Every pair known: `decide_up_to_renaming` plans each `Equal` before it reads the
-    // pair's class, so the classes, a walk of every pair's whole DAG, would change
-    // nothing (a replay along the sequence often meets only rows proved before).
-    if !known.is_empty() && known.iter().all(|&k| k) {
-        return vec![
-            Verdict::Equal {
-                preconditions: Vec::new(),
-            };
-            pairs.len()
-        ];
-    }
     decide_up_to_renaming(terms, pairs, opts, size, &known)
 }
 
@@ -675,6 +664,12 @@ fn decide_up_to_renaming(
     let equal = || Verdict::Equal {
         preconditions: Vec::new(),
     };
+    // Every pair known: each is planned `Equal` below before its class is read, so the
+    // classes, a walk of every pair's whole DAG, would change nothing (a replay along
+    // a sequence often meets only rows proved before).
+    if (0..pairs.len()).all(is_known) {
+        return vec![equal(); pairs.len()];
+    }
     let class = symmetry::classes(terms, pairs);
     let firsts: Vec<usize> = (0..pairs.len()).filter(|&i| class[i] == i).collect();
     if firsts.len() == pairs.len() {

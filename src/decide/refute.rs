@@ -116,30 +116,11 @@ fn eval_node(
                 (v, err)
             }
             Node::Mul(ops) => {
-                // A short product's values and suffix products on the stack (most have
-                // two or three factors), a long one's on the heap: the same arithmetic
-                // in the same order either way.
-                let n = ops.len();
-                let unit = Val {
-                    v: 1.0,
-                    err: 0.0,
-                    pole: false,
-                    overflow: false,
-                };
-                let (mut small_vals, mut small_suffix) = ([unit; 8], [1.0f64; 9]);
-                let (mut large_vals, mut large_suffix) = (Vec::new(), Vec::new());
-                let (vals, suffix): (&mut [Val], &mut [f64]) = if n <= small_vals.len() {
-                    (&mut small_vals[..n], &mut small_suffix[..=n])
-                } else {
-                    large_vals.resize(n, unit);
-                    large_suffix.resize(n + 1, 1.0f64);
-                    (&mut large_vals, &mut large_suffix)
-                };
-                for (x, o) in vals.iter_mut().zip(ops.iter()) {
-                    *x = g(o);
-                }
+                let vals: Vec<Val> = ops.iter().map(g).collect();
                 let v: f64 = vals.iter().map(|x| x.v).product();
                 // err = Σ errᵢ · Π_{j≠i} |vⱼ| (prefix/suffix products avoid 0/0)
+                let n = vals.len();
+                let mut suffix = vec![1.0f64; n + 1];
                 for i in (0..n).rev() {
                     suffix[i] = suffix[i + 1] * vals[i].v.abs();
                 }

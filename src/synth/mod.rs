@@ -761,8 +761,8 @@ impl<'a> Synth<'a> {
             let inner: usize = cshape[axis + 1..].iter().product();
             let mut clist = Vec::with_capacity(total);
             for outer in 0..total / (inner * n).max(1) {
+                let row = &per_elem[outer * inner..(outer + 1) * inner];
                 for k in 0..n {
-                    let row = &per_elem[outer * inner..(outer + 1) * inner];
                     clist.extend(row.iter().map(|ops| ops[k]));
                 }
             }

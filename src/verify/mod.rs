@@ -33,7 +33,6 @@ mod attempt;
 mod bijection;
 mod bits;
 mod coverage;
-mod cut;
 pub mod extent;
 mod gathers;
 pub mod guards;
@@ -367,7 +366,6 @@ fn run(
     widths.sort_unstable_by(|a, b| b.cmp(a));
     widths.dedup();
     let candidates = candidates(&widths, sizes, inst);
-    let ending = cut::Ending::new(kernel, inst, sizes, &widths, outputs, work);
     let mut cfg = z3::Config::new();
     // A query Z3 cannot settle within its resource limit counts as "maybe" (never as a
     // proof); a resource count, unlike a timeout, is the same on every machine.
@@ -445,12 +443,6 @@ fn run(
                 base.extend(pid_base.iter().cloned());
                 let names: Vec<Arc<str>> =
                     tensors.iter().map(|t| Arc::from(t.name.as_str())).collect();
-                // A long forking attempt asks the replays early (`cut`): every lazy
-                // attempt has run, and none is held.
-                let refutes_now = || {
-                    held.is_none()
-                        && ending.refutes_now(&failures, &unsettled, &candidates, &settled_at)
-                };
                 let setup = Setup {
                     sizes,
                     tensors: &tensors,
@@ -470,7 +462,6 @@ fn run(
                     } else {
                         stalls[ci].as_ref()
                     },
-                    cut: if lazy_masks { None } else { Some(&refutes_now) },
                 };
                 let mut terms = Terms::new();
                 let t0 = Instant::now();
@@ -485,9 +476,6 @@ fn run(
                     &mut alike,
                     &mut stalled,
                 );
-                if let Some(refuted) = ending.cut() {
-                    return Ok(refuted);
-                }
                 if lazy_masks {
                     stalls[ci] = stalled;
                 }
@@ -635,8 +623,40 @@ fn run(
     if work.timed_out() {
         return Err(work.timeout_reason());
     }
-    // The replays at the witnesses, then near the instance (`cut`).
-    if let Some(refuted) = ending.replays(&failures, &unsettled)? {
+    // Replay the witnesses, most constrained attempt first. A wrong value anywhere is
+    // the counterexample to give before a fault (an out-of-bounds read at `D = 1` of a
+    // kernel that hard-codes `D == 16` is true, but says less than its wrong row sums
+    // at `D = 16`).
+    let mut fault = None;
+    for f in failures.iter().rev() {
+        let Some(w) = &f.witness else { continue };
+        if work.clock() {
+            return Err(work.timeout_reason());
+        }
+        let outside = w
+            .iter()
+            .any(|(s, v)| unsettled.iter().any(|b| b.excludes(s, *v)));
+        if outside {
+            continue;
+        }
+        if let Some(Replayed { reason, refuted }) = replay(kernel, w, outputs, work.decided) {
+            if refuted {
+                return Ok(Scope::Refuted {
+                    sizes: w.clone(),
+                    reason,
+                });
+            }
+            fault.get_or_insert(Scope::Refuted {
+                sizes: w.clone(),
+                reason,
+            });
+        }
+    }
+    if let Some(f) = fault {
+        return Ok(f);
+    }
+    // No witness replays: the bounded checker tries sizes near the instance.
+    if let Some(refuted) = nearby::search(kernel, inst, sizes, &widths, &unsettled, outputs, work) {
         return Ok(refuted);
     }
     // The weakest attempt that did not settle says most (`with D == 16: ...` when the

@@ -64,7 +64,6 @@ pub fn explore(
     // A forking attempt's units at its last path's end, and its cheapest path so far
     // (`Work::fork_projected`).
     let (mut units_before, mut cheapest) = (z3_start, u64::MAX);
-    let mut cut_asked = false;
     // One solver for every path (asserting the base costs milliseconds), each path in
     // its own scope, unwound to the base before the next.
     let wrapping = Rc::new(super::bits::wrapping(module));
@@ -199,17 +198,6 @@ pub fn explore(
                 setup.work.limits.fork_z3_work,
                 paths.len()
             ));
-        }
-        if let Some(refutes) = setup.cut {
-            if !cut_asked && setup.work.fork_past_probe(z3_start) {
-                cut_asked = true;
-                if refutes() {
-                    return unsupported(format!(
-                        "forking on mask lanes cut after {} cases: the replays refute the kernel",
-                        paths.len()
-                    ));
-                }
-            }
         }
         if !setup.lazy_masks {
             let units = setup.work.spent().1;

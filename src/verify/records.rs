@@ -100,10 +100,6 @@ pub struct Setup<'a> {
     pub labels: &'a super::labels::Labels,
     /// Where the lazy twin of a forking attempt stalled (`super::stall`).
     pub lazy_stall: Option<&'a Stall>,
-    /// Asked once by a forking attempt that has spent `Limits::fork_probe_z3_work`
-    /// units: whether the step's replays already refute the kernel (`super::cut`), in
-    /// which case the attempt stops. `None` for lazy runs.
-    pub cut: Option<&'a dyn Fn() -> bool>,
 }
 
 /// Where a lazy attempt stopped: a loop's summary stalled on a lane no template takes,

@@ -29,10 +29,6 @@ pub struct Limits {
     /// multiplies the cases, and an attempt that needs this many will not settle in
     /// the budget: attention forking on its key columns).
     pub fork_z3_work: u64,
-    /// Z3 resource units after which a forking attempt asks whether the step's replays
-    /// already refute the kernel, and stops if they do (see `super::cut`); `u64::MAX`
-    /// only to check that the cut changes no outcome.
-    pub fork_probe_z3_work: u64,
     /// Replays of sizes near the instance once no proof was found.
     pub nearby_replays: usize,
     /// Their cost: the product of a replay's sizes (about the work of running and
@@ -76,9 +72,6 @@ impl Default for Limits {
             steps: 1_000_000,
             // The suite's forking attempts that settle spend at most 0.7M units.
             fork_z3_work: 2_000_000,
-            // A quarter of that: the suite's forking attempts that end on their own
-            // spend at most 0.12M units.
-            fork_probe_z3_work: 500_000,
             nearby_replays: 24,
             nearby_work: 65_536,
             nearby_terms: NEARBY_TERMS,
@@ -99,7 +92,6 @@ impl Limits {
             z3_work: (self.z3_work as f64 * f).max(1.0) as u64,
             steps: (self.steps as f64 * f).max(1.0) as u64,
             fork_z3_work: (self.fork_z3_work as f64 * f).max(1.0) as u64,
-            fork_probe_z3_work: (self.fork_probe_z3_work as f64 * f).max(1.0) as u64,
             nearby_replays: self.nearby_replays,
             nearby_work: (self.nearby_work as f64 * f).max(1.0) as u64,
             nearby_terms: (self.nearby_terms as f64 * f).max(1.0) as u64,
@@ -230,12 +222,6 @@ impl<'d> Work<'d> {
             self.stop(Stop::Work);
         }
         over
-    }
-
-    /// Whether a forking attempt begun when `spent().1` was `start` has spent past
-    /// [`Limits::fork_probe_z3_work`] (then it asks `super::cut`).
-    pub fn fork_past_probe(&self, start: u64) -> bool {
-        self.z3.get().saturating_sub(start) > self.limits.fork_probe_z3_work
     }
 
     fn stop(&self, s: Stop) {
