@@ -16,7 +16,7 @@
 //! Nothing here is trusted: a wrong completion or mask fails the sample or the proof,
 //! and the ordinary search runs instead.
 
-use super::{enumerate, instance, leaves::LeafSets, synthesize, unravel, Options, Synth};
+use super::{enumerate, instance, leaves::LeafSets, online, synthesize, unravel, Options, Synth};
 use crate::decide::{self, Verdict};
 use crate::formula::{BinaryOp, Formula};
 use crate::term::CmpOp;
@@ -96,6 +96,14 @@ fn lift_complete(
             return Some(f);
         }
     }
+    // A stalled last row that rescales a running sum (online softmax): top-down over
+    // the raw complete list would descend the recurrence step by step, every row of it
+    // reading every key, to the same dead end (1.2 s of a 2.8 s give-up); the ordinary
+    // search that follows gives the stall.
+    if matches!(last_row, Some(Err(_))) && online::rescales(s.terms, elems[elems.len() - 1]) {
+        tracing::debug!("synth {name}: the normalised last row stalls on an online recurrence");
+        return None;
+    }
     s.restart();
     let list = complete(s.terms, shape, elems, c, s.env);
     let built = match last_row {
@@ -138,8 +146,10 @@ fn normalised_last_row(
     let completed = start.elapsed();
     let built = enumerate::build_normalised(s, shape, &list);
     tracing::debug!(
-        "causal: last row normalised in {normalised:?}, completed at {completed:?}, built at {:?}",
-        start.elapsed()
+        "causal: last row normalised in {normalised:?}, completed at {completed:?}, built at {:?}: {} ({} steps)",
+        start.elapsed(),
+        enumerate::outcome(s.terms, &built),
+        s.steps_taken
     );
     Some(built)
 }

@@ -78,6 +78,24 @@ impl Fallback {
     }
 }
 
+/// Each of `list` normalised whole ([`decide::normalize_all`]), remembered per term for
+/// the rest of the output's synthesis: the stalls of every pass and the last stage
+/// ask for the same rows (768 elements of flash attention: 0.1–0.2 s each time).
+fn normalised(s: &mut Synth, list: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
+    let missing: Vec<TermId> = list
+        .iter()
+        .copied()
+        .filter(|&t| !s.fallback.normalised.contains_key(&(t, keep_exp)))
+        .collect();
+    let normal = decide::normalize_all(s.terms, &missing, keep_exp);
+    for (t, n) in missing.into_iter().zip(normal) {
+        s.fallback.normalised.insert((t, keep_exp), n);
+    }
+    list.iter()
+        .map(|&t| s.fallback.normalised[&(t, keep_exp)])
+        .collect()
+}
+
 /// The hook: a formula for `list` (shape `shape`, or broadcastable to it) where top-down
 /// gave up.
 pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option<Formula> {
@@ -89,19 +107,7 @@ pub(super) fn stalled(s: &mut Synth, shape: &[usize], list: &[TermId]) -> Option
         // The exponential factor kept inside sums first (`Σ exp(x_j - m)`), then pulled
         // out (`exp(-m)·Σ exp(x_j)`).
         for keep_exp in [true, false] {
-            let missing: Vec<TermId> = list
-                .iter()
-                .copied()
-                .filter(|&t| !s.fallback.normalised.contains_key(&(t, keep_exp)))
-                .collect();
-            let normal = decide::normalize_all(s.terms, &missing, keep_exp);
-            for (t, n) in missing.into_iter().zip(normal) {
-                s.fallback.normalised.insert((t, keep_exp), n);
-            }
-            let norm: Option<Vec<TermId>> = list
-                .iter()
-                .map(|&t| s.fallback.normalised[&(t, keep_exp)])
-                .collect();
+            let norm: Option<Vec<TermId>> = normalised(s, list, keep_exp).into_iter().collect();
             if let Some(norm) = norm.filter(|n| n.as_slice() != list) {
                 s.fallback.normalising = true;
                 let r = s.build(shape, &norm);
@@ -166,9 +172,7 @@ pub(super) fn whole_output(
     let norm = if by_factor {
         normalize_factors(s.terms, list)
     } else {
-        decide::normalize_all(s.terms, list, false)
-            .into_iter()
-            .collect()
+        normalised(s, list, false).into_iter().collect()
     };
     let norm = norm.filter(|n| n.as_slice() != list)?;
     let normalised = start.elapsed();
@@ -198,7 +202,7 @@ pub(super) fn build_normalised(
 }
 
 /// A build's result for the debug log: the formula, or the start of the stalled term.
-fn outcome(terms: &Terms, r: &Result<Formula, TermId>) -> String {
+pub(super) fn outcome(terms: &Terms, r: &Result<Formula, TermId>) -> String {
     match r {
         Ok(f) => crate::render::text::expr(f),
         Err(t) => format!(

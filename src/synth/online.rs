@@ -16,16 +16,24 @@ const LONG: usize = 16;
 /// Whether `t`, one of the factors of its root product, or the base of such a factor's
 /// power, heads an online recurrence of at least [`LONG`] steps.
 pub(super) fn long_recurrence(terms: &Terms, t: TermId) -> bool {
+    root_bases(terms, t).any(|b| steps(terms, b) >= LONG)
+}
+
+/// Whether `t`, one of the factors of its root product, or the base of such a factor's
+/// power, rescales a running sum at least once (an online recurrence of any length).
+pub(super) fn rescales(terms: &Terms, t: TermId) -> bool {
+    root_bases(terms, t).any(|b| previous(terms, b).is_some())
+}
+
+/// `t`'s factors (`t` itself when it is no product), each power read as its base.
+fn root_bases(terms: &Terms, t: TermId) -> impl Iterator<Item = TermId> + '_ {
     let factors: Vec<TermId> = match terms.node(t) {
         Node::Mul(ops) => ops.to_vec(),
         _ => vec![t],
     };
-    factors.into_iter().any(|f| {
-        let base = match *terms.node(f) {
-            Node::Pow(b, _) => b,
-            _ => f,
-        };
-        steps(terms, base) >= LONG
+    factors.into_iter().map(|f| match *terms.node(f) {
+        Node::Pow(b, _) => b,
+        _ => f,
     })
 }
 
@@ -109,5 +117,22 @@ mod tests {
         // Rescaled by something other than an exponential: not an online recurrence.
         let other = recurrence(&mut terms, LONG + 1, false);
         assert!(!long_recurrence(&terms, other));
+    }
+
+    #[test]
+    fn one_rescaling_step_is_a_rescale_and_none_is_not() {
+        let mut terms = Terms::new();
+        // Two steps: one rescaling, seen through the quotient `x / l` as well.
+        let l = recurrence(&mut terms, 2, true);
+        assert!(rescales(&terms, l));
+        let x = terms.input("x", &[0]);
+        let y = terms.div(x, l);
+        assert!(rescales(&terms, y));
+        // One step: `exp(x0) + x0`, a sum that rescales nothing.
+        let first = recurrence(&mut terms, 1, true);
+        assert!(!rescales(&terms, first));
+        // Rescaled by `tanh`: no online recurrence.
+        let other = recurrence(&mut terms, 2, false);
+        assert!(!rescales(&terms, other));
     }
 }
