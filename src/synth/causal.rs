@@ -72,7 +72,8 @@ pub(super) fn lift(
 
 /// The complete elements synthesised, then masked: first from the last row normalised
 /// (`normalised_last_row`); where that builds but does not mask, the complete list
-/// through every stage; where it stalls, the complete list top-down only.
+/// through every stage; where it stalls, the complete list top-down only, unless the
+/// last row rescales a running sum (then nothing more: `None`).
 ///
 /// A stall of the normalised rows is the dead end of every normalising stage: the
 /// complete list normalised factor by factor is those rows again (normalising commutes
@@ -80,7 +81,10 @@ pub(super) fn lift(
 /// over a list every row of which reads every key (on a wrong kernel, minutes before
 /// the ordinary search, which runs next, gives its own stall). Top-down over the
 /// complete list as it is still runs: a causal output without a recurrence (softmax
-/// over the whole row) lifts there.
+/// over the whole row) lifts there. With one (a rescaled running sum, `online::rescales`)
+/// it does not: top-down descends the recurrence step by step to the dead end the
+/// normalised rows met (`fla_attn_causal_rescale_bug`: 1.2 s of its 2.8 s give-up).
+/// This is a search policy, not a proof; the suite lifts nothing that way.
 fn lift_complete(
     s: &mut Synth,
     opts: &Options,
@@ -96,10 +100,8 @@ fn lift_complete(
             return Some(f);
         }
     }
-    // A stalled last row that rescales a running sum (online softmax): top-down over
-    // the raw complete list would descend the recurrence step by step, every row of it
-    // reading every key, to the same dead end (1.2 s of a 2.8 s give-up); the ordinary
-    // search that follows gives the stall.
+    // A stalled last row that rescales a running sum: see above; the ordinary search
+    // that follows gives the stall.
     if matches!(last_row, Some(Err(_))) && online::rescales(s.terms, elems[elems.len() - 1]) {
         tracing::debug!("synth {name}: the normalised last row stalls on an online recurrence");
         return None;
