@@ -319,6 +319,15 @@ impl<'a> Synth<'a> {
                 return false;
             }
         }
+        // Instantiating writes no input the formula does not name: an element reading
+        // one is refused before every element is instantiated (a matmul's candidates
+        // `k @ k.T`, `q @ q.T` against scores `q @ k.T`: 2,304 dot products each).
+        let reads = self.tensor_mask(list[0]);
+        let unnamed = (0..self.tensor_ids.len().min(63))
+            .any(|k| reads >> k & 1 == 1 && !f.reads(&self.tensor_ids[k]));
+        if unnamed {
+            return false;
+        }
         let Ok(elems) = instance(self.terms, self.env, f, &mut self.instances) else {
             return false;
         };
