@@ -22,7 +22,7 @@ use crate::formula::{BinaryOp, Formula};
 use crate::term::CmpOp;
 use crate::term::{Node, TermId, Terms};
 use rustc_hash::FxHashMap;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// The most candidate score sub-formulas tried for the mask.
@@ -167,25 +167,26 @@ struct Span {
 
 /// For each (tensor, axis), the span of indices the term `t` reads.
 fn spans(terms: &Terms, sets: &mut LeafSets, t: TermId) -> BTreeMap<(String, usize), Span> {
-    let mut seen: BTreeMap<(String, usize), BTreeSet<i64>> = BTreeMap::new();
+    // Keyed by the borrowed name (a row reads thousands of leaves; one key per axis).
+    let mut seen: BTreeMap<(&str, usize), Vec<i64>> = BTreeMap::new();
     let bits = sets.of(terms, t);
     for leaf in sets.terms_of(&bits) {
         if let Node::Input { tensor, index } = terms.node(leaf) {
             for (axis, &i) in index.iter().enumerate() {
-                seen.entry((tensor.to_string(), axis))
-                    .or_default()
-                    .insert(i);
+                seen.entry((&**tensor, axis)).or_default().push(i);
             }
         }
     }
     seen.into_iter()
-        .map(|(k, v)| {
+        .map(|((name, axis), mut v)| {
+            v.sort_unstable();
+            v.dedup();
             let span = Span {
                 lo: *v.first().unwrap_or(&0),
                 hi: *v.last().unwrap_or(&0),
                 distinct: v.len(),
             };
-            (k, span)
+            ((name.to_string(), axis), span)
         })
         .collect()
 }
