@@ -6,7 +6,8 @@
 //! were most of the refuter's time. A term's number comes from a table indexed by term
 //! id that each thread keeps between chunks, stamped as in `symmetry` (a fresh table
 //! per chunk would cost a pass over the whole store), and values sit in dense vectors
-//! indexed by number.
+//! indexed by number. Past [`DENSE_TERMS`] terms in the store the numbers are hashed
+//! instead, so that no thread holds a table of a huge store.
 //!
 //! Invariant: a cache only. A value is found only where it was stored for the same term
 //! under the same key (a point whose leaf values are a function of the key), or earlier
@@ -14,6 +15,7 @@
 //! depend on what was kept or flushed.
 
 use crate::term::TermId;
+use rustc_hash::FxHashMap;
 
 /// A point's key: (seed, compensated sums, the constants' error bound's bits).
 pub(super) type Key = (u64, bool, u64);
@@ -21,11 +23,21 @@ pub(super) type Key = (u64, bool, u64);
 /// Most terms one memo numbers before it starts afresh (between evaluations).
 const LIMIT: usize = 1 << 18;
 
+/// Largest store numbered through a table by term id (8 bytes a term, per thread).
+const DENSE_TERMS: usize = 1 << 21;
+
+/// Compact numbers of terms.
+enum Numbers {
+    /// By term id: the stamp of the memo that numbered it and its number there. From
+    /// this thread's scratch, given back when the memo drops.
+    Dense(Vec<(u32, u32)>),
+    /// By hashing, for a store past [`DENSE_TERMS`].
+    Hashed(FxHashMap<TermId, u32>),
+}
 /// Values of sub-terms by compact number, for the pairs of one chunk.
 pub(super) struct Memo<V> {
-    /// By term id: the stamp of the memo that numbered it and its number there. Taken
-    /// from this thread's scratch on first use, given back on drop.
-    number: Option<Vec<(u32, u32)>>,
+    /// Claimed on first use.
+    number: Option<Numbers>,
     stamp: u32,
     count: usize,
     /// The values at points shared by the chunk's pairs, by key.
@@ -75,7 +87,7 @@ thread_local! {
 
 impl<V> Drop for Memo<V> {
     fn drop(&mut self) {
-        if let Some(number) = self.number.take() {
+        if let Some(Numbers::Dense(number)) = self.number.take() {
             let next = self.stamp;
             SCRATCH.with(|s| s.set(Scratch { number, next }));
         }
@@ -124,27 +136,36 @@ impl<V: Copy + Default> Memo<V> {
     /// fresh numbering and no values.
     fn prepare(&mut self, len: usize) {
         if self.number.is_none() {
-            let Scratch { number, next } = SCRATCH.with(|s| s.take());
-            self.number = Some(number);
-            self.stamp = next;
+            if len <= DENSE_TERMS {
+                let Scratch { number, next } = SCRATCH.with(|s| s.take());
+                self.number = Some(Numbers::Dense(number));
+                self.stamp = next;
+            } else {
+                self.number = Some(Numbers::Hashed(FxHashMap::default()));
+            }
             self.restart();
         } else if self.count > LIMIT {
             self.restart();
         }
-        let number = self.number.as_mut().expect("claimed above");
-        if number.len() < len {
-            number.resize(len, (0, 0));
+        if let Some(Numbers::Dense(number)) = &mut self.number {
+            if number.len() < len {
+                number.resize(len, (0, 0));
+            }
         }
     }
 
     /// A stamp no entry of the table holds, and no values.
     fn restart(&mut self) {
-        let number = self.number.as_mut().expect("claimed");
-        if self.stamp == u32::MAX {
-            number.iter_mut().for_each(|e| *e = (0, 0));
-            self.stamp = 0;
+        match self.number.as_mut().expect("claimed") {
+            Numbers::Dense(number) => {
+                if self.stamp == u32::MAX {
+                    number.iter_mut().for_each(|e| *e = (0, 0));
+                    self.stamp = 0;
+                }
+                self.stamp += 1;
+            }
+            Numbers::Hashed(number) => number.clear(),
         }
-        self.stamp += 1;
         self.count = 0;
         for (_, table) in &mut self.shared {
             table.vals.clear();
@@ -155,7 +176,7 @@ impl<V: Copy + Default> Memo<V> {
 
 /// One table of values, with the memo's numbering.
 pub(super) struct Values<'m, V> {
-    number: &'m mut Vec<(u32, u32)>,
+    number: &'m mut Numbers,
     stamp: u32,
     count: &'m mut usize,
     table: &'m mut Table<V>,
@@ -165,10 +186,13 @@ impl<V: Copy + Default> Values<'_, V> {
     /// `t`'s value, if stored.
     #[inline]
     pub fn get(&self, t: TermId) -> Option<V> {
-        let (stamp, n) = self.number[t.0 as usize];
-        if stamp != self.stamp {
-            return None;
-        }
+        let n = match &*self.number {
+            Numbers::Dense(number) => match number[t.0 as usize] {
+                (stamp, n) if stamp == self.stamp => n,
+                _ => return None,
+            },
+            Numbers::Hashed(number) => *number.get(&t)?,
+        };
         match self.table.vals.get(n as usize) {
             Some(&(g, v)) if g == self.table.generation => Some(v),
             _ => None,
@@ -189,12 +213,21 @@ impl<V: Copy + Default> Values<'_, V> {
 
     /// Stores `t`'s value.
     pub fn set(&mut self, t: TermId, v: V) {
-        let e = &mut self.number[t.0 as usize];
-        if e.0 != self.stamp {
-            *e = (self.stamp, *self.count as u32);
+        let fresh = *self.count as u32;
+        let n = match &mut *self.number {
+            Numbers::Dense(number) => {
+                let e = &mut number[t.0 as usize];
+                if e.0 != self.stamp {
+                    *e = (self.stamp, fresh);
+                }
+                e.1
+            }
+            Numbers::Hashed(number) => *number.entry(t).or_insert(fresh),
+        };
+        if n == fresh {
             *self.count += 1;
         }
-        let n = e.1 as usize;
+        let n = n as usize;
         let vals = &mut self.table.vals;
         if vals.len() <= n {
             vals.resize(n + 1, (0, V::default()));
@@ -225,6 +258,18 @@ mod tests {
         assert_eq!(own.get(a), Some(9.0));
         assert_eq!(memo.own(10).get(a), None, "a second own evaluation");
         assert_eq!(memo.shared(10, (2, false, 0)).get(b), Some(2.0));
+    }
+
+    #[test]
+    fn a_huge_store_is_numbered_by_hashing_with_the_same_values() {
+        let len = DENSE_TERMS + 1;
+        let mut memo: Memo<f64> = Memo::default();
+        let far = TermId(DENSE_TERMS as u32);
+        memo.shared(len, (1, false, 0)).set(far, 4.0);
+        assert!(matches!(memo.number, Some(Numbers::Hashed(_))));
+        assert_eq!(memo.shared(len, (1, false, 0)).get(far), Some(4.0));
+        assert_eq!(memo.shared(len, (2, false, 0)).get(far), None);
+        assert_eq!(memo.own(len).get(far), None);
     }
 
     #[test]
