@@ -106,12 +106,8 @@ impl<V: Copy + Default> Memo<V> {
                 self.shared.len() - 1
             }
         };
-        Values {
-            number: self.number.as_mut().expect("numbered by prepare"),
-            stamp: self.stamp,
-            count: &mut self.count,
-            table: &mut self.shared[i].1,
-        }
+        let table = &mut self.shared[i].1;
+        Self::values(&mut self.number, self.stamp, &mut self.count, table)
     }
 
     /// Empty values for one evaluation over a store of `len` terms, shared with none.
@@ -124,11 +120,26 @@ impl<V: Copy + Default> Memo<V> {
         } else {
             own.generation += 1;
         }
-        Values {
-            number: self.number.as_mut().expect("numbered by prepare"),
-            stamp: self.stamp,
-            count: &mut self.count,
-            table: own,
+        Self::values(&mut self.number, self.stamp, &mut self.count, own)
+    }
+
+    fn values<'m>(
+        number: &'m mut Option<Numbers>,
+        stamp: u32,
+        count: &'m mut usize,
+        table: &'m mut Table<V>,
+    ) -> Values<'m, V> {
+        match number.as_mut().expect("numbered by prepare") {
+            Numbers::Dense(number) => Values::Dense(Lookup {
+                number: Dense { number, stamp },
+                count,
+                table,
+            }),
+            Numbers::Hashed(number) => Values::Hashed(Lookup {
+                number,
+                count,
+                table,
+            }),
         }
     }
 
@@ -174,25 +185,68 @@ impl<V: Copy + Default> Memo<V> {
     }
 }
 
-/// One table of values, with the memo's numbering.
-pub(super) struct Values<'m, V> {
-    number: &'m mut Numbers,
+/// One table of values with the memo's numbering, of either kind: callers match once
+/// and run [`Lookup`]'s methods, compiled for each kind (no branch per term).
+pub(super) enum Values<'m, V> {
+    Dense(Lookup<'m, V, Dense<'m>>),
+    Hashed(Lookup<'m, V, &'m mut FxHashMap<TermId, u32>>),
+}
+
+/// A term's compact number.
+pub(super) trait Number {
+    /// `t`'s number, if it has one.
+    fn get(&self, t: TermId) -> Option<u32>;
+    /// `t`'s number, `fresh` where it had none.
+    fn assign(&mut self, t: TermId, fresh: u32) -> u32;
+}
+
+/// The numbering table by term id, under one memo's stamp.
+pub(super) struct Dense<'m> {
+    number: &'m mut Vec<(u32, u32)>,
     stamp: u32,
+}
+
+impl Number for Dense<'_> {
+    #[inline]
+    fn get(&self, t: TermId) -> Option<u32> {
+        match self.number[t.0 as usize] {
+            (stamp, n) if stamp == self.stamp => Some(n),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn assign(&mut self, t: TermId, fresh: u32) -> u32 {
+        let e = &mut self.number[t.0 as usize];
+        if e.0 != self.stamp {
+            *e = (self.stamp, fresh);
+        }
+        e.1
+    }
+}
+
+impl Number for &mut FxHashMap<TermId, u32> {
+    fn get(&self, t: TermId) -> Option<u32> {
+        (**self).get(&t).copied()
+    }
+
+    fn assign(&mut self, t: TermId, fresh: u32) -> u32 {
+        *self.entry(t).or_insert(fresh)
+    }
+}
+
+/// One table of values, read through numbering `N`.
+pub(super) struct Lookup<'m, V, N> {
+    number: N,
     count: &'m mut usize,
     table: &'m mut Table<V>,
 }
 
-impl<V: Copy + Default> Values<'_, V> {
+impl<V: Copy + Default, N: Number> Lookup<'_, V, N> {
     /// `t`'s value, if stored.
     #[inline]
     pub fn get(&self, t: TermId) -> Option<V> {
-        let n = match &*self.number {
-            Numbers::Dense(number) => match number[t.0 as usize] {
-                (stamp, n) if stamp == self.stamp => n,
-                _ => return None,
-            },
-            Numbers::Hashed(number) => *number.get(&t)?,
-        };
+        let n = self.number.get(t)?;
         match self.table.vals.get(n as usize) {
             Some(&(g, v)) if g == self.table.generation => Some(v),
             _ => None,
@@ -214,23 +268,15 @@ impl<V: Copy + Default> Values<'_, V> {
     /// Stores `t`'s value.
     pub fn set(&mut self, t: TermId, v: V) {
         let fresh = *self.count as u32;
-        let n = match &mut *self.number {
-            Numbers::Dense(number) => {
-                let e = &mut number[t.0 as usize];
-                if e.0 != self.stamp {
-                    *e = (self.stamp, fresh);
-                }
-                e.1
-            }
-            Numbers::Hashed(number) => *number.entry(t).or_insert(fresh),
-        };
+        let n = self.number.assign(t, fresh);
         if n == fresh {
             *self.count += 1;
         }
         let n = n as usize;
         let vals = &mut self.table.vals;
         if vals.len() <= n {
-            vals.resize(n + 1, (0, V::default()));
+            // Room for every term numbered so far: a table grows once per batch.
+            vals.resize((*self.count).max(n + 1), (0, V::default()));
         }
         vals[n] = (self.table.generation, v);
     }
@@ -239,6 +285,24 @@ impl<V: Copy + Default> Values<'_, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl<V: Copy + Default> Values<'_, V> {
+        fn get(&self, t: TermId) -> Option<V> {
+            match self {
+                Values::Dense(l) => l.get(t),
+                Values::Hashed(l) => l.get(t),
+            }
+        }
+        fn has(&self, t: TermId) -> bool {
+            self.get(t).is_some()
+        }
+        fn set(&mut self, t: TermId, v: V) {
+            match self {
+                Values::Dense(l) => l.set(t, v),
+                Values::Hashed(l) => l.set(t, v),
+            }
+        }
+    }
 
     #[test]
     fn values_are_kept_by_key_and_an_own_table_starts_empty() {

@@ -7,7 +7,7 @@
 //! are exactly those the evaluation used.
 
 use super::canon::{known_value, Dag};
-use super::evals::{Memo, Values};
+use super::evals::{Lookup, Memo, Number, Values};
 use super::points::{
     leaf_hash, leaf_of, point_value, Counterexample, Leaf, SpecSide, BOUNDARY_POINT,
     BOUNDARY_POINTS,
@@ -43,7 +43,7 @@ fn evaluate(
     leaf_value: &dyn Fn(TermId) -> f64,
     compensated: bool,
     const_rel_err: f64,
-    val: &mut Values<'_, Val>,
+    val: &mut Lookup<'_, Val, impl Number>,
 ) -> [Val; 2] {
     // Children before parents; a node already in `val` (met in an earlier pair at the
     // same point, see `Shared::evals`) is neither walked nor evaluated again: the value
@@ -448,19 +448,20 @@ impl<'a> Refuter<'a> {
             let len = self.terms.len();
             // A cache only (values are a function of the node and the point): bounded,
             // so pairs that share little do not accumulate values.
-            let mut val = if memo {
+            let val = if memo {
                 evals.shared(len, (seed, compensated, const_err.to_bits()))
             } else {
                 evals.own(len)
             };
-            evaluate(
-                self.terms,
-                self.roots,
-                &leaf_value,
-                compensated,
-                const_err,
-                &mut val,
-            )
+            let (terms, roots) = (self.terms, self.roots);
+            match val {
+                Values::Dense(mut v) => {
+                    evaluate(terms, roots, &leaf_value, compensated, const_err, &mut v)
+                }
+                Values::Hashed(mut v) => {
+                    evaluate(terms, roots, &leaf_value, compensated, const_err, &mut v)
+                }
+            }
         };
         let [a, b] = eval(false, EPS);
         if !differ(a, b, self.spec) {
