@@ -275,8 +275,9 @@ impl<V: Copy + Default, N: Number> Lookup<'_, V, N> {
         let n = n as usize;
         let vals = &mut self.table.vals;
         if vals.len() <= n {
-            // Room for every term numbered so far: a table grows once per batch.
-            vals.resize((*self.count).max(n + 1), (0, V::default()));
+            // Doubling: a table grows a bounded number of times per chunk.
+            let len = (*self.count).max(n + 1).max(2 * vals.len()).max(64);
+            vals.resize(len, (0, V::default()));
         }
         vals[n] = (self.table.generation, v);
     }
