@@ -22,6 +22,7 @@
 
 mod canon;
 mod constants;
+mod evals;
 mod normalize;
 mod points;
 mod poly;

@@ -7,13 +7,13 @@
 //! are exactly those the evaluation used.
 
 use super::canon::{known_value, Dag};
+use super::evals::{Lookup, Memo, Number, Values};
 use super::points::{
     leaf_hash, leaf_of, point_value, Counterexample, Leaf, SpecSide, BOUNDARY_POINT,
     BOUNDARY_POINTS,
 };
 use crate::term::{CmpOp, Func, Node, TermId, Terms};
 use num_traits::ToPrimitive;
-use rustc_hash::FxHashMap;
 use std::cell::{OnceCell, RefCell};
 
 const EPS: f64 = f64::EPSILON;
@@ -24,7 +24,7 @@ const EPS: f64 = f64::EPSILON;
 /// (`1/x` at x = 0, `log`/`sqrt` of a negative: IEEE's value, but its sign may hang on
 /// a zero's sign, which terms do not track), or by `overflow` (f64 ran out of range
 /// where the real value is finite: no verdict from such a point).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Val {
     v: f64,
     err: f64,
@@ -43,42 +43,55 @@ fn evaluate(
     leaf_value: &dyn Fn(TermId) -> f64,
     compensated: bool,
     const_rel_err: f64,
-    val: &mut FxHashMap<TermId, Val>,
+    val: &mut Lookup<'_, Val, impl Number>,
 ) -> [Val; 2] {
     // Children before parents; a node already in `val` (met in an earlier pair at the
     // same point, see `Shared::evals`) is neither walked nor evaluated again: the value
     // of a node is a function of the node and its leaves' values alone.
     let mut stack: Vec<(TermId, bool)> = roots.iter().map(|&r| (r, false)).collect();
+    // The children's values of the node evaluated, and a product's suffix products.
+    let (mut kids, mut suffix) = (Vec::new(), Vec::new());
     while let Some((t, expanded)) = stack.pop() {
-        if val.contains_key(&t) {
+        if val.has(t) {
             continue;
         }
         if !expanded {
             stack.push((t, true));
             terms.for_each_child(t, |c| {
-                if !val.contains_key(&c) {
+                if !val.has(c) {
                     stack.push((c, false));
                 }
             });
             continue;
         }
-        let v = eval_node(terms, t, leaf_value, compensated, const_rel_err, val);
-        val.insert(t, v);
+        kids.clear();
+        terms.for_each_child(t, |c| kids.push(val.value(c)));
+        let v = eval_node(
+            terms,
+            t,
+            leaf_value,
+            compensated,
+            const_rel_err,
+            &kids,
+            &mut suffix,
+        );
+        val.set(t, v);
     }
-    [val[&roots[0]], val[&roots[1]]]
+    [val.value(roots[0]), val.value(roots[1])]
 }
 
-/// The value of `t`, whose children are in `val`.
+/// The value of `t`, whose children's values are `kids` (in operand order); `suffix`
+/// is scratch space.
 fn eval_node(
     terms: &Terms,
     t: TermId,
     leaf_value: &dyn Fn(TermId) -> f64,
     compensated: bool,
     const_rel_err: f64,
-    val: &FxHashMap<TermId, Val>,
+    kids: &[Val],
+    suffix: &mut Vec<f64>,
 ) -> Val {
     {
-        let g = |c: &TermId| val[c];
         let (v, err) = match terms.node(t) {
             Node::Input { .. } | Node::Param(_) => (leaf_value(t), 0.0),
             Node::Const(_) => {
@@ -94,13 +107,13 @@ fn eval_node(
                 (v, 0.0)
             }
             Node::NaN | Node::Opaque(..) => (f64::NAN, f64::NAN),
-            Node::Add(ops) => {
-                let abs_sum: f64 = ops.iter().map(|o| g(o).v.abs()).sum();
-                let err: f64 = ops.iter().map(|o| g(o).err).sum::<f64>() + abs_sum * EPS * 2.0;
+            Node::Add(_) => {
+                let abs_sum: f64 = kids.iter().map(|k| k.v.abs()).sum();
+                let err: f64 = kids.iter().map(|k| k.err).sum::<f64>() + abs_sum * EPS * 2.0;
                 let v = if compensated {
                     let (mut s, mut comp) = (0.0f64, 0.0f64);
-                    for o in ops.iter() {
-                        let x = g(o).v;
+                    for k in kids {
+                        let x = k.v;
                         let t2 = s + x;
                         if s.abs() >= x.abs() {
                             comp += (s - t2) + x;
@@ -111,16 +124,17 @@ fn eval_node(
                     }
                     s + comp
                 } else {
-                    ops.iter().map(|o| g(o).v).sum()
+                    kids.iter().map(|k| k.v).sum()
                 };
                 (v, err)
             }
-            Node::Mul(ops) => {
-                let vals: Vec<Val> = ops.iter().map(g).collect();
+            Node::Mul(_) => {
+                let vals = kids;
                 let v: f64 = vals.iter().map(|x| x.v).product();
                 // err = Σ errᵢ · Π_{j≠i} |vⱼ| (prefix/suffix products avoid 0/0)
                 let n = vals.len();
-                let mut suffix = vec![1.0f64; n + 1];
+                suffix.clear();
+                suffix.resize(n + 1, 1.0f64);
                 for i in (0..n).rev() {
                     suffix[i] = suffix[i + 1] * vals[i].v.abs();
                 }
@@ -132,8 +146,8 @@ fn eval_node(
                 }
                 (v, err)
             }
-            Node::Pow(b, k) => {
-                let Val { v: bv, err: be, .. } = g(b);
+            Node::Pow(_, k) => {
+                let Val { v: bv, err: be, .. } = kids[0];
                 let v = bv.powi(*k);
                 let rel = if bv == 0.0 {
                     f64::INFINITY
@@ -142,18 +156,18 @@ fn eval_node(
                 };
                 (v, v.abs() * (rel * k.unsigned_abs() as f64 + EPS * 2.0))
             }
-            Node::Call(f, a) if f.is_rounding() => {
+            Node::Call(f, _) if f.is_rounding() => {
                 // Rounding is monotone: over the argument's interval [av - ae, av + ae]
                 // the result lies between the roundings of its ends (0 when both ends
                 // round alike, so a visible rounding stays far beyond the bound).
-                let Val { v: av, err: ae, .. } = g(a);
+                let Val { v: av, err: ae, .. } = kids[0];
                 let v = crate::term::eval_func(*f, av);
                 let lo = crate::term::eval_func(*f, av - ae);
                 let hi = crate::term::eval_func(*f, av + ae);
                 (v, (v - lo).max(hi - v))
             }
-            Node::Call(f, a) => {
-                let Val { v: av, err: ae, .. } = g(a);
+            Node::Call(f, _) => {
+                let Val { v: av, err: ae, .. } = kids[0];
                 let v = crate::term::eval_func(*f, av);
                 let err = match f {
                     Func::Exp => v.abs() * (ae + EPS),
@@ -166,12 +180,11 @@ fn eval_node(
                 };
                 (v, err)
             }
-            Node::Max(ops) | Node::Min(ops) => {
+            Node::Max(_) | Node::Min(_) => {
                 let is_max = matches!(terms.node(t), Node::Max(_));
                 let mut acc: Option<f64> = None;
                 let mut err = 0.0f64;
-                for o in ops.iter() {
-                    let Val { v: x, err: xe, .. } = g(o);
+                for &Val { v: x, err: xe, .. } in kids {
                     err = err.max(xe);
                     acc = Some(match acc {
                         _ if x.is_nan() => f64::NAN,
@@ -189,12 +202,11 @@ fn eval_node(
                 (acc.unwrap_or(f64::NAN), err)
             }
             // IEEE maxNum/minNum: NaN operands are dropped (f64::max/min are maxNum).
-            Node::MaxNum(ops) | Node::MinNum(ops) => {
+            Node::MaxNum(_) | Node::MinNum(_) => {
                 let is_max = matches!(terms.node(t), Node::MaxNum(_));
                 let mut acc: Option<f64> = None;
                 let mut err = 0.0f64;
-                for o in ops.iter() {
-                    let Val { v: x, err: xe, .. } = g(o);
+                for &Val { v: x, err: xe, .. } in kids {
                     if x.is_nan() {
                         continue;
                     }
@@ -211,7 +223,7 @@ fn eval_node(
                 }
             }
             Node::Cmp(op, x, y) => {
-                let (a, b) = (g(x), g(y));
+                let (a, b) = (kids[0], kids[1]);
                 let (ea, eb) = (a.err, b.err);
                 // Integer-valued sides (a class label against `ignore_index`) evaluate
                 // exactly below 2^53: they compare exactly, rounding bounds aside.
@@ -230,20 +242,20 @@ fn eval_node(
                     (op.holds(a.v, b.v) as u8 as f64, 0.0)
                 }
             }
-            Node::Not(a) => {
-                let a = g(a).v;
+            Node::Not(_) => {
+                let a = kids[0].v;
                 if a.is_nan() {
                     (a, a)
                 } else {
                     ((a == 0.0) as u8 as f64, 0.0)
                 }
             }
-            Node::And(ops) | Node::Or(ops) => {
+            Node::And(_) | Node::Or(_) => {
                 let is_and = matches!(terms.node(t), Node::And(_));
                 let mut r = is_and;
                 let mut nan = false;
-                for o in ops.iter() {
-                    let x = g(o).v;
+                for k in kids {
+                    let x = k.v;
                     nan |= x.is_nan();
                     if is_and {
                         r &= x != 0.0;
@@ -257,17 +269,17 @@ fn eval_node(
                     (r as u8 as f64, 0.0)
                 }
             }
-            Node::Select(c, x, y) => {
-                let c = g(c);
+            Node::Select(..) => {
+                let c = kids[0];
                 // A NaN condition's value is the select's; a NaN value's err is never
                 // read (a parent of NaN is NaN, but for a comparison, whose verdict
                 // on NaN ignores err, and `differ` reads err of finite values only).
                 let picked = if c.v.is_nan() {
                     c
                 } else if c.v != 0.0 {
-                    g(x)
+                    kids[1]
                 } else {
-                    g(y)
+                    kids[2]
                 };
                 let (pole, overflow) = (c.pole || picked.pole, c.overflow || picked.overflow);
                 return Val {
@@ -285,14 +297,13 @@ fn eval_node(
         let mut children_nonzero = true;
         let (mut pole, mut overflow) = (false, false);
         let mut operand = f64::NAN;
-        terms.for_each_child(t, |c| {
-            let c = val[&c];
+        for c in kids {
             pole |= c.pole;
             overflow |= c.overflow;
             children_finite &= c.v.is_finite();
             children_nonzero &= c.v != 0.0;
             operand = c.v;
-        });
+        }
         // Underflow: exp(-1250) or a product of tiny values is 0 in f64 but not over
         // the reals; a pole it leads to (`1/exp(-1250)`) says nothing of the real value.
         if children_finite && v == 0.0 {
@@ -387,11 +398,8 @@ pub(super) struct Refuter<'a> {
     spec: SpecSide,
 }
 
-/// Most values one point's memo keeps before it is cleared.
-const EVAL_MEMO_LIMIT: usize = 1 << 18;
-
-/// Sub-term values by (point, compensated, constant error bits).
-pub(super) type EvalMemo = FxHashMap<(u64, bool, u64), FxHashMap<TermId, Val>>;
+/// Sub-term values by (point, compensated, constant error bits), for one chunk.
+pub(super) type EvalMemo = Memo<Val>;
 
 impl<'a> Refuter<'a> {
     pub fn new(
@@ -436,29 +444,23 @@ impl<'a> Refuter<'a> {
     ) -> Option<Counterexample> {
         let leaf_value = |t: TermId| self.leaf_value(t, value).1;
         let eval = |compensated, const_err: f64| {
-            let run = |val: &mut FxHashMap<TermId, Val>| {
-                evaluate(
-                    self.terms,
-                    self.roots,
-                    &leaf_value,
-                    compensated,
-                    const_err,
-                    val,
-                )
-            };
-            if memo {
-                let mut evals = self.evals.borrow_mut();
-                let val = evals
-                    .entry((seed, compensated, const_err.to_bits()))
-                    .or_default();
-                // A cache only (values are a function of the node and the point):
-                // bounded, so pairs that share little do not accumulate values.
-                if val.len() > EVAL_MEMO_LIMIT {
-                    val.clear();
-                }
-                run(val)
+            let mut evals = self.evals.borrow_mut();
+            let len = self.terms.len();
+            // A cache only (values are a function of the node and the point): bounded,
+            // so pairs that share little do not accumulate values.
+            let val = if memo {
+                evals.shared(len, (seed, compensated, const_err.to_bits()))
             } else {
-                run(&mut FxHashMap::default())
+                evals.own(len)
+            };
+            let (terms, roots) = (self.terms, self.roots);
+            match val {
+                Values::Dense(mut v) => {
+                    evaluate(terms, roots, &leaf_value, compensated, const_err, &mut v)
+                }
+                Values::Hashed(mut v) => {
+                    evaluate(terms, roots, &leaf_value, compensated, const_err, &mut v)
+                }
             }
         };
         let [a, b] = eval(false, EPS);

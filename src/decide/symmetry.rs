@@ -26,6 +26,7 @@ pub(super) fn classes(terms: &Terms, pairs: &[(TermId, TermId)]) -> Vec<usize> {
     let mut walk = Walk {
         number: &mut number,
         names: FxHashMap::default(),
+        by_address: FxHashMap::default(),
         budget: MAX_TOTAL_NODES,
         stack: Vec::new(),
     };
@@ -89,6 +90,10 @@ struct Walk<'s> {
     number: &'s mut Vec<(u32, u32)>,
     /// Tensor names and opaque opcodes, as small numbers.
     names: FxHashMap<std::sync::Arc<str>, u64>,
+    /// The number of each name by its allocation's address (the store holds every name
+    /// for the whole call, so an address stands for one name): most names are met
+    /// thousands of times, and hashing the text each time cost more than the walk.
+    by_address: FxHashMap<usize, u64>,
     budget: usize,
     /// The walk's stack, kept between pairs.
     stack: Vec<(TermId, bool)>,
@@ -152,8 +157,14 @@ impl Walk<'_> {
         out: &mut Vec<u64>,
     ) {
         let mut name = |n: &std::sync::Arc<str>| {
+            let address = std::sync::Arc::as_ptr(n) as *const u8 as usize;
+            if let Some(&k) = self.by_address.get(&address) {
+                return k;
+            }
             let next = self.names.len() as u64;
-            *self.names.entry(n.clone()).or_insert(next)
+            let k = *self.names.entry(n.clone()).or_insert(next);
+            self.by_address.insert(address, k);
+            k
         };
         let (tag, payload) = match terms.node(t) {
             Node::Input { tensor, .. } => {
