@@ -31,7 +31,7 @@ mod refute;
 mod reuse;
 mod symmetry;
 
-pub use normalize::{normalize, normalize_all};
+pub use normalize::{normalize, normalize_all, normalize_all_both, Unbuilt};
 pub use points::{point_value, Counterexample, Leaf, SpecSide};
 pub use points::{BOUNDARY_POINT, BOUNDARY_POINTS, CALLER_POINT};
 pub use precondition::{PreKind, Precondition};

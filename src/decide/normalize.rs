@@ -67,9 +67,54 @@ fn chunk_size(terms: &Terms, roots: &[TermId]) -> usize {
 /// each chunk with one canonical-form cache: the sub-terms neighbouring elements share
 /// (a row's max and sum) are converted and rebuilt once per chunk.
 pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
-    // Each distinct root once (every element of a row has the row's sum as a factor):
-    // a chunk rebuilds each of its roots, and a row's sum converted in every chunk
-    // would cost its canonical form once per chunk.
+    let (at, distinct) = distinct_roots(roots);
+    let chunks = convert_distinct(terms, &distinct, &[keep_exp]);
+    let built = build_chunks(terms, chunks.iter().map(|c| &c[0]));
+    spread(built, at)
+}
+
+/// [`normalize_all`] with `keep_exp`, and the same roots with `!keep_exp` rebuilt from
+/// the same canonical forms but not yet written ([`Unbuilt::build`]): a caller that may
+/// want both (synth's stall hook tries one, then the other) converts once. Written
+/// later, the second gives the terms `normalize_all(roots, !keep_exp)` would give then:
+/// the forms are a function of the roots alone, and nothing is written before `build`.
+pub fn normalize_all_both(
+    terms: &mut Terms,
+    roots: &[TermId],
+    keep_exp: bool,
+) -> (Vec<Option<TermId>>, Unbuilt) {
+    let (at, distinct) = distinct_roots(roots);
+    let mut chunks = convert_distinct(terms, &distinct, &[keep_exp, !keep_exp]);
+    let other: Vec<Rebuilt> = chunks
+        .iter_mut()
+        .map(|c| c.pop().expect("two rebuilds"))
+        .collect();
+    let built = build_chunks(terms, chunks.iter().map(|c| &c[0]));
+    let first = spread(built, at.clone());
+    (first, Unbuilt { chunks: other, at })
+}
+
+/// The second rebuild of [`normalize_all_both`], not yet written to the term store.
+pub struct Unbuilt {
+    chunks: Vec<Rebuilt>,
+    at: Option<Vec<usize>>,
+}
+
+impl Unbuilt {
+    /// The normalised terms, in the order of the roots given.
+    pub fn build(self, terms: &mut Terms) -> Vec<Option<TermId>> {
+        let built = build_chunks(terms, self.chunks.iter());
+        spread(built, self.at)
+    }
+}
+
+/// A chunk's expressions, with the atoms and exponentials they refer to.
+type Rebuilt = (Vec<Option<Expr>>, Shared);
+
+/// The distinct roots, each once (every element of a row has the row's sum as a
+/// factor: a row's sum converted in every chunk would cost its canonical form once per
+/// chunk), and each root's position among them where some repeat.
+fn distinct_roots(roots: &[TermId]) -> (Option<Vec<usize>>, Vec<TermId>) {
     let mut first: rustc_hash::FxHashMap<TermId, usize> = Default::default();
     let mut distinct = Vec::new();
     let at: Vec<usize> = roots
@@ -81,24 +126,34 @@ pub fn normalize_all(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec
             })
         })
         .collect();
-    if distinct.len() < roots.len() {
-        let normal = normalize_distinct(terms, &distinct, keep_exp);
-        return at.into_iter().map(|i| normal[i]).collect();
-    }
-    normalize_distinct(terms, roots, keep_exp)
+    ((distinct.len() < roots.len()).then_some(at), distinct)
 }
 
-fn normalize_distinct(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
+/// Per root, its normal form among the distinct roots' `normal`.
+fn spread(normal: Vec<Option<TermId>>, at: Option<Vec<usize>>) -> Vec<Option<TermId>> {
+    match at {
+        Some(at) => at.into_iter().map(|i| normal[i]).collect(),
+        None => normal,
+    }
+}
+
+/// Per chunk of the distinct `roots`, its expressions rebuilt once per entry of
+/// `keep_exps`.
+fn convert_distinct(terms: &Terms, roots: &[TermId], keep_exps: &[bool]) -> Vec<Vec<Rebuilt>> {
     use rayon::prelude::*;
-    let chunks: Vec<(Vec<Option<Expr>>, Shared)> = {
-        let terms: &Terms = terms;
-        roots
-            .par_chunks(chunk_size(terms, roots))
-            .map(|chunk| convert_chunk(terms, chunk, keep_exp))
-            .collect()
-    };
-    let mut out = Vec::with_capacity(roots.len());
-    for (exprs, shared) in &chunks {
+    roots
+        .par_chunks(chunk_size(terms, roots))
+        .map(|chunk| convert_chunk(terms, chunk, keep_exps))
+        .collect()
+}
+
+/// The terms of the chunks' expressions, in order.
+fn build_chunks<'e>(
+    terms: &mut Terms,
+    chunks: impl Iterator<Item = &'e Rebuilt>,
+) -> Vec<Option<TermId>> {
+    let mut out = Vec::new();
+    for (exprs, shared) in chunks {
         let mut built = Built::default();
         for e in exprs {
             out.push(e.as_ref().map(|e| build(terms, e, shared, &mut built)));
@@ -107,9 +162,8 @@ fn normalize_distinct(terms: &mut Terms, roots: &[TermId], keep_exp: bool) -> Ve
     out
 }
 
-/// The expressions of `roots`' canonical forms, with the atoms and exponentials they
-/// refer to.
-fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exp: bool) -> (Vec<Option<Expr>>, Shared) {
+/// `roots`' canonical forms, rebuilt as expressions once per entry of `keep_exps`.
+fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exps: &[bool]) -> Vec<Rebuilt> {
     let mut canon: Option<Canon> = None;
     let mut rfs = Vec::with_capacity(roots.len());
     let mut reached = Reached::default();
@@ -131,10 +185,20 @@ fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exp: bool) -> (Vec<Option
         rfs.push(canon.convert(t).ok());
     }
     let Some(canon) = canon else {
-        return (roots.iter().map(|_| None).collect(), Shared::default());
+        let none = || (roots.iter().map(|_| None).collect(), Shared::default());
+        return keep_exps.iter().map(|_| none()).collect();
     };
+    keep_exps
+        .iter()
+        .map(|&keep_exp| rebuild_chunk(&canon, &rfs, keep_exp))
+        .collect()
+}
+
+/// The expressions of the canonical forms `rfs`, with every atom and exponential
+/// reachable from them rebuilt once.
+fn rebuild_chunk(canon: &Canon, rfs: &[Option<std::rc::Rc<Rf>>], keep_exp: bool) -> Rebuilt {
     let rebuild = Rebuild {
-        canon: &canon,
+        canon,
         keep_exp,
         used: RefCell::new(Vec::new()),
         used_exps: RefCell::new(Vec::new()),
@@ -143,7 +207,6 @@ fn convert_chunk(terms: &Terms, roots: &[TermId], keep_exp: bool) -> (Vec<Option
         .iter()
         .map(|rf| rf.as_ref().map(|rf| rebuild.rf(rf)))
         .collect();
-    // Every atom and exponential reachable from the expressions, each rebuilt once.
     let mut shared = Shared::default();
     loop {
         let next = rebuild.used.borrow_mut().pop();

@@ -49,6 +49,9 @@ pub(super) struct Fallback {
     /// Inside a retry on normalised terms (no second normalisation).
     normalising: bool,
     normalised: HashMap<(TermId, bool), Option<TermId>>,
+    /// The other rebuild of the last roots normalised (see [`normalised`]): the roots,
+    /// the `keep_exp` it was rebuilt with, and its expressions.
+    unbuilt: Option<(Vec<TermId>, bool, decide::Unbuilt)>,
     /// Whether stalls enumerate (after normalising); off for a cheaper first retry
     /// that only normalises.
     pub(super) enumerate: bool,
@@ -63,6 +66,7 @@ impl Fallback {
             formed: 0,
             normalising: false,
             normalised: HashMap::new(),
+            unbuilt: None,
             enumerate: false,
         }
     }
@@ -81,13 +85,26 @@ impl Fallback {
 /// Each of `list` normalised whole ([`decide::normalize_all`]), remembered per term for
 /// the rest of the output's synthesis: the stalls of every pass and the last stage
 /// ask for the same rows (768 elements of flash attention: 0.1–0.2 s each time).
+/// The stall hook asks for both `keep_exp`, one after the other, so the roots are
+/// converted once and the other rebuild kept unwritten until asked for; it is used
+/// only for exactly the roots it was made from, where it gives the terms a fresh
+/// normalisation would (see [`decide::normalize_all_both`]).
 fn normalised(s: &mut Synth, list: &[TermId], keep_exp: bool) -> Vec<Option<TermId>> {
     let missing: Vec<TermId> = list
         .iter()
         .copied()
         .filter(|&t| !s.fallback.normalised.contains_key(&(t, keep_exp)))
         .collect();
-    let normal = decide::normalize_all(s.terms, &missing, keep_exp);
+    let fits = |u: &(Vec<TermId>, bool, _)| u.1 == keep_exp && u.0 == missing;
+    let normal = match s.fallback.unbuilt.take_if(|u| fits(u)) {
+        Some((_, _, unbuilt)) => unbuilt.build(s.terms),
+        None if missing.is_empty() => Vec::new(),
+        None => {
+            let (normal, unbuilt) = decide::normalize_all_both(s.terms, &missing, keep_exp);
+            s.fallback.unbuilt = Some((missing.clone(), !keep_exp, unbuilt));
+            normal
+        }
+    };
     for (t, n) in missing.into_iter().zip(normal) {
         s.fallback.normalised.insert((t, keep_exp), n);
     }
