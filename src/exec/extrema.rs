@@ -100,6 +100,10 @@ struct Pass {
 impl Pass {
     /// Bottom-up: selects that are max/min, then finite seeds dropped.
     fn rewrite(&mut self, terms: &mut Terms, t: TermId) -> TermId {
+        // `local` changes only selects, comparisons, maxes and mins.
+        if !terms.has_ordered(t) {
+            return t;
+        }
         if let Some(&r) = self.memo.get(&t) {
             return r;
         }
@@ -256,6 +260,10 @@ impl Pass {
 
     /// Top-down: a first-index argmax/argmin chain becomes the spec library's form.
     fn argext_top(&mut self, terms: &mut Terms, t: TermId) -> TermId {
+        // Both chains are selects.
+        if !terms.has_ordered(t) {
+            return t;
+        }
         if let Some(&r) = self.arg_memo.get(&t) {
             return r;
         }

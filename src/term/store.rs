@@ -37,6 +37,10 @@ pub struct Terms {
     /// such (a masked lane's `select(m, x, -inf)`); a maxNum with one such operand. A
     /// [`Terms::placeholder`] may be NaN. Folds whose result a NaN changes need it.
     pub(super) nan_free: Vec<bool>,
+    /// Per node: whether a select, comparison, max or min is the node or below it (the
+    /// extrema pass, `exec::extrema`, rewrites only those: a term without one is its
+    /// own rewrite, and a matmul's products are not walked).
+    pub(super) ordered: Vec<bool>,
     /// (hash of the node, its id): finds a node's id without a second copy of it.
     pub(super) ids: hashbrown::HashTable<(u64, TermId)>,
     /// Input tensors whose elements are integers (a launch `dtype` such as `int64` or
@@ -159,7 +163,16 @@ impl Terms {
         self.nonfinite.push(nonfinite);
         self.total.push(total);
         self.closed.push(closed);
+        let ordered = matches!(
+            node,
+            Node::Select(..) | Node::Cmp(..) | Node::Max(_) | Node::Min(_)
+        ) || {
+            let mut any = false;
+            for_each_child_of(&node, |c| any |= self.ordered[c.0 as usize]);
+            any
+        };
         self.nan_free.push(nan_free);
+        self.ordered.push(ordered);
         self.nodes.push(node);
         self.ids.insert_unique(hash, (hash, id), |e| e.0);
         id
@@ -299,6 +312,11 @@ impl Terms {
     /// Whether `id` reads no input and no param (a constant expression).
     pub fn is_closed(&self, id: TermId) -> bool {
         self.closed[id.0 as usize]
+    }
+
+    /// Whether a select, comparison, max or min is `id` or below it.
+    pub fn has_ordered(&self, id: TermId) -> bool {
+        self.ordered[id.0 as usize]
     }
 
     /// Calls `f` on each child of `id`, in operand order.
