@@ -42,7 +42,8 @@ struct Causal {
     tracking: Vec<(String, usize)>,
 }
 
-/// The formula of a causal output whose elements are `elems`, or `None` where the
+/// The formula of a causal output whose elements are `elems`, `Some(Err(t))` where its
+/// search ends at the stalled sub-term `t` (see `lift_complete`), or `None` where the
 /// output is not causal or its completion does not lift. Where it is tried and fails,
 /// the search that follows starts afresh (memo, step budget and work limit).
 pub(super) fn lift(
@@ -51,7 +52,7 @@ pub(super) fn lift(
     name: &str,
     shape: &[usize],
     elems: &[TermId],
-) -> Option<Formula> {
+) -> Option<Result<Formula, TermId>> {
     let start = Instant::now();
     let c = detect(s, shape, elems)?;
     tracing::debug!(
@@ -73,7 +74,8 @@ pub(super) fn lift(
 /// The complete elements synthesised, then masked: first from the last row normalised
 /// (`normalised_last_row`); where that builds but does not mask, the complete list
 /// through every stage; where it stalls, the complete list top-down only, unless the
-/// last row rescales a running sum (then nothing more: `None`).
+/// last row rescales a running sum (then that stall is the output's: `Some(Err)`).
+/// `None`: the ordinary search is to run.
 ///
 /// A stall of the normalised rows is the dead end of every normalising stage: the
 /// complete list normalised factor by factor is those rows again (normalising commutes
@@ -84,7 +86,9 @@ pub(super) fn lift(
 /// over the whole row) lifts there. With one (a rescaled running sum, `online::rescales`)
 /// it does not: top-down descends the recurrence step by step to the dead end the
 /// normalised rows met (`fla_attn_causal_rescale_bug`: 1.2 s of its 2.8 s give-up).
-/// This is a search policy, not a proof; the suite lifts nothing that way.
+/// Nor does the ordinary search: it normalises the same rows, by factor and whole, and
+/// every stage stalls at row 0 (0.5–0.6 s more of that give-up). These are search
+/// policies, not proofs; nothing in the suite or corpus lifts either way.
 fn lift_complete(
     s: &mut Synth,
     opts: &Options,
@@ -92,19 +96,21 @@ fn lift_complete(
     c: &Causal,
     shape: &[usize],
     elems: &[TermId],
-) -> Option<Formula> {
+) -> Option<Result<Formula, TermId>> {
     let last_row = normalised_last_row(s, c, shape, elems);
     if let Some(Ok(full)) = &last_row {
         s.restart();
         if let Some(f) = mask(s, name, full.clone(), c, shape, elems) {
-            return Some(f);
+            return Some(Ok(f));
         }
     }
-    // A stalled last row that rescales a running sum: see above; the ordinary search
-    // that follows gives the stall.
-    if matches!(last_row, Some(Err(_))) && online::rescales(s.terms, elems[elems.len() - 1]) {
-        tracing::debug!("synth {name}: the normalised last row stalls on an online recurrence");
-        return None;
+    // A stalled last row that rescales a running sum: see above; that stall is the
+    // output's.
+    if let Some(Err(t)) = last_row {
+        if online::rescales(s.terms, elems[elems.len() - 1]) {
+            tracing::debug!("synth {name}: the normalised last row stalls on an online recurrence");
+            return Some(Err(t));
+        }
     }
     s.restart();
     let list = complete(s.terms, shape, elems, c, s.env);
@@ -119,7 +125,7 @@ fn lift_complete(
         })
         .ok()?;
     s.restart();
-    mask(s, name, full, c, shape, elems)
+    mask(s, name, full, c, shape, elems).map(Ok)
 }
 
 /// Top-down over the complete list made from the last row normalised factor by factor

@@ -147,7 +147,6 @@ pub fn lift_spec(
         s.memo = std::mem::take(&mut built_before);
         let start = Instant::now();
         let built = causal::lift(&mut s, opts, &t.name, &t.shape, &elems)
-            .map(Ok)
             .unwrap_or_else(|| synthesize(&mut s, opts, &t.name, &t.shape, &elems, false));
         timings.synthesize += start.elapsed();
         let timed_out = s.timed_out;
