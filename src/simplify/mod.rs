@@ -3,7 +3,8 @@
 //! run for a fixed number of rounds, and the cheapest equal term comes out under a cost
 //! model that prefers fewer nodes, named ops and recognised constants ([`Named`]).
 //! The result is then re-proved equal to the formula on the instance (`decide`, every
-//! element); a form that does not prove is dropped for the formula itself.
+//! element, or the identity moving a row-sum divisor out of a matrix product where that
+//! alone makes it the formula); a form that does not prove is dropped for the formula.
 //!
 //! Invariants: deterministic (fixed rounds, one thread, no clock); a [`Named`] form
 //! handed out means exactly the formula it came from (checked by [`prove`]); the rules
