@@ -27,6 +27,9 @@ pub struct Instances {
     /// precondition under the default options: what a proof in another store of the
     /// same terms reuses (`decide::Decided`).
     pub equal: EqualPairs,
+    /// The canonical forms the proofs made with this cache built, continued by the
+    /// next proof (`decide::Kept`): one lift's outputs read the same rows' max and sum.
+    forms: decide::Kept,
 }
 
 impl Instances {
@@ -182,7 +185,8 @@ fn prove_with_options(
     }
     let pairs: Vec<(TermId, TermId)> = cand.iter().copied().zip(elems.iter().copied()).collect();
     let row = shape.last().copied().unwrap_or(1);
-    let verdicts = decide::decide_rows_reusing(terms, &pairs, opts, row, decided);
+    let verdicts =
+        decide::decide_rows_continuing(terms, &pairs, opts, row, decided, &mut cache.forms);
     if *opts == decide::Options::default() {
         let equal =
             |v: &Verdict| matches!(v, Verdict::Equal { preconditions } if preconditions.is_empty());

@@ -38,7 +38,7 @@ pub use precondition::{PreKind, Precondition};
 pub use reuse::{Decided, EqualPairs};
 
 use crate::term::{Node, TermId, Terms};
-use canon::{Canon, Dag, Halt, Reached};
+use canon::{Canon, Dag, Detached, Halt, Reached};
 use rayon::prelude::*;
 use refute::{EvalMemo, Refuter};
 use rustc_hash::FxHashMap;
@@ -124,6 +124,40 @@ struct Shared<'t> {
     pending: Vec<TermId>,
     /// Verdicts of the differing sub-terms of earlier pairs (see [`differing_pair`]).
     sub_pairs: FxHashMap<(TermId, TermId), Verdict>,
+    /// The forms an earlier call's chunk left ([`Kept`]), continued by `canon` when the
+    /// prover first runs here.
+    kept: Option<Detached>,
+}
+
+/// The canonical forms earlier decide calls over one store built, by chunk position:
+/// chunk `c` of a call continues the `Canon` chunk `c` of the call before left (where
+/// that recorded no precondition, see `canon::kept`). Attention's `lse` and `o` are
+/// proved in two calls whose chunks hold the same rows, each converting the rows'
+/// running max and sum; a function of the calls and their pairs, never of the threads.
+#[derive(Default)]
+pub struct Kept {
+    slots: Vec<Option<Detached>>,
+    /// The store the forms are of (its address) and its size then: a store that only
+    /// grew since. Another (a misuse of the cache) drops them.
+    store: Option<(usize, usize)>,
+}
+
+impl Kept {
+    /// The forms of the first `n` chunks over `terms`, leaving their slots empty.
+    fn take(&mut self, n: usize, terms: &Terms) -> Vec<Option<Detached>> {
+        let here = std::ptr::from_ref(terms) as usize;
+        if self
+            .store
+            .is_some_and(|(at, len)| at != here || terms.len() < len)
+        {
+            self.slots.clear();
+        }
+        self.store = Some((here, terms.len()));
+        if self.slots.len() < n {
+            self.slots.resize_with(n, || None);
+        }
+        self.slots[..n].iter_mut().map(Option::take).collect()
+    }
 }
 
 /// The innermost pair of sub-terms in which `a` and `b` differ, where they are the same
@@ -305,9 +339,18 @@ fn decide_shared<'t>(
             c.next_pair(&met);
             c
         }
-        None => shared
-            .canon
-            .insert(Canon::new(terms, &met, opts.max_monomials)),
+        None => {
+            let kept = shared.kept.take();
+            match kept.and_then(|k| Canon::attach(terms, k, opts.max_monomials)) {
+                Some(mut c) => {
+                    c.next_pair(&met);
+                    shared.canon.insert(c)
+                }
+                None => shared
+                    .canon
+                    .insert(Canon::new(terms, &met, opts.max_monomials)),
+            }
+        }
     };
     let mut outcome = prove(canon, a, b, opts);
     if matches!(outcome, Proof::Differ) && canon.has_two_operand_extrema() {
@@ -573,7 +616,7 @@ fn chunk_size(terms: &Terms, pairs: &[(TermId, TermId)]) -> usize {
 
 /// Decides many pairs in parallel; the verdicts are in the order of `pairs`.
 pub fn decide_all(terms: &Terms, pairs: &[(TermId, TermId)], opts: &Options) -> Vec<Verdict> {
-    decide_up_to_renaming(terms, pairs, opts, chunk_size(terms, pairs), &[])
+    decide_up_to_renaming(terms, pairs, opts, chunk_size(terms, pairs), &[], None)
 }
 
 /// The counterexample [`decide`] finds for `(a, b)` before its prover runs, if any: at
@@ -622,6 +665,30 @@ pub fn decide_rows_reusing(
     row: usize,
     decided: &Decided,
 ) -> Vec<Verdict> {
+    rows(terms, pairs, opts, row, decided, None)
+}
+
+/// [`decide_rows_reusing`] continuing the canonical forms `kept` holds from earlier
+/// calls over `terms` and leaving this call's there.
+pub fn decide_rows_continuing(
+    terms: &Terms,
+    pairs: &[(TermId, TermId)],
+    opts: &Options,
+    row: usize,
+    decided: &Decided,
+    kept: &mut Kept,
+) -> Vec<Verdict> {
+    rows(terms, pairs, opts, row, decided, Some(kept))
+}
+
+fn rows(
+    terms: &Terms,
+    pairs: &[(TermId, TermId)],
+    opts: &Options,
+    row: usize,
+    decided: &Decided,
+    kept: Option<&mut Kept>,
+) -> Vec<Verdict> {
     let by_row = row > MAX_SHARED_CHUNK
         && pairs.len() >= row
         && pairs.len().is_multiple_of(row)
@@ -636,7 +703,7 @@ pub fn decide_rows_reusing(
     } else {
         decided.known(terms, pairs, opts)
     };
-    decide_up_to_renaming(terms, pairs, opts, size, &known)
+    decide_up_to_renaming(terms, pairs, opts, size, &known, kept)
 }
 
 /// How [`decide_chunks`] treats one pair.
@@ -653,13 +720,15 @@ enum Plan {
 /// pair of each class is decided; the others of a class whose first pair proved equal
 /// with no precondition try their own refuter points and are otherwise equal (what
 /// their own prover would find); the rest are decided as ever. A pair `known[i]` (an
-/// empty `known`: none) is `Equal` undecided, as the same terms were elsewhere.
+/// empty `known`: none) is `Equal` undecided, as the same terms were elsewhere. Both
+/// passes continue `kept` (see [`Kept`]) where given.
 fn decide_up_to_renaming(
     terms: &Terms,
     pairs: &[(TermId, TermId)],
     opts: &Options,
     size: usize,
     known: &[bool],
+    mut kept: Option<&mut Kept>,
 ) -> Vec<Verdict> {
     let is_known = |i: usize| known.get(i).copied().unwrap_or(false);
     let equal = || Verdict::Equal {
@@ -674,13 +743,14 @@ fn decide_up_to_renaming(
     let class = symmetry::classes(terms, pairs);
     let firsts: Vec<usize> = (0..pairs.len()).filter(|&i| class[i] == i).collect();
     if firsts.len() == pairs.len() {
-        return decide_chunks(terms, pairs, opts, &|_| None, size, &|i| {
+        let plan = |i| {
             if is_known(i) {
                 Plan::Done(equal())
             } else {
                 Plan::Decide
             }
-        });
+        };
+        return decide_chunks(terms, pairs, opts, &|_| None, size, &plan, kept);
     }
     tracing::debug!(
         "decide: {} pairs in {} classes up to renaming",
@@ -695,9 +765,16 @@ fn decide_up_to_renaming(
     }
     let first_pairs: Vec<_> = firsts.iter().map(|&i| pairs[i]).collect();
     let first_size = chunk_size(terms, &first_pairs);
-    let decided = decide_chunks(terms, &first_pairs, opts, &|_| None, first_size, &|_| {
-        Plan::Decide
-    });
+    let decide = |_| Plan::Decide;
+    let decided = decide_chunks(
+        terms,
+        &first_pairs,
+        opts,
+        &|_| None,
+        first_size,
+        &decide,
+        kept.as_deref_mut(),
+    );
     for (i, v) in firsts.into_iter().zip(decided) {
         verdict_of[i] = Some(v);
     }
@@ -707,7 +784,7 @@ fn decide_up_to_renaming(
         Some(Verdict::Equal { preconditions }) if preconditions.is_empty() => Plan::RefuteOnly,
         _ => Plan::Decide,
     };
-    decide_chunks(terms, pairs, opts, &|_| None, size, &plan)
+    decide_chunks(terms, pairs, opts, &|_| None, size, &plan, kept)
 }
 
 /// As [`decide_with_points`] for many pairs, in parallel; the verdicts are in the order
@@ -723,12 +800,19 @@ pub fn decide_all_with_points(
     opts: &Options,
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
 ) -> Vec<Verdict> {
-    decide_chunks(terms, pairs, opts, extra, chunk_size(terms, pairs), &|_| {
-        Plan::Decide
-    })
+    decide_chunks(
+        terms,
+        pairs,
+        opts,
+        extra,
+        chunk_size(terms, pairs),
+        &|_| Plan::Decide,
+        None,
+    )
 }
 
-/// The pairs in chunks of `size`, each chunk deciding in sequence with one shared `Canon`.
+/// The pairs in chunks of `size`, each chunk deciding in sequence with one shared
+/// `Canon` (continuing chunk `c`'s of `kept`, and leaving its own there, where given).
 fn decide_chunks(
     terms: &Terms,
     pairs: &[(TermId, TermId)],
@@ -736,13 +820,24 @@ fn decide_chunks(
     extra: &(dyn Fn(&Leaf) -> Option<f64> + Sync),
     size: usize,
     plan: &(dyn Fn(usize) -> Plan + Sync),
+    mut kept: Option<&mut Kept>,
 ) -> Vec<Verdict> {
-    let chunks: Vec<Vec<Verdict>> = pairs
+    let carry = kept.is_some();
+    let count = pairs.len().div_ceil(size.max(1));
+    let slots = match kept.as_deref_mut() {
+        Some(k) => k.take(count, terms),
+        None => (0..count).map(|_| None).collect(),
+    };
+    let chunks: Vec<(Vec<Verdict>, Option<Detached>)> = pairs
         .par_chunks(size)
+        .zip(slots)
         .enumerate()
-        .map(|(c, chunk)| {
-            let mut shared = Shared::default();
-            chunk
+        .map(|(c, (chunk, slot))| {
+            let mut shared = Shared {
+                kept: slot,
+                ..Shared::default()
+            };
+            let verdicts = chunk
                 .iter()
                 .enumerate()
                 .map(|(j, &(a, b))| {
@@ -753,8 +848,20 @@ fn decide_chunks(
                     };
                     decide_shared(terms, a, b, opts, extra, &mut shared, refute_only)
                 })
-                .collect()
+                .collect();
+            let left = match shared.canon.take() {
+                Some(canon) if carry => canon.detach(opts.max_monomials),
+                _ => shared.kept.take(),
+            };
+            (verdicts, left)
         })
         .collect();
-    chunks.into_iter().flatten().collect()
+    let mut verdicts = Vec::with_capacity(pairs.len());
+    for (c, (v, left)) in chunks.into_iter().enumerate() {
+        verdicts.extend(v);
+        if let Some(k) = kept.as_deref_mut() {
+            k.slots[c] = left;
+        }
+    }
+    verdicts
 }

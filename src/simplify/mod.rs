@@ -3,7 +3,8 @@
 //! run for a fixed number of rounds, and the cheapest equal term comes out under a cost
 //! model that prefers fewer nodes, named ops and recognised constants ([`Named`]).
 //! The result is then re-proved equal to the formula on the instance (`decide`, every
-//! element); a form that does not prove is dropped for the formula itself.
+//! element, or the identity moving a row-sum divisor out of a matrix product where that
+//! alone makes it the formula); a form that does not prove is dropped for the formula.
 //!
 //! Invariants: deterministic (fixed rounds, one thread, no clock); a [`Named`] form
 //! handed out means exactly the formula it came from (checked by [`prove`]); the rules
@@ -85,6 +86,9 @@ pub fn rewrite(f: &Formula, env: &ShapeEnv, rules: &Rules) -> Result<Named, Simp
 /// Whether `a` and `b` are equal at every element on `env`'s instance (the decision
 /// procedure's `Equal`, its random points refuting first).
 pub fn prove(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
+    if divisors_out_is(a, b, env) || divisors_out_is(b, a, env) {
+        return true;
+    }
     let mut terms = crate::term::Terms::new();
     env.declare_int_values(&mut terms);
     // One store at one instance: `b`'s products (the scores `q @ k.T`) are `a`'s.
@@ -104,6 +108,18 @@ pub fn prove(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
     crate::decide::decide_all(&terms, &pairs, &opts)
         .iter()
         .all(|v| v.is_equal())
+}
+
+/// Whether `b` is `a` with each divisor moved out of the matrix product it divides
+/// (`(s / r) @ v` as `(s @ v) / r`, `Formula::divisors_out_of_matmuls`), both of one
+/// shape on `env`: then they are equal by that identity, `Σ_n (s[i,n] / r[i])·v[n,j] =
+/// (Σ_n s[i,n]·v[n,j]) / r[i]` over the reals wherever `r[i] ≠ 0` (where `decide` too
+/// claims equality), and deciding their elements (a softmax's named form against the
+/// formula flash attention accumulates: every row's keys expanded) proves it again.
+fn divisors_out_is(a: &Formula, b: &Formula, env: &ShapeEnv) -> bool {
+    a != b
+        && a.clone().divisors_out_of_matmuls(env) == *b
+        && matches!((a.shape(env), b.shape(env)), (Ok(x), Ok(y)) if x == y)
 }
 
 /// `f`'s named form under `rules`, proved on `env`'s instance; the formula itself

@@ -384,6 +384,25 @@ fn a_named_form_from_a_wrong_rule_is_dropped() {
     assert_eq!(s.named, simplify::Named::Formula(f));
 }
 
+/// A named form that writes out to the formula with a row sum moved out of a matrix
+/// product (`softmax(s) @ v` against flash attention's `(exp(s) @ v) / sum(exp(s))`)
+/// is equal by that identity; a divisor summed along the other axis varies along the
+/// product's sum, does not come out, and the pair is decided and refuted.
+#[test]
+fn a_row_sum_out_of_a_product_proves_and_a_column_sum_is_refuted() {
+    let env = ShapeEnv::new().tensor("s", &[4, 4]).tensor("v", &[4, 4]);
+    let p = || Formula::input("s").exp();
+    let v = || Formula::input("v");
+    let named = (p() / p().sum(1, true)).matmul(v());
+    let formula = p().matmul(v()) / p().sum(1, true);
+    assert!(simplify::prove(&formula, &named, &env));
+    assert!(simplify::prove(&named, &formula, &env));
+    let named = (p() / p().sum(0, true)).matmul(v());
+    let formula = p().matmul(v()) / p().sum(0, true);
+    assert_eq!(formula.shape(&env), named.shape(&env));
+    assert!(!simplify::prove(&formula, &named, &env));
+}
+
 #[test]
 fn a_rule_file_that_does_not_parse_is_named() {
     let broken = rules().with("broken.egg", "(rewrite (Exp a)");

@@ -12,7 +12,7 @@
 //! [`cancel`] dividing a denominator out of a monomial multiple of it before expanding;
 //! [`cases`] the case split over conditions and its feasibility; [`convert`] terms to
 //! forms, with the functions in [`funcs`], known constants in [`known`] and chained
-//! extrema in [`chain`].
+//! extrema in [`chain`]; [`kept`] a `Canon` carried from one decide call to the next.
 
 mod arith;
 mod cancel;
@@ -21,9 +21,11 @@ mod chain;
 mod convert;
 mod dag;
 mod funcs;
+mod kept;
 mod known;
 mod state;
 
 pub(crate) use dag::{neighbours_share, Dag, Reached};
+pub(crate) use kept::Detached;
 pub(crate) use known::known_value;
 pub(crate) use state::{Atom, Canon, Halt, Rf};
