@@ -160,9 +160,6 @@ impl Terms {
             }
             Node::Add(_) | Node::Mul(_) | Node::Pow(..) | Node::Call(..) => total,
         };
-        self.nonfinite.push(nonfinite);
-        self.total.push(total);
-        self.closed.push(closed);
         let ordered = matches!(
             node,
             Node::Select(..) | Node::Cmp(..) | Node::Max(_) | Node::Min(_)
@@ -171,6 +168,9 @@ impl Terms {
             for_each_child_of(&node, |c| any |= self.ordered[c.0 as usize]);
             any
         };
+        self.nonfinite.push(nonfinite);
+        self.total.push(total);
+        self.closed.push(closed);
         self.nan_free.push(nan_free);
         self.ordered.push(ordered);
         self.nodes.push(node);

@@ -38,6 +38,45 @@ fn check_kernel(op: &str) {
     }
 }
 
+/// `normalize_all_both` rebuilds both ways from one conversion: each way the same terms
+/// (hash-consed, so the same ids) as its own `normalize_all`, the second written later.
+/// Returns whether the two ways differ anywhere (else the check cannot tell them apart).
+fn both_ways_match_each(op: &str) -> bool {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let k = Kernel::load(&root.join("triton_ir").join(op).join("kernel.ttir"), None).unwrap();
+    let inst = k.instance(&BTreeMap::new()).unwrap();
+    let mut terms = Terms::new();
+    let spec = k.spec(&inst, &mut terms).unwrap();
+    let mut differ = false;
+    for t in &spec.outputs {
+        let elems: Vec<_> = t.elems.iter().flatten().copied().collect();
+        for keep_exp in [false, true] {
+            let (first, unbuilt) = decide::normalize_all_both(&mut terms, &elems, keep_exp);
+            let second = unbuilt.build(&mut terms);
+            assert_eq!(
+                first,
+                decide::normalize_all(&mut terms, &elems, keep_exp),
+                "{op}"
+            );
+            assert_eq!(
+                second,
+                decide::normalize_all(&mut terms, &elems, !keep_exp),
+                "{op}"
+            );
+            assert!(first.iter().all(Option::is_some), "{op}: no form");
+            differ |= first != second;
+        }
+    }
+    differ
+}
+
+#[test]
+fn both_rebuilds_match_their_own_normalisation() {
+    both_ways_match_each("attention");
+    // log-softmax's `x - m - log Σ exp(x_j - m)`: the two ways differ.
+    assert!(both_ways_match_each("log_softmax"));
+}
+
 #[test]
 fn normalised_online_softmax_is_equal() {
     check_kernel("softmax_online");
